@@ -1,0 +1,74 @@
+/** components.parameters: the identifying headers of data operations and the path parameters. */
+import type { ParameterObject } from 'openapi3-ts/oas31'
+import type { ParameterName } from './refs.ts'
+import { MOCK_DEFINED } from './extensions.ts'
+import { APPLICATION_ID, MASTER_STORAGE_ID, ORGANIZATION, SESSION_TOKEN, WORKSPACE_ID, IDENTITY_FIELD } from './examples.ts'
+
+/** Largest `count` the mock reserves in one call; the seed names no limit. */
+export const MAX_IDENTITY_COUNT = 10_000
+
+const workspaceId: ParameterObject = {
+  name: 'WorkspaceId',
+  in: 'header',
+  required: true,
+  description: 'Id of the workspace holding the application (releases before 3.0 called it the Domain Id).',
+  schema: { type: 'string', format: 'uuid' },
+  example: WORKSPACE_ID,
+}
+
+export const parameters: Record<ParameterName, ParameterObject> = {
+  ApplicationId: {
+    name: 'ApplicationId',
+    in: 'header',
+    required: true,
+    description: 'Id of the application whose data is read or written.',
+    schema: { type: 'string', format: 'uuid' },
+    example: APPLICATION_ID,
+  },
+  SessionToken: {
+    name: 'SessionToken',
+    in: 'header',
+    required: true,
+    description: 'The session token returned by sign-in (`access_token`, or `SessionToken` in the legacy result).',
+    schema: { type: 'string', minLength: 1 },
+    example: SESSION_TOKEN,
+  },
+  WorkspaceId: workspaceId,
+  WorkspaceIdOptional: {
+    ...workspaceId,
+    required: false,
+    description: 'Id of the workspace (Domain Id before 3.0). Releases below 3.0 do not require it on this call.',
+  },
+  OrganizationPhysicalName: {
+    name: 'organizationphysicalname',
+    in: 'path',
+    required: true,
+    description: 'Physical name of the organization, as shown on its information tab in the product.',
+    schema: { type: 'string', minLength: 1 },
+    example: ORGANIZATION,
+  },
+  StorageId: {
+    name: 'storage_id',
+    in: 'path',
+    required: true,
+    description: 'Id of the storage whose identity values are reserved.',
+    schema: { type: 'string', format: 'uuid' },
+    example: MASTER_STORAGE_ID,
+  },
+  FieldName: {
+    name: 'field_name',
+    in: 'path',
+    required: true,
+    description: 'Physical name of the storage\'s Identity field.',
+    schema: { type: 'string', minLength: 1 },
+    example: IDENTITY_FIELD,
+  },
+  IdentityCount: {
+    name: 'count',
+    in: 'path',
+    required: true,
+    description: `How many consecutive values to reserve. The seed sets no upper bound; the mock accepts at most ${MAX_IDENTITY_COUNT}.`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_IDENTITY_COUNT, [MOCK_DEFINED]: 'maximum' },
+    example: 3,
+  },
+}

@@ -1,0 +1,96 @@
+/** Building blocks shared by the operation modules: header sets, security requirements, JSON bodies, the sign-in form. */
+import type {
+  ExampleObject,
+  MediaTypeObject,
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  RequestBodyObject,
+  ResponseObject,
+  SchemaObject,
+  SecurityRequirementObject,
+} from 'openapi3-ts/oas31'
+import { parameterRef, schemaRef } from '../refs.ts'
+import { ADMIN_PASSWORD, ADMIN_USER, CLIENT_ID, SCOPE, countResult, detailRows, masterRows, tokenResult } from '../examples.ts'
+
+/** What every module under spec/paths exports. */
+export interface OperationModule {
+  path: string
+  method: 'get' | 'post'
+  operation: OperationObject
+}
+
+/** Headers every data operation takes. */
+export const DATA_HEADERS: (ParameterObject | ReferenceObject)[] = [
+  parameterRef('ApplicationId'),
+  parameterRef('SessionToken'),
+  parameterRef('WorkspaceId'),
+]
+
+/** Security of data operations: the session token header. */
+export const SESSION_SECURITY: SecurityRequirementObject[] = [{ SessionToken: [] }]
+
+/** Security of the e-mail operation: the same token as a bearer token. */
+export const BEARER_SECURITY: SecurityRequirementObject[] = [{ BearerAuth: [] }]
+
+/** A media type object with its schema and named examples. */
+export function media(schema: SchemaObject | ReferenceObject, examples: Record<string, ExampleObject>): MediaTypeObject {
+  return { schema, examples }
+}
+
+/** A required JSON request body. */
+export function jsonBody(description: string, schema: SchemaObject | ReferenceObject, examples: Record<string, ExampleObject>): RequestBodyObject {
+  return { description, required: true, content: { 'application/json': media(schema, examples) } }
+}
+
+/** A JSON response. */
+export function jsonResponse(description: string, schema: SchemaObject | ReferenceObject, examples: Record<string, ExampleObject>): ResponseObject {
+  return { description, content: { 'application/json': media(schema, examples) } }
+}
+
+/** The password-grant form both current sign-in paths take. */
+export const passwordGrantForm: RequestBodyObject = {
+  description: 'Password grant, as an HTML form.',
+  required: true,
+  content: {
+    'application/x-www-form-urlencoded': {
+      schema: {
+        type: 'object',
+        title: 'Password grant',
+        required: ['client_id', 'username', 'password', 'grant_type', 'scope'],
+        properties: {
+          client_id: { type: 'string', minLength: 1, description: 'The client constant of the installation\'s API.' },
+          username: { type: 'string', format: 'email', description: 'The user\'s e-mail address.' },
+          password: { type: 'string', minLength: 1 },
+          grant_type: { type: 'string', const: 'password' },
+          scope: { type: 'string', description: 'Space-separated scopes.', examples: [SCOPE] },
+        },
+        additionalProperties: false,
+      },
+      examples: {
+        admin: {
+          summary: 'Full-access user',
+          value: { client_id: CLIENT_ID, username: ADMIN_USER, password: ADMIN_PASSWORD, grant_type: 'password', scope: SCOPE },
+        },
+      },
+    },
+  },
+}
+
+/** The 200 answer of both current sign-in paths. */
+export const tokenResponse: ResponseObject = jsonResponse('Signed in.', schemaRef('TokenResult'), {
+  session: { summary: 'A one-hour session', value: tokenResult },
+})
+
+/** The 200 answer of both forms of the items query: rows, or a count for `$inlinecount=allpages`. */
+export function rowsOrCountResponse(withDetailRows: boolean): ResponseObject {
+  return jsonResponse(
+    'The matching rows, or their number when the query asked for a count.',
+    { oneOf: [schemaRef('RowList'), schemaRef('CountResult')] },
+    {
+      masterRows: { summary: 'Master rows', value: masterRows },
+      ...(withDetailRows ? { detailRows: { summary: 'Detail rows of master row 1', value: detailRows } } : {}),
+      count: { summary: 'Count', value: countResult },
+    },
+  )
+}

@@ -1,0 +1,75 @@
+/** downloadAttachment: the bytes of a file, or a zip archive of a folder or of several files. */
+import type { OperationObject } from 'openapi3-ts/oas31'
+import { RANGES } from '../versions.ts'
+import { MOCK_DEFINED, PRODUCT_VERSIONS } from '../extensions.ts'
+import { schemaRef } from '../refs.ts'
+import { errorResponses } from '../responses.ts'
+import { RELATION_KEY } from '../examples.ts'
+import { DATA_HEADERS, SESSION_SECURITY, jsonBody } from './common.ts'
+
+export const path = '/ExplorerApi/api/attachments/download'
+export const method = 'post'
+
+/** Payloads of the default fixture, relative to this document's folder. */
+const fixtureFile = (name: string) => `../fixtures/files/${name}`
+
+const binary = (mediaType: string) => ({ type: 'string' as const, contentMediaType: mediaType })
+
+export const operation: OperationObject = {
+  operationId: 'downloadAttachment',
+  summary: 'Download attachments',
+  description:
+    'Sends the content of attachments. One file Id gives the file itself, with its own media type. A folder Id, or ' +
+    'several Ids, give a zip archive (`application/zip`) of the files. Send `rk` when the attachments belong to a detail row.',
+  tags: ['Attachments'],
+  [PRODUCT_VERSIONS]: RANGES.all,
+  security: SESSION_SECURITY,
+  parameters: DATA_HEADERS,
+  requestBody: jsonBody('Attachment Ids and, for a detail row, its relation key.', schemaRef('DownloadRequest'), {
+    masterFile: { summary: 'invoice.pdf of master row 1', value: { ids: [1] } },
+    folder: { summary: 'The Photos folder, as a zip', value: { ids: [2], rk: '' } },
+    detailFile: { summary: 'spec.txt of a detail row', value: { ids: [5], rk: RELATION_KEY } },
+  }),
+  responses: {
+    '200': {
+      description: 'The content, with the media type the attachment was stored with.',
+      headers: {
+        'Content-Disposition': {
+          description:
+            'Always `attachment`, with the file name: `attachment; filename=<name>`. A name that is not plain ASCII is ' +
+            'also given as `filename*=UTF-8\'\'<percent-encoded name>` (RFC 6266).',
+          required: true,
+          [MOCK_DEFINED]: 'filename* for names that are not plain ASCII',
+          schema: { type: 'string', pattern: '^attachment; ?filename' },
+          examples: {
+            ascii: { summary: 'Plain name', value: 'attachment; filename=invoice.pdf' },
+            unicode: { summary: 'Name with accents', value: "attachment; filename=\"facture-reglee.pdf\"; filename*=UTF-8''facture-r%C3%A9gl%C3%A9e.pdf" },
+          },
+        },
+      },
+      content: {
+        'application/octet-stream': {
+          schema: binary('application/octet-stream'),
+          examples: { file: { summary: 'Any stored file', externalValue: fixtureFile('invoice.pdf') } },
+        },
+        'application/pdf': {
+          schema: binary('application/pdf'),
+          examples: { invoice: { summary: 'invoice.pdf', externalValue: fixtureFile('invoice.pdf') } },
+        },
+        'image/jpeg': {
+          schema: binary('image/jpeg'),
+          examples: { photo: { summary: 'front.jpg', externalValue: fixtureFile('front.jpg') } },
+        },
+        'text/plain': {
+          schema: binary('text/plain'),
+          examples: { spec: { summary: 'spec.txt', externalValue: fixtureFile('spec.txt') } },
+        },
+        'application/zip': {
+          schema: binary('application/zip'),
+          examples: { folder: { summary: 'Photos.zip: front.jpg and back.jpg', description: 'Built on request from the folder\'s files.' } },
+        },
+      },
+    },
+    ...errorResponses(400, 401, 403, 404, 413, 414),
+  },
+}

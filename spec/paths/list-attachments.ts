@@ -1,0 +1,51 @@
+/** listAttachments: the files and folders attached to one row. */
+import type { OperationObject } from 'openapi3-ts/oas31'
+import { RANGES } from '../versions.ts'
+import { PRODUCT_VERSIONS } from '../extensions.ts'
+import { schemaRef } from '../refs.ts'
+import { errorResponses } from '../responses.ts'
+import { RELATION_KEY, detailAttachments, folderAttachments, masterAttachments } from '../examples.ts'
+import { DATA_HEADERS, SESSION_SECURITY, jsonResponse } from './common.ts'
+
+export const path = '/ExplorerApi/api/attachments'
+export const method = 'get'
+
+export const operation: OperationObject = {
+  operationId: 'listAttachments',
+  summary: 'List attachments',
+  description:
+    'Lists the attachments of one row: the files and folders at its top level, or with a `FolderId` condition the ' +
+    'contents of one folder. Add `relationKey` for a detail row\'s attachments; leave it out for a master row\'s.',
+  tags: ['Attachments'],
+  [PRODUCT_VERSIONS]: RANGES.all,
+  security: SESSION_SECURITY,
+  parameters: [
+    ...DATA_HEADERS,
+    {
+      name: '$filter',
+      in: 'query',
+      required: true,
+      description: '`ParentId eq <row Id>`, optionally followed by ` and FolderId eq <folder Id>`.',
+      schema: { type: 'string', pattern: '^ParentId eq [0-9]+( and FolderId eq [0-9]+)?$' },
+      examples: {
+        topLevel: { summary: 'Top level of master row 1', value: 'ParentId eq 1' },
+        folder: { summary: 'Inside folder 2', value: 'ParentId eq 1 and FolderId eq 2' },
+      },
+    },
+    {
+      name: 'relationKey',
+      in: 'query',
+      description: 'Detail Relation Key, when the row is a detail row.',
+      schema: { type: 'string', minLength: 1 },
+      example: RELATION_KEY,
+    },
+  ],
+  responses: {
+    '200': jsonResponse('The attachments, files and folders alike.', { type: 'array', items: schemaRef('Attachment') }, {
+      topLevel: { summary: 'Master row 1: a file and a folder', value: masterAttachments },
+      folder: { summary: 'The Photos folder of master row 1', value: folderAttachments },
+      detailRow: { summary: 'Detail row 1 of OrderLines', value: detailAttachments },
+    }),
+    ...errorResponses(400, 401, 403, 404, 414),
+  },
+}

@@ -1,0 +1,57 @@
+/** queryItemsLegacy: the GET form of Get Items and Get Items Count, as releases below 3.0 take it. */
+import type { OperationObject } from 'openapi3-ts/oas31'
+import { RANGES } from '../versions.ts'
+import { MOCK_DEFINED, PRODUCT_VERSIONS } from '../extensions.ts'
+import { parameterRef } from '../refs.ts'
+import { errorResponses } from '../responses.ts'
+import { FILTER_GRAMMAR, GRAMMAR_CHOICE } from '../descriptions.ts'
+import { SESSION_SECURITY, rowsOrCountResponse } from './common.ts'
+
+export const path = '/ExplorerApi/api/items'
+export const method = 'get'
+
+export const operation: OperationObject = {
+  operationId: 'queryItemsLegacy',
+  summary: 'Get items, or count them (before 3.0)',
+  description:
+    'Reads or counts master rows on releases below 3.0. The call has no body: the query options are ordinary URL query ' +
+    'parameters, with the meanings they have in `queryItems`. These releases query master rows only, so there is no ' +
+    `\`relationKey\`.\n\n${FILTER_GRAMMAR}`,
+  tags: ['Items'],
+  [PRODUCT_VERSIONS]: RANGES.legacy,
+  security: SESSION_SECURITY,
+  parameters: [
+    parameterRef('ApplicationId'),
+    parameterRef('SessionToken'),
+    parameterRef('WorkspaceIdOptional'),
+    { name: '$top', in: 'query', description: 'Return at most this many rows.', schema: { type: 'integer', minimum: 0 }, example: 200 },
+    { name: '$skip', in: 'query', description: 'Leave out this many rows, counted after ordering.', schema: { type: 'integer', minimum: 0 }, example: 0 },
+    {
+      name: '$orderby',
+      in: 'query',
+      description: 'Sort order: `Field asc` or `Field desc`, several joined by commas.',
+      schema: { type: 'string' },
+      [MOCK_DEFINED]: GRAMMAR_CHOICE,
+      example: 'Id desc',
+    },
+    {
+      name: '$filter',
+      in: 'query',
+      description: 'Filter expression (see the operation description).',
+      schema: { type: 'string' },
+      example: "Status eq 'Open'",
+      [MOCK_DEFINED]: GRAMMAR_CHOICE,
+    },
+    {
+      name: '$inlinecount',
+      in: 'query',
+      description: 'With `allpages`, answer with the number of matching rows instead of the rows.',
+      schema: { type: 'string', const: 'allpages' },
+      example: 'allpages',
+    },
+  ],
+  responses: {
+    '200': rowsOrCountResponse(false),
+    ...errorResponses(400, 401, 403, 404, 414),
+  },
+}

@@ -1,0 +1,36 @@
+/** runAction: run a custom action (a stored procedure with parameters). */
+import type { OperationObject } from 'openapi3-ts/oas31'
+import { RANGES } from '../versions.ts'
+import { PRODUCT_VERSIONS } from '../extensions.ts'
+import { schemaRef } from '../refs.ts'
+import { errorResponses } from '../responses.ts'
+import { actionFailedResult, actionFailingRequest, actionRequest, actionResult } from '../examples.ts'
+import { DATA_HEADERS, SESSION_SECURITY, jsonBody, jsonResponse } from './common.ts'
+
+export const path = '/ExplorerApi/api/action/run'
+export const method = 'post'
+
+export const operation: OperationObject = {
+  operationId: 'runAction',
+  summary: 'Run a custom action',
+  description:
+    'Runs a custom action defined for the application. `parametersMap` names the stored procedure to run and the ' +
+    'parameters it gets. An action that ran but failed still answers 200, with `IsSuccessful` false. The real service ' +
+    'labels this response as XML although its body is JSON; this document states the media type the body actually has, ' +
+    '`application/json`.',
+  tags: ['Actions'],
+  [PRODUCT_VERSIONS]: RANGES.all,
+  security: SESSION_SECURITY,
+  parameters: DATA_HEADERS,
+  requestBody: jsonBody('The action and its parameters.', schemaRef('ActionRequest'), {
+    recalculate: { summary: 'Recalculate the totals of order 1', value: actionRequest },
+    failing: { summary: 'An action that reports failure', value: actionFailingRequest },
+  }),
+  responses: {
+    '200': jsonResponse('What the action reported.', schemaRef('ActionResult'), {
+      succeeded: { summary: 'The action succeeded', value: actionResult },
+      failed: { summary: 'The action ran and reported failure', value: actionFailedResult },
+    }),
+    ...errorResponses(400, 401, 403, 404, 413, 414),
+  },
+}

@@ -1,0 +1,33 @@
+/** RFC 9457 problem details, the body of every error response the mock sends. */
+import type { SchemaObject } from 'openapi3-ts/oas31'
+import { MOCK_DEFINED } from '../extensions.ts'
+
+export const Problem: SchemaObject = {
+  type: 'object',
+  title: 'Problem details',
+  [MOCK_DEFINED]: true,
+  description:
+    'Why a request failed, as RFC 9457 problem details. The seed defines no error body; this is the mock\'s. ' +
+    'Members other than these may appear.',
+  required: ['title', 'status', 'detail'],
+  properties: {
+    type: { type: 'string', format: 'uri-reference', default: 'about:blank', description: 'Identifies the kind of problem.' },
+    title: { type: 'string', description: 'Short summary of the kind of problem; the same for every occurrence.' },
+    status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status code.' },
+    detail: { type: 'string', description: 'What went wrong with this request, for people.' },
+    instance: { type: 'string', format: 'uri-reference', description: 'Identifies this occurrence.' },
+    violations: {
+      type: 'array',
+      description: 'For a request that breaks this document\'s schemas: every violation found, not only the first.',
+      items: {
+        type: 'object',
+        required: ['pointer', 'keyword', 'message'],
+        properties: {
+          pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the offending value in the request.' },
+          keyword: { type: 'string', description: 'Schema keyword that failed (for example `type`, `required`, `pattern`).' },
+          message: { type: 'string' },
+        },
+      },
+    },
+  },
+}

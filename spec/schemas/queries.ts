@@ -1,0 +1,69 @@
+/** Bodies of the items query (rows or count) and the count result. */
+import type { SchemaObject } from 'openapi3-ts/oas31'
+import { MOCK_DEFINED } from '../extensions.ts'
+import { GRAMMAR_CHOICE } from '../descriptions.ts'
+
+/** `$inlinecount=allpages` as one `&`-separated option, with the `$` sent plain or percent-encoded. */
+const INLINECOUNT = '(^|&)(\\$|%24)inlinecount=allpages(&|$)'
+
+export const ItemsQuery: SchemaObject = {
+  type: 'object',
+  title: 'Get Items query',
+  description:
+    'Asks for rows. `query` holds the query options (`$top`, `$skip`, `$orderby`, `$filter`, `relationKey`) and must not ' +
+    'ask for a count; see the operation description for the grammar.',
+  required: ['query'],
+  properties: {
+    query: {
+      type: 'string',
+      pattern: `^(?!(.*&)?(\\$|%24)inlinecount=allpages(&|$))`,
+      [MOCK_DEFINED]: GRAMMAR_CHOICE,
+      description: 'Query options joined by `&`, without `$inlinecount=allpages`.',
+      examples: ["$top=200&$skip=0&$orderby=Id asc&$filter=Status eq 'Open'"],
+    },
+  },
+  additionalProperties: false,
+}
+
+export const CountQuery: SchemaObject = {
+  type: 'object',
+  title: 'Get Items Count query',
+  description:
+    'Asks how many rows match. `query` contains the option `$inlinecount=allpages`, optionally with `$filter` and ' +
+    '`relationKey` (to count detail rows).',
+  required: ['query'],
+  properties: {
+    query: {
+      type: 'string',
+      pattern: INLINECOUNT,
+      [MOCK_DEFINED]: GRAMMAR_CHOICE,
+      description: 'Query options joined by `&`, one of them `$inlinecount=allpages`.',
+      examples: ['$inlinecount=allpages&relationKey=OrderLines'],
+    },
+  },
+  additionalProperties: false,
+}
+
+export const CountResult: SchemaObject = {
+  type: 'object',
+  title: 'Count result',
+  description: 'How many rows match a count query.',
+  required: ['Timestamp', 'Items'],
+  properties: {
+    Timestamp: {
+      type: 'integer',
+      description: 'A stamp the service attaches to the count. The seed gives neither its unit nor its clock; treat it as opaque.',
+    },
+    Items: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 1,
+      description: 'Exactly one entry holding the count.',
+      items: {
+        type: 'object',
+        required: ['_FieldCount_'],
+        properties: { _FieldCount_: { type: 'integer', minimum: 0, description: 'Number of matching rows.' } },
+      },
+    },
+  },
+}

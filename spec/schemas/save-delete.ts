@@ -1,0 +1,195 @@
+/** Save and delete requests and their results, in the current and the pre-3.0 spellings. */
+import type { SchemaObject } from 'openapi3-ts/oas31'
+import { RANGES } from '../versions.ts'
+import { MOCK_DEFINED, PRODUCT_VERSIONS } from '../extensions.ts'
+import { schemaRef } from '../refs.ts'
+
+export const SaveDetailGroup: SchemaObject = {
+  type: 'object',
+  title: 'Detail rows of one relation',
+  description: 'Detail rows saved under their master row, for one Detail Relation Key. Rows are sent as they are, without a `Row` wrapper.',
+  required: ['RelationKey', 'Rows'],
+  properties: {
+    RelationKey: { type: 'string', minLength: 1, description: 'Detail Relation Key of the detail table.' },
+    Rows: { type: 'array', minItems: 1, items: schemaRef('WriteRow') },
+  },
+  additionalProperties: false,
+}
+
+export const SaveMaster: SchemaObject = {
+  type: 'object',
+  title: 'Master row with its detail rows',
+  required: ['Row', 'Details'],
+  properties: {
+    Row: schemaRef('WriteRow'),
+    Details: {
+      type: 'array',
+      description: 'One group per detail table that receives rows; an empty array when no detail row is saved.',
+      items: schemaRef('SaveDetailGroup'),
+    },
+  },
+  additionalProperties: false,
+}
+
+export const SaveRequest: SchemaObject = {
+  type: 'object',
+  title: 'Save request',
+  description: 'Master rows to create or update, each with the detail rows to create or update under it. The whole request is saved, or none of it.',
+  required: ['Rows'],
+  properties: { Rows: { type: 'array', minItems: 1, items: schemaRef('SaveMaster') } },
+  additionalProperties: false,
+}
+
+export const ReturnState: SchemaObject = {
+  type: 'object',
+  title: 'Save or delete problem',
+  [MOCK_DEFINED]: true,
+  description:
+    'One reason a save or delete was refused. The seed only ever shows `ReturnStates` empty; this shape is the mock\'s. ' +
+    'Codes the mock uses: `CONCURRENCY` (TIMESTAMP is stale), `NOT_FOUND` (no row with that Id), `DUPLICATE_KEY` ' +
+    '(identity value already taken), `DUPLICATE_TEMPORARY_ID`, `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`.',
+  required: ['Code', 'Message', 'RelationKey', 'Id'],
+  properties: {
+    Code: { type: 'string', description: 'What went wrong, as a stable upper-case word.', examples: ['CONCURRENCY'] },
+    Message: { type: 'string', description: 'The problem in words, for people.' },
+    RelationKey: { type: ['string', 'null'], description: 'Detail Relation Key of the row concerned; null for a master row.' },
+    Id: { type: 'integer', description: 'Id of the row concerned, as sent (temporary Ids are negative).' },
+    Field: { type: 'string', description: 'Field concerned, when the problem is about one field.' },
+  },
+}
+
+export const PrimaryKeyData: SchemaObject = {
+  type: 'object',
+  title: 'Assigned keys',
+  description:
+    'Keys the service assigned to created rows, grouped by master row: one entry per master row of the request that ' +
+    'gained new keys, named after the `Id` it was sent with (the negative temporary number for a new master row).',
+  propertyNames: { pattern: '^-?[0-9]+$' },
+  additionalProperties: {
+    type: 'object',
+    required: ['newKeys'],
+    properties: {
+      newKeys: {
+        type: 'object',
+        [MOCK_DEFINED]: 'the key names',
+        description:
+          'Assigned values as strings. The mock uses these names: `Id` for the new master row Id, the storage\'s Identity ' +
+          'field name (for example `IdRow`) for its identity value, and `<RelationKey>:<temporary detail Id>` (for example ' +
+          '`OrderLines:-1`) for each new detail row\'s Id.',
+        additionalProperties: { type: 'string', pattern: '^-?[0-9]+$' },
+      },
+    },
+  },
+}
+
+export const ReturnData: SchemaObject = {
+  type: 'object',
+  title: 'Save return data',
+  required: ['PrimaryKeyData'],
+  properties: { PrimaryKeyData: schemaRef('PrimaryKeyData') },
+}
+
+/** Fields every save or delete result shares; `flag` is the success flag's spelling. */
+function result(flag: string, withReturnData: boolean): Pick<SchemaObject, 'required' | 'properties'> {
+  const counter = (what: string): SchemaObject => ({ type: 'integer', minimum: 0, description: `Number of rows ${what}.` })
+  return {
+    required: [flag, 'ReturnStates', ...(withReturnData ? ['ReturnData'] : []), 'MasterToRecalculate', 'CreatedItems',
+      'UpdatedItems', 'DeletedItems', 'LockedItems', 'MasterRowLink', 'RowIdentifier', 'StorageName', 'SavedItems'],
+    properties: {
+      [flag]: { type: 'boolean', description: 'True when the whole request was carried out; false when it was refused and nothing changed.' },
+      ReturnStates: { type: 'array', description: 'Why the request was refused, one entry per problem; empty on success.', items: schemaRef('ReturnState') },
+      ...(withReturnData ? { ReturnData: schemaRef('ReturnData') } : {}),
+      MasterToRecalculate: {
+        type: 'array',
+        description: 'Master rows whose computed values need recalculating. The seed only shows it empty and leaves its items undescribed.',
+        items: {},
+      },
+      CreatedItems: counter('created'),
+      UpdatedItems: counter('updated'),
+      DeletedItems: counter('deleted'),
+      LockedItems: counter('that were locked by someone else'),
+      MasterRowLink: { type: ['string', 'null'], description: 'Link that opens the master row, when the service provides one.' },
+      RowIdentifier: { type: ['string', 'null'], description: 'Name of the storage\'s Identity field (for example `IdRow`).' },
+      StorageName: { type: ['string', 'null'], description: 'Name of the master storage.' },
+      SavedItems: { type: ['array', 'null'], description: 'Always null in the seed.', items: {} },
+    },
+  }
+}
+
+export const SaveResult: SchemaObject = {
+  type: 'object',
+  title: 'Save result',
+  [PRODUCT_VERSIONS]: RANGES.current,
+  description: 'Outcome of a save. A refused save (stale TIMESTAMP, unknown Id, duplicate identity value, ...) still answers 200, with `IsSaveSuccessfully` false.',
+  ...result('IsSaveSuccessfully', true),
+}
+
+export const SaveResultLegacy: SchemaObject = {
+  type: 'object',
+  title: 'Save result (before 3.0)',
+  [PRODUCT_VERSIONS]: RANGES.legacy,
+  description: 'Outcome of a save on releases below 3.0: as the current result, with the success flag spelt `IsSaveSuccesfully`.',
+  ...result('IsSaveSuccesfully', true),
+}
+
+export const DeleteResult: SchemaObject = {
+  type: 'object',
+  title: 'Delete result',
+  [PRODUCT_VERSIONS]: RANGES.current,
+  description: 'Outcome of a delete: the save result without `ReturnData`.',
+  ...result('IsSaveSuccessfully', false),
+}
+
+export const DeleteResultLegacy: SchemaObject = {
+  type: 'object',
+  title: 'Delete result (before 3.0)',
+  [PRODUCT_VERSIONS]: RANGES.legacy,
+  description: 'Outcome of a delete on releases below 3.0, with the success flag spelt `IsSaveSuccesfully`.',
+  ...result('IsSaveSuccesfully', false),
+}
+
+export const DeleteRequest: SchemaObject = {
+  type: 'array',
+  title: 'Delete request',
+  [PRODUCT_VERSIONS]: RANGES.current,
+  description: 'Rows to delete, grouped by table: `RelationKey` null for master rows, a Detail Relation Key for detail rows. One request may hold several groups.',
+  minItems: 1,
+  items: {
+    type: 'object',
+    required: ['RelationKey', 'Rows'],
+    properties: {
+      RelationKey: { type: ['string', 'null'], minLength: 1, description: 'Null for master rows; the Detail Relation Key for detail rows.' },
+      Rows: {
+        type: 'array',
+        minItems: 1,
+        items: { type: 'object', required: ['Row'], properties: { Row: schemaRef('RowKey') }, additionalProperties: false },
+      },
+    },
+    additionalProperties: false,
+  },
+}
+
+export const DeleteRequestLegacy: SchemaObject = {
+  type: 'array',
+  title: 'Delete request (before 3.0)',
+  [PRODUCT_VERSIONS]: RANGES.legacy,
+  description: 'Master rows to delete, in the shape releases below 3.0 take: groups without a relation key, each row with an empty `Details` array.',
+  minItems: 1,
+  items: {
+    type: 'object',
+    required: ['Rows'],
+    properties: {
+      Rows: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['Row', 'Details'],
+          properties: { Row: schemaRef('RowKey'), Details: { type: 'array', maxItems: 0, description: 'Always empty.' } },
+          additionalProperties: false,
+        },
+      },
+    },
+    additionalProperties: false,
+  },
+}

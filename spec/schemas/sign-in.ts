@@ -1,0 +1,57 @@
+/** Sign-in results: the current token result and the legacy one. */
+import type { SchemaObject } from 'openapi3-ts/oas31'
+import { RANGES } from '../versions.ts'
+import { MOCK_DEFINED, PRODUCT_VERSIONS } from '../extensions.ts'
+import { LIMITS } from '../descriptions.ts'
+
+export const TokenResult: SchemaObject = {
+  type: 'object',
+  title: 'Token result',
+  description: 'A new session. Send `access_token` in the `SessionToken` header of data operations, or as a bearer token for e-mail.',
+  required: ['access_token', 'expires_in', 'token-type', 'scope'],
+  properties: {
+    access_token: { type: 'string', minLength: 1, description: 'The session token.' },
+    expires_in: {
+      type: 'integer',
+      minimum: 1,
+      [MOCK_DEFINED]: 'the unit (seconds)',
+      description:
+        'How long the token stays valid. The seed calls this a time in milliseconds, yet its sample value is 3600, which ' +
+        `reads as an hour in seconds. The mock sends seconds: ${LIMITS.tokenSeconds} by default, or the value of its ` +
+        '`--token-ttl` flag; after that the token answers 401.',
+    },
+    'token-type': { type: 'string', description: 'Token type; the seed\'s sample sends an empty text.' },
+    scope: { type: 'string', description: 'Granted scope; the seed\'s sample sends an empty text.' },
+  },
+}
+
+export const LegacyTokenResult: SchemaObject = {
+  type: 'object',
+  title: 'Legacy token result',
+  [PRODUCT_VERSIONS]: RANGES.legacy,
+  description: 'A new session on releases below 3.0: the user\'s workspace (then called domain) and the session token.',
+  required: ['Domain', 'EncryptedCredentials', 'RedirectPage', 'SessionToken'],
+  properties: {
+    Domain: {
+      type: 'object',
+      description: 'The workspace the user signed in to.',
+      required: ['Id', 'Name', 'CreationDate', 'IsActive', 'IsAdmin', 'IsBusinessDomain'],
+      properties: {
+        Id: { type: 'string', format: 'uuid', description: 'Workspace (Domain) Id.' },
+        Name: { type: 'string' },
+        CreationDate: {
+          type: 'string',
+          pattern: '^/Date\\(\\d+\\)/$',
+          description: 'Creation time written as `/Date(<milliseconds since 1970-01-01 UTC>)/`.',
+          examples: ['/Date(1704067200000)/'],
+        },
+        IsActive: { type: 'boolean' },
+        IsAdmin: { type: 'boolean' },
+        IsBusinessDomain: { type: 'boolean' },
+      },
+    },
+    EncryptedCredentials: { type: ['string', 'null'], description: 'Null in the seed\'s sample.' },
+    RedirectPage: { type: 'integer', description: 'Page the product would open after sign-in.' },
+    SessionToken: { type: 'string', minLength: 1, description: 'The session token, for the `SessionToken` header.' },
+  },
+}

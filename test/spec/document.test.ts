@@ -1,0 +1,344 @@
+/**
+ * The hand-written document: the generated files are current, it is valid OpenAPI 3.1, every seed
+ * endpoint is in it, every example matches its schema, and the project's own conventions hold.
+ */
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import semver from 'semver'
+import YAML from 'yaml'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import { buildDocument, MOCK_DEFINED, PRODUCT_VERSIONS } from '../../spec/index.ts'
+import { toJson, toYaml } from '../../spec/write.ts'
+import { RANGES } from '../../spec/versions.ts'
+import { asJson, escapeSegment, isObject, operationsOf, resolve, walk, type Json, type JsonObject } from './support/document.ts'
+
+// ajv-formats is CommonJS; under NodeNext its default import is typed as the module object.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
+
+const doc = asJson(buildDocument())
+const operations = operationsOf(doc)
+
+/** The seed's endpoints, written out by hand. `branch` names the oneOf branch (by title) that tells apart variants sharing a method and path. */
+const SEED_ENDPOINTS: Array<{ seed: string; method: string; path: string; bodyBranch?: string; resultBranch?: string }> = [
+  { seed: '1. Sign in (current)', method: 'post', path: '/identityprovider/{organizationphysicalname}/connect/token' },
+  { seed: '1. Sign in (before 3.0.19)', method: 'post', path: '/identityprovider/connect/token' },
+  { seed: '2. Get Items', method: 'post', path: '/ExplorerApi/api/items', bodyBranch: 'Get Items query' },
+  { seed: '2. Get Items (older GET variant)', method: 'get', path: '/ExplorerApi/api/items' },
+  { seed: '3. Get Items Count', method: 'post', path: '/ExplorerApi/api/items', bodyBranch: 'Get Items Count query' },
+  { seed: '4. Save', method: 'post', path: '/ExplorerApi/api/items/save', resultBranch: 'Save result' },
+  { seed: '4. Save (IsSaveSuccesfully spelling)', method: 'post', path: '/ExplorerApi/api/items/save', resultBranch: 'Save result (before 3.0)' },
+  { seed: '5. Delete', method: 'post', path: '/ExplorerApi/api/items/delete', bodyBranch: 'Delete request' },
+  { seed: '5. Delete (older body)', method: 'post', path: '/ExplorerApi/api/items/delete', bodyBranch: 'Delete request (before 3.0)' },
+  { seed: '6. Get Attachments List', method: 'get', path: '/ExplorerApi/api/attachments' },
+  { seed: '7. Download Attachment', method: 'post', path: '/ExplorerApi/api/attachments/download' },
+  { seed: '8. Run Action', method: 'post', path: '/ExplorerApi/api/action/run' },
+  { seed: '9. Send Email', method: 'post', path: '/webaggregator/api/v1/email/queue' },
+  { seed: '10. Generate Row Link', method: 'post', path: '/ExplorerApi/api/metadata/generaterowlink' },
+  { seed: '11. Get Identities', method: 'get', path: '/ExplorerApi/api/storage/{storage_id}/identity/{field_name}/next/{count}' },
+  { seed: '12. Sign in (legacy)', method: 'post', path: '/IntelligenceUserManagementService/UserManagementService.svc/Token' },
+]
+
+function operationAt(method: string, path: string): JsonObject | undefined {
+  return operations.find((entry) => entry.method === method && entry.path === path)?.operation
+}
+
+/** Titles of the oneOf branches of a schema, after resolving references. */
+function branchTitles(schema: Json | undefined): string[] {
+  const resolved = resolve(doc, schema)
+  if (!isObject(resolved) || !Array.isArray(resolved.oneOf)) return []
+  return resolved.oneOf.map((branch) => {
+    const target = resolve(doc, branch)
+    return isObject(target) && typeof target.title === 'string' ? target.title : '(untitled)'
+  })
+}
+
+function jsonSchemaOf(holder: Json | undefined): Json | undefined {
+  const resolved = resolve(doc, holder)
+  if (!isObject(resolved) || !isObject(resolved.content)) return undefined
+  const media = resolved.content['application/json']
+  return isObject(media) ? media.schema : undefined
+}
+
+/** Parameters of an operation, references resolved. */
+function parametersOf(operation: JsonObject): JsonObject[] {
+  const list = Array.isArray(operation.parameters) ? operation.parameters : []
+  return list.map((parameter) => resolve(doc, parameter)).filter(isObject)
+}
+
+describe('generated files', () => {
+  it('spec/openapi.json is what npm run spec writes now', () => {
+    expect(readFileSync(new URL('../../spec/openapi.json', import.meta.url), 'utf8')).toBe(toJson(buildDocument()))
+  })
+
+  it('spec/openapi.yaml is what npm run spec writes now', () => {
+    expect(readFileSync(new URL('../../spec/openapi.yaml', import.meta.url), 'utf8')).toBe(toYaml(buildDocument()))
+  })
+
+  it('the YAML reads back as the same document under YAML 1.1 and 1.2 rules', () => {
+    const text = toYaml(buildDocument())
+    expect(YAML.parse(text, { version: '1.1' })).toEqual(doc)
+    expect(YAML.parse(text, { version: '1.2' })).toEqual(doc)
+  })
+
+  it('buildDocument is deterministic and hands out fresh objects', () => {
+    const first = buildDocument()
+    first.info.title = 'changed'
+    expect(toJson(buildDocument())).toBe(toJson(buildDocument()))
+    expect(buildDocument().info.title).toBe('Application Data Web API')
+  })
+})
+
+describe('OpenAPI validity', () => {
+  it('passes the OpenAPI 3.1 schema validator', async () => {
+    const result = await new Validator().validate(structuredClone(doc))
+    expect(result.errors, JSON.stringify(result.errors, null, 2)).toBeUndefined()
+    expect(result.valid).toBe(true)
+  })
+
+  it('every $ref resolves inside the document', () => {
+    const dangling: string[] = []
+    walk(doc, '', (node, pointer) => {
+      if (typeof node.$ref !== 'string') return
+      try {
+        resolve(doc, node)
+      } catch (error) {
+        dangling.push(`${pointer}: ${String(error)}`)
+      }
+    })
+    expect(dangling).toEqual([])
+  })
+
+  it('declares 3.1.0 with the 2020-12 dialect', () => {
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.jsonSchemaDialect).toBe('https://json-schema.org/draft/2020-12/schema')
+  })
+})
+
+describe('operations', () => {
+  it('each has an operationId, summary, description, tags and a valid x-product-versions range', () => {
+    const problems: string[] = []
+    const ranges: readonly string[] = Object.values(RANGES)
+    for (const { method, path, operation } of operations) {
+      const where = `${method.toUpperCase()} ${path}`
+      for (const key of ['operationId', 'summary', 'description']) {
+        if (typeof operation[key] !== 'string' || operation[key] === '') problems.push(`${where}: no ${key}`)
+      }
+      if (!Array.isArray(operation.tags) || operation.tags.length === 0) problems.push(`${where}: no tags`)
+      const range = operation[PRODUCT_VERSIONS]
+      if (typeof range !== 'string' || semver.validRange(range) === null) problems.push(`${where}: bad ${PRODUCT_VERSIONS} ${String(range)}`)
+      else if (!ranges.includes(range)) problems.push(`${where}: ${PRODUCT_VERSIONS} ${range} is not one of spec/versions.ts RANGES`)
+    }
+    expect(problems).toEqual([])
+  })
+
+  it('operationIds are unique', () => {
+    const ids = operations.map(({ operation }) => operation.operationId)
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it('oneOf branches that carry x-product-versions carry a valid range', () => {
+    const problems: string[] = []
+    walk(doc, '', (node, pointer) => {
+      if (!Array.isArray(node.oneOf)) return
+      node.oneOf.forEach((branch, index) => {
+        const target = resolve(doc, branch)
+        const range = isObject(target) ? target[PRODUCT_VERSIONS] : undefined
+        if (range !== undefined && (typeof range !== 'string' || semver.validRange(range) === null)) {
+          problems.push(`${pointer}/oneOf/${index}: ${String(range)}`)
+        }
+      })
+    })
+    expect(problems).toEqual([])
+  })
+
+  it.each(SEED_ENDPOINTS)('seed endpoint $seed is documented', ({ method, path, bodyBranch, resultBranch }) => {
+    const operation = operationAt(method, path)
+    expect(operation, `${method.toUpperCase()} ${path}`).toBeDefined()
+    if (operation === undefined) return
+    if (bodyBranch !== undefined) expect(branchTitles(jsonSchemaOf(operation.requestBody))).toContain(bodyBranch)
+    if (resultBranch !== undefined) {
+      const responses = isObject(operation.responses) ? operation.responses : {}
+      expect(branchTitles(jsonSchemaOf(responses['200']))).toContain(resultBranch)
+    }
+  })
+
+  it('documents no operation the seed does not have', () => {
+    const seed = new Set(SEED_ENDPOINTS.map(({ method, path }) => `${method} ${path}`))
+    expect(operations.map(({ method, path }) => `${method} ${path}`).filter((key) => !seed.has(key))).toEqual([])
+  })
+
+  it('path parameters carry the seed\'s names and match the path template', () => {
+    const problems: string[] = []
+    for (const { method, path, operation } of operations) {
+      const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort()
+      const declared = parametersOf(operation).filter((p) => p.in === 'path').map((p) => String(p.name)).sort()
+      if (JSON.stringify(inTemplate) !== JSON.stringify(declared)) problems.push(`${method} ${path}: template ${inTemplate} vs declared ${declared}`)
+    }
+    expect(problems).toEqual([])
+    const names = operations.flatMap(({ operation }) => parametersOf(operation).filter((p) => p.in === 'path').map((p) => p.name))
+    expect(new Set(names)).toEqual(new Set(['organizationphysicalname', 'storage_id', 'field_name', 'count']))
+  })
+})
+
+describe('headers and security', () => {
+  const components = isObject(doc.components) ? doc.components : {}
+  const parameters = isObject(components.parameters) ? components.parameters : {}
+
+  it('the identifying headers are GUIDs, SessionToken a string', () => {
+    for (const name of ['ApplicationId', 'WorkspaceId', 'WorkspaceIdOptional']) {
+      expect(parameters[name]).toMatchObject({ in: 'header', schema: { type: 'string', format: 'uuid' } })
+    }
+    expect(parameters.SessionToken).toMatchObject({ name: 'SessionToken', in: 'header', required: true, schema: { type: 'string' } })
+  })
+
+  it('data operations take the session token and the identifying headers; sign-in takes none', () => {
+    const problems: string[] = []
+    for (const { method, path, operation } of operations) {
+      const where = `${method} ${path}`
+      const security = JSON.stringify(operation.security)
+      const headers = parametersOf(operation).filter((p) => p.in === 'header')
+      const header = (name: string) => headers.find((p) => p.name === name)
+      const tags = Array.isArray(operation.tags) ? operation.tags : []
+      if (tags.includes('Sign-in')) {
+        if (security !== '[]') problems.push(`${where}: sign-in must have security []`)
+      } else if (operation.operationId === 'sendEmail') {
+        if (security !== '[{"BearerAuth":[]}]') problems.push(`${where}: e-mail must use BearerAuth`)
+        if (header('WorkspaceId')?.required !== true) problems.push(`${where}: WorkspaceId must be required`)
+      } else {
+        if (security !== '[{"SessionToken":[]}]') problems.push(`${where}: must use the SessionToken scheme`)
+        for (const name of ['ApplicationId', 'SessionToken']) if (header(name)?.required !== true) problems.push(`${where}: ${name} must be required`)
+        const workspaceRequired = operation.operationId !== 'queryItemsLegacy'
+        if ((header('WorkspaceId')?.required === true) !== workspaceRequired) {
+          problems.push(`${where}: WorkspaceId must be ${workspaceRequired ? 'required' : 'optional'}`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  })
+})
+
+describe('errors', () => {
+  it('every 4xx response is marked x-mock-defined and answers problem+json', () => {
+    const problems: string[] = []
+    for (const { method, path, operation } of operations) {
+      const responses = isObject(operation.responses) ? operation.responses : {}
+      for (const [status, response] of Object.entries(responses)) {
+        if (!status.startsWith('4')) continue
+        const resolved = resolve(doc, response)
+        if (!isObject(resolved) || resolved[MOCK_DEFINED] !== true) problems.push(`${method} ${path} ${status}: not ${MOCK_DEFINED}`)
+        if (!isObject(resolved) || !isObject(resolved.content) || !('application/problem+json' in resolved.content)) {
+          problems.push(`${method} ${path} ${status}: not problem+json`)
+        }
+      }
+      if (!('414' in responses)) problems.push(`${method} ${path}: no 414`)
+      if (operation.requestBody !== undefined && !('413' in responses)) problems.push(`${method} ${path}: body but no 413`)
+    }
+    expect(problems).toEqual([])
+  })
+})
+
+describe('schemas', () => {
+  it('no schema is only {type: null}', () => {
+    const found: string[] = []
+    walk(doc, '', (node, pointer) => {
+      if (node.type === 'null' || (Array.isArray(node.type) && node.type.length === 1 && node.type[0] === 'null')) found.push(pointer)
+    })
+    expect(found).toEqual([])
+  })
+})
+
+describe('examples', () => {
+  const DOCUMENT_ID = 'urn:appdata-kit:spec-test'
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, validateSchema: false })
+  addFormats(ajv)
+  const extensions = new Set<string>()
+  walk(doc, '', (node) => Object.keys(node).filter((key) => key.startsWith('x-')).forEach((key) => extensions.add(key)))
+  // Ajv compiles the registered root too, so the document's top-level members must be known keywords.
+  ajv.addVocabulary([...extensions, ...Object.keys(doc).filter((key) => !key.startsWith('x-'))])
+  ajv.addSchema(doc, DOCUMENT_ID)
+
+  const cache = new Map<string, ReturnType<typeof ajv.compile>>()
+  function validatorAt(pointer: string) {
+    let validate = cache.get(pointer)
+    if (validate === undefined) {
+      const fragment = pointer.split('/').map((segment) => encodeURIComponent(segment)).join('/')
+      validate = ajv.compile({ $ref: `${DOCUMENT_ID}#${fragment}` })
+      cache.set(pointer, validate)
+    }
+    return validate
+  }
+
+  /** Every example in the document with the pointer of the schema it must satisfy. */
+  function collectExamples(): Array<{ where: string; schemaPointer: string; value: Json }> {
+    const found: Array<{ where: string; schemaPointer: string; value: Json }> = []
+    walk(doc, '', (node, pointer) => {
+      // Schema `examples` is an array; media type, parameter and header `examples` are a map.
+      if (Array.isArray(node.examples)) {
+        node.examples.forEach((value, index) => found.push({ where: `${pointer}/examples/${index}`, schemaPointer: pointer, value }))
+        return
+      }
+      if (node.schema === undefined) return
+      if ('example' in node && node.example !== undefined) found.push({ where: `${pointer}/example`, schemaPointer: `${pointer}/schema`, value: node.example })
+      if (isObject(node.examples)) {
+        for (const [name, example] of Object.entries(node.examples)) {
+          const resolved = resolve(doc, example)
+          if (isObject(resolved) && 'value' in resolved && resolved.value !== undefined) {
+            found.push({ where: `${pointer}/examples/${escapeSegment(name)}`, schemaPointer: `${pointer}/schema`, value: resolved.value })
+          }
+        }
+      }
+    })
+    return found
+  }
+
+  const examples = collectExamples()
+
+  it('finds examples for every request body and every JSON response', () => {
+    const missing: string[] = []
+    for (const { method, path, pointer, operation } of operations) {
+      const bodies: Array<[string, Json | undefined]> = [['requestBody', operation.requestBody]]
+      const responses = isObject(operation.responses) ? operation.responses : {}
+      for (const [status, response] of Object.entries(responses)) bodies.push([`responses/${status}`, response])
+      for (const [where, holder] of bodies) {
+        const resolved = resolve(doc, holder)
+        if (!isObject(resolved) || !isObject(resolved.content)) continue
+        for (const [mediaType, media] of Object.entries(resolved.content)) {
+          const hasExample = isObject(media) && (media.example !== undefined || (isObject(media.examples) && Object.keys(media.examples).length > 0))
+          if (!hasExample) missing.push(`${method} ${path} ${where} ${mediaType}`)
+        }
+      }
+      expect(pointer).toMatch(/^\/paths\//)
+    }
+    expect(missing).toEqual([])
+    expect(examples.length).toBeGreaterThan(60)
+  })
+
+  it('every example validates against its schema', () => {
+    const failures: string[] = []
+    for (const { where, schemaPointer, value } of examples) {
+      const validate = validatorAt(schemaPointer)
+      if (!validate(value)) failures.push(`${where}: ${ajv.errorsText(validate.errors, { dataVar: 'example' })}`)
+    }
+    if (failures.length > 0) console.error(failures.join('\n'))
+    expect(failures).toEqual([])
+  })
+
+  it('oneOf bodies have one example per branch, each matching exactly that branch', () => {
+    const problems: string[] = []
+    for (const { method, path, pointer, operation } of operations) {
+      const schema = resolve(doc, jsonSchemaOf(operation.requestBody))
+      if (!isObject(schema) || !Array.isArray(schema.oneOf)) continue
+      const body = resolve(doc, operation.requestBody)
+      const media = isObject(body) && isObject(body.content) ? body.content['application/json'] : undefined
+      const values = isObject(media) && isObject(media.examples) ? Object.values(media.examples).map((e) => (isObject(e) ? e.value : undefined)) : []
+      schema.oneOf.forEach((_, index) => {
+        const branchPointer = `${pointer}/requestBody/content/application~1json/schema/oneOf/${index}`
+        const validate = validatorAt(branchPointer)
+        if (!values.some((value) => value !== undefined && validate(value))) problems.push(`${method} ${path}: no example for branch ${index}`)
+      })
+    }
+    expect(problems).toEqual([])
+  })
+})
