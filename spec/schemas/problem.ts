@@ -16,6 +16,17 @@ export const Problem: SchemaObject = {
     status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status code.' },
     detail: { type: 'string', description: 'What went wrong with this request, for people.' },
     instance: { type: 'string', format: 'uri-reference', description: 'Identifies this occurrence.' },
+    code: {
+      type: 'string',
+      pattern: '^[A-Z][A-Z_]*$',
+      description: 'Stable code of the kind of problem (for example `TOKEN_EXPIRED`, `VALIDATION`); the README lists them all.',
+    },
+    error: {
+      type: 'string',
+      enum: ['invalid_grant', 'invalid_client', 'unsupported_grant_type', 'invalid_scope'],
+      description: 'On a refused sign-in: the OAuth 2.0 error code (RFC 6749, section 5.2).',
+    },
+    limit: { type: 'integer', description: 'On 413 and 414: the limit that was exceeded (bytes, or characters of the URL).' },
     violations: {
       type: 'array',
       description: 'For a request that breaks this document\'s schemas: every violation found, not only the first.',

@@ -1,0 +1,72 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { OpenAPIObject } from 'openapi3-ts/oas31'
+import { buildDocument } from '../spec/index.ts'
+import type { MockConfig } from './config.ts'
+import type { MockClock } from './deps.ts'
+import { documentForVersion, resolveProfile, type Profile } from './profile.ts'
+import { registerErrorHandling } from './plugins/error-handler.ts'
+import { registerLimits } from './plugins/limits.ts'
+import { registerFormBody } from './plugins/form-body.ts'
+import { registerDocs } from './plugins/docs.ts'
+import { registerOperations } from './routes.ts'
+import { registerRowLinks } from './operations/open-row-link.ts'
+import { createOutbox, type Outbox } from './outbox.ts'
+import { createTokenStore, type TokenStore } from './auth/tokens.ts'
+import type { Principal } from './auth/principal.ts'
+import { createStore, type Store } from './store/store.ts'
+import type { Deps, Fixture } from './store/types.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    store: Store
+    tokens: TokenStore
+    profile: Profile
+    mockConfig: MockConfig
+    clock: MockClock
+    outbox: Outbox
+  }
+  interface FastifyRequest {
+    principal: Principal | null
+  }
+  interface FastifyContextConfig {
+    operationId?: string
+  }
+}
+
+/** What `buildApp` needs besides the configuration. */
+export interface AppDeps extends Deps {
+  clock: MockClock
+}
+
+/**
+ * Builds the mock for one release and one fixture: routes and validators from the document,
+ * the store, tokens, limits and the documentation page. Never listens; `server.ts` and
+ * `startMock()` do.
+ */
+export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    // Node's default header limit (16 KB) would answer 431 for long URLs before the 414 that explains.
+    http: { maxHeaderSize: 1024 * 1024 },
+    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+  })
+  const fullDocument: OpenAPIObject = buildDocument()
+  const document = documentForVersion(fullDocument, config.productVersion)
+
+  app.decorate('store', createStore(fixture, deps))
+  app.decorate('tokens', createTokenStore(deps, config.tokenTtl))
+  app.decorate('profile', resolveProfile(config.productVersion))
+  app.decorate('mockConfig', config)
+  app.decorate('clock', deps.clock)
+  app.decorate('outbox', createOutbox())
+  app.decorateRequest('principal', null)
+
+  registerErrorHandling(app, config.bodyLimit)
+  registerLimits(app, config.maxUrlLength)
+  registerFormBody(app)
+  await registerDocs(app, fullDocument)
+  registerOperations(app, document)
+  registerRowLinks(app)
+  return app
+}

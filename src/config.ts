@@ -1,0 +1,120 @@
+import { parseArgs } from 'node:util'
+import { normalizeVersion } from '../spec/versions.ts'
+
+/** Everything the mock can be told at start; `startMock()` takes the same fields. */
+export interface MockConfig {
+  port: number
+  host: string
+  /** Normalized release number (`latest` becomes the newest release the document describes). */
+  productVersion: string
+  /** Token lifetime in seconds, sent as `expires_in`. */
+  tokenTtl: number
+  fixture: string
+  /** Generated master rows added to the fixture (each with two detail rows). */
+  rows: number
+  seed: number
+  maxUrlLength: number
+  bodyLimit: number
+  controlPlane: boolean
+  controlToken: string | undefined
+  /** Public base URL used in generated row links; defaults to the listening address. */
+  publicUrl: string | undefined
+  logLevel: string
+}
+
+export const DEFAULTS: MockConfig = {
+  port: 4080,
+  host: '127.0.0.1',
+  productVersion: 'latest',
+  tokenTtl: 3600,
+  fixture: 'fixtures/default.json',
+  rows: 0,
+  seed: 1,
+  maxUrlLength: 2048,
+  bodyLimit: 60 * 1024 * 1024,
+  controlPlane: true,
+  controlToken: undefined,
+  publicUrl: undefined,
+  logLevel: 'warn',
+}
+
+/** A flag or variable the mock cannot start with; the message says which and why. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+export const USAGE = `Usage: npm start -- [options]
+  --port N               port to listen on (env PORT, default 4080; 0 picks a free one)
+  --host H               interface to bind (default 127.0.0.1)
+  --product-version V    release to emulate: latest (3.0.19), 3.0.0..3.0.18, or below 3.0 such as 2.9 (env PRODUCT_VERSION)
+  --token-ttl S          token lifetime in seconds (default 3600)
+  --fixture PATH         fixture file (default fixtures/default.json)
+  --rows N               add N generated master rows, each with 2 detail rows
+  --seed N               seed for generated rows (default 1)
+  --max-url-length N     longest accepted URL in characters (default 2048)
+  --body-limit BYTES     largest accepted request body (default 62914560 = 60 MB)
+  --no-control-plane     switch off the /__mock/ control plane
+  --control-token T      token the control plane requires (needed to keep it on a non-loopback host)
+  --public-url URL       base URL used in generated row links
+  --log-level L          fatal, error, warn, info, debug (default warn)
+  --help                 print this text`
+
+function integer(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
+  if (text === undefined || text === '') return fallback
+  if (!/^\d+$/.test(text)) throw new ConfigError(`--${name} must be a whole number, got "${text}"`)
+  const value = Number(text)
+  if (value < min || value > max) throw new ConfigError(`--${name} must be between ${min} and ${max}, got ${value}`)
+  return value
+}
+
+/** Reads flags (and the PORT / PRODUCT_VERSION variables); throws ConfigError on anything it cannot use. */
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}): MockConfig & { help: boolean } {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'product-version': { type: 'string' },
+        'token-ttl': { type: 'string' },
+        fixture: { type: 'string' },
+        rows: { type: 'string' },
+        seed: { type: 'string' },
+        'max-url-length': { type: 'string' },
+        'body-limit': { type: 'string' },
+        'control-plane': { type: 'boolean' },
+        'no-control-plane': { type: 'boolean' },
+        'control-token': { type: 'string' },
+        'public-url': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    })
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
+  const v = parsed.values
+  const versionText = v['product-version'] ?? env.PRODUCT_VERSION ?? DEFAULTS.productVersion
+  const productVersion = normalizeVersion(versionText)
+  if (productVersion === null) {
+    throw new ConfigError(`--product-version must be "latest" or a release number such as 3.0.19, 3.0.18 or 2.9, got "${versionText}"`)
+  }
+  return {
+    help: v.help === true,
+    port: integer('port', v.port ?? env.PORT, DEFAULTS.port, 0, 65535),
+    host: v.host ?? DEFAULTS.host,
+    productVersion,
+    tokenTtl: integer('token-ttl', v['token-ttl'], DEFAULTS.tokenTtl, 1, 10 * 365 * 24 * 3600),
+    fixture: v.fixture ?? DEFAULTS.fixture,
+    rows: integer('rows', v.rows, DEFAULTS.rows, 0, 5_000_000),
+    seed: integer('seed', v.seed, DEFAULTS.seed, 0, 2 ** 31 - 1),
+    maxUrlLength: integer('max-url-length', v['max-url-length'], DEFAULTS.maxUrlLength, 16, 1_000_000),
+    bodyLimit: integer('body-limit', v['body-limit'], DEFAULTS.bodyLimit, 1024, 2 ** 31 - 1),
+    controlPlane: v['no-control-plane'] !== true,
+    controlToken: v['control-token'],
+    publicUrl: v['public-url'],
+    logLevel: v['log-level'] ?? DEFAULTS.logLevel,
+  }
+}

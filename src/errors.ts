@@ -1,0 +1,98 @@
+/**
+ * The one catalog of errors the mock answers with. The seed defines no error statuses or bodies;
+ * these are the mock's choice, pinned in ../shared/interface.md and documented in the README.
+ * Every error reply is `application/problem+json` (RFC 9457) built from an entry here.
+ */
+export const PROBLEMS = {
+  // 400: the request cannot be read
+  BAD_JSON: { status: 400, title: 'Malformed JSON body' },
+  BAD_BODY: { status: 400, title: 'Unreadable request body' },
+  VALIDATION: { status: 400, title: 'Request does not match the API document' },
+  BAD_QUERY: { status: 400, title: 'Query not understood' },
+  BAD_FILTER: { status: 400, title: 'Filter not understood' },
+  UNKNOWN_FIELD: { status: 400, title: 'Unknown field' },
+  INVALID_GRANT: { status: 400, title: 'Sign-in refused' },
+  UNSUPPORTED_GRANT_TYPE: { status: 400, title: 'Unsupported grant type' },
+  INVALID_SCOPE: { status: 400, title: 'Scope not granted' },
+  BAD_ATTACHMENT_REQUEST: { status: 400, title: 'Attachment request does not fit the row' },
+  BAD_ROW_LINK: { status: 400, title: 'Row link not available' },
+  BAD_ACTION_PARAMETERS: { status: 400, title: 'Action parameters do not fit the action' },
+  // 401: who is calling is not known
+  INVALID_CLIENT: { status: 401, title: 'Unknown client' },
+  MISSING_TOKEN: { status: 401, title: 'Session token missing' },
+  UNKNOWN_TOKEN: { status: 401, title: 'Session token not recognised' },
+  TOKEN_EXPIRED: { status: 401, title: 'Session token expired' },
+  CONTROL_TOKEN: { status: 401, title: 'Control token missing or wrong' },
+  // 403: known caller, not allowed
+  FOREIGN_WORKSPACE: { status: 403, title: 'Workspace not available to this user' },
+  READ_ONLY_USER: { status: 403, title: 'User may not change data' },
+  // 404: something named in the request does not exist
+  NOT_FOUND: { status: 404, title: 'No such endpoint' },
+  UNKNOWN_ORGANIZATION: { status: 404, title: 'Unknown organization' },
+  UNKNOWN_APPLICATION: { status: 404, title: 'Unknown application' },
+  UNKNOWN_RELATION_KEY: { status: 404, title: 'Unknown relation key' },
+  UNKNOWN_STORAGE: { status: 404, title: 'Unknown storage or identity field' },
+  UNKNOWN_ATTACHMENT: { status: 404, title: 'Unknown attachment' },
+  UNKNOWN_ACTION: { status: 404, title: 'Unknown custom action' },
+  UNKNOWN_ROW: { status: 404, title: 'Unknown row' },
+  UNKNOWN_PROVIDER: { status: 404, title: 'Unknown e-mail provider' },
+  // 413 / 414: outside the environment's limits
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  URI_TOO_LONG: { status: 414, title: 'URL too long' },
+  // Injected by a fault rule of the control plane
+  INJECTED_FAULT: { status: 503, title: 'Fault injected by the mock control plane' },
+  INTERNAL: { status: 500, title: 'Internal mock error' },
+} as const satisfies Record<string, { status: number; title: string }>
+
+export type ProblemCode = keyof typeof PROBLEMS
+
+/** One violation of the document's schema, as a JSON pointer into the request part. */
+export interface Violation {
+  pointer: string
+  keyword: string
+  message: string
+}
+
+/** The body of every error reply. */
+export interface ProblemBody {
+  type: string
+  title: string
+  status: number
+  detail: string
+  code: ProblemCode
+  instance?: string
+  violations?: Violation[]
+  [extra: string]: unknown
+}
+
+/** Stable problem type URI derived from the code, so clients can switch on it. */
+export function problemType(code: ProblemCode): string {
+  return `urn:appdata-kit:problem:${code.toLowerCase().replaceAll('_', '-')}`
+}
+
+/** The error every layer throws when a request must be refused; the error handler turns it into the reply. */
+export class ProblemError extends Error {
+  override name = 'ProblemError'
+  readonly code: ProblemCode
+  readonly status: number
+  readonly extra: Record<string, unknown>
+
+  constructor(code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
+    super(detail)
+    this.code = code
+    this.status = PROBLEMS[code].status
+    this.extra = extra
+  }
+
+  toBody(instance?: string): ProblemBody {
+    return {
+      type: problemType(this.code),
+      title: PROBLEMS[this.code].title,
+      status: this.status,
+      detail: this.message,
+      code: this.code,
+      ...(instance === undefined ? {} : { instance }),
+      ...this.extra,
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify'
+import { ConfigError, DEFAULTS, type MockConfig } from './config.ts'
+import { normalizeVersion } from '../spec/versions.ts'
+import { buildApp } from './app.ts'
+import { createClock, systemDeps } from './deps.ts'
+import { loadFixture } from './fixtures/load.ts'
+import { addGeneratedRows } from './fixtures/generate.ts'
+import type { Deps, Fixture } from './store/types.ts'
+
+/** A mock listening on a port, as `startMock()` returns it. */
+export interface RunningMock {
+  /** Base URL, e.g. `http://127.0.0.1:4080`. */
+  url: string
+  port: number
+  app: FastifyInstance
+  config: MockConfig
+  close(): Promise<void>
+}
+
+export interface StartOptions extends Partial<MockConfig> {
+  /** A fixture object instead of `fixture` (a path). */
+  fixtureData?: Fixture
+  /** Fixed time and randomness for deterministic tests. */
+  deps?: Deps
+}
+
+/** Loads the fixture named by the configuration and adds the generated rows it asks for. */
+export function prepareFixture(config: MockConfig, given?: Fixture): Fixture {
+  const fixture = given ?? loadFixture(config.fixture)
+  return config.rows > 0 ? addGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
+}
+
+/**
+ * Starts the mock and resolves when it listens. `port: 0` picks a free port; the URL tells which.
+ * @example
+ * const mock = await startMock({ port: 0 })
+ * await fetch(`${mock.url}/identityprovider/acme/connect/token`, { method: 'POST', body: form })
+ * await mock.close()
+ */
+export async function startMock(options: StartOptions = {}): Promise<RunningMock> {
+  const { fixtureData, deps, ...overrides } = options
+  const productVersion = normalizeVersion(overrides.productVersion ?? DEFAULTS.productVersion)
+  if (productVersion === null) throw new ConfigError(`productVersion must be "latest" or a release number, got "${overrides.productVersion}"`)
+  const config: MockConfig = { ...DEFAULTS, ...overrides, productVersion, port: overrides.port ?? 0 }
+  const clock = createClock(deps?.now)
+  const base = deps ?? systemDeps(clock)
+  const app = await buildApp(config, prepareFixture(config, fixtureData), { ...base, now: clock.now, clock })
+  await app.listen({ port: config.port, host: config.host })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : config.port
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  return { url: `http://${host}:${port}`, port, app, config, close: () => app.close() }
+}

@@ -1,0 +1,72 @@
+import { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import yazl from 'yazl'
+import { ProblemError } from '../errors.ts'
+import type { ApplicationDef, AttachmentDef } from '../store/types.ts'
+import type { Store } from '../store/store.ts'
+import { applicationOf } from './context.ts'
+import { contentDisposition } from './content-disposition.ts'
+
+function bytesOf(attachment: AttachmentDef): Buffer {
+  const content = attachment.content ?? new Uint8Array()
+  // A view over the stored bytes, not a copy.
+  return Buffer.from(content.buffer, content.byteOffset, content.byteLength)
+}
+
+/**
+ * Finds each id under the relation key the request names; an id that exists under the other kind
+ * of row (master vs. detail) gets a 400 that says so, an id that exists nowhere a 404.
+ */
+function findAll(store: Store, application: ApplicationDef, ids: readonly number[], relationKey: string | null): AttachmentDef[] {
+  return ids.map((id) => {
+    const found = store.getAttachment(application.id, relationKey, id)
+    if (found !== undefined) return found
+    const keys = [null, ...application.details.map((d) => d.relationKey)].filter((key) => key !== relationKey)
+    const elsewhere = keys.find((key) => store.getAttachment(application.id, key, id) !== undefined)
+    if (elsewhere === undefined) throw new ProblemError('UNKNOWN_ATTACHMENT', `No attachment ${id} in application ${application.id}.`)
+    throw new ProblemError(
+      'BAD_ATTACHMENT_REQUEST',
+      elsewhere === null
+        ? `Attachment ${id} belongs to a master row: send rk empty or leave it out.`
+        : `Attachment ${id} belongs to a detail row: send rk "${elsewhere}".`,
+    )
+  })
+}
+
+/**
+ * One file streams as itself; a folder, or several ids, stream as a .zip. The archive is
+ * deterministic (listing order, entry times from the attachments, UTF-8 names, stored without
+ * compression) so users can compare it byte for byte.
+ */
+export async function downloadAttachment(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const application = applicationOf(request)
+  const body = request.body as { ids: number[]; rk?: string | null }
+  const relationKey = body.rk === undefined || body.rk === null || body.rk === '' ? null : body.rk
+  if (relationKey !== null && !application.details.some((d) => d.relationKey === relationKey)) {
+    throw new ProblemError('UNKNOWN_RELATION_KEY', `Application ${application.id} has no relation key "${relationKey}".`)
+  }
+  const store = request.server.store
+  const found = findAll(store, application, body.ids, relationKey)
+  const single = found.length === 1 ? found[0] : undefined
+  if (single !== undefined && !single.isFolder) {
+    const bytes = bytesOf(single)
+    return reply.header('content-disposition', contentDisposition(single.name)).type(single.mediaType).header('content-length', bytes.length).send(bytes)
+  }
+  const entries = found.flatMap((attachment) =>
+    attachment.isFolder
+      ? store.folderFiles(attachment).map(({ path, attachment: file }) => ({ path: `${attachment.name}/${path}`, file }))
+      : [{ path: attachment.name, file: attachment }],
+  )
+  const zip = new yazl.ZipFile()
+  for (const { path, file } of entries) {
+    const bytes = bytesOf(file)
+    zip.addReadStream(Readable.from([bytes]), single === undefined ? path : path.slice(single.name.length + 1), {
+      mtime: new Date(file.createdAt),
+      compress: false,
+      size: bytes.length,
+    })
+  }
+  zip.end()
+  const name = single === undefined ? 'attachments.zip' : `${single.name}.zip`
+  return reply.header('content-disposition', contentDisposition(name)).type('application/zip').send(zip.outputStream)
+}

@@ -1,0 +1,17 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ProblemError } from '../errors.ts'
+import { applicationOf } from './context.ts'
+import { rowLinkUrl } from './row-link-url.ts'
+
+/** A URL that opens master rows; here it opens them on the mock itself (see open-row-link.ts). */
+export async function generateRowLink(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const application = applicationOf(request)
+  const body = request.body as { relationKey: string | null; values: number | number[]; valueType: number }
+  if (body.relationKey !== null) {
+    throw new ProblemError('BAD_ROW_LINK', 'Only master rows have links; send relationKey null.')
+  }
+  const ids = Array.isArray(body.values) ? body.values : [body.values]
+  const missing = ids.filter((id) => request.server.store.getRow(application.id, null, id) === null)
+  if (missing.length > 0) throw new ProblemError('UNKNOWN_ROW', `No master row ${missing.join(', ')} in application ${application.id}.`)
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(rowLinkUrl(request, application.id, ids)))
+}

@@ -1,0 +1,35 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ProblemError } from '../errors.ts'
+import { hiddenFieldsFor } from '../auth/principal.ts'
+import { parseQueryString, type ParsedQuery } from '../store/query-string.ts'
+import { applicationOf, principalOf, storeProblem } from './context.ts'
+
+/**
+ * Get Items and Get Items Count share one path: the `query` text decides. The page is sent as
+ * the JSON text the store keeps ready, so rows that did not change are not serialized again.
+ */
+export async function queryItems(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const { query } = request.body as { query: string }
+  return answerQuery(request, reply, parseQueryString(query))
+}
+
+/** Shared by the POST form and the older GET form. */
+export function answerQuery(request: FastifyRequest, reply: FastifyReply, parsed: ReturnType<typeof parseQueryString>): FastifyReply {
+  if ('error' in parsed) throw storeProblem(parsed)
+  const application = applicationOf(request)
+  const hidden = hiddenFieldsFor(principalOf(request).user, application.id)
+  const query: ParsedQuery = parsed
+  const relationKey = query.relationKey ?? null
+  if (relationKey !== null && !request.server.profile.detailsInQueries) {
+    throw new ProblemError('BAD_QUERY', `Release ${request.server.profile.version} has no detail rows in queries; remove relationKey.`)
+  }
+  const store = request.server.store
+  if (query.inlineCount) {
+    const counted = store.countRows(application.id, relationKey, query, hidden)
+    if ('error' in counted) throw storeProblem(counted)
+    return reply.send({ Timestamp: store.currentRowVersion(), Items: [{ _FieldCount_: counted.count }] })
+  }
+  const page = store.queryRows(application.id, relationKey, query, hidden)
+  if ('error' in page) throw storeProblem(page)
+  return reply.type('application/json; charset=utf-8').send(page.json)
+}

@@ -1,0 +1,41 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { SaveCommand, WireRow } from '../store/types.ts'
+import { applicationOf, requireWriter } from './context.ts'
+import { resultObject } from './results.ts'
+import { rowLinkUrl } from './row-link-url.ts'
+
+interface SaveBody {
+  Rows: Array<{ Row: WireRow; Details?: Array<{ RelationKey: string; Rows: WireRow[] }> }>
+}
+
+/**
+ * Save (create or update) masters with their details, all or nothing. The store checks the
+ * whole request before it changes anything; a business failure answers 200 with the flag false.
+ */
+export async function saveItems(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const application = applicationOf(request)
+  const { user } = requireWriter(request)
+  const body = request.body as SaveBody
+  const command: SaveCommand = {
+    applicationId: application.id,
+    userId: user.id,
+    masters: body.Rows.map((master) => ({
+      row: master.Row,
+      details: (master.Details ?? []).map((group) => ({ relationKey: group.RelationKey, rows: group.Rows })),
+    })),
+  }
+  const outcome = request.server.store.save(command)
+  const profile = request.server.profile
+  if (!outcome.ok) {
+    return reply.send({
+      ...resultObject(profile, application, { ok: false, returnStates: outcome.returnStates, counters: { created: 0, updated: 0, deleted: 0 }, masterRowLink: null }),
+      ReturnData: { PrimaryKeyData: {} },
+    })
+  }
+  const { result } = outcome
+  const link = result.firstMasterId === null ? null : rowLinkUrl(request, application.id, [result.firstMasterId])
+  return reply.send({
+    ...resultObject(profile, application, { ok: true, returnStates: [], counters: { created: result.created, updated: result.updated, deleted: 0 }, masterRowLink: link }),
+    ReturnData: { PrimaryKeyData: result.primaryKeyData },
+  })
+}

@@ -1,0 +1,24 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ProblemError } from '../errors.ts'
+import { principalOf } from './context.ts'
+
+/** Queues an e-mail into the mock's outbox (nothing is sent); 200 with an empty body, as the seed shows. */
+export async function sendEmail(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const { user } = principalOf(request)
+  const body = request.body as { providerId?: string; to: string[]; subject: string; body: string }
+  const providers = request.server.store.fixture.emailProviders
+  const provider = body.providerId === undefined ? (providers.find((p) => p.isDefault) ?? providers[0]) : providers.find((p) => p.id === body.providerId)
+  if (provider === undefined) {
+    throw new ProblemError('UNKNOWN_PROVIDER', body.providerId === undefined ? 'No e-mail provider is configured.' : `No e-mail provider ${body.providerId} is configured.`)
+  }
+  request.server.outbox.add({
+    queuedAt: new Date(request.server.clock.now()).toISOString(),
+    workspaceId: String(request.headers.workspaceid),
+    providerId: provider.id,
+    from: user.email,
+    to: body.to,
+    subject: body.subject,
+    body: body.body,
+  })
+  return reply.code(200).send()
+}

@@ -1,0 +1,30 @@
+import type { ErrorObject } from 'ajv/dist/2020.js'
+import type { Violation } from '../errors.ts'
+
+/**
+ * Ajv errors as violations, copied at once because Ajv overwrites `errors` on the next call.
+ * The pointer starts with the request part (`/body`, `/headers`, `/query`, `/params`) and, for a
+ * missing property, ends with its name, so the message names the field.
+ */
+export function toViolations(part: string, errors: readonly ErrorObject[] | null | undefined): Violation[] {
+  const seen = new Set<string>()
+  const out: Violation[] = []
+  for (const error of errors ?? []) {
+    let pointer = `/${part}${error.instancePath}`
+    if (error.keyword === 'required') pointer += `/${String(error.params.missingProperty)}`
+    if (error.keyword === 'additionalProperties') pointer += `/${String(error.params.additionalProperty)}`
+    const message = error.message ?? error.keyword
+    const key = `${pointer} ${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({ pointer, keyword: error.keyword, message })
+  }
+  return out
+}
+
+/** One sentence naming the first few violations, for the problem's `detail`. */
+export function describeViolations(violations: readonly Violation[]): string {
+  const shown = violations.slice(0, 3).map((v) => `${v.pointer} ${v.message}`)
+  const more = violations.length > 3 ? ` (and ${violations.length - 3} more)` : ''
+  return `${shown.join('; ')}${more}`
+}

@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chromium, type Browser } from 'playwright-core'
+import { buildDocument } from '../../spec/index.ts'
+import { listOperations } from '../../src/profile.ts'
+import { startTestMock, type TestClient } from '../helpers/http.ts'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const ARTIFACTS = 'test-artifacts'
+
+describe('documentation page', () => {
+  let mock: TestClient
+  let browser: Browser
+
+  beforeAll(async () => {
+    mock = await startTestMock()
+    // Flags: no sandbox (CI runs as root), and no background traffic to hosts this machine cannot reach.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    })
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await mock?.close()
+  })
+
+  it('serves the document as JSON and YAML', async () => {
+    const json = await mock.request('GET', '/openapi.json', { unchecked: true })
+    expect(json.status).toBe(200)
+    expect(json.body).toEqual(JSON.parse(JSON.stringify(buildDocument())))
+    const yaml = await mock.request('GET', '/openapi.yaml', { unchecked: true })
+    expect(yaml.status).toBe(200)
+    expect(yaml.contentType).toMatch(/yaml/)
+    expect(String(yaml.body)).toContain('openapi: 3.1.0')
+  })
+
+  it('renders every operation summary at /docs', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 2400 } })
+    await page.goto(`${mock.url}/docs`, { waitUntil: 'load' })
+    await page.waitForSelector('.opblock-summary-description', { timeout: 20_000 })
+    const operations = listOperations(buildDocument())
+    expect(operations.length).toBeGreaterThanOrEqual(13)
+    const shown = await page.locator('.opblock-summary-description').allInnerTexts()
+    const missing = operations.map((op) => String(op.operation.summary)).filter((summary) => !shown.includes(summary))
+    expect(missing).toEqual([])
+    mkdirSync(ARTIFACTS, { recursive: true })
+    await page.screenshot({ path: `${ARTIFACTS}/docs.png`, fullPage: false })
+    await page.close()
+  })
+})

@@ -1,0 +1,117 @@
+import { expect } from 'vitest'
+import { startMock, type RunningMock, type StartOptions } from '../../src/mock.ts'
+import { fixedDeps } from '../../src/deps.ts'
+import { conformanceProblems } from './conformance.ts'
+import { inRange, RANGES } from '../../spec/versions.ts'
+
+/** The default fixture's identifiers (../shared/interface.md). */
+export const IDS = {
+  org: 'acme',
+  admin: { username: 'admin@acme.test', password: 'admin-pass' },
+  viewer: { username: 'viewer@acme.test', password: 'viewer-pass' },
+  clientId: 'appdataapiv1',
+  legacyClientId: 'appdata-legacy',
+  workspaceId: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70',
+  applicationId: 'a1b2c3d4-0000-4000-8000-000000000001',
+  masterStorageId: '5e7d0c1a-1111-4111-8111-000000000001',
+  detailStorageId: '5e7d0c1a-1111-4111-8111-000000000002',
+  relationKey: 'OrderLines',
+  actionOk: 'c0ffee00-0000-4000-8000-000000000001',
+  actionFails: 'c0ffee00-0000-4000-8000-000000000002',
+  providerId: 'e0000000-0000-4000-8000-000000000001',
+} as const
+
+export interface Reply<T = any> {
+  status: number
+  headers: Headers
+  contentType: string
+  body: T
+  raw: Buffer
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>
+  json?: unknown
+  form?: Record<string, string>
+  /** Raw body text or bytes, sent as given. */
+  body?: string | Buffer
+  /** Skip the document check (for replies that are not meant to conform, such as /docs). */
+  unchecked?: boolean
+}
+
+/**
+ * A started mock with fixed time and randomness, and a client whose every reply is checked
+ * against the document of the release the mock emulates, so mock and document cannot drift apart.
+ */
+export async function startTestMock(options: StartOptions = {}) {
+  const deps = options.deps ?? fixedDeps('2026-11-01T09:00:00.000Z')
+  const mock = await startMock({ logLevel: 'silent', ...options, deps })
+  return new TestClient(mock)
+}
+
+export class TestClient {
+  constructor(readonly mock: RunningMock) {}
+
+  get url(): string {
+    return this.mock.url
+  }
+
+  close(): Promise<void> {
+    return this.mock.close()
+  }
+
+  async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
+    const headers: Record<string, string> = { ...options.headers }
+    let body: string | Buffer | undefined = options.body
+    if (options.json !== undefined) {
+      headers['content-type'] ??= 'application/json'
+      body = JSON.stringify(options.json)
+    } else if (options.form !== undefined) {
+      headers['content-type'] ??= 'application/x-www-form-urlencoded'
+      body = new URLSearchParams(options.form).toString()
+    }
+    const response = await fetch(`${this.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(20_000) })
+    const raw = Buffer.from(await response.arrayBuffer())
+    const contentType = response.headers.get('content-type') ?? ''
+    const text = raw.toString('utf8')
+    const parsed = /json/.test(contentType) && text !== '' ? JSON.parse(text) : text
+    if (options.unchecked !== true) {
+      const problems = conformanceProblems(this.mock.config.productVersion, { method, path, status: response.status, contentType, body: parsed })
+      expect(problems, `${method} ${path} answered ${response.status} ${text.slice(0, 300)}`).toEqual([])
+    }
+    return { status: response.status, headers: response.headers, contentType, body: parsed as T, raw }
+  }
+
+  /** Signs in with the current form for the emulated release; returns the token. */
+  async signIn(user: { username: string; password: string } = IDS.admin): Promise<string> {
+    const version = this.mock.config.productVersion
+    if (inRange(version, RANGES.legacy)) {
+      const reply = await this.request('POST', '/IntelligenceUserManagementService/UserManagementService.svc/Token', {
+        json: { userName: user.username, password: user.password, clientId: IDS.legacyClientId },
+      })
+      expect(reply.status).toBe(200)
+      return reply.body.SessionToken as string
+    }
+    const path = inRange(version, RANGES.withOrganization) ? `/identityprovider/${IDS.org}/connect/token` : '/identityprovider/connect/token'
+    const reply = await this.request('POST', path, {
+      form: { client_id: IDS.clientId, username: user.username, password: user.password, grant_type: 'password', scope: 'openid apiv1 nosession' },
+    })
+    expect(reply.status).toBe(200)
+    return reply.body.access_token as string
+  }
+
+  /** The three headers of a data operation. */
+  dataHeaders(token: string, extra: Record<string, string> = {}): Record<string, string> {
+    return { ApplicationId: IDS.applicationId, SessionToken: token, WorkspaceId: IDS.workspaceId, ...extra }
+  }
+
+  /** POST to a data operation with the data headers. */
+  post<T = any>(path: string, token: string, json: unknown, extra: RequestOptions = {}): Promise<Reply<T>> {
+    return this.request<T>('POST', path, { ...extra, json, headers: { ...this.dataHeaders(token), ...extra.headers } })
+  }
+
+  /** Get Items with a query text (POST form). */
+  items<T = any>(token: string, query: string): Promise<Reply<T>> {
+    return this.post<T>('/ExplorerApi/api/items', token, { query })
+  }
+}
