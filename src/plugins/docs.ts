@@ -13,7 +13,10 @@ export async function registerDocs(app: FastifyInstance, document: OpenAPIObject
   const yaml = stringify(document, { aliasDuplicateObjects: false })
   app.get('/openapi.json', { logLevel: 'warn' }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(json))
   app.get('/openapi.yaml', { logLevel: 'warn' }, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml))
-  await app.register(swagger, { mode: 'static', specification: { document: document as never } })
+  // The page's renderer warns about any dialect but its own default; its view drops the field,
+  // while /openapi.json and /openapi.yaml keep it for tools that read schemas as 2020-12.
+  const { jsonSchemaDialect: _dialect, ...forPage } = document
+  await app.register(swagger, { mode: 'static', specification: { document: forPage as never } })
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 1, displayOperationId: true },
