@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
+
+describe('Run Action', () => {
+  let mock: TestClient
+  let token: string
+  beforeAll(async () => {
+    mock = await startTestMock()
+    token = await mock.signIn()
+  })
+  afterAll(() => mock.close())
+
+  const run = (actionId: string, parametersMap: unknown[], as = token) => mock.post('/ExplorerApi/api/action/run', as, { actionId, parametersMap })
+
+  it('runs an action whose effect a re-read shows', async () => {
+    const before = (await mock.items(token, '$filter=Id eq 3 or Id eq 4')).body
+    const reply = await run(IDS.actionOk, [
+      { Name: 'ProcedureName', Value: 'usp_RecalculateTotals' },
+      { Name: 'Parameters', Value: [{ key: 'Ids', value: '3,4' }] },
+    ])
+    expect(reply.status).toBe(200)
+    expect(reply.body).toMatchObject({ IsSuccessful: true, IsAsync: false })
+    expect(typeof reply.body.Message).toBe('string')
+    const after = (await mock.items(token, '$filter=Id eq 3 or Id eq 4&$orderby=Id asc')).body
+    expect(after.map((r: { Status: string }) => r.Status)).toEqual(['Recalculated', 'Recalculated'])
+    expect(after[0].TIMESTAMP).not.toBe(before.find((r: { Id: number }) => r.Id === 3).TIMESTAMP)
+    const five = (await mock.items(token, '$filter=Id eq 5')).body[0]
+    expect(five.Status).not.toBe('Recalculated')
+  })
+
+  it('reports a failing action in IsSuccessful, with 200', async () => {
+    const reply = await run(IDS.actionFails, [])
+    expect(reply.status).toBe(200)
+    expect(reply.body.IsSuccessful).toBe(false)
+    expect(reply.body.Message.length).toBeGreaterThan(0)
+  })
+
+  it('refuses an unknown action, a wrong procedure and a malformed parameter', async () => {
+    const unknown = await run('c0ffee00-0000-4000-8000-0000000000ff', [])
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.code).toBe('UNKNOWN_ACTION')
+    const wrong = await run(IDS.actionOk, [{ Name: 'ProcedureName', Value: 'usp_Other' }])
+    expect(wrong.status).toBe(400)
+    expect(wrong.body.detail).toContain('usp_RecalculateTotals')
+    const malformed = await run(IDS.actionOk, [{ Name: 'Parameters', Value: 'Ids=3' }])
+    expect(malformed.status).toBe(400)
+    expect(malformed.body.code).toBe('VALIDATION')
+  })
+
+  it('lets the read-only user run no action that changes rows', async () => {
+    const viewer = await mock.signIn(IDS.viewer)
+    const reply = await run(IDS.actionOk, [{ Name: 'Parameters', Value: [{ key: 'Ids', value: '6' }] }], viewer)
+    expect(reply.status).toBe(403)
+    expect((await mock.items(token, '$filter=Id eq 6')).body[0].Status).not.toBe('Recalculated')
+  })
+})
+
+describe('Send Email', () => {
+  let mock: TestClient
+  let token: string
+  beforeAll(async () => {
+    mock = await startTestMock()
+    token = await mock.signIn()
+  })
+  afterAll(() => mock.close())
+
+  const send = (body: unknown, headers: Record<string, string> = { Authorization: `Bearer ${token}`, WorkspaceId: IDS.workspaceId }) =>
+    mock.request('POST', '/webaggregator/api/v1/email/queue', { json: body, headers })
+
+  it('queues a mail with a Bearer token and answers 200 with an empty body', async () => {
+    const reply = await send({ to: ['buyer@example.test'], subject: 'Order 7', body: 'Shipped.' })
+    expect(reply.status).toBe(200)
+    expect(reply.raw.length).toBe(0)
+    const mail = mock.mock.app.outbox.list().at(-1)
+    expect(mail).toMatchObject({ to: ['buyer@example.test'], subject: 'Order 7', providerId: IDS.providerId, from: IDS.admin.username })
+    const named = await send({ providerId: IDS.providerId, to: ['a@example.test', 'b@example.test'], subject: 's', body: 'b' })
+    expect(named.status).toBe(200)
+    expect(mock.mock.app.outbox.list()).toHaveLength(2)
+  })
+
+  it('refuses a SessionToken instead of Bearer, an unknown provider and a bad recipient', async () => {
+    const session = await send({ to: ['x@example.test'], subject: 's', body: 'b' }, { SessionToken: token, WorkspaceId: IDS.workspaceId })
+    expect(session.status).toBe(401)
+    const provider = await send({ providerId: '00000000-0000-4000-8000-000000000000', to: ['x@example.test'], subject: 's', body: 'b' })
+    expect(provider.status).toBe(404)
+    const recipient = await send({ to: ['not an address'], subject: 's', body: 'b' })
+    expect(recipient.status).toBe(400)
+    expect(recipient.body.violations[0].pointer).toBe('/body/to/0')
+  })
+})
+
+describe('Generate Row Link', () => {
+  let mock: TestClient
+  let token: string
+  beforeAll(async () => {
+    mock = await startTestMock()
+    token = await mock.signIn()
+  })
+  afterAll(() => mock.close())
+
+  const link = (body: unknown) => mock.post('/ExplorerApi/api/metadata/generaterowlink', token, body)
+
+  it('answers a URL that opens the row on the mock', async () => {
+    const reply = await link({ relationKey: null, values: 4, valueType: 1 })
+    expect(reply.status).toBe(200)
+    expect(typeof reply.body).toBe('string')
+    const url = new URL(reply.body)
+    expect(url.origin).toBe(mock.url)
+    const opened = await fetch(reply.body)
+    expect(opened.status).toBe(200)
+    const rows = (await opened.json()) as Array<{ Id: number }>
+    expect(rows.map((r) => r.Id)).toEqual([4])
+    const several = await link({ relationKey: null, values: [4, 9], valueType: 1 })
+    expect(((await (await fetch(several.body)).json()) as Array<{ Id: number }>).map((r) => r.Id)).toEqual([4, 9])
+  })
+
+  it('refuses detail rows and unknown rows', async () => {
+    const detail = await link({ relationKey: IDS.relationKey, values: 1, valueType: 1 })
+    expect(detail.status).toBe(400)
+    const unknown = await link({ relationKey: null, values: [4, 999], valueType: 1 })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.detail).toContain('999')
+  })
+})

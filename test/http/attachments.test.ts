@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import yauzl from 'yauzl'
+import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
+
+const payload = (name: string) => readFileSync(new URL(`../../fixtures/files/${name}`, import.meta.url))
+
+/** Entries of a zip archive in their stored order, with their bytes. */
+async function unzip(bytes: Buffer): Promise<Array<{ name: string; data: Buffer; mtime: Date }>> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.fromBuffer(bytes, { lazyEntries: true, decodeStrings: true }, (err, z) => (err ? reject(err) : resolve(z))),
+  )
+  const entries: Array<{ name: string; data: Buffer; mtime: Date }> = []
+  await new Promise<void>((resolve, reject) => {
+    zip.on('entry', (entry: yauzl.Entry) => {
+      zip.openReadStream(entry, (err, stream) => {
+        if (err) return reject(err)
+        const chunks: Buffer[] = []
+        stream.on('data', (c: Buffer) => chunks.push(c))
+        stream.on('end', () => {
+          entries.push({ name: entry.fileName, data: Buffer.concat(chunks), mtime: entry.getLastModDate() })
+          zip.readEntry()
+        })
+      })
+    })
+    zip.on('end', resolve)
+    zip.on('error', reject)
+    zip.readEntry()
+  })
+  return entries
+}
+
+describe('attachments', () => {
+  let mock: TestClient
+  let token: string
+  let firstLineId: number
+  beforeAll(async () => {
+    mock = await startTestMock()
+    token = await mock.signIn()
+    const [line] = (await mock.items(token, `$filter=MasterId eq 1&$orderby=Id asc&$top=1&relationKey=${IDS.relationKey}`)).body
+    firstLineId = line.Id
+  })
+  afterAll(() => mock.close())
+
+  const list = (filter: string, relationKey?: string) =>
+    mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent(filter)}${relationKey ? `&relationKey=${relationKey}` : ''}`, { headers: mock.dataHeaders(token) })
+  const download = (ids: number[], rk?: string) => mock.post('/ExplorerApi/api/attachments/download', token, rk === undefined ? { ids } : { ids, rk })
+
+  it('lists a master row\'s top level, a folder, and a detail row\'s files', async () => {
+    const top = await list('ParentId eq 1')
+    expect(top.status).toBe(200)
+    expect(top.body.map((a: { Name: string }) => a.Name)).toEqual(['invoice.pdf', 'Photos'])
+    const [invoice, photos] = top.body
+    expect(invoice).toMatchObject({ ParentId: 1, FolderId: null, IsFolder: false, TypeImage: 'application/pdf' })
+    expect(String(invoice.DT_CREATION)).toMatch(/^\d{14}$/)
+    expect(photos.IsFolder).toBe(true)
+    const inside = await list(`ParentId eq 1 and FolderId eq ${photos.Id}`)
+    expect(inside.body.map((a: { Name: string; TypeImage: string }) => [a.Name, a.TypeImage])).toEqual([['front.jpg', 'image/jpeg'], ['back.jpg', 'image/jpeg']])
+    const detail = await list(`ParentId eq ${firstLineId}`, IDS.relationKey)
+    expect(detail.body.map((a: { Name: string }) => a.Name)).toEqual(['spec.txt'])
+    expect((await list('ParentId eq 2')).body).toEqual([])
+  })
+
+  it('refuses a filter of another form and an unknown relation key', async () => {
+    const bad = await list("Name eq 'x'")
+    expect(bad.status).toBe(400)
+    expect(bad.body.violations).toContainEqual(expect.objectContaining({ pointer: '/query/$filter' }))
+    const unknown = await list('ParentId eq 1', 'Invoices')
+    expect(unknown.status).toBe(404)
+  })
+
+  it('streams one file with its media type and Content-Disposition', async () => {
+    const [invoice] = (await list('ParentId eq 1')).body
+    const reply = await download([invoice.Id], '')
+    expect(reply.status).toBe(200)
+    expect(reply.contentType).toBe('application/pdf')
+    expect(reply.headers.get('content-disposition')).toBe('attachment; filename=invoice.pdf')
+    expect(reply.raw.equals(payload('invoice.pdf'))).toBe(true)
+    const [spec] = (await list(`ParentId eq ${firstLineId}`, IDS.relationKey)).body
+    const text = await download([spec.Id], IDS.relationKey)
+    expect(text.contentType).toMatch(/^text\/plain/)
+    expect(text.raw.equals(payload('spec.txt'))).toBe(true)
+  })
+
+  it('streams a folder as a deterministic zip of its files in listing order', async () => {
+    const photos = (await list('ParentId eq 1')).body.find((a: { IsFolder: boolean }) => a.IsFolder)
+    const first = await download([photos.Id])
+    expect(first.status).toBe(200)
+    expect(first.contentType).toBe('application/zip')
+    expect(first.headers.get('content-disposition')).toBe('attachment; filename=Photos.zip')
+    const entries = await unzip(first.raw)
+    expect(entries.map((e) => e.name)).toEqual(['front.jpg', 'back.jpg'])
+    expect(entries[0]!.data.equals(payload('front.jpg'))).toBe(true)
+    expect(entries[1]!.data.equals(payload('back.jpg'))).toBe(true)
+    const second = await download([photos.Id])
+    expect(second.raw.equals(first.raw)).toBe(true)
+  })
+
+  it('zips several ids, a folder as a directory inside', async () => {
+    const [invoice, photos] = (await list('ParentId eq 1')).body
+    const reply = await download([invoice.Id, photos.Id])
+    expect(reply.headers.get('content-disposition')).toBe('attachment; filename=attachments.zip')
+    expect((await unzip(reply.raw)).map((e) => e.name)).toEqual(['invoice.pdf', 'Photos/front.jpg', 'Photos/back.jpg'])
+  })
+
+  it('answers 404 for an unknown id and 400 when rk does not fit the row', async () => {
+    const unknown = await download([9999])
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.code).toBe('UNKNOWN_ATTACHMENT')
+    const [invoice] = (await list('ParentId eq 1')).body
+    const rkForMaster = await download([invoice.Id], IDS.relationKey)
+    expect(rkForMaster.status).toBe(400)
+    expect(rkForMaster.body.detail).toMatch(/master row/)
+    const [spec] = (await list(`ParentId eq ${firstLineId}`, IDS.relationKey)).body
+    const missingRk = await download([spec.Id])
+    expect(missingRk.status).toBe(400)
+    expect(missingRk.body.detail).toContain(IDS.relationKey)
+    expect((await download([])).status).toBe(400)
+  })
+})
