@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { compileFilter, FilterCache, type Predicate } from '../../src/store/filter.ts'
+import { printFilter, type CompareOp, type FilterNode, type TextFunction } from '../../src/store/filter-ast.ts'
+import { parseFilter } from '../../src/store/filter-parser.ts'
+import type { FieldType, Row } from '../../src/store/types.ts'
+
+const FIELDS = new Map<string, FieldType>([
+  ['Id', 'integer'],
+  ['Customer', 'string'],
+  ['Amount', 'number'],
+  ['Qty', 'integer'],
+  ['Active', 'boolean'],
+  ['Created', 'date-time'],
+  ['Code', 'string'],
+])
+
+const ROWS: Row[] = [
+  { Id: 1, TIMESTAMP: 1, Customer: 'Acme', Amount: 10, Qty: 1, Active: true, Created: '2024-01-05T10:00:00.000Z', Code: '42' },
+  { Id: 2, TIMESTAMP: 1, Customer: 'Acme Ltd', Amount: 99.5, Qty: 5, Active: false, Created: '2024-02-01T00:00:00.000Z', Code: '7' },
+  { Id: 3, TIMESTAMP: 1, Customer: "O'Brien", Amount: 250, Qty: 12, Active: true, Created: '2024-03-15T08:30:00.000Z', Code: null },
+  { Id: 4, TIMESTAMP: 1, Customer: null, Amount: null, Qty: null, Active: null, Created: null, Code: 'x' },
+  { Id: 5, TIMESTAMP: 1, Customer: 'acme', Amount: 1000, Qty: 50, Active: true, Created: '2023-12-31T23:59:59.000Z', Code: '042' },
+]
+
+function compile(text: string): Predicate {
+  const predicate = compileFilter(text, FIELDS)
+  if ('error' in predicate) throw new Error(predicate.message)
+  return predicate
+}
+
+function ids(text: string): number[] {
+  const predicate = compile(text)
+  return ROWS.filter(predicate).map((r) => r.Id)
+}
+
+describe('compileFilter: comparisons', () => {
+  it.each<[string, number[]]>([
+    ["Customer eq 'Acme'", [1]],
+    ["Customer ne 'Acme'", [2, 3, 5]],
+    ["Customer gt 'Acme'", [2, 3, 5]],
+    ["Customer lt 'B'", [1, 2]],
+    ['Amount eq 10', [1]],
+    ["Amount eq '10'", [1]],
+    ['Amount ne 10', [2, 3, 5]],
+    ['Amount gt 99.5', [3, 5]],
+    ['Amount ge 99.5', [2, 3, 5]],
+    ['Amount lt 99.5', [1]],
+    ['Amount le 99.5', [1, 2]],
+    ["Amount gt '9'", [1, 2, 3, 5]],
+    ['Amount gt -1e3', [1, 2, 3, 5]],
+    ['Qty ge 12', [3, 5]],
+    ['Id le 2', [1, 2]],
+    ['Active eq true', [1, 3, 5]],
+    ["Active eq 'false'", [2]],
+    ['Active ne true', [2]],
+    ["Created ge '2024-02-01T00:00:00.000Z'", [2, 3]],
+    ["Created lt '2024'", [5]],
+    ['Code eq 42', [1]],
+    ["Code eq '042'", [5]],
+    ['Customer eq null', [4]],
+    ['Customer ne null', [1, 2, 3, 5]],
+    ['Amount eq null', [4]],
+    ["Customer eq 'O''Brien'", [3]],
+  ])('%s -> %j', (text, expected) => expect(ids(text)).toEqual(expected))
+})
+
+describe('compileFilter: text functions (case-sensitive)', () => {
+  it.each<[string, number[]]>([
+    ["contains(Customer,'cme')", [1, 2, 5]],
+    ["contains(Customer,'Ltd')", [2]],
+    ["contains(Customer, 'ACME')", []],
+    ["startswith(Customer,'Acme')", [1, 2]],
+    ["startswith(Customer,'acme')", [5]],
+    ["endswith(Customer,'Ltd')", [2]],
+    ["endswith(Customer,'''Brien')", [3]],
+    ["startswith(Created,'2024-03')", [3]],
+    ["not contains(Customer,'cme')", [3]],
+  ])('%s -> %j', (text, expected) => expect(ids(text)).toEqual(expected))
+})
+
+describe('compileFilter: logic and precedence (not > and > or)', () => {
+  it.each<[string, number[]]>([
+    ["Customer eq 'Acme' or Amount gt 200", [1, 3, 5]],
+    ["Amount gt 50 and Amount lt 500", [2, 3]],
+    // and binds tighter than or: Id eq 1 or (Id eq 2 and Amount gt 1000)
+    ['Id eq 1 or Id eq 2 and Amount gt 1000', [1]],
+    ['(Id eq 1 or Id eq 2) and Amount gt 50', [2]],
+    // not binds tighter than and: (not Id eq 1) and Amount lt 100
+    ['not Id eq 1 and Amount lt 100', [2]],
+    ['not (Id eq 1 and Amount lt 100)', [2, 3, 4, 5]],
+    ['not not Id eq 3', [3]],
+    ['Id eq 1 or Id eq 2 or Id eq 3', [1, 2, 3]],
+    ['((Id eq 5))', [5]],
+    ["ID EQ 1 OR id eq 2".replace('ID', 'Id').replace('id', 'Id'), [1, 2]],
+    ['Id Eq 1 AND Amount GT 5', [1]],
+  ])('%s -> %j', (text, expected) => expect(ids(text)).toEqual(expected))
+
+  it('treats a comparison with a null field as unknown, which neither matches nor its negation (SQL)', () => {
+    expect(ids("Customer ne 'Acme'")).not.toContain(4)
+    expect(ids("not (Customer eq 'Acme')")).not.toContain(4)
+    expect(ids("Customer eq 'Acme' or Id eq 4")).toEqual([1, 4])
+    // unknown and false is false, so the negation holds even for the null row (Kleene logic).
+    expect(ids("not (Customer eq 'Acme' and Id eq 99)")).toEqual([1, 2, 3, 4, 5])
+    // unknown or false stays unknown, and so does its negation.
+    expect(ids("not (Customer eq 'Acme' or Id eq 99)")).toEqual([2, 3, 5])
+  })
+
+  it('reports the fields a filter reads', () => {
+    expect(compile("Amount gt 1 and (contains(Customer,'a') or Amount lt 5)").fields).toEqual(['Amount', 'Customer'])
+  })
+})
+
+describe('compileFilter: errors name the position and what was expected', () => {
+  it.each<[string, 'BAD_FILTER' | 'UNKNOWN_FIELD', number, string]>([
+    ['', 'BAD_FILTER', 1, 'the filter is empty'],
+    ['   ', 'BAD_FILTER', 1, 'the filter is empty'],
+    ['Customer', 'BAD_FILTER', 9, 'expected a comparison operator (eq, ne, gt, ge, lt, le) after the field Customer, found the end of the filter'],
+    ["Customer is 'x'", 'BAD_FILTER', 10, "expected a comparison operator (eq, ne, gt, ge, lt, le) after the field Customer, found 'is'"],
+    ['Customer eq', 'BAD_FILTER', 12, "expected a value after 'eq': a quoted text, a number, null, true or false, found the end of the filter"],
+    ['Customer eq Acme', 'BAD_FILTER', 13, "expected a value after 'eq'"],
+    ["Customer eq 'Acme", 'BAD_FILTER', 13, 'this quoted text is never closed'],
+    ["(Customer eq 'a'", 'BAD_FILTER', 17, "expected ')' to close the '(' at character 1"],
+    ["Customer eq 'a')", 'BAD_FILTER', 16, "this ')' closes nothing"],
+    ["Customer eq 'a' Amount eq 1", 'BAD_FILTER', 17, "expected 'and', 'or' or the end of the filter, found 'Amount'"],
+    ["Customer eq 'a' and", 'BAD_FILTER', 20, "expected a field name, a function (contains, startswith, endswith), 'not' or '('"],
+    ['and Id eq 1', 'BAD_FILTER', 1, 'expected a field name'],
+    ['Id eq 1 # 2', 'BAD_FILTER', 9, "unexpected character '#'"],
+    ['Id eq -', 'BAD_FILTER', 7, "expected a number after '-'"],
+    ["contains(Customer 'a')", 'BAD_FILTER', 19, "',' after the field name in contains()"],
+    ['contains(Customer,5)', 'BAD_FILTER', 19, 'a quoted text as the second argument of contains()'],
+    ["contains(Amount,'5')", 'BAD_FILTER', 10, 'contains() applies to text fields; Amount is number'],
+    ["Amount eq 'ten'", 'BAD_FILTER', 11, "expected a number, found 'ten' for Amount (number)"],
+    ['Amount gt null', 'BAD_FILTER', 11, 'null can only be compared with eq or ne, not gt'],
+    ['Active gt true', 'BAD_FILTER', 11, 'boolean fields can only be compared with eq or ne'],
+    ['Active eq 1', 'BAD_FILTER', 11, 'expected true or false, found 1'],
+    ['Created gt 2024', 'BAD_FILTER', 12, 'expected a quoted ISO 8601 date-time'],
+    ['Customer eq true', 'BAD_FILTER', 13, 'expected a quoted text, found true'],
+    ["Colour eq 'red'", 'UNKNOWN_FIELD', 1, 'unknown field Colour; fields: Id, Customer, Amount'],
+    ["Id eq 1 and contains(Colour,'r')", 'UNKNOWN_FIELD', 22, 'unknown field Colour'],
+  ])('%j -> %s at %d', (text, error, position, message) => {
+    const result = compileFilter(text, FIELDS)
+    expect(result).toMatchObject({ error, position })
+    expect((result as { message: string }).message).toContain(`character ${position}: `)
+    expect((result as { message: string }).message).toContain(message)
+  })
+})
+
+describe('FilterCache', () => {
+  it('compiles a text once and hands out the same predicate', () => {
+    const cache = new FilterCache(FIELDS)
+    const first = cache.get('Id eq 1')
+    expect(cache.get('Id eq 1')).toBe(first)
+    expect(cache.get('Id eq 2')).not.toBe(first)
+  })
+
+  it('is bounded: the least recently used text is compiled again', () => {
+    const cache = new FilterCache(FIELDS, 2)
+    const a = cache.get('Id eq 1')
+    cache.get('Id eq 2')
+    cache.get('Id eq 1')
+    cache.get('Id eq 3')
+    expect(cache.get('Id eq 1')).toBe(a)
+    const b = cache.get('Id eq 2')
+    expect(cache.get('Id eq 2')).toBe(b)
+    expect(cache.get('Id eq 3')).not.toBeUndefined()
+  })
+})
+
+describe('printFilter / parseFilter', () => {
+  const fieldName = fc.constantFrom('Id', 'Customer', 'Amount', 'Status_2', '_x')
+  const text = fc.string({ maxLength: 8 })
+  const number = fc.oneof(fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.double({ noNaN: true, noDefaultInfinity: true })).map((n) => Object.is(n, -0) ? 0 : n)
+  const literal = fc.oneof(
+    text.map((value) => ({ type: 'string' as const, value })),
+    number.map((value) => ({ type: 'number' as const, value, raw: String(value) })),
+    fc.boolean().map((value) => ({ type: 'boolean' as const, value })),
+    fc.constant({ type: 'null' as const }),
+  )
+  const leaf: fc.Arbitrary<FilterNode> = fc.oneof(
+    fc.record({ kind: fc.constant('compare' as const), op: fc.constantFrom<CompareOp>('eq', 'ne', 'gt', 'ge', 'lt', 'le'), field: fieldName, fieldPos: fc.constant(0), value: literal, valuePos: fc.constant(0) }),
+    fc.record({ kind: fc.constant('call' as const), fn: fc.constantFrom<TextFunction>('contains', 'startswith', 'endswith'), field: fieldName, fieldPos: fc.constant(0), value: text, valuePos: fc.constant(0) }),
+  )
+  const tree = fc.letrec<{ node: FilterNode }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      leaf,
+      fc.record({ kind: fc.constantFrom('and' as const, 'or' as const), left: tie('node'), right: tie('node') }),
+      fc.record({ kind: fc.constant('not' as const), operand: tie('node') }),
+    ),
+  })).node
+
+  /** Positions depend on the text, so compare trees without them. */
+  const withoutPositions = (node: unknown): unknown => JSON.parse(JSON.stringify(node, (key, value: unknown) => (key === 'fieldPos' || key === 'valuePos' ? undefined : value)))
+
+  it('parse(print(tree)) gives the same tree back, shape and precedence included', () => {
+    fc.assert(
+      fc.property(tree, (node) => {
+        const parsed = parseFilter(printFilter(node))
+        expect('error' in parsed ? parsed : withoutPositions(parsed)).toEqual(withoutPositions(node))
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('prints only the parentheses the shape needs', () => {
+    const parsed = parseFilter("(Id eq 1 or (Id eq 2 and not (Id eq 3))) and (Id eq 4 and Id eq 5)")
+    expect(printFilter(parsed as FilterNode)).toBe('(Id eq 1 or Id eq 2 and not Id eq 3) and (Id eq 4 and Id eq 5)')
+  })
+})

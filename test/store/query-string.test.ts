@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import { decodePercent, parseQueryString } from '../../src/store/query-string.ts'
+import type { ParsedQuery } from '../../src/store/types.ts'
+
+const NONE: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false }
+
+describe('parseQueryString: what it understands', () => {
+  it.each<[string, Partial<ParsedQuery>]>([
+    ['', {}],
+    ['$top=200', { top: 200 }],
+    ['$top=0&$skip=40', { top: 0, skip: 40 }],
+    ['$orderby=Customer', { orderBy: [{ field: 'Customer', direction: 'asc' }] }],
+    ['$orderby=Amount desc', { orderBy: [{ field: 'Amount', direction: 'desc' }] }],
+    ['$orderby=Status ASC, Amount DESC,Id', {
+      orderBy: [
+        { field: 'Status', direction: 'asc' },
+        { field: 'Amount', direction: 'desc' },
+        { field: 'Id', direction: 'asc' },
+      ],
+    }],
+    ["$filter=Customer eq 'Acme'", { filter: "Customer eq 'Acme'" }],
+    ['relationKey=OrderLines', { relationKey: 'OrderLines' }],
+    ['RelationKey=OrderLines', { relationKey: 'OrderLines' }],
+    ['$inlinecount=allpages', { inlineCount: true }],
+    ['$inlinecount=none', { inlineCount: false }],
+    ["$inlinecount=allpages&$filter=MasterId eq '3'&relationKey=OrderLines", { inlineCount: true, filter: "MasterId eq '3'", relationKey: 'OrderLines' }],
+    ['$top=5&&$skip=1&', { top: 5, skip: 1 }],
+  ])('%j', (text, expected) => {
+    expect(parseQueryString(text)).toEqual({ ...NONE, ...expected })
+  })
+
+  it('keeps an ampersand inside a quoted filter value', () => {
+    expect(parseQueryString("$filter=Customer eq 'Hoffmann & Söhne KG'&$top=1")).toEqual({ ...NONE, filter: "Customer eq 'Hoffmann & Söhne KG'", top: 1 })
+  })
+
+  it('decodes percent-escapes per parameter, so an encoded & stays in its value', () => {
+    const text = `$filter=${encodeURIComponent("Customer eq 'A&B Café'")}&%24top=3`
+    expect(parseQueryString(text)).toEqual({ ...NONE, filter: "Customer eq 'A&B Café'", top: 3 })
+  })
+
+  it('keeps + as a plus sign (the query is JSON text, not an HTML form)', () => {
+    expect(parseQueryString("$filter=Phone eq '+49 30'")).toEqual({ ...NONE, filter: "Phone eq '+49 30'" })
+  })
+
+  it('keeps a % that starts no valid escape', () => {
+    expect(decodePercent("contains(Note,'100% sure')")).toBe("contains(Note,'100% sure')")
+    expect(decodePercent('50%25 off %E2%82%AC')).toBe('50% off €')
+    expect(decodePercent('%FF')).toBe('%FF')
+  })
+})
+
+describe('parseQueryString: errors say what was not understood', () => {
+  it.each([
+    ['$top=-1', '$top must be a non-negative integer, got \'-1\''],
+    ['$top=ten', "$top must be a non-negative integer, got 'ten'"],
+    ['$skip=1.5', "$skip must be a non-negative integer, got '1.5'"],
+    ['$top=99999999999999999999', '$top must be a non-negative integer'],
+    ['$orderby=', '$orderby is empty'],
+    ['$orderby=Amount sideways', "$orderby item 'Amount sideways' is not 'Field', 'Field asc' or 'Field desc'"],
+    ['$orderby=Amount desc,', "$orderby item '' is not"],
+    ['relationKey=', 'relationKey is empty'],
+    ['$inlinecount=some', "$inlinecount must be 'allpages' or 'none', got 'some'"],
+    ['$top', "parameter '$top' has no '=' and value"],
+    ['$top=1&$top=2', '$top appears more than once'],
+    ['$select=Id', "unknown parameter '$select'; known: $top, $skip, $orderby, $filter, relationKey, $inlinecount"],
+    ['$select=Id&$expand=X&$top=1', "unknown parameters '$select', '$expand'"],
+  ])('%j -> BAD_QUERY %s', (text, message) => {
+    const result = parseQueryString(text)
+    expect(result).toMatchObject({ error: 'BAD_QUERY' })
+    expect((result as { message: string }).message).toContain(message)
+  })
+})
