@@ -15,7 +15,7 @@ export async function registerDocs(app: FastifyInstance, document: OpenAPIObject
   app.get('/openapi.yaml', { logLevel: 'warn' }, async (_request, reply) => reply.type('application/yaml; charset=utf-8').send(yaml))
   // The page's renderer warns about any dialect but its own default; its view drops the field,
   // while /openapi.json and /openapi.yaml keep it for tools that read schemas as 2020-12.
-  const { jsonSchemaDialect: _dialect, ...forPage } = document
+  const { jsonSchemaDialect: _dialect, ...forPage } = document as OpenAPIObject & { jsonSchemaDialect?: string }
   await app.register(swagger, { mode: 'static', specification: { document: forPage as never } })
   await app.register(swaggerUi, {
     routePrefix: '/docs',
