@@ -93,6 +93,8 @@ export interface AttachmentDef {
 
 export interface ActionDef {
   id: string
+  /** Application the action belongs to; absent = runs in any application. */
+  applicationId?: string
   procedureName: string
   message: string
   isSuccessful: boolean
@@ -152,4 +154,135 @@ export interface ReturnState {
   relationKey: string | null
   id: number
   field?: string
+}
+
+// ---------------------------------------------------------------------------------------------
+// Additions for the store's operations (queries, save and delete outcomes, error values).
+// ---------------------------------------------------------------------------------------------
+
+/** Codes of the store's error values for reads and look-ups (save and delete use `ReturnState`). */
+export type StoreErrorCode =
+  | 'BAD_QUERY'
+  | 'BAD_FILTER'
+  | 'UNKNOWN_FIELD'
+  | 'UNKNOWN_RELATION_KEY'
+  | 'UNKNOWN_APPLICATION'
+  | 'NOT_FOUND'
+  | 'INVALID_COUNT'
+
+/** A failure returned as a value: `message` says exactly what was not understood or not found. */
+export interface StoreError<C extends StoreErrorCode = StoreErrorCode> {
+  error: C
+  message: string
+}
+
+/** Why a query could not be answered. */
+export type QueryError = StoreError<'BAD_QUERY' | 'BAD_FILTER' | 'UNKNOWN_FIELD' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_APPLICATION'>
+
+/** One `$orderby` item. */
+export interface OrderItem {
+  field: string
+  direction: 'asc' | 'desc'
+}
+
+/** The `query` text of Get Items / Get Items Count, understood. */
+export interface ParsedQuery {
+  /** `$top`; null = no limit (the seed states no maximum page size). */
+  top: number | null
+  /** `$skip`; 0 when absent. */
+  skip: number
+  orderBy: OrderItem[]
+  /** `$filter` text, compiled by the store (per storage, cached); null when absent. */
+  filter: string | null
+  /** Detail Relation Key; null for master rows. */
+  relationKey: string | null
+  /** `$inlinecount=allpages`: the caller wants the count instead of the rows. */
+  inlineCount: boolean
+}
+
+/** Field name to type, system fields included; what a filter or an order may refer to. */
+export type FieldLookup = ReadonlyMap<string, FieldType>
+
+/** What a successful save did, in the terms the result object needs. */
+export interface SaveResult {
+  /** Rows created, masters and details together. */
+  created: number
+  /** Rows updated, masters and details together (a master sent only to carry new details is not counted). */
+  updated: number
+  /**
+   * Keyed by the temporary master Id as text (`"-1"`), or by the real Id of an existing master
+   * that received new detail rows. All values are strings, as in the seed.
+   */
+  primaryKeyData: Record<string, { newKeys: Record<string, string> }>
+  /** Physical name of the master storage's Identity field (`RowIdentifier`). */
+  identityField: string
+  /** Name of the master storage (`StorageName`). */
+  storageName: string
+  /** Real Id of the first master of the request, for `MasterRowLink`; null when no master was sent. */
+  firstMasterId: number | null
+}
+
+/**
+ * Writes a plan decided on; opaque to callers. Applying cannot fail, but it must happen before
+ * any other write to the store (the store checks that and throws on a programming error).
+ */
+export interface StoreChanges {
+  readonly kind: 'changes'
+  /** Store generation the plan was made against. */
+  readonly generation: number
+  /** Opaque per-table writes. */
+  readonly tables: readonly unknown[]
+  /** Next row version after the writes. */
+  readonly nextVersion: number
+}
+
+/** The outcome of planning a save: every problem found, or the changes and the result. */
+export type SaveOutcome =
+  | { ok: false; returnStates: ReturnState[] }
+  | { ok: true; changes: StoreChanges; result: SaveResult }
+
+/** What a successful delete did. */
+export interface DeleteResult {
+  /** Rows named in the request and deleted (cascaded detail rows are not counted here). */
+  deleted: number
+  /** Detail rows deleted because their master was deleted. */
+  cascaded: number
+}
+
+/** The outcome of planning a delete. */
+export type DeleteOutcome =
+  | { ok: false; returnStates: ReturnState[] }
+  | { ok: true; changes: StoreChanges; result: DeleteResult }
+
+/** A custom action run as the store sees it. */
+export interface ActionCommand {
+  applicationId: string
+  actionId: string
+  userId: number
+  /** The `Parameters` entry of `parametersMap`, as key/value pairs. */
+  parameters: Array<{ key: string; value: string }>
+}
+
+/** A custom action's result, plus which master rows its effect changed. */
+export interface ActionOutcome {
+  message: string
+  isSuccessful: boolean
+  result: string
+  isAsync: boolean
+  /** Master row Ids the action's effect changed (empty when it has none). */
+  changedIds: number[]
+}
+
+/** An attachment to add (the control plane's upload). */
+export interface NewAttachment {
+  applicationId: string
+  relationKey: string | null
+  parentId: number
+  folderId: number | null
+  isFolder: boolean
+  name: string
+  description?: string
+  mediaType: string
+  content?: Uint8Array
+  userId: number
 }

@@ -1,0 +1,47 @@
+import { applyChanges, Plan } from './plan.ts'
+import type { StoreState } from './state.ts'
+import type { ActionCommand, ActionOutcome, Deps, Row, StoreError } from './types.ts'
+
+/**
+ * Runs a custom action (seed, operation 8) as the fixture describes it. An action that succeeds
+ * and has an `effect` changes master rows the way its stored procedure would: it sets the
+ * effect's fields on the master rows whose Ids the client passes, comma-separated, in the
+ * parameter the effect names (`Ids=1,2,3`). Ids that are not numbers or not rows are skipped,
+ * as an UPDATE ... WHERE Id IN (...) would. Changed rows get a new TIMESTAMP, DT_LAST_UPDATE
+ * and USER_ID_LAST_UPDATE like any update. An action reporting failure changes nothing.
+ */
+export function runAction(state: StoreState, cmd: ActionCommand, deps: Deps): ActionOutcome | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND'> {
+  const app = state.apps.get(cmd.applicationId)
+  if (app === undefined) return { error: 'UNKNOWN_APPLICATION', message: `application ${cmd.applicationId} does not exist` }
+  const action = state.fixture.actions.find((a) => a.id === cmd.actionId)
+  if (action === undefined || (action.applicationId !== undefined && action.applicationId !== cmd.applicationId)) {
+    return { error: 'NOT_FOUND', message: `custom action ${cmd.actionId} does not exist in application ${app.def.name}` }
+  }
+  const outcome: ActionOutcome = {
+    message: action.message,
+    isSuccessful: action.isSuccessful,
+    result: action.result,
+    isAsync: action.isAsync,
+    changedIds: [],
+  }
+  const effect = action.effect
+  if (!action.isSuccessful || effect === undefined) return outcome
+  const text = cmd.parameters.find((p) => p.key === effect.rowsFromParameter)?.value ?? ''
+  const ids = [...new Set(text.split(',').map((part) => Number(part.trim())))].filter((id) => Number.isSafeInteger(id) && id > 0)
+  const plan = new Plan(state)
+  const masters = plan.of(app.master)
+  const now = new Date(deps.now()).toISOString()
+  for (const id of ids) {
+    const current = app.master.get(id)
+    if (current === undefined) continue
+    const next: Row = { ...current }
+    for (const [field, value] of Object.entries(effect.set)) if (app.master.fields.has(field)) next[field] = value
+    next.DT_LAST_UPDATE = now
+    next.USER_ID_LAST_UPDATE = cmd.userId
+    next.TIMESTAMP = plan.takeVersion()
+    masters.puts.set(id, app.master.makeRow(next))
+    outcome.changedIds.push(id)
+  }
+  applyChanges(state, plan.changes())
+  return outcome
+}

@@ -1,0 +1,70 @@
+import { describeValue } from './field-values.ts'
+import { Plan } from './plan.ts'
+import type { StoreState } from './state.ts'
+import type { DeleteCommand, DeleteOutcome, ReturnState } from './types.ts'
+
+/**
+ * Checks a whole delete and decides every removal, changing nothing.
+ *
+ * - Each row must exist (NOT_FOUND) with the TIMESTAMP sent (CONCURRENCY); a null TIMESTAMP is
+ *   INVALID_VALUE, since the seed makes it required to delete.
+ * - Deleting a master deletes its detail rows too, in every detail table, and the attachments
+ *   of every deleted row. The seed is silent; a detail row cannot outlive its master here
+ *   because nothing could reach it (queries select details by master).
+ * - `deleted` counts the rows the request named (each once, even if named twice); detail rows
+ *   removed with their master are counted in `cascaded`, so `DeletedItems` matches what the
+ *   client sent.
+ * - All or nothing: any problem and nothing is removed.
+ */
+export function planDelete(state: StoreState, cmd: DeleteCommand): DeleteOutcome {
+  const problems: ReturnState[] = []
+  const app = state.apps.get(cmd.applicationId)
+  if (app === undefined) {
+    return { ok: false, returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }] }
+  }
+  const plan = new Plan(state)
+  let deleted = 0
+  const deletedMasters: number[] = []
+  for (const group of cmd.groups) {
+    const table = group.relationKey === null ? app.master : app.details.get(group.relationKey)
+    if (table === undefined) {
+      const known = [...app.details.keys()].join(', ') || '(none)'
+      problems.push({ code: 'UNKNOWN_RELATION_KEY', message: `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`, relationKey: group.relationKey, id: 0 })
+      continue
+    }
+    const what = group.relationKey === null ? 'master row' : `${group.relationKey} row`
+    const tablePlan = plan.of(table)
+    for (const { Id, TIMESTAMP } of group.rows) {
+      if (tablePlan.deletes.has(Id)) continue
+      const row = table.get(Id)
+      if (row === undefined) {
+        problems.push({ code: 'NOT_FOUND', message: `${what} ${Id} does not exist in storage ${table.storage.name}`, relationKey: group.relationKey, id: Id })
+        continue
+      }
+      if (TIMESTAMP === null || !Number.isSafeInteger(TIMESTAMP)) {
+        problems.push({ code: 'INVALID_VALUE', message: `${what} ${Id}: TIMESTAMP must be the row version read with Get Items, got ${describeValue(TIMESTAMP)}`, relationKey: group.relationKey, id: Id, field: 'TIMESTAMP' })
+        continue
+      }
+      if (TIMESTAMP !== row.TIMESTAMP) {
+        problems.push({ code: 'CONCURRENCY', message: `${what} ${Id} was changed by someone else: TIMESTAMP ${TIMESTAMP} is not the current ${row.TIMESTAMP}`, relationKey: group.relationKey, id: Id, field: 'TIMESTAMP' })
+        continue
+      }
+      tablePlan.deletes.add(Id)
+      deleted++
+      if (group.relationKey === null) deletedMasters.push(Id)
+    }
+  }
+  if (problems.length > 0) return { ok: false, returnStates: problems }
+  let cascaded = 0
+  for (const table of app.details.values()) {
+    const tablePlan = plan.of(table)
+    for (const masterId of deletedMasters) {
+      for (const detailId of table.detailIdsOf(masterId)) {
+        if (tablePlan.deletes.has(detailId)) continue
+        tablePlan.deletes.add(detailId)
+        cascaded++
+      }
+    }
+  }
+  return { ok: true, changes: plan.changes(), result: { deleted, cascaded } }
+}

@@ -1,0 +1,199 @@
+import { fieldsOf, type CompareOp, type FilterLiteral, type FilterNode } from './filter-ast.ts'
+import { parseFilter, type FilterError } from './filter-parser.ts'
+import { Lru } from './lru.ts'
+import type { FieldLookup, FieldType, FieldValue, Row } from './types.ts'
+
+export type { FilterError } from './filter-parser.ts'
+
+/**
+ * A compiled `$filter`: call it with a row. It also tells which fields it reads (so hidden
+ * fields can be refused) and keeps its tree (so the store can use an index for `MasterId eq N`).
+ */
+export interface Predicate {
+  (row: Row): boolean
+  readonly fields: readonly string[]
+  readonly tree: FilterNode
+}
+
+/**
+ * Compiles filter text against a storage's fields (system fields included).
+ *
+ * Semantics, chosen to match a SQL back end since the product filters in its database:
+ * - number and integer fields compare as numbers; a quoted number (`Amount gt '10'`, as the
+ *   seed's sample quotes every value) is read as a number; other fields compare as strings,
+ *   date-time fields as their ISO 8601 text, by UTF-16 code units (no locale collation).
+ * - `contains`, `startswith`, `endswith` are case-sensitive and apply to text and date-time fields.
+ * - A null field value makes any comparison unknown, and unknown is neither true nor false
+ *   (three-valued logic): `Status ne 'Open'` does not match a row whose Status is null, and
+ *   neither does `not (Status eq 'Open')`. Only `eq null` / `ne null` test for null.
+ */
+export function compileFilter(text: string, fields: FieldLookup): Predicate | FilterError {
+  if (text.trim() === '') return bad(1, 'the filter is empty; omit $filter to read every row')
+  const tree = parseFilter(text)
+  if ('error' in tree) return tree
+  const compiled = compileNode(tree, fields)
+  if ('error' in compiled) return compiled
+  const test = compiled
+  const predicate = ((row: Row) => test(row) === true) as Predicate
+  return Object.assign(predicate, { fields: fieldsOf(tree), tree })
+}
+
+/** Compiled filters of one storage, one per distinct text, bounded. */
+export class FilterCache {
+  readonly #fields: FieldLookup
+  readonly #cache: Lru<string, Predicate | FilterError>
+
+  constructor(fields: FieldLookup, size = 500) {
+    this.#fields = fields
+    this.#cache = new Lru(size)
+  }
+
+  /** The compiled filter (or its error) for a text, compiled at most once while it stays cached. */
+  get(text: string): Predicate | FilterError {
+    let entry = this.#cache.get(text)
+    if (entry === undefined) {
+      entry = compileFilter(text, this.#fields)
+      this.#cache.set(text, entry)
+    }
+    return entry
+  }
+}
+
+/** true, false, or null for unknown (a null operand). */
+type Test = (row: Row) => boolean | null
+
+function compileNode(node: FilterNode, fields: FieldLookup): Test | FilterError {
+  switch (node.kind) {
+    case 'and':
+    case 'or': {
+      const left = compileNode(node.left, fields)
+      if ('error' in left) return left
+      const right = compileNode(node.right, fields)
+      if ('error' in right) return right
+      return node.kind === 'and' ? (row) => and(left(row), right(row)) : (row) => or(left(row), right(row))
+    }
+    case 'not': {
+      const operand = compileNode(node.operand, fields)
+      if ('error' in operand) return operand
+      return (row) => {
+        const v = operand(row)
+        return v === null ? null : !v
+      }
+    }
+    case 'call': {
+      const type = fieldType(node.field, node.fieldPos, fields)
+      if (typeof type !== 'string') return type
+      if (type !== 'string' && type !== 'date-time') {
+        return bad(node.fieldPos, `${node.fn}() applies to text fields; ${node.field} is ${type}`)
+      }
+      const { field, value } = node
+      const match =
+        node.fn === 'contains'
+          ? (s: string) => s.includes(value)
+          : node.fn === 'startswith'
+            ? (s: string) => s.startsWith(value)
+            : (s: string) => s.endsWith(value)
+      return (row) => {
+        const v = row[field]
+        return typeof v === 'string' ? match(v) : null
+      }
+    }
+    case 'compare':
+      return compileComparison(node, fields)
+  }
+}
+
+function and(a: boolean | null, b: boolean | null): boolean | null {
+  if (a === false || b === false) return false
+  return a === null || b === null ? null : true
+}
+
+function or(a: boolean | null, b: boolean | null): boolean | null {
+  if (a === true || b === true) return true
+  return a === null || b === null ? null : false
+}
+
+function compileComparison(node: Extract<FilterNode, { kind: 'compare' }>, fields: FieldLookup): Test | FilterError {
+  const type = fieldType(node.field, node.fieldPos, fields)
+  if (typeof type !== 'string') return type
+  const { field, op } = node
+  if (node.value.type === 'null') {
+    if (op !== 'eq' && op !== 'ne') return bad(node.valuePos, `null can only be compared with eq or ne, not ${op}`)
+    return op === 'eq' ? (row) => row[field] == null : (row) => row[field] != null
+  }
+  const converted = operandFor(type, node.value)
+  if ('problem' in converted) return bad(node.valuePos, `${converted.problem} for ${field} (${type})`)
+  const operand = converted.operand
+  if (typeof operand === 'boolean' && op !== 'eq' && op !== 'ne') {
+    return bad(node.valuePos, `boolean fields can only be compared with eq or ne, not ${op}`)
+  }
+  const holds = COMPARATORS[op]
+  return (row) => {
+    const v: FieldValue | undefined = row[field]
+    if (v == null) return null
+    return holds(v, operand)
+  }
+}
+
+type Operand = string | number | boolean
+
+const COMPARATORS: Record<CompareOp, (a: FieldValue, b: Operand) => boolean> = {
+  eq: (a, b) => a === b,
+  ne: (a, b) => a !== b,
+  gt: (a, b) => (a as Operand) > b,
+  ge: (a, b) => (a as Operand) >= b,
+  lt: (a, b) => (a as Operand) < b,
+  le: (a, b) => (a as Operand) <= b,
+}
+
+const NUMERIC_TEXT = /^\s*-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*$/
+
+/** The literal converted to the field's kind of value, or why it cannot be. */
+function operandFor(type: FieldType, literal: Exclude<FilterLiteral, { type: 'null' }>): { operand: Operand } | { problem: string } {
+  switch (type) {
+    case 'number':
+    case 'integer':
+      if (literal.type === 'number') return { operand: literal.value }
+      if (literal.type === 'string' && NUMERIC_TEXT.test(literal.value)) return { operand: Number(literal.value) }
+      return { problem: `expected a number, found ${describeLiteral(literal)}` }
+    case 'boolean':
+      if (literal.type === 'boolean') return { operand: literal.value }
+      if (literal.type === 'string' && (literal.value === 'true' || literal.value === 'false')) return { operand: literal.value === 'true' }
+      return { problem: `expected true or false, found ${describeLiteral(literal)}` }
+    case 'date-time':
+      if (literal.type === 'string') return { operand: literal.value }
+      return { problem: `expected a quoted ISO 8601 date-time, found ${describeLiteral(literal)}` }
+    case 'string':
+      if (literal.type === 'string') return { operand: literal.value }
+      // An unquoted number against a text field means its digits (`Code eq 42`).
+      if (literal.type === 'number') return { operand: literal.raw }
+      return { problem: `expected a quoted text, found ${describeLiteral(literal)}` }
+  }
+}
+
+function describeLiteral(literal: FilterLiteral): string {
+  switch (literal.type) {
+    case 'string':
+      return `'${literal.value}'`
+    case 'number':
+      return literal.raw
+    case 'boolean':
+      return String(literal.value)
+    case 'null':
+      return 'null'
+  }
+}
+
+function fieldType(name: string, position: number, fields: FieldLookup): FieldType | FilterError {
+  const type = fields.get(name)
+  if (type !== undefined) return type
+  return {
+    error: 'UNKNOWN_FIELD',
+    position,
+    message: `$filter, character ${position}: unknown field ${name}; fields: ${[...fields.keys()].join(', ')}`,
+  }
+}
+
+function bad(position: number, message: string): FilterError {
+  return { error: 'BAD_FILTER', position, message: `$filter, character ${position}: ${message}` }
+}

@@ -1,0 +1,40 @@
+import type { StoreState } from './state.ts'
+import type { StoreError } from './types.ts'
+
+/** Most values one Get Identities call may reserve; keeps a typo from exhausting the sequence. */
+export const MAX_RESERVATION = 100_000
+
+/**
+ * Reserves `count` consecutive Identity values of a storage (seed, operation 11). The sequence
+ * moves past them, so automatic assignment never hands them out; a client may still send one of
+ * them explicitly in a save, which is what reserving is for. The run starts at the sequence's
+ * next value, moved forward past any value a row already holds, so every value is free.
+ * Mutates the state (there is nothing to check beyond the look-ups).
+ */
+export function reserveIdentities(
+  state: StoreState,
+  applicationId: string,
+  storageId: string,
+  fieldName: string,
+  count: number,
+): number[] | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND' | 'INVALID_COUNT'> {
+  const app = state.apps.get(applicationId)
+  if (app === undefined) return { error: 'UNKNOWN_APPLICATION', message: `application ${applicationId} does not exist` }
+  const table = state.storages.get(storageId)
+  if (table === undefined || table.applicationId !== applicationId) {
+    return { error: 'NOT_FOUND', message: `storage ${storageId} is not a storage of application ${app.def.name}` }
+  }
+  if (fieldName !== table.storage.identityField) {
+    return { error: 'NOT_FOUND', message: `${fieldName} is not the Identity field of storage ${table.storage.name} (it is ${table.storage.identityField})` }
+  }
+  if (!Number.isSafeInteger(count) || count < 1 || count > MAX_RESERVATION) {
+    return { error: 'INVALID_COUNT', message: `count must be an integer from 1 to ${MAX_RESERVATION}, got ${count}` }
+  }
+  let start = table.nextIdentity
+  for (let value = start; value < start + count; value++) {
+    if (table.identityOwner(value) !== undefined) start = value + 1
+  }
+  table.nextIdentity = start + count
+  state.generation++
+  return Array.from({ length: count }, (_, i) => start + i)
+}

@@ -1,0 +1,122 @@
+import type { StoreState } from './state.ts'
+import type { Table } from './table.ts'
+import type { Row, StoreChanges } from './types.ts'
+
+/**
+ * A table as a plan sees it: the real rows overlaid with the plan's own writes, and the table's
+ * sequences advanced only in the plan. Nothing here touches the table; `applyChanges` does.
+ */
+export class TablePlan {
+  readonly table: Table
+  nextId: number
+  nextIdentity: number
+  nextRowOrder: number
+  /** New and updated rows by Id, in the order the plan wrote them. */
+  readonly puts = new Map<number, Row>()
+  readonly deletes = new Set<number>()
+  /** Identity values this plan gave to rows, value to row Id. */
+  readonly #claimed = new Map<number, number>()
+
+  constructor(table: Table) {
+    this.table = table
+    this.nextId = table.nextId
+    this.nextIdentity = table.nextIdentity
+    this.nextRowOrder = table.nextRowOrder
+  }
+
+  /** The row as it would be after the plan so far. */
+  current(id: number): Row | undefined {
+    if (this.deletes.has(id)) return undefined
+    return this.puts.get(id) ?? this.table.get(id)
+  }
+
+  /** Whether an Identity value belongs to a row other than `rowId`, in the table or in the plan. */
+  identityTaken(value: number, rowId: number | null): boolean {
+    const owner = this.#claimed.get(value) ?? this.table.identityOwner(value)
+    return owner !== undefined && owner !== rowId
+  }
+
+  claimIdentity(value: number, rowId: number): void {
+    this.#claimed.set(value, rowId)
+  }
+
+  takeId(): number {
+    return this.nextId++
+  }
+
+  /** The sequence's next value that no row holds; reserved values lie behind the sequence already. */
+  takeIdentity(): number {
+    while (this.identityTaken(this.nextIdentity, null)) this.nextIdentity++
+    return this.nextIdentity++
+  }
+}
+
+/** What one table's part of the changes holds; opaque outside the store. */
+interface TableChange {
+  table: Table
+  puts: Row[]
+  deletes: number[]
+  nextId: number
+  nextIdentity: number
+  nextRowOrder: number
+}
+
+/** A plan across tables, with the installation's row-version counter advanced only in the plan. */
+export class Plan {
+  readonly #state: StoreState
+  readonly #tables = new Map<Table, TablePlan>()
+  #nextVersion: number
+
+  constructor(state: StoreState) {
+    this.#state = state
+    this.#nextVersion = state.nextVersion
+  }
+
+  of(table: Table): TablePlan {
+    let plan = this.#tables.get(table)
+    if (plan === undefined) this.#tables.set(table, (plan = new TablePlan(table)))
+    return plan
+  }
+
+  /** A fresh row version; every written row gets its own, as a database rowversion does. */
+  takeVersion(): number {
+    if (this.#nextVersion >= Number.MAX_SAFE_INTEGER) throw new RangeError('row versions exhausted (2^53)')
+    return this.#nextVersion++
+  }
+
+  changes(): StoreChanges {
+    const tables: TableChange[] = [...this.#tables.values()].map((p) => ({
+      table: p.table,
+      puts: [...p.puts.values()],
+      deletes: [...p.deletes],
+      nextId: p.nextId,
+      nextIdentity: p.nextIdentity,
+      nextRowOrder: p.nextRowOrder,
+    }))
+    return { kind: 'changes', generation: this.#state.generation, tables, nextVersion: this.#nextVersion }
+  }
+}
+
+/**
+ * Writes planned changes. Business checks all happened in the plan, so nothing here can fail
+ * for a business reason; applying changes planned before another write is a programming error
+ * (the checks may no longer hold) and throws.
+ */
+export function applyChanges(state: StoreState, changes: StoreChanges): void {
+  if (changes.generation !== state.generation) {
+    throw new Error(`changes were planned at store generation ${changes.generation} but the store is at ${state.generation}; plan again`)
+  }
+  for (const change of changes.tables as TableChange[]) {
+    const { table } = change
+    for (const id of change.deletes) {
+      table.remove(id)
+      state.attachments.removeForRow(table.applicationId, table.relationKey, id)
+    }
+    for (const row of change.puts) table.put(row)
+    table.nextId = change.nextId
+    table.nextIdentity = change.nextIdentity
+    table.nextRowOrder = change.nextRowOrder
+  }
+  state.nextVersion = changes.nextVersion
+  state.generation++
+}

@@ -1,0 +1,146 @@
+import type { OrderItem, ParsedQuery, QueryError } from './types.ts'
+
+export type { ParsedQuery } from './types.ts'
+
+/**
+ * The `query` text of Get Items / Get Items Count (and the older GET form's URL query):
+ * `&`-separated `$top`, `$skip`, `$orderby`, `$filter`, `relationKey`, `$inlinecount`.
+ *
+ * Decoding choices, since clients send both raw and encoded text:
+ * - Percent-escapes (`%20`, `%27`, `%C3%A9`) are decoded, per parameter after splitting, so an
+ *   encoded `&` (`%26`) stays inside its value. A `%` not followed by a valid UTF-8 escape is kept
+ *   as it is, so raw text such as `contains(Note,'100% sure')` still works.
+ * - `+` is never turned into a space: the seed's `query` is a JSON string, not an HTML form, and
+ *   a filter may hold a literal `+` (`Phone eq '+49 30'`); `encodeURIComponent` writes spaces as
+ *   `%20`, which is decoded.
+ * - Splitting on `&` skips ampersands inside single-quoted filter values (`'Smith & Sons'`).
+ * - Parameter names are matched case-insensitively (`$OrderBy`, `RelationKey`): the seed itself
+ *   spells the relation key parameter several ways.
+ */
+export function parseQueryString(text: string): ParsedQuery | QueryError {
+  const query: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false }
+  const seen = new Set<string>()
+  const unknown: string[] = []
+  for (const part of splitParameters(text)) {
+    if (part.trim() === '') continue
+    const equals = part.indexOf('=')
+    if (equals < 0) return bad(`parameter '${decodePercent(part)}' has no '=' and value`)
+    const rawName = decodePercent(part.slice(0, equals)).trim()
+    const value = decodePercent(part.slice(equals + 1))
+    const name = KNOWN[rawName.toLowerCase()]
+    if (name === undefined) {
+      unknown.push(rawName)
+      continue
+    }
+    if (seen.has(name)) return bad(`${name} appears more than once`)
+    seen.add(name)
+    const problem = assign(query, name, value)
+    if (problem !== null) return bad(problem)
+  }
+  if (unknown.length > 0) {
+    const list = unknown.map((n) => `'${n}'`).join(', ')
+    return bad(`unknown parameter${unknown.length > 1 ? 's' : ''} ${list}; known: ${Object.values(KNOWN).join(', ')}`)
+  }
+  return query
+}
+
+type Name = '$top' | '$skip' | '$orderby' | '$filter' | 'relationKey' | '$inlinecount'
+
+const KNOWN: Record<string, Name> = {
+  $top: '$top',
+  $skip: '$skip',
+  $orderby: '$orderby',
+  $filter: '$filter',
+  relationkey: 'relationKey',
+  $inlinecount: '$inlinecount',
+}
+
+function assign(query: ParsedQuery, name: Name, value: string): string | null {
+  switch (name) {
+    case '$top':
+    case '$skip': {
+      const n = nonNegativeInteger(value)
+      if (n === null) return `${name} must be a non-negative integer, got '${value}'`
+      if (name === '$top') query.top = n
+      else query.skip = n
+      return null
+    }
+    case '$orderby': {
+      const items = parseOrderBy(value)
+      if (typeof items === 'string') return items
+      query.orderBy = items
+      return null
+    }
+    case '$filter':
+      // Compiled later by the store, which knows the storage's fields and caches per text.
+      query.filter = value
+      return null
+    case 'relationKey': {
+      const key = value.trim()
+      if (key === '') return 'relationKey is empty; omit it to read master rows'
+      query.relationKey = key
+      return null
+    }
+    case '$inlinecount': {
+      const mode = value.trim().toLowerCase()
+      if (mode !== 'allpages' && mode !== 'none') return `$inlinecount must be 'allpages' or 'none', got '${value}'`
+      query.inlineCount = mode === 'allpages'
+      return null
+    }
+  }
+}
+
+function nonNegativeInteger(value: string): number | null {
+  const text = value.trim()
+  if (!/^\d+$/.test(text)) return null
+  const n = Number(text)
+  return Number.isSafeInteger(n) ? n : null
+}
+
+const ORDER_ITEM = /^([A-Za-z_][A-Za-z0-9_]*)(?:\s+(asc|desc))?$/i
+
+function parseOrderBy(value: string): OrderItem[] | string {
+  if (value.trim() === '') return '$orderby is empty; expected Field [asc|desc][, Field [asc|desc] ...]'
+  const items: OrderItem[] = []
+  for (const raw of value.split(',')) {
+    const item = raw.trim()
+    const match = ORDER_ITEM.exec(item)
+    if (match === null) return `$orderby item '${item}' is not 'Field', 'Field asc' or 'Field desc'`
+    const direction = (match[2] ?? 'asc').toLowerCase() === 'desc' ? 'desc' : 'asc'
+    items.push({ field: match[1] as string, direction })
+  }
+  return items
+}
+
+/** Splits on `&` outside single quotes; a quote inside a value is written twice, which toggles back. */
+function splitParameters(text: string): string[] {
+  const parts: string[] = []
+  let start = 0
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 39 /* ' */) quoted = !quoted
+    else if (c === 38 /* & */ && !quoted) {
+      parts.push(text.slice(start, i))
+      start = i + 1
+    }
+  }
+  parts.push(text.slice(start))
+  return parts
+}
+
+/** Decodes runs of `%XX`; a run that is not valid UTF-8 is kept as written. */
+export function decodePercent(text: string): string {
+  if (!text.includes('%')) return text
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run)
+    } catch {
+      return run
+    }
+  })
+}
+
+function bad(message: string): QueryError {
+  return { error: 'BAD_QUERY', message }
+}

@@ -1,0 +1,70 @@
+import type { Predicate } from './filter.ts'
+import type { StoreState } from './state.ts'
+import type { Table } from './table.ts'
+import type { ParsedQuery, QueryError, Row } from './types.ts'
+
+/**
+ * Reads: a page of rows as JSON text, a count, one row. Hidden fields are left out of the rows,
+ * and a filter or an order naming one is refused as UNKNOWN_FIELD: for that reader the field
+ * does not exist (filtering on it would reveal its values).
+ */
+
+/** The table a read addresses, or why there is none. */
+export function tableFor(state: StoreState, applicationId: string, relationKey: string | null): Table | QueryError {
+  const app = state.apps.get(applicationId)
+  if (app === undefined) return { error: 'UNKNOWN_APPLICATION', message: `application ${applicationId} does not exist` }
+  if (relationKey === null) return app.master
+  const table = app.details.get(relationKey)
+  if (table !== undefined) return table
+  const known = [...app.details.keys()].join(', ') || '(none)'
+  return { error: 'UNKNOWN_RELATION_KEY', message: `relation key ${relationKey} is not one of application ${app.def.name}'s (${known})` }
+}
+
+/** The query's compiled filter (null when it has none), after checking its fields against the reader's view. */
+function checkQuery(table: Table, q: ParsedQuery, hidden: readonly string[]): Predicate | null | QueryError {
+  const hiddenSet = new Set(hidden)
+  for (const { field } of q.orderBy) {
+    if (!table.fields.has(field) || hiddenSet.has(field)) {
+      return { error: 'UNKNOWN_FIELD', message: `$orderby: unknown field ${field} in storage ${table.storage.name}` }
+    }
+  }
+  if (q.filter === null) return null
+  const compiled = table.filters.get(q.filter)
+  if ('error' in compiled) return { error: compiled.error, message: compiled.message }
+  const hiddenField = compiled.fields.find((f) => hiddenSet.has(f))
+  if (hiddenField !== undefined) return { error: 'UNKNOWN_FIELD', message: `$filter: unknown field ${hiddenField} in storage ${table.storage.name}` }
+  return compiled
+}
+
+/** A page of rows as a ready JSON array text; rows not written since they were last read are not serialized again. */
+export function queryRows(state: StoreState, applicationId: string, relationKey: string | null, q: ParsedQuery, hidden: readonly string[]): { json: string } | QueryError {
+  const table = tableFor(state, applicationId, relationKey)
+  if ('error' in table) return table
+  const predicate = checkQuery(table, q, hidden)
+  if (predicate !== null && 'error' in predicate) return predicate
+  const ids = table.selectIds(q.filter, predicate, q.orderBy)
+  const end = q.top === null ? ids.length : Math.min(ids.length, q.skip + q.top)
+  const projection = table.projection(hidden)
+  const texts: string[] = []
+  for (let i = q.skip; i < end; i++) texts.push(table.rowJson(table.get(ids[i] as number) as Row, projection))
+  return { json: `[${texts.join(',')}]` }
+}
+
+/** How many rows the query's filter selects (`$top` and `$skip` do not apply, as with `$inlinecount=allpages`). */
+export function countRows(state: StoreState, applicationId: string, relationKey: string | null, q: ParsedQuery, hidden: readonly string[]): { count: number } | QueryError {
+  const table = tableFor(state, applicationId, relationKey)
+  if ('error' in table) return table
+  const predicate = checkQuery(table, q, hidden)
+  if (predicate === null) return { count: table.size }
+  if ('error' in predicate) return predicate
+  return { count: table.selectIds(q.filter, predicate, []).length }
+}
+
+/** One row and its JSON text without the hidden fields, or null when there is no such row. */
+export function getRow(state: StoreState, applicationId: string, relationKey: string | null, id: number, hidden: readonly string[]): { row: Readonly<Row>; json: string } | null {
+  const table = tableFor(state, applicationId, relationKey)
+  if ('error' in table) return null
+  const row = table.get(id)
+  if (row === undefined) return null
+  return { row, json: table.rowJson(row, table.projection(hidden)) }
+}

@@ -1,0 +1,260 @@
+import { describeValue, valueFits } from './field-values.ts'
+import { Plan, type TablePlan } from './plan.ts'
+import { decodeRowVersion } from './row-version.ts'
+import type { StoreState } from './state.ts'
+import { isSystemField } from './system-fields.ts'
+import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './types.ts'
+
+/**
+ * Checks a whole save and decides every write, changing nothing (STYLE.md, "Life of a Save").
+ * One `ReturnState` per problem, all of them; the caller applies `changes` only when ok.
+ *
+ * Rules (seed, operation 4, plus the behaviour pinned in interface.md):
+ * - `Id` < 0 creates: the row gets the table's next Id; `TIMESTAMP` must be null (or absent).
+ *   The Identity field null or absent gets the next Identity value not taken and not reserved;
+ *   an explicit value is kept unless another row holds it (DUPLICATE_KEY).
+ * - `Id` > 0 updates: the row must exist (NOT_FOUND) and `TIMESTAMP` must equal its current
+ *   version (CONCURRENCY); only the fields sent change, plus DT_LAST_UPDATE,
+ *   USER_ID_LAST_UPDATE and a new TIMESTAMP. A missing TIMESTAMP is INVALID_VALUE. A master
+ *   sent with nothing to change (only to carry new details) is not written and not counted,
+ *   but a TIMESTAMP sent with it must still be current.
+ * - Temporary Ids must be unique among the request's masters, and among one master's rows of
+ *   one relation key: the seed sends every new detail row as `-1`, and PrimaryKeyData keys
+ *   detail rows per master (`"OrderLines:-1"`), so that is where a repeat would be ambiguous.
+ *   The same existing row twice in one request is a CONCURRENCY problem (the second sight of
+ *   it would update a version the first has already replaced).
+ * - Unknown field names: UNKNOWN_FIELD; a value of the wrong type: INVALID_VALUE. System
+ *   fields other than Id, TIMESTAMP and the Identity field are ignored (the store owns them,
+ *   and clients echo rows they read back into saves).
+ * - Details: the relation key must be the application's (UNKNOWN_RELATION_KEY). New detail rows
+ *   get the master field (`MasterId`) set to the master's real Id, whatever was sent; an updated
+ *   detail row must already hang off that master (NOT_FOUND otherwise) and cannot be moved.
+ * - Counters count masters and details together.
+ * - A TIMESTAMP may be sent as the integer (pinned) or as the base64 text read results carry.
+ */
+export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveOutcome {
+  const app = state.apps.get(cmd.applicationId)
+  if (app === undefined) {
+    return { ok: false, returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }] }
+  }
+  const ctx: Context = { plan: new Plan(state), now: new Date(deps.now()).toISOString(), userId: cmd.userId, problems: [] }
+  const masters = ctx.plan.of(app.master)
+  const result: SaveResult = {
+    created: 0,
+    updated: 0,
+    primaryKeyData: {},
+    identityField: app.def.master.identityField,
+    storageName: app.def.master.name,
+    firstMasterId: null,
+  }
+  const masterTempIds = new Set<number>()
+  const seen = new Set<string>()
+  for (const master of cmd.masters) {
+    const saved = planRow(ctx, masters, master.row, { relationKey: null, masterId: null, tempIds: masterTempIds, seen })
+    count(result, saved)
+    const masterId = saved.id
+    result.firstMasterId ??= masterId
+    const newKeys: Record<string, string> = {}
+    if (saved.kind === 'created') {
+      newKeys.Id = String(saved.id)
+      newKeys[app.def.master.identityField] = String(saved.identity)
+    }
+    for (const group of master.details) {
+      const table = app.details.get(group.relationKey)
+      if (table === undefined) {
+        const known = [...app.details.keys()].join(', ') || '(none)'
+        ctx.problems.push(problem('UNKNOWN_RELATION_KEY', `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`, group.relationKey, master.row.Id))
+        continue
+      }
+      const details = ctx.plan.of(table)
+      const tempIds = new Set<number>()
+      for (const row of group.rows) {
+        const detail = planRow(ctx, details, row, { relationKey: group.relationKey, masterId, tempIds, seen })
+        count(result, detail)
+        if (detail.kind === 'created') newKeys[`${group.relationKey}:${row.Id}`] = String(detail.id)
+      }
+    }
+    if (Object.keys(newKeys).length > 0 && masterId !== null) {
+      result.primaryKeyData[saved.kind === 'created' ? String(master.row.Id) : String(masterId)] = { newKeys }
+    }
+  }
+  if (ctx.problems.length > 0) return { ok: false, returnStates: ctx.problems }
+  return { ok: true, changes: ctx.plan.changes(), result }
+}
+
+interface Context {
+  plan: Plan
+  now: string
+  userId: number
+  problems: ReturnState[]
+}
+
+interface RowScope {
+  /** null for master rows. */
+  relationKey: string | null
+  /** For detail rows: the master's real Id (null when the master itself could not be planned). */
+  masterId: number | null
+  /** Temporary Ids already used in this scope. */
+  tempIds: Set<number>
+  /** Existing rows already seen in this request, as `relationKey:Id`. */
+  seen: Set<string>
+}
+
+type Planned =
+  | { kind: 'created'; id: number; identity: number }
+  | { kind: 'updated' | 'unchanged'; id: number }
+  | { kind: 'failed'; id: number | null }
+
+function count(result: SaveResult, planned: Planned): void {
+  if (planned.kind === 'created') result.created++
+  else if (planned.kind === 'updated') result.updated++
+}
+
+function problem(code: ReturnState['code'], message: string, relationKey: string | null, id: number, field?: string): ReturnState {
+  return field === undefined ? { code, message, relationKey, id } : { code, message, relationKey, id, field }
+}
+
+function planRow(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope): Planned {
+  const id = row.Id
+  const what = scope.relationKey === null ? 'master row' : `${scope.relationKey} row`
+  if (!Number.isSafeInteger(id) || id === 0) {
+    ctx.problems.push(problem('INVALID_VALUE', `${what} Id must be a negative temporary Id or an existing Id, got ${describeValue(id)}`, scope.relationKey, Number(id) || 0, 'Id'))
+    return { kind: 'failed', id: null }
+  }
+  const before = ctx.problems.length
+  const values = checkFields(ctx, plan, row, scope, what)
+  if (id < 0) return planCreate(ctx, plan, row, scope, what, values, before)
+  return planUpdate(ctx, plan, row, scope, what, values, before)
+}
+
+/** The user-field values sent, checked; unknown fields and bad values become problems. */
+function checkFields(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string): Map<string, FieldValue> {
+  const storage = plan.table.storage
+  const values = new Map<string, FieldValue>()
+  for (const [name, value] of Object.entries(row)) {
+    if (value === undefined || isSystemField(name, storage)) continue
+    const type = plan.table.fields.get(name)
+    if (type === undefined) {
+      ctx.problems.push(problem('UNKNOWN_FIELD', `${what} ${row.Id}: ${name} is not a field of storage ${storage.name}`, scope.relationKey, row.Id, name))
+      continue
+    }
+    if (!valueFits(type, value)) {
+      ctx.problems.push(problem('INVALID_VALUE', `${what} ${row.Id}: ${name} is a ${type} field; got ${describeValue(value)}`, scope.relationKey, row.Id, name))
+      continue
+    }
+    values.set(name, value)
+  }
+  return values
+}
+
+/** The integer version a client sent, null when it sent none, undefined when it is not a version. */
+function sentVersion(value: unknown): number | null | undefined {
+  if (value === null || value === undefined) return null
+  if (Number.isSafeInteger(value) && (value as number) >= 0) return value as number
+  if (typeof value === 'string') return decodeRowVersion(value) ?? undefined
+  return undefined
+}
+
+function planCreate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string, values: Map<string, FieldValue>, before: number): Planned {
+  const storage = plan.table.storage
+  const tempId = row.Id
+  if (scope.tempIds.has(tempId)) {
+    const where = scope.relationKey === null ? 'among the masters of this request' : `among the ${scope.relationKey} rows of one master`
+    ctx.problems.push(problem('DUPLICATE_TEMPORARY_ID', `temporary Id ${tempId} is used twice ${where}`, scope.relationKey, tempId, 'Id'))
+  }
+  scope.tempIds.add(tempId)
+  if (row.TIMESTAMP !== null && row.TIMESTAMP !== undefined) {
+    ctx.problems.push(problem('INVALID_VALUE', `new ${what} ${tempId}: TIMESTAMP must be null on creation, got ${describeValue(row.TIMESTAMP)}`, scope.relationKey, tempId, 'TIMESTAMP'))
+  }
+  const id = plan.takeId()
+  const sentIdentity = row[storage.identityField]
+  let identity: number
+  if (sentIdentity === null || sentIdentity === undefined) {
+    identity = plan.takeIdentity()
+  } else if (!Number.isSafeInteger(sentIdentity)) {
+    ctx.problems.push(problem('INVALID_VALUE', `new ${what} ${tempId}: ${storage.identityField} must be an integer or null, got ${describeValue(sentIdentity)}`, scope.relationKey, tempId, storage.identityField))
+    identity = plan.takeIdentity()
+  } else {
+    identity = sentIdentity as number
+    if (plan.identityTaken(identity, null)) {
+      ctx.problems.push(problem('DUPLICATE_KEY', `new ${what} ${tempId}: ${storage.identityField} ${identity} is already taken in storage ${storage.name}`, scope.relationKey, tempId, storage.identityField))
+    }
+  }
+  plan.claimIdentity(identity, id)
+  if (ctx.problems.length > before) return { kind: 'failed', id }
+  const masterField = plan.table.masterField
+  const fields: Record<string, FieldValue> = Object.fromEntries(values)
+  if (masterField !== null) fields[masterField] = scope.masterId
+  const version = ctx.plan.takeVersion()
+  plan.puts.set(
+    id,
+    plan.table.makeRow({
+      ...fields,
+      Id: id,
+      [storage.identityField]: identity,
+      CT_ATTACHMENTS: null,
+      DT_CREATION: ctx.now,
+      DT_LAST_UPDATE: ctx.now,
+      ROW_ORDER: plan.nextRowOrder++,
+      TIMESTAMP: version,
+      USER_ID_CREATION: ctx.userId,
+      USER_ID_LAST_UPDATE: ctx.userId,
+    }),
+  )
+  return { kind: 'created', id, identity }
+}
+
+function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string, values: Map<string, FieldValue>, before: number): Planned {
+  const storage = plan.table.storage
+  const id = row.Id
+  const current = plan.current(id)
+  if (current === undefined) {
+    ctx.problems.push(problem('NOT_FOUND', `${what} ${id} does not exist in storage ${storage.name}`, scope.relationKey, id))
+    return { kind: 'failed', id: scope.relationKey === null ? id : null }
+  }
+  const masterField = plan.table.masterField
+  if (masterField !== null && current[masterField] !== scope.masterId) {
+    const master = scope.masterId === null ? 'a new master' : `master ${scope.masterId}`
+    ctx.problems.push(problem('NOT_FOUND', `${what} ${id} does not belong to ${master}`, scope.relationKey, id))
+  }
+  const seenKey = `${scope.relationKey ?? ''}:${id}`
+  if (scope.seen.has(seenKey)) {
+    ctx.problems.push(problem('CONCURRENCY', `${what} ${id} appears more than once in this request`, scope.relationKey, id))
+  }
+  scope.seen.add(seenKey)
+  if (masterField !== null && values.has(masterField)) {
+    if (values.get(masterField) !== current[masterField]) {
+      ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: ${masterField} cannot change; a detail row stays under its master`, scope.relationKey, id, masterField))
+    }
+    values.delete(masterField)
+  }
+  const sentIdentity = row[storage.identityField]
+  if (sentIdentity !== null && sentIdentity !== undefined && sentIdentity !== current[storage.identityField]) {
+    if (!Number.isSafeInteger(sentIdentity)) {
+      ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: ${storage.identityField} must be an integer, got ${describeValue(sentIdentity)}`, scope.relationKey, id, storage.identityField))
+    } else if (plan.identityTaken(sentIdentity as number, id)) {
+      ctx.problems.push(problem('DUPLICATE_KEY', `${what} ${id}: ${storage.identityField} ${String(sentIdentity)} is already taken in storage ${storage.name}`, scope.relationKey, id, storage.identityField))
+    } else {
+      plan.claimIdentity(sentIdentity as number, id)
+      values.set(storage.identityField, sentIdentity as number)
+    }
+  }
+  const version = sentVersion(row.TIMESTAMP)
+  const changes = values.size > 0
+  if (version === undefined) {
+    ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: TIMESTAMP must be the row version read with Get Items, got ${describeValue(row.TIMESTAMP)}`, scope.relationKey, id, 'TIMESTAMP'))
+  } else if (version === null) {
+    if (changes) ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: TIMESTAMP is required to update a row`, scope.relationKey, id, 'TIMESTAMP'))
+  } else if (version !== current.TIMESTAMP) {
+    ctx.problems.push(problem('CONCURRENCY', `${what} ${id} was changed by someone else: TIMESTAMP ${version} is not the current ${current.TIMESTAMP}`, scope.relationKey, id, 'TIMESTAMP'))
+  }
+  if (ctx.problems.length > before) return { kind: 'failed', id }
+  if (!changes) return { kind: 'unchanged', id }
+  const next: Row = { ...current }
+  for (const [name, value] of values) next[name] = value
+  next.DT_LAST_UPDATE = ctx.now
+  next.USER_ID_LAST_UPDATE = ctx.userId
+  next.TIMESTAMP = ctx.plan.takeVersion()
+  plan.puts.set(id, plan.table.makeRow(next))
+  return { kind: 'updated', id }
+}

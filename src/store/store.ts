@@ -1,0 +1,158 @@
+import { runAction } from './actions.ts'
+import { planDelete } from './delete.ts'
+import { reserveIdentities } from './identities.ts'
+import { applyChanges } from './plan.ts'
+import { countRows, getRow, queryRows, tableFor } from './query.ts'
+import { planSave } from './save.ts'
+import { buildState, type StoreState } from './state.ts'
+import type {
+  ActionCommand,
+  ActionOutcome,
+  ApplicationDef,
+  AttachmentDef,
+  DeleteCommand,
+  DeleteOutcome,
+  Deps,
+  Fixture,
+  NewAttachment,
+  OrganizationDef,
+  ParsedQuery,
+  QueryError,
+  Row,
+  SaveCommand,
+  SaveOutcome,
+  StoreChanges,
+  StoreError,
+} from './types.ts'
+
+/**
+ * The mock's in-memory installation: one organization's applications with their master and
+ * detail tables, attachments and custom actions. The only shared mutable object of the mock
+ * (decorated once in app.ts). Business failures come back as values, never as exceptions.
+ */
+export interface Store {
+  /** The fixture loaded last (by createStore or reset). */
+  readonly fixture: Fixture
+  organization(): OrganizationDef
+  application(id: string): ApplicationDef | undefined
+  /** Back to the loaded fixture, or load another. Row versions keep growing across resets, so a TIMESTAMP read before a reset is stale after it. */
+  reset(fixture?: Fixture): void
+  /** The last row version handed out (the count result's `Timestamp`). */
+  currentRowVersion(): number
+
+  /** A page of rows as a JSON array text; TIMESTAMP as base64, hidden fields left out. */
+  queryRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields: readonly string[]): { json: string } | QueryError
+  /** Rows the query's filter selects, ignoring `$top` / `$skip`. */
+  countRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields?: readonly string[]): { count: number } | QueryError
+  /** One row with its JSON text (hidden fields left out), or null when it does not exist. */
+  getRow(applicationId: string, relationKey: string | null, id: number, hiddenFields?: readonly string[]): { row: Readonly<Row>; json: string } | null
+
+  /** Checks a save and decides its writes; changes nothing. */
+  planSave(cmd: SaveCommand): SaveOutcome
+  /** Writes the changes of the latest plan; throws (a bug) if the store changed since it was planned. */
+  applySave(changes: StoreChanges): void
+  /** planSave, then applySave when ok. */
+  save(cmd: SaveCommand): SaveOutcome
+  planDelete(cmd: DeleteCommand): DeleteOutcome
+  applyDelete(changes: StoreChanges): void
+  delete(cmd: DeleteCommand): DeleteOutcome
+  /** `count` consecutive Identity values that later automatic assignments will not hand out. */
+  reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND' | 'INVALID_COUNT'>
+
+  /** A custom action's result, its effect applied. */
+  runAction(cmd: ActionCommand): ActionOutcome | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND'>
+
+  /** Files and folders at a row's top level (`folderId` null or absent) or inside one of its folders. */
+  listAttachments(applicationId: string, relationKey: string | null, parentId: number, folderId?: number | null): AttachmentDef[] | QueryError
+  getAttachment(applicationId: string, relationKey: string | null, id: number): AttachmentDef | undefined
+  /** Every file below a folder with its path inside it, for the folder's .zip download. */
+  folderFiles(folder: AttachmentDef): Array<{ path: string; attachment: AttachmentDef }>
+  /** Adds a file or folder to an existing row (the control plane's upload); updates CT_ATTACHMENTS. */
+  addAttachment(input: NewAttachment): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'NOT_FOUND'>
+}
+
+/**
+ * Builds the store from a fixture. `deps` supplies time (DT_CREATION of rows a fixture leaves
+ * undated, DT_LAST_UPDATE of writes); nothing in the store reads the clock otherwise.
+ */
+export function createStore(initial: Fixture, deps: Deps): Store {
+  let loaded = initial
+  let state: StoreState = buildState(initial, deps, 1, 0)
+
+  const store: Store = {
+    get fixture() {
+      return loaded
+    },
+    organization: () => state.fixture.organization,
+    application: (id) => state.apps.get(id)?.def,
+    reset(fixture) {
+      if (fixture !== undefined) loaded = fixture
+      state = buildState(loaded, deps, state.nextVersion, state.generation + 1)
+    },
+    currentRowVersion: () => state.nextVersion - 1,
+
+    queryRows: (applicationId, relationKey, q, hiddenFields) => queryRows(state, applicationId, relationKey, q, hiddenFields),
+    countRows: (applicationId, relationKey, q, hiddenFields = []) => countRows(state, applicationId, relationKey, q, hiddenFields),
+    getRow: (applicationId, relationKey, id, hiddenFields = []) => getRow(state, applicationId, relationKey, id, hiddenFields),
+
+    planSave: (cmd) => planSave(state, cmd, deps),
+    applySave: (changes) => applyChanges(state, changes),
+    save(cmd) {
+      const outcome = planSave(state, cmd, deps)
+      if (outcome.ok) applyChanges(state, outcome.changes)
+      return outcome
+    },
+    planDelete: (cmd) => planDelete(state, cmd),
+    applyDelete: (changes) => applyChanges(state, changes),
+    delete(cmd) {
+      const outcome = planDelete(state, cmd)
+      if (outcome.ok) applyChanges(state, outcome.changes)
+      return outcome
+    },
+    reserveIdentities: (applicationId, storageId, fieldName, count) => reserveIdentities(state, applicationId, storageId, fieldName, count),
+
+    runAction: (cmd) => runAction(state, cmd, deps),
+
+    listAttachments(applicationId, relationKey, parentId, folderId = null) {
+      const table = tableFor(state, applicationId, relationKey)
+      if ('error' in table) return table
+      return state.attachments.list(applicationId, relationKey, parentId, folderId)
+    },
+    getAttachment: (applicationId, relationKey, id) => state.attachments.get(applicationId, relationKey, id),
+    folderFiles: (folder) => state.attachments.filesUnder(folder),
+    addAttachment: (input) => addAttachment(state, input, deps),
+  }
+  return store
+}
+
+function addAttachment(state: StoreState, input: NewAttachment, deps: Deps): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'NOT_FOUND'> {
+  const table = tableFor(state, input.applicationId, input.relationKey)
+  if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
+  const row = table.get(input.parentId)
+  if (row === undefined) return { error: 'NOT_FOUND', message: `row ${input.parentId} does not exist in storage ${table.storage.name}` }
+  if (input.folderId !== null) {
+    const folder = state.attachments.get(input.applicationId, input.relationKey, input.folderId)
+    if (folder === undefined || !folder.isFolder || folder.parentId !== input.parentId) {
+      return { error: 'NOT_FOUND', message: `folder ${input.folderId} is not a folder of row ${input.parentId}` }
+    }
+  }
+  const attachment: AttachmentDef = {
+    id: state.attachments.nextId,
+    applicationId: input.applicationId,
+    relationKey: input.relationKey,
+    parentId: input.parentId,
+    folderId: input.folderId,
+    isFolder: input.isFolder,
+    name: input.name,
+    description: input.description ?? '',
+    mediaType: input.mediaType,
+    createdAt: new Date(deps.now()).toISOString(),
+    userId: input.userId,
+    ...(input.content === undefined ? {} : { content: input.content }),
+  }
+  state.attachments.add(attachment)
+  // Attachments live beside the row, so the row keeps its TIMESTAMP; only its marker changes.
+  table.put(table.makeRow({ ...row, CT_ATTACHMENTS: state.attachments.fileCount(input.applicationId, input.relationKey, input.parentId) }))
+  state.generation++
+  return attachment
+}
