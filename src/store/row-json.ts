@@ -32,12 +32,14 @@ export function projectionKey(hidden: readonly string[]): string {
  */
 export function serializeRow(row: Row, projection: Projection): string {
   const { names, prefixes } = projection
-  let text = '{'
+  const parts: string[] = ['{']
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string
     const value = row[name]
-    text += prefixes[i] as string
-    text += name === 'TIMESTAMP' && typeof value === 'number' ? `"${encodeRowVersion(value)}"` : JSON.stringify(value ?? null)
+    parts.push(prefixes[i] as string)
+    parts.push(name === 'TIMESTAMP' && typeof value === 'number' ? `"${encodeRowVersion(value)}"` : JSON.stringify(value ?? null))
   }
-  return `${text}}`
+  parts.push('}')
+  // join gives one flat string; `+=` would leave a rope that every later page join walks again.
+  return parts.join('')
 }
