@@ -70,7 +70,7 @@ async function load(url: string, query: string, headers: Record<string, string> 
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ query }),
     ...(query.includes('{skip}')
-      ? { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: JSON.stringify({ query: query.replace('{skip}', String(((n++ % 500) + 1) * PAGE)) }) }) }] }
+      ? { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: JSON.stringify({ query: query.replace('{skip}', String(((n++ % 500) + 1) * PAGE)) }) }) }] }
       : {}),
   }
   // A short unmeasured run first, so JIT warm-up and the collection after loading a million rows
