@@ -1,4 +1,4 @@
-import { expect } from 'vitest'
+import { afterAll, beforeEach, expect } from 'vitest'
 import { startMock, type RunningMock, type StartOptions } from '../../src/mock.ts'
 import { fixedDeps } from '../../src/deps.ts'
 import { conformanceProblems } from './conformance.ts'
@@ -114,4 +114,24 @@ export class TestClient {
   items<T = any>(token: string, query: string): Promise<Reply<T>> {
     return this.post<T>('/ExplorerApi/api/items', token, { query })
   }
+}
+
+/** The row version a read result carries (base64 of 8 big-endian bytes) as the number saves take. */
+export function rowVersion(timestamp: string): number {
+  return Number(Buffer.from(timestamp, 'base64').readBigUInt64BE(0))
+}
+
+/**
+ * A new mock and a signed-in admin token before each test of the calling `describe`, for tests
+ * that write; read the fields inside the tests (`ctx.mock`, `ctx.token`).
+ */
+export function freshMockPerTest(options: StartOptions = {}): { mock: TestClient; token: string } {
+  const ctx = {} as { mock: TestClient; token: string }
+  beforeEach(async () => {
+    await ctx.mock?.close()
+    ctx.mock = await startTestMock(options)
+    ctx.token = await ctx.mock.signIn()
+  })
+  afterAll(() => ctx.mock?.close())
+  return ctx
 }

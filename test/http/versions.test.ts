@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
+import { IDS, rowVersion as version, startTestMock, type TestClient } from '../helpers/http.ts'
 
 const form = { client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }
 const legacyBody = { userName: IDS.admin.username, password: IDS.admin.password, clientId: IDS.legacyClientId }
-const version = (timestamp: string) => Number(Buffer.from(timestamp, 'base64').readBigUInt64BE(0))
 
 describe('release 3.0.18: sign-in without the organization segment', () => {
   let mock: TestClient
