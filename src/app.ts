@@ -8,6 +8,9 @@ import { registerErrorHandling } from './plugins/error-handler.ts'
 import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
+import { registerJournal } from './plugins/journal.ts'
+import { registerFaults } from './plugins/faults.ts'
+import { registerControlPlane } from './control/index.ts'
 import { registerOperations } from './routes.ts'
 import { registerRowLinks } from './operations/open-row-link.ts'
 import { createOutbox, type Outbox } from './outbox.ts'
@@ -65,6 +68,10 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerErrorHandling(app, config.bodyLimit)
   registerLimits(app, config.maxUrlLength)
   registerFormBody(app)
+  // Journal and faults hook every API route, so they come before the routes; the control plane needs both.
+  registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
+  registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })
+  await registerControlPlane(app, fixture)
   await registerDocs(app, fullDocument)
   registerOperations(app, document)
   registerRowLinks(app)

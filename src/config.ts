@@ -17,6 +17,12 @@ export interface MockConfig {
   bodyLimit: number
   controlPlane: boolean
   controlToken: string | undefined
+  /** Largest file the control plane's attachment upload accepts, in bytes. */
+  uploadLimit: number
+  /** Requests the control plane's journal keeps; older ones are evicted. */
+  journalLimit: number
+  /** Bytes of each request and response body the journal keeps; 0 keeps no bodies. */
+  journalBodyLimit: number
   /** Public base URL used in generated row links; defaults to the listening address. */
   publicUrl: string | undefined
   logLevel: string
@@ -34,6 +40,9 @@ export const DEFAULTS: MockConfig = {
   bodyLimit: 60 * 1024 * 1024,
   controlPlane: true,
   controlToken: undefined,
+  uploadLimit: 10 * 1024 * 1024,
+  journalLimit: 1000,
+  journalBodyLimit: 64 * 1024,
   publicUrl: undefined,
   logLevel: 'warn',
 }
@@ -55,6 +64,9 @@ export const USAGE = `Usage: npm start -- [options]
   --body-limit BYTES     largest accepted request body (default 62914560 = 60 MB)
   --no-control-plane     switch off the /__mock/ control plane
   --control-token T      token the control plane requires (needed to keep it on a non-loopback host)
+  --upload-limit BYTES   largest file the control plane's upload accepts (default 10485760 = 10 MB)
+  --journal-limit N      requests the control plane's journal keeps (default 1000)
+  --journal-body-limit BYTES  bytes of each body the journal keeps (default 65536; 0 keeps none)
   --public-url URL       base URL used in generated row links
   --log-level L          fatal, error, warn, info, debug (default warn)
   --help                 print this text`
@@ -87,6 +99,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
         'control-plane': { type: 'boolean' },
         'no-control-plane': { type: 'boolean' },
         'control-token': { type: 'string' },
+        'upload-limit': { type: 'string' },
+        'journal-limit': { type: 'string' },
+        'journal-body-limit': { type: 'string' },
         'public-url': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
@@ -114,6 +129,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     bodyLimit: integer('body-limit', v['body-limit'], DEFAULTS.bodyLimit, 1024, 2 ** 31 - 1),
     controlPlane: v['no-control-plane'] !== true,
     controlToken: v['control-token'],
+    uploadLimit: integer('upload-limit', v['upload-limit'], DEFAULTS.uploadLimit, 1, 2 ** 31 - 1),
+    journalLimit: integer('journal-limit', v['journal-limit'], DEFAULTS.journalLimit, 1, 1_000_000),
+    journalBodyLimit: integer('journal-body-limit', v['journal-body-limit'], DEFAULTS.journalBodyLimit, 0, 64 * 1024 * 1024),
     publicUrl: v['public-url'],
     logLevel: v['log-level'] ?? DEFAULTS.logLevel,
   }

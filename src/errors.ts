@@ -16,6 +16,7 @@ export const PROBLEMS = {
   INVALID_SCOPE: { status: 400, title: 'Scope not granted' },
   BAD_ATTACHMENT_REQUEST: { status: 400, title: 'Attachment request does not fit the row' },
   BAD_ROW_LINK: { status: 400, title: 'Row link not available' },
+  BAD_FIXTURE: { status: 400, title: 'Fixture refused' },
   BAD_ACTION_PARAMETERS: { status: 400, title: 'Action parameters do not fit the action' },
   // 401: who is calling is not known
   INVALID_CLIENT: { status: 401, title: 'Unknown client' },

@@ -6,9 +6,14 @@ import { createClock, systemDeps } from './deps.ts'
 import { loadFixture } from './fixtures/load.ts'
 import { addGeneratedRows } from './fixtures/generate.ts'
 import type { Deps, Fixture } from './store/types.ts'
+import type { MockControls } from './control/index.ts'
 
-/** A mock listening on a port, as `startMock()` returns it. */
-export interface RunningMock {
+/**
+ * A mock listening on a port, as `startMock()` returns it, with the control plane's methods
+ * (`reset()`, `loadFixture()`, `emails()`, `requests()`, `setFaults()`, `advanceClock()`, ...)
+ * for tests that steer it without HTTP.
+ */
+export interface RunningMock extends MockControls {
   /** Base URL, e.g. `http://127.0.0.1:4080`. */
   url: string
   port: number
@@ -49,5 +54,5 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  return { url: `http://${host}:${port}`, port, app, config, close: () => app.close() }
+  return { ...app.controls, url: `http://${host}:${port}`, port, app, config, close: () => app.close() }
 }

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { buildDocument } from '../../spec/index.ts'
+import { buildControlPlaneDocument, CONTROL_PREFIX } from '../../spec/control-plane.ts'
 import { documentForVersion, listOperations, type OperationEntry } from '../../src/profile.ts'
 import { compileAt, createDocumentAjv } from '../../src/validation/ajv.ts'
 import { toViolations } from '../../src/validation/violations.ts'
@@ -24,10 +25,13 @@ interface VersionView {
 const views = new Map<string, VersionView>()
 const fullDocument = buildDocument()
 
+/** Key of the control-plane document's view; no release number looks like it. */
+const CONTROL_VIEW = 'control-plane'
+
 function viewOf(version: string): VersionView {
   let view = views.get(version)
   if (view === undefined) {
-    const document = documentForVersion(fullDocument, version)
+    const document = version === CONTROL_VIEW ? buildControlPlaneDocument() : documentForVersion(fullDocument, version)
     const operations = listOperations(document).map((entry) => ({
       ...entry,
       pattern: new RegExp(`^${entry.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`),
@@ -45,11 +49,12 @@ function pointerEscape(segment: string): string {
 /**
  * Checks one exchange against the document of the release the mock emulates: the operation
  * exists, the status is documented for it, and the body matches the documented schema of its
- * media type. Returns the problems found (none when the response conforms).
+ * media type. `/__mock/` paths are checked against the control-plane document instead, the same
+ * for every release. Returns the problems found (none when the response conforms).
  */
 export function conformanceProblems(version: string, exchange: Exchange): string[] {
-  const view = viewOf(version)
   const path = exchange.path.split('?')[0] ?? ''
+  const view = viewOf(path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`) ? CONTROL_VIEW : version)
   const entry = view.operations.find((op) => op.method === exchange.method.toLowerCase() && op.pattern.test(path))
   if (entry === undefined) {
     // Outside the document (for example /docs, or a path the release lacks): only errors are expected.

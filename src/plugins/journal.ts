@@ -1,0 +1,100 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../control/journal.ts'
+import { CONTROL_PREFIX } from '../../spec/control-plane.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    journal: Journal
+  }
+  interface FastifyReply {
+    /** The payload onSend saw, for the journal; set only when bodies are kept. */
+    journalPayload: RecordedBody | null
+  }
+}
+
+/** True for `/__mock` and everything under it: the control plane is not journaled. */
+export function isControlUrl(url: string): boolean {
+  return url.startsWith(CONTROL_PREFIX) && (url.length === CONTROL_PREFIX.length || '/?'.includes(url.charAt(CONTROL_PREFIX.length)))
+}
+
+/** Longest URL the journal keeps whole; longer ones (answered 414 anyway) are cut, so entries stay small. */
+const MAX_RECORDED_URL = 4096
+
+function requestBody(request: FastifyRequest, limit: number): RecordedBody {
+  if (request.body === undefined || request.body === null) return { kept: true, value: null }
+  // Content-Length is the body's size for free; measuring a parsed body would cost a serialisation.
+  const declared = request.headers['content-length']
+  if (declared === undefined) return { kept: false, note: '[body of unknown size (chunked), not kept]' }
+  const length = Number(declared)
+  if (length > limit) return { kept: false, note: `[${length} bytes, over the journal's ${limit}-byte limit]` }
+  return { kept: true, value: request.body }
+}
+
+/** The request's headers when their text fits the body limit; the mock accepts up to 1 MB of them. */
+function requestHeaders(request: FastifyRequest, limit: number): FastifyRequest['headers'] {
+  let size = 0
+  for (const text of request.raw.rawHeaders) size += text.length
+  return size > limit ? { 'x-journal-note': `[${size} characters of headers, over the journal's ${limit}-byte limit]` } : request.headers
+}
+
+function payloadBody(payload: unknown, limit: number): RecordedBody {
+  if (payload === null || payload === undefined) return { kept: true, value: '' }
+  if (Buffer.isBuffer(payload)) {
+    return payload.byteLength > limit ? { kept: false, note: `[${payload.byteLength} bytes, over the journal's ${limit}-byte limit]` } : { kept: true, value: payload }
+  }
+  if (typeof payload === 'string') {
+    // UTF-8 takes 1 to 3 bytes per UTF-16 unit, so the length alone settles most cases without scanning the text.
+    if (payload.length > limit) return { kept: false, note: `[${payload.length} characters, over the journal's ${limit}-byte limit]` }
+    if (payload.length * 3 <= limit || Buffer.byteLength(payload) <= limit) return { kept: true, value: payload }
+    return { kept: false, note: `[${Buffer.byteLength(payload)} bytes, over the journal's ${limit}-byte limit]` }
+  }
+  return { kept: false, note: '[streamed body, not kept]' }
+}
+
+/**
+ * Records one exchange. `status` null means the connection was cut without an answer (a fault
+ * rule's drop); the faults plugin calls this itself then, since no onResponse follows.
+ */
+export function recordExchange(request: FastifyRequest, reply: FastifyReply, status: number | null): void {
+  const { journal, clock } = request.server
+  const record: JournalRecord = {
+    seq: 0,
+    // The mock's clock, not the wall clock: a test that fixed or moved the time sees that time.
+    time: clock.now(),
+    method: request.method,
+    url: request.url.length > MAX_RECORDED_URL ? `${request.url.slice(0, MAX_RECORDED_URL)}...[${request.url.length} characters]` : request.url,
+    operationId: request.routeOptions.config?.operationId ?? null,
+    status,
+    durationMs: reply.elapsedTime,
+    fault: request.mockFault?.effect ?? null,
+  }
+  if (journal.bodyLimit > 0) {
+    record.requestHeaders = requestHeaders(request, journal.bodyLimit)
+    record.requestBody = requestBody(request, journal.bodyLimit)
+    record.responseType = status === null ? null : ((reply.getHeader('content-type') as string | undefined) ?? null)
+    record.responseBody = status === null ? { kept: false, note: '[no answer: the connection was cut]' } : (reply.journalPayload ?? { kept: true, value: '' })
+  }
+  journal.add(record)
+}
+
+/**
+ * The request journal (`GET /__mock/requests`): every API request's method, URL, operation,
+ * status and duration, recorded in `onResponse` after the answer has gone out, so it adds
+ * nothing to the client's wait. Bodies are kept by reference (no copies) when
+ * `bodyLimit` > 0; control-plane calls are skipped. Register before the routes.
+ */
+export function registerJournal(app: FastifyInstance, options: { capacity: number; bodyLimit: number }): void {
+  const journal = createJournal(options)
+  app.decorate('journal', journal)
+  app.decorateReply('journalPayload', null)
+  if (journal.bodyLimit > 0) {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (!isControlUrl(request.url)) reply.journalPayload = payloadBody(payload, journal.bodyLimit)
+      done(null, payload)
+    })
+  }
+  app.addHook('onResponse', (request, reply, done) => {
+    if (!isControlUrl(request.url) && request.mockFault?.journaled !== true) recordExchange(request, reply, reply.statusCode)
+    done()
+  })
+}
