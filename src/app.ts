@@ -11,6 +11,8 @@ import { registerDocs } from './plugins/docs.ts'
 import { registerJournal } from './plugins/journal.ts'
 import { registerFaults } from './plugins/faults.ts'
 import { registerControlPlane } from './control/index.ts'
+import { controlPlaneAccess } from './control/access.ts'
+import { buildControlPlaneDocument } from '../spec/control-plane.ts'
 import { registerOperations } from './routes.ts'
 import { registerRowLinks } from './operations/open-row-link.ts'
 import { createOutbox, type Outbox } from './outbox.ts'
@@ -72,7 +74,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
   registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })
   await registerControlPlane(app, fixture)
-  await registerDocs(app, fullDocument)
+  await registerDocs(app, fullDocument, controlPlaneAccess(config).enabled ? buildControlPlaneDocument() : undefined)
   registerOperations(app, document)
   registerRowLinks(app)
   return app

@@ -101,7 +101,7 @@ results.push(['naive: slice + JSON.stringify', await load(naive.url, `$top=${PAG
 results.push(['naive: 500 different pages', await load(naive.url, `$top=${PAGE}&$skip={skip}`)])
 await stop(naive)
 
-const mock = await start(['src/server.ts', '--port', '0', '--rows', String(Math.max(0, ROWS - 25)), '--log-level', 'error'])
+const mock = await start(['src/server.ts', '--port', '0', '--rows', String(Math.max(0, ROWS - 25)), '--log-level', 'error', ...(process.env.BENCH_MOCK_ARGS ?? '').split(' ').filter(Boolean)])
 const mockRss = await rssOf(mock.child.pid)
 const token = await signIn(mock.url)
 const headers = { ApplicationId: IDS.applicationId, SessionToken: token, WorkspaceId: IDS.workspaceId }

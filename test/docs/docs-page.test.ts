@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser } from 'playwright-core'
 import { buildDocument } from '../../spec/index.ts'
+import { buildControlPlaneDocument } from '../../spec/control-plane.ts'
 import { listOperations } from '../../src/profile.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
 
@@ -47,6 +48,20 @@ describe('documentation page', () => {
     expect(missing).toEqual([])
     mkdirSync(ARTIFACTS, { recursive: true })
     await page.screenshot({ path: `${ARTIFACTS}/docs.png`, fullPage: false })
+    await page.close()
+  })
+
+  it('offers the control plane as a second definition', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } })
+    await page.goto(`${mock.url}/docs`, { waitUntil: 'load' })
+    await page.waitForSelector('.opblock-summary-description', { timeout: 20_000 })
+    const control = buildControlPlaneDocument()
+    await page.locator('.topbar select').selectOption({ label: control.info.title })
+    const summaries = listOperations(control).map((op) => String(op.operation.summary))
+    await page.getByText(summaries[0]!, { exact: true }).first().waitFor({ timeout: 20_000 })
+    const shown = await page.locator('.opblock-summary-description').allInnerTexts()
+    expect(summaries.filter((summary) => !shown.includes(summary))).toEqual([])
+    await page.screenshot({ path: `${ARTIFACTS}/docs-control-plane.png` })
     await page.close()
   })
 })
