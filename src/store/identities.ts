@@ -1,8 +1,9 @@
 import type { StoreState } from './state.ts'
 import type { StoreError } from './types.ts'
+import { MAX_IDENTITY_COUNT } from '../../spec/parameters.ts'
 
-/** Most values one Get Identities call may reserve; keeps a typo from exhausting the sequence. */
-export const MAX_RESERVATION = 100_000
+/** Most values one Get Identities call may reserve (the document's cap); keeps a typo from exhausting the sequence. */
+export const MAX_RESERVATION = MAX_IDENTITY_COUNT
 
 /**
  * Reserves `count` consecutive Identity values of a storage (seed, operation 11). The sequence
