@@ -1,11 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript command line through tsx, so the package needs no build step.
-import { spawnSync } from 'node:child_process'
-import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
+// Runs the TypeScript command line in this same process through tsx's loader, so the package needs
+// no build step and signals (Ctrl-C, SIGTERM from a CI job) reach the mock directly.
+import { register } from 'tsx/esm/api'
 
-const require = createRequire(import.meta.url)
-const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))
-const tsx = require.resolve('tsx/cli')
-const result = spawnSync(process.execPath, [tsx, cli, ...process.argv.slice(2)], { stdio: 'inherit' })
-process.exit(result.status ?? 1)
+register()
+await import('../src/cli/main.ts')

@@ -5,12 +5,11 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 
 const ROOT = new URL('../../', import.meta.url).pathname
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs')
 const started: ChildProcess[] = []
 
-/** Runs the mock's entry point the way `npm start -- ARGS` does; resolves on exit or on the listening line. */
-function runServer(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url?: string; code?: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [TSX, 'src/server.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Runs the mock's entry point the way `npm start -- ARGS` does (one process, tsx as loader); resolves on exit or on the listening line. */
+function runServer(args: string[], env: Record<string, string> = {}, entry: string[] = ['--import', 'tsx', 'src/server.ts']): Promise<{ child: ChildProcess; url?: string; code?: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   started.push(child)
   let stdout = ''
   let stderr = ''
@@ -48,6 +47,12 @@ describe('npm start', () => {
     })
     expect(token.status).toBe(200)
     expect((await fetch(`${run.url}/docs`)).status).toBe(200)
+  })
+
+  it('starts the same way as `appdata-kit mock` through the package bin', async () => {
+    const run = await runServer(['mock', '--port', '0'], {}, [join(ROOT, 'bin/appdata-kit.js')])
+    expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect((await fetch(`${run.url}/openapi.json`)).status).toBe(200)
   })
 
   it('takes PORT and PRODUCT_VERSION from the environment', async () => {
