@@ -47,7 +47,7 @@ export function controlViolations(schemaName: string, value: unknown, options: {
 }
 
 /**
- * Checks a control-plane body against its schema in spec/control-plane.ts and throws the 400
+ * Checks a control-plane body against its schema in spec/control-plane/ and throws the 400
  * problem naming each field. The HTTP routes and the `startMock()` methods both call this, so a
  * test gets the same refusal either way.
  */

@@ -2,7 +2,7 @@ import type { Violation } from '../errors.ts'
 import { mulberry32 } from '../fixtures/prng.ts'
 import { checkControlBody, validationProblem } from './document.ts'
 
-/** A fault rule as a test writes it (the `FaultRule` schema of spec/control-plane.ts). */
+/** A fault rule as a test writes it (the `FaultRule` schema of spec/control-plane/). */
 export interface FaultRuleInput {
   /** An operationId of the API document, or `*` for every API operation. */
   operationId: string

@@ -27,7 +27,7 @@ export interface JournalRecord {
   responseBody?: RecordedBody
 }
 
-/** A journal entry as the control plane shows it (the `JournalEntry` schema of spec/control-plane.ts). */
+/** A journal entry as the control plane shows it (the `JournalEntry` schema of spec/control-plane/). */
 export interface JournalEntry {
   seq: number
   time: string

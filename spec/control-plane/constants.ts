@@ -1,0 +1,16 @@
+/** Values the control plane's routes and handlers share with its document. */
+
+/** Path prefix of every control-plane route. */
+export const CONTROL_PREFIX = '/__mock'
+
+/** Header that carries the control token, as an alternative to `Authorization: Bearer`. */
+export const CONTROL_TOKEN_HEADER = 'X-Mock-Control-Token'
+
+/** Largest number of fault rules one call may set (keeps the per-request scan short). */
+export const MAX_FAULT_RULES = 100
+
+/** Longest latency a fault rule may add: two minutes, longer than any sensible client timeout. */
+export const MAX_FAULT_LATENCY_MS = 120_000
+
+/** Furthest one clock call may move the clock: ten years. */
+export const MAX_CLOCK_ADVANCE_MS = 10 * 365 * 24 * 3600 * 1000

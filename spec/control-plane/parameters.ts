@@ -1,0 +1,41 @@
+/** components.parameters of the control plane: the query parameters of fixture load and the journal. */
+import type { ParameterObject } from 'openapi3-ts/oas31'
+import type { ControlParameterName } from './refs.ts'
+
+export const parameters: Record<ControlParameterName, ParameterObject> = {
+  Rows: {
+    name: 'rows',
+    in: 'query',
+    description: 'Generated master rows to add to each application of the fixture, each with two detail rows per detail table.',
+    schema: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+    example: 100,
+  },
+  Seed: {
+    name: 'seed',
+    in: 'query',
+    description: 'Seed of the generated rows; the same seed gives the same rows.',
+    schema: { type: 'integer', minimum: 0, maximum: 2147483647, default: 1 },
+    example: 7,
+  },
+  JournalOperationId: {
+    name: 'operationId',
+    in: 'query',
+    description: 'Only requests answered by this operation.',
+    schema: { type: 'string', minLength: 1 },
+    example: 'saveItems',
+  },
+  JournalLimit: {
+    name: 'limit',
+    in: 'query',
+    description: 'Only the newest `limit` entries (after the operationId filter).',
+    schema: { type: 'integer', minimum: 1, maximum: 100_000 },
+    example: 20,
+  },
+  JournalBodies: {
+    name: 'bodies',
+    in: 'query',
+    description: 'Include request headers and bodies and response bodies, with secrets redacted.',
+    schema: { type: 'boolean', default: false },
+    example: true,
+  },
+}

@@ -1,0 +1,33 @@
+/** Every control-plane operation module, in the order the document lists them. */
+import type { ControlOperationModule } from './common.ts'
+import * as resetMock from './reset-mock.ts'
+import * as loadFixture from './load-fixture.ts'
+import * as uploadAttachments from './upload-attachments.ts'
+import * as listEmails from './list-emails.ts'
+import * as clearEmails from './clear-emails.ts'
+import * as listRequests from './list-requests.ts'
+import * as clearRequests from './clear-requests.ts'
+import * as listFaults from './list-faults.ts'
+import * as setFaults from './set-faults.ts'
+import * as clearFaults from './clear-faults.ts'
+import * as readClock from './read-clock.ts'
+import * as advanceClock from './advance-clock.ts'
+import * as getControlPlaneDocument from './get-control-plane-document.ts'
+
+export type { ControlOperationModule } from './common.ts'
+
+export const operations: readonly ControlOperationModule[] = [
+  resetMock,
+  loadFixture,
+  uploadAttachments,
+  listEmails,
+  clearEmails,
+  listRequests,
+  clearRequests,
+  listFaults,
+  setFaults,
+  clearFaults,
+  readClock,
+  advanceClock,
+  getControlPlaneDocument,
+]

@@ -1,0 +1,50 @@
+/** components.responses of the control plane: its problem+json answers. */
+import type { ExampleObject, ResponseObject } from 'openapi3-ts/oas31'
+import { CONTROL_ERROR_RESPONSES, responseRef, schemaRef, type ControlErrorStatus, type ControlResponseName } from './refs.ts'
+import { problemExample } from './examples.ts'
+
+/** A problem+json answer; unlike spec/responses.ts's, without `x-mock-defined`, since the whole plane is the mock's. */
+export function problemResponse(description: string, examples: Record<string, ExampleObject>): ResponseObject {
+  return { description, content: { 'application/problem+json': { schema: schemaRef('Problem'), examples } } }
+}
+
+export const responses: Record<ControlResponseName, ResponseObject> = {
+  BadRequest: problemResponse('The request breaks this document\'s schema (every violation is listed in `violations`), or the fixture is refused.', {
+    validation: {
+      summary: 'Body breaks the schema',
+      value: {
+        type: 'urn:appdata-kit:problem:validation',
+        title: 'Request does not match the API document',
+        status: 400,
+        detail: '/body/rules/0/rate must be <= 1',
+        code: 'VALIDATION',
+        violations: [{ pointer: '/body/rules/0/rate', keyword: 'maximum', message: 'must be <= 1' }],
+      },
+    },
+  }),
+  ControlTokenRequired: problemResponse(
+    'The mock was started with `--control-token` and the call sent no token, or another one, in `Authorization: Bearer` or `X-Mock-Control-Token`.',
+    { controlToken: problemExample(401, 'CONTROL_TOKEN', 'Control token missing or wrong', 'Send the control token in Authorization: Bearer or X-Mock-Control-Token.') },
+  ),
+  NotFound: problemResponse('Something the request names does not exist.', {
+    unknownRow: problemExample(404, 'UNKNOWN_ROW', 'Unknown row', 'Row 999 does not exist in storage Orders.'),
+  }),
+  PayloadTooLarge: problemResponse('A file is larger than the upload limit (`--upload-limit`, 10 MB by default).', {
+    fileTooLarge: {
+      summary: 'File over the limit',
+      value: {
+        type: 'urn:appdata-kit:problem:payload-too-large',
+        title: 'Request body too large',
+        status: 413,
+        detail: 'File big.bin is larger than the upload limit of 10485760 bytes.',
+        code: 'PAYLOAD_TOO_LARGE',
+        limit: 10485760,
+      },
+    },
+  }),
+}
+
+/** Entries of an operation's responses map for the given error statuses, as references. */
+export function errorResponses(...statuses: ControlErrorStatus[]): Record<string, ReturnType<typeof responseRef>> {
+  return Object.fromEntries(statuses.map((status) => [String(status), responseRef(CONTROL_ERROR_RESPONSES[status])]))
+}

@@ -1,0 +1,36 @@
+/**
+ * components.schemas of the control plane, gathered from ./schemas/*. Attachment and Problem are the
+ * API document's own, so uploads and refusals look the same on both sides.
+ */
+import type { SchemaObject } from 'openapi3-ts/oas31'
+import type { ControlSchemaName } from './refs.ts'
+import { Attachment } from '../schemas/attachments.ts'
+import { Problem } from '../schemas/problem.ts'
+import { Cleared } from './schemas/common.ts'
+import { FixtureSummary, ResetResult, Fixture, FixtureLoadResult, AttachmentUpload } from './schemas/state.ts'
+import { QueuedEmail, EmailList, JournalEntry, JournalPage } from './schemas/observation.ts'
+import { FaultRule, FaultRuleSet, ActiveFaultRule, FaultList } from './schemas/faults.ts'
+import { ClockAdvance, ClockState } from './schemas/clock.ts'
+import { ControlDocument } from './schemas/document.ts'
+
+export const schemas: Record<ControlSchemaName, SchemaObject> = {
+  FixtureSummary,
+  ResetResult,
+  Fixture,
+  FixtureLoadResult,
+  AttachmentUpload,
+  Attachment,
+  QueuedEmail,
+  EmailList,
+  Cleared,
+  JournalEntry,
+  JournalPage,
+  FaultRule,
+  FaultRuleSet,
+  ActiveFaultRule,
+  FaultList,
+  ClockAdvance,
+  ClockState,
+  ControlDocument,
+  Problem,
+}
