@@ -14,9 +14,10 @@ function saveBodyOfSize(bytes: number): string {
  * Sends a body of `size` bytes with node:http and resolves with the status, without waiting for
  * the server to read it all: the mock may answer 413 as soon as it sees Content-Length.
  */
-function postLarge(url: string, path: string, headers: Record<string, string>, size: number): Promise<{ status: number; body: string }> {
+function postLarge(url: string, path: string, headers: Record<string, string>, size: number, chunked = false): Promise<{ status: number; body: string }> {
+  const length: Record<string, string> = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(size) }
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(size) } }, (res) => {
+    const req = httpRequest(`${url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', ...length } }, (res) => {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => (body += chunk))
@@ -61,6 +62,13 @@ describe('limits of the environment', () => {
 
   it('answers 413 for a body over 60 MB without reading it, then serves the next request', async () => {
     const reply = await postLarge(mock.url, '/ExplorerApi/api/items/save', mock.dataHeaders(token), 61 * MB)
+    expect(reply.status).toBe(413)
+    expect(JSON.parse(reply.body)).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' })
+    expect((await mock.items(token, '$top=1')).status).toBe(200)
+  })
+
+  it('answers 413 to a chunked body once it passes 60 MB, then serves the next request', async () => {
+    const reply = await postLarge(mock.url, '/ExplorerApi/api/items/save', mock.dataHeaders(token), 61 * MB, true)
     expect(reply.status).toBe(413)
     expect(JSON.parse(reply.body)).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' })
     expect((await mock.items(token, '$top=1')).status).toBe(200)
