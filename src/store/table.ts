@@ -9,8 +9,10 @@ import type { FieldLookup, FieldValue, OrderItem, Row, StorageDef } from './type
 
 /** How many distinct (filter, order) results a table keeps; each may hold an Id per row. */
 const ORDER_CACHE_SIZE = 32
-// Pages clients re-read (a list polled by a UI, the same report page) answer without rebuilding their text.
-const PAGE_CACHE_SIZE = 64
+// Pages clients re-read (a list polled by a UI, the same report page) answer without rebuilding their
+// text. Few: every kept page outlives the young generation, and a client walking through many pages
+// would only push texts into the old one (measured with `npm run bench`).
+const PAGE_CACHE_SIZE = 8
 
 /**
  * One storage's rows (a master table, or one detail table) with everything that makes reads

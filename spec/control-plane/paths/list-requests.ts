@@ -18,7 +18,7 @@ export const operation: OperationObject = {
   description:
     'The requests clients made to the API, oldest first: method, URL, operation, status, duration. The journal keeps the ' +
     'newest `--journal-limit` entries (1000 by default); with `bodies=true` it also shows headers and bodies of up to ' +
-    '`--journal-body-limit` bytes each (64 KB by default), with passwords, tokens and control tokens redacted.',
+    '`--journal-body-limit` bytes each (16 KB by default), with passwords, tokens and control tokens redacted.',
   tags: ['Observation'],
   parameters: [parameterRef('JournalOperationId'), parameterRef('JournalLimit'), parameterRef('JournalBodies')],
   responses: {
