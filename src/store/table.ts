@@ -9,10 +9,6 @@ import type { FieldLookup, FieldValue, OrderItem, Row, StorageDef } from './type
 
 /** How many distinct (filter, order) results a table keeps; each may hold an Id per row. */
 const ORDER_CACHE_SIZE = 32
-// Pages clients re-read (a list polled by a UI, the same report page) answer without rebuilding their
-// text. Few: every kept page outlives the young generation, and a client walking through many pages
-// would only push texts into the old one (measured with `npm run bench`).
-const PAGE_CACHE_SIZE = 8
 
 /**
  * One storage's rows (a master table, or one detail table) with everything that makes reads
@@ -47,7 +43,6 @@ export class Table {
   readonly #byMaster: IntMap<number[]> | null
   readonly #construct: (values: Readonly<Record<string, FieldValue | undefined>>) => Row
   readonly #orders = new Lru<string, number[]>(ORDER_CACHE_SIZE)
-  readonly #pages = new Lru<string, string>(PAGE_CACHE_SIZE)
   /** Every Id in order: the unfiltered, unordered selection, kept across updates (they change no Id). */
   #allIds: number[] | null = null
   readonly #texts = new Map<string, Map<number, string>>()
@@ -147,7 +142,6 @@ export class Table {
 
   #forget(id: number): void {
     this.#orders.clear()
-    this.#pages.clear()
     for (const texts of this.#texts.values()) texts.delete(id)
   }
 
@@ -174,19 +168,6 @@ export class Table {
     if (text === undefined) {
       text = serializeRow(row, projection)
       texts.set(row.Id, text)
-    }
-    return text
-  }
-
-  /**
-   * A page's JSON array text, built by `build` at most once between writes to this table.
-   * `key` must name everything the page depends on (projection, filter, order, skip, top).
-   */
-  pageText(key: string, build: () => string): string {
-    let text = this.#pages.get(key)
-    if (text === undefined) {
-      text = build()
-      this.#pages.set(key, text)
     }
     return text
   }
