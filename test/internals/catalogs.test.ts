@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { buildDocument } from '../../spec/index.ts'
+import { PROBLEMS } from '../../src/errors.ts'
+import { HANDLERS } from '../../src/operations/index.ts'
+import { listOperations } from '../../src/profile.ts'
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+
+describe('catalogs kept in step', () => {
+  it('documents every problem code of src/errors.ts in the README, with its status', () => {
+    const catalog = README.slice(README.indexOf('### Problem catalog'))
+    const rows = catalog.split('\n').filter((line) => line.startsWith('| '))
+    const missing = Object.entries(PROBLEMS).filter(([code, { status }]) => {
+      const row = rows.find((line) => line.includes(`\`${code}\``))
+      return row === undefined || (code !== 'INJECTED_FAULT' && !row.startsWith(`| ${status} `))
+    })
+    expect(missing.map(([code]) => code)).toEqual([])
+  })
+
+  it('has a handler for every operation of the document and no handler without one', () => {
+    const documented = listOperations(buildDocument()).map((op) => op.operationId).sort()
+    expect(Object.keys(HANDLERS).sort()).toEqual(documented)
+  })
+})
