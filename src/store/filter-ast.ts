@@ -49,7 +49,8 @@ function wrap(node: FilterNode, parenthesize: boolean): string {
   return parenthesize ? `(${text})` : text
 }
 
-function printLiteral(literal: FilterLiteral): string {
+/** A literal as filter text would write it (also used to quote it back in error messages). */
+export function printLiteral(literal: FilterLiteral): string {
   switch (literal.type) {
     case 'string':
       return quote(literal.value)

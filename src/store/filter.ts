@@ -1,4 +1,4 @@
-import { fieldsOf, type CompareOp, type FilterLiteral, type FilterNode } from './filter-ast.ts'
+import { fieldsOf, printLiteral, type CompareOp, type FilterLiteral, type FilterNode } from './filter-ast.ts'
 import { parseFilter, type FilterError } from './filter-parser.ts'
 import { Lru } from './lru.ts'
 import type { FieldLookup, FieldType, FieldValue, Row } from './types.ts'
@@ -155,32 +155,19 @@ function operandFor(type: FieldType, literal: Exclude<FilterLiteral, { type: 'nu
     case 'integer':
       if (literal.type === 'number') return { operand: literal.value }
       if (literal.type === 'string' && NUMERIC_TEXT.test(literal.value)) return { operand: Number(literal.value) }
-      return { problem: `expected a number, found ${describeLiteral(literal)}` }
+      return { problem: `expected a number, found ${printLiteral(literal)}` }
     case 'boolean':
       if (literal.type === 'boolean') return { operand: literal.value }
       if (literal.type === 'string' && (literal.value === 'true' || literal.value === 'false')) return { operand: literal.value === 'true' }
-      return { problem: `expected true or false, found ${describeLiteral(literal)}` }
+      return { problem: `expected true or false, found ${printLiteral(literal)}` }
     case 'date-time':
       if (literal.type === 'string') return { operand: literal.value }
-      return { problem: `expected a quoted ISO 8601 date-time, found ${describeLiteral(literal)}` }
+      return { problem: `expected a quoted ISO 8601 date-time, found ${printLiteral(literal)}` }
     case 'string':
       if (literal.type === 'string') return { operand: literal.value }
       // An unquoted number against a text field means its digits (`Code eq 42`).
       if (literal.type === 'number') return { operand: literal.raw }
-      return { problem: `expected a quoted text, found ${describeLiteral(literal)}` }
-  }
-}
-
-function describeLiteral(literal: FilterLiteral): string {
-  switch (literal.type) {
-    case 'string':
-      return `'${literal.value}'`
-    case 'number':
-      return literal.raw
-    case 'boolean':
-      return String(literal.value)
-    case 'null':
-      return 'null'
+      return { problem: `expected a quoted text, found ${printLiteral(literal)}` }
   }
 }
 
