@@ -4,7 +4,7 @@ import { buildDocument } from '../spec/index.ts'
 import type { MockConfig } from './config.ts'
 import type { MockClock } from './deps.ts'
 import { documentForVersion, resolveProfile, type Profile } from './profile.ts'
-import { registerErrorHandling } from './plugins/error-handler.ts'
+import { frameworkProblem, registerErrorHandling, sendProblem } from './plugins/error-handler.ts'
 import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
@@ -54,7 +54,9 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
     bodyLimit: config.bodyLimit,
     // Node's default header limit (16 KB) would answer 431 for long URLs before the 414 that explains.
     http: { maxHeaderSize: 1024 * 1024 },
-    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: true },
+    // A path parameter may be as long as the URL may be; longer URLs get the 414 that explains.
+    routerOptions: { maxParamLength: config.maxUrlLength, ignoreTrailingSlash: true },
+    frameworkErrors: (error, request, reply) => sendProblem(reply, frameworkProblem(error, request.url, config.maxUrlLength), request),
   })
   const fullDocument: OpenAPIObject = buildDocument()
   const document = documentForVersion(fullDocument, config.productVersion)

@@ -7,6 +7,7 @@ export const PROBLEMS = {
   // 400: the request cannot be read
   BAD_JSON: { status: 400, title: 'Malformed JSON body' },
   BAD_BODY: { status: 400, title: 'Unreadable request body' },
+  BAD_URL: { status: 400, title: 'URL not understood' },
   VALIDATION: { status: 400, title: 'Request does not match the API document' },
   BAD_QUERY: { status: 400, title: 'Query not understood' },
   BAD_FILTER: { status: 400, title: 'Filter not understood' },

@@ -27,22 +27,47 @@ export function toProblem(error: unknown, bodyLimit: number): ProblemError {
   return new ProblemError('INTERNAL', 'The mock failed unexpectedly; see its log.')
 }
 
+/**
+ * The request path as a problem's `instance`: a URI reference, so characters clients send
+ * unencoded (`[`, `|`, `^`, spaces, non-ASCII) and a `%` that starts no escape are encoded.
+ */
+export function problemInstance(url: string): string {
+  const path = url.split('?')[0] ?? ''
+  return path.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c))
+}
+
 /** Writes a problem as `application/problem+json`. */
 export function sendProblem(reply: FastifyReply, problem: ProblemError, request: FastifyRequest): FastifyReply {
   return reply
     .code(problem.status)
     .type('application/problem+json; charset=utf-8')
-    .send(JSON.stringify(problem.toBody(request.url.split('?')[0])))
+    .send(JSON.stringify(problem.toBody(problemInstance(request.url))))
+}
+
+/**
+ * Fastify's router refuses some URLs before any hook runs (a malformed percent-escape, a path
+ * segment longer than the router allows); they get problems like every other refusal.
+ */
+export function frameworkProblem(error: FastifyError, url: string, maxUrlLength: number): ProblemError {
+  if (url.length > maxUrlLength) {
+    return new ProblemError('URI_TOO_LONG', `The URL has ${url.length} characters; the limit is ${maxUrlLength}.`, { limit: maxUrlLength })
+  }
+  if (error.code === 'FST_ERR_BAD_URL') return new ProblemError('BAD_URL', 'The URL path has a malformed percent-escape.')
+  return new ProblemError('BAD_URL', error.message)
 }
 
 /** The one place where errors become replies: ProblemError, Fastify's own errors, anything else as 500. */
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error, request, reply) => {
-    const problem = toProblem(error, bodyLimit)
+    // A method the path lacks is a 404 even when its body does not parse: Fastify parses
+    // the body before the not-found handler would run.
+    const problem = request.is404 ? notFound(app, request) : toProblem(error, bodyLimit)
     if (problem.code === 'INTERNAL') request.log.error({ err: error }, 'unexpected error')
     return sendProblem(reply, problem, request)
   })
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new ProblemError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]} is not an endpoint of this release (${app.profile.version}).`), request),
-  )
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(app, request), request))
+}
+
+function notFound(app: FastifyInstance, request: FastifyRequest): ProblemError {
+  return new ProblemError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]} is not an endpoint of this release (${app.profile.version}).`)
 }

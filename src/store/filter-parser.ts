@@ -125,9 +125,34 @@ function isKeyword(token: Token, word: string): boolean {
   return token.t === 'ident' && token.text.toLowerCase() === word
 }
 
+/**
+ * Bounds on a filter's shape, so that no text can exhaust the stack of the parser or of the
+ * compiled predicate (both recurse over the tree). Far beyond any filter a client writes.
+ */
+export const MAX_FILTER_NESTING = 64
+export const MAX_FILTER_CONDITIONS = 256
+
 class Parser {
   #i = 0
+  #nesting = 0
+  #joins = 0
   constructor(private readonly tokens: Token[]) {}
+
+  /** Counts one more level of `(` or `not`; refuses the filter past MAX_FILTER_NESTING. */
+  private enter(token: Token): void {
+    this.#nesting++
+    if (this.#nesting > MAX_FILTER_NESTING) {
+      throw new Stop(failure(token.pos, `parentheses and 'not' nest more than ${MAX_FILTER_NESTING} deep`))
+    }
+  }
+
+  /** Counts one more `and` / `or`; refuses the filter past MAX_FILTER_CONDITIONS conditions. */
+  private join(token: Token): void {
+    this.#joins++
+    if (this.#joins >= MAX_FILTER_CONDITIONS) {
+      throw new Stop(failure(token.pos, `more than ${MAX_FILTER_CONDITIONS} conditions joined by 'and' / 'or'`))
+    }
+  }
 
   private peek(offset = 0): Token {
     // The token list always ends with 'end', and the parser never reads past it.
@@ -147,7 +172,7 @@ class Parser {
   or(): FilterNode {
     let left = this.and()
     while (isKeyword(this.peek(), 'or')) {
-      this.next()
+      this.join(this.next())
       left = { kind: 'or', left, right: this.and() }
     }
     return left
@@ -156,7 +181,7 @@ class Parser {
   private and(): FilterNode {
     let left = this.unary()
     while (isKeyword(this.peek(), 'and')) {
-      this.next()
+      this.join(this.next())
       left = { kind: 'and', left, right: this.unary() }
     }
     return left
@@ -164,8 +189,10 @@ class Parser {
 
   private unary(): FilterNode {
     if (isKeyword(this.peek(), 'not')) {
-      this.next()
-      return { kind: 'not', operand: this.unary() }
+      this.enter(this.next())
+      const operand = this.unary()
+      this.#nesting--
+      return { kind: 'not', operand }
     }
     return this.primary()
   }
@@ -173,11 +200,12 @@ class Parser {
   private primary(): FilterNode {
     const token = this.peek()
     if (token.t === '(') {
-      this.next()
+      this.enter(this.next())
       const inner = this.or()
       const close = this.peek()
       if (close.t !== ')') this.fail(close, `')' to close the '(' at character ${token.pos}, or 'and' / 'or'`)
       this.next()
+      this.#nesting--
       return inner
     }
     if (token.t !== 'ident') this.fail(token, "a field name, a function (contains, startswith, endswith), 'not' or '('")

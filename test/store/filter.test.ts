@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { compileFilter, FilterCache, type Predicate } from '../../src/store/filter.ts'
 import { printFilter, type CompareOp, type FilterNode, type TextFunction } from '../../src/store/filter-ast.ts'
-import { parseFilter } from '../../src/store/filter-parser.ts'
+import { MAX_FILTER_CONDITIONS, MAX_FILTER_NESTING, parseFilter } from '../../src/store/filter-parser.ts'
 import type { FieldType, Row } from '../../src/store/types.ts'
 
 const FIELDS = new Map<string, FieldType>([
@@ -206,5 +206,32 @@ describe('printFilter / parseFilter', () => {
   it('prints only the parentheses the shape needs', () => {
     const parsed = parseFilter("(Id eq 1 or (Id eq 2 and not (Id eq 3))) and (Id eq 4 and Id eq 5)")
     expect(printFilter(parsed as FilterNode)).toBe('(Id eq 1 or Id eq 2 and not Id eq 3) and (Id eq 4 and Id eq 5)')
+  })
+})
+
+describe('bounds on the shape of a filter', () => {
+  const nested = (n: number) => `${'('.repeat(n)}Id eq 1${')'.repeat(n)}`
+  const negated = (n: number) => `${'not '.repeat(n)}Id eq 1`
+  const joined = (n: number, op: string) => Array.from({ length: n }, (_, i) => `Id eq ${i}`).join(` ${op} `)
+
+  it.each([
+    ['parentheses', nested],
+    ['not', negated],
+  ])('accepts %s nested up to the limit and refuses one level more, by message', (_name, build) => {
+    expect('error' in compileFilter(build(MAX_FILTER_NESTING), FIELDS)).toBe(false)
+    const refused = compileFilter(build(MAX_FILTER_NESTING + 1), FIELDS)
+    expect(refused).toMatchObject({ error: 'BAD_FILTER' })
+    expect((refused as { message: string }).message).toContain(`nest more than ${MAX_FILTER_NESTING} deep`)
+  })
+
+  it.each(['and', 'or'])('accepts %s-joined conditions up to the limit and refuses one more', (op) => {
+    expect('error' in compileFilter(joined(MAX_FILTER_CONDITIONS, op), FIELDS)).toBe(false)
+    expect(compileFilter(joined(MAX_FILTER_CONDITIONS + 1, op), FIELDS)).toMatchObject({ error: 'BAD_FILTER' })
+  })
+
+  it('refuses a hundred thousand levels without exhausting the stack', () => {
+    expect(compileFilter(nested(100_000), FIELDS)).toMatchObject({ error: 'BAD_FILTER' })
+    expect(compileFilter(negated(100_000), FIELDS)).toMatchObject({ error: 'BAD_FILTER' })
+    expect(compileFilter(joined(100_000, 'and'), FIELDS)).toMatchObject({ error: 'BAD_FILTER' })
   })
 })
