@@ -42,6 +42,7 @@ export function storeProblem(failure: { error: string; message: string }): Probl
     UNKNOWN_RELATION_KEY: 'UNKNOWN_RELATION_KEY',
     UNKNOWN_STORAGE: 'UNKNOWN_STORAGE',
     NOT_FOUND: 'UNKNOWN_STORAGE',
+    INVALID_COUNT: 'VALIDATION',
   }
   return new ProblemError(known[failure.error] ?? 'BAD_QUERY', failure.message)
 }
