@@ -1,4 +1,4 @@
-import { afterAll, beforeEach, expect } from 'vitest'
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest'
 import { startMock, type RunningMock, type StartOptions } from '../../src/mock.ts'
 import { fixedDeps } from '../../src/deps.ts'
 import { conformanceProblems } from './conformance.ts'
@@ -129,6 +129,20 @@ export function freshMockPerTest(options: StartOptions = {}): { mock: TestClient
   const ctx = {} as { mock: TestClient; token: string }
   beforeEach(async () => {
     await ctx.mock?.close()
+    ctx.mock = await startTestMock(options)
+    ctx.token = await ctx.mock.signIn()
+  })
+  afterAll(() => ctx.mock?.close())
+  return ctx
+}
+
+/**
+ * One mock and a signed-in admin token for all tests of the calling `describe`, for tests that
+ * only read or that do not depend on each other's writes (`ctx.mock`, `ctx.token`).
+ */
+export function mockPerSuite(options: StartOptions = {}): { mock: TestClient; token: string } {
+  const ctx = {} as { mock: TestClient; token: string }
+  beforeAll(async () => {
     ctx.mock = await startTestMock(options)
     ctx.token = await ctx.mock.signIn()
   })

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
+import { describe, expect, it } from 'vitest'
+import { IDS, mockPerSuite } from '../helpers/http.ts'
 
 describe('Run Action', () => {
-  let mock: TestClient
-  let token: string
-  beforeAll(async () => {
-    mock = await startTestMock()
-    token = await mock.signIn()
-  })
-  afterAll(() => mock.close())
+  const ctx = mockPerSuite()
 
-  const run = (actionId: string, parametersMap: unknown[], as = token) => mock.post('/ExplorerApi/api/action/run', as, { actionId, parametersMap })
+  const run = (actionId: string, parametersMap: unknown[], as = ctx.token) => ctx.mock.post('/ExplorerApi/api/action/run', as, { actionId, parametersMap })
 
   it('runs an action whose effect a re-read shows', async () => {
-    const before = (await mock.items(token, '$filter=Id eq 3 or Id eq 4')).body
+    const before = (await ctx.mock.items(ctx.token, '$filter=Id eq 3 or Id eq 4')).body
     const reply = await run(IDS.actionOk, [
       { Name: 'ProcedureName', Value: 'usp_RecalculateTotals' },
       { Name: 'Parameters', Value: [{ key: 'Ids', value: '3,4' }] },
@@ -21,10 +15,10 @@ describe('Run Action', () => {
     expect(reply.status).toBe(200)
     expect(reply.body).toMatchObject({ IsSuccessful: true, IsAsync: false })
     expect(typeof reply.body.Message).toBe('string')
-    const after = (await mock.items(token, '$filter=Id eq 3 or Id eq 4&$orderby=Id asc')).body
+    const after = (await ctx.mock.items(ctx.token, '$filter=Id eq 3 or Id eq 4&$orderby=Id asc')).body
     expect(after.map((r: { Status: string }) => r.Status)).toEqual(['Recalculated', 'Recalculated'])
     expect(after[0].TIMESTAMP).not.toBe(before.find((r: { Id: number }) => r.Id === 3).TIMESTAMP)
-    const five = (await mock.items(token, '$filter=Id eq 5')).body[0]
+    const five = (await ctx.mock.items(ctx.token, '$filter=Id eq 5')).body[0]
     expect(five.Status).not.toBe('Recalculated')
   })
 
@@ -48,38 +42,32 @@ describe('Run Action', () => {
   })
 
   it('lets the read-only user run no action that changes rows', async () => {
-    const viewer = await mock.signIn(IDS.viewer)
+    const viewer = await ctx.mock.signIn(IDS.viewer)
     const reply = await run(IDS.actionOk, [{ Name: 'Parameters', Value: [{ key: 'Ids', value: '6' }] }], viewer)
     expect(reply.status).toBe(403)
-    expect((await mock.items(token, '$filter=Id eq 6')).body[0].Status).not.toBe('Recalculated')
+    expect((await ctx.mock.items(ctx.token, '$filter=Id eq 6')).body[0].Status).not.toBe('Recalculated')
   })
 })
 
 describe('Send Email', () => {
-  let mock: TestClient
-  let token: string
-  beforeAll(async () => {
-    mock = await startTestMock()
-    token = await mock.signIn()
-  })
-  afterAll(() => mock.close())
+  const ctx = mockPerSuite()
 
-  const send = (body: unknown, headers: Record<string, string> = { Authorization: `Bearer ${token}`, WorkspaceId: IDS.workspaceId }) =>
-    mock.request('POST', '/webaggregator/api/v1/email/queue', { json: body, headers })
+  const send = (body: unknown, headers: Record<string, string> = { Authorization: `Bearer ${ctx.token}`, WorkspaceId: IDS.workspaceId }) =>
+    ctx.mock.request('POST', '/webaggregator/api/v1/email/queue', { json: body, headers })
 
-  it('queues a mail with a Bearer token and answers 200 with an empty body', async () => {
+  it('queues a mail with a Bearer ctx.token and answers 200 with an empty body', async () => {
     const reply = await send({ to: ['buyer@example.test'], subject: 'Order 7', body: 'Shipped.' })
     expect(reply.status).toBe(200)
     expect(reply.raw.length).toBe(0)
-    const mail = mock.mock.app.outbox.list().at(-1)
+    const mail = ctx.mock.mock.app.outbox.list().at(-1)
     expect(mail).toMatchObject({ to: ['buyer@example.test'], subject: 'Order 7', providerId: IDS.providerId, from: IDS.admin.username })
     const named = await send({ providerId: IDS.providerId, to: ['a@example.test', 'b@example.test'], subject: 's', body: 'b' })
     expect(named.status).toBe(200)
-    expect(mock.mock.app.outbox.list()).toHaveLength(2)
+    expect(ctx.mock.mock.app.outbox.list()).toHaveLength(2)
   })
 
   it('refuses a SessionToken instead of Bearer, an unknown provider and a bad recipient', async () => {
-    const session = await send({ to: ['x@example.test'], subject: 's', body: 'b' }, { SessionToken: token, WorkspaceId: IDS.workspaceId })
+    const session = await send({ to: ['x@example.test'], subject: 's', body: 'b' }, { SessionToken: ctx.token, WorkspaceId: IDS.workspaceId })
     expect(session.status).toBe(401)
     const provider = await send({ providerId: '00000000-0000-4000-8000-000000000000', to: ['x@example.test'], subject: 's', body: 'b' })
     expect(provider.status).toBe(404)
@@ -90,22 +78,16 @@ describe('Send Email', () => {
 })
 
 describe('Generate Row Link', () => {
-  let mock: TestClient
-  let token: string
-  beforeAll(async () => {
-    mock = await startTestMock()
-    token = await mock.signIn()
-  })
-  afterAll(() => mock.close())
+  const ctx = mockPerSuite()
 
-  const link = (body: unknown) => mock.post('/ExplorerApi/api/metadata/generaterowlink', token, body)
+  const link = (body: unknown) => ctx.mock.post('/ExplorerApi/api/metadata/generaterowlink', ctx.token, body)
 
   it('answers a URL that opens the row on the mock', async () => {
     const reply = await link({ relationKey: null, values: 4, valueType: 1 })
     expect(reply.status).toBe(200)
     expect(typeof reply.body).toBe('string')
     const url = new URL(reply.body)
-    expect(url.origin).toBe(mock.url)
+    expect(url.origin).toBe(ctx.mock.url)
     const opened = await fetch(reply.body)
     expect(opened.status).toBe(200)
     const rows = (await opened.json()) as Array<{ Id: number }>

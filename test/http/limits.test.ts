@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
+import { describe, expect, it } from 'vitest'
+import { IDS, mockPerSuite } from '../helpers/http.ts'
 
 const MB = 1024 * 1024
 
@@ -42,42 +42,36 @@ function postLarge(url: string, path: string, headers: Record<string, string>, s
 }
 
 describe('limits of the environment', () => {
-  let mock: TestClient
-  let token: string
-  beforeAll(async () => {
-    mock = await startTestMock()
-    token = await mock.signIn()
-  })
-  afterAll(() => mock.close())
+  const ctx = mockPerSuite()
 
   it('answers 414 for a URL over 2048 characters and keeps serving', async () => {
     const long = `/ExplorerApi/api/attachments?$filter=${'x'.repeat(2100)}`
-    const reply = await mock.request('GET', long, { headers: mock.dataHeaders(token) })
+    const reply = await ctx.mock.request('GET', long, { headers: ctx.mock.dataHeaders(ctx.token) })
     expect(reply.status).toBe(414)
     expect(reply.contentType).toMatch(/^application\/problem\+json/)
     expect(reply.body.detail).toContain('2048')
-    const fine = await mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent('ParentId eq 1')}`, { headers: mock.dataHeaders(token) })
+    const fine = await ctx.mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent('ParentId eq 1')}`, { headers: ctx.mock.dataHeaders(ctx.token) })
     expect(fine.status).toBe(200)
   })
 
   it('answers 413 for a body over 60 MB without reading it, then serves the next request', async () => {
-    const reply = await postLarge(mock.url, '/ExplorerApi/api/items/save', mock.dataHeaders(token), 61 * MB)
+    const reply = await postLarge(ctx.mock.url, '/ExplorerApi/api/items/save', ctx.mock.dataHeaders(ctx.token), 61 * MB)
     expect(reply.status).toBe(413)
     expect(JSON.parse(reply.body)).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' })
-    expect((await mock.items(token, '$top=1')).status).toBe(200)
+    expect((await ctx.mock.items(ctx.token, '$top=1')).status).toBe(200)
   })
 
   it('answers 413 to a chunked body once it passes 60 MB, then serves the next request', async () => {
-    const reply = await postLarge(mock.url, '/ExplorerApi/api/items/save', mock.dataHeaders(token), 61 * MB, true)
+    const reply = await postLarge(ctx.mock.url, '/ExplorerApi/api/items/save', ctx.mock.dataHeaders(ctx.token), 61 * MB, true)
     expect(reply.status).toBe(413)
     expect(JSON.parse(reply.body)).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' })
-    expect((await mock.items(token, '$top=1')).status).toBe(200)
+    expect((await ctx.mock.items(ctx.token, '$top=1')).status).toBe(200)
   })
 
   it('accepts a 59 MB save', async () => {
     const body = saveBodyOfSize(59 * MB)
     expect(body.length).toBe(59 * MB)
-    const reply = await mock.request('POST', '/ExplorerApi/api/items/save', { body, headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' } })
+    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
     expect(reply.status).toBe(200)
     expect(reply.body.IsSaveSuccessfully).toBe(true)
     expect(reply.body.CreatedItems).toBe(1)
@@ -85,52 +79,40 @@ describe('limits of the environment', () => {
 })
 
 describe('limits are configurable', () => {
-  let mock: TestClient
-  let token: string
-  beforeAll(async () => {
-    mock = await startTestMock({ bodyLimit: 4096, maxUrlLength: 200 })
-    token = await mock.signIn()
-  })
-  afterAll(() => mock.close())
+  const ctx = mockPerSuite({ bodyLimit: 4096, maxUrlLength: 200 })
 
   it('uses the configured URL and body limits', async () => {
-    const url = await mock.request('GET', `/ExplorerApi/api/attachments?$filter=${'y'.repeat(200)}`, { headers: mock.dataHeaders(token) })
+    const url = await ctx.mock.request('GET', `/ExplorerApi/api/attachments?$filter=${'y'.repeat(200)}`, { headers: ctx.mock.dataHeaders(ctx.token) })
     expect(url.status).toBe(414)
-    const body = await mock.request('POST', '/ExplorerApi/api/items/save', { body: saveBodyOfSize(5000), headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' } })
+    const body = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', { body: saveBodyOfSize(5000), headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
     expect(body.status).toBe(413)
-    const small = await mock.request('POST', '/ExplorerApi/api/items/save', { body: saveBodyOfSize(3000), headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' } })
+    const small = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', { body: saveBodyOfSize(3000), headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
     expect(small.status).toBe(200)
   })
 })
 
 describe('bad bodies', () => {
-  let mock: TestClient
-  let token: string
-  beforeAll(async () => {
-    mock = await startTestMock()
-    token = await mock.signIn()
-  })
-  afterAll(() => mock.close())
+  const ctx = mockPerSuite()
 
   it.each([
     ['malformed JSON', '{"Rows": [', 'BAD_JSON'],
     ['an empty body', '', 'BAD_JSON'],
     ['a body of the wrong shape', '{"Rows": {"Row": 1}}', 'VALIDATION'],
   ])('answers 400 for %s', async (_name, body, code) => {
-    const reply = await mock.request('POST', '/ExplorerApi/api/items/save', { body, headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' } })
+    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
     expect(reply.status).toBe(400)
     expect(reply.body.code).toBe(code)
-    expect((await mock.items(token, '$inlinecount=allpages')).body.Items[0]._FieldCount_).toBe(25)
+    expect((await ctx.mock.items(ctx.token, '$inlinecount=allpages')).body.Items[0]._FieldCount_).toBe(25)
   })
 
   it('answers unknown paths with a 404 problem', async () => {
-    const reply = await mock.request('GET', '/ExplorerApi/api/nothing', {})
+    const reply = await ctx.mock.request('GET', '/ExplorerApi/api/nothing', {})
     expect(reply.status).toBe(404)
     expect(reply.contentType).toMatch(/^application\/problem\+json/)
   })
 
   it.each(['/ExplorerApi/api/items', `/identityprovider/${IDS.org}/connect/token`])('answers 414 before authentication or validation on %s', async (path) => {
-    const reply = await mock.request('POST', `${path}?pad=${'z'.repeat(2100)}`, { json: {} })
+    const reply = await ctx.mock.request('POST', `${path}?pad=${'z'.repeat(2100)}`, { json: {} })
     expect(reply.status).toBe(414)
   })
 })
