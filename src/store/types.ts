@@ -236,10 +236,10 @@ export interface StoreChanges {
   readonly nextVersion: number
 }
 
-/** The outcome of planning a save: every problem found, or the changes and the result. */
-export type SaveOutcome =
-  | { ok: false; returnStates: ReturnState[] }
-  | { ok: true; changes: StoreChanges; result: SaveResult }
+/** The outcome of planning a save or a delete: every problem found, or the changes and the result. */
+export type PlanOutcome<R> = { ok: false; returnStates: ReturnState[] } | { ok: true; changes: StoreChanges; result: R }
+
+export type SaveOutcome = PlanOutcome<SaveResult>
 
 /** What a successful delete did. */
 export interface DeleteResult {
@@ -249,10 +249,7 @@ export interface DeleteResult {
   cascaded: number
 }
 
-/** The outcome of planning a delete. */
-export type DeleteOutcome =
-  | { ok: false; returnStates: ReturnState[] }
-  | { ok: true; changes: StoreChanges; result: DeleteResult }
+export type DeleteOutcome = PlanOutcome<DeleteResult>
 
 /** A custom action run as the store sees it. */
 export interface ActionCommand {
