@@ -20,7 +20,7 @@ export const LIMITS_TABLE = [
 
 export const INFO_DESCRIPTION = `Reads and writes the data of business applications hosted in an installation: master rows and the detail rows that hang off them, their attachments, custom actions, queued e-mails, links that open a row, and reserved identity values. A client signs in once and sends the token it receives with every later call.
 
-This document describes the service more strictly than its published description (called *the seed* below). Wherever it fills a gap in the seed with a choice the mock makes, the place is marked with \`x-mock-defined\`.
+This document describes the service more strictly than the API's published description. Wherever it fills a gap in that description with a choice the mock makes, the place is marked with \`x-mock-defined\`.
 
 ## Identifiers
 
@@ -49,24 +49,24 @@ The mock emulates one release at a time (\`--product-version\`).
 ## Extensions
 
 - \`x-product-versions\` (on operations and on \`oneOf\` branches): the releases in which the operation or the branch applies, as a semver range (\`*\`, \`>=3.0.0\`, \`>=3.0.0 <3.0.19\`, \`<3.0.0\`). A release written \`2.9\` means \`2.9.0\`. A branch without it applies wherever its operation does.
-- \`x-mock-defined\`: the seed leaves this open and the document states what the mock does. The value is \`true\` for the whole object, or a short text naming the part that is the mock's choice. A real installation may behave differently there.
+- \`x-mock-defined\`: the published description leaves this open and the document states what the mock does. The value is \`true\` for the whole object, or a short text naming the part that is the mock's choice. A real installation may behave differently there.
 
 ## Errors
 
-The seed shows only successful calls, all HTTP 200. Save and delete report business failures in the result (\`IsSaveSuccessfully\` false, one \`ReturnStates\` entry per problem, nothing written), custom actions in \`IsSuccessful\`. Every error status in this document (400, 401, 403, 404, 413, 414) is the mock's choice and answers with RFC 9457 problem details (\`application/problem+json\`).
+The published description shows only successful calls, all HTTP 200. Save and delete report business failures in the result (\`IsSaveSuccessfully\` false, one \`ReturnStates\` entry per problem, nothing written), custom actions in \`IsSuccessful\`. Every error status in this document (400, 401, 403, 404, 413, 414) is the mock's choice and answers with RFC 9457 problem details (\`application/problem+json\`).
 
 ## Limits
 
 ${LIMITS_TABLE}
 
-The URL and body limits come from the hosting environment rather than from the service itself. The seed states no maximum page size and no rate limits.`
+The URL and body limits come from the hosting environment rather than from the service itself. The published description states no maximum page size and no rate limits.`
 
-/** The part of the query grammar the seed leaves open (it shows one `eq` filter and one sort key), for `x-mock-defined`. */
+/** The part of the query grammar the published description leaves open (it shows one `eq` filter and one sort key), for `x-mock-defined`. */
 export const GRAMMAR_CHOICE = 'the $filter language beyond eq, and several $orderby keys'
 
 export const FILTER_GRAMMAR = `#### Filter expressions (\`$filter\`)
 
-The seed shows only \`Field eq 'value'\`; the rest of this language is the mock's choice.
+The published description shows only \`Field eq 'value'\`; the rest of this language is the mock's choice.
 
 \`\`\`
 expression = term *( " or " term )

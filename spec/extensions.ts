@@ -3,7 +3,7 @@
  * so schema and path modules can use them without importing the document builder.
  */
 
-/** Marks something the seed leaves open and the mock chose: `true`, or a short text naming the chosen part. */
+/** Marks something the published description leaves open and the mock chose: `true`, or a short text naming the chosen part. */
 export const MOCK_DEFINED = 'x-mock-defined'
 
 /** Semver range of the product releases in which an operation, or a oneOf branch, exists. */

@@ -4,7 +4,7 @@ import type { ParameterName } from './refs.ts'
 import { MOCK_DEFINED } from './extensions.ts'
 import { APPLICATION_ID, MASTER_STORAGE_ID, ORGANIZATION, SESSION_TOKEN, WORKSPACE_ID, IDENTITY_FIELD } from './examples.ts'
 
-/** Largest `count` the mock reserves in one call; the seed names no limit. */
+/** Largest `count` the mock reserves in one call; the published description names no limit. */
 export const MAX_IDENTITY_COUNT = 10_000
 
 const workspaceId: ParameterObject = {
@@ -67,7 +67,7 @@ export const parameters: Record<ParameterName, ParameterObject> = {
     name: 'count',
     in: 'path',
     required: true,
-    description: `How many consecutive values to reserve. The seed sets no upper bound; the mock accepts at most ${MAX_IDENTITY_COUNT}.`,
+    description: `How many consecutive values to reserve. The published description sets no upper bound; the mock accepts at most ${MAX_IDENTITY_COUNT}.`,
     schema: { type: 'integer', minimum: 1, maximum: MAX_IDENTITY_COUNT, [MOCK_DEFINED]: 'maximum' },
     example: 3,
   },

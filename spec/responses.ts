@@ -1,5 +1,5 @@
 /**
- * components.responses: the problem+json answers for 400, 401, 403, 404, 413 and 414. The seed defines
+ * components.responses: the problem+json answers for 400, 401, 403, 404, 413 and 414. The published description defines
  * no error status, so each one is the mock's choice and says so.
  */
 import type { ExampleObject, ResponseObject } from 'openapi3-ts/oas31'
@@ -9,7 +9,7 @@ import { LIMITS } from './descriptions.ts'
 
 function problem(when: string, examples: Record<string, ExampleObject>): ResponseObject {
   return {
-    description: `The seed defines no error statuses; this is what the mock answers ${when}`,
+    description: `The published description defines no error statuses; this is what the mock answers ${when}`,
     [MOCK_DEFINED]: true,
     content: { 'application/problem+json': { schema: schemaRef('Problem'), examples } },
   }

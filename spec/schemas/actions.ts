@@ -94,7 +94,7 @@ export const RowLinkRequest: SchemaObject = {
         { type: 'array', title: 'Several row Ids', minItems: 1, items: { type: 'integer' } },
       ],
     },
-    valueType: { type: 'integer', const: 1, description: 'Always 1: `values` holds row Ids. (The seed\'s prose calls this key dataType.)' },
+    valueType: { type: 'integer', const: 1, description: 'Always 1: `values` holds row Ids. (The published description calls this key dataType.)' },
   },
   additionalProperties: false,
 }

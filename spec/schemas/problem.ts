@@ -7,7 +7,7 @@ export const Problem: SchemaObject = {
   title: 'Problem details',
   [MOCK_DEFINED]: true,
   description:
-    'Why a request failed, as RFC 9457 problem details. The seed defines no error body; this is the mock\'s. ' +
+    'Why a request failed, as RFC 9457 problem details. The published description defines no error body; this is the mock\'s. ' +
     'Members other than these may appear.',
   required: ['title', 'status', 'detail'],
   properties: {

@@ -52,7 +52,7 @@ export const CountResult: SchemaObject = {
   properties: {
     Timestamp: {
       type: 'integer',
-      description: 'A stamp the service attaches to the count. The seed gives neither its unit nor its clock; treat it as opaque.',
+      description: 'A stamp the service attaches to the count. The published description gives neither its unit nor its clock; treat it as opaque.',
     },
     Items: {
       type: 'array',

@@ -45,7 +45,7 @@ export const ReturnState: SchemaObject = {
   title: 'Save or delete problem',
   [MOCK_DEFINED]: true,
   description:
-    'One reason a save or delete was refused. The seed only ever shows `ReturnStates` empty; this shape is the mock\'s. ' +
+    'One reason a save or delete was refused. The published description only ever shows `ReturnStates` empty; this shape is the mock\'s. ' +
     'Codes the mock uses: `CONCURRENCY` (TIMESTAMP is stale), `NOT_FOUND` (no row with that Id), `DUPLICATE_KEY` ' +
     '(identity value already taken), `DUPLICATE_TEMPORARY_ID`, `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`.',
   required: ['Code', 'Message', 'RelationKey', 'Id'],
@@ -101,7 +101,7 @@ function result(flag: string, withReturnData: boolean): Pick<SchemaObject, 'requ
       ...(withReturnData ? { ReturnData: schemaRef('ReturnData') } : {}),
       MasterToRecalculate: {
         type: 'array',
-        description: 'Master rows whose computed values need recalculating. The seed only shows it empty and leaves its items undescribed.',
+        description: 'Master rows whose computed values need recalculating. The published description only shows it empty and leaves its items undescribed.',
         items: {},
       },
       CreatedItems: counter('created'),
@@ -111,7 +111,7 @@ function result(flag: string, withReturnData: boolean): Pick<SchemaObject, 'requ
       MasterRowLink: { type: ['string', 'null'], description: 'Link that opens the master row, when the service provides one.' },
       RowIdentifier: { type: ['string', 'null'], description: 'Name of the storage\'s Identity field (for example `IdRow`).' },
       StorageName: { type: ['string', 'null'], description: 'Name of the master storage.' },
-      SavedItems: { type: ['array', 'null'], description: 'Always null in the seed.', items: {} },
+      SavedItems: { type: ['array', 'null'], description: 'Always null in the published description.', items: {} },
     },
   }
 }

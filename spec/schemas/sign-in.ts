@@ -16,12 +16,12 @@ export const TokenResult: SchemaObject = {
       minimum: 1,
       [MOCK_DEFINED]: 'the unit (seconds)',
       description:
-        'How long the token stays valid. The seed calls this a time in milliseconds, yet its sample value is 3600, which ' +
+        'How long the token stays valid. The published description calls this a time in milliseconds, yet its sample value is 3600, which ' +
         `reads as an hour in seconds. The mock sends seconds: ${LIMITS.tokenSeconds} by default, or the value of its ` +
         '`--token-ttl` flag; after that the token answers 401.',
     },
-    'token-type': { type: 'string', description: 'Token type; the seed\'s sample sends an empty text.' },
-    scope: { type: 'string', description: 'Granted scope; the seed\'s sample sends an empty text.' },
+    'token-type': { type: 'string', description: 'Token type; the published sample sends an empty text.' },
+    scope: { type: 'string', description: 'Granted scope; the published sample sends an empty text.' },
   },
 }
 
@@ -50,7 +50,7 @@ export const LegacyTokenResult: SchemaObject = {
         IsBusinessDomain: { type: 'boolean' },
       },
     },
-    EncryptedCredentials: { type: ['string', 'null'], description: 'Null in the seed\'s sample.' },
+    EncryptedCredentials: { type: ['string', 'null'], description: 'Null in the published sample.' },
     RedirectPage: { type: 'integer', description: 'Page the product would open after sign-in.' },
     SessionToken: { type: 'string', minLength: 1, description: 'The session token, for the `SessionToken` header.' },
   },
