@@ -86,7 +86,8 @@ export interface OperationEntry {
   operation: Record<string, Json>
 }
 
-function escapePointer(segment: string): string {
+/** A JSON pointer segment (RFC 6901): `~` and `/` escaped. */
+export function escapePointer(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1')
 }
 

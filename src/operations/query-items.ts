@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 import { hiddenFieldsFor } from '../auth/principal.ts'
-import { parseQueryString, type ParsedQuery } from '../store/query-string.ts'
+import { parseQueryString } from '../store/query-string.ts'
 import { applicationOf, principalOf, storeProblem } from './context.ts'
 
 /**
@@ -18,8 +18,8 @@ export function answerQuery(request: FastifyRequest, reply: FastifyReply, parsed
   if ('error' in parsed) throw storeProblem(parsed)
   const application = applicationOf(request)
   const hidden = hiddenFieldsFor(principalOf(request).user, application.id)
-  const query: ParsedQuery = parsed
-  const relationKey = query.relationKey ?? null
+  const query = parsed
+  const relationKey = query.relationKey
   if (relationKey !== null && !request.server.profile.detailsInQueries) {
     throw new ProblemError('BAD_QUERY', `Release ${request.server.profile.version} has no detail rows in queries; remove relationKey.`)
   }

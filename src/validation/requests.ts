@@ -1,7 +1,7 @@
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
-import type { OperationEntry } from '../profile.ts'
+import { escapePointer, type OperationEntry } from '../profile.ts'
 import { compileAt, documentRef } from './ajv.ts'
 import { toViolations } from './violations.ts'
 
@@ -69,7 +69,7 @@ export function compileRequestValidator(
   const content = (entry.operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content
   const mediaType = content === undefined ? undefined : Object.keys(content)[0]
   if (mediaType !== undefined) {
-    const pointer = `${entry.pointer}/requestBody/content/${mediaType.replaceAll('/', '~1')}/schema`
+    const pointer = `${entry.pointer}/requestBody/content/${escapePointer(mediaType)}/schema`
     checks.push({ part: 'body', validate: compileAt(ajv.strict, pointer) })
   }
   return (request) => {

@@ -38,7 +38,7 @@ afterEach(() => {
 
 describe('npm start', () => {
   it('prints the listening line and serves the chosen release on the chosen port', async () => {
-    const run = await runServer(['--port', '0', '--product-version', '3.0.18'])
+    const run = await runServer(['--port', '0', '--product-version', '3.0.18', '--token-ttl', '90'])
     expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     const token = await fetch(`${run.url}/identityprovider/connect/token`, {
       method: 'POST',
@@ -46,6 +46,7 @@ describe('npm start', () => {
       body: 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession',
     })
     expect(token.status).toBe(200)
+    expect(((await token.json()) as { expires_in: number }).expires_in).toBe(90)
     expect((await fetch(`${run.url}/docs`)).status).toBe(200)
   })
 

@@ -1,12 +1,7 @@
 /** Helpers the control-plane tests share: rows read and changed over the API, uploads, raw requests. */
 import { expect } from 'vitest'
 import { conformanceProblems } from '../helpers/conformance.ts'
-import { IDS, type Reply, type TestClient } from '../helpers/http.ts'
-
-/** A read row's TIMESTAMP (base64 of 8 big-endian bytes) as the number saves take. */
-export function rowVersion(base64: string): number {
-  return Number(Buffer.from(base64, 'base64').readBigUInt64BE(0))
-}
+import { IDS, rowVersion, type Reply, type TestClient } from '../helpers/http.ts'
 
 /** One master row as Get Items answers it. */
 export async function readMaster(mock: TestClient, token: string, id: number): Promise<Record<string, unknown>> {

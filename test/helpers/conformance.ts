@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { buildDocument } from '../../spec/index.ts'
 import { buildControlPlaneDocument, CONTROL_PREFIX } from '../../spec/control-plane.ts'
-import { documentForVersion, listOperations, type OperationEntry } from '../../src/profile.ts'
+import { documentForVersion, escapePointer, listOperations, type OperationEntry } from '../../src/profile.ts'
 import { compileAt, createDocumentAjv } from '../../src/validation/ajv.ts'
 import { toViolations } from '../../src/validation/violations.ts'
 
@@ -42,10 +42,6 @@ function viewOf(version: string): VersionView {
   return view
 }
 
-function pointerEscape(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1')
-}
-
 /**
  * Checks one exchange against the document of the release the mock emulates: the operation
  * exists, the status is documented for it, and the body matches the documented schema of its
@@ -79,7 +75,7 @@ export function conformanceProblems(version: string, exchange: Exchange): string
     return [`${entry.operationId} ${exchange.status}: media type ${mediaType} is not documented (${Object.keys(content).join(', ')})`]
   }
   if (!mediaType.endsWith('json')) return []
-  const schemaPointer = `${pointer}/content/${pointerEscape(mediaType)}/schema`
+  const schemaPointer = `${pointer}/content/${escapePointer(mediaType)}/schema`
   let validate = view.compiled.get(schemaPointer)
   if (validate === undefined) {
     validate = compileAt(view.ajv, schemaPointer)

@@ -4,7 +4,7 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { buildDocument } from '../../spec/index.ts'
 import { inRange, normalizeVersion, RANGES } from '../../spec/versions.ts'
 import { documentForVersion, listOperations, type OperationEntry } from '../../src/profile.ts'
-import { IDS, rowVersion, startTestMock, type Reply, type TestClient } from '../helpers/http.ts'
+import { IDS, mockPerSuite, rowVersion, startTestMock, type Reply, type TestClient } from '../helpers/http.ts'
 import {
   bodyOf,
   CONTENT_TYPES,
@@ -633,70 +633,64 @@ for (const pass of PASSES) {
 
 /** The exact requests behind AVOID_KNOWN_BUGS, each stating what the mock answers since the fix. */
 describe('regressions: bugs this test found, fixed', () => {
-  let client: TestClient
-  let token: string
-  beforeAll(async () => {
-    client = await startTestMock()
-    token = await client.signIn()
-  })
-  afterAll(() => client?.close())
+  const suite = mockPerSuite()
 
   const signInForm = { client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }
   const identities = (storage: string, field = 'IdRow', count = '3'): Shot => ({
     method: 'GET',
     path: `/ExplorerApi/api/storage/${storage}/identity/${field}/next/${count}`,
-    headers: client.dataHeaders(token),
+    headers: suite.mock.dataHeaders(suite.token),
   })
 
   it('longPathParameter: a 501-character organization is a 4xx problem, not 414 application/json', async () => {
-    const reply = await fire(client, { method: 'POST', path: `/identityprovider/${'a'.repeat(501)}/connect/token`, headers: {}, form: signInForm })
+    const reply = await fire(suite.mock, { method: 'POST', path: `/identityprovider/${'a'.repeat(501)}/connect/token`, headers: {}, form: signInForm })
     expect(reply.status).toBe(404)
   })
 
   it('longPathParameter: a 501-character field_name of Get Identities is a 4xx problem', async () => {
-    const reply = await fire(client, identities(IDS.masterStorageId, 'a'.repeat(501)))
+    const reply = await fire(suite.mock, identities(IDS.masterStorageId, 'a'.repeat(501)))
     expect(reply.status).toBe(404)
   })
 
   it('badPathEscape: a broken percent-escape in a path parameter is a 400 problem, not application/json', async () => {
-    const reply = await fire(client, identities('%E0%A4%A'))
+    const reply = await fire(suite.mock, identities('%E0%A4%A'))
     expect(reply.status).toBe(400)
   })
 
   it('badPathEscape: a lone % as the organization is a 4xx problem', async () => {
-    const reply = await fire(client, { method: 'POST', path: '/identityprovider/%/connect/token', headers: {}, form: signInForm })
+    const reply = await fire(suite.mock, { method: 'POST', path: '/identityprovider/%/connect/token', headers: {}, form: signInForm })
     expect(reply.status).toBeLessThan(500)
   })
 
   it('deepFilter: 100000 nested parentheses in $filter are a 400, not a 500 (stack overflow in the parser)', async () => {
     // Far past the depth where the parser's stack used to overflow (about 2700 levels, cold).
     const filter = `${'('.repeat(100_000)}Id eq 1${')'.repeat(100_000)}`
-    const reply = await fire(client, { method: 'POST', path: '/ExplorerApi/api/items', headers: client.dataHeaders(token), json: { query: `$filter=${filter}` } })
+    const reply = await fire(suite.mock, { method: 'POST', path: '/ExplorerApi/api/items', headers: suite.mock.dataHeaders(suite.token), json: { query: `$filter=${filter}` } })
     expect(reply.status).toBeLessThan(500)
   })
 
   it('deepFilter: 100000 chained `not` are a 400 or an answer, not a 500 (stack overflow compiling the filter)', async () => {
-    const reply = await fire(client, { method: 'POST', path: '/ExplorerApi/api/items', headers: client.dataHeaders(token), json: { query: `$filter=${'not '.repeat(100_000)}Id eq 1` } })
+    const reply = await fire(suite.mock, { method: 'POST', path: '/ExplorerApi/api/items', headers: suite.mock.dataHeaders(suite.token), json: { query: `$filter=${'not '.repeat(100_000)}Id eq 1` } })
     expect(reply.status).toBeLessThan(500)
   })
 
   it('deepFilter: 100000 comparisons joined by `and` are a 400 or an answer, not a 500', async () => {
-    const reply = await fire(client, { method: 'POST', path: '/ExplorerApi/api/items', headers: client.dataHeaders(token), json: { query: `$filter=${'Id eq 1 and '.repeat(100_000)}Id eq 1` } })
+    const reply = await fire(suite.mock, { method: 'POST', path: '/ExplorerApi/api/items', headers: suite.mock.dataHeaders(suite.token), json: { query: `$filter=${'Id eq 1 and '.repeat(100_000)}Id eq 1` } })
     expect(reply.status).toBeLessThan(500)
   })
 
   it('rawProblemInstance: a problem for a path with `[` keeps to the Problem schema (instance is a uri-reference)', async () => {
-    const reply = await fire(client, identities('['))
+    const reply = await fire(suite.mock, identities('['))
     expect(reply.status).toBe(400)
   })
 
   it('rawProblemInstance: UNKNOWN_ORGANIZATION for `a|b` keeps to the Problem schema', async () => {
-    const reply = await fire(client, { method: 'POST', path: '/identityprovider/a|b/connect/token', headers: {}, form: signInForm })
+    const reply = await fire(suite.mock, { method: 'POST', path: '/identityprovider/a|b/connect/token', headers: {}, form: signInForm })
     expect(reply.status).toBe(404)
   })
 
   it('notFoundParsesBody: a method the path lacks is 404, whatever the body', async () => {
-    const reply = await fire(client, { method: 'DELETE', path: '/ExplorerApi/api/items', headers: { 'content-type': 'application/json' }, body: '{' })
+    const reply = await fire(suite.mock, { method: 'DELETE', path: '/ExplorerApi/api/items', headers: { 'content-type': 'application/json' }, body: '{' })
     expect(reply.status).toBe(404)
   })
 })

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
+import { IDS, mockPerSuite, rowVersion } from '../helpers/http.ts'
 import {
   acceptNewVersions,
   detailIdsOf,
@@ -387,21 +387,14 @@ const commandArbs: Array<fc.Arbitrary<Cmd>> = [
 // ---- the property ----------------------------------------------------------------------------
 
 describe('the mock against a model of its master/detail rows, over HTTP', () => {
-  let client: TestClient
-  let token: string
-
-  beforeAll(async () => {
-    client = await startTestMock()
-    token = await client.signIn()
-  })
-  afterAll(() => client?.close())
+  const suite = mockPerSuite()
 
   it('keeps saves, deletes, pages and counts consistent with the model', { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(fc.commands(commandArbs, { maxCommands: 12, size: 'max' }), async (cmds) => {
         const setup = async () => {
-          client.mock.reset() // the start fixture again; the session survives, row versions keep growing
-          const real: Real = { client, token }
+          suite.mock.mock.reset() // the start fixture again; the session survives, row versions keep growing
+          const real: Real = { client: suite.mock, token: suite.token }
           return { model: await initialModel(real), real }
         }
         await fc.asyncModelRun(setup, cmds)

@@ -12,13 +12,15 @@ import addFormatsModule from 'ajv-formats'
 import { buildDocument, MOCK_DEFINED, PRODUCT_VERSIONS } from '../../spec/index.ts'
 import { toJson, toYaml } from '../../spec/write.ts'
 import { RANGES } from '../../spec/versions.ts'
-import { asJson, escapeSegment, isObject, operationsOf, resolve, walk, type Json, type JsonObject } from './support/document.ts'
+import { asJson, isObject, resolve, walk, type Json, type JsonObject } from './support/document.ts'
+import { escapePointer, listOperations } from '../../src/profile.ts'
 
 // ajv-formats is CommonJS; under NodeNext its default import is typed as the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 
 const doc = asJson(buildDocument())
-const operations = operationsOf(doc)
+// The lister the mock registers its routes from, so the checks see the operations the mock serves.
+const operations = listOperations(buildDocument()).map((entry) => ({ ...entry, operation: asJson(entry.operation as never) }))
 
 /** The seed's endpoints, written out by hand. `branch` names the oneOf branch (by title) that tells apart variants sharing a method and path. */
 const SEED_ENDPOINTS: Array<{ seed: string; method: string; path: string; bodyBranch?: string; resultBranch?: string }> = [
@@ -285,7 +287,7 @@ describe('examples', () => {
         for (const [name, example] of Object.entries(node.examples)) {
           const resolved = resolve(doc, example)
           if (isObject(resolved) && 'value' in resolved && resolved.value !== undefined) {
-            found.push({ where: `${pointer}/examples/${escapeSegment(name)}`, schemaPointer: `${pointer}/schema`, value: resolved.value })
+            found.push({ where: `${pointer}/examples/${escapePointer(name)}`, schemaPointer: `${pointer}/schema`, value: resolved.value })
           }
         }
       }
