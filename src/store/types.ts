@@ -270,16 +270,5 @@ export interface ActionOutcome {
   changedIds: number[]
 }
 
-/** An attachment to add (the control plane's upload). */
-export interface NewAttachment {
-  applicationId: string
-  relationKey: string | null
-  parentId: number
-  folderId: number | null
-  isFolder: boolean
-  name: string
-  description?: string
-  mediaType: string
-  content?: Uint8Array
-  userId: number
-}
+/** An attachment to add (the control plane's upload): the store assigns the Id and the time. */
+export type NewAttachment = Omit<AttachmentDef, 'id' | 'createdAt' | 'file' | 'description'> & { description?: string }
