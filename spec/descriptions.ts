@@ -48,12 +48,21 @@ The mock emulates one release at a time (\`--product-version\`).
 
 ## Extensions
 
-- \`x-product-versions\` (on operations and on \`oneOf\` branches): the releases in which the operation or the branch applies, as a semver range (\`*\`, \`>=3.0.0\`, \`>=3.0.0 <3.0.19\`, \`<3.0.0\`). A release written \`2.9\` means \`2.9.0\`. A branch without it applies wherever its operation does.
-- \`x-mock-defined\`: the published description leaves this open and the document states what the mock does. The value is \`true\` for the whole object, or a short text naming the part that is the mock's choice. A real installation may behave differently there.
+- \`x-product-versions\` (on operations, \`oneOf\` branches and examples): the releases in which the operation, the branch or the example applies, as a semver range (\`*\`, \`>=3.0.0\`, \`>=3.0.0 <3.0.19\`, \`<3.0.0\`). A release written \`2.9\` means \`2.9.0\`. Without it, the part applies wherever its operation does.
+- \`x-mock-defined\`: the published description leaves this open and the document states what the mock does. The value is \`true\` for the whole object, or a short text naming the part that is the mock's choice; on a response schema that text lists the schema keywords that are the mock's (\`type format\`, \`pattern\`). A real installation may behave differently there, and a check of an installation against this document must not hold it to these parts.
+- \`x-request-example\` (on response examples): the request example of the same operation that this example answers, on a freshly started mock with the default fixture.
+
+## Servers
+
+A real installation serves this API over HTTPS (the published description: "All calls use HTTPS"), at a base URL of its own. The appdata-kit mock serves it at its own address, over HTTP unless told otherwise; a running mock lists its own origin as the first server of the document it serves.
 
 ## Errors
 
-The published description shows only successful calls, all HTTP 200. Save and delete report business failures in the result (\`IsSaveSuccessfully\` false, one \`ReturnStates\` entry per problem, nothing written), custom actions in \`IsSuccessful\`. Every error status in this document (400, 401, 403, 404, 413, 414) is the mock's choice and answers with RFC 9457 problem details (\`application/problem+json\`).
+The published description shows only successful calls, all HTTP 200. Save and delete report business failures in the result (\`IsSaveSuccessfully\` false, one \`ReturnStates\` entry per problem, nothing written), custom actions in \`IsSuccessful\`. Every error status in this document (400, 401, 403, 404, 413, 414, 503) is the mock's choice and answers with RFC 9457 problem details (\`application/problem+json\`). A method a path does not take answers 405 with \`Allow\`.
+
+## Strict and lenient
+
+What the published description shows or allows, the mock accepts on every release that has the operation. Where the description is silent and a real installation most plausibly accepts a request (an unknown query option, an extra sign-in field, the older delete body on a newer release, ...), the mock accepts it too and reports a warning: its code in the \`X-Mock-Warnings\` response header, the request journal and the log. Started with \`--strict\` (or per request with \`X-Mock-Strict: 1\`), it refuses such requests with a 400 \`STRICT_MODE\` problem instead. Schemas mark these places with \`x-mock-defined\`.
 
 ## Limits
 

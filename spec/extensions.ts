@@ -8,3 +8,12 @@ export const MOCK_DEFINED = 'x-mock-defined'
 
 /** Semver range of the product releases in which an operation, or a oneOf branch, exists. */
 export const PRODUCT_VERSIONS = 'x-product-versions'
+
+/**
+ * On a response example: the name of the request example of the same operation that this is the
+ * answer to, on a freshly started mock of each release the example applies to (its own
+ * `x-product-versions`, else its operation's). For operations without a body, a request example
+ * is the parameters' examples of that name. The test suite sends every request example and
+ * compares the answer with the paired response example.
+ */
+export const REQUEST_EXAMPLE = 'x-request-example'

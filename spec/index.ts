@@ -9,6 +9,7 @@ import { schemas } from './schemas.ts'
 import { parameters } from './parameters.ts'
 import { responses } from './responses.ts'
 import { operations } from './paths/index.ts'
+import { MOCK_ORIGIN } from './examples.ts'
 
 export { MOCK_DEFINED, PRODUCT_VERSIONS } from './extensions.ts'
 
@@ -40,7 +41,13 @@ export function buildDocument(): OpenAPIObject {
     components: { schemas: {}, parameters: {}, responses: {}, securitySchemes: {} },
   }
   const builder = OpenApiBuilder.create(root)
-  builder.addServer({ url: 'http://127.0.0.1:4080', description: 'The mock, at its default address.' })
+  // The mock serves this document with its own origin as the first server, so "Try it out" works on any port.
+  builder.addServer({ url: MOCK_ORIGIN, description: 'The appdata-kit mock (its default address; a running mock names its own).' })
+  builder.addServer({
+    url: 'https://{host}',
+    description: 'An installation of the product. All calls use HTTPS.',
+    variables: { host: { default: 'appdata.acme.test', description: 'Host name of the installation, with its port and any path prefix.' } },
+  })
   for (const tag of TAGS) builder.addTag(tag)
   for (const { path, method, operation } of operations) builder.addPath(path, { [method]: operation })
   for (const [name, schema] of Object.entries(schemas)) builder.addSchema(name, schema)

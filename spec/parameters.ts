@@ -69,6 +69,6 @@ export const parameters: Record<ParameterName, ParameterObject> = {
     required: true,
     description: `How many consecutive values to reserve. The published description sets no upper bound; the mock accepts at most ${MAX_IDENTITY_COUNT}.`,
     schema: { type: 'integer', minimum: 1, maximum: MAX_IDENTITY_COUNT, [MOCK_DEFINED]: 'maximum' },
-    example: 3,
+    examples: { three: { summary: 'Three values', value: 3 } },
   },
 }

@@ -57,6 +57,7 @@ export const ERROR_RESPONSES = {
   404: 'NotFound',
   413: 'PayloadTooLarge',
   414: 'UriTooLong',
+  503: 'ServiceUnavailable',
 } as const
 export type ErrorStatus = keyof typeof ERROR_RESPONSES
 export type ResponseName = (typeof ERROR_RESPONSES)[ErrorStatus]

@@ -1,11 +1,13 @@
 /**
- * components.responses: the problem+json answers for 400, 401, 403, 404, 413 and 414. The published description defines
- * no error status, so each one is the mock's choice and says so.
+ * components.responses: the problem+json answers for 400, 401, 403, 404, 413, 414 and 503. The published description
+ * defines no error status, so each one is the mock's choice and says so. Examples are written with the mock's own
+ * problem catalog, so codes and titles are the ones it sends.
  */
 import type { ExampleObject, ResponseObject } from 'openapi3-ts/oas31'
 import { ERROR_RESPONSES, responseRef, schemaRef, type ErrorStatus, type ResponseName } from './refs.ts'
 import { MOCK_DEFINED } from './extensions.ts'
 import { LIMITS } from './descriptions.ts'
+import { APPLICATION_ID, VIEWER_USER, problemExample } from './examples.ts'
 
 function problem(when: string, examples: Record<string, ExampleObject>): ResponseObject {
   return {
@@ -17,48 +19,59 @@ function problem(when: string, examples: Record<string, ExampleObject>): Respons
 
 export const responses: Record<ResponseName, ResponseObject> = {
   BadRequest: problem(
-    'when the body is not well-formed, breaks the operation\'s schema, or a query option or `$filter` cannot be parsed. ' +
+    'when the body is not well-formed, breaks the operation\'s schema, or a query option or `$filter` cannot be parsed, ' +
+      'and in strict mode when the request relies on something the published description does not promise. ' +
       'Schema violations are all listed in `violations`.',
     {
       schemaViolation: {
         summary: 'Body breaks the schema',
-        value: {
-          title: 'Request does not match the schema',
-          status: 400,
-          detail: 'The request body has 2 problems.',
+        value: problemExample('VALIDATION', '/body/Rows/0/Row/TIMESTAMP must be integer,null; /body/Rows/0 must have required property \'Details\'', {
           violations: [
-            { pointer: '/Rows/0/Row/TIMESTAMP', keyword: 'type', message: 'must be integer,null' },
-            { pointer: '/Rows/0', keyword: 'required', message: "must have required property 'Details'" },
+            { pointer: '/body/Rows/0/Row/TIMESTAMP', keyword: 'type', message: 'must be integer,null' },
+            { pointer: '/body/Rows/0/Details', keyword: 'required', message: "must have required property 'Details'" },
           ],
-        },
+        }),
       },
       unparsableFilter: {
         summary: 'Filter cannot be parsed',
-        value: { title: 'Invalid query', status: 400, detail: "$filter: expected an operator after 'Status' at position 7." },
+        value: problemExample('BAD_FILTER', "$filter, character 8: expected an operator (eq, ne, gt, ge, lt, le) after 'Status', got 'is'"),
+      },
+      strictMode: {
+        summary: 'Refused in strict mode',
+        value: problemExample(
+          'STRICT_MODE',
+          "The query option '$select' changed nothing. A Get Items option the description does not list ($select, $expand, $count, ...) is ignored. " +
+            "The API's description does not promise this, so strict mode refuses it (warning UNSUPPORTED_QUERY_OPTION).",
+          { warning: 'UNSUPPORTED_QUERY_OPTION' },
+        ),
       },
     },
   ),
   Unauthorized: problem(
-    'when the session token (or bearer token) is missing, unknown or expired, or sign-in credentials are wrong. ' +
+    'when the session token (or bearer token) is missing, unknown or expired, or the client is unknown. ' +
       `Tokens stay valid \`expires_in\` seconds (${LIMITS.tokenSeconds} by default).`,
-    { expiredToken: { summary: 'Token expired', value: { title: 'Session token expired', status: 401, detail: 'The session token expired; sign in again.' } } },
+    { expiredToken: { summary: 'Token expired', value: problemExample('TOKEN_EXPIRED', 'The session token has expired; sign in again.') } },
   ),
   Forbidden: problem(
-    'when the token is valid but the workspace is not the user\'s, or a user without write rights saves or deletes.',
+    'when the token is valid but the workspace is not the user\'s, or a user without write rights saves, deletes or runs an action that writes.',
     {
       readOnlyUser: {
         summary: 'Read-only user writes',
-        value: { title: 'Not allowed', status: 403, detail: 'User viewer@acme.test may not change rows of this application.' },
+        value: problemExample('READ_ONLY_USER', `${VIEWER_USER} may read but not change data.`),
       },
     },
   ),
   NotFound: problem(
-    'when the application, organization, Detail Relation Key, storage, Identity field, attachment, custom action or ' +
-      'e-mail provider named in the request does not exist.',
+    'when the application, organization, Detail Relation Key, storage, Identity field, attachment, custom action, row or ' +
+      'e-mail provider named in the request does not exist, or the application is not in the workspace named.',
     {
       unknownRelationKey: {
         summary: 'Unknown relation key',
-        value: { title: 'Not found', status: 404, detail: "Application a1b2c3d4-0000-4000-8000-000000000001 has no relation key 'OrderLine'." },
+        value: problemExample('UNKNOWN_RELATION_KEY', 'relation key OrderLine is not one of application Orders\'s (OrderLines)'),
+      },
+      unknownApplication: {
+        summary: 'Application not in the workspace',
+        value: problemExample('UNKNOWN_APPLICATION', `No application ${APPLICATION_ID.replace(/1$/, '9')} in workspace 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70.`),
       },
     },
   ),
@@ -67,7 +80,7 @@ export const responses: Record<ResponseName, ResponseObject> = {
     {
       bodyTooLarge: {
         summary: 'Body over 60 MB',
-        value: { title: 'Request body too large', status: 413, detail: `The request body exceeds ${LIMITS.bodyBytes} bytes.` },
+        value: problemExample('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${LIMITS.bodyBytes} bytes (60 MB by default).`, { limit: LIMITS.bodyBytes }),
       },
     },
   ),
@@ -76,7 +89,17 @@ export const responses: Record<ResponseName, ResponseObject> = {
     {
       urlTooLong: {
         summary: 'URL over 2048 characters',
-        value: { title: 'URL too long', status: 414, detail: `The URL has 2311 characters; at most ${LIMITS.urlLength} are accepted.` },
+        value: problemExample('URI_TOO_LONG', `The URL has 2311 characters; the limit is ${LIMITS.urlLength}.`, { limit: LIMITS.urlLength }),
+      },
+    },
+  ),
+  ServiceUnavailable: problem(
+    'when a sign-in would pass the number of live sessions the mock keeps (`--max-sessions`, a million by default); ' +
+      'live tokens are never ended early to make room.',
+    {
+      tooManySessions: {
+        summary: 'Too many live sessions',
+        value: problemExample('TOO_MANY_SESSIONS', 'The mock holds 1000000 live sessions, its limit (--max-sessions); sign in again when some have expired.'),
       },
     },
   ),

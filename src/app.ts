@@ -10,6 +10,9 @@ import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
 import { registerJournal } from './plugins/journal.ts'
 import { registerFaults } from './plugins/faults.ts'
+import { registerWarnings } from './plugins/warnings.ts'
+import { registerAllowedMethods } from './plugins/allowed-methods.ts'
+import { redactUrl } from './control/redact.ts'
 import { registerControlPlane } from './control/index.ts'
 import { controlPlaneAccess } from './control/access.ts'
 import { buildControlPlaneDocument } from '../spec/control-plane.ts'
@@ -41,6 +44,8 @@ declare module 'fastify' {
 /** What `buildApp` needs besides the configuration. */
 export interface AppDeps extends Deps {
   clock: MockClock
+  /** Where log lines go; standard output when absent. */
+  logStream?: NodeJS.WritableStream
 }
 
 /**
@@ -50,8 +55,16 @@ export interface AppDeps extends Deps {
  */
 export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      ...(deps.logStream === undefined ? {} : { stream: deps.logStream }),
+      // Clients do put tokens and passwords in URLs; the log never shows them.
+      serializers: { req: (request) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }) },
+    },
     bodyLimit: config.bodyLimit,
+    // A member named `__proto__` is valid JSON: it stays an own member (JSON.parse never sets a
+    // prototype) and meets the same checks as any other unknown member, instead of a 400 BAD_JSON.
+    onProtoPoisoning: 'ignore',
     // Node's default header limit (16 KB) would answer 431 for long URLs before the 414 that explains.
     http: { maxHeaderSize: 1024 * 1024 },
     // A path parameter may be as long as the URL may be; longer URLs get the 414 that explains.
@@ -62,16 +75,18 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   const document = documentForVersion(fullDocument, config.productVersion)
 
   app.decorate('store', createStore(fixture, deps))
-  app.decorate('tokens', createTokenStore(deps, config.tokenTtl))
+  app.decorate('tokens', createTokenStore(deps, config.tokenTtl, config.maxSessions))
   app.decorate('profile', resolveProfile(config.productVersion))
   app.decorate('mockConfig', config)
   app.decorate('clock', deps.clock)
   app.decorate('outbox', createOutbox())
   app.decorateRequest('principal', null)
 
+  registerAllowedMethods(app)
   registerErrorHandling(app, config.bodyLimit)
   registerLimits(app, config.maxUrlLength)
   registerFormBody(app)
+  registerWarnings(app)
   // Journal and faults hook every API route, so they come before the routes; the control plane needs both.
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
   registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })

@@ -26,6 +26,10 @@ export interface MockConfig {
   /** Public base URL used in generated row links; defaults to the listening address. */
   publicUrl: string | undefined
   logLevel: string
+  /** Live sessions kept at most; a sign-in beyond answers 503 (live tokens are never evicted). */
+  maxSessions: number
+  /** Refuse (400 STRICT_MODE) what the API's description does not promise, instead of accepting it with a warning. */
+  strict: boolean
 }
 
 export const DEFAULTS: MockConfig = {
@@ -47,6 +51,8 @@ export const DEFAULTS: MockConfig = {
   journalBodyLimit: 16 * 1024,
   publicUrl: undefined,
   logLevel: 'warn',
+  strict: false,
+  maxSessions: 1_000_000,
 }
 
 /** A flag or variable the mock cannot start with; the message says which and why. */
@@ -71,6 +77,8 @@ export const USAGE = `Usage: npm start -- [options]
   --journal-body-limit BYTES  bytes of each body the journal keeps (default 16384; 0 keeps none)
   --public-url URL       base URL used in generated row links
   --log-level L          fatal, error, warn, info, debug (default warn)
+  --max-sessions N       live sessions kept at most; further sign-ins answer 503 (default 1000000)
+  --strict               refuse with 400 what the API's description does not promise, instead of a warning (env MOCK_STRICT=1)
   --help                 print this text`
 
 function integer(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
@@ -81,7 +89,15 @@ function integer(name: string, text: string | undefined, fallback: number, min: 
   return value
 }
 
-/** Reads flags (and the PORT / PRODUCT_VERSION variables); throws ConfigError on anything it cannot use. */
+/** A boolean variable: 1, true, on, yes or 0, false, off, no (any case); unset or empty is false. */
+function flagFromEnv(name: string, text: string | undefined): boolean {
+  const value = text?.trim().toLowerCase() ?? ''
+  if (value === '' || ['0', 'false', 'off', 'no'].includes(value)) return false
+  if (['1', 'true', 'on', 'yes'].includes(value)) return true
+  throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${text}"`)
+}
+
+/** Reads flags (and the PORT / PRODUCT_VERSION / MOCK_STRICT variables); throws ConfigError on anything it cannot use. */
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}): MockConfig & { help: boolean } {
   let parsed
   try {
@@ -106,6 +122,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
         'journal-body-limit': { type: 'string' },
         'public-url': { type: 'string' },
         'log-level': { type: 'string' },
+        strict: { type: 'boolean' },
+        'max-sessions': { type: 'string' },
         help: { type: 'boolean' },
       },
     })
@@ -136,5 +154,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     journalBodyLimit: integer('journal-body-limit', v['journal-body-limit'], DEFAULTS.journalBodyLimit, 0, 64 * 1024 * 1024),
     publicUrl: v['public-url'],
     logLevel: v['log-level'] ?? DEFAULTS.logLevel,
+    strict: v.strict === true || flagFromEnv('MOCK_STRICT', env.MOCK_STRICT),
+    maxSessions: integer('max-sessions', v['max-sessions'], DEFAULTS.maxSessions, 1, 100_000_000),
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The one catalog of errors the mock answers with. The seed defines no error statuses or bodies;
- * these are the mock's choice, pinned in ../shared/interface.md and documented in the README.
+ * The one catalog of errors the mock answers with. The API's description defines no error statuses
+ * or bodies (Errors, points 4 and 5); these are the mock's choice, documented in the README.
  * Every error reply is `application/problem+json` (RFC 9457) built from an entry here.
  */
 export const PROBLEMS = {
@@ -16,9 +16,8 @@ export const PROBLEMS = {
   UNSUPPORTED_GRANT_TYPE: { status: 400, title: 'Unsupported grant type' },
   INVALID_SCOPE: { status: 400, title: 'Scope not granted' },
   BAD_ATTACHMENT_REQUEST: { status: 400, title: 'Attachment request does not fit the row' },
-  BAD_ROW_LINK: { status: 400, title: 'Row link not available' },
   BAD_FIXTURE: { status: 400, title: 'Fixture refused' },
-  BAD_ACTION_PARAMETERS: { status: 400, title: 'Action parameters do not fit the action' },
+  STRICT_MODE: { status: 400, title: 'Refused in strict mode: the API description does not promise this' },
   // 401: who is calling is not known
   INVALID_CLIENT: { status: 401, title: 'Unknown client' },
   MISSING_TOKEN: { status: 401, title: 'Session token missing' },
@@ -38,11 +37,14 @@ export const PROBLEMS = {
   UNKNOWN_ACTION: { status: 404, title: 'Unknown custom action' },
   UNKNOWN_ROW: { status: 404, title: 'Unknown row' },
   UNKNOWN_PROVIDER: { status: 404, title: 'Unknown e-mail provider' },
+  // 405: the path exists, the method does not
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed on this endpoint' },
   // 413 / 414: outside the environment's limits
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   URI_TOO_LONG: { status: 414, title: 'URL too long' },
   // Injected by a fault rule of the control plane
   INJECTED_FAULT: { status: 503, title: 'Fault injected by the mock control plane' },
+  TOO_MANY_SESSIONS: { status: 503, title: 'Too many live sessions' },
   INTERNAL: { status: 500, title: 'Internal mock error' },
 } as const satisfies Record<string, { status: number; title: string }>
 

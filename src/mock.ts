@@ -27,6 +27,8 @@ export interface StartOptions extends Partial<MockConfig> {
   fixtureData?: Fixture
   /** Fixed time and randomness for deterministic tests. */
   deps?: Deps
+  /** Where log lines go (standard output by default), for tests that read the log. */
+  logStream?: NodeJS.WritableStream
 }
 
 /** Loads the fixture named by the configuration and adds the generated rows it asks for. */
@@ -43,13 +45,13 @@ export function prepareFixture(config: MockConfig, given?: Fixture): Fixture {
  * await mock.close()
  */
 export async function startMock(options: StartOptions = {}): Promise<RunningMock> {
-  const { fixtureData, deps, ...overrides } = options
+  const { fixtureData, deps, logStream, ...overrides } = options
   const productVersion = normalizeVersion(overrides.productVersion ?? DEFAULTS.productVersion)
   if (productVersion === null) throw new ConfigError(`productVersion must be "latest" or a release number, got "${overrides.productVersion}"`)
   const config: MockConfig = { ...DEFAULTS, ...overrides, productVersion, port: overrides.port ?? 0 }
   const clock = createClock(deps?.now)
   const base = deps ?? systemDeps(clock)
-  const app = await buildApp(config, prepareFixture(config, fixtureData), { ...base, now: clock.now, clock })
+  const app = await buildApp(config, prepareFixture(config, fixtureData), { ...base, now: clock.now, clock, ...(logStream === undefined ? {} : { logStream }) })
   await app.listen({ port: config.port, host: config.host })
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : config.port

@@ -6,7 +6,7 @@ import { authenticate, authorize, type SecurityScheme } from './plugins/auth.ts'
 import { compileRequestValidator } from './validation/requests.ts'
 import { createDocumentAjv } from './validation/ajv.ts'
 import { describeViolations } from './validation/violations.ts'
-import { HANDLERS } from './operations/index.ts'
+import { HANDLERS, PREPARERS } from './operations/index.ts'
 
 function securityOf(entry: OperationEntry, document: OpenAPIObject): SecurityScheme | undefined {
   const requirements = (entry.operation.security ?? document.security ?? []) as Array<Record<string, unknown>>
@@ -35,7 +35,9 @@ export function registerOperations(app: FastifyInstance, document: OpenAPIObject
     if (handler === undefined) throw new Error(`operation ${entry.operationId} (${entry.method.toUpperCase()} ${entry.path}) has no handler in src/operations`)
     const validate = compileRequestValidator(document, entry, ajv)
     const scheme = securityOf(entry, document)
+    const prepare = PREPARERS[entry.operationId]
     const checkRequest = async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+      prepare?.(request)
       const violations = validate(request)
       if (violations.length > 0) throw new ProblemError('VALIDATION', describeViolations(violations), { violations })
     }

@@ -81,6 +81,7 @@ export const journalEntryExample = {
   status: 200,
   durationMs: 3.2,
   fault: null,
+  warnings: [],
 }
 
 /** A problem+json example whose `type` is derived from its code, as the mock derives it. */

@@ -12,6 +12,8 @@ import type {
 } from 'openapi3-ts/oas31'
 import { parameterRef, schemaRef } from '../refs.ts'
 import { ADMIN_PASSWORD, ADMIN_USER, CLIENT_ID, SCOPE, countResult, detailRows, masterRows, tokenResult } from '../examples.ts'
+import { RANGES } from '../versions.ts'
+import { MOCK_DEFINED, PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 
 /** What every module under spec/paths exports. */
 export interface OperationModule {
@@ -57,15 +59,19 @@ export const passwordGrantForm: RequestBodyObject = {
       schema: {
         type: 'object',
         title: 'Password grant',
+        description:
+          'The five fields of the password grant. As OAuth 2.0 servers do (RFC 6749, section 3.2), the mock ignores fields it ' +
+          'does not know, and takes `client_id` from HTTP Basic client authentication (`Authorization: Basic`, section 2.3.1) ' +
+          'when the form leaves it out; both raise a warning, since the published description shows neither.',
         required: ['client_id', 'username', 'password', 'grant_type', 'scope'],
         properties: {
           client_id: { type: 'string', minLength: 1, description: 'The client constant of the installation\'s API.' },
-          username: { type: 'string', format: 'email', description: 'The user\'s e-mail address.' },
+          username: { type: 'string', minLength: 1, description: 'The user\'s e-mail address.' },
           password: { type: 'string', minLength: 1 },
           grant_type: { type: 'string', const: 'password' },
           scope: { type: 'string', description: 'Space-separated scopes.', examples: [SCOPE] },
         },
-        additionalProperties: false,
+        additionalProperties: { type: 'string', [MOCK_DEFINED]: 'other fields are ignored with a warning' },
       },
       examples: {
         admin: {
@@ -79,7 +85,7 @@ export const passwordGrantForm: RequestBodyObject = {
 
 /** The 200 answer of both current sign-in paths. */
 export const tokenResponse: ResponseObject = jsonResponse('Signed in.', schemaRef('TokenResult'), {
-  session: { summary: 'A one-hour session', value: tokenResult },
+  session: { summary: 'A one-hour session', value: tokenResult, [REQUEST_EXAMPLE]: 'admin' },
 })
 
 /** The 200 answer of both forms of the items query: rows, or a count for `$inlinecount=allpages`. */
@@ -88,9 +94,11 @@ export function rowsOrCountResponse(withDetailRows: boolean): ResponseObject {
     'The matching rows, or their number when the query asked for a count.',
     { oneOf: [schemaRef('RowList'), schemaRef('CountResult')] },
     {
-      masterRows: { summary: 'Master rows', value: masterRows },
-      ...(withDetailRows ? { detailRows: { summary: 'Detail rows of master row 1', value: detailRows } } : {}),
-      count: { summary: 'Count', value: countResult },
+      masterRows: { summary: 'The first two master rows', value: masterRows, [REQUEST_EXAMPLE]: 'firstPage' },
+      ...(withDetailRows
+        ? { detailRows: { summary: 'Detail rows of master row 1', value: detailRows, [REQUEST_EXAMPLE]: 'detailQuery', [PRODUCT_VERSIONS]: RANGES.current } }
+        : {}),
+      count: { summary: 'How many orders are open', value: countResult, [REQUEST_EXAMPLE]: 'countQuery' },
     },
   )
 }

@@ -1,10 +1,10 @@
 /** downloadAttachment: the bytes of a file, or a zip archive of a folder or of several files. */
 import type { OperationObject } from 'openapi3-ts/oas31'
 import { RANGES } from '../versions.ts'
-import { MOCK_DEFINED, PRODUCT_VERSIONS } from '../extensions.ts'
+import { MOCK_DEFINED, PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
-import { RELATION_KEY } from '../examples.ts'
+import { INVOICE_ID, PHOTOS_FOLDER_ID, RELATION_KEY, SPEC_ID } from '../examples.ts'
 import { DATA_HEADERS, SESSION_SECURITY, jsonBody } from './common.ts'
 
 export const path = '/ExplorerApi/api/attachments/download'
@@ -26,9 +26,9 @@ export const operation: OperationObject = {
   security: SESSION_SECURITY,
   parameters: DATA_HEADERS,
   requestBody: jsonBody('Attachment Ids and, for a detail row, its relation key.', schemaRef('DownloadRequest'), {
-    masterFile: { summary: 'invoice.pdf of master row 1', value: { ids: [1] } },
-    folder: { summary: 'The Photos folder, as a zip', value: { ids: [2], rk: '' } },
-    detailFile: { summary: 'spec.txt of a detail row', value: { ids: [5], rk: RELATION_KEY } },
+    masterFile: { summary: 'invoice.pdf of master row 1', value: { ids: [INVOICE_ID] } },
+    folder: { summary: 'The Photos folder, as a zip', value: { ids: [PHOTOS_FOLDER_ID], rk: '' } },
+    detailFile: { summary: 'spec.txt of a detail row', value: { ids: [SPEC_ID], rk: RELATION_KEY } },
   }),
   responses: {
     '200': {
@@ -54,7 +54,7 @@ export const operation: OperationObject = {
         },
         'application/pdf': {
           schema: binary('application/pdf'),
-          examples: { invoice: { summary: 'invoice.pdf', externalValue: fixtureFile('invoice.pdf') } },
+          examples: { invoice: { summary: 'invoice.pdf', externalValue: fixtureFile('invoice.pdf'), [REQUEST_EXAMPLE]: 'masterFile' } },
         },
         'image/jpeg': {
           schema: binary('image/jpeg'),
@@ -62,11 +62,13 @@ export const operation: OperationObject = {
         },
         'text/plain': {
           schema: binary('text/plain'),
-          examples: { spec: { summary: 'spec.txt', externalValue: fixtureFile('spec.txt') } },
+          examples: { spec: { summary: 'spec.txt', externalValue: fixtureFile('spec.txt'), [REQUEST_EXAMPLE]: 'detailFile' } },
         },
         'application/zip': {
           schema: binary('application/zip'),
-          examples: { folder: { summary: 'Photos.zip: front.jpg and back.jpg', description: 'Built on request from the folder\'s files.' } },
+          examples: {
+            folder: { summary: 'Photos.zip: front.jpg and back.jpg', description: 'Built on request from the folder\'s files.', [REQUEST_EXAMPLE]: 'folder' },
+          },
         },
       },
     },

@@ -1,10 +1,11 @@
 /** getIdentities: reserve consecutive values of a storage's Identity field. */
 import type { OperationObject } from 'openapi3-ts/oas31'
 import { RANGES } from '../versions.ts'
-import { PRODUCT_VERSIONS } from '../extensions.ts'
+import { PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 import { parameterRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
 import { DATA_HEADERS, SESSION_SECURITY, jsonResponse } from './common.ts'
+import { reservedIdentities } from '../examples.ts'
 
 export const path = '/ExplorerApi/api/storage/{storage_id}/identity/{field_name}/next/{count}'
 export const method = 'get'
@@ -22,7 +23,7 @@ export const operation: OperationObject = {
   parameters: [...DATA_HEADERS, parameterRef('StorageId'), parameterRef('FieldName'), parameterRef('IdentityCount')],
   responses: {
     '200': jsonResponse('The reserved values, in increasing order.', { type: 'array', items: { type: 'integer' }, minItems: 1 }, {
-      three: { summary: 'Three values', value: [26, 27, 28] },
+      three: { summary: 'Three values', value: reservedIdentities, [REQUEST_EXAMPLE]: 'three' },
     }),
     ...errorResponses(400, 401, 403, 404, 414),
   },

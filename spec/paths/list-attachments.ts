@@ -1,10 +1,10 @@
 /** listAttachments: the files and folders attached to one row. */
 import type { OperationObject } from 'openapi3-ts/oas31'
 import { RANGES } from '../versions.ts'
-import { PRODUCT_VERSIONS } from '../extensions.ts'
+import { MOCK_DEFINED, PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
-import { RELATION_KEY, detailAttachments, folderAttachments, masterAttachments } from '../examples.ts'
+import { PHOTOS_FOLDER_ID, RELATION_KEY, detailAttachments, folderAttachments, masterAttachments } from '../examples.ts'
 import { DATA_HEADERS, SESSION_SECURITY, jsonResponse } from './common.ts'
 
 export const path = '/ExplorerApi/api/attachments'
@@ -25,26 +25,30 @@ export const operation: OperationObject = {
       name: '$filter',
       in: 'query',
       required: true,
-      description: '`ParentId eq <row Id>`, optionally followed by ` and FolderId eq <folder Id>`.',
-      schema: { type: 'string', pattern: '^ParentId eq [0-9]+( and FolderId eq [0-9]+)?$' },
+      description:
+        '`ParentId eq <row Id>`, optionally followed by ` and FolderId eq <folder Id>`. The mock reads it with the filter language of ' +
+        'Get Items (values quoted or not, any spacing, keywords in any case, `FolderId eq null` for the top level).',
+      schema: { type: 'string', minLength: 1 },
+      [MOCK_DEFINED]: 'the filter grammar beyond the form shown',
       examples: {
         topLevel: { summary: 'Top level of master row 1', value: 'ParentId eq 1' },
-        folder: { summary: 'Inside folder 2', value: 'ParentId eq 1 and FolderId eq 2' },
+        folder: { summary: `Inside folder ${PHOTOS_FOLDER_ID}`, value: `ParentId eq 1 and FolderId eq ${PHOTOS_FOLDER_ID}` },
+        detailRow: { summary: 'Detail row 1', value: 'ParentId eq 1' },
       },
     },
     {
       name: 'relationKey',
       in: 'query',
-      description: 'Detail Relation Key, when the row is a detail row.',
-      schema: { type: 'string', minLength: 1 },
-      example: RELATION_KEY,
+      description: 'Detail Relation Key, when the row is a detail row. Sent empty, it reads as absent (with the warning EMPTY_RELATION_KEY).',
+      schema: { type: 'string' },
+      examples: { detailRow: { summary: 'A detail row of OrderLines', value: RELATION_KEY } },
     },
   ],
   responses: {
     '200': jsonResponse('The attachments, files and folders alike.', { type: 'array', items: schemaRef('Attachment') }, {
-      topLevel: { summary: 'Master row 1: a file and a folder', value: masterAttachments },
-      folder: { summary: 'The Photos folder of master row 1', value: folderAttachments },
-      detailRow: { summary: 'Detail row 1 of OrderLines', value: detailAttachments },
+      topLevel: { summary: 'Master row 1: a file and a folder', value: masterAttachments, [REQUEST_EXAMPLE]: 'topLevel' },
+      folder: { summary: 'The Photos folder of master row 1', value: folderAttachments, [REQUEST_EXAMPLE]: 'folder' },
+      detailRow: { summary: 'Detail row 1 of OrderLines', value: detailAttachments, [REQUEST_EXAMPLE]: 'detailRow' },
     }),
     ...errorResponses(400, 401, 403, 404, 414),
   },

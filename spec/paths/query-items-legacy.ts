@@ -14,9 +14,11 @@ export const operation: OperationObject = {
   operationId: 'queryItemsLegacy',
   summary: 'Get items, or count them (before 3.0)',
   description:
-    'Reads or counts master rows on releases below 3.0. The call has no body: the query options are ordinary URL query ' +
-    'parameters, with the meanings they have in `queryItems`. These releases query master rows only, so there is no ' +
+    'Reads or counts master rows on releases below 3.0. The published description shows this call with the headers and no body, and ' +
+    'does not say where the query options go; the mock takes them as ordinary URL query parameters, with the meanings they ' +
+    'have in `queryItems` (`x-mock-defined`). These releases query master rows only, so there is no ' +
     `\`relationKey\`.\n\n${FILTER_GRAMMAR}`,
+  [MOCK_DEFINED]: 'the query options as URL parameters',
   tags: ['Items'],
   [PRODUCT_VERSIONS]: RANGES.legacy,
   security: SESSION_SECURITY,
@@ -24,22 +26,28 @@ export const operation: OperationObject = {
     parameterRef('ApplicationId'),
     parameterRef('SessionToken'),
     parameterRef('WorkspaceIdOptional'),
-    { name: '$top', in: 'query', description: 'Return at most this many rows.', schema: { type: 'integer', minimum: 0 }, example: 200 },
-    { name: '$skip', in: 'query', description: 'Leave out this many rows, counted after ordering.', schema: { type: 'integer', minimum: 0 }, example: 0 },
+    { name: '$top', in: 'query', description: 'Return at most this many rows.', schema: { type: 'integer', minimum: 0 }, examples: { firstPage: { value: 2 } } },
+    {
+      name: '$skip',
+      in: 'query',
+      description: 'Leave out this many rows, counted after ordering.',
+      schema: { type: 'integer', minimum: 0 },
+      examples: { firstPage: { value: 0 } },
+    },
     {
       name: '$orderby',
       in: 'query',
       description: 'Sort order: `Field asc` or `Field desc`, several joined by commas.',
       schema: { type: 'string' },
       [MOCK_DEFINED]: GRAMMAR_CHOICE,
-      example: 'Id desc',
+      examples: { firstPage: { value: 'Id asc' } },
     },
     {
       name: '$filter',
       in: 'query',
       description: 'Filter expression (see the operation description).',
       schema: { type: 'string' },
-      example: "Status eq 'Open'",
+      examples: { countQuery: { value: "Status eq 'Open'" } },
       [MOCK_DEFINED]: GRAMMAR_CHOICE,
     },
     {
@@ -47,7 +55,7 @@ export const operation: OperationObject = {
       in: 'query',
       description: 'With `allpages`, answer with the number of matching rows instead of the rows.',
       schema: { type: 'string', const: 'allpages' },
-      example: 'allpages',
+      examples: { countQuery: { value: 'allpages' } },
     },
   ],
   responses: {

@@ -23,8 +23,9 @@ export const operation: OperationObject = {
   security: SESSION_SECURITY,
   parameters: DATA_HEADERS,
   requestBody: jsonBody('Query options; a count query contains `$inlinecount=allpages`.', { oneOf: [schemaRef('ItemsQuery'), schemaRef('CountQuery')] }, {
+    firstPage: { summary: 'The first two master rows', value: { query: '$top=2&$skip=0&$orderby=Id asc' } },
     masterQuery: {
-      summary: 'A page of master rows',
+      summary: 'A page of filtered master rows',
       value: { query: "$top=200&$skip=0&$orderby=DT_CREATION desc,Id asc&$filter=Status eq 'Open' and Amount gt 1000" },
     },
     detailQuery: { summary: 'Detail rows of master row 1', value: { query: '$filter=MasterId eq 1&$orderby=Id&relationKey=OrderLines' } },

@@ -1,7 +1,7 @@
 /** runAction: run a custom action (a stored procedure with parameters). */
 import type { OperationObject } from 'openapi3-ts/oas31'
 import { RANGES } from '../versions.ts'
-import { PRODUCT_VERSIONS } from '../extensions.ts'
+import { PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
 import { actionFailedResult, actionFailingRequest, actionRequest, actionResult } from '../examples.ts'
@@ -23,13 +23,13 @@ export const operation: OperationObject = {
   security: SESSION_SECURITY,
   parameters: DATA_HEADERS,
   requestBody: jsonBody('The action and its parameters.', schemaRef('ActionRequest'), {
-    recalculate: { summary: 'Recalculate the totals of order 1', value: actionRequest },
+    recalculate: { summary: 'Recalculate orders 1 and 2', value: actionRequest },
     failing: { summary: 'An action that reports failure', value: actionFailingRequest },
   }),
   responses: {
     '200': jsonResponse('What the action reported.', schemaRef('ActionResult'), {
-      succeeded: { summary: 'The action succeeded', value: actionResult },
-      failed: { summary: 'The action ran and reported failure', value: actionFailedResult },
+      succeeded: { summary: 'The action succeeded', value: actionResult, [REQUEST_EXAMPLE]: 'recalculate' },
+      failed: { summary: 'The action ran and reported failure', value: actionFailedResult, [REQUEST_EXAMPLE]: 'failing' },
     }),
     ...errorResponses(400, 401, 403, 404, 413, 414),
   },

@@ -1,10 +1,10 @@
 /** saveItems: create and update master rows with their detail rows, all or nothing. */
 import type { OperationObject } from 'openapi3-ts/oas31'
 import { RANGES } from '../versions.ts'
-import { PRODUCT_VERSIONS } from '../extensions.ts'
+import { PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
-import { saveCreate, saveCreateResult, saveLegacyResult, saveStaleResult, saveUpdate, saveUpdateResult } from '../examples.ts'
+import { saveCreate, saveCreateResult, saveLegacyResult, saveStale, saveStaleResult, saveUpdate, saveUpdateResult } from '../examples.ts'
 import { DATA_HEADERS, SESSION_SECURITY, jsonBody, jsonResponse } from './common.ts'
 
 export const path = '/ExplorerApi/api/items/save'
@@ -29,18 +29,19 @@ export const operation: OperationObject = {
   security: SESSION_SECURITY,
   parameters: DATA_HEADERS,
   requestBody: jsonBody('Master rows to save, each with its detail rows.', schemaRef('SaveRequest'), {
-    create: { summary: 'Create an order with two lines', value: saveCreate },
+    create: { summary: 'Create an order with two lines, each sent with Id -1', value: saveCreate },
     update: { summary: 'Update an order and one of its lines', value: saveUpdate },
+    stale: { summary: 'Update an order with a version read before someone else saved it', value: saveStale },
   }),
   responses: {
     '200': jsonResponse(
       'The outcome of the save, in the spelling of the emulated release.',
       { oneOf: [schemaRef('SaveResult'), schemaRef('SaveResultLegacy')] },
       {
-        created: { summary: 'Order and lines created', value: saveCreateResult },
-        updated: { summary: 'Order and line updated', value: saveUpdateResult },
-        stale: { summary: 'Refused: row changed since it was read', value: saveStaleResult },
-        legacy: { summary: 'Saved, as releases below 3.0 answer', value: saveLegacyResult },
+        created: { summary: 'Order and lines created', value: saveCreateResult, [REQUEST_EXAMPLE]: 'create', [PRODUCT_VERSIONS]: RANGES.current },
+        updated: { summary: 'Order and line updated', value: saveUpdateResult, [REQUEST_EXAMPLE]: 'update', [PRODUCT_VERSIONS]: RANGES.current },
+        stale: { summary: 'Refused: row changed since it was read', value: saveStaleResult, [REQUEST_EXAMPLE]: 'stale', [PRODUCT_VERSIONS]: RANGES.current },
+        legacy: { summary: 'Updated, as releases below 3.0 answer', value: saveLegacyResult, [REQUEST_EXAMPLE]: 'update', [PRODUCT_VERSIONS]: RANGES.legacy },
       },
     ),
     ...errorResponses(400, 401, 403, 404, 413, 414),

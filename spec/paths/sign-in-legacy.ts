@@ -1,7 +1,7 @@
 /** signInLegacy: the user management sign-in of releases below 3.0. */
 import type { OperationObject } from 'openapi3-ts/oas31'
 import { RANGES } from '../versions.ts'
-import { PRODUCT_VERSIONS } from '../extensions.ts'
+import { PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
 import { ADMIN_PASSWORD, ADMIN_USER, LEGACY_CLIENT_ID, legacyTokenResult } from '../examples.ts'
@@ -36,7 +36,9 @@ export const operation: OperationObject = {
     { admin: { summary: 'Full-access user', value: { userName: ADMIN_USER, password: ADMIN_PASSWORD, clientId: LEGACY_CLIENT_ID } } },
   ),
   responses: {
-    '200': jsonResponse('Signed in.', schemaRef('LegacyTokenResult'), { session: { summary: 'Administrator session', value: legacyTokenResult } }),
-    ...errorResponses(400, 401, 413, 414),
+    '200': jsonResponse('Signed in.', schemaRef('LegacyTokenResult'), {
+      session: { summary: 'Administrator session', value: legacyTokenResult, [REQUEST_EXAMPLE]: 'admin' },
+    }),
+    ...errorResponses(400, 401, 413, 414, 503),
   },
 }

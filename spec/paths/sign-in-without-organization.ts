@@ -18,5 +18,5 @@ export const operation: OperationObject = {
   [PRODUCT_VERSIONS]: RANGES.withoutOrganization,
   security: [],
   requestBody: passwordGrantForm,
-  responses: { '200': tokenResponse, ...errorResponses(400, 401, 413, 414) },
+  responses: { '200': tokenResponse, ...errorResponses(400, 401, 413, 414, 503) },
 }

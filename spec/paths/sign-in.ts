@@ -21,5 +21,5 @@ export const operation: OperationObject = {
   security: [],
   parameters: [parameterRef('OrganizationPhysicalName')],
   requestBody: passwordGrantForm,
-  responses: { '200': tokenResponse, ...errorResponses(400, 401, 404, 413, 414) },
+  responses: { '200': tokenResponse, ...errorResponses(400, 401, 404, 413, 414, 503) },
 }

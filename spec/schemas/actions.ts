@@ -1,10 +1,13 @@
 /** Custom actions, e-mail and row links: the request and result bodies of the remaining operations. */
 import type { SchemaObject } from 'openapi3-ts/oas31'
 import { schemaRef } from '../refs.ts'
+import { MOCK_DEFINED } from '../extensions.ts'
 
 export const ActionParameter: SchemaObject = {
   title: 'Action parameter',
-  description: 'One entry of `parametersMap`: the stored procedure to run, or the parameters handed to it.',
+  description:
+    'One entry of `parametersMap`. The published description names two known entries, the stored procedure to run and the parameters handed ' +
+    'to it, without saying they are the only ones; the mock ignores other entries, with a warning.',
   oneOf: [
     {
       type: 'object',
@@ -12,7 +15,13 @@ export const ActionParameter: SchemaObject = {
       required: ['Name', 'Value'],
       properties: {
         Name: { type: 'string', const: 'ProcedureName' },
-        Value: { type: 'string', minLength: 1, description: 'Name of the stored procedure the action runs.' },
+        Value: {
+          type: 'string',
+          minLength: 1,
+          description:
+            'Name of the stored procedure the action runs. The action is the one `actionId` names; a different name here is accepted ' +
+            'with the warning PROCEDURE_NAME_MISMATCH (case, brackets and the `dbo.` schema do not count as different).',
+        },
       },
       additionalProperties: false,
     },
@@ -28,12 +37,30 @@ export const ActionParameter: SchemaObject = {
           items: {
             type: 'object',
             required: ['key', 'value'],
-            properties: { key: { type: 'string', minLength: 1 }, value: { type: 'string' } },
+            properties: {
+              key: { type: 'string', minLength: 1 },
+              value: {
+                type: ['string', 'null'],
+                description: 'The value as text. null reaches the procedure as empty text (with the warning NULL_PARAMETER_VALUE).',
+                [MOCK_DEFINED]: 'null is accepted with a warning',
+              },
+            },
             additionalProperties: false,
           },
         },
       },
       additionalProperties: false,
+    },
+    {
+      type: 'object',
+      title: 'Other entry',
+      description: 'An entry the description does not name; ignored, with the warning UNKNOWN_ACTION_PARAMETER.',
+      [MOCK_DEFINED]: true,
+      required: ['Name'],
+      properties: {
+        Name: { type: 'string', not: { enum: ['ProcedureName', 'Parameters'] } },
+        Value: {},
+      },
     },
   ],
 }
@@ -68,11 +95,25 @@ export const EmailRequest: SchemaObject = {
   required: ['to', 'subject', 'body'],
   properties: {
     providerId: {
-      type: 'string',
+      type: ['string', 'null'],
       format: 'uuid',
-      description: 'Id of a configured e-mail provider. Leave it out to send through the installation\'s default provider.',
+      description:
+        'Id of a configured e-mail provider. Leave it out to send through the installation\'s default provider; null reads as left out ' +
+        '(with the warning NULL_OPTIONAL_MEMBER).',
+      [MOCK_DEFINED]: 'null is accepted with a warning',
     },
-    to: { type: 'array', minItems: 1, items: { type: 'string', format: 'email' }, description: 'Recipient addresses.' },
+    to: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'string',
+        // An RFC 5322 mailbox: an address (any domain, `ops@localhost` too) or a name with the address in angle brackets.
+        pattern: '^(?:[^<>]*<[^\\s@<>]+@[^\\s@<>]+>|[^\\s@<>]+@[^\\s@<>]+)$',
+        [MOCK_DEFINED]: 'pattern',
+        examples: ['buyer@northwind.example', 'Jane Doe <jane@northwind.example>'],
+      },
+      description: 'Recipient addresses: `local@domain`, or `Display Name <local@domain>`.',
+    },
     subject: { type: 'string' },
     body: { type: 'string' },
   },
@@ -83,10 +124,14 @@ export const RowLinkRequest: SchemaObject = {
   type: 'object',
   title: 'Row link request',
   description: 'Rows to build a link for. Only master rows have links, so `relationKey` is always null.',
-  required: ['relationKey', 'values', 'valueType'],
+  required: ['values', 'valueType'],
   properties: {
-    // `enum: [null]` rather than `const: null`: same meaning, and generated client types read it as `null`, not `unknown`.
-    relationKey: { enum: [null], description: 'Always null: links exist for master rows only.' },
+    // `type: 'null'`: generated clients type it as `null`, which they can send (`enum: [null]` became `never` in some).
+    relationKey: {
+      type: 'null',
+      description: 'Always null: links exist for master rows only. Left out, it reads as null (with the warning ROW_LINK_WITHOUT_RELATION_KEY).',
+      [MOCK_DEFINED]: 'leaving it out is accepted with a warning',
+    },
     values: {
       description: 'Id of the master row, or several Ids.',
       oneOf: [

@@ -1,5 +1,6 @@
 /** The attachment record and the download request. */
 import type { SchemaObject } from 'openapi3-ts/oas31'
+import { MOCK_DEFINED } from '../extensions.ts'
 
 /** yyyymmddhhmmss as a number: year 1000 onwards, no validation of the calendar beyond the digit count. */
 const compactDateTime: SchemaObject = {
@@ -22,11 +23,19 @@ export const Attachment: SchemaObject = {
     IsFolder: { type: 'boolean', description: 'True for a folder; downloading a folder gives a zip archive of its files.' },
     Name: { type: 'string', description: 'File or folder name.', examples: ['invoice.pdf'] },
     Description: { type: 'string' },
-    TypeImage: { type: 'string', description: 'Media type of the file (for example `application/pdf`); empty for a folder.' },
+    TypeImage: {
+      type: 'string',
+      description: 'Media type of the file (for example `application/pdf`). A folder has none; the mock sends an empty text for it.',
+      [MOCK_DEFINED]: 'the value for folders',
+    },
     DT_CREATION: compactDateTime,
-    DT_LAST_UPDATE: compactDateTime,
-    USER_ID_CREATION: { type: ['integer', 'string'], description: 'User who added the attachment.' },
-    USER_ID_LAST_UPDATE: { type: ['integer', 'string'], description: 'User who changed the attachment last.' },
+    DT_LAST_UPDATE: {
+      ...compactDateTime,
+      [MOCK_DEFINED]: 'type minimum maximum',
+      description: 'Last change: a number or null in the published description; the mock writes it in the form of `DT_CREATION`.',
+    },
+    USER_ID_CREATION: { type: ['number', 'string'], description: 'User who added the attachment.' },
+    USER_ID_LAST_UPDATE: { type: ['number', 'string'], description: 'User who changed the attachment last.' },
   },
 }
 
@@ -38,8 +47,11 @@ export const DownloadRequest: SchemaObject = {
   properties: {
     ids: { type: 'array', minItems: 1, items: { type: 'integer' }, description: 'Attachment Ids, as listed by the attachments list.' },
     rk: {
-      type: 'string',
-      description: 'Detail Relation Key when the attachments belong to a detail row. Leave it out, or send an empty text, for a master row\'s attachments.',
+      type: ['string', 'null'],
+      description:
+        'Detail Relation Key when the attachments belong to a detail row. Leave it out, or send an empty text, for a master row\'s attachments. ' +
+        'null reads as left out (with the warning NULL_OPTIONAL_MEMBER).',
+      [MOCK_DEFINED]: 'null is accepted with a warning',
     },
   },
   additionalProperties: false,

@@ -27,6 +27,12 @@ export const Problem: SchemaObject = {
       description: 'On a refused sign-in: the OAuth 2.0 error code (RFC 6749, section 5.2).',
     },
     limit: { type: 'integer', description: 'On 413 and 414: the limit that was exceeded (bytes, or characters of the URL).' },
+    warning: {
+      type: 'string',
+      pattern: '^[A-Z][A-Z_]*$',
+      description: 'On a request refused in strict mode (`STRICT_MODE`): the code of the warning the lenient mock would have raised.',
+    },
+    allow: { type: 'string', description: 'On 405: the methods the path takes, as in the `Allow` header.' },
     violations: {
       type: 'array',
       description: 'For a request that breaks this document\'s schemas: every violation found, not only the first.',

@@ -1,6 +1,7 @@
 /** Schemas of application rows as read (ReadRow) and as written (WriteRow), and the row key used by delete. */
 import type { SchemaObject } from 'openapi3-ts/oas31'
 import { schemaRef } from '../refs.ts'
+import { MOCK_DEFINED } from '../extensions.ts'
 
 /** A value a user-defined field can hold; the set of fields depends on the application. */
 export const scalarValue: SchemaObject = {
@@ -10,7 +11,10 @@ export const scalarValue: SchemaObject = {
 
 const nullableUser: SchemaObject = {
   type: ['integer', 'string', 'null'],
-  description: 'User who created or last changed the row: a user Id, or a name on installations that store names.',
+  [MOCK_DEFINED]: 'type',
+  description:
+    'User who created or last changed the row: a user Id, or a name on installations that store names. The published description says only ' +
+    '"nullable"; the mock sends the user\'s Id.',
 }
 
 /** Base64 text of eight bytes: 11 characters, the last one carrying 4 bits, then one pad character. */
@@ -31,15 +35,36 @@ export const ReadRow: SchemaObject = {
       type: 'string',
       contentEncoding: 'base64',
       pattern: ROW_VERSION_PATTERN,
+      [MOCK_DEFINED]: 'contentEncoding pattern',
       description:
-        'Row version: the base64 text of an 8-byte big-endian integer. To update or delete the row, decode it and send the ' +
-        'integer (for example `AAAAAAAAA+k=` is 1001).',
+        'Row version. The published description calls it "base64-like text" that saves and deletes send back as a number; the mock ' +
+        'writes the base64 text of an 8-byte big-endian integer, as SQL Server rowversions are, and reads that integer back (for ' +
+        'example `AAAAAAAAA+k=` is 1001).',
       examples: ['AAAAAAAAA+k='],
     },
-    CT_ATTACHMENTS: { type: ['integer', 'null'], minimum: 0, description: 'Attachment marker: how many attachments the row has, or null.' },
-    DT_CREATION: { type: ['string', 'null'], format: 'date-time', description: 'When the row was created.' },
-    DT_LAST_UPDATE: { type: ['string', 'null'], format: 'date-time', description: 'When the row was last changed.' },
-    ROW_ORDER: { type: ['integer', 'null'], description: 'Position of the row in the application\'s manual ordering.' },
+    CT_ATTACHMENTS: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      [MOCK_DEFINED]: 'type minimum',
+      description: 'Attachment marker, nullable in the published description; the mock sends how many files the row has, or null for none.',
+    },
+    DT_CREATION: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      [MOCK_DEFINED]: 'type format',
+      description: 'When the row was created; nullable in the published description, which leaves its format open. The mock sends RFC 3339 text.',
+    },
+    DT_LAST_UPDATE: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      [MOCK_DEFINED]: 'type format',
+      description: 'When the row was last changed; as `DT_CREATION`.',
+    },
+    ROW_ORDER: {
+      type: ['integer', 'null'],
+      [MOCK_DEFINED]: 'type',
+      description: 'Row order, nullable in the published description; the mock sends the row\'s position in the order rows were created.',
+    },
     USER_ID_CREATION: nullableUser,
     USER_ID_LAST_UPDATE: nullableUser,
   },
@@ -80,11 +105,13 @@ export const RowList: SchemaObject = {
 export const RowKey: SchemaObject = {
   type: 'object',
   title: 'Row key',
-  description: 'Identifies one stored row version: the row\'s `Id` and the `TIMESTAMP` integer read last.',
+  description:
+    'Identifies one stored row version: the row\'s `Id` and the `TIMESTAMP` integer read last. The published description allows `TIMESTAMP` null in ' +
+    'delete requests; null matches no row version, so the delete is refused (`IsSaveSuccessfully` false) rather than malformed.',
   required: ['Id', 'TIMESTAMP'],
   properties: {
     Id: { type: 'integer' },
-    TIMESTAMP: { type: 'integer', minimum: 0, maximum: 9007199254740991 },
+    TIMESTAMP: { type: ['integer', 'null'], minimum: 0, maximum: 9007199254740991 },
   },
   additionalProperties: false,
 }

@@ -7,11 +7,18 @@ import { schemaRef } from '../refs.ts'
 export const SaveDetailGroup: SchemaObject = {
   type: 'object',
   title: 'Detail rows of one relation',
-  description: 'Detail rows saved under their master row, for one Detail Relation Key. Rows are sent as they are, without a `Row` wrapper.',
+  description:
+    'Detail rows saved under their master row, for one Detail Relation Key. Rows are sent as they are, without a `Row` wrapper. ' +
+    'Every new detail row may carry `Id` -1, as the published description shows.',
   required: ['RelationKey', 'Rows'],
   properties: {
     RelationKey: { type: 'string', minLength: 1, description: 'Detail Relation Key of the detail table.' },
-    Rows: { type: 'array', minItems: 1, items: schemaRef('WriteRow') },
+    Rows: {
+      type: 'array',
+      items: schemaRef('WriteRow'),
+      description: 'The rows to create or update. An empty list saves nothing (accepted with the warning EMPTY_DETAIL_GROUP).',
+      [MOCK_DEFINED]: 'an empty list is accepted with a warning',
+    },
   },
   additionalProperties: false,
 }
@@ -46,8 +53,9 @@ export const ReturnState: SchemaObject = {
   [MOCK_DEFINED]: true,
   description:
     'One reason a save or delete was refused. The published description only ever shows `ReturnStates` empty; this shape is the mock\'s. ' +
-    'Codes the mock uses: `CONCURRENCY` (TIMESTAMP is stale), `NOT_FOUND` (no row with that Id), `DUPLICATE_KEY` ' +
-    '(identity value already taken), `DUPLICATE_TEMPORARY_ID`, `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`.',
+    'Codes the mock uses: `CONCURRENCY` (TIMESTAMP is stale, or null in a delete), `NOT_FOUND` (no row with that Id), `DUPLICATE_KEY` ' +
+    '(identity value already taken), `DUPLICATE_TEMPORARY_ID` (two new masters with one temporary Id), `DUPLICATE_ROW` (one existing row ' +
+    'named twice), `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`.',
   required: ['Code', 'Message', 'RelationKey', 'Id'],
   properties: {
     Code: { type: 'string', description: 'What went wrong, as a stable upper-case word.', examples: ['CONCURRENCY'] },
@@ -71,11 +79,13 @@ export const PrimaryKeyData: SchemaObject = {
     properties: {
       newKeys: {
         type: 'object',
-        [MOCK_DEFINED]: 'the key names',
+        [MOCK_DEFINED]: true,
         description:
           'Assigned values as strings. The mock uses these names: `Id` for the new master row Id, the storage\'s Identity ' +
-          'field name (for example `IdRow`) for its identity value, and `<RelationKey>:<temporary detail Id>` (for example ' +
-          '`OrderLines:-1`) for each new detail row\'s Id.',
+          'field name (for example `IdRow`) for its identity value, and for each new detail row\'s Id ' +
+          '`<RelationKey>[<position>]`, its 0-based position among the master\'s rows of that relation key in the request ' +
+          '(for example `OrderLines[1]`), plus `<RelationKey>:<temporary Id>` (for example `OrderLines:-2`) when no other new ' +
+          'row of that group has the same temporary Id.',
         additionalProperties: { type: 'string', pattern: '^-?[0-9]+$' },
       },
     },
@@ -151,12 +161,15 @@ export const DeleteResultLegacy: SchemaObject = {
 export const DeleteRequest: SchemaObject = {
   type: 'array',
   title: 'Delete request',
-  [PRODUCT_VERSIONS]: RANGES.current,
-  description: 'Rows to delete, grouped by table: `RelationKey` null for master rows, a Detail Relation Key for detail rows. One request may hold several groups.',
+  [PRODUCT_VERSIONS]: RANGES.all,
+  [MOCK_DEFINED]: 'accepted below 3.0 too (with the warning CURRENT_DELETE_BODY), and a group without RelationKey (warning DELETE_GROUP_WITHOUT_RELATION_KEY)',
+  description:
+    'Rows to delete, grouped by table: `RelationKey` null for master rows, a Detail Relation Key for detail rows. One request may hold several groups. ' +
+    'The published description shows this body for current releases; the mock also takes it below 3.0, and reads a group that leaves `RelationKey` out as master rows, each with a warning.',
   minItems: 1,
   items: {
     type: 'object',
-    required: ['RelationKey', 'Rows'],
+    required: ['Rows'],
     properties: {
       RelationKey: { type: ['string', 'null'], minLength: 1, description: 'Null for master rows; the Detail Relation Key for detail rows.' },
       Rows: {
@@ -171,9 +184,12 @@ export const DeleteRequest: SchemaObject = {
 
 export const DeleteRequestLegacy: SchemaObject = {
   type: 'array',
-  title: 'Delete request (before 3.0)',
-  [PRODUCT_VERSIONS]: RANGES.legacy,
-  description: 'Master rows to delete, in the shape releases below 3.0 take: groups without a relation key, each row with an empty `Details` array.',
+  title: 'Delete request (older form)',
+  [PRODUCT_VERSIONS]: RANGES.all,
+  [MOCK_DEFINED]: 'accepted from 3.0 too (with the warning LEGACY_DELETE_BODY)',
+  description:
+    'Master rows to delete, in the older shape: groups without a relation key, each row with an empty `Details` array. The published description ' +
+    'calls it the older variant without saying that a release dropped it, so the mock takes it on every release (from 3.0 with a warning).',
   minItems: 1,
   items: {
     type: 'object',

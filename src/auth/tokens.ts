@@ -1,3 +1,4 @@
+import { ProblemError } from '../errors.ts'
 import type { Deps, UserDef } from '../store/types.ts'
 
 /** A signed-in session as the mock remembers it. */
@@ -15,24 +16,46 @@ export interface TokenStore {
   issue(user: UserDef): Session
   check(token: string): TokenCheck
   clear(): void
+  /** Sessions remembered now (live ones, and expired ones not yet forgotten). */
+  readonly size: number
   readonly ttlSeconds: number
 }
 
-// Bounded so a client that signs in in a loop cannot grow the mock without limit.
-const MAX_SESSIONS = 100_000
+/** Live sessions the mock keeps at most by default (`--max-sessions`). */
+export const DEFAULT_MAX_SESSIONS = 1_000_000
 
-export function createTokenStore(deps: Deps, ttlSeconds: number): TokenStore {
+/**
+ * A live token works until it expires: sessions are never evicted while live. Expired ones are
+ * forgotten as new ones arrive, one lifetime after they expired (sooner when the limit is near);
+ * with a fixed lifetime on a clock that only moves forward they are the oldest, so the sweep
+ * stops at the first that stays. A sign-in that would pass
+ * `maxSessions` live sessions is refused (503 TOO_MANY_SESSIONS) rather than ending one early.
+ */
+export function createTokenStore(deps: Deps, ttlSeconds: number, maxSessions = DEFAULT_MAX_SESSIONS): TokenStore {
   const sessions = new Map<string, Session>()
+  const ttlMs = ttlSeconds * 1000
+  /** Forgets sessions that expired before `before`, oldest first, stopping at the first that did not. */
+  const forgetExpired = (before: number): void => {
+    for (const [token, session] of sessions) {
+      if (session.expiresAt > before) break
+      sessions.delete(token)
+    }
+  }
   return {
     ttlSeconds,
+    get size() {
+      return sessions.size
+    },
     issue(user) {
-      const token = Buffer.from(deps.randomBytes(32)).toString('base64url')
       const issuedAt = deps.now()
-      const session = { token, userId: user.id, issuedAt, expiresAt: issuedAt + ttlSeconds * 1000 }
-      if (sessions.size >= MAX_SESSIONS) {
-        const oldest = sessions.keys().next().value
-        if (oldest !== undefined) sessions.delete(oldest)
+      // Kept one lifetime past expiry, so a client that comes back late still hears TOKEN_EXPIRED.
+      forgetExpired(issuedAt - ttlMs)
+      if (sessions.size >= maxSessions) forgetExpired(issuedAt)
+      if (sessions.size >= maxSessions) {
+        throw new ProblemError('TOO_MANY_SESSIONS', `The mock holds ${sessions.size} live sessions, its limit (--max-sessions); sign in again when some have expired.`)
       }
+      const token = Buffer.from(deps.randomBytes(32)).toString('base64url')
+      const session = { token, userId: user.id, issuedAt, expiresAt: issuedAt + ttlMs }
       sessions.set(token, session)
       return session
     },

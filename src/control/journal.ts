@@ -1,4 +1,5 @@
-import { redactHeaders, redactValue } from './redact.ts'
+import type { MockWarning } from '../warnings.ts'
+import { redactHeaders, redactUrl, redactValue } from './redact.ts'
 
 /** The fault rule effect applied to a request (src/plugins/faults.ts). */
 export type FaultEffect = 'latency' | 'status' | 'drop' | 'commitThenDrop'
@@ -21,6 +22,8 @@ export interface JournalRecord {
   status: number | null
   durationMs: number
   fault: FaultEffect | null
+  /** Warnings the request raised (things the API's description does not promise), in order. */
+  warnings: readonly MockWarning[]
   requestHeaders?: Record<string, string | string[] | undefined>
   requestBody?: RecordedBody
   responseType?: string | null
@@ -38,6 +41,7 @@ export interface JournalEntry {
   status: number | null
   durationMs: number
   fault: FaultEffect | null
+  warnings: readonly MockWarning[]
   request?: { headers: Record<string, string>; body: unknown }
   response?: { contentType: string | null; body: unknown }
 }
@@ -129,12 +133,13 @@ function toEntry(record: JournalRecord, bodies: boolean): JournalEntry {
     seq: record.seq,
     time: new Date(record.time).toISOString(),
     method: record.method,
-    url: record.url,
+    url: redactUrl(record.url),
     path: record.url.split('?')[0] ?? record.url,
     operationId: record.operationId,
     status: record.status,
     durationMs: Math.round(record.durationMs * 1000) / 1000,
     fault: record.fault,
+    warnings: record.warnings,
   }
   if (bodies) {
     entry.request = { headers: redactHeaders(record.requestHeaders ?? {}), body: showRequestBody(record.requestBody) }

@@ -8,6 +8,12 @@ export const REDACTED = '[redacted]'
  */
 const SECRET_NAMES = new Set([
   'password',
+  'passwd',
+  'pwd',
+  'token',
+  'secret',
+  'api_key',
+  'apikey',
   'access_token',
   'refresh_token',
   'id_token',
@@ -33,11 +39,32 @@ export function redactValue(value: unknown, depth = 0): unknown {
   // Parsed JSON is a tree; the depth cap only guards against a pathological body.
   if (depth > 64 || value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1))
-  const out: Record<string, unknown> = {}
-  for (const [key, member] of Object.entries(value)) {
-    out[key] = isSecretName(key) && member !== null && member !== '' ? REDACTED : redactValue(member, depth + 1)
-  }
-  return out
+  // fromEntries defines members, so a member named `__proto__` stays a member instead of setting the prototype.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => [key, isSecretName(key) && member !== null && member !== '' ? REDACTED : redactValue(member, depth + 1)]),
+  )
+}
+
+/**
+ * A URL with the values of secret query parameters replaced (`?SessionToken=…`, `?password=…`,
+ * also percent-encoded names); the path and every other parameter stay exactly as sent. Used for
+ * the journal and the log, since clients do put tokens in URLs.
+ */
+export function redactUrl(url: string): string {
+  const question = url.indexOf('?')
+  if (question < 0) return url
+  const parts = url.slice(question + 1).split('&').map((part) => {
+    const equals = part.indexOf('=')
+    if (equals < 0) return part
+    let name = part.slice(0, equals)
+    try {
+      name = decodeURIComponent(name.replaceAll('+', ' '))
+    } catch {
+      // A malformed escape: judged by the name as written.
+    }
+    return isSecretName(name.trim()) ? `${part.slice(0, equals)}=${REDACTED}` : part
+  })
+  return `${url.slice(0, question)}?${parts.join('&')}`
 }
 
 /** Request headers as plain text values, secrets replaced. */

@@ -7,7 +7,7 @@ export function compactTime(iso: string): number {
   return Number(`${pad(d.getUTCFullYear(), 4)}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}`)
 }
 
-/** An attachment as Get Attachments List answers it (the seed's attachment record). */
+/** An attachment as Get Attachments List answers it (the description's attachment record). */
 export function toAttachmentRecord(attachment: AttachmentDef): Record<string, unknown> {
   return {
     Id: attachment.id,
@@ -16,7 +16,8 @@ export function toAttachmentRecord(attachment: AttachmentDef): Record<string, un
     IsFolder: attachment.isFolder,
     Name: attachment.name,
     Description: attachment.description,
-    TypeImage: attachment.isFolder ? 'folder' : attachment.mediaType,
+    // A folder has no media type; the description leaves its TypeImage open (mock-defined).
+    TypeImage: attachment.isFolder ? '' : attachment.mediaType,
     DT_CREATION: compactTime(attachment.createdAt),
     DT_LAST_UPDATE: compactTime(attachment.createdAt),
     USER_ID_CREATION: attachment.userId,

@@ -1,6 +1,6 @@
 /**
  * `Content-Disposition: attachment` for a file name (RFC 6266): a bare token when the name is
- * plain ASCII without separators (as the seed shows, `filename=invoice.pdf`), a quoted string
+ * plain ASCII without separators (as the description shows, `filename=invoice.pdf`), a quoted string
  * when it has spaces, and an added `filename*` in UTF-8 (RFC 8187) when it is not ASCII.
  */
 export function contentDisposition(name: string): string {

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { ProblemError, type ProblemCode } from '../errors.ts'
 import type { Principal } from '../auth/principal.ts'
 import type { ApplicationDef } from '../store/types.ts'
+import { guidKey } from '../store/guid.ts'
 
 /** The caller; routes with a security scheme set it before the handler runs. */
 export function principalOf(request: FastifyRequest): Principal {
@@ -15,9 +16,9 @@ export function principalOf(request: FastifyRequest): Principal {
  */
 export function applicationOf(request: FastifyRequest): ApplicationDef {
   const { user } = principalOf(request)
-  const id = String(request.headers.applicationid ?? '')
+  const id = guidKey(String(request.headers.applicationid ?? ''))
   const organization = request.server.store.organization()
-  const workspaceId = typeof request.headers.workspaceid === 'string' ? request.headers.workspaceid : user.workspaceIds[0]
+  const workspaceId = typeof request.headers.workspaceid === 'string' ? guidKey(request.headers.workspaceid) : user.workspaceIds[0]
   const workspace = organization.workspaces.find((w) => w.id === workspaceId)
   const application = request.server.store.application(id)
   if (application === undefined || workspace === undefined || !workspace.applicationIds.includes(application.id)) {

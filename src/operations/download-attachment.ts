@@ -5,6 +5,7 @@ import { ProblemError } from '../errors.ts'
 import type { ApplicationDef, AttachmentDef } from '../store/types.ts'
 import type { Store } from '../store/store.ts'
 import { applicationOf } from './context.ts'
+import { warn } from '../plugins/warnings.ts'
 import { contentDisposition } from './content-disposition.ts'
 
 function bytesOf(attachment: AttachmentDef): Buffer {
@@ -41,6 +42,7 @@ function findAll(store: Store, application: ApplicationDef, ids: readonly number
 export async function downloadAttachment(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const application = applicationOf(request)
   const body = request.body as { ids: number[]; rk?: string | null }
+  if (body.rk === null) warn(request, 'NULL_OPTIONAL_MEMBER', "rk was null; the attachments were looked up among the master rows'.")
   const relationKey = body.rk === undefined || body.rk === null || body.rk === '' ? null : body.rk
   if (relationKey !== null && !application.details.some((d) => d.relationKey === relationKey)) {
     throw new ProblemError('UNKNOWN_RELATION_KEY', `Application ${application.id} has no relation key "${relationKey}".`)

@@ -1,15 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
+import { warn } from '../plugins/warnings.ts'
 import { applicationOf } from './context.ts'
 import { rowLinkUrl } from './row-link-url.ts'
 
 /** A URL that opens master rows; here it opens them on the mock itself (see open-row-link.ts). */
 export async function generateRowLink(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const application = applicationOf(request)
-  const body = request.body as { relationKey: string | null; values: number | number[]; valueType: number }
-  if (body.relationKey !== null) {
-    throw new ProblemError('BAD_ROW_LINK', 'Only master rows have links; send relationKey null.')
-  }
+  const body = request.body as { relationKey?: null; values: number | number[]; valueType: number }
+  if (!('relationKey' in body)) warn(request, 'ROW_LINK_WITHOUT_RELATION_KEY', 'relationKey was left out; it was read as null.')
   const ids = Array.isArray(body.values) ? body.values : [body.values]
   const missing = ids.filter((id) => request.server.store.getRow(application.id, null, id) === null)
   if (missing.length > 0) throw new ProblemError('UNKNOWN_ROW', `No master row ${missing.join(', ')} in application ${application.id}.`)

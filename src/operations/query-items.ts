@@ -3,6 +3,7 @@ import { ProblemError } from '../errors.ts'
 import { hiddenFieldsFor } from '../auth/principal.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import { applicationOf, principalOf, storeProblem } from './context.ts'
+import { warn } from '../plugins/warnings.ts'
 
 /**
  * Get Items and Get Items Count share one path: the `query` text decides. The page is sent as
@@ -16,6 +17,10 @@ export async function queryItems(request: FastifyRequest, reply: FastifyReply): 
 /** Shared by the POST form and the older GET form. */
 export function answerQuery(request: FastifyRequest, reply: FastifyReply, parsed: ReturnType<typeof parseQueryString>): FastifyReply {
   if ('error' in parsed) throw storeProblem(parsed)
+  if (parsed.ignoredOptions.length > 0) {
+    warn(request, 'UNSUPPORTED_QUERY_OPTION', `The query option${parsed.ignoredOptions.length > 1 ? 's' : ''} ${parsed.ignoredOptions.map((n) => `'${n}'`).join(', ')} changed nothing.`)
+  }
+  if (parsed.emptyRelationKey) warn(request, 'EMPTY_RELATION_KEY', 'relationKey was sent empty; master rows were read.')
   const application = applicationOf(request)
   const hidden = hiddenFieldsFor(principalOf(request).user, application.id)
   const query = parsed

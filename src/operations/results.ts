@@ -20,7 +20,7 @@ interface Counters {
 
 /**
  * The save/delete result object in the release's spelling (`IsSaveSuccesfully` below 3.0).
- * Failures still answer 200: the seed reports the outcome in the flag, not in the status.
+ * Failures still answer 200: the description reports the outcome in the flag, not in the status.
  */
 export function resultObject(
   profile: Profile,

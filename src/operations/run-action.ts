@@ -1,26 +1,51 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
+import { warn } from '../plugins/warnings.ts'
+import { guidKey } from '../store/guid.ts'
 import { applicationOf, principalOf, requireWriter } from './context.ts'
 
-type Parameter = { Name: 'ProcedureName'; Value: string } | { Name: 'Parameters'; Value: Array<{ key: string; value: string }> }
+type Parameter =
+  | { Name: 'ProcedureName'; Value: string }
+  | { Name: 'Parameters'; Value: Array<{ key: string; value: string | null }> }
+  | { Name: string; Value?: unknown }
 
 /**
- * Runs a custom action of the fixture. `ProcedureName`, when sent, must be the action's stored
- * procedure; `Parameters` go to the action's effect, which may change rows as a procedure would.
+ * A stored procedure's name as SQL Server resolves it: case-insensitive, brackets and the default
+ * `dbo` schema left out, so `[dbo].[USP_RecalculateTotals]` names `usp_RecalculateTotals`.
+ */
+function procedureKey(name: string): string {
+  return name.replace(/[[\]]/g, '').trim().toLowerCase().replace(/^dbo\./, '')
+}
+
+/**
+ * Runs a custom action of the fixture, the one `actionId` names. `ProcedureName` and
+ * `Parameters` are the description's known entries: a different procedure name, other entries
+ * and null parameter values are accepted with warnings. `Parameters` go to the action's effect,
+ * which may change rows as a procedure would.
  */
 export async function runAction(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const application = applicationOf(request)
   const body = request.body as { actionId: string; parametersMap: Parameter[] }
-  const action = request.server.store.fixture.actions.find((a) => a.id === body.actionId)
+  const actionId = guidKey(body.actionId)
+  const action = request.server.store.fixture.actions.find((a) => a.id === actionId)
   if (action === undefined) throw new ProblemError('UNKNOWN_ACTION', `No custom action ${body.actionId}.`)
-  const procedure = body.parametersMap.find((p) => p.Name === 'ProcedureName')
-  if (procedure !== undefined && procedure.Value !== action.procedureName) {
-    throw new ProblemError('BAD_ACTION_PARAMETERS', `Action ${action.id} runs "${action.procedureName}", not "${String(procedure.Value)}".`)
+  const procedure = body.parametersMap.find((p): p is Extract<Parameter, { Name: 'ProcedureName' }> => p.Name === 'ProcedureName')
+  if (procedure !== undefined && procedureKey(procedure.Value) !== procedureKey(action.procedureName)) {
+    warn(request, 'PROCEDURE_NAME_MISMATCH', `Action ${action.id} runs "${action.procedureName}"; ProcedureName was "${procedure.Value}".`)
   }
+  const others = body.parametersMap.filter((p) => p.Name !== 'ProcedureName' && p.Name !== 'Parameters').map((p) => p.Name)
+  if (others.length > 0) warn(request, 'UNKNOWN_ACTION_PARAMETER', `The parametersMap entr${others.length > 1 ? 'ies' : 'y'} ${others.join(', ')} ${others.length > 1 ? 'were' : 'was'} ignored.`)
+  const parameters = body.parametersMap.flatMap((p) => (p.Name === 'Parameters' ? (p.Value as Array<{ key: string; value: string | null }>) : []))
+  const nulls = parameters.filter((p) => p.value === null).map((p) => p.key)
+  if (nulls.length > 0) warn(request, 'NULL_PARAMETER_VALUE', `Parameter${nulls.length > 1 ? 's' : ''} ${nulls.join(', ')} had the value null.`)
   // An action that changes rows is a write: the read-only user may only run the others.
   const { user } = action.effect === undefined ? principalOf(request) : requireWriter(request)
-  const parameters = body.parametersMap.flatMap((p) => (p.Name === 'Parameters' ? p.Value : []))
-  const outcome = request.server.store.runAction({ applicationId: application.id, actionId: action.id, userId: user.id, parameters })
+  const outcome = request.server.store.runAction({
+    applicationId: application.id,
+    actionId: action.id,
+    userId: user.id,
+    parameters: parameters.map(({ key, value }) => ({ key, value: value ?? '' })),
+  })
   if ('error' in outcome) throw new ProblemError('UNKNOWN_ACTION', outcome.message)
   return reply.send({ Message: outcome.message, IsSuccessful: outcome.isSuccessful, Result: outcome.result, IsAsync: outcome.isAsync })
 }

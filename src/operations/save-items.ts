@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { SaveCommand, WireRow } from '../store/types.ts'
 import { applicationOf, requireWriter } from './context.ts'
+import { warn } from '../plugins/warnings.ts'
 import { resultObject } from './results.ts'
 import { rowLinkUrl } from './row-link-url.ts'
 
@@ -16,6 +17,8 @@ export async function saveItems(request: FastifyRequest, reply: FastifyReply): P
   const application = applicationOf(request)
   const { user } = requireWriter(request)
   const body = request.body as SaveBody
+  const empty = body.Rows.flatMap((master) => (master.Details ?? []).filter((group) => group.Rows.length === 0).map((group) => group.RelationKey))
+  if (empty.length > 0) warn(request, 'EMPTY_DETAIL_GROUP', `Detail group${empty.length > 1 ? 's' : ''} ${empty.join(', ')} had no rows.`)
   const command: SaveCommand = {
     applicationId: application.id,
     userId: user.id,

@@ -1,15 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 import { principalOf } from './context.ts'
+import { warn } from '../plugins/warnings.ts'
+import { guidKey } from '../store/guid.ts'
 
-/** Queues an e-mail into the mock's outbox (nothing is sent); 200 with an empty body, as the seed shows. */
+/** Queues an e-mail into the mock's outbox (nothing is sent); 200 with an empty body, as the description shows. */
 export async function sendEmail(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const { user } = principalOf(request)
-  const body = request.body as { providerId?: string; to: string[]; subject: string; body: string }
+  const body = request.body as { providerId?: string | null; to: string[]; subject: string; body: string }
+  if (body.providerId === null) warn(request, 'NULL_OPTIONAL_MEMBER', 'providerId was null; the default provider was used.')
+  const providerId = body.providerId === undefined || body.providerId === null ? null : guidKey(body.providerId)
   const providers = request.server.store.fixture.emailProviders
-  const provider = body.providerId === undefined ? (providers.find((p) => p.isDefault) ?? providers[0]) : providers.find((p) => p.id === body.providerId)
+  const provider = providerId === null ? (providers.find((p) => p.isDefault) ?? providers[0]) : providers.find((p) => p.id === providerId)
   if (provider === undefined) {
-    throw new ProblemError('UNKNOWN_PROVIDER', body.providerId === undefined ? 'No e-mail provider is configured.' : `No e-mail provider ${body.providerId} is configured.`)
+    throw new ProblemError('UNKNOWN_PROVIDER', providerId === null ? 'No e-mail provider is configured.' : `No e-mail provider ${body.providerId} is configured.`)
   }
   request.server.outbox.add({
     queuedAt: new Date(request.server.clock.now()).toISOString(),

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 import { checkCredentials } from '../auth/credentials.ts'
+import { warn } from '../plugins/warnings.ts'
 
 interface SignInForm {
   client_id: string
@@ -8,9 +9,36 @@ interface SignInForm {
   password: string
   grant_type: string
   scope: string
+  [other: string]: string
 }
 
 const KNOWN_SCOPES = new Set(['openid', 'apiv1', 'nosession'])
+const FORM_FIELDS = new Set(['client_id', 'username', 'password', 'grant_type', 'scope'])
+
+/**
+ * Before validation: a form without `client_id` takes it from HTTP Basic client authentication
+ * (RFC 6749, section 2.3.1: `Authorization: Basic base64(client_id:client_secret)`, each part
+ * form-encoded), which OAuth 2.0 servers accept; the secret is not checked. With a warning,
+ * since the description shows `client_id` in the form.
+ */
+export function clientIdFromBasicAuth(request: FastifyRequest): void {
+  const form = request.body as Record<string, unknown> | null | undefined
+  if (form === null || typeof form !== 'object' || form.client_id !== undefined) return
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '')
+  if (match === null) return
+  const credentials = Buffer.from(match[1] as string, 'base64').toString('utf8')
+  const colon = credentials.indexOf(':')
+  const encoded = colon < 0 ? credentials : credentials.slice(0, colon)
+  let clientId: string
+  try {
+    clientId = decodeURIComponent(encoded.replaceAll('+', ' '))
+  } catch {
+    clientId = encoded
+  }
+  if (clientId === '') return
+  warn(request, 'CLIENT_ID_BY_BASIC_AUTH', 'client_id was taken from the Authorization: Basic header.')
+  form.client_id = clientId
+}
 
 /**
  * Current sign-in (password grant). From 3.0.19 the path names the organization; the
@@ -24,6 +52,8 @@ export async function signIn(request: FastifyRequest, reply: FastifyReply): Prom
     throw new ProblemError('UNKNOWN_ORGANIZATION', `No organization has the physical name "${named}".`)
   }
   const form = request.body as SignInForm
+  const extra = Object.keys(form).filter((name) => !FORM_FIELDS.has(name))
+  if (extra.length > 0) warn(request, 'SIGN_IN_EXTRA_PARAMETER', `The form field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} ${extra.length > 1 ? 'were' : 'was'} ignored.`)
   if (form.client_id !== organization.clientId) {
     throw new ProblemError('INVALID_CLIENT', `client_id "${form.client_id}" is not a client of this installation.`, { error: 'invalid_client' })
   }
@@ -36,7 +66,7 @@ export async function signIn(request: FastifyRequest, reply: FastifyReply): Prom
   }
   const user = checkCredentials(organization, form.username, form.password)
   const session = request.server.tokens.issue(user)
-  // Shaped as the seed's sample: `token-type` and `scope` are empty strings there.
+  // Shaped as the description's sample: `token-type` and `scope` are empty strings there.
   return reply.send({ access_token: session.token, expires_in: request.server.tokens.ttlSeconds, 'token-type': '', scope: '' })
 }
 

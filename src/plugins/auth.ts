@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 import type { Principal } from '../auth/principal.ts'
+import { guidKey } from '../store/guid.ts'
 
 export type SecurityScheme = 'SessionToken' | 'BearerAuth'
 
@@ -45,7 +46,7 @@ export async function authorize(request: FastifyRequest): Promise<void> {
   const principal = request.principal
   if (principal === null) return
   const workspaceId = request.headers.workspaceid
-  if (typeof workspaceId === 'string' && !principal.user.workspaceIds.includes(workspaceId)) {
+  if (typeof workspaceId === 'string' && !principal.user.workspaceIds.includes(guidKey(workspaceId))) {
     throw new ProblemError('FOREIGN_WORKSPACE', `Workspace ${workspaceId} is not available to ${principal.user.email}.`)
   }
 }

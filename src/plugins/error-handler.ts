@@ -38,6 +38,7 @@ export function problemInstance(url: string): string {
 
 /** Writes a problem as `application/problem+json`. */
 export function sendProblem(reply: FastifyReply, problem: ProblemError, request: FastifyRequest): FastifyReply {
+  if (problem.code === 'METHOD_NOT_ALLOWED' && typeof problem.extra.allow === 'string') reply.header('allow', problem.extra.allow)
   return reply
     .code(problem.status)
     .type('application/problem+json; charset=utf-8')
@@ -68,6 +69,16 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(app, request), request))
 }
 
+/**
+ * No route for this method and path: 405 with the methods the path has in `Allow` when some
+ * route serves the path (RFC 9110, section 15.5.6), else 404.
+ */
 function notFound(app: FastifyInstance, request: FastifyRequest): ProblemError {
-  return new ProblemError('NOT_FOUND', `${request.method} ${request.url.split('?')[0]} is not an endpoint of this release (${app.profile.version}).`)
+  const path = request.url.split('?')[0] ?? ''
+  const allowed = app.allowedMethods(path)
+  if (allowed.length > 0) {
+    const allow = allowed.sort().join(', ')
+    return new ProblemError('METHOD_NOT_ALLOWED', `${request.method} is not served on ${path}; it takes ${allow}.`, { allow })
+  }
+  return new ProblemError('NOT_FOUND', `${request.method} ${path} is not an endpoint of this release (${app.profile.version}).`)
 }

@@ -67,6 +67,7 @@ export function recordExchange(request: FastifyRequest, reply: FastifyReply, sta
     status,
     durationMs: reply.elapsedTime,
     fault: request.mockFault?.effect ?? null,
+    warnings: request.mockWarnings ?? [],
   }
   if (journal.bodyLimit > 0) {
     record.requestHeaders = requestHeaders(request, journal.bodyLimit)

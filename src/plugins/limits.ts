@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { ProblemError } from '../errors.ts'
 
 /**
- * The environment's URL limit (seed, Limits: 2048 characters). Counted on the request target
+ * The environment's URL limit (the description, Limits: 2048 characters). Counted on the request target
  * (path and query as sent), before anything else runs, so an over-long URL costs nothing.
  * The 60 MB body limit is Fastify's `bodyLimit`, which refuses by Content-Length before reading.
  */

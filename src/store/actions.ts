@@ -3,7 +3,7 @@ import type { StoreState } from './state.ts'
 import type { ActionCommand, ActionOutcome, Deps, Row, StoreError } from './types.ts'
 
 /**
- * Runs a custom action (seed, operation 8) as the fixture describes it. An action that succeeds
+ * Runs a custom action (the description, Run Action) as the fixture describes it. An action that succeeds
  * and has an `effect` changes master rows the way its stored procedure would: it sets the
  * effect's fields on the master rows whose Ids the client passes, comma-separated, in the
  * parameter the effect names (`Ids=1,2,3`). Ids that are not numbers or not rows are skipped,

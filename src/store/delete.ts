@@ -6,14 +6,15 @@ import type { DeleteCommand, DeleteOutcome, ReturnState } from './types.ts'
 /**
  * Checks a whole delete and decides every removal, changing nothing.
  *
- * - Each row must exist (NOT_FOUND) with the TIMESTAMP sent (CONCURRENCY); a null TIMESTAMP is
- *   INVALID_VALUE, since the seed makes it required to delete.
+ * - Each row must exist (NOT_FOUND) with the TIMESTAMP sent (CONCURRENCY). A null TIMESTAMP,
+ *   which the description allows in delete requests, matches no row version: CONCURRENCY too.
+ * - A row named twice in one request is DUPLICATE_ROW: the second sight would delete a row the
+ *   first has already removed.
  * - Deleting a master deletes its detail rows too, in every detail table, and the attachments
- *   of every deleted row. The seed is silent; a detail row cannot outlive its master here
+ *   of every deleted row. The description is silent; a detail row cannot outlive its master here
  *   because nothing could reach it (queries select details by master).
- * - `deleted` counts the rows the request named (each once, even if named twice); detail rows
- *   removed with their master are counted in `cascaded`, so `DeletedItems` matches what the
- *   client sent.
+ * - `deleted` counts exactly the rows the request named; detail rows removed with their master
+ *   are counted in `cascaded`, so `DeletedItems` matches what the client sent.
  * - All or nothing: any problem and nothing is removed.
  */
 export function planDelete(state: StoreState, cmd: DeleteCommand): DeleteOutcome {
@@ -25,6 +26,7 @@ export function planDelete(state: StoreState, cmd: DeleteCommand): DeleteOutcome
   const plan = new Plan(state)
   let deleted = 0
   const deletedMasters: number[] = []
+  const named = new Set<string>()
   for (const group of cmd.groups) {
     const table = group.relationKey === null ? app.master : app.details.get(group.relationKey)
     if (table === undefined) {
@@ -35,13 +37,22 @@ export function planDelete(state: StoreState, cmd: DeleteCommand): DeleteOutcome
     const what = group.relationKey === null ? 'master row' : `${group.relationKey} row`
     const tablePlan = plan.of(table)
     for (const { Id, TIMESTAMP } of group.rows) {
-      if (tablePlan.deletes.has(Id)) continue
+      const key = `${group.relationKey ?? ''}:${Id}`
+      if (named.has(key)) {
+        problems.push({ code: 'DUPLICATE_ROW', message: `${what} ${Id} is named more than once in this request`, relationKey: group.relationKey, id: Id })
+        continue
+      }
+      named.add(key)
       const row = table.get(Id)
       if (row === undefined) {
         problems.push({ code: 'NOT_FOUND', message: `${what} ${Id} does not exist in storage ${table.storage.name}`, relationKey: group.relationKey, id: Id })
         continue
       }
-      if (TIMESTAMP === null || !Number.isSafeInteger(TIMESTAMP)) {
+      if (TIMESTAMP === null) {
+        problems.push({ code: 'CONCURRENCY', message: `${what} ${Id}: TIMESTAMP null matches no row version; send the one read with Get Items`, relationKey: group.relationKey, id: Id, field: 'TIMESTAMP' })
+        continue
+      }
+      if (!Number.isSafeInteger(TIMESTAMP)) {
         problems.push({ code: 'INVALID_VALUE', message: `${what} ${Id}: TIMESTAMP must be the row version read with Get Items, got ${describeValue(TIMESTAMP)}`, relationKey: group.relationKey, id: Id, field: 'TIMESTAMP' })
         continue
       }

@@ -3,7 +3,7 @@ import type { FieldType, FieldValue } from './types.ts'
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?$/
 
 /**
- * Whether a value sent for a field has the field's type. Null fits every user field (the seed
+ * Whether a value sent for a field has the field's type. Null fits every user field (the description
  * marks fields nullable). No coercion: a numeric string in a number field does not fit, so a
  * client's serialization bug shows up as INVALID_VALUE instead of being papered over.
  */

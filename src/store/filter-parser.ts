@@ -13,7 +13,7 @@ import type { StoreError } from './types.ts'
  *   op      := 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le'
  *   literal := 'text' ('' escapes a quote) | number | 'null' | 'true' | 'false'
  *
- * So `not` binds tighter than `and`, which binds tighter than `or`. The seed shows only
+ * So `not` binds tighter than `and`, which binds tighter than `or`. The description shows only
  * `<field> eq '<value>'`; the rest follows OData, which the product's query language resembles.
  */
 

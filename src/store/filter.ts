@@ -20,7 +20,7 @@ export interface Predicate {
  *
  * Semantics, chosen to match a SQL back end since the product filters in its database:
  * - number and integer fields compare as numbers; a quoted number (`Amount gt '10'`, as the
- *   seed's sample quotes every value) is read as a number; other fields compare as strings,
+ *   description's sample quotes every value) is read as a number; other fields compare as strings,
  *   date-time fields as their ISO 8601 text, by UTF-16 code units (no locale collation).
  * - `contains`, `startswith`, `endswith` are case-sensitive and apply to text and date-time fields.
  * - A null field value makes any comparison unknown, and unknown is neither true nor false

@@ -6,7 +6,7 @@ import { MAX_IDENTITY_COUNT } from '../../spec/parameters.ts'
 export const MAX_RESERVATION = MAX_IDENTITY_COUNT
 
 /**
- * Reserves `count` consecutive Identity values of a storage (seed, operation 11). The sequence
+ * Reserves `count` consecutive Identity values of a storage (the description, Get Identities). The sequence
  * moves past them, so automatic assignment never hands them out; a client may still send one of
  * them explicitly in a save, which is what reserving is for. The run starts at the sequence's
  * next value, moved forward past any value a row already holds, so every value is free.

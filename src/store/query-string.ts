@@ -4,56 +4,55 @@ export type { ParsedQuery } from './types.ts'
 
 /**
  * The `query` text of Get Items / Get Items Count (and the older GET form's URL query):
- * `&`-separated `$top`, `$skip`, `$orderby`, `$filter`, `relationKey`, `$inlinecount`.
+ * `&`-separated `$top`, `$skip`, `$orderby`, `$filter`, `relationKey`, `$inlinecount`. Other
+ * options are collected in `ignoredOptions`, and an empty `relationKey` sets `emptyRelationKey`.
  *
  * Decoding choices, since clients send both raw and encoded text:
  * - Percent-escapes (`%20`, `%27`, `%C3%A9`) are decoded, per parameter after splitting, so an
  *   encoded `&` (`%26`) stays inside its value. A `%` not followed by a valid UTF-8 escape is kept
  *   as it is, so raw text such as `contains(Note,'100% sure')` still works.
- * - `+` is never turned into a space: the seed's `query` is a JSON string, not an HTML form, and
+ * - `+` is never turned into a space: the description's `query` is a JSON string, not an HTML form, and
  *   a filter may hold a literal `+` (`Phone eq '+49 30'`); `encodeURIComponent` writes spaces as
  *   `%20`, which is decoded.
  * - Splitting on `&` skips ampersands inside single-quoted filter values (`'Smith & Sons'`).
- * - Parameter names are matched case-insensitively (`$OrderBy`, `RelationKey`): the seed itself
+ * - Parameter names are matched case-insensitively (`$OrderBy`, `RelationKey`): the description itself
  *   spells the relation key parameter several ways.
  */
 export function parseQueryString(text: string): ParsedQuery | QueryError {
-  const query: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false }
+  const query: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false }
   const seen = new Set<string>()
-  const unknown: string[] = []
   for (const part of splitParameters(text)) {
     if (part.trim() === '') continue
     const equals = part.indexOf('=')
-    if (equals < 0) return bad(`parameter '${decodePercent(part)}' has no '=' and value`)
-    const rawName = decodePercent(part.slice(0, equals)).trim()
-    const value = decodePercent(part.slice(equals + 1))
-    const name = KNOWN[rawName.toLowerCase()]
+    const rawName = decodePercent(equals < 0 ? part : part.slice(0, equals)).trim()
+    const name = KNOWN.get(rawName.toLowerCase())
+    // Options the description does not list ($select, $expand, $count, ...) are ignored, as an
+    // installation that does not support them would; the caller reports them as a warning.
     if (name === undefined) {
-      unknown.push(rawName)
+      query.ignoredOptions.push(rawName)
       continue
     }
+    if (equals < 0) return bad(`${name} has no '=' and value`)
+    const value = decodePercent(part.slice(equals + 1))
     if (seen.has(name)) return bad(`${name} appears more than once`)
     seen.add(name)
     const problem = assign(query, name, value)
     if (problem !== null) return bad(problem)
-  }
-  if (unknown.length > 0) {
-    const list = unknown.map((n) => `'${n}'`).join(', ')
-    return bad(`unknown parameter${unknown.length > 1 ? 's' : ''} ${list}; known: ${Object.values(KNOWN).join(', ')}`)
   }
   return query
 }
 
 type Name = '$top' | '$skip' | '$orderby' | '$filter' | 'relationKey' | '$inlinecount'
 
-const KNOWN: Record<string, Name> = {
-  $top: '$top',
-  $skip: '$skip',
-  $orderby: '$orderby',
-  $filter: '$filter',
-  relationkey: 'relationKey',
-  $inlinecount: '$inlinecount',
-}
+/** Known options by lower-case name; a Map, so a name such as `constructor` finds nothing. */
+const KNOWN = new Map<string, Name>([
+  ['$top', '$top'],
+  ['$skip', '$skip'],
+  ['$orderby', '$orderby'],
+  ['$filter', '$filter'],
+  ['relationkey', 'relationKey'],
+  ['$inlinecount', '$inlinecount'],
+])
 
 function assign(query: ParsedQuery, name: Name, value: string): string | null {
   switch (name) {
@@ -77,8 +76,9 @@ function assign(query: ParsedQuery, name: Name, value: string): string | null {
       return null
     case 'relationKey': {
       const key = value.trim()
-      if (key === '') return 'relationKey is empty; omit it to read master rows'
-      query.relationKey = key
+      // An empty relation key reads as none (master rows); the caller reports it as a warning.
+      if (key === '') query.emptyRelationKey = true
+      else query.relationKey = key
       return null
     }
     case '$inlinecount': {

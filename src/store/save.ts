@@ -6,10 +6,10 @@ import { isSystemField } from './system-fields.ts'
 import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './types.ts'
 
 /**
- * Checks a whole save and decides every write, changing nothing (STYLE.md, "Life of a Save").
+ * Checks a whole save and decides every write, changing nothing.
  * One `ReturnState` per problem, all of them; the caller applies `changes` only when ok.
  *
- * Rules (seed, operation 4, plus the behaviour pinned in interface.md):
+ * Rules (the description, Save, plus what the mock chooses where it is silent; see the README):
  * - `Id` < 0 creates: the row gets the table's next Id; `TIMESTAMP` must be null (or absent).
  *   The Identity field null or absent gets the next Identity value not taken and not reserved;
  *   an explicit value is kept unless another row holds it (DUPLICATE_KEY).
@@ -18,10 +18,12 @@ import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, Save
  *   USER_ID_LAST_UPDATE and a new TIMESTAMP. A missing TIMESTAMP is INVALID_VALUE. A master
  *   sent with nothing to change (only to carry new details) is not written and not counted,
  *   but a TIMESTAMP sent with it must still be current.
- * - Temporary Ids must be unique among the request's masters, and among one master's rows of
- *   one relation key: the seed sends every new detail row as `-1`, and PrimaryKeyData keys
- *   detail rows per master (`"OrderLines:-1"`), so that is where a repeat would be ambiguous.
- *   The same existing row twice in one request is a CONCURRENCY problem (the second sight of
+ * - Temporary Ids must be unique among the request's masters (PrimaryKeyData is keyed by them).
+ *   New detail rows may all carry `-1`, as the description shows them (Save, `Details[].Rows`):
+ *   a detail row has no temporary-Id identity of its own. PrimaryKeyData names each new detail
+ *   row by its position among its master's rows of that relation key (`"OrderLines[1]"`), and
+ *   also by its temporary Id (`"OrderLines:-2"`) when no other new row of that group shares it.
+ *   The same existing row twice in one request is a DUPLICATE_ROW problem (the second sight of
  *   it would update a version the first has already replaced).
  * - Unknown field names: UNKNOWN_FIELD; a value of the wrong type: INVALID_VALUE. System
  *   fields other than Id, TIMESTAMP and the Identity field are ignored (the store owns them,
@@ -59,6 +61,9 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
       newKeys.Id = String(saved.id)
       newKeys[app.def.master.identityField] = String(saved.identity)
     }
+    // Per relation key: how far the master's rows of that key have got, and its new rows.
+    const positions = new Map<string, number>()
+    const created = new Map<string, Array<{ position: number; tempId: number; id: number }>>()
     for (const group of master.details) {
       const table = app.details.get(group.relationKey)
       if (table === undefined) {
@@ -67,11 +72,22 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
         continue
       }
       const details = ctx.plan.of(table)
-      const tempIds = new Set<number>()
+      const news = created.get(group.relationKey) ?? []
+      created.set(group.relationKey, news)
       for (const row of group.rows) {
-        const detail = planRow(ctx, details, row, { relationKey: group.relationKey, masterId, tempIds, seen })
+        const position = positions.get(group.relationKey) ?? 0
+        positions.set(group.relationKey, position + 1)
+        const detail = planRow(ctx, details, row, { relationKey: group.relationKey, masterId, tempIds: null, seen })
         count(result, detail)
-        if (detail.kind === 'created') newKeys[`${group.relationKey}:${row.Id}`] = String(detail.id)
+        if (detail.kind === 'created') news.push({ position, tempId: row.Id, id: detail.id })
+      }
+    }
+    for (const [relationKey, news] of created) {
+      const uses = new Map<number, number>()
+      for (const { tempId } of news) uses.set(tempId, (uses.get(tempId) ?? 0) + 1)
+      for (const { position, tempId, id } of news) {
+        newKeys[`${relationKey}[${position}]`] = String(id)
+        if (uses.get(tempId) === 1) newKeys[`${relationKey}:${tempId}`] = String(id)
       }
     }
     if (Object.keys(newKeys).length > 0 && masterId !== null) {
@@ -94,8 +110,8 @@ interface RowScope {
   relationKey: string | null
   /** For detail rows: the master's real Id (null when the master itself could not be planned). */
   masterId: number | null
-  /** Temporary Ids already used in this scope. */
-  tempIds: Set<number>
+  /** Temporary Ids already used among the request's masters; null for detail rows, which may repeat them. */
+  tempIds: Set<number> | null
   /** Existing rows already seen in this request, as `relationKey:Id`. */
   seen: Set<string>
 }
@@ -158,11 +174,12 @@ function sentVersion(value: unknown): number | null | undefined {
 function planCreate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string, values: Map<string, FieldValue>, before: number): Planned {
   const storage = plan.table.storage
   const tempId = row.Id
-  if (scope.tempIds.has(tempId)) {
-    const where = scope.relationKey === null ? 'among the masters of this request' : `among the ${scope.relationKey} rows of one master`
-    ctx.problems.push(problem('DUPLICATE_TEMPORARY_ID', `temporary Id ${tempId} is used twice ${where}`, scope.relationKey, tempId, 'Id'))
+  if (scope.tempIds !== null) {
+    if (scope.tempIds.has(tempId)) {
+      ctx.problems.push(problem('DUPLICATE_TEMPORARY_ID', `temporary Id ${tempId} is used twice among the masters of this request`, scope.relationKey, tempId, 'Id'))
+    }
+    scope.tempIds.add(tempId)
   }
-  scope.tempIds.add(tempId)
   if (row.TIMESTAMP !== null && row.TIMESTAMP !== undefined) {
     ctx.problems.push(problem('INVALID_VALUE', `new ${what} ${tempId}: TIMESTAMP must be null on creation, got ${describeValue(row.TIMESTAMP)}`, scope.relationKey, tempId, 'TIMESTAMP'))
   }
@@ -219,7 +236,7 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   }
   const seenKey = `${scope.relationKey ?? ''}:${id}`
   if (scope.seen.has(seenKey)) {
-    ctx.problems.push(problem('CONCURRENCY', `${what} ${id} appears more than once in this request`, scope.relationKey, id))
+    ctx.problems.push(problem('DUPLICATE_ROW', `${what} ${id} appears more than once in this request`, scope.relationKey, id))
   }
   scope.seen.add(seenKey)
   if (masterField !== null && values.has(masterField)) {

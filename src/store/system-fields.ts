@@ -1,7 +1,7 @@
 import type { FieldType, StorageDef } from './types.ts'
 
 /**
- * Fields the store keeps on every row (seed, "Application row"), with the types filters and
+ * Fields the store keeps on every row (the description, "Application row"), with the types filters and
  * orders use. The storage's Identity field (for example `IdRow`) is one more, named per storage.
  */
 export const SYSTEM_FIELDS: Readonly<Record<string, FieldType>> = {
@@ -25,7 +25,7 @@ export function isSystemField(name: string, storage: StorageDef): boolean {
 
 /**
  * The order of a row's fields, in objects and in JSON: Id, the Identity field, the user fields as
- * the storage declares them, then the other system fields alphabetically, as the seed lists them.
+ * the storage declares them, then the other system fields alphabetically, as the description lists them.
  */
 export function columnsOf(storage: StorageDef): string[] {
   const system = Object.keys(SYSTEM_FIELDS).filter((name) => name !== 'Id')

@@ -149,7 +149,7 @@ export interface DeleteCommand {
 
 /** One business problem of a save or delete (stale TIMESTAMP, unknown Id, duplicate identity value, ...). */
 export interface ReturnState {
-  code: 'CONCURRENCY' | 'NOT_FOUND' | 'DUPLICATE_KEY' | 'DUPLICATE_TEMPORARY_ID' | 'UNKNOWN_FIELD' | 'INVALID_VALUE' | 'UNKNOWN_RELATION_KEY'
+  code: 'CONCURRENCY' | 'NOT_FOUND' | 'DUPLICATE_KEY' | 'DUPLICATE_TEMPORARY_ID' | 'DUPLICATE_ROW' | 'UNKNOWN_FIELD' | 'INVALID_VALUE' | 'UNKNOWN_RELATION_KEY'
   message: string
   relationKey: string | null
   id: number
@@ -187,7 +187,7 @@ export interface OrderItem {
 
 /** The `query` text of Get Items / Get Items Count, understood. */
 export interface ParsedQuery {
-  /** `$top`; null = no limit (the seed states no maximum page size). */
+  /** `$top`; null = no limit (the description states no maximum page size). */
   top: number | null
   /** `$skip`; 0 when absent. */
   skip: number
@@ -198,6 +198,10 @@ export interface ParsedQuery {
   relationKey: string | null
   /** `$inlinecount=allpages`: the caller wants the count instead of the rows. */
   inlineCount: boolean
+  /** Names of options the query had but the description does not list; they change nothing. */
+  ignoredOptions: string[]
+  /** `relationKey=` with no value, read as none. */
+  emptyRelationKey: boolean
 }
 
 /** Field name to type, system fields included; what a filter or an order may refer to. */
@@ -211,7 +215,7 @@ export interface SaveResult {
   updated: number
   /**
    * Keyed by the temporary master Id as text (`"-1"`), or by the real Id of an existing master
-   * that received new detail rows. All values are strings, as in the seed.
+   * that received new detail rows. All values are strings, as the description shows them.
    */
   primaryKeyData: Record<string, { newKeys: Record<string, string> }>
   /** Physical name of the master storage's Identity field (`RowIdentifier`). */

@@ -30,11 +30,15 @@ describe('documentation page', () => {
   it('serves the document as JSON and YAML', async () => {
     const json = await mock.request('GET', '/openapi.json', { unchecked: true })
     expect(json.status).toBe(200)
-    expect(json.body).toEqual(JSON.parse(JSON.stringify(buildDocument())))
+    // The whole document, with this mock's own origin as its first server.
+    const expected = JSON.parse(JSON.stringify(buildDocument()))
+    expected.servers[0] = { url: mock.url, description: 'This appdata-kit mock.' }
+    expect(json.body).toEqual(expected)
     const yaml = await mock.request('GET', '/openapi.yaml', { unchecked: true })
     expect(yaml.status).toBe(200)
     expect(yaml.contentType).toMatch(/yaml/)
     expect(String(yaml.body)).toContain('openapi: 3.1.0')
+    expect(String(yaml.body)).toContain(`url: ${mock.url}`)
   })
 
   it('renders every operation summary at /docs', async () => {

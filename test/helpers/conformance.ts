@@ -53,8 +53,8 @@ export function conformanceProblems(version: string, exchange: Exchange): string
   const view = viewOf(path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`) ? CONTROL_VIEW : version)
   const entry = view.operations.find((op) => op.method === exchange.method.toLowerCase() && op.pattern.test(path))
   if (entry === undefined) {
-    // Outside the document (for example /docs, or a path the release lacks): only errors are expected.
-    return exchange.status === 404 || exchange.status === 414 ? [] : [`${exchange.method} ${path} is not in the document for ${version}`]
+    // Outside the document (for example /docs, a path the release lacks, or a method a path does not take): only errors are expected.
+    return [404, 405, 414].includes(exchange.status) ? [] : [`${exchange.method} ${path} is not in the document for ${version}`]
   }
   const responses = (entry.operation.responses ?? {}) as Record<string, Record<string, unknown>>
   let response = responses[String(exchange.status)]

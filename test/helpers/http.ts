@@ -4,7 +4,7 @@ import { fixedDeps } from '../../src/deps.ts'
 import { conformanceProblems } from './conformance.ts'
 import { inRange, RANGES } from '../../spec/versions.ts'
 
-/** The default fixture's identifiers (../shared/interface.md). */
+/** The default fixture's identifiers, which users' scripts depend on (README, Default fixture). */
 export const IDS = {
   org: 'acme',
   admin: { username: 'admin@acme.test', password: 'admin-pass' },

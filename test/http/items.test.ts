@@ -64,7 +64,7 @@ describe('Get Items and Get Items Count', () => {
     ['an unknown field', "$filter=Colour eq 'red'", 400, 'UNKNOWN_FIELD'],
     ['an unknown order field', '$orderby=Colour desc', 400, 'UNKNOWN_FIELD'],
     ['a bad $top', '$top=-1', 400, 'BAD_QUERY'],
-    ['an unknown parameter', '$expand=Lines', 400, 'BAD_QUERY'],
+    ['a value-less known option', '$top&$skip=1', 400, 'BAD_QUERY'],
     ['an unknown relation key', '$top=1&relationKey=Invoices', 404, 'UNKNOWN_RELATION_KEY'],
   ])('refuses %s with a problem that says what', async (_name, query, status, code) => {
     const reply = await ctx.mock.items(ctx.token, query)

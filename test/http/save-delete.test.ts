@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { freshMockPerTest, IDS, rowVersion as version } from '../helpers/http.ts'
 
-describe('Save and Delete, as the seed walks through them', () => {
+describe('Save and Delete, as the description walks through them', () => {
   const ctx = freshMockPerTest()
 
   const count = async (query = '$inlinecount=allpages') => (await ctx.mock.items(ctx.token, query)).body.Items[0]._FieldCount_ as number

@@ -17,7 +17,7 @@ describe('sign-in, latest release', () => {
   })
   afterAll(() => mock.close())
 
-  it('answers the seed token result and the token opens data operations', async () => {
+  it('answers the token result of the description and the token opens data operations', async () => {
     const reply = await mock.request('POST', `/identityprovider/${IDS.org}/connect/token`, { form: form() })
     expect(reply.status).toBe(200)
     expect(reply.body).toMatchObject({ expires_in: 120, 'token-type': '', scope: '' })

@@ -53,20 +53,26 @@ describe('release 2.9: the older forms', () => {
     expect(counted.body.Items[0]._FieldCount_).toBeGreaterThan(0)
     const details = await mock.request('GET', `/ExplorerApi/api/items?relationKey=${IDS.relationKey}`, { headers })
     expect(details.status).toBe(400)
-    expect((await mock.items(token, '$top=1')).status).toBe(404)
+    const post = await mock.items(token, '$top=1')
+    expect(post.status).toBe(405)
+    expect(post.headers.get('allow')).toBe('GET, HEAD')
   })
 
-  it('spells the save result IsSaveSuccesfully and takes the older delete body only', async () => {
+  it('spells the save result IsSaveSuccesfully and takes both delete bodies, the current one with a warning', async () => {
     const save = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Legacy' }, Details: [] }] })
     expect(save.body.IsSaveSuccesfully).toBe(true)
     expect(save.body).not.toHaveProperty('IsSaveSuccessfully')
     const id = Number(save.body.ReturnData.PrimaryKeyData['-1'].newKeys.Id)
     const headers = { ApplicationId: IDS.applicationId, SessionToken: token }
     const [row] = (await mock.request('GET', `/ExplorerApi/api/items?$filter=${encodeURIComponent(`Id eq ${id}`)}`, { headers })).body
-    const current = await mock.post('/ExplorerApi/api/items/delete', token, [{ RelationKey: null, Rows: [{ Row: { Id: id, TIMESTAMP: version(row.TIMESTAMP) } }] }])
-    expect(current.status).toBe(400)
     const older = await mock.post('/ExplorerApi/api/items/delete', token, [{ Rows: [{ Row: { Id: id, TIMESTAMP: version(row.TIMESTAMP) }, Details: [] }] }])
     expect(older.status).toBe(200)
     expect(older.body).toMatchObject({ IsSaveSuccesfully: true, DeletedItems: 1 })
+    expect(older.headers.get('x-mock-warnings')).toBeNull()
+    const [other] = (await mock.request('GET', '/ExplorerApi/api/items?$top=1', { headers })).body
+    const current = await mock.post('/ExplorerApi/api/items/delete', token, [{ RelationKey: null, Rows: [{ Row: { Id: other.Id, TIMESTAMP: version(other.TIMESTAMP) } }] }])
+    expect(current.status).toBe(200)
+    expect(current.body).toMatchObject({ IsSaveSuccesfully: true, DeletedItems: 1 })
+    expect(current.headers.get('x-mock-warnings')).toBe('CURRENT_DELETE_BODY')
   })
 })

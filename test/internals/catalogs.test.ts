@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { buildDocument } from '../../spec/index.ts'
 import { PROBLEMS } from '../../src/errors.ts'
 import { HANDLERS } from '../../src/operations/index.ts'
+import { WARNINGS } from '../../src/warnings.ts'
 import { listOperations } from '../../src/profile.ts'
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
@@ -16,6 +17,14 @@ describe('catalogs kept in step', () => {
       return row === undefined || (code !== 'INJECTED_FAULT' && !row.startsWith(`| ${status} `))
     })
     expect(missing.map(([code]) => code)).toEqual([])
+  })
+
+  it('lists every warning code of src/warnings.ts in the README\'s warnings table, with its rule, and no other', () => {
+    const section = README.slice(README.indexOf('### Warnings'), README.indexOf('### Other choices'))
+    const rows = section.split('\n').filter((line) => /^\| `[A-Z_]+` \|/.test(line))
+    const listed = rows.map((line) => /^\| `([A-Z_]+)`/.exec(line)?.[1])
+    expect(listed.sort()).toEqual(Object.keys(WARNINGS).sort())
+    for (const [code, rule] of Object.entries(WARNINGS)) expect(rows.find((line) => line.startsWith(`| \`${code}\``))).toContain(rule.replaceAll('|', '\\|'))
   })
 
   it('has a handler for every operation of the document and no handler without one', () => {

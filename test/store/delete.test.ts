@@ -36,17 +36,27 @@ describe('delete', () => {
     expect(rows(store, '$filter=MasterId eq 2 or MasterId eq 4', LINES).map((r) => r.Id)).toEqual([8])
   })
 
-  it('counts a row named twice once', () => {
+  it('refuses a row named twice for that reason, its TIMESTAMP current, and deletes nothing', () => {
     const store = newStore()
     const r = ref(store, 9)
-    expect(del(store, [{ relationKey: null, rows: [r, r] }])).toMatchObject({ ok: true, result: { deleted: 1 } })
+    expect(del(store, [{ relationKey: null, rows: [r, r] }])).toEqual({
+      ok: false,
+      returnStates: [{ code: 'DUPLICATE_ROW', message: 'master row 9 is named more than once in this request', relationKey: null, id: 9 }],
+    })
+    expect(store.getRow(APP, null, 9)).not.toBeNull()
+  })
+
+  it('counts in `deleted` exactly the rows named, not the detail rows deleted with their master', () => {
+    const store = newStore()
+    const outcome = del(store, [{ relationKey: null, rows: [ref(store, 3), ref(store, 4)] }, { relationKey: LINES, rows: [ref(store, 1, LINES)] }])
+    expect(outcome).toMatchObject({ ok: true, result: { deleted: 3, cascaded: 4 } })
   })
 
   it.each<[string, (s: Store) => DeleteCommand['groups'], string, string]>([
     ['a stale TIMESTAMP', (s) => [{ relationKey: null, rows: [{ Id: 2, TIMESTAMP: row(s, 2).TIMESTAMP - 1 }] }], 'CONCURRENCY', 'master row 2 was changed by someone else'],
     ['an unknown Id', () => [{ relationKey: null, rows: [{ Id: 404, TIMESTAMP: 1 }] }], 'NOT_FOUND', 'master row 404 does not exist in storage Orders'],
     ['an unknown detail Id', () => [{ relationKey: LINES, rows: [{ Id: 404, TIMESTAMP: 1 }] }], 'NOT_FOUND', 'OrderLines row 404 does not exist'],
-    ['a null TIMESTAMP', () => [{ relationKey: null, rows: [{ Id: 2, TIMESTAMP: null }] }], 'INVALID_VALUE', 'TIMESTAMP must be the row version'],
+    ['a null TIMESTAMP', () => [{ relationKey: null, rows: [{ Id: 2, TIMESTAMP: null }] }], 'CONCURRENCY', 'TIMESTAMP null matches no row version'],
     ['an unknown relation key', () => [{ relationKey: 'Payments', rows: [{ Id: 1, TIMESTAMP: 1 }] }], 'UNKNOWN_RELATION_KEY', 'relation key Payments'],
   ])('refuses %s and deletes nothing (atomic)', (_label, groups, code, message) => {
     const store = newStore()

@@ -4,6 +4,7 @@ import { compileFilter, FilterCache, type Predicate } from '../../src/store/filt
 import { printFilter, type CompareOp, type FilterNode, type TextFunction } from '../../src/store/filter-ast.ts'
 import { MAX_FILTER_CONDITIONS, MAX_FILTER_NESTING, parseFilter } from '../../src/store/filter-parser.ts'
 import type { FieldType, Row } from '../../src/store/types.ts'
+import { runs } from '../helpers/property-runs.ts'
 
 const FIELDS = new Map<string, FieldType>([
   ['Id', 'integer'],
@@ -199,7 +200,7 @@ describe('printFilter / parseFilter', () => {
         const parsed = parseFilter(printFilter(node))
         expect('error' in parsed ? parsed : withoutPositions(parsed)).toEqual(withoutPositions(node))
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     )
   })
 

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { quote } from '../../src/store/filter-ast.ts'
 import type { SaveCommand, WireRow } from '../../src/store/types.ts'
 import { APP, LINES, newStore, q, row, rows, snapshot } from './support.ts'
+import { runs } from '../helpers/property-runs.ts'
 
 /** Mostly valid, sometimes not: weights keep both outcomes common. */
 const rarely = <T, U>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<U>): fc.Arbitrary<T | U> =>
@@ -70,7 +71,7 @@ describe('properties of the store', () => {
           if ('Amount' in sent) expect(stored.Amount).toEqual(sent.Amount)
         }
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     )
   })
 
@@ -96,7 +97,7 @@ describe('properties of the store', () => {
         for (let skip = 0; skip < all.length; skip += size) pages.push(...rows(store, `$filter=${text}${orderPart}&$top=${size}&$skip=${skip}`))
         expect(pages).toEqual(all)
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     )
   })
 

@@ -40,7 +40,7 @@ describe('save: create', () => {
     expect(result).toEqual({
       created: 3,
       updated: 0,
-      primaryKeyData: { '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines:-1': '51', 'OrderLines:-2': '52' } } },
+      primaryKeyData: { '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines:-1': '51', 'OrderLines[1]': '52', 'OrderLines:-2': '52' } } },
       identityField: 'IdRow',
       storageName: 'Orders',
       firstMasterId: 26,
@@ -96,7 +96,7 @@ describe('save: create', () => {
     expect(outcome).toMatchObject({ ok: false, returnStates: [{ code: 'DUPLICATE_TEMPORARY_ID', id: -1, relationKey: null, message: 'temporary Id -1 is used twice among the masters of this request' }] })
   })
 
-  it('allows detail temporary Id -1 under two masters (keys are per master), not twice under one', () => {
+  it('allows detail temporary Id -1 under two masters (keys are per master)', () => {
     const store = newStore()
     const line = { Id: -1, Product: 'P', Quantity: 1, UnitPrice: 1 }
     const ok = okResult(save(store, [
@@ -104,10 +104,34 @@ describe('save: create', () => {
       master({ Id: -2 }, [{ relationKey: LINES, rows: [line] }]),
     ]))
     expect(ok.primaryKeyData).toEqual({
-      '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines:-1': '51' } },
-      '-2': { newKeys: { Id: '27', IdRow: '1027', 'OrderLines:-1': '52' } },
+      '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines:-1': '51' } },
+      '-2': { newKeys: { Id: '27', IdRow: '1027', 'OrderLines[0]': '52', 'OrderLines:-1': '52' } },
     })
-    expect(codes(save(store, [master({ Id: -1 }, [{ relationKey: LINES, rows: [line, line] }])]))).toEqual(['DUPLICATE_TEMPORARY_ID'])
+  })
+
+  it('creates every new detail row of one master sent with Id -1, as the description shows them, keyed by position', () => {
+    const store = newStore()
+    const line = (product: string) => ({ Id: -1, IdRow: null, TIMESTAMP: null, Product: product, Quantity: 1, UnitPrice: 1 })
+    const ok = okResult(save(store, [master({ Id: -1 }, [{ relationKey: LINES, rows: [line('A'), line('B'), line('C')] }])]))
+    expect(ok.created).toBe(4)
+    // `OrderLines:-1` would be ambiguous, so only the positions name the new rows.
+    expect(ok.primaryKeyData).toEqual({ '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines[1]': '52', 'OrderLines[2]': '53' } } })
+    expect([51, 52, 53].map((id) => row(store, id, LINES).Product)).toEqual(['A', 'B', 'C'])
+  })
+
+  it('counts positions among all the master\'s rows of a relation key, updated rows included', () => {
+    const store = newStore()
+    const existing = row(store, 1, LINES)
+    const ok = okResult(save(store, [
+      master({ Id: 1, TIMESTAMP: row(store, 1).TIMESTAMP }, [
+        { relationKey: LINES, rows: [{ Id: 1, TIMESTAMP: existing.TIMESTAMP, Quantity: 3 }, { Id: -1, Product: 'New' }] },
+      ]),
+    ]))
+    expect(ok.primaryKeyData).toEqual({ '1': { newKeys: { 'OrderLines[1]': '51', 'OrderLines:-1': '51' } } })
+  })
+
+  it('still refuses two new masters with the same temporary Id', () => {
+    expect(codes(save(newStore(), [master({ Id: -1 }), master({ Id: -1 })]))).toEqual(['DUPLICATE_TEMPORARY_ID'])
   })
 
   it('requires TIMESTAMP null on creation', () => {
@@ -182,10 +206,10 @@ describe('save: update', () => {
     expect(row(store, 2)).toMatchObject({ DT_CREATION: old.DT_CREATION, ROW_ORDER: old.ROW_ORDER, CT_ATTACHMENTS: null, USER_ID_CREATION: 1, Status: 'Closed' })
   })
 
-  it('reports the same existing row sent twice', () => {
+  it('reports the same existing row sent twice as DUPLICATE_ROW', () => {
     const store = newStore()
     const ts = row(store, 2).TIMESTAMP
-    expect(codes(save(store, [master({ Id: 2, TIMESTAMP: ts, Status: 'a' }), master({ Id: 2, TIMESTAMP: ts, Status: 'b' })]))).toContain('CONCURRENCY')
+    expect(codes(save(store, [master({ Id: 2, TIMESTAMP: ts, Status: 'a' }), master({ Id: 2, TIMESTAMP: ts, Status: 'b' })]))).toContain('DUPLICATE_ROW')
   })
 })
 

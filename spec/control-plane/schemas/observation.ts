@@ -33,17 +33,29 @@ export const JournalEntry: SchemaObject = {
   type: 'object',
   title: 'Journal entry',
   description: 'One request a client made to the API (control-plane calls are not recorded).',
-  required: ['seq', 'time', 'method', 'url', 'path', 'operationId', 'status', 'durationMs', 'fault'],
+  required: ['seq', 'time', 'method', 'url', 'path', 'operationId', 'status', 'durationMs', 'fault', 'warnings'],
   properties: {
     seq: { type: 'integer', minimum: 1, description: 'Sequence number since the mock started; gaps show evicted or cleared entries.' },
     time: { type: 'string', format: 'date-time', description: 'When the answer went out (or the connection was cut), on the mock\'s clock.' },
     method: { type: 'string' },
-    url: { type: 'string', description: 'Path and query string as sent.' },
+    url: { type: 'string', description: 'Path and query string as sent, with the values of secret parameters (`SessionToken`, `password`, ...) replaced by `[redacted]`.' },
     path: { type: 'string', description: 'Path without the query string.' },
     operationId: { type: ['string', 'null'], description: 'Operation of the API document that answered; null for paths that are none.' },
     status: { type: ['integer', 'null'], description: 'Status sent; null when a fault cut the connection before an answer.' },
     durationMs: { type: 'number', minimum: 0, description: 'Time from arrival to the last byte of the answer, injected latency included.' },
     fault: { enum: ['latency', 'status', 'drop', 'commitThenDrop', null], description: 'The fault rule effect applied to this request, if any.' },
+    warnings: {
+      type: 'array',
+      description:
+        'What the request relied on that the API\'s description does not promise, in the order found (the README lists every code). ' +
+        'The answer carried the codes in `X-Mock-Warnings`; in strict mode the request was refused instead.',
+      items: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string', pattern: '^[A-Z][A-Z_]*$' }, message: { type: 'string' } },
+        additionalProperties: false,
+      },
+    },
     request: {
       type: 'object',
       description: 'Only with `bodies=true`. Passwords, tokens and control tokens are replaced by `[redacted]`.',

@@ -638,6 +638,7 @@ export async function fire(client: TestClient, shot: Shot): Promise<Reply> {
 export function replyProblems(reply: Reply): string[] {
   const problems: string[] = []
   if (reply.status >= 500) problems.push(`answered ${reply.status}`)
+  if (reply.status === 405 && !/^[A-Z]+(, [A-Z]+)*$/.test(reply.headers.get('allow') ?? '')) problems.push('a 405 answer has no Allow header')
   if (reply.status >= 400) {
     if (!reply.contentType.startsWith('application/problem+json')) problems.push(`a ${reply.status} answer is ${reply.contentType || 'untyped'}, not application/problem+json`)
     const body = reply.body as { status?: unknown; detail?: unknown } | string

@@ -1,0 +1,49 @@
+/**
+ * The catalog of warnings: requests the API's description neither shows nor rules out, which the
+ * mock accepts (a real installation most plausibly does) and reports, so a team learns that its
+ * client relies on something the description does not promise. In strict mode (`--strict`,
+ * `MOCK_STRICT=1`, or the `X-Mock-Strict` header) each one is refused instead, with a 400
+ * `STRICT_MODE` problem naming the rule. The README lists every code next to the problem catalog.
+ */
+export const WARNINGS = {
+  UNSUPPORTED_QUERY_OPTION: 'A Get Items option the description does not list ($select, $expand, $count, ...) is ignored.',
+  EMPTY_RELATION_KEY: 'An empty relationKey reads as absent: master rows.',
+  SIGN_IN_EXTRA_PARAMETER: 'A sign-in form field other than client_id, username, password, grant_type and scope is ignored.',
+  CLIENT_ID_BY_BASIC_AUTH: 'client_id sent by HTTP Basic authentication (OAuth 2.0 client authentication) instead of in the form.',
+  LEGACY_DELETE_BODY: 'The older delete body ([{Rows: [{Row, Details}]}]) sent to a release from 3.0.',
+  CURRENT_DELETE_BODY: 'The current delete body ([{RelationKey, Rows}]) sent to a release below 3.0.',
+  DELETE_GROUP_WITHOUT_RELATION_KEY: 'A delete group without RelationKey deletes master rows, as RelationKey null does.',
+  EMPTY_DETAIL_GROUP: 'A save detail group with no rows saves nothing.',
+  PROCEDURE_NAME_MISMATCH: "ProcedureName is not the action's stored procedure; the action named by actionId runs.",
+  UNKNOWN_ACTION_PARAMETER: 'A parametersMap entry other than ProcedureName and Parameters is ignored.',
+  NULL_PARAMETER_VALUE: 'A Parameters entry whose value is null reaches the procedure as empty text.',
+  NULL_OPTIONAL_MEMBER: 'null sent for an optional member (rk, providerId) reads as the member left out.',
+  ROW_LINK_WITHOUT_RELATION_KEY: 'Generate Row Link without relationKey reads as relationKey null.',
+} as const satisfies Record<string, string>
+
+export type WarningCode = keyof typeof WARNINGS
+
+/** One warning raised while a request was handled. */
+export interface MockWarning {
+  code: WarningCode
+  /** What the request did, in its own terms (which option, which field). */
+  message: string
+}
+
+/** Name of the request header that turns strict mode on or off for one request. */
+export const STRICT_HEADER = 'x-mock-strict'
+
+/** Name of the response header that lists the codes of the warnings a request raised. */
+export const WARNINGS_HEADER = 'x-mock-warnings'
+
+/**
+ * Reads the per-request switch: `1`, `true`, `on`, `yes` turn strict mode on, `0`, `false`,
+ * `off`, `no` off; anything else (or no header) leaves the mock's own setting.
+ */
+export function strictFromHeader(value: string | string[] | undefined, fallback: boolean): boolean {
+  const text = (Array.isArray(value) ? value[0] : value)?.trim().toLowerCase()
+  if (text === undefined || text === '') return fallback
+  if (['1', 'true', 'on', 'yes'].includes(text)) return true
+  if (['0', 'false', 'off', 'no'].includes(text)) return false
+  return fallback
+}
