@@ -2,7 +2,8 @@
  * The hand-written OpenAPI 3.1 document of the Application Data Web API: the single source the mock,
  * the contract suite and the generated spec/openapi.{json,yaml} are built from.
  */
-import { OpenApiBuilder, type OpenAPIObject } from 'openapi3-ts/oas31'
+import { OpenApiBuilder, type OpenAPIObject, type ReferenceObject, type ResponseObject } from 'openapi3-ts/oas31'
+import { MOCK_DEFINED } from './extensions.ts'
 import { LATEST_VERSION } from './versions.ts'
 import { INFO_DESCRIPTION } from './descriptions.ts'
 import { schemas } from './schemas.ts'
@@ -12,6 +13,9 @@ import { operations } from './paths/index.ts'
 import { MOCK_ORIGIN } from './examples.ts'
 
 export { MOCK_DEFINED, PRODUCT_VERSIONS } from './extensions.ts'
+
+/** The response header that lists the warnings of a request (the mock's own). */
+const WARNINGS_HEADER_NAME = 'X-Mock-Warnings'
 
 const TAGS = [
   { name: 'Sign-in', description: 'Getting a session token.' },
@@ -65,6 +69,35 @@ export function buildDocument(): OpenAPIObject {
       scheme: 'bearer',
       description: 'The same token as a bearer token in `Authorization`. Used by the e-mail operation.',
     })
+  const document = structuredClone(builder.getSpec())
+  declareWarningsHeader(document)
   // Structured copy so no caller can reach (and change) the module-level objects the document is made of.
-  return structuredClone(builder.getSpec())
+  return document
+}
+
+/**
+ * Every answer of the mock may carry `X-Mock-Warnings`: declared once as a header component and
+ * referenced from each response, so readers and generated clients know it.
+ */
+function declareWarningsHeader(document: OpenAPIObject): void {
+  const components = (document.components ??= {})
+  components.headers = {
+    [WARNINGS_HEADER_NAME]: {
+      description:
+        'The codes of the warnings the request raised, comma-separated: what it relied on that the published description does not ' +
+        'promise (the README lists the codes). Sent by the mock only; a real installation does not.',
+      [MOCK_DEFINED]: true,
+      schema: { type: 'string', pattern: '^[A-Z][A-Z_]*(, [A-Z][A-Z_]*)*$' },
+      example: 'UNSUPPORTED_QUERY_OPTION',
+    },
+  }
+  const header = { $ref: `#/components/headers/${WARNINGS_HEADER_NAME}` }
+  const responses = [
+    ...Object.values(document.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { responses?: Record<string, ResponseObject> }>).flatMap((op) => Object.values(op.responses ?? {}))),
+    ...Object.values(components.responses ?? {}),
+  ] as Array<ResponseObject | ReferenceObject>
+  for (const response of responses) {
+    if ('$ref' in response) continue
+    response.headers = { ...response.headers, [WARNINGS_HEADER_NAME]: header }
+  }
 }

@@ -7,7 +7,7 @@ import type { ExampleObject, ResponseObject } from 'openapi3-ts/oas31'
 import { ERROR_RESPONSES, responseRef, schemaRef, type ErrorStatus, type ResponseName } from './refs.ts'
 import { MOCK_DEFINED } from './extensions.ts'
 import { LIMITS } from './descriptions.ts'
-import { APPLICATION_ID, VIEWER_USER, problemExample } from './examples.ts'
+import { APPLICATION_ID, VIEWER_USER, WORKSPACE_ID, problemExample } from './examples.ts'
 
 function problem(when: string, examples: Record<string, ExampleObject>): ResponseObject {
   return {
@@ -71,7 +71,7 @@ export const responses: Record<ResponseName, ResponseObject> = {
       },
       unknownApplication: {
         summary: 'Application not in the workspace',
-        value: problemExample('UNKNOWN_APPLICATION', `No application ${APPLICATION_ID.replace(/1$/, '9')} in workspace 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70.`),
+        value: problemExample('UNKNOWN_APPLICATION', `No application ${APPLICATION_ID.replace(/1$/, '9')} in workspace ${WORKSPACE_ID}.`),
       },
     },
   ),

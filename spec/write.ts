@@ -1,10 +1,12 @@
 /**
- * `npm run spec`: writes spec/openapi.json and spec/openapi.yaml from buildDocument(), and
- * spec/control-plane.json and spec/control-plane.yaml from buildControlPlaneDocument(). The
- * serialisers are pure so the freshness tests can compare their output with the committed files.
+ * `npm run spec`: writes spec/openapi.json and spec/openapi.yaml from buildDocument(),
+ * spec/control-plane.json and spec/control-plane.yaml from buildControlPlaneDocument(), and the
+ * TypeScript wire types of both (spec/wire/api.ts, spec/wire/control-plane.ts) that handlers, the
+ * client and the contracts take their shapes from. The serialisers are pure so the freshness
+ * tests can compare their output with the committed files.
  */
-import { writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import YAML from 'yaml'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
@@ -28,15 +30,35 @@ export function toYaml(doc: OpenAPIObject): string {
   return `# ${GENERATED_BY}\n${body}`
 }
 
-/** Writes `<name>.json` and `<name>.yaml` next to this module (default: the API document as openapi.*). */
-export function writeDocument(doc: OpenAPIObject = buildDocument(), name = 'openapi'): void {
-  const dir = fileURLToPath(new URL('.', import.meta.url))
-  writeFileSync(resolve(dir, `${name}.json`), toJson(doc))
-  writeFileSync(resolve(dir, `${name}.yaml`), toYaml(doc))
+/**
+ * The document's types as openapi-typescript writes them (`paths`, `operations`, `components`),
+ * headed by the marker. openapi-typescript is a build-time tool, loaded only here.
+ */
+export async function toWireTypes(doc: OpenAPIObject): Promise<string> {
+  const { default: openapiTS, astToString } = await import('openapi-typescript')
+  // `cwd`: examples point at payload files (externalValue) relative to this folder.
+  const ast = await openapiTS(JSON.parse(JSON.stringify(doc)), { silent: true, cwd: new URL('./openapi.json', import.meta.url) })
+  return `// ${GENERATED_BY}\n/* eslint-disable */\n${astToString(ast)}`
+}
+
+const SPEC_DIR = fileURLToPath(new URL('.', import.meta.url))
+
+/** Where each generated file lives, relative to spec/. */
+export const GENERATED_FILES = {
+  api: { json: 'openapi.json', yaml: 'openapi.yaml', wire: 'wire/api.ts' },
+  controlPlane: { json: 'control-plane.json', yaml: 'control-plane.yaml', wire: 'wire/control-plane.ts' },
+} as const
+
+async function write(doc: OpenAPIObject, files: { json: string; yaml: string; wire: string }): Promise<void> {
+  const at = (name: string) => resolve(SPEC_DIR, name)
+  mkdirSync(dirname(at(files.wire)), { recursive: true })
+  writeFileSync(at(files.json), toJson(doc))
+  writeFileSync(at(files.yaml), toYaml(doc))
+  writeFileSync(at(files.wire), await toWireTypes(doc))
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  writeDocument()
-  writeDocument(buildControlPlaneDocument(), 'control-plane')
-  console.log('wrote spec/openapi.json, spec/openapi.yaml, spec/control-plane.json and spec/control-plane.yaml')
+  await write(buildDocument(), GENERATED_FILES.api)
+  await write(buildControlPlaneDocument(), GENERATED_FILES.controlPlane)
+  console.log(`wrote ${Object.values(GENERATED_FILES).flatMap((f) => Object.values(f)).map((name) => `spec/${name}`).join(', ')}`)
 }

@@ -1,9 +1,9 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { buildDocument } from '../spec/index.ts'
 import type { MockConfig } from './config.ts'
 import type { MockClock } from './deps.ts'
-import { documentForVersion, resolveProfile, type Profile } from './profile.ts'
+import { resolveProfile, type Profile } from '../spec/profiles.ts'
+import { apiDocument, controlPlaneDocument, releaseDocument } from './document/reader.ts'
 import { frameworkProblem, registerErrorHandling, sendProblem } from './plugins/error-handler.ts'
 import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
@@ -15,8 +15,7 @@ import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { redactUrl } from './control/redact.ts'
 import { registerControlPlane } from './control/index.ts'
 import { controlPlaneAccess } from './control/access.ts'
-import { buildControlPlaneDocument } from '../spec/control-plane.ts'
-import { registerOperations } from './routes.ts'
+import { registerOperations } from './operations/index.ts'
 import { registerRowLinks } from './operations/open-row-link.ts'
 import { createOutbox, type Outbox } from './outbox.ts'
 import { createTokenStore, type TokenStore } from './auth/tokens.ts'
@@ -62,17 +61,20 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
       serializers: { req: (request) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }) },
     },
     bodyLimit: config.bodyLimit,
-    // A member named `__proto__` is valid JSON: it stays an own member (JSON.parse never sets a
-    // prototype) and meets the same checks as any other unknown member, instead of a 400 BAD_JSON.
+    // Members named `__proto__` or `constructor` are valid JSON: they stay own members (JSON.parse
+    // never sets a prototype) and meet the same checks as any other unknown member, not a 400 BAD_JSON.
     onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
     // Node's default header limit (16 KB) would answer 431 for long URLs before the 414 that explains.
     http: { maxHeaderSize: 1024 * 1024 },
     // A path parameter may be as long as the URL may be; longer URLs get the 414 that explains.
-    routerOptions: { maxParamLength: config.maxUrlLength, ignoreTrailingSlash: true },
+    // Paths match in any case, as the product's routing does (`/ExplorerApi/api/Items/save` too);
+    // path parameters keep the case they were sent in.
+    routerOptions: { maxParamLength: config.maxUrlLength, ignoreTrailingSlash: true, caseSensitive: false },
     frameworkErrors: (error, request, reply) => sendProblem(reply, frameworkProblem(error, request.url, config.maxUrlLength), request),
   })
-  const fullDocument: OpenAPIObject = buildDocument()
-  const document = documentForVersion(fullDocument, config.productVersion)
+  const fullDocument: OpenAPIObject = apiDocument()
+  const document = releaseDocument(config.productVersion)
 
   app.decorate('store', createStore(fixture, deps))
   app.decorate('tokens', createTokenStore(deps, config.tokenTtl, config.maxSessions))
@@ -91,7 +93,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
   registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })
   await registerControlPlane(app, fixture)
-  await registerDocs(app, fullDocument, controlPlaneAccess(config).enabled ? buildControlPlaneDocument() : undefined)
+  await registerDocs(app, fullDocument, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
   registerOperations(app, document)
   registerRowLinks(app)
   return app

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import { normalizeVersion } from '../spec/versions.ts'
+import { DEFAULT_MAX_SESSIONS } from './auth/tokens.ts'
 
 /** Everything the mock can be told at start; `startMock()` takes the same fields. */
 export interface MockConfig {
@@ -52,7 +53,7 @@ export const DEFAULTS: MockConfig = {
   publicUrl: undefined,
   logLevel: 'warn',
   strict: false,
-  maxSessions: 1_000_000,
+  maxSessions: DEFAULT_MAX_SESSIONS,
 }
 
 /** A flag or variable the mock cannot start with; the message says which and why. */
@@ -66,7 +67,7 @@ export const USAGE = `Usage: npm start -- [options]
   --product-version V    release to emulate: latest (3.0.19), 3.0.0..3.0.18, or below 3.0 such as 2.9 (env PRODUCT_VERSION)
   --token-ttl S          token lifetime in seconds (default 3600)
   --fixture PATH         fixture file (default fixtures/default.json)
-  --rows N               add N generated master rows, each with 2 detail rows
+  --rows N               add N generated master rows, each with 2 detail rows, to the fixture's first application
   --seed N               seed for generated rows (default 1)
   --max-url-length N     longest accepted URL in characters (default 2048)
   --body-limit BYTES     largest accepted request body (default 62914560 = 60 MB)

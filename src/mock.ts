@@ -5,6 +5,7 @@ import { buildApp } from './app.ts'
 import { createClock, systemDeps } from './deps.ts'
 import { loadFixture } from './fixtures/load.ts'
 import { addGeneratedRows } from './fixtures/generate.ts'
+import { lowerCaseGuids } from './fixtures/canonical-ids.ts'
 import type { Deps, Fixture } from './store/types.ts'
 import type { MockControls } from './control/index.ts'
 
@@ -33,7 +34,8 @@ export interface StartOptions extends Partial<MockConfig> {
 
 /** Loads the fixture named by the configuration and adds the generated rows it asks for. */
 export function prepareFixture(config: MockConfig, given?: Fixture): Fixture {
-  const fixture = given ?? loadFixture(config.fixture)
+  // A fixture object given in code is not read from a file; its GUIDs are made lower case here as the loader does.
+  const fixture = given === undefined ? loadFixture(config.fixture) : lowerCaseGuids(given)
   return config.rows > 0 ? addGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
 }
 

@@ -1,21 +1,33 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { ProblemError } from './errors.ts'
-import { listOperations, type OperationEntry } from './profile.ts'
-import { authenticate, authorize, type SecurityScheme } from './plugins/auth.ts'
-import { compileRequestValidator } from './validation/requests.ts'
-import { createDocumentAjv } from './validation/ajv.ts'
+import { ProblemError, type Violation } from './errors.ts'
+import { listOperations, type OperationEntry } from './document/reader.ts'
+import { validatorsFor } from './document/validators.ts'
 import { describeViolations } from './validation/violations.ts'
-import { HANDLERS, PREPARERS } from './operations/index.ts'
+import type { Handler, Handlers, RouteOf } from './wire/operations.ts'
 
-function securityOf(entry: OperationEntry, document: OpenAPIObject): SecurityScheme | undefined {
-  const requirements = (entry.operation.security ?? document.security ?? []) as Array<Record<string, unknown>>
-  for (const requirement of requirements) {
-    for (const name of Object.keys(requirement)) {
-      if (name === 'SessionToken' || name === 'BearerAuth') return name
-    }
-  }
-  return undefined
+/** A step of a route before its handler (authentication, checks); it throws a ProblemError to refuse. */
+export type RouteStep = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
+/** How the routes of one document are made. */
+export interface DocumentRoutes<Ops> {
+  document: OpenAPIObject
+  /** One handler per operation of the document, typed for it. */
+  handlers: Handlers<Ops>
+  /** The route's config: which key carries the operation's id (API and control plane differ). */
+  config(entry: OperationEntry): FastifyContextConfig
+  /** Steps before the request is validated (authentication), and after it (authorization). */
+  before?(entry: OperationEntry): RouteStep[]
+  after?(entry: OperationEntry): RouteStep[]
+  /** Adapts an unvalidated request before it is checked (forms standards allow but the document does not show). */
+  prepare?: Partial<Record<keyof Ops, (request: FastifyRequest) => void>>
+  /** Operations whose body the handler checks itself (multipart uploads, fixtures with their own paths). */
+  ownBodyCheck?: ReadonlySet<string>
+  /**
+   * Called with body members the document does not name, when they are all that is wrong with the
+   * body, and with undeclared query parameters; without it, unknown members are refused.
+   */
+  unknownInput?(request: FastifyRequest, found: { members: string[]; parameters: string[] }, entry: OperationEntry): void
 }
 
 /** `/a/{b}/c` as Fastify writes it: `/a/:b/c`. */
@@ -23,31 +35,46 @@ function fastifyPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1')
 }
 
-/**
- * Registers one route per operation of the release's document, each with its validators compiled
- * now and its handler found by operationId. An operation without a handler stops start-up, so
- * document and mock cannot drift apart unnoticed.
- */
-export function registerOperations(app: FastifyInstance, document: OpenAPIObject): void {
-  const ajv = { coercing: createDocumentAjv(document, { coerce: true }), strict: createDocumentAjv(document, { coerce: false }) }
-  for (const entry of listOperations(document)) {
-    const handler = HANDLERS[entry.operationId]
-    if (handler === undefined) throw new Error(`operation ${entry.operationId} (${entry.method.toUpperCase()} ${entry.path}) has no handler in src/operations`)
-    const validate = compileRequestValidator(document, entry, ajv)
-    const scheme = securityOf(entry, document)
-    const prepare = PREPARERS[entry.operationId]
-    const checkRequest = async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-      prepare?.(request)
-      const violations = validate(request)
-      if (violations.length > 0) throw new ProblemError('VALIDATION', describeViolations(violations), { violations })
+/** An unknown member as the violation a strict schema reports. */
+function unknownMember(pointer: string): Violation {
+  return { pointer, keyword: 'additionalProperties', message: 'must NOT have additional properties' }
+}
+
+function hasHandler<Ops>(handlers: Handlers<Ops>, id: string): id is Extract<keyof Ops, string> {
+  return Object.hasOwn(handlers as object, id)
+}
+
+function registerOne<Ops, K extends keyof Ops>(scope: FastifyInstance, routes: DocumentRoutes<Ops>, entry: OperationEntry, id: K): void {
+  const handler: Handler<Ops, K> = routes.handlers[id]
+  const validate = validatorsFor(routes.document).requestValidator(entry, { skipBody: routes.ownBodyCheck?.has(entry.operationId) === true })
+  const prepare = routes.prepare?.[id]
+  const check: RouteStep = async (request) => {
+    prepare?.(request)
+    const found = validate(request)
+    const violations = routes.unknownInput === undefined ? [...found.violations, ...found.unknownMembers.map(unknownMember)] : found.violations
+    if (violations.length > 0) throw new ProblemError('VALIDATION', describeViolations(violations), { violations })
+    if (found.unknownMembers.length + found.unknownParameters.length > 0) {
+      routes.unknownInput?.(request, { members: found.unknownMembers, parameters: found.unknownParameters }, entry)
     }
-    const preHandler = scheme === undefined ? [checkRequest] : [authenticate(scheme), checkRequest, authorize]
-    app.route({
-      method: entry.method.toUpperCase() as 'GET',
-      url: fastifyPath(entry.path),
-      config: { operationId: entry.operationId },
-      preHandler,
-      handler: handler as RouteHandlerMethod,
-    })
+  }
+  scope.route<RouteOf<Ops, K>>({
+    method: entry.method.toUpperCase() as Uppercase<OperationEntry['method']>,
+    url: fastifyPath(entry.path),
+    config: routes.config(entry),
+    preHandler: [...(routes.before?.(entry) ?? []), check, ...(routes.after?.(entry) ?? [])],
+    handler,
+  })
+}
+
+/**
+ * Registers one route per operation of a document, the API's (for the emulated release) or the
+ * control plane's, each with its validators compiled once and its handler found by operationId.
+ * An operation without a handler stops start-up, so document and mock cannot drift apart unnoticed.
+ */
+export function registerDocumentRoutes<Ops>(scope: FastifyInstance, routes: DocumentRoutes<Ops>): void {
+  for (const entry of listOperations(routes.document)) {
+    const id = entry.operationId
+    if (!hasHandler(routes.handlers, id)) throw new Error(`operation ${id} (${entry.method.toUpperCase()} ${entry.path}) has no handler`)
+    registerOne(scope, routes, entry, id)
   }
 }

@@ -6,6 +6,9 @@
  * `STRICT_MODE` problem naming the rule. The README lists every code next to the problem catalog.
  */
 export const WARNINGS = {
+  UNKNOWN_MEMBER: 'A body member the operation does not name is ignored.',
+  UNKNOWN_PARAMETER: 'A URL query parameter the operation does not declare is ignored.',
+  EMPTY_DELETE_GROUP: 'A delete group with no rows deletes nothing.',
   UNSUPPORTED_QUERY_OPTION: 'A Get Items option the description does not list ($select, $expand, $count, ...) is ignored.',
   EMPTY_RELATION_KEY: 'An empty relationKey reads as absent: master rows.',
   SIGN_IN_EXTRA_PARAMETER: 'A sign-in form field other than client_id, username, password, grant_type and scope is ignored.',

@@ -6,7 +6,7 @@ export const parameters: Record<ControlParameterName, ParameterObject> = {
   Rows: {
     name: 'rows',
     in: 'query',
-    description: 'Generated master rows to add to each application of the fixture, each with two detail rows per detail table.',
+    description: 'Generated master rows to add to the fixture\'s first application, each with two detail rows per detail table.',
     schema: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
     example: 100,
   },

@@ -24,8 +24,8 @@ export const operation: OperationObject = {
   security: SESSION_SECURITY,
   parameters: DATA_HEADERS,
   requestBody: jsonBody('Rows to delete, in the shape of the emulated release.', { oneOf: [schemaRef('DeleteRequest'), schemaRef('DeleteRequestLegacy')] }, {
-    current: { summary: 'A master row and a detail row', value: deleteCurrent },
-    legacy: { summary: 'A master row, in the older body', value: deleteLegacy },
+    current: { summary: 'A master row and a detail row', value: deleteCurrent, [PRODUCT_VERSIONS]: RANGES.current },
+    legacy: { summary: 'A master row, in the older body (before 3.0)', value: deleteLegacy, [PRODUCT_VERSIONS]: RANGES.legacy },
   }),
   responses: {
     '200': jsonResponse(

@@ -75,8 +75,8 @@ export const WriteRow: SchemaObject = {
   type: 'object',
   title: 'Row as written',
   description:
-    'A row in a save request. To create a row, give it a negative temporary `Id` (-1, -2, ... unique within its master row ' +
-    'or detail group), `TIMESTAMP` null and the storage\'s Identity field null; the service assigns all three. To update, ' +
+    'A row in a save request. To create a row, give it a negative temporary `Id` (-1, -2, ... unique among the request\'s ' +
+    'master rows; every new detail row may be -1), `TIMESTAMP` null and the storage\'s Identity field null; the service assigns all three. To update, ' +
     'send the row\'s `Id`, the `TIMESTAMP` integer decoded from the last read, and only the fields that change. The Identity ' +
     'field\'s name is chosen per storage (`IdRow` in the default fixture), so it travels as one of the additional properties.',
   required: ['Id', 'TIMESTAMP'],

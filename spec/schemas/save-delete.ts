@@ -83,9 +83,10 @@ export const PrimaryKeyData: SchemaObject = {
         description:
           'Assigned values as strings. The mock uses these names: `Id` for the new master row Id, the storage\'s Identity ' +
           'field name (for example `IdRow`) for its identity value, and for each new detail row\'s Id ' +
-          '`<RelationKey>[<position>]`, its 0-based position among the master\'s rows of that relation key in the request ' +
-          '(for example `OrderLines[1]`), plus `<RelationKey>:<temporary Id>` (for example `OrderLines:-2`) when no other new ' +
-          'row of that group has the same temporary Id.',
+          '`<RelationKey>[<position>]`, its 0-based position among the master\'s rows of that relation key in the request, ' +
+          'counted across all its groups of that key and including rows sent to update (for example `OrderLines[1]`), plus ' +
+          '`<RelationKey>:<temporary Id>` (for example `OrderLines:-2`) when no other new row of that master and relation key ' +
+          'has the same temporary Id.',
         additionalProperties: { type: 'string', pattern: '^-?[0-9]+$' },
       },
     },
@@ -171,10 +172,13 @@ export const DeleteRequest: SchemaObject = {
     type: 'object',
     required: ['Rows'],
     properties: {
-      RelationKey: { type: ['string', 'null'], minLength: 1, description: 'Null for master rows; the Detail Relation Key for detail rows.' },
+      RelationKey: {
+        type: ['string', 'null'],
+        description: 'Null for master rows; the Detail Relation Key for detail rows. An empty text reads as null (with the warning EMPTY_RELATION_KEY).',
+      },
       Rows: {
         type: 'array',
-        minItems: 1,
+        description: 'The rows to delete. An empty list deletes nothing (with the warning EMPTY_DELETE_GROUP).',
         items: { type: 'object', required: ['Row'], properties: { Row: schemaRef('RowKey') }, additionalProperties: false },
       },
     },

@@ -34,11 +34,14 @@ export const DEFAULT_MAX_SESSIONS = 1_000_000
 export function createTokenStore(deps: Deps, ttlSeconds: number, maxSessions = DEFAULT_MAX_SESSIONS): TokenStore {
   const sessions = new Map<string, Session>()
   const ttlMs = ttlSeconds * 1000
-  /** Forgets sessions that expired before `before`, oldest first, stopping at the first that did not. */
-  const forgetExpired = (before: number): void => {
+  /**
+   * Forgets sessions that expired before `before`, oldest first, stopping at the first that did
+   * not; `everyOne` looks at all of them (a clock set back can put a short-lived one behind).
+   */
+  const forgetExpired = (before: number, everyOne = false): void => {
     for (const [token, session] of sessions) {
-      if (session.expiresAt > before) break
-      sessions.delete(token)
+      if (session.expiresAt <= before) sessions.delete(token)
+      else if (!everyOne) break
     }
   }
   return {
@@ -50,7 +53,7 @@ export function createTokenStore(deps: Deps, ttlSeconds: number, maxSessions = D
       const issuedAt = deps.now()
       // Kept one lifetime past expiry, so a client that comes back late still hears TOKEN_EXPIRED.
       forgetExpired(issuedAt - ttlMs)
-      if (sessions.size >= maxSessions) forgetExpired(issuedAt)
+      if (sessions.size >= maxSessions) forgetExpired(issuedAt, true)
       if (sessions.size >= maxSessions) {
         throw new ProblemError('TOO_MANY_SESSIONS', `The mock holds ${sessions.size} live sessions, its limit (--max-sessions); sign in again when some have expired.`)
       }

@@ -25,7 +25,7 @@ export interface FixtureLoadResult {
 
 /** How to load a fixture. */
 export interface LoadFixtureOptions {
-  /** Generated master rows to add per application. */
+  /** Generated master rows to add to the fixture's first application. */
   rows?: number
   /** Seed of the generated rows (default 1, as `--seed`). */
   seed?: number

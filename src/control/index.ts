@@ -63,7 +63,7 @@ export async function registerControlPlane(app: FastifyInstance, startFixture: F
           }
         })
       }
-      registerControlRoutes(scope, controls)
+      registerControlRoutes(scope)
     },
   )
 }

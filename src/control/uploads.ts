@@ -4,6 +4,7 @@ import { toAttachmentRecord } from '../operations/attachment-record.ts'
 import type { Store } from '../store/store.ts'
 import type { AttachmentDef, NewAttachment } from '../store/types.ts'
 import { validationProblem } from './document.ts'
+import { guidKey } from '../store/guid.ts'
 
 /** One file to attach. */
 export interface UploadFile {
@@ -76,7 +77,7 @@ export function addAttachments(store: Store, input: UploadInput, uploadLimit: nu
   if (files.length > MAX_UPLOAD_FILES) throw validationProblem([{ pointer: '/body/file', keyword: 'maxItems', message: `must hold at most ${MAX_UPLOAD_FILES} files` }])
 
   const fixture = store.fixture
-  const applicationId = input.applicationId ?? fixture.applications[0]?.id ?? ''
+  const applicationId = guidKey(input.applicationId ?? fixture.applications[0]?.id ?? '')
   const application = store.application(applicationId)
   if (application === undefined) throw new ProblemError('UNKNOWN_APPLICATION', `No application ${applicationId} in the mock's data.`)
   const relationKey = input.relationKey === undefined || input.relationKey === '' ? null : input.relationKey

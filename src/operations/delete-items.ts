@@ -1,12 +1,15 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { DeleteCommand } from '../store/types.ts'
+import type { ApiBody, OperationHandler } from '../wire/operations.ts'
 import { warn } from '../plugins/warnings.ts'
 import { applicationOf, requireWriter } from './context.ts'
 import { resultObject } from './results.ts'
 
-type RowRef = { Row: { Id: number; TIMESTAMP: number | null } }
-type CurrentGroup = { RelationKey?: string | null; Rows: RowRef[] }
-type LegacyGroup = { Rows: Array<RowRef & { Details: unknown[] }> }
+type Group = ApiBody<'deleteItems'>[number]
+
+/** A group of the older body: its rows carry `Details`. */
+function isLegacyGroup(group: Group): group is Extract<Group, { Rows: Array<{ Details: unknown }> }> {
+  return group.Rows.some((row) => 'Details' in row)
+}
 
 /**
  * Delete, all or nothing. Both bodies the description shows are accepted on every release: the
@@ -14,11 +17,11 @@ type LegacyGroup = { Rows: Array<RowRef & { Details: unknown[] }> }
  * rows only. The description calls the second the older variant without saying a release dropped
  * it, so the mock takes each on the other releases too, with a warning.
  */
-export async function deleteItems(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export const deleteItems: OperationHandler<'deleteItems'> = async (request, reply) => {
   const application = applicationOf(request)
   requireWriter(request)
-  const groups = request.body as Array<CurrentGroup | LegacyGroup>
-  const legacyBody = groups.some((group) => group.Rows.some((row) => 'Details' in row))
+  const groups: Group[] = request.body
+  const legacyBody = groups.some(isLegacyGroup)
   const profile = request.server.profile
   if (legacyBody && !profile.legacyDeleteBody) {
     warn(request, 'LEGACY_DELETE_BODY', `Release ${profile.version} was sent the older delete body.`)
@@ -26,14 +29,18 @@ export async function deleteItems(request: FastifyRequest, reply: FastifyReply):
   if (!legacyBody && profile.legacyDeleteBody) {
     warn(request, 'CURRENT_DELETE_BODY', `Release ${profile.version} was sent the current delete body.`)
   }
-  const withoutKey = legacyBody ? 0 : groups.filter((group) => !('RelationKey' in group)).length
+  const keyOf = (group: Group): string | null | undefined => ('RelationKey' in group ? group.RelationKey : undefined)
+  const withoutKey = legacyBody ? 0 : groups.filter((group) => keyOf(group) === undefined).length
   if (withoutKey > 0) {
     warn(request, 'DELETE_GROUP_WITHOUT_RELATION_KEY', `${withoutKey} group${withoutKey > 1 ? 's' : ''} without RelationKey deleted master rows.`)
   }
+  if (groups.some((group) => keyOf(group)?.trim() === '')) warn(request, 'EMPTY_RELATION_KEY', 'A group sent RelationKey empty; it deleted master rows.')
+  const empty = groups.filter((group) => group.Rows.length === 0).length
+  if (empty > 0) warn(request, 'EMPTY_DELETE_GROUP', `${empty} group${empty > 1 ? 's' : ''} had no rows.`)
   const command: DeleteCommand = {
     applicationId: application.id,
     groups: groups.map((group) => ({
-      relationKey: 'RelationKey' in group ? (group.RelationKey ?? null) : null,
+      relationKey: keyOf(group)?.trim() || null,
       rows: group.Rows.map(({ Row }) => ({ Id: Row.Id, TIMESTAMP: Row.TIMESTAMP })),
     })),
   }

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream'
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import yazl from 'yazl'
 import { ProblemError } from '../errors.ts'
 import type { ApplicationDef, AttachmentDef } from '../store/types.ts'
 import type { Store } from '../store/store.ts'
 import { applicationOf } from './context.ts'
 import { warn } from '../plugins/warnings.ts'
+import type { OperationHandler } from '../wire/operations.ts'
 import { contentDisposition } from './content-disposition.ts'
 
 function bytesOf(attachment: AttachmentDef): Buffer {
@@ -39,9 +39,9 @@ function findAll(store: Store, application: ApplicationDef, ids: readonly number
  * deterministic (listing order, entry times from the attachments, UTF-8 names, stored without
  * compression) so users can compare it byte for byte.
  */
-export async function downloadAttachment(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export const downloadAttachment: OperationHandler<'downloadAttachment'> = async (request, reply) => {
   const application = applicationOf(request)
-  const body = request.body as { ids: number[]; rk?: string | null }
+  const body = request.body
   if (body.rk === null) warn(request, 'NULL_OPTIONAL_MEMBER', "rk was null; the attachments were looked up among the master rows'.")
   const relationKey = body.rk === undefined || body.rk === null || body.rk === '' ? null : body.rk
   if (relationKey !== null && !application.details.some((d) => d.relationKey === relationKey)) {

@@ -1,13 +1,13 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { warn } from '../plugins/warnings.ts'
 import { applicationOf } from './context.ts'
 import { rowLinkUrl } from './row-link-url.ts'
 
 /** A URL that opens master rows; here it opens them on the mock itself (see open-row-link.ts). */
-export async function generateRowLink(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export const generateRowLink: OperationHandler<'generateRowLink'> = async (request, reply) => {
   const application = applicationOf(request)
-  const body = request.body as { relationKey?: null; values: number | number[]; valueType: number }
+  const body = request.body
   if (!('relationKey' in body)) warn(request, 'ROW_LINK_WITHOUT_RELATION_KEY', 'relationKey was left out; it was read as null.')
   const ids = Array.isArray(body.values) ? body.values : [body.values]
   const missing = ids.filter((id) => request.server.store.getRow(application.id, null, id) === null)

@@ -1,12 +1,12 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { OperationHandler } from '../wire/operations.ts'
 import { applicationOf, storeProblem } from './context.ts'
 import { guidKey } from '../store/guid.ts'
 
 /** Reserves `count` consecutive values of a storage's Identity field; later saves never hand them out. */
-export async function getIdentities(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export const getIdentities: OperationHandler<'getIdentities'> = async (request, reply) => {
   const application = applicationOf(request)
-  const params = request.params as { storage_id: string; field_name: string; count: number }
-  const reserved = request.server.store.reserveIdentities(application.id, guidKey(params.storage_id), params.field_name, Number(params.count))
+  const params = request.params
+  const reserved = request.server.store.reserveIdentities(application.id, guidKey(params.storage_id), params.field_name, params.count)
   if (!Array.isArray(reserved)) throw storeProblem(reserved)
   return reply.send(reserved)
 }

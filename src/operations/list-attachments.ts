@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { warn } from '../plugins/warnings.ts'
 import { applicationOf, storeProblem } from './context.ts'
@@ -6,15 +6,15 @@ import { toAttachmentRecord } from './attachment-record.ts'
 import { parseAttachmentFilter } from './attachment-filter.ts'
 
 /** Files and folders of one row, at its top level or inside one folder. */
-export async function listAttachments(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export const listAttachments: OperationHandler<'listAttachments'> = async (request, reply) => {
   const application = applicationOf(request)
-  const query = request.query as { $filter: string; relationKey?: string }
+  const query = request.query
   const scope = parseAttachmentFilter(query.$filter)
   if (typeof scope === 'string') throw new ProblemError('BAD_FILTER', scope)
   if (query.relationKey !== undefined && query.relationKey.trim() === '') {
     warn(request, 'EMPTY_RELATION_KEY', "relationKey was sent empty; the master row's attachments were listed.")
   }
-  const relationKey = query.relationKey === undefined || query.relationKey.trim() === '' ? null : query.relationKey
+  const relationKey = query.relationKey === undefined || query.relationKey.trim() === '' ? null : query.relationKey.trim()
   const listed = request.server.store.listAttachments(application.id, relationKey, scope.parentId, scope.folderId)
   if (!Array.isArray(listed)) throw storeProblem(listed)
   return reply.send(listed.map(toAttachmentRecord))

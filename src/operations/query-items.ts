@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { hiddenFieldsFor } from '../auth/principal.ts'
 import { parseQueryString } from '../store/query-string.ts'
@@ -9,10 +10,7 @@ import { warn } from '../plugins/warnings.ts'
  * Get Items and Get Items Count share one path: the `query` text decides. The page is sent as
  * the JSON text the store keeps ready, so rows that did not change are not serialized again.
  */
-export async function queryItems(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const { query } = request.body as { query: string }
-  return answerQuery(request, reply, parseQueryString(query))
-}
+export const queryItems: OperationHandler<'queryItems'> = async (request, reply) => answerQuery(request, reply, parseQueryString(request.body.query))
 
 /** Shared by the POST form and the older GET form. */
 export function answerQuery(request: FastifyRequest, reply: FastifyReply, parsed: ReturnType<typeof parseQueryString>): FastifyReply {

@@ -1,4 +1,4 @@
-import type { Profile } from '../profile.ts'
+import type { Profile } from '../../spec/profiles.ts'
 import type { ApplicationDef, ReturnState } from '../store/types.ts'
 
 /** A business problem as the wire carries it in `ReturnStates` (shape chosen by the mock). */

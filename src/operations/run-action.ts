@@ -1,13 +1,15 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ApiBody, OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { warn } from '../plugins/warnings.ts'
 import { guidKey } from '../store/guid.ts'
 import { applicationOf, principalOf, requireWriter } from './context.ts'
 
-type Parameter =
-  | { Name: 'ProcedureName'; Value: string }
-  | { Name: 'Parameters'; Value: Array<{ key: string; value: string | null }> }
-  | { Name: string; Value?: unknown }
+type Parameter = ApiBody<'runAction'>['parametersMap'][number]
+type ProcedureName = Extract<Parameter, { Name: 'ProcedureName' }>
+type Parameters = Extract<Parameter, { Name: 'Parameters' }>
+
+const isProcedureName = (p: Parameter): p is ProcedureName => p.Name === 'ProcedureName'
+const isParameters = (p: Parameter): p is Parameters => p.Name === 'Parameters'
 
 /**
  * A stored procedure's name as SQL Server resolves it: case-insensitive, brackets and the default
@@ -23,19 +25,19 @@ function procedureKey(name: string): string {
  * and null parameter values are accepted with warnings. `Parameters` go to the action's effect,
  * which may change rows as a procedure would.
  */
-export async function runAction(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export const runAction: OperationHandler<'runAction'> = async (request, reply) => {
   const application = applicationOf(request)
-  const body = request.body as { actionId: string; parametersMap: Parameter[] }
+  const body = request.body
   const actionId = guidKey(body.actionId)
   const action = request.server.store.fixture.actions.find((a) => a.id === actionId)
   if (action === undefined) throw new ProblemError('UNKNOWN_ACTION', `No custom action ${body.actionId}.`)
-  const procedure = body.parametersMap.find((p): p is Extract<Parameter, { Name: 'ProcedureName' }> => p.Name === 'ProcedureName')
+  const procedure = body.parametersMap.find(isProcedureName)
   if (procedure !== undefined && procedureKey(procedure.Value) !== procedureKey(action.procedureName)) {
     warn(request, 'PROCEDURE_NAME_MISMATCH', `Action ${action.id} runs "${action.procedureName}"; ProcedureName was "${procedure.Value}".`)
   }
   const others = body.parametersMap.filter((p) => p.Name !== 'ProcedureName' && p.Name !== 'Parameters').map((p) => p.Name)
   if (others.length > 0) warn(request, 'UNKNOWN_ACTION_PARAMETER', `The parametersMap entr${others.length > 1 ? 'ies' : 'y'} ${others.join(', ')} ${others.length > 1 ? 'were' : 'was'} ignored.`)
-  const parameters = body.parametersMap.flatMap((p) => (p.Name === 'Parameters' ? (p.Value as Array<{ key: string; value: string | null }>) : []))
+  const parameters = body.parametersMap.filter(isParameters).flatMap((p) => p.Value)
   const nulls = parameters.filter((p) => p.value === null).map((p) => p.key)
   if (nulls.length > 0) warn(request, 'NULL_PARAMETER_VALUE', `Parameter${nulls.length > 1 ? 's' : ''} ${nulls.join(', ')} had the value null.`)
   // An action that changes rows is a write: the read-only user may only run the others.

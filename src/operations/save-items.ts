@@ -1,30 +1,26 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { SaveCommand, WireRow } from '../store/types.ts'
+import type { SaveCommand } from '../store/types.ts'
+import type { OperationHandler } from '../wire/operations.ts'
 import { applicationOf, requireWriter } from './context.ts'
 import { warn } from '../plugins/warnings.ts'
 import { resultObject } from './results.ts'
 import { rowLinkUrl } from './row-link-url.ts'
 
-interface SaveBody {
-  Rows: Array<{ Row: WireRow; Details?: Array<{ RelationKey: string; Rows: WireRow[] }> }>
-}
-
 /**
  * Save (create or update) masters with their details, all or nothing. The store checks the
  * whole request before it changes anything; a business failure answers 200 with the flag false.
  */
-export async function saveItems(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export const saveItems: OperationHandler<'saveItems'> = async (request, reply) => {
   const application = applicationOf(request)
   const { user } = requireWriter(request)
-  const body = request.body as SaveBody
-  const empty = body.Rows.flatMap((master) => (master.Details ?? []).filter((group) => group.Rows.length === 0).map((group) => group.RelationKey))
+  const body = request.body
+  const empty = body.Rows.flatMap((master) => master.Details.filter((group) => group.Rows.length === 0).map((group) => group.RelationKey))
   if (empty.length > 0) warn(request, 'EMPTY_DETAIL_GROUP', `Detail group${empty.length > 1 ? 's' : ''} ${empty.join(', ')} had no rows.`)
   const command: SaveCommand = {
     applicationId: application.id,
     userId: user.id,
     masters: body.Rows.map((master) => ({
       row: master.Row,
-      details: (master.Details ?? []).map((group) => ({ relationKey: group.RelationKey, rows: group.Rows })),
+      details: master.Details.map((group) => ({ relationKey: group.RelationKey, rows: group.Rows })),
     })),
   }
   const outcome = request.server.store.save(command)

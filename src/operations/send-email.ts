@@ -1,13 +1,13 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { principalOf } from './context.ts'
 import { warn } from '../plugins/warnings.ts'
 import { guidKey } from '../store/guid.ts'
 
 /** Queues an e-mail into the mock's outbox (nothing is sent); 200 with an empty body, as the description shows. */
-export async function sendEmail(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export const sendEmail: OperationHandler<'sendEmail'> = async (request, reply) => {
   const { user } = principalOf(request)
-  const body = request.body as { providerId?: string | null; to: string[]; subject: string; body: string }
+  const body = request.body
   if (body.providerId === null) warn(request, 'NULL_OPTIONAL_MEMBER', 'providerId was null; the default provider was used.')
   const providerId = body.providerId === undefined || body.providerId === null ? null : guidKey(body.providerId)
   const providers = request.server.store.fixture.emailProviders

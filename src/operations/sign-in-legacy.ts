@@ -1,17 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { checkCredentials } from '../auth/credentials.ts'
 
-interface LegacySignInBody {
-  userName: string
-  password: string
-  clientId: string
-}
-
 /** Legacy sign-in (below 3.0): JSON body, answers with the user's Domain (today's Workspace). */
-export async function signInLegacy(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+export const signInLegacy: OperationHandler<'signInLegacy'> = async (request, reply) => {
   const organization = request.server.store.organization()
-  const body = request.body as LegacySignInBody
+  const body = request.body
   if (body.clientId !== organization.legacyClientId) {
     throw new ProblemError('INVALID_CLIENT', `clientId "${body.clientId}" is not a client of this installation.`, { error: 'invalid_client' })
   }

@@ -2,15 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 import { checkCredentials } from '../auth/credentials.ts'
 import { warn } from '../plugins/warnings.ts'
-
-interface SignInForm {
-  client_id: string
-  username: string
-  password: string
-  grant_type: string
-  scope: string
-  [other: string]: string
-}
+import type { ApiBody, ApiResult, OperationHandler } from '../wire/operations.ts'
 
 const KNOWN_SCOPES = new Set(['openid', 'apiv1', 'nosession'])
 const FORM_FIELDS = new Set(['client_id', 'username', 'password', 'grant_type', 'scope'])
@@ -22,8 +14,8 @@ const FORM_FIELDS = new Set(['client_id', 'username', 'password', 'grant_type', 
  * since the description shows `client_id` in the form.
  */
 export function clientIdFromBasicAuth(request: FastifyRequest): void {
-  const form = request.body as Record<string, unknown> | null | undefined
-  if (form === null || typeof form !== 'object' || form.client_id !== undefined) return
+  const form: unknown = request.body
+  if (!isForm(form) || form.client_id !== undefined) return
   const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.authorization ?? '')
   if (match === null) return
   const credentials = Buffer.from(match[1] as string, 'base64').toString('utf8')
@@ -37,21 +29,23 @@ export function clientIdFromBasicAuth(request: FastifyRequest): void {
   }
   if (clientId === '') return
   warn(request, 'CLIENT_ID_BY_BASIC_AUTH', 'client_id was taken from the Authorization: Basic header.')
-  form.client_id = clientId
+  // The journal shows the form as sent; the handler reads it with the client id filled in.
+  request.sentBody = form
+  request.body = { ...form, client_id: clientId }
 }
+
+type SignInRequest = FastifyRequest<{ Body: ApiBody<'signIn'> }>
 
 /**
  * Current sign-in (password grant). From 3.0.19 the path names the organization; the
  * 3.0.0–3.0.18 form has none and signs in to the installation's only organization.
  */
-export async function signIn(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const store = request.server.store
-  const organization = store.organization()
-  const named = (request.params as { organizationphysicalname?: string }).organizationphysicalname
+async function answerSignIn(request: SignInRequest, reply: FastifyReply, named: string | undefined): Promise<unknown> {
+  const organization = request.server.store.organization()
   if (named !== undefined && named.toLowerCase() !== organization.physicalName.toLowerCase()) {
     throw new ProblemError('UNKNOWN_ORGANIZATION', `No organization has the physical name "${named}".`)
   }
-  const form = request.body as SignInForm
+  const form = request.body
   const extra = Object.keys(form).filter((name) => !FORM_FIELDS.has(name))
   if (extra.length > 0) warn(request, 'SIGN_IN_EXTRA_PARAMETER', `The form field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} ${extra.length > 1 ? 'were' : 'was'} ignored.`)
   if (form.client_id !== organization.clientId) {
@@ -67,8 +61,16 @@ export async function signIn(request: FastifyRequest, reply: FastifyReply): Prom
   const user = checkCredentials(organization, form.username, form.password)
   const session = request.server.tokens.issue(user)
   // Shaped as the description's sample: `token-type` and `scope` are empty strings there.
-  return reply.send({ access_token: session.token, expires_in: request.server.tokens.ttlSeconds, 'token-type': '', scope: '' })
+  const result: ApiResult<'signIn'> = { access_token: session.token, expires_in: request.server.tokens.ttlSeconds, 'token-type': '', scope: '' }
+  return reply.send(result)
 }
 
+export const signIn: OperationHandler<'signIn'> = (request, reply) => answerSignIn(request, reply, request.params.organizationphysicalname)
+
 /** The 3.0.0–3.0.18 path has no organization segment; the behaviour is the same. */
-export const signInWithoutOrganization = signIn
+export const signInWithoutOrganization: OperationHandler<'signInWithoutOrganization'> = (request, reply) => answerSignIn(request, reply, undefined)
+
+/** A parsed form (the form parser gives a plain object of texts). */
+function isForm(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}

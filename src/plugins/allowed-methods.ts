@@ -13,7 +13,8 @@ function pathPattern(url: string): RegExp {
     .replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')
     .replace(/:[A-Za-z0-9_]+/g, '[^/]+')
     .replace(/\\\*/g, '.*')
-  return new RegExp(`^${escaped}/?$`)
+  // Paths match in any case, as the router does.
+  return new RegExp(`^${escaped}/?$`, 'i')
 }
 
 /**

@@ -6,6 +6,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     journal: Journal
   }
+  interface FastifyRequest {
+    /** The body as the client sent it, when a step before validation adapted it (null otherwise). */
+    sentBody: unknown
+  }
   interface FastifyReply {
     /** The payload onSend saw, for the journal; set only when bodies are kept. */
     journalPayload: RecordedBody | null
@@ -14,20 +18,23 @@ declare module 'fastify' {
 
 /** True for `/__mock` and everything under it: the control plane is not journaled. */
 export function isControlUrl(url: string): boolean {
-  return url.startsWith(CONTROL_PREFIX) && (url.length === CONTROL_PREFIX.length || '/?'.includes(url.charAt(CONTROL_PREFIX.length)))
+  // The router matches paths in any case, so `/__MOCK/...` reaches the control plane too.
+  return url.slice(0, CONTROL_PREFIX.length).toLowerCase() === CONTROL_PREFIX && (url.length === CONTROL_PREFIX.length || '/?'.includes(url.charAt(CONTROL_PREFIX.length)))
 }
 
 /** Longest URL the journal keeps whole; longer ones (answered 414 anyway) are cut, so entries stay small. */
 const MAX_RECORDED_URL = 4096
 
 function requestBody(request: FastifyRequest, limit: number): RecordedBody {
-  if (request.body === undefined || request.body === null) return { kept: true, value: null }
+  // What the client sent, also when a step before validation adapted the body.
+  const sent = request.sentBody ?? request.body
+  if (sent === undefined || sent === null) return { kept: true, value: null }
   // Content-Length is the body's size for free; measuring a parsed body would cost a serialisation.
   const declared = request.headers['content-length']
   if (declared === undefined) return { kept: false, note: '[body of unknown size (chunked), not kept]' }
   const length = Number(declared)
   if (length > limit) return { kept: false, note: `[${length} bytes, over the journal's ${limit}-byte limit]` }
-  return { kept: true, value: request.body }
+  return { kept: true, value: sent }
 }
 
 /** The request's headers when their text fits the body limit; the mock accepts up to 1 MB of them. */
@@ -88,6 +95,7 @@ export function registerJournal(app: FastifyInstance, options: { capacity: numbe
   const journal = createJournal(options)
   app.decorate('journal', journal)
   app.decorateReply('journalPayload', null)
+  app.decorateRequest('sentBody', null)
   if (journal.bodyLimit > 0) {
     app.addHook('onSend', (request, reply, payload, done) => {
       if (!isControlUrl(request.url)) reply.journalPayload = payloadBody(payload, journal.bodyLimit)

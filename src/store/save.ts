@@ -15,14 +15,15 @@ import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, Save
  *   an explicit value is kept unless another row holds it (DUPLICATE_KEY).
  * - `Id` > 0 updates: the row must exist (NOT_FOUND) and `TIMESTAMP` must equal its current
  *   version (CONCURRENCY); only the fields sent change, plus DT_LAST_UPDATE,
- *   USER_ID_LAST_UPDATE and a new TIMESTAMP. A missing TIMESTAMP is INVALID_VALUE. A master
+ *   USER_ID_LAST_UPDATE and a new TIMESTAMP. A null TIMESTAMP matches no version (CONCURRENCY). A master
  *   sent with nothing to change (only to carry new details) is not written and not counted,
  *   but a TIMESTAMP sent with it must still be current.
  * - Temporary Ids must be unique among the request's masters (PrimaryKeyData is keyed by them).
  *   New detail rows may all carry `-1`, as the description shows them (Save, `Details[].Rows`):
  *   a detail row has no temporary-Id identity of its own. PrimaryKeyData names each new detail
- *   row by its position among its master's rows of that relation key (`"OrderLines[1]"`), and
- *   also by its temporary Id (`"OrderLines:-2"`) when no other new row of that group shares it.
+ *   row by its position among its master's rows of that relation key, across the master's groups
+ *   of that key (`"OrderLines[1]"`), and also by its temporary Id (`"OrderLines:-2"`) when no
+ *   other new row of that master and relation key shares it.
  *   The same existing row twice in one request is a DUPLICATE_ROW problem (the second sight of
  *   it would update a version the first has already replaced).
  * - Unknown field names: UNKNOWN_FIELD; a value of the wrong type: INVALID_VALUE. System
@@ -261,7 +262,8 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   if (version === undefined) {
     ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: TIMESTAMP must be the row version read with Get Items, got ${describeValue(row.TIMESTAMP)}`, scope.relationKey, id, 'TIMESTAMP'))
   } else if (version === null) {
-    if (changes) ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: TIMESTAMP is required to update a row`, scope.relationKey, id, 'TIMESTAMP'))
+    // The description allows null in saves; a null version matches no row, as in deletes.
+    if (changes) ctx.problems.push(problem('CONCURRENCY', `${what} ${id}: TIMESTAMP null matches no row version; send the one read with Get Items`, scope.relationKey, id, 'TIMESTAMP'))
   } else if (version !== current.TIMESTAMP) {
     ctx.problems.push(problem('CONCURRENCY', `${what} ${id} was changed by someone else: TIMESTAMP ${version} is not the current ${current.TIMESTAMP}`, scope.relationKey, id, 'TIMESTAMP'))
   }

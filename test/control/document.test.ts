@@ -12,8 +12,8 @@ import { MOCK_DEFINED } from '../../spec/extensions.ts'
 import { toJson, toYaml } from '../../spec/write.ts'
 import { PROBLEMS } from '../../src/errors.ts'
 import { parseFixture } from '../../src/fixtures/load.ts'
-import { listOperations } from '../../src/profile.ts'
-import { compileAt, createDocumentAjv } from '../../src/validation/ajv.ts'
+import { listOperations } from '../../src/document/reader.ts'
+import { validatorsFor } from '../../src/document/validators.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
 
 const doc = buildControlPlaneDocument()
@@ -86,13 +86,13 @@ describe('the control-plane document', () => {
   })
 
   it('has examples that match their schemas, with problem codes from the catalog', () => {
-    const ajv = createDocumentAjv(doc, { coerce: false })
+    const validators = validatorsFor(doc)
     const failures: string[] = []
     const all = examples()
     expect(all.length).toBeGreaterThan(20)
     for (const { where, schemaPointer, value } of all) {
-      const validate = compileAt(ajv, schemaPointer)
-      if (!validate(value)) failures.push(`${where}: ${ajv.errorsText(validate.errors)}`)
+      const violations = validators.violationsAt(schemaPointer, value)
+      if (violations.length > 0) failures.push(`${where}: ${violations.map((v) => `${v.pointer} ${v.message}`).join('; ')}`)
       const code = (value as { code?: unknown } | null)?.code
       if (typeof code === 'string' && !(code in PROBLEMS)) failures.push(`${where}: code ${code} is not in src/errors.ts`)
     }

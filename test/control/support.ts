@@ -1,6 +1,6 @@
 /** Helpers the control-plane tests share: rows read and changed over the API, uploads, raw requests. */
 import { expect } from 'vitest'
-import { conformanceProblems } from '../helpers/conformance.ts'
+import { conformanceProblems } from '../../contracts/conformance.ts'
 import { IDS, rowVersion, type Reply, type TestClient } from '../helpers/http.ts'
 
 /** One master row as Get Items answers it. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser } from 'playwright-core'
 import { buildDocument } from '../../spec/index.ts'
 import { buildControlPlaneDocument } from '../../spec/control-plane.ts'
-import { listOperations } from '../../src/profile.ts'
+import { listOperations } from '../../src/document/reader.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest'
 import { startMock, type RunningMock, type StartOptions } from '../../src/mock.ts'
 import { fixedDeps } from '../../src/deps.ts'
-import { conformanceProblems } from './conformance.ts'
-import { inRange, RANGES } from '../../spec/versions.ts'
+import { createClient, rowVersion } from '../../src/client/client.ts'
+import { httpTransport, type Transport } from '../../src/client/transport.ts'
+import { conformanceProblems } from '../../contracts/conformance.ts'
+
+export { rowVersion }
 
 /** The default fixture's identifiers, which users' scripts depend on (README, Default fixture). */
 export const IDS = {
@@ -49,15 +52,25 @@ export async function startTestMock(options: StartOptions = {}) {
   return new TestClient(mock)
 }
 
+/**
+ * Requests to a started mock over HTTP, each answer held to the document of the release the
+ * mock emulates (contracts/conformance.ts), so mock and document cannot drift apart. A thin layer
+ * over the package's own transport and client.
+ */
 export class TestClient {
-  constructor(readonly mock: RunningMock) {}
+  readonly transport: Transport
+
+  constructor(readonly mock: RunningMock) {
+    this.transport = httpTransport(mock.url, { timeoutMs: 20_000 })
+  }
 
   get url(): string {
     return this.mock.url
   }
 
-  close(): Promise<void> {
-    return this.mock.close()
+  async close(): Promise<void> {
+    await this.transport.close()
+    await this.mock.close()
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
@@ -70,34 +83,39 @@ export class TestClient {
       headers['content-type'] ??= 'application/x-www-form-urlencoded'
       body = new URLSearchParams(options.form).toString()
     }
-    const response = await fetch(`${this.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(20_000) })
-    const raw = Buffer.from(await response.arrayBuffer())
-    const contentType = response.headers.get('content-type') ?? ''
+    const response = await this.transport.send({ method, path, headers, ...(body === undefined ? {} : { body }) })
+    const raw = response.body
+    const contentType = response.headers['content-type'] ?? ''
     const text = raw.toString('utf8')
     const parsed = /json/.test(contentType) && text !== '' ? JSON.parse(text) : text
     if (options.unchecked !== true) {
       const problems = conformanceProblems(this.mock.config.productVersion, { method, path, status: response.status, contentType, body: parsed })
       expect(problems, `${method} ${path} answered ${response.status} ${text.slice(0, 300)}`).toEqual([])
     }
-    return { status: response.status, headers: response.headers, contentType, body: parsed as T, raw }
+    return { status: response.status, headers: new Headers(response.headers), contentType, body: parsed as T, raw }
+  }
+
+  /** The package's client for this mock, with the default fixture's ids and the release's forms. */
+  client(token?: string) {
+    return createClient({
+      transport: this.transport,
+      productVersion: this.mock.config.productVersion,
+      organization: IDS.org,
+      clientId: IDS.clientId,
+      legacyClientId: IDS.legacyClientId,
+      workspaceId: IDS.workspaceId,
+      applicationId: IDS.applicationId,
+      ...(token === undefined ? {} : { token }),
+      onAnswer: (answer) => {
+        const problems = conformanceProblems(this.mock.config.productVersion, answer)
+        expect(problems, `${answer.method} ${answer.path} answered ${answer.status}`).toEqual([])
+      },
+    })
   }
 
   /** Signs in with the current form for the emulated release; returns the token. */
   async signIn(user: { username: string; password: string } = IDS.admin): Promise<string> {
-    const version = this.mock.config.productVersion
-    if (inRange(version, RANGES.legacy)) {
-      const reply = await this.request('POST', '/IntelligenceUserManagementService/UserManagementService.svc/Token', {
-        json: { userName: user.username, password: user.password, clientId: IDS.legacyClientId },
-      })
-      expect(reply.status).toBe(200)
-      return reply.body.SessionToken as string
-    }
-    const path = inRange(version, RANGES.withOrganization) ? `/identityprovider/${IDS.org}/connect/token` : '/identityprovider/connect/token'
-    const reply = await this.request('POST', path, {
-      form: { client_id: IDS.clientId, username: user.username, password: user.password, grant_type: 'password', scope: 'openid apiv1 nosession' },
-    })
-    expect(reply.status).toBe(200)
-    return reply.body.access_token as string
+    return (await this.client().signIn(user)).token
   }
 
   /** The three headers of a data operation. */
@@ -114,11 +132,6 @@ export class TestClient {
   items<T = any>(token: string, query: string): Promise<Reply<T>> {
     return this.post<T>('/ExplorerApi/api/items', token, { query })
   }
-}
-
-/** The row version a read result carries (base64 of 8 big-endian bytes) as the number saves take. */
-export function rowVersion(timestamp: string): number {
-  return Number(Buffer.from(timestamp, 'base64').readBigUInt64BE(0))
 }
 
 /**

@@ -61,6 +61,22 @@ describe('attachments', () => {
     expect((await list('ParentId eq 2')).body).toEqual([])
   })
 
+  it.each([
+    ['ParentId eq 1 or FolderId eq 2', 'joined by "and" only'],
+    ['not ParentId eq 1', 'joined by "and" only'],
+    ['ParentId gt 1', 'joined by "and" only'],
+    ['ParentId eq 1 and ParentId eq 2', '"ParentId" is not expected'],
+    ['FolderId eq 2', 'ParentId is missing'],
+    ['ParentId eq -1', 'must equal a row or folder Id'],
+    ["ParentId eq 'one'", 'must equal a row or folder Id'],
+    ['ParentId eq', 'character'],
+  ])('refuses the filter %j, saying why', async (filter, why) => {
+    const reply = await list(filter)
+    expect(reply.status).toBe(400)
+    expect(reply.body.code).toBe('BAD_FILTER')
+    expect(reply.body.detail).toContain(why)
+  })
+
   it('refuses a filter of another form and an unknown relation key', async () => {
     const bad = await list("Name eq 'x'")
     expect(bad.status).toBe(400)

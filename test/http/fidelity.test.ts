@@ -114,6 +114,21 @@ describe('2. GUIDs in any case', () => {
     expect(opened.status).toBe(200)
   })
 
+  it('reads a fixture object given to startMock with upper-case ids, and uploads to an upper-case application id', async () => {
+    const { store } = ctx.mock.mock.app
+    const upperGuids = (_key: string, value: unknown) => (typeof value === 'string' && /^[0-9a-f-]{36}$/.test(value) ? value.toUpperCase() : value)
+    const loaded = JSON.parse(JSON.stringify({ ...store.fixture, attachments: [] }, upperGuids))
+    const upper = await startTestMock({ fixtureData: loaded })
+    try {
+      const token = await upper.signIn()
+      expect((await upper.items(token, '$top=1')).status).toBe(200)
+      const added = upper.mock.addAttachment({ parentId: 2, applicationId: IDS.applicationId.toUpperCase(), files: [{ name: 'a.txt', content: Buffer.from('a') }] })
+      expect(added).toHaveLength(1)
+    } finally {
+      await upper.close()
+    }
+  })
+
   it('reads a fixture whose references use another case than its ids', async () => {
     const fixture = defaultFixture()
     fixture.organization.workspaces[0].applicationIds = [upper(IDS.applicationId)]
@@ -200,6 +215,16 @@ describe('6 and 7. Delete: both bodies on every release, a group without Relatio
     expect(reply.headers.get('x-mock-warnings')).toBe('DELETE_GROUP_WITHOUT_RELATION_KEY')
   })
 
+  it('reads RelationKey sent empty as master rows, and deletes nothing for a group without rows, with warnings', async () => {
+    const reply = await ctx.mock.post(DELETE, ctx.token, [
+      { RelationKey: '', Rows: [{ Row: { Id: 8, TIMESTAMP: await versionOf(8) } }] },
+      { RelationKey: IDS.relationKey, Rows: [] },
+    ])
+    expect(reply.body).toMatchObject({ IsSaveSuccessfully: true, DeletedItems: 1 })
+    expect(reply.headers.get('x-mock-warnings')).toBe('EMPTY_RELATION_KEY, EMPTY_DELETE_GROUP')
+    expect(await count()).toBe(24)
+  })
+
   it('refuses TIMESTAMP null as a business failure (200, flag false), deleting nothing of the request', async () => {
     const reply = await ctx.mock.post(DELETE, ctx.token, [{ RelationKey: null, Rows: [{ Row: { Id: 6, TIMESTAMP: await versionOf(6) } }, { Row: { Id: 7, TIMESTAMP: null } }] }])
     expect(reply.status).toBe(200)
@@ -234,6 +259,33 @@ describe('8. Get Items options the description does not list', () => {
   })
 })
 
+describe('members and parameters the document does not name', () => {
+  const ctx = mockPerSuite()
+
+  it('ignores an unknown body member, with a warning, where the body is otherwise valid', async () => {
+    const reply = await ctx.mock.post('/ExplorerApi/api/attachments/download', ctx.token, { ids: [1], rk: '', format: 'zip' })
+    expect(reply.status).toBe(200)
+    expect(reply.contentType).toBe('application/pdf')
+    expect(reply.headers.get('x-mock-warnings')).toBe('UNKNOWN_MEMBER')
+    const query = await ctx.mock.post('/ExplorerApi/api/items', ctx.token, { query: '$top=2', culture: 'de-DE' })
+    expect(query.status).toBe(200)
+    expect(query.body).toHaveLength(2)
+    expect(query.headers.get('x-mock-warnings')).toBe('UNKNOWN_MEMBER')
+  })
+
+  it('still refuses a body that is wrong beyond its unknown members', async () => {
+    const reply = await ctx.mock.post('/ExplorerApi/api/attachments/download', ctx.token, { ids: 'one', format: 'zip' })
+    expect(reply.status).toBe(400)
+    expect(reply.body.violations.map((v: { pointer: string }) => v.pointer).sort()).toEqual(['/body/format', '/body/ids'])
+  })
+
+  it('ignores an undeclared URL parameter, with a warning', async () => {
+    const reply = await ctx.mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent('ParentId eq 1')}&culture=de-DE`, { headers: ctx.mock.dataHeaders(ctx.token) })
+    expect(reply.status).toBe(200)
+    expect(reply.headers.get('x-mock-warnings')).toBe('UNKNOWN_PARAMETER')
+  })
+})
+
 describe('9. sign-in as an OAuth 2.0 password grant', () => {
   const ctx = mockPerSuite()
   const path = `/identityprovider/${IDS.org}/connect/token`
@@ -254,6 +306,9 @@ describe('9. sign-in as an OAuth 2.0 password grant', () => {
     const wrong = await ctx.mock.request('POST', path, { form: rest, headers: { Authorization: basic('someone-else') } })
     expect(wrong.status).toBe(401)
     expect(wrong.body.code).toBe('INVALID_CLIENT')
+    // The journal shows the form as the client sent it, without a client_id.
+    const [entry] = ctx.mock.mock.requests({ operationId: 'signIn', limit: 1, bodies: true })
+    expect(entry?.request?.body).toEqual({ ...rest, password: '[redacted]' })
   })
 })
 
@@ -340,6 +395,33 @@ describe('12 and 13. Save: an empty detail group, and a member named __proto__',
     expect(reply.headers.get('x-mock-warnings')).toBe('EMPTY_DETAIL_GROUP')
   })
 
+  it('refuses a constructor member as any unknown field', async () => {
+    const body = '{"Rows":[{"Row":{"Id":-1,"IdRow":null,"TIMESTAMP":null,"Customer":"X","constructor":{"prototype":{}}},"Details":[]}]}'
+    const reply = await ctx.mock.request('POST', SAVE, { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
+    expect(reply.status).toBe(400)
+    expect(reply.body.code).toBe('VALIDATION')
+    const scalar = '{"Rows":[{"Row":{"Id":-1,"IdRow":null,"TIMESTAMP":null,"Customer":"X","constructor":"x"},"Details":[]}]}'
+    const refused = await ctx.mock.request('POST', SAVE, { body: scalar, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
+    expect(refused.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'UNKNOWN_FIELD', Field: 'constructor' })])
+  })
+
+  it('refuses TIMESTAMP null on an update as it does in a delete: it matches no row version', async () => {
+    const reply = await ctx.mock.post(SAVE, ctx.token, { Rows: [{ Row: { Id: 2, TIMESTAMP: null, Status: 'x' }, Details: [] }] })
+    expect(reply.body.IsSaveSuccessfully).toBe(false)
+    expect(reply.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'CONCURRENCY', Id: 2, Field: 'TIMESTAMP' })])
+  })
+
+  it('names new rows of two groups of one relation key by their positions across both groups', async () => {
+    const line = (product: string) => ({ Id: -1, IdRow: null, TIMESTAMP: null, Product: product })
+    const reply = await ctx.mock.post(SAVE, ctx.token, {
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Two groups' }, Details: [{ RelationKey: IDS.relationKey, Rows: [line('A')] }, { RelationKey: IDS.relationKey, Rows: [line('B')] }] }],
+    })
+    const keys = reply.body.ReturnData.PrimaryKeyData['-1'].newKeys
+    expect(Object.keys(keys).sort()).toEqual(['Id', 'IdRow', 'OrderLines[0]', 'OrderLines[1]'])
+    const lines = (await ctx.mock.items(ctx.token, `$filter=MasterId eq ${keys.Id}&$orderby=Id&relationKey=${IDS.relationKey}`)).body
+    expect(lines.map((l: { Id: number; Product: string }) => [String(l.Id), l.Product])).toEqual([[keys['OrderLines[0]'], 'A'], [keys['OrderLines[1]'], 'B']])
+  })
+
   it('refuses a __proto__ member as any unknown field, with nothing written and no prototype changed', async () => {
     const body = '{"Rows":[{"Row":{"Id":-1,"IdRow":null,"TIMESTAMP":null,"Customer":"X","__proto__":"polluted"},"Details":[]}]}'
     const reply = await ctx.mock.request('POST', SAVE, { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
@@ -370,12 +452,24 @@ describe('14 and 15. methods a path does not take, and problems that name what i
     expect((await raw(ctx.mock.url, 'GET', '/ExplorerApi/api/nothing')).status).toBe(404)
   })
 
-  it('names what was wrong in every problem, also for option names of Object.prototype', async () => {
-    for (const query of ['constructor', '$top', '$top=x', '$orderby=', 'relationKey=Nope']) {
-      const reply = await ctx.mock.items(ctx.token, query)
-      if (reply.status === 200) continue
-      expect(reply.body.detail, query).toMatch(/\w{3,}/)
-    }
+  it.each([
+    ['constructor', 200],
+    ['constructor=x&toString=y', 200],
+    ['$top', 400],
+    ['$top=x', 400],
+    ['$orderby=', 400],
+    ['relationKey=Nope', 404],
+  ])('answers the query %j with %i, and a refusal names what was wrong', async (query, status) => {
+    const reply = await ctx.mock.items(ctx.token, query)
+    expect(reply.status).toBe(status)
+    if (status === 200) expect(reply.headers.get('x-mock-warnings')).toBe('UNSUPPORTED_QUERY_OPTION')
+    else expect(reply.body.detail).toMatch(/\w{3,}/)
+  })
+
+  it('matches paths in any case, as the product routes them', async () => {
+    const reply = await ctx.mock.post('/explorerapi/API/Items', ctx.token, { query: '$top=1' })
+    expect(reply.status).toBe(200)
+    expect(reply.body).toHaveLength(1)
   })
 })
 
@@ -423,6 +517,9 @@ describe('17. secrets in the URL are shown nowhere', () => {
       expect(log).toContain('SessionToken=[redacted]&password=[redacted]')
       expect(log).not.toContain(token)
       expect(log).not.toContain('hunter2')
+      // A request that raised a warning is logged at info with the warning's code.
+      await mock.post('/ExplorerApi/api/items', token, { query: '$top=1&$select=Id' })
+      expect(log).toMatch(/"code":"UNSUPPORTED_QUERY_OPTION".*accepted with 1 warning/)
     } finally {
       await mock.close()
     }

@@ -44,6 +44,19 @@ function postLarge(url: string, path: string, headers: Record<string, string>, s
 describe('limits of the environment', () => {
   const ctx = mockPerSuite()
 
+  it('accepts a URL of exactly 2048 characters and refuses one of 2049', async () => {
+    const at = (length: number) => {
+      const start = `/ExplorerApi/api/attachments?$filter=${encodeURIComponent('ParentId eq 1')}&pad=`
+      return `${start}${'x'.repeat(length - start.length)}`
+    }
+    expect(at(2048)).toHaveLength(2048)
+    const fits = await ctx.mock.request('GET', at(2048), { headers: ctx.mock.dataHeaders(ctx.token) })
+    expect(fits.status).toBe(200)
+    const over = await ctx.mock.request('GET', at(2049), { headers: ctx.mock.dataHeaders(ctx.token) })
+    expect(over.status).toBe(414)
+    expect(over.body).toMatchObject({ code: 'URI_TOO_LONG', limit: 2048 })
+  })
+
   it('answers 414 for a URL over 2048 characters and keeps serving', async () => {
     const long = `/ExplorerApi/api/attachments?$filter=${'x'.repeat(2100)}`
     const reply = await ctx.mock.request('GET', long, { headers: ctx.mock.dataHeaders(ctx.token) })

@@ -4,7 +4,7 @@ import { buildDocument } from '../../spec/index.ts'
 import { PROBLEMS } from '../../src/errors.ts'
 import { HANDLERS } from '../../src/operations/index.ts'
 import { WARNINGS } from '../../src/warnings.ts'
-import { listOperations } from '../../src/profile.ts'
+import { listOperations } from '../../src/document/reader.ts'
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { conformanceProblems } from '../helpers/conformance.ts'
+import { conformanceProblems } from '../../contracts/conformance.ts'
 
 // The helper that checks every reply of the HTTP tests must itself be able to fail.
 const result = (flag: string) => ({

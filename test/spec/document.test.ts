@@ -13,7 +13,7 @@ import { buildDocument, MOCK_DEFINED, PRODUCT_VERSIONS } from '../../spec/index.
 import { toJson, toYaml } from '../../spec/write.ts'
 import { RANGES } from '../../spec/versions.ts'
 import { asJson, isObject, resolve, walk, type Json, type JsonObject } from './support/document.ts'
-import { escapePointer, listOperations } from '../../src/profile.ts'
+import { escapePointer, listOperations } from '../../src/document/reader.ts'
 
 // ajv-formats is CommonJS; under NodeNext its default import is typed as the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020

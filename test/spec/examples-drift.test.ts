@@ -1,6 +1,7 @@
 /**
  * The document and the mock cannot drift apart: every request example of the document is sent,
- * as it stands, to a freshly started mock of each release it belongs to. The answer must have a
+ * as it stands, to a freshly started mock of each release it belongs to, in strict mode, so an
+ * example that relies on anything the description does not promise is refused. The answer must have a
  * documented status and a body that validates (the test client checks both against the release's
  * document), and where a response example names the request example (`x-request-example`) the
  * answer must equal it, after setting aside what naturally varies: row versions, times, tokens and
@@ -13,7 +14,7 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { buildDocument } from '../../spec/index.ts'
 import { PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../../spec/extensions.ts'
 import { inRange, normalizeVersion } from '../../spec/versions.ts'
-import { documentForVersion, listOperations, type OperationEntry } from '../../src/profile.ts'
+import { documentForVersion, listOperations, type OperationEntry } from '../../src/document/reader.ts'
 import { startTestMock, type Reply } from '../helpers/http.ts'
 import { asJson, isObject, resolve, type Json, type JsonObject } from './support/document.ts'
 
@@ -96,7 +97,7 @@ const SIGN_IN = new Set(['signIn', 'signInWithoutOrganization', 'signInLegacy'])
 
 /** Sends one request example to a fresh mock of the release; returns the answer. */
 async function send(version: string, doc: JsonObject, entry: OperationEntry, example: RequestExample): Promise<Reply> {
-  const mock = await startTestMock({ productVersion: version })
+  const mock = await startTestMock({ productVersion: version, strict: true })
   try {
     const token = SIGN_IN.has(entry.operationId) ? '' : await mock.signIn()
     let path = entry.path
@@ -137,6 +138,7 @@ for (const version of RELEASES) {
         it(`${entry.operationId} "${example.name}" answers 200 as its response example shows`, async () => {
           const reply = await send(version, doc, entry, example)
           expect(reply.status, JSON.stringify(reply.body).slice(0, 400)).toBe(200)
+          expect(reply.headers.get('x-mock-warnings')).toBeNull()
           for (const { key, mediaType, example: expected } of pairedResponses(doc, entry, example.name, version)) {
             compared.add(`${entry.operationId} ${key}`)
             expect(reply.contentType.split(';')[0]).toBe(mediaType)

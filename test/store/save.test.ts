@@ -185,7 +185,8 @@ describe('save: update', () => {
 
   it.each<[string, WireRow, ReturnState['code'], string]>([
     ['an unknown Id', { Id: 999, TIMESTAMP: 1, Status: 'x' }, 'NOT_FOUND', 'master row 999 does not exist in storage Orders'],
-    ['no TIMESTAMP', { Id: 2, Status: 'x' }, 'INVALID_VALUE', 'TIMESTAMP is required to update a row'],
+    ['no TIMESTAMP', { Id: 2, Status: 'x' }, 'CONCURRENCY', 'TIMESTAMP null matches no row version'],
+    ['TIMESTAMP null', { Id: 2, TIMESTAMP: null, Status: 'x' }, 'CONCURRENCY', 'TIMESTAMP null matches no row version'],
     ['a TIMESTAMP that is no version', { Id: 2, TIMESTAMP: 'yesterday', Status: 'x' }, 'INVALID_VALUE', 'TIMESTAMP must be the row version'],
     ['a taken Identity value', { Id: 2, TIMESTAMP: 'CURRENT', IdRow: 1001 }, 'DUPLICATE_KEY', 'IdRow 1001 is already taken'],
     ['Id 0', { Id: 0 }, 'INVALID_VALUE', 'Id must be a negative temporary Id or an existing Id'],

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { generateSync, type JsonSchema } from 'json-schema-faker'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import type { OperationEntry } from '../../../src/profile.ts'
+import type { OperationEntry } from '../../../src/document/reader.ts'
 import { IDS, type Reply, type TestClient } from '../../helpers/http.ts'
 
 /**

@@ -1,0 +1,127 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import type { FastifyInstance } from 'fastify'
+
+/** A request as a transport sends it: the path below the base URL, with its query string. */
+export interface WireRequest {
+  method: string
+  path: string
+  headers?: Record<string, string>
+  body?: string | Buffer
+}
+
+/** An answer as a transport receives it; header names in lower case. */
+export interface WireResponse {
+  status: number
+  headers: Record<string, string>
+  body: Buffer
+}
+
+/** How requests reach an installation: over HTTP(S), or into a mock in the same process. */
+export interface Transport {
+  send(request: WireRequest): Promise<WireResponse>
+  /** Frees sockets; a transport is not used after. */
+  close(): Promise<void>
+  /** Where requests go, for messages (never holds a secret). */
+  readonly target: string
+}
+
+/** Why a request got no answer: the installation cannot be reached, or took longer than allowed. */
+export class TransportError extends Error {
+  override name = 'TransportError'
+  readonly code: 'UNREACHABLE' | 'TIMEOUT' | 'TLS'
+  constructor(code: TransportError['code'], message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.code = code
+  }
+}
+
+export interface HttpTransportOptions {
+  /** Per-request limit in milliseconds (default 30 s). */
+  timeoutMs?: number
+  /** PEM certificate(s) to trust besides the system's, for an installation with its own CA. */
+  ca?: string | Buffer
+  /** Accept any certificate (testing only). */
+  insecure?: boolean
+}
+
+const TLS_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'])
+
+/**
+ * A request target as a browser or `fetch` would send it: characters a URL may not hold raw
+ * (controls, spaces, quotes, angle brackets, non-ASCII) percent-encoded as UTF-8, escapes already
+ * written kept, so clients and tests can pass readable paths and queries.
+ */
+export function requestTarget(target: string): string {
+  const question = target.indexOf('?')
+  // A lone surrogate has no UTF-8 form; URL parsers write the replacement character for it.
+  const escape = (c: string) => (/^[\ud800-\udfff]$/.test(c) ? '%EF%BF%BD' : encodeURIComponent(c))
+  const encode = (text: string, unsafe: RegExp) => text.replace(unsafe, escape)
+  const path = encode(question < 0 ? target : target.slice(0, question), /[\u0000-\u0020"#<>`{}\u007f]|[^\u0000-\u007f]/gu)
+  return question < 0 ? path : `${path}?${encode(target.slice(question + 1), /[\u0000-\u0020"#<>\u007f]|[^\u0000-\u007f]/gu)}`
+}
+
+function headersOf(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(raw)) if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
+  return out
+}
+
+/**
+ * Requests over HTTP or HTTPS to a base URL (`https://host[:port][/prefix]`), on kept-alive
+ * sockets. Node's own http and https modules, so a certificate authority or `insecure` can be
+ * given per transport without touching the process.
+ */
+export function httpTransport(baseUrl: string, options: HttpTransportOptions = {}): Transport {
+  const base = new URL(baseUrl)
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`base URL must be http or https, got ${base.protocol}`)
+  const secure = base.protocol === 'https:'
+  const prefix = base.pathname.replace(/\/+$/, '')
+  const timeoutMs = options.timeoutMs ?? 30_000
+  const agent = secure
+    ? new HttpsAgent({ keepAlive: true, ...(options.ca === undefined ? {} : { ca: options.ca }), rejectUnauthorized: options.insecure !== true })
+    : new HttpAgent({ keepAlive: true })
+  const send = secure ? httpsRequest : httpRequest
+  return {
+    target: `${base.origin}${prefix}`,
+    send(request) {
+      return new Promise((resolve, reject) => {
+        const body = request.body === undefined ? undefined : Buffer.from(request.body)
+        const headers = { ...request.headers, ...(body === undefined ? {} : { 'content-length': String(body.length) }) }
+        const req = send(
+          { protocol: base.protocol, hostname: base.hostname, port: base.port, path: `${prefix}${requestTarget(request.path)}`, method: request.method, headers, agent },
+          (res) => {
+            const chunks: Buffer[] = []
+            res.on('data', (chunk: Buffer) => chunks.push(chunk))
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: headersOf(res.headers), body: Buffer.concat(chunks) }))
+            res.on('error', (error) => reject(new TransportError('UNREACHABLE', `${request.method} ${request.path}: the answer broke off (${error.message})`, { cause: error })))
+          },
+        )
+        req.setTimeout(timeoutMs, () => req.destroy(new TransportError('TIMEOUT', `${request.method} ${request.path}: no answer within ${timeoutMs} ms`)))
+        req.on('error', (error: NodeJS.ErrnoException) => {
+          if (error instanceof TransportError) return reject(error)
+          if (error.code !== undefined && TLS_CODES.has(error.code)) {
+            return reject(new TransportError('TLS', `${base.origin}: its certificate is not trusted (${error.code}); pass --ca FILE, or --insecure for a test installation`, { cause: error }))
+          }
+          reject(new TransportError('UNREACHABLE', `${base.origin} cannot be reached (${error.code ?? error.message})`, { cause: error }))
+        })
+        req.end(body)
+      })
+    },
+    async close() {
+      agent.destroy()
+    },
+  }
+}
+
+/** Requests into a Fastify app in the same process (`app.inject`): no socket, for fast tests. */
+export function injectTransport(app: FastifyInstance): Transport {
+  return {
+    target: 'in-process mock',
+    async send(request) {
+      const answer = await app.inject({ method: request.method as 'GET', url: request.path, headers: request.headers ?? {}, ...(request.body === undefined ? {} : { payload: request.body }) })
+      return { status: answer.statusCode, headers: headersOf(answer.headers as Record<string, string | string[] | undefined>), body: answer.rawPayload }
+    },
+    async close() {},
+  }
+}

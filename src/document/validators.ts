@@ -1,0 +1,228 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
+import addFormatsModule from 'ajv-formats'
+import type { OpenAPIObject } from 'openapi3-ts/oas31'
+import type { Violation } from '../errors.ts'
+import { toViolations } from '../validation/violations.ts'
+import { escapePointer, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
+
+// ajv-formats ships CommonJS; under NodeNext its default export is the module object.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
+
+/**
+ * The one owner of Ajv in the project. Compiling is the slow part of Ajv, so every schema is
+ * compiled once per process and per document, when first asked for, and the validators are
+ * shared by every mock, client and contract run that reads the same document object.
+ */
+
+/** Base URI under which a document is registered, so `#/components/...` references resolve. */
+const DOCUMENT_ID = 'urn:appdata-kit:openapi'
+
+/** OpenAPI keywords that may sit inside schemas and are annotations only. */
+const ANNOTATIONS = ['example', 'discriminator', 'xml', 'externalDocs']
+
+function newAjv(coerce: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    coerceTypes: coerce ? 'array' : false,
+    validateSchema: false,
+  })
+  addFormats(ajv)
+  return ajv
+}
+
+/** `$ref` text pointing at a JSON pointer inside the registered document. */
+function documentRef(pointer: string): string {
+  return `${DOCUMENT_ID}#${pointer.split('/').map((segment) => encodeURIComponent(segment)).join('/')}`
+}
+
+/** What a request offers for validation (Fastify's request fits). */
+export interface RequestParts {
+  headers: Record<string, unknown>
+  query: unknown
+  params: unknown
+  body: unknown
+}
+
+/**
+ * What a request check found: every violation of the document, members the body has that its
+ * schema does not name (when that is all that is wrong with the body), and query parameters the
+ * operation does not declare.
+ */
+export interface RequestCheck {
+  violations: Violation[]
+  /** Pointers of body members the schema does not know (`/body/extra`), found only when the body is otherwise valid. */
+  unknownMembers: string[]
+  unknownParameters: string[]
+}
+
+/** Checks one request against its operation. */
+export type RequestValidator = (request: RequestParts) => RequestCheck
+
+/** A copy of a document whose schemas accept members they do not name (`additionalProperties: false` dropped). */
+function openMembers(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(openMembers)
+  if (node === null || typeof node !== 'object') return node
+  return Object.fromEntries(Object.entries(node).filter(([key, value]) => !(key === 'additionalProperties' && value === false)).map(([key, value]) => [key, openMembers(value)]))
+}
+
+type Part = 'headers' | 'query' | 'params'
+const PART_OF: Record<string, Part> = { header: 'headers', query: 'query', path: 'params' }
+
+/** The validators of one document: a coercing Ajv for headers, query and path, a strict one for bodies and answers. */
+export class DocumentValidators {
+  readonly document: OpenAPIObject
+  readonly #coercing: Ajv2020
+  readonly #strict: Ajv2020
+  readonly #schemas = new Map<string, ValidateFunction>()
+  readonly #requests = new Map<string, RequestValidator>()
+  #open: DocumentValidators | undefined
+
+  constructor(document: OpenAPIObject) {
+    this.document = document
+    this.#coercing = this.#register(newAjv(true))
+    this.#strict = this.#register(newAjv(false))
+  }
+
+  #register(ajv: Ajv2020): Ajv2020 {
+    // The document's own members and extensions are keywords to Ajv when a reference makes it
+    // compile the root; declared here so strict mode stays on for the real schemas.
+    const keywords = new Set([...ANNOTATIONS, ...Object.keys(this.document).filter((key) => !key.startsWith('x-'))])
+    walk(this.document, '', (node) => Object.keys(node).filter((key) => key.startsWith('x-')).forEach((key) => keywords.add(key)))
+    for (const keyword of keywords) ajv.addKeyword(keyword)
+    ajv.addSchema(this.document as object, DOCUMENT_ID)
+    return ajv
+  }
+
+  /** The validator of the schema at `pointer` in the document, compiled on first use. */
+  schemaAt(pointer: string, options: { coerce?: boolean } = {}): ValidateFunction {
+    const key = `${options.coerce === true ? 'c' : 's'}${pointer}`
+    let validate = this.#schemas.get(key)
+    if (validate === undefined) {
+      validate = (options.coerce === true ? this.#coercing : this.#strict).compile({ $ref: documentRef(pointer) })
+      this.#schemas.set(key, validate)
+    }
+    return validate
+  }
+
+  /** The same document with members no schema names accepted: tells a body whose only fault is extra members. */
+  get #openMembers(): DocumentValidators {
+    this.#open ??= new DocumentValidators(openMembers(this.document) as OpenAPIObject)
+    return this.#open
+  }
+
+  /** Violations of the schema at `pointer` by a value, under the pointer prefix `part` (`/body`, ...). */
+  violationsAt(pointer: string, value: unknown, part = 'body', options: { coerce?: boolean } = {}): Violation[] {
+    const validate = this.schemaAt(pointer, options)
+    return validate(value) ? [] : toViolations(part, validate.errors)
+  }
+
+  /**
+   * The validator of one operation's request: header, query and path parameters (coercing, since
+   * they arrive as text) and the JSON or form body of its media type (not coercing), unless
+   * `skipBody` (a body the handler checks itself).
+   */
+  requestValidator(entry: OperationEntry, options: { skipBody?: boolean } = {}): RequestValidator {
+    const key = `${entry.pointer} ${options.skipBody === true}`
+    let validator = this.#requests.get(key)
+    if (validator === undefined) {
+      validator = this.#compileRequest(entry, options.skipBody === true)
+      this.#requests.set(key, validator)
+    }
+    return validator
+  }
+
+  #compileRequest(entry: OperationEntry, skipBody: boolean): RequestValidator {
+    const parts: Record<Part, { properties: Record<string, unknown>; required: string[] }> = {
+      headers: { properties: {}, required: [] },
+      query: { properties: {}, required: [] },
+      params: { properties: {}, required: [] },
+    }
+    for (const parameter of operationParameters(this.document, entry)) {
+      const part = PART_OF[parameter.in]
+      if (part === undefined) continue
+      // Node gives header names in lower case; HTTP header names are case-insensitive anyway.
+      const name = part === 'headers' ? parameter.name.toLowerCase() : parameter.name
+      parts[part].properties[name] = { $ref: documentRef(`${parameter.pointer}/schema`) }
+      if (parameter.required || part === 'params') parts[part].required.push(name)
+    }
+    const checks: Array<{ part: Part; validate: ValidateFunction }> = []
+    for (const part of ['headers', 'query', 'params'] as const) {
+      const { properties, required } = parts[part]
+      if (Object.keys(properties).length > 0) checks.push({ part, validate: this.#coercing.compile({ type: 'object', properties, required }) })
+    }
+    const declaredQuery = new Set(Object.keys(parts.query.properties))
+    const body = skipBody ? undefined : requestBodyOf(this.document, entry)
+    const validateBody = body === undefined ? undefined : this.schemaAt(body.schemaPointer)
+    return (request) => {
+      const violations: Violation[] = []
+      for (const { part, validate } of checks) {
+        if (!validate(request[part] ?? {})) violations.push(...toViolations(part, validate.errors))
+      }
+      let unknownMembers: string[] = []
+      if (validateBody !== undefined && body !== undefined && !validateBody(request.body)) {
+        const found = toViolations('body', validateBody.errors)
+        // Valid once unnamed members are allowed: the body's only fault is members it may carry anyway.
+        if (this.#openMembers.schemaAt(body.schemaPointer)(request.body)) {
+          unknownMembers = [...new Set(found.filter((v) => v.keyword === 'additionalProperties').map((v) => v.pointer))]
+        } else violations.push(...found)
+      }
+      const query = request.query !== null && typeof request.query === 'object' ? Object.keys(request.query) : []
+      return { violations, unknownMembers, unknownParameters: query.filter((name) => !declaredQuery.has(name)) }
+    }
+  }
+
+  /**
+   * Checks an answer against the operation's documented responses: the status is documented, the
+   * media type is one of its content types, and a JSON body matches its schema. Returns what is
+   * wrong (nothing when the answer conforms), each with the schema path that failed.
+   */
+  responseProblems(entry: OperationEntry, answer: { status: number; contentType: string; body: unknown }): string[] {
+    const found = responseOf(this.document, entry, answer.status)
+    if (found === undefined) return [`${entry.operationId}: status ${answer.status} is not documented`]
+    const content = found.response.content
+    if (content === undefined || content === null) {
+      return answer.body === '' || answer.body === undefined ? [] : [`${entry.operationId} ${answer.status}: documented without a body, got one`]
+    }
+    const mediaType = answer.contentType.split(';')[0]?.trim().toLowerCase() ?? ''
+    const media = content as Record<string, unknown>
+    if (!(mediaType in media)) {
+      if ('application/octet-stream' in media || '*/*' in media) return []
+      return [`${entry.operationId} ${answer.status}: media type ${mediaType || '(none)'} is not documented (${Object.keys(media).join(', ')})`]
+    }
+    if (!mediaType.endsWith('json')) return []
+    const validate = this.schemaAt(`${found.pointer}/content/${escapePointer(mediaType)}/schema`)
+    if (validate(answer.body)) return []
+    return (validate.errors ?? []).map((error) => `${entry.operationId} ${answer.status}: ${describeError(error)}`)
+  }
+}
+
+/** One Ajv error with the body path and the schema path that failed. */
+function describeError(error: ErrorObject): string {
+  const at = error.instancePath === '' ? '/' : error.instancePath
+  return `${at} ${error.message ?? error.keyword} (schema ${error.schemaPath})`
+}
+
+const byDocument = new WeakMap<OpenAPIObject, DocumentValidators>()
+
+/** The validators of a document object, made on first use and kept as long as the document lives. */
+export function validatorsFor(document: OpenAPIObject): DocumentValidators {
+  let validators = byDocument.get(document)
+  if (validators === undefined) {
+    validators = new DocumentValidators(document)
+    byDocument.set(document, validators)
+  }
+  return validators
+}
+
+/** A standalone JSON Schema 2020-12 (such as the fixture file's), compiled strictly with formats. */
+export function compileJsonSchema(schema: object): ValidateFunction {
+  // Strict, but `type: [..]` unions (nullable values) are intended.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true })
+  addFormats(ajv)
+  return ajv.compile(schema)
+}
+
+export type { ErrorObject, ValidateFunction }
