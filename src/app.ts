@@ -12,6 +12,8 @@ import { registerJournal } from './plugins/journal.ts'
 import { registerFaults } from './plugins/faults.ts'
 import { registerWarnings } from './plugins/warnings.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
+import { installDeviations } from './deviations.ts'
+import { MOCK_HEADER } from './mock-header.ts'
 import { redactUrl } from './control/redact.ts'
 import { registerControlPlane } from './control/index.ts'
 import { controlPlaneAccess } from './control/access.ts'
@@ -84,6 +86,11 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   app.decorate('outbox', createOutbox())
   app.decorateRequest('principal', null)
 
+  // Every answer names the mock and the release it emulates, so `verify` knows it also may check the mock's own choices.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header(MOCK_HEADER, config.productVersion)
+    done()
+  })
   registerAllowedMethods(app)
   registerErrorHandling(app, config.bodyLimit)
   registerLimits(app, config.maxUrlLength)
@@ -92,6 +99,8 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // Journal and faults hook every API route, so they come before the routes; the control plane needs both.
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
   registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })
+  // Before the routes, so their hooks wrap the normal handlers.
+  installDeviations(app, config.deviate)
   await registerControlPlane(app, fixture)
   await registerDocs(app, fullDocument, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
   registerOperations(app, document)

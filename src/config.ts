@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { normalizeVersion } from '../spec/versions.ts'
 import { DEFAULT_MAX_SESSIONS } from './auth/tokens.ts'
+import { DEVIATIONS } from './deviations.ts'
 
 /** Everything the mock can be told at start; `startMock()` takes the same fields. */
 export interface MockConfig {
@@ -27,6 +28,8 @@ export interface MockConfig {
   /** Public base URL used in generated row links; defaults to the listening address. */
   publicUrl: string | undefined
   logLevel: string
+  /** Faults to emulate on purpose, for measuring `verify` (`--deviate NAME`, repeatable; not in the usage text). */
+  deviate: string[]
   /** Live sessions kept at most; a sign-in beyond answers 503 (live tokens are never evicted). */
   maxSessions: number
   /** Refuse (400 STRICT_MODE) what the API's description does not promise, instead of accepting it with a warning. */
@@ -53,6 +56,7 @@ export const DEFAULTS: MockConfig = {
   publicUrl: undefined,
   logLevel: 'warn',
   strict: false,
+  deviate: [],
   maxSessions: DEFAULT_MAX_SESSIONS,
 }
 
@@ -98,6 +102,13 @@ function flagFromEnv(name: string, text: string | undefined): boolean {
   throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${text}"`)
 }
 
+/** Deviation names, checked against the known ones. */
+function deviations(names: string[]): string[] {
+  const unknown = names.filter((name) => !(name in DEVIATIONS))
+  if (unknown.length > 0) throw new ConfigError(`--deviate must be one of ${Object.keys(DEVIATIONS).join(', ')}; got ${unknown.join(', ')}`)
+  return names
+}
+
 /** Reads flags (and the PORT / PRODUCT_VERSION / MOCK_STRICT variables); throws ConfigError on anything it cannot use. */
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}): MockConfig & { help: boolean } {
   let parsed
@@ -125,6 +136,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
         'log-level': { type: 'string' },
         strict: { type: 'boolean' },
         'max-sessions': { type: 'string' },
+        deviate: { type: 'string', multiple: true },
         help: { type: 'boolean' },
       },
     })
@@ -157,5 +169,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     logLevel: v['log-level'] ?? DEFAULTS.logLevel,
     strict: v.strict === true || flagFromEnv('MOCK_STRICT', env.MOCK_STRICT),
     maxSessions: integer('max-sessions', v['max-sessions'], DEFAULTS.maxSessions, 1, 100_000_000),
+    deviate: deviations(v.deviate ?? []),
   }
 }

@@ -105,6 +105,20 @@ export function successOf(result: unknown): boolean | undefined {
   return typeof flag === 'boolean' ? flag : undefined
 }
 
+/** Rows to delete, grouped by table (relation key null for master rows). */
+export type DeleteGroups = Array<{ relationKey: string | null; rows: Array<{ Id: number; TIMESTAMP: number }> }>
+
+/** The delete body a release takes: the older one below 3.0, which has master rows only (it throws for detail rows). */
+export function deleteBody(profile: Profile, groups: DeleteGroups): ApiBody<'deleteItems'> {
+  // The older body cannot name a detail table: sending detail Ids in it would delete masters.
+  if (profile.legacyDeleteBody && groups.some((group) => group.relationKey !== null)) {
+    throw new Error(`release ${profile.version} deletes master rows only; detail rows go with their master`)
+  }
+  return profile.legacyDeleteBody
+    ? groups.map((group) => ({ Rows: group.rows.map((row) => ({ Row: row, Details: [] })) }))
+    : groups.map((group) => ({ RelationKey: group.relationKey, Rows: group.rows.map((row) => ({ Row: row })) }))
+}
+
 /** A query text from options: names as the description writes them, values percent-encoded. */
 export function queryText(options: QueryOptions & { count?: boolean }): string {
   const parts: string[] = []
@@ -265,11 +279,8 @@ export function createClient(options: ClientOptions) {
     },
 
     /** Delete rows by Id and row version, in the release's body (the older one below 3.0, which has master rows only). */
-    async delete(groups: Array<{ relationKey: string | null; rows: Array<{ Id: number; TIMESTAMP: number }> }>): Promise<WriteOutcome<Schemas['DeleteResult'] | Schemas['DeleteResultLegacy']>> {
-      const body: ApiBody<'deleteItems'> = profile.legacyDeleteBody
-        ? groups.map((group) => ({ Rows: group.rows.map((row) => ({ Row: row, Details: [] })) }))
-        : groups.map((group) => ({ RelationKey: group.relationKey, Rows: group.rows.map((row) => ({ Row: row })) }))
-      const answer = await ok('deleteItems', { body })
+    async delete(groups: DeleteGroups): Promise<WriteOutcome<Schemas['DeleteResult'] | Schemas['DeleteResultLegacy']>> {
+      const answer = await ok('deleteItems', { body: deleteBody(profile, groups) })
       return { ok: successOf(answer.body) === true, result: answer.body as Schemas['DeleteResult'] }
     },
 

@@ -34,6 +34,22 @@ describe('conformance helper', () => {
     expect(conformanceProblems('3.0.19', { method: 'POST', path: '/ExplorerApi/api/items/save', status: 200, contentType: 'text/html', body: '' }).length).toBeGreaterThan(0)
   })
 
+  it('holds a real installation only to the description: the mock\'s own choices are set aside', () => {
+    const row = { Id: 1, TIMESTAMP: 'AAAAAAAAAAE=', CT_ATTACHMENTS: null, DT_CREATION: '2024-01-01T00:00:00Z', DT_LAST_UPDATE: null, ROW_ORDER: 1, USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: 1 }
+    // Formats the description leaves open: dates as numbers, a marker as text, a row version of other length.
+    const installation = { ...row, DT_CREATION: 20240101, CT_ATTACHMENTS: 'yes', TIMESTAMP: 'AAE=' }
+    const rows = (body: unknown, holdTo?: 'mock' | 'description') =>
+      conformanceProblems('3.0.19', { method: 'POST', path: '/ExplorerApi/api/items', status: 200, contentType: 'application/json', body }, holdTo)
+    expect(rows([row])).toEqual([])
+    expect(rows([installation]).length).toBeGreaterThanOrEqual(3)
+    expect(rows([installation], 'description')).toEqual([])
+    // What the description says still holds: Id is an integer, TIMESTAMP is text.
+    expect(rows([{ ...installation, Id: '1' }], 'description').join()).toContain('/0/Id')
+    expect(rows([{ ...installation, TIMESTAMP: 5 }], 'description').join()).toContain('/0/TIMESTAMP')
+    // An error answer is never held to the mock's problem bodies.
+    expect(conformanceProblems('3.0.19', { method: 'POST', path: '/ExplorerApi/api/items', status: 401, contentType: 'text/html', body: '<h1>401</h1>' }, 'description')).toEqual([])
+  })
+
   it('rejects an operation the release does not have', () => {
     expect(conformanceProblems('3.0.19', { method: 'GET', path: '/ExplorerApi/api/items', status: 200, contentType: 'application/json', body: [] }).length).toBeGreaterThan(0)
   })

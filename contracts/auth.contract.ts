@@ -1,0 +1,64 @@
+/** Data calls and e-mail refuse a missing or unknown token. */
+import { shown } from './support.ts'
+import type { Contract, ContractContext } from './types.ts'
+
+const GARBAGE = 'not-a-token-of-this-installation-0123456789'
+
+/** A read with the given token (null: none): refused, and no rows in the answer. */
+async function checkReadRefused(ctx: ContractContext, token: string | null, what: string): Promise<void> {
+  const answer = await ctx.anonymous().call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$top=1' }, token } : { query: { $top: 1 }, token })
+  ctx.check(answer.status >= 400 && !Array.isArray(answer.body), { expected: `a read ${what} to be refused (4xx), with no rows`, received: `${answer.status} ${shown(answer.body, 120)}` })
+}
+
+/** Queues an e-mail to the given address with the token (null: none); it must be refused. */
+async function checkEmailRefused(ctx: ContractContext, token: string | null, what: string): Promise<void> {
+  const to = ctx.target.emailTo
+  if (to === undefined) return
+  const answer = await ctx.anonymous().call('sendEmail', { body: { to: [to], subject: 'appdata-kit verify: must not be sent', body: 'A refused call queued this e-mail.' }, token })
+  ctx.check(answer.status >= 400, { expected: `an e-mail ${what} to be refused (4xx)`, received: String(answer.status) })
+}
+
+export const missingTokenRefused: Contract = {
+  id: 'auth.missing-token-refused',
+  title: 'A data call, and an e-mail, without a session token are refused',
+  severity: 'critical',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'no-auth',
+  async run(ctx: ContractContext) {
+    await checkReadRefused(ctx, null, 'without a SessionToken')
+    await checkEmailRefused(ctx, null, 'without Authorization')
+  },
+}
+
+export const garbageTokenRefused: Contract = {
+  id: 'auth.unknown-token-refused',
+  title: 'A data call, and an e-mail, with a token the installation never issued are refused',
+  severity: 'critical',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'no-auth',
+  async run(ctx: ContractContext) {
+    await checkReadRefused(ctx, GARBAGE, 'with an unknown SessionToken')
+    await checkEmailRefused(ctx, GARBAGE, 'with an unknown bearer token')
+  },
+}
+
+export const refusalProblem: Contract = {
+  id: 'auth.refusal-problem',
+  title: 'A missing or unknown token answers 401 problem+json with MISSING_TOKEN or UNKNOWN_TOKEN',
+  severity: 'low',
+  holdsTo: 'mock',
+  writes: false,
+  needs: [],
+  async run(ctx: ContractContext) {
+    for (const [token, code] of [[null, 'MISSING_TOKEN'], [GARBAGE, 'UNKNOWN_TOKEN']] as const) {
+      const answer = await ctx.anonymous().items({ top: 1 }, { token }).catch((error: { answer?: unknown }) => error.answer as { status: number; body: unknown })
+      ctx.check(answer.status === 401 && (answer.body as { code?: unknown }).code === code, { expected: `401 with code ${code}`, received: `${answer.status} ${shown(answer.body, 150)}` })
+    }
+  },
+}
+
+export const contracts = [missingTokenRefused, garbageTokenRefused, refusalProblem]

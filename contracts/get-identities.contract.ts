@@ -1,0 +1,25 @@
+/** Get Identities: reserved values are integers, and never handed out twice. */
+import { identityFieldOf, shown } from './support.ts'
+import type { Contract, ContractContext } from './types.ts'
+
+export const reservedOnce: Contract = {
+  id: 'identities.reserved-once',
+  title: 'Get Identities answers the count of increasing integers asked for, none of them handed out again by the next call',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: true,
+  needs: ['writes', 'storage'],
+  deviation: 'identity-stuck',
+  async run(ctx: ContractContext) {
+    const field = identityFieldOf(await ctx.facts.masters(ctx.client), ctx.target.identityField)
+    if (field === undefined) ctx.skip('the Identity field is not known: pass --identity-field')
+    const storageId = ctx.target.storageId as string
+    const first = await ctx.client.identities(storageId, field, 2)
+    const second = await ctx.client.identities(storageId, field, 2)
+    const integers = (values: unknown[]) => values.length === 2 && values.every((v) => Number.isSafeInteger(v)) && (values[1] as number) > (values[0] as number)
+    ctx.check(integers(first) && integers(second), { expected: 'two increasing integers per call', received: `${shown(first)} then ${shown(second)}` })
+    ctx.check(!second.some((value) => first.includes(value)), { expected: 'the second call to reserve other values than the first', received: `${shown(first)} then ${shown(second)}` })
+  },
+}
+
+export const contracts = [reservedOnce]

@@ -1,0 +1,172 @@
+/** Get Items and Get Items Count: rows, paging, order, filters, counts and row versions. */
+import { RANGES } from '../spec/versions.ts'
+import { rowVersion } from '../src/client/client.ts'
+import { idsOf, shown } from './support.ts'
+import type { Contract, ContractContext } from './types.ts'
+
+const isInteger = (value: unknown): boolean => Number.isSafeInteger(value)
+
+export const rowsDocumented: Contract = {
+  id: 'items.rows-documented',
+  title: 'Get Items answers an array of rows, each with its Id (an integer) and the system fields',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'id-as-text',
+  async run(ctx: ContractContext) {
+    const rows = await ctx.facts.masters(ctx.client)
+    ctx.require(Array.isArray(rows), { expected: 'an array of rows', received: shown(rows) })
+    for (const row of rows) {
+      if (!ctx.check(isInteger(row.Id), { expected: 'Id as an integer', received: shown(row.Id) })) break
+      const missing = ['TIMESTAMP', 'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'ROW_ORDER', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE'].filter((f) => !(f in row))
+      if (!ctx.check(missing.length === 0, { expected: 'every system field on every row', received: `row ${row.Id} lacks ${missing.join(', ')}` })) break
+    }
+  },
+}
+
+export const topLimits: Contract = {
+  id: 'items.top-limits',
+  title: '$top returns at most that many rows, and exactly that many when there are more',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'ignore-top',
+  async run(ctx: ContractContext) {
+    const total = (await ctx.facts.masters(ctx.client)).length
+    for (const top of [1, 3]) {
+      const rows = await ctx.client.rows({ top, orderBy: 'Id asc' })
+      ctx.check(rows.length === Math.min(top, total), { expected: `${Math.min(top, total)} rows for $top=${top}`, received: `${rows.length} rows` })
+    }
+  },
+}
+
+export const pagingPartitions: Contract = {
+  id: 'items.paging-partitions',
+  title: 'Pages of $top and $skip over one order partition the rows: together the first rows, none twice',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'ignore-skip',
+  async run(ctx: ContractContext) {
+    const all = idsOf(await ctx.client.rows({ top: 6, orderBy: 'Id asc' }))
+    const pages = [...idsOf(await ctx.client.rows({ top: 3, skip: 0, orderBy: 'Id asc' })), ...idsOf(await ctx.client.rows({ top: 3, skip: 3, orderBy: 'Id asc' }))]
+    ctx.check(JSON.stringify(pages) === JSON.stringify(all), { expected: `pages $skip=0 and $skip=3 of 3 rows to be ${shown(all)}`, received: shown(pages) })
+  },
+}
+
+export const order: Contract = {
+  id: 'items.order',
+  title: '$orderby Id asc and Id desc answer rows in ascending and descending order',
+  severity: 'medium',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'ignore-orderby',
+  async run(ctx: ContractContext) {
+    const asc = idsOf(await ctx.client.rows({ top: 5, orderBy: 'Id asc' }))
+    const desc = idsOf(await ctx.client.rows({ top: 5, orderBy: 'Id desc' }))
+    const sorted = (ids: number[], direction: 1 | -1) => ids.every((id, i) => i === 0 || (id - (ids[i - 1] as number)) * direction > 0)
+    ctx.check(sorted(asc, 1), { expected: 'Ids in ascending order', received: shown(asc) })
+    ctx.check(sorted(desc, -1), { expected: 'Ids in descending order', received: shown(desc) })
+    ctx.check(asc.length < 2 || (desc[0] ?? 0) >= (asc[asc.length - 1] ?? 0), { expected: 'the first row of Id desc to have an Id at least the last of Id asc', received: `${desc[0]} vs ${asc[asc.length - 1]}` })
+  },
+}
+
+export const filterMatches: Contract = {
+  id: 'items.filter-matches',
+  title: "$filter=<field> eq '<value>' answers exactly the rows with that value, as many as the count of the same filter",
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'ignore-filter',
+  async run(ctx: ContractContext) {
+    const [sample] = await ctx.facts.masters(ctx.client)
+    if (sample === undefined) ctx.skip('the application has no master row to filter on')
+    const byId = await ctx.client.rows({ filter: `Id eq '${sample.Id}'` })
+    ctx.check(JSON.stringify(idsOf(byId)) === JSON.stringify([sample.Id]), { expected: `only row ${sample.Id} for Id eq '${sample.Id}'`, received: shown(idsOf(byId)) })
+    // A text field of the sample, in the description's form: the value quoted.
+    const field = Object.entries(sample).find(([name, value]) => typeof value === 'string' && !['TIMESTAMP', 'DT_CREATION', 'DT_LAST_UPDATE'].includes(name) && !value.includes("'") && value !== '')
+    if (field === undefined) return
+    const [name, value] = field
+    const rows = await ctx.client.rows({ filter: `${name} eq '${value}'`, top: 200 })
+    const others = rows.filter((row) => row[name] !== value)
+    ctx.check(rows.length > 0 && others.length === 0, { expected: `only rows whose ${name} is ${shown(value)}`, received: `${rows.length} rows, ${others.length} with another ${name}` })
+    if (rows.length < 200) {
+      const count = await ctx.client.count({ filter: `${name} eq '${value}'` })
+      ctx.check(count === rows.length, { expected: `the count of the same filter to be ${rows.length}`, received: String(count) })
+    }
+  },
+}
+
+export const countInteger: Contract = {
+  id: 'items.count-integer',
+  title: 'Get Items Count answers one integer count, no smaller than a page of the same rows',
+  severity: 'medium',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'count-as-text',
+  async run(ctx: ContractContext) {
+    const answer = await ctx.client.call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$inlinecount=allpages' } } : { query: { $inlinecount: 'allpages' } })
+    const count = (answer.body as { Items?: Array<{ _FieldCount_?: unknown }> }).Items?.[0]?._FieldCount_
+    ctx.require(isInteger(count) && Number(count) >= 0, { expected: 'Items[0]._FieldCount_ as a non-negative integer', received: shown(answer.body) })
+    const page = (await ctx.facts.masters(ctx.client)).length
+    ctx.check(Number(count) >= page, { expected: `a count of at least ${page} (the rows of one page)`, received: String(count) })
+  },
+}
+
+export const timestampBase64: Contract = {
+  id: 'items.timestamp-base64',
+  title: 'Read rows carry TIMESTAMP as base64 text, which decodes to the number saves take',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'timestamp-hex',
+  async run(ctx: ContractContext) {
+    for (const row of await ctx.facts.masters(ctx.client)) {
+      const text = row.TIMESTAMP
+      const ok = typeof text === 'string' && text.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(text) && Number.isSafeInteger(rowVersion(text))
+      if (!ctx.check(ok, { expected: 'TIMESTAMP as base64 text of an integer', received: `row ${row.Id}: ${shown(text)}` })) break
+    }
+  },
+}
+
+export const timestampEightBytes: Contract = {
+  id: 'items.timestamp-eight-bytes',
+  title: 'TIMESTAMP is the base64 text of exactly 8 bytes (a SQL Server rowversion)',
+  severity: 'low',
+  holdsTo: 'mock',
+  writes: false,
+  needs: [],
+  async run(ctx: ContractContext) {
+    for (const row of await ctx.facts.masters(ctx.client)) {
+      const bytes = Buffer.from(String(row.TIMESTAMP), 'base64').length
+      if (!ctx.check(bytes === 8, { expected: '8 bytes', received: `row ${row.Id}: ${bytes} bytes` })) break
+    }
+  },
+}
+
+export const detailRows: Contract = {
+  id: 'items.detail-rows',
+  title: 'relationKey reads the detail table: detail rows with system fields, and their count',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: ['relation-key'],
+  releases: RANGES.current,
+  async run(ctx: ContractContext) {
+    const details = await ctx.facts.details(ctx.client)
+    ctx.require(Array.isArray(details), { expected: 'an array of detail rows', received: shown(details) })
+    const odd = details.filter((row) => !isInteger(row.Id) || typeof row.TIMESTAMP !== 'string')
+    ctx.check(odd.length === 0, { expected: 'detail rows with an integer Id and a TIMESTAMP', received: shown(odd.slice(0, 2)) })
+    const count = await ctx.client.count({ relationKey: ctx.target.relationKey as string })
+    ctx.check(isInteger(count) && count >= details.length, { expected: `a detail count of at least ${details.length}`, received: String(count) })
+  },
+}
+
+export const contracts = [rowsDocumented, topLimits, pagingPartitions, order, filterMatches, countInteger, timestampBase64, timestampEightBytes, detailRows]

@@ -1,0 +1,20 @@
+/** Run Action: the actions named by --action-id answer an action result. */
+import { shown } from './support.ts'
+import type { Contract, ContractContext } from './types.ts'
+
+export const result: Contract = {
+  id: 'action.result',
+  title: 'Each action named by --action-id answers an action result (Message, IsSuccessful, Result, IsAsync)',
+  severity: 'medium',
+  holdsTo: 'description',
+  writes: true,
+  needs: ['writes', 'action'],
+  async run(ctx: ContractContext) {
+    for (const actionId of ctx.target.actionIds) {
+      const answer = await ctx.client.runAction(actionId)
+      ctx.check(typeof answer.IsSuccessful === 'boolean' && typeof answer.Message === 'string', { expected: `an action result for ${actionId}`, received: shown(answer) })
+    }
+  },
+}
+
+export const contracts = [result]

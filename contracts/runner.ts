@@ -1,0 +1,200 @@
+import { inRange } from '../spec/versions.ts'
+import { resolveProfile } from '../spec/profiles.ts'
+import { createClient, ApiError, type Answer, type Client } from '../src/client/client.ts'
+import { TransportError } from '../src/client/transport.ts'
+import { Cleanup, type CleanupReport } from './cleanup.ts'
+import { conformanceProblems } from './conformance.ts'
+import { Facts } from './facts.ts'
+import type { Contract, ContractContext, ContractResult, Failure, Need, Target } from './types.ts'
+
+/** Why a run could not start: the target cannot be reached or signed in to. */
+export class TargetError extends Error {
+  override name = 'TargetError'
+}
+
+export interface RunOptions {
+  /** Contracts run at once (default 1: one after the other). */
+  concurrency?: number
+  /** Only contracts matching one of these (id, id prefix such as `save`, tag, `writes`, `mock`, `description`). */
+  only?: string[]
+  /** Leave out contracts matching one of these. */
+  skip?: string[]
+  /** Told about each contract as it ends (progress output). */
+  onResult?(result: ContractResult): void
+  /** Stops starting contracts (Ctrl-C); the running ones finish, then the cleanup runs. */
+  signal?: AbortSignal
+  /** Told the session token the run signs in with, so output can hide it. */
+  onSecret?(secret: string): void
+}
+
+export interface RunReport {
+  target: string
+  release: string
+  holdTo: Target['holdTo']
+  results: ContractResult[]
+  cleanup: CleanupReport
+  durationMs: number
+  /** True when the run was stopped before every contract ran. */
+  interrupted: boolean
+}
+
+/** A thrown check: the contract stops, its failures are already recorded. */
+class Stop extends Error {}
+class Skip extends Error {}
+
+/** Whether a contract matches an `--only` / `--skip` pattern. */
+export function matches(contract: Contract, pattern: string): boolean {
+  return (
+    contract.id === pattern ||
+    contract.id.startsWith(`${pattern}.`) ||
+    (contract.tags ?? []).includes(pattern) ||
+    contract.holdsTo === pattern ||
+    (pattern === 'writes' && contract.writes) ||
+    (pattern === 'read-only' && !contract.writes)
+  )
+}
+
+/** Why a contract does not run against this target, or undefined when it does. */
+function reasonToSkip(contract: Contract, target: Target): string | undefined {
+  if (!inRange(target.release, contract.releases)) return `not in release ${target.release} (applies to ${contract.releases})`
+  if (contract.holdsTo === 'mock' && target.holdTo === 'description') return "checks a choice of the mock's, not of the API's description"
+  const unmet: Record<Need, boolean> = {
+    writes: !target.allowWrites,
+    'relation-key': target.relationKey === undefined,
+    storage: target.storageId === undefined,
+    action: target.actionIds.length === 0,
+    'email-to': target.emailTo === undefined,
+  }
+  const missing = contract.needs.filter((need) => unmet[need])
+  if (missing.length === 0) return undefined
+  const flag: Record<Need, string> = { writes: '--allow-writes', 'relation-key': '--relation-key', storage: '--storage-id', action: '--action-id', 'email-to': '--email-to' }
+  return `needs ${missing.map((need) => flag[need]).join(' and ')}`
+}
+
+/** A client of the target for one purpose; `onAnswer` sees every answer it gets. */
+export function targetClient(target: Target, token: string | undefined, onAnswer?: (answer: Answer) => void): Client {
+  return createClient({
+    transport: target.transport,
+    productVersion: target.release,
+    organization: target.organization,
+    clientId: target.clientId,
+    legacyClientId: target.legacyClientId,
+    workspaceId: target.workspaceId,
+    applicationId: target.applicationId,
+    ...(token === undefined ? {} : { token }),
+    ...(onAnswer === undefined ? {} : { onAnswer }),
+  })
+}
+
+/** Signs in with the target's credentials; a refusal or an unreachable target is a TargetError. */
+export async function signInTo(target: Target): Promise<string> {
+  try {
+    return (await targetClient(target, undefined).signIn(target.credentials)).token
+  } catch (error) {
+    if (error instanceof ApiError) throw new TargetError(`cannot sign in to ${target.transport.target} as ${target.credentials.username}: ${error.message}`)
+    if (error instanceof TransportError) throw new TargetError(error.message)
+    throw error
+  }
+}
+
+async function runOne(contract: Contract, target: Target, token: string, facts: Facts, cleanup: Cleanup): Promise<ContractResult> {
+  const started = Date.now()
+  const failures: Failure[] = []
+  const summary = { id: contract.id, title: contract.title, severity: contract.severity, holdsTo: contract.holdsTo, writes: contract.writes }
+  const conform = (answer: Answer) => {
+    for (const problem of conformanceProblems(target.release, answer, target.holdTo)) {
+      failures.push({ expected: 'an answer the document describes', received: problem, exchange: `${answer.method} ${answer.path.split('?')[0]} ${answer.status}`, schemaPath: /\(schema ([^)]*)\)/.exec(problem)?.[1] ?? '' })
+    }
+  }
+  const ctx: ContractContext = {
+    target,
+    profile: resolveProfile(target.release),
+    client: targetClient(target, token, conform),
+    anonymous: () => targetClient(target, undefined, conform),
+    facts,
+    cleanup,
+    check(ok, failure) {
+      if (!ok) failures.push(failure)
+      return ok
+    },
+    require(ok, failure) {
+      if (!ok) {
+        failures.push(failure)
+        throw new Stop()
+      }
+    },
+    skip(reason) {
+      throw new Skip(reason)
+    },
+  }
+  try {
+    await contract.run(ctx)
+  } catch (error) {
+    if (error instanceof Skip && failures.length === 0) return { contract: summary, outcome: 'skipped', reason: error.message, failures, durationMs: Date.now() - started }
+    if (!(error instanceof Stop) && !(error instanceof Skip)) {
+      const answer = error instanceof ApiError ? error.answer : undefined
+      failures.push({
+        expected: 'the call to succeed',
+        received: (error as Error).message,
+        ...(answer === undefined ? {} : { exchange: `${answer.method} ${answer.path.split('?')[0]} ${answer.status}` }),
+      })
+    }
+  }
+  // A property sends many requests; one wrong answer repeated is one failure.
+  const unique = [...new Map(failures.map((f) => [`${f.expected}|${f.received}|${f.exchange ?? ''}`, f])).values()]
+  return { contract: summary, outcome: unique.length === 0 ? 'passed' : 'failed', failures: unique, durationMs: Date.now() - started }
+}
+
+/**
+ * Runs contracts against a target: signs in, runs each contract that applies (one after the
+ * other unless `concurrency` says otherwise), and at the end removes every row a contract
+ * created, whatever happened. Contracts that do not apply (another release, a choice of the
+ * mock's against a real installation, a write without `allowWrites`, a missing flag) are
+ * reported as skipped with the reason.
+ */
+export async function runContracts(contracts: readonly Contract[], target: Target, options: RunOptions = {}): Promise<RunReport> {
+  const started = Date.now()
+  const token = await signInTo(target)
+  options.onSecret?.(token)
+  const facts = new Facts({ relationKey: target.relationKey, detailsInQueries: resolveProfile(target.release).detailsInQueries })
+  const cleanup = new Cleanup()
+  const selected = contracts.filter(
+    (c) => (options.only === undefined || options.only.some((p) => matches(c, p))) && !(options.skip ?? []).some((p) => matches(c, p)),
+  )
+  const results: ContractResult[] = new Array(selected.length)
+  let next = 0
+  let interrupted = false
+  const worker = async () => {
+    while (next < selected.length) {
+      if (options.signal?.aborted === true) {
+        interrupted = true
+        return
+      }
+      const index = next++
+      const contract = selected[index] as Contract
+      const reason = reasonToSkip(contract, target)
+      const result: ContractResult =
+        reason === undefined
+          ? await runOne(contract, target, token, facts, cleanup)
+          : { contract: { id: contract.id, title: contract.title, severity: contract.severity, holdsTo: contract.holdsTo, writes: contract.writes }, outcome: 'skipped', reason, failures: [], durationMs: 0 }
+      results[index] = result
+      options.onResult?.(result)
+    }
+  }
+  let removal: CleanupReport = { removed: 0, left: [] }
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker))
+  } finally {
+    // Whatever happened, the rows this run created go again.
+    if (cleanup.size > 0) removal = await cleanup.run(targetClient(target, token))
+  }
+  return {
+    target: target.transport.target,
+    release: target.release,
+    holdTo: target.holdTo,
+    results: results.filter((r) => r !== undefined),
+    cleanup: removal,
+    durationMs: Date.now() - started,
+    interrupted,
+  }
+}

@@ -1,0 +1,95 @@
+/** Sign-in: the token result of each release's form, and refusals of wrong credentials. */
+import { RANGES } from '../spec/versions.ts'
+import type { Answer } from '../src/client/client.ts'
+import { shown } from './support.ts'
+import type { Contract, ContractContext } from './types.ts'
+
+/** A sign-in answer for the target's user, with the password given (the right one by default). */
+async function signInAnswer(ctx: ContractContext, password = ctx.target.credentials.password): Promise<Answer> {
+  const client = ctx.anonymous()
+  const { username } = ctx.target.credentials
+  if (ctx.profile.signIn === 'signInLegacy') {
+    return client.call('signInLegacy', { body: { userName: username, password, clientId: ctx.target.legacyClientId }, token: null })
+  }
+  const form = { client_id: ctx.target.clientId, username, password, grant_type: 'password' as const, scope: 'openid apiv1 nosession' }
+  return ctx.profile.signIn === 'signIn'
+    ? client.call('signIn', { body: form, path: { organizationphysicalname: ctx.target.organization }, token: null })
+    : client.call('signInWithoutOrganization', { body: form, token: null })
+}
+
+/** The token a data call accepts: a read with it answers rows. */
+async function checkTokenOpens(ctx: ContractContext, token: string): Promise<void> {
+  const reply = await ctx.anonymous().items({ top: 1 }, { token })
+  ctx.check(reply.status === 200 && Array.isArray(reply.body), { expected: 'a read with the new token to answer rows', received: `${reply.status} ${shown(reply.body)}` })
+}
+
+export const tokenResult: Contract = {
+  id: 'sign-in.token-result',
+  title: 'Sign-in answers a token result (access_token, expires_in an integer, token-type and scope as text) whose token opens data calls',
+  severity: 'critical',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  releases: RANGES.current,
+  deviation: 'expires-in-text',
+  async run(ctx: ContractContext) {
+    const answer = await signInAnswer(ctx)
+    ctx.require(answer.status === 200, { expected: 'sign-in to answer 200', received: `${answer.status} ${shown(answer.body)}` })
+    const body = answer.body as Record<string, unknown>
+    ctx.check(typeof body.access_token === 'string' && body.access_token !== '', { expected: 'access_token as a non-empty text', received: shown(body.access_token) })
+    ctx.check(Number.isInteger(body.expires_in) && Number(body.expires_in) > 0, { expected: 'expires_in as a positive integer', received: shown(body.expires_in) })
+    ctx.check(typeof body['token-type'] === 'string' && typeof body.scope === 'string', { expected: 'token-type and scope as text', received: shown({ 'token-type': body['token-type'], scope: body.scope }) })
+    if (typeof body.access_token === 'string') await checkTokenOpens(ctx, body.access_token)
+  },
+}
+
+export const legacyResult: Contract = {
+  id: 'sign-in.legacy-result',
+  title: 'Legacy sign-in answers the user\'s Domain and a SessionToken that opens data calls',
+  severity: 'critical',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  releases: RANGES.legacy,
+  async run(ctx: ContractContext) {
+    const answer = await signInAnswer(ctx)
+    ctx.require(answer.status === 200, { expected: 'legacy sign-in to answer 200', received: `${answer.status} ${shown(answer.body)}` })
+    const body = answer.body as { SessionToken?: unknown; Domain?: { Id?: unknown } }
+    ctx.check(typeof body.SessionToken === 'string' && body.SessionToken !== '', { expected: 'SessionToken as a non-empty text', received: shown(body.SessionToken) })
+    ctx.check(typeof body.Domain?.Id === 'string', { expected: 'Domain.Id as a GUID text', received: shown(body.Domain) })
+    if (typeof body.SessionToken === 'string') await checkTokenOpens(ctx, body.SessionToken)
+  },
+}
+
+export const wrongPasswordRefused: Contract = {
+  id: 'sign-in.wrong-password-refused',
+  title: 'Sign-in with a wrong password is refused and gives no token',
+  severity: 'critical',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'any-password',
+  async run(ctx: ContractContext) {
+    const answer = await signInAnswer(ctx, `${ctx.target.credentials.password}-not`)
+    const body = answer.body as Record<string, unknown> | null
+    const token = body?.access_token ?? body?.SessionToken
+    ctx.check(answer.status >= 400 && token === undefined, { expected: 'a refusal (4xx) without a token', received: `${answer.status}${token === undefined ? '' : ' with a token'}` })
+  },
+}
+
+export const refusalProblem: Contract = {
+  id: 'sign-in.refusal-problem',
+  title: 'A refused sign-in answers 400 problem+json with the OAuth error invalid_grant',
+  severity: 'low',
+  holdsTo: 'mock',
+  writes: false,
+  needs: [],
+  releases: RANGES.current,
+  async run(ctx: ContractContext) {
+    const answer = await signInAnswer(ctx, `${ctx.target.credentials.password}-not`)
+    ctx.check(answer.status === 400 && answer.contentType.startsWith('application/problem+json'), { expected: '400 application/problem+json', received: `${answer.status} ${answer.contentType}` })
+    ctx.check((answer.body as { error?: unknown }).error === 'invalid_grant', { expected: 'error "invalid_grant"', received: shown(answer.body) })
+  },
+}
+
+export const contracts = [tokenResult, legacyResult, wrongPasswordRefused, refusalProblem]

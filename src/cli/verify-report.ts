@@ -1,0 +1,100 @@
+import builderModule, { type Builder } from 'junit-report-builder'
+import type { RunReport } from '../../contracts/runner.ts'
+import type { ContractResult, Failure } from '../../contracts/types.ts'
+
+// junit-report-builder ships CommonJS; under NodeNext its default export types as the module object.
+const builder = builderModule as unknown as Builder
+
+/**
+ * What verify prints and writes. Every text passes through `redact`, so a password or a session
+ * token that an answer echoed never reaches a terminal, a CI log or a report file.
+ */
+
+/** Replaces secrets in a text: known values wherever they appear (more can be added), and token members of JSON texts. */
+export interface Redactor {
+  (text: string): string
+  add(secret: string): void
+}
+
+export function redactor(secrets: readonly string[]): Redactor {
+  const values = new Set(secrets.filter((secret) => secret.length >= 4))
+  const redact = (text: string) => {
+    let out = text
+    for (const secret of [...values].sort((a, b) => b.length - a.length)) out = out.split(secret).join('[redacted]')
+    return out.replace(/("(?:access_token|SessionToken|password|EncryptedCredentials)"\s*:\s*)"[^"]*"/gi, '$1"[redacted]"')
+  }
+  return Object.assign(redact, {
+    add(secret: string) {
+      if (secret.length >= 4) values.add(secret)
+    },
+  })
+}
+
+export interface Summary {
+  passed: number
+  failed: number
+  skipped: number
+}
+
+export function summarize(results: readonly ContractResult[]): Summary {
+  return {
+    passed: results.filter((r) => r.outcome === 'passed').length,
+    failed: results.filter((r) => r.outcome === 'failed').length,
+    skipped: results.filter((r) => r.outcome === 'skipped').length,
+  }
+}
+
+/** One failure on one line: what was expected, what came back, and where. */
+export function failureLine(failure: Failure): string {
+  const where = [failure.exchange, failure.schemaPath === undefined || failure.schemaPath === '' ? undefined : `schema ${failure.schemaPath}`].filter((x) => x !== undefined).join('; ')
+  return `expected ${failure.expected}; received ${failure.received}${where === '' ? '' : ` (${where})`}`
+}
+
+/** The line verify prints as a contract ends: every failure on a terminal, failures alone otherwise. */
+export function resultLines(result: ContractResult, terminal: boolean): string[] {
+  const { contract } = result
+  if (result.outcome === 'failed') {
+    return result.failures.map((failure) => `FAIL ${contract.id} [${contract.severity}]: ${failureLine(failure)}`)
+  }
+  if (!terminal) return []
+  return result.outcome === 'passed' ? [`  ok ${contract.id}`] : [`skip ${contract.id}: ${result.reason ?? ''}`]
+}
+
+/** The closing lines: counts, the skipped reasons grouped, and what the cleanup did. */
+export function summaryLines(report: RunReport): string[] {
+  const counts = summarize(report.results)
+  const lines = [
+    `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped of ${report.results.length} contracts in ${(report.durationMs / 1000).toFixed(1)} s${report.interrupted ? ' (interrupted)' : ''}`,
+  ]
+  const reasons = new Map<string, number>()
+  for (const result of report.results) if (result.outcome === 'skipped') reasons.set(result.reason ?? '', (reasons.get(result.reason ?? '') ?? 0) + 1)
+  for (const [reason, count] of [...reasons].sort((a, b) => b[1] - a[1])) lines.push(`  skipped ${count}: ${reason}`)
+  if (report.cleanup.removed > 0 || report.cleanup.left.length > 0) {
+    lines.push(`cleanup: removed the ${report.cleanup.removed} row(s) this run created`)
+    for (const row of report.cleanup.left) lines.push(`  NOT REMOVED: ${row.relationKey === null ? 'master row' : `${row.relationKey} row`} ${row.id}: ${row.reason}`)
+  }
+  return lines
+}
+
+/** The run as a JUnit XML report: one suite per area (the id's first part), one case per contract. */
+export function junitXml(report: RunReport): string {
+  const junit = builder.newBuilder()
+  const suites = new Map<string, ReturnType<typeof junit.testSuite>>()
+  for (const result of report.results) {
+    const area = result.contract.id.split('.')[0] ?? 'contracts'
+    let suite = suites.get(area)
+    if (suite === undefined) {
+      suite = junit.testSuite().name(`appdata-kit verify: ${area}`)
+      suites.set(area, suite)
+    }
+    const testCase = suite.testCase().className(`verify.${area}`).name(`${result.contract.id}: ${result.contract.title}`).time(result.durationMs / 1000)
+    if (result.outcome === 'failed') testCase.failure(result.failures.map(failureLine).join('\n'), result.contract.severity)
+    if (result.outcome === 'skipped') testCase.skipped()
+  }
+  return junit.build()
+}
+
+/** The run as JSON for tools: target, release, every result with its failures, the cleanup. */
+export function jsonReport(report: RunReport): string {
+  return `${JSON.stringify({ ...report, summary: summarize(report.results) }, null, 2)}\n`
+}

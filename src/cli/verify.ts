@@ -1,0 +1,184 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { Command, CommanderError, Option } from 'commander'
+import { CONTRACTS } from '../../contracts/index.ts'
+import { runContracts, TargetError, type RunReport } from '../../contracts/runner.ts'
+import type { Target } from '../../contracts/types.ts'
+import { httpTransport, TransportError, type Transport } from '../client/transport.ts'
+import { detectRelease } from './detect.ts'
+import { jsonReport, junitXml, redactor, resultLines, summaryLines } from './verify-report.ts'
+
+/** Where verify writes, and whether it writes to a terminal (progress) or a log (failures only). */
+export interface Io {
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+  terminal: boolean
+  /** Aborted by Ctrl-C: no new contract starts, the cleanup still runs. */
+  signal?: AbortSignal
+  /** The transport to use instead of HTTP (tests); the base URL is still required and reported. */
+  transport?: Transport
+}
+
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
+
+const collect = (value: string, previous: string[] = []) => [...previous, value]
+
+function positiveInteger(name: string) {
+  return (value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new CommanderError(EXIT.usage, 'appdata-kit.invalidValue', `${name} must be a positive whole number, got "${value}"`)
+    return Number(value)
+  }
+}
+
+/** The verify command's flags; every one can also come from an environment variable. */
+export function verifyCommand(): Command {
+  return new Command('verify')
+    .description(
+      'Checks an installation (or a mock) against the contracts of the API: read-only unless --allow-writes, and then it touches only rows it creates and removes them again.\n' +
+        'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags or an installation that cannot be reached or signed in to.',
+    )
+    .addOption(new Option('--base-url <url>', 'base URL of the installation, e.g. https://appdata.example.com').env('APPDATA_BASE_URL').makeOptionMandatory())
+    .addOption(new Option('--org <name>', 'organization physical name (sign-in from 3.0.19)').env('APPDATA_ORG').makeOptionMandatory())
+    .addOption(new Option('--username <email>', 'user to sign in as').env('APPDATA_USERNAME').makeOptionMandatory())
+    .addOption(new Option('--password <password>', 'its password (prefer the environment variable: a flag shows in the process list)').env('APPDATA_PASSWORD').makeOptionMandatory())
+    .addOption(new Option('--workspace-id <guid>', 'Workspace Id').env('APPDATA_WORKSPACE_ID').makeOptionMandatory())
+    .addOption(new Option('--application-id <guid>', 'Application Id').env('APPDATA_APPLICATION_ID').makeOptionMandatory())
+    .addOption(new Option('--relation-key <key>', 'a Detail Relation Key of the application, to check detail rows').env('APPDATA_RELATION_KEY'))
+    .addOption(new Option('--product-version <version>', 'the release the installation runs; detected from its sign-in paths when left out').env('APPDATA_PRODUCT_VERSION'))
+    .addOption(new Option('--client-id <id>', 'client_id of the current sign-in').env('APPDATA_CLIENT_ID').default('appdataapiv1'))
+    .addOption(new Option('--legacy-client-id <id>', 'clientId of the legacy sign-in (below 3.0)').env('APPDATA_LEGACY_CLIENT_ID').default('appdata-legacy'))
+    .addOption(new Option('--allow-writes', 'also run the contracts that write: they create their own rows and remove them again').env('APPDATA_ALLOW_WRITES'))
+    .addOption(new Option('--email-to <address>', 'the only address an e-mail may go to (needs --allow-writes)').env('APPDATA_EMAIL_TO'))
+    .addOption(new Option('--action-id <guid>', 'a custom action that may be run (repeatable; needs --allow-writes)').argParser(collect).default([]))
+    .addOption(new Option('--storage-id <guid>', 'master storage Id, to check identity reservation (needs --allow-writes)').env('APPDATA_STORAGE_ID'))
+    .addOption(new Option('--identity-field <name>', 'the master storage\'s Identity field (found from the rows when left out)').env('APPDATA_IDENTITY_FIELD'))
+    .addOption(new Option('--only <pattern>', 'run only contracts with this id, id prefix (save) or tag (writes, fuzz, mock, description); repeatable').argParser(collect))
+    .addOption(new Option('--skip <pattern>', 'leave out contracts matching this; repeatable').argParser(collect))
+    .addOption(new Option('--concurrency <n>', 'contracts run at once').argParser(positiveInteger('--concurrency')).default(1))
+    .addOption(new Option('--timeout <ms>', 'per-request time limit in milliseconds').argParser(positiveInteger('--timeout')).default(30_000))
+    .addOption(new Option('--fuzz-runs <n>', 'random inputs per robustness contract').argParser(positiveInteger('--fuzz-runs')).default(25))
+    .addOption(new Option('--seed <n>', 'seed of the random inputs (printed with any failure; random when left out)').argParser(positiveInteger('--seed')))
+    .addOption(new Option('--ca <file>', 'PEM file of a certificate authority to trust, for an installation with its own certificate').env('APPDATA_CA'))
+    .addOption(new Option('--insecure', 'accept any TLS certificate (test installations only)'))
+    .addOption(new Option('--as-installation', 'hold even a mock only to the API\'s description, as a real installation'))
+    .addOption(new Option('--junit <file>', 'write a JUnit XML report'))
+    .addOption(new Option('--json <file>', 'write a JSON report'))
+    .addHelpText('after', `
+Example (the mock started with npm start):
+  appdata-kit verify --base-url http://127.0.0.1:4080 --org acme --username admin@acme.test --password admin-pass \\
+    --workspace-id 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70 --application-id a1b2c3d4-0000-4000-8000-000000000001 --relation-key OrderLines`)
+}
+
+interface Flags {
+  baseUrl: string
+  org: string
+  username: string
+  password: string
+  workspaceId: string
+  applicationId: string
+  relationKey?: string
+  productVersion?: string
+  clientId: string
+  legacyClientId: string
+  allowWrites?: boolean
+  emailTo?: string
+  actionId: string[]
+  storageId?: string
+  identityField?: string
+  only?: string[]
+  skip?: string[]
+  concurrency: number
+  timeout: number
+  fuzzRuns: number
+  seed?: number
+  ca?: string
+  insecure?: boolean
+  asInstallation?: boolean
+  junit?: string
+  json?: string
+}
+
+/**
+ * `appdata-kit verify`: flags, a transport, the release (given or detected), the contracts, the
+ * report. Returns the exit code; writes nothing but through `io`, so tests run it in-process.
+ */
+export async function runVerify(argv: readonly string[], io: Io): Promise<number> {
+  const command = verifyCommand()
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showSuggestionAfterError(true)
+  let flags: Flags
+  try {
+    command.parse([...argv], { from: 'user' })
+    flags = command.opts<Flags>()
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') return EXIT.ok
+      if (error.code === 'appdata-kit.invalidValue') io.stderr(`error: ${error.message}\n`)
+      return EXIT.usage
+    }
+    throw error
+  }
+  const redact = redactor([flags.password])
+  const say = (text: string) => io.stdout(`${redact(text)}\n`)
+  let transport: Transport
+  try {
+    transport = io.transport ?? httpTransport(flags.baseUrl, { timeoutMs: flags.timeout, ...(flags.ca === undefined ? {} : { ca: readFileSync(flags.ca) }), ...(flags.insecure === true ? { insecure: true } : {}) })
+  } catch (error) {
+    io.stderr(`error: ${(error as Error).message}\n`)
+    return EXIT.usage
+  }
+  try {
+    const detected = await detectRelease(transport, flags.org, flags.productVersion)
+    if (detected === undefined) {
+      io.stderr(`error: ${flags.baseUrl} answers no sign-in path${flags.productVersion === undefined ? '' : ` of release ${flags.productVersion}`}; is it an installation of the Application Data Web API?\n`)
+      return EXIT.usage
+    }
+    const holdTo = detected.isMock && flags.asInstallation !== true ? 'mock' : 'description'
+    say(`verifying ${transport.target}: release ${detected.label}${flags.productVersion === undefined ? ' (detected)' : ''}, ${holdTo === 'mock' ? "an appdata-kit mock: its own choices are checked too" : "held to the API's description"}, ${flags.allowWrites === true ? 'writes allowed' : 'read-only'}`)
+    const target: Target = {
+      transport,
+      release: detected.release,
+      holdTo,
+      credentials: { username: flags.username, password: flags.password },
+      organization: flags.org,
+      clientId: flags.clientId,
+      legacyClientId: flags.legacyClientId,
+      workspaceId: flags.workspaceId,
+      applicationId: flags.applicationId,
+      relationKey: flags.relationKey,
+      storageId: flags.storageId,
+      identityField: flags.identityField,
+      allowWrites: flags.allowWrites === true,
+      emailTo: flags.emailTo,
+      actionIds: flags.actionId,
+      fuzz: { runs: flags.fuzzRuns, seed: flags.seed ?? Math.floor(Math.random() * 2 ** 31) },
+    }
+    const report = await runContracts(CONTRACTS, target, {
+      concurrency: flags.concurrency,
+      ...(flags.only === undefined ? {} : { only: flags.only }),
+      ...(flags.skip === undefined ? {} : { skip: flags.skip }),
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
+      onSecret: (secret) => redact.add(secret),
+      onResult: (result) => {
+        for (const line of resultLines(result, io.terminal)) say(line)
+      },
+    })
+    for (const line of summaryLines(report)) say(line)
+    writeReports(flags, report, redact)
+    const failed = report.results.some((r) => r.outcome === 'failed') || report.cleanup.left.length > 0
+    return failed ? EXIT.failed : EXIT.ok
+  } catch (error) {
+    if (error instanceof TargetError || error instanceof TransportError) {
+      io.stderr(`error: ${redact(error.message)}\n`)
+      return EXIT.usage
+    }
+    throw error
+  } finally {
+    await transport.close()
+  }
+}
+
+function writeReports(flags: Flags, report: RunReport, redact: (text: string) => string): void {
+  if (flags.junit !== undefined) writeFileSync(flags.junit, redact(junitXml(report)))
+  if (flags.json !== undefined) writeFileSync(flags.json, redact(jsonReport(report)))
+}

@@ -1,0 +1,213 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { resultObject } from './operations/results.ts'
+
+/**
+ * Faults the mock can be started with on purpose (`--deviate NAME`, left out of `--help`), each the
+ * kind of change an upgrade of a real installation could bring. They exist to measure `verify`: a
+ * contract names the deviation it must catch, and a test runs verify against each. Each deviation
+ * is a hook around the normal handlers, so none of them touches the handlers themselves.
+ */
+
+type Json = unknown
+type JsonEdit = (body: Json, request: FastifyRequest) => Json
+
+const operationOf = (request: FastifyRequest): string | undefined => request.routeOptions.config?.operationId
+
+/** Edits the JSON answers of some operations after the handler wrote them. */
+function editAnswers(app: FastifyInstance, operations: readonly string[], edit: JsonEdit): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const operation = operationOf(request)
+    if (operation === undefined || !operations.includes(operation) || reply.statusCode !== 200 || typeof payload !== 'string' || payload === '') return payload
+    return JSON.stringify(edit(JSON.parse(payload), request))
+  })
+}
+
+/** Changes requests of some operations before they are checked and handled. */
+function editRequests(app: FastifyInstance, operations: readonly string[], edit: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>): void {
+  app.addHook('preHandler', async (request, reply) => {
+    const operation = operationOf(request)
+    if (operation !== undefined && operations.includes(operation)) await edit(request, reply)
+  })
+}
+
+const ITEMS = ['queryItems', 'queryItemsLegacy']
+const isRows = (body: Json): body is Array<Record<string, unknown>> => Array.isArray(body)
+
+/** Drops one option (`$top`, ...) from a Get Items request, in either form. */
+function dropOption(app: FastifyInstance, option: string): void {
+  editRequests(app, ITEMS, (request) => {
+    const body = request.body as { query?: unknown } | undefined
+    if (typeof body?.query === 'string') body.query = body.query.split('&').filter((part) => !part.toLowerCase().startsWith(`${option.toLowerCase()}=`) && !part.toLowerCase().startsWith(`%24${option.slice(1).toLowerCase()}=`)).join('&')
+    const query = request.query as Record<string, unknown>
+    if (query !== null && typeof query === 'object') delete query[option]
+  })
+}
+
+/** Every deviation: what it breaks, for people, and how. */
+export const DEVIATIONS: Record<string, { breaks: string; install(app: FastifyInstance): void }> = {
+  'id-as-text': {
+    breaks: 'read rows carry Id as a text',
+    install: (app) => editAnswers(app, ITEMS, (body) => (isRows(body) ? body.map((row) => ({ ...row, Id: String(row.Id) })) : body)),
+  },
+  'ignore-top': { breaks: 'Get Items ignores $top', install: (app) => dropOption(app, '$top') },
+  'ignore-skip': { breaks: 'Get Items ignores $skip', install: (app) => dropOption(app, '$skip') },
+  'ignore-orderby': { breaks: 'Get Items ignores $orderby', install: (app) => dropOption(app, '$orderby') },
+  'ignore-filter': { breaks: 'Get Items ignores $filter', install: (app) => dropOption(app, '$filter') },
+  'count-as-text': {
+    breaks: 'Get Items Count answers the count as a text',
+    install: (app) =>
+      editAnswers(app, ITEMS, (body) => {
+        const count = body as { Items?: Array<{ _FieldCount_: unknown }> }
+        return Array.isArray(count.Items) ? { ...count, Items: count.Items.map((item) => ({ _FieldCount_: String(item._FieldCount_) })) } : body
+      }),
+  },
+  'timestamp-hex': {
+    breaks: 'read rows carry TIMESTAMP as hexadecimal text instead of base64',
+    install: (app) => editAnswers(app, ITEMS, (body) => (isRows(body) ? body.map((row) => ({ ...row, TIMESTAMP: Buffer.from(String(row.TIMESTAMP), 'base64').toString('hex') })) : body)),
+  },
+  'version-unchanged': {
+    breaks: 'a row keeps the TIMESTAMP it was first read with, whatever is saved',
+    install: (app) => {
+      const first = new Map<string, unknown>()
+      editAnswers(app, ITEMS, (body, request) =>
+        isRows(body)
+          ? body.map((row) => {
+              const key = `${(request.body as { query?: string } | undefined)?.query?.includes('relationKey') === true ? 'detail' : 'master'}:${String(row.Id)}`
+              if (!first.has(key)) first.set(key, row.TIMESTAMP)
+              return { ...row, TIMESTAMP: first.get(key) }
+            })
+          : body,
+      )
+    },
+  },
+  'accept-stale': {
+    breaks: 'saves and deletes accept a stale TIMESTAMP',
+    install: (app) =>
+      editRequests(app, ['saveItems', 'deleteItems'], (request) => {
+        const applicationId = String(request.headers.applicationid ?? '').toLowerCase()
+        const current = (id: number, relationKey: string | null) => {
+          const found = app.store.getRow(applicationId, relationKey, id)
+          return found === null ? undefined : found.row.TIMESTAMP
+        }
+        const body = request.body as Json
+        const fix = (row: { Id?: unknown; TIMESTAMP?: unknown }, relationKey: string | null) => {
+          const version = typeof row.Id === 'number' && row.Id > 0 ? current(row.Id, relationKey) : undefined
+          if (version !== undefined && row.TIMESTAMP !== null) row.TIMESTAMP = version
+        }
+        if (Array.isArray(body)) {
+          for (const group of body as Array<{ RelationKey?: string | null; Rows?: Array<{ Row?: { Id?: unknown; TIMESTAMP?: unknown } }> }>) {
+            for (const ref of group.Rows ?? []) if (ref.Row !== undefined) fix(ref.Row, group.RelationKey ?? null)
+          }
+        } else {
+          for (const master of (body as { Rows?: Array<{ Row?: { Id?: unknown; TIMESTAMP?: unknown } }> } | undefined)?.Rows ?? []) if (master.Row !== undefined) fix(master.Row, null)
+        }
+      }),
+  },
+  'temp-ids-unmapped': {
+    breaks: 'a save answers no keys for the rows it created (PrimaryKeyData empty)',
+    install: (app) => editAnswers(app, ['saveItems'], (body) => ({ ...(body as object), ReturnData: { PrimaryKeyData: {} } })),
+  },
+  'misspelled-flag': {
+    breaks: 'a current release spells the success flag IsSaveSuccesfully',
+    install: (app) =>
+      editAnswers(app, ['saveItems', 'deleteItems'], (body) => {
+        const { IsSaveSuccessfully: flag, ...rest } = body as { IsSaveSuccessfully?: unknown }
+        return flag === undefined ? body : { IsSaveSuccesfully: flag, ...rest }
+      }),
+  },
+  'delete-noop': {
+    breaks: 'a delete reports success and deletes nothing',
+    install: (app) =>
+      editRequests(app, ['deleteItems'], async (request, reply) => {
+        // Only for a caller the mock would let delete: the hook runs before authentication.
+        const token = request.headers.sessiontoken
+        const application = app.store.application(String(request.headers.applicationid ?? '').toLowerCase())
+        const groups = Array.isArray(request.body) ? (request.body as Array<{ Rows?: unknown[] }>) : []
+        if (application === undefined || typeof token !== 'string' || !app.tokens.check(token).ok) return
+        const deleted = groups.reduce((n, group) => n + (group.Rows?.length ?? 0), 0)
+        await reply.send(resultObject(app.profile, application, { ok: true, returnStates: [], counters: { created: 0, updated: 0, deleted }, masterRowLink: null }))
+      }),
+  },
+  'no-auth': {
+    breaks: 'data calls answer without a valid session token',
+    install: (app) => {
+      let token: string | undefined
+      app.addHook('onRequest', async (request) => {
+        const admin = app.store.organization().users.find((user) => user.canWrite)
+        if (admin === undefined) return
+        if (token === undefined || !app.tokens.check(token).ok) token = app.tokens.issue(admin).token
+        const sent = request.headers.sessiontoken
+        if (typeof sent !== 'string' || !app.tokens.check(sent).ok) request.headers.sessiontoken = token
+        const bearer = /^Bearer\s+(\S+)/i.exec(request.headers.authorization ?? '')?.[1]
+        if (bearer === undefined || !app.tokens.check(bearer).ok) request.headers.authorization = `Bearer ${token}`
+      })
+    },
+  },
+  'any-password': {
+    breaks: 'sign-in accepts any password',
+    install: (app) =>
+      editRequests(app, ['signIn', 'signInWithoutOrganization', 'signInLegacy'], (request) => {
+        const body = request.body as { username?: unknown; userName?: unknown; password?: unknown } | undefined
+        const name = String(body?.username ?? body?.userName ?? '').toLowerCase()
+        const user = app.store.organization().users.find((u) => u.email.toLowerCase() === name)
+        if (body !== undefined && user !== undefined) body.password = user.password
+      }),
+  },
+  'expires-in-text': {
+    breaks: 'sign-in answers expires_in as a text',
+    install: (app) => editAnswers(app, ['signIn', 'signInWithoutOrganization'], (body) => ({ ...(body as object), expires_in: String((body as { expires_in?: unknown }).expires_in) })),
+  },
+  'drop-attachment-name': {
+    breaks: 'attachment records lack their Name',
+    install: (app) => editAnswers(app, ['listAttachments'], (body) => (isRows(body) ? body.map(({ Name: _name, ...record }) => record) : body)),
+  },
+  'wrong-media-type': {
+    breaks: 'a downloaded file comes as application/octet-stream, not its own media type',
+    install: (app) =>
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (operationOf(request) === 'downloadAttachment' && reply.statusCode === 200 && reply.getHeader('content-type') !== 'application/zip') reply.type('application/octet-stream')
+        return payload
+      }),
+  },
+  'relative-row-link': {
+    breaks: 'Generate Row Link answers a link without scheme and host',
+    install: (app) => editAnswers(app, ['generateRowLink'], (body) => (typeof body === 'string' ? body.replace(/^https?:\/\/[^/]+/, '') : body)),
+  },
+  'identity-stuck': {
+    breaks: 'Get Identities hands out the same values again',
+    install: (app) => {
+      const first = new Map<string, Json>()
+      editAnswers(app, ['getIdentities'], (body, request) => {
+        const key = request.url.toLowerCase()
+        if (!first.has(key)) first.set(key, body)
+        return first.get(key)
+      })
+    },
+  },
+  'email-body': {
+    breaks: 'Send Email answers a body',
+    install: (app) =>
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (operationOf(request) !== 'sendEmail' || reply.statusCode !== 200) return payload
+        reply.type('application/json; charset=utf-8')
+        return '{"queued":true}'
+      }),
+  },
+  'quote-crash': {
+    breaks: "a $filter with a doubled quote ('') fails with a server error",
+    install: (app) =>
+      editRequests(app, ITEMS, (request) => {
+        const text = (request.body as { query?: unknown } | undefined)?.query ?? (request.query as { $filter?: unknown } | undefined)?.$filter
+        if (typeof text === 'string' && decodeURIComponent(text.replace(/%(?![0-9a-f]{2})/gi, '%25')).includes("''")) throw new Error('deviation quote-crash')
+      }),
+  },
+}
+
+/** Installs the named deviations on a mock; call before the routes are registered. */
+export function installDeviations(app: FastifyInstance, names: readonly string[]): void {
+  for (const name of names) {
+    const deviation = DEVIATIONS[name]
+    if (deviation === undefined) throw new Error(`unknown deviation ${name}`)
+    deviation.install(app)
+  }
+}

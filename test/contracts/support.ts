@@ -1,0 +1,45 @@
+import type { Target } from '../../contracts/types.ts'
+import { runVerify } from '../../src/cli/verify.ts'
+import type { Transport } from '../../src/client/transport.ts'
+import { IDS } from '../helpers/http.ts'
+
+/** The default fixture as a verify target: its users, ids, storage, actions and an e-mail address. */
+export function mockTarget(transport: Transport, release: string, overrides: Partial<Target> = {}): Target {
+  return {
+    transport,
+    release,
+    holdTo: 'mock',
+    credentials: IDS.admin,
+    organization: IDS.org,
+    clientId: IDS.clientId,
+    legacyClientId: IDS.legacyClientId,
+    workspaceId: IDS.workspaceId,
+    applicationId: IDS.applicationId,
+    relationKey: IDS.relationKey,
+    storageId: IDS.masterStorageId,
+    identityField: undefined,
+    allowWrites: false,
+    emailTo: 'ops@acme.test',
+    actionIds: [IDS.actionOk, IDS.actionFails],
+    fuzz: { runs: 10, seed: 1 },
+    ...overrides,
+  }
+}
+
+/** Verify's flags for the default fixture at a base URL, writes allowed and every optional part named. */
+export function verifyFlags(url: string): string[] {
+  return [
+    '--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password,
+    '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey,
+    '--allow-writes', '--email-to', 'ops@acme.test', '--action-id', IDS.actionFails, '--storage-id', IDS.masterStorageId,
+    '--seed', '11', '--fuzz-runs', '40',
+  ]
+}
+
+/** Runs verify in this process; its exit code and what it printed. */
+export async function verify(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  const code = await runVerify(argv, { stdout: (text) => (out += text), stderr: (text) => (err += text), terminal: false })
+  return { code, out, err }
+}
