@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import cors from '@fastify/cors'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { MockConfig } from './config.ts'
 import type { MockClock } from './deps.ts'
@@ -14,7 +15,9 @@ import { registerWarnings } from './plugins/warnings.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { installDeviations } from './deviations.ts'
 import { MOCK_HEADER } from './mock-header.ts'
-import { redactUrl } from './control/redact.ts'
+import { loggerOptions, registerRequestLog } from './logging.ts'
+import type { ServerTls } from './tls.ts'
+import { WARNINGS_HEADER, STRICT_HEADER } from './warnings.ts'
 import { registerControlPlane } from './control/index.ts'
 import { controlPlaneAccess } from './control/access.ts'
 import { registerOperations } from './operations/index.ts'
@@ -47,6 +50,8 @@ export interface AppDeps extends Deps {
   clock: MockClock
   /** Where log lines go; standard output when absent. */
   logStream?: NodeJS.WritableStream
+  /** Serve HTTPS with this certificate and key (see `serverTls`); plain HTTP when absent. */
+  tls?: ServerTls
 }
 
 /**
@@ -56,12 +61,10 @@ export interface AppDeps extends Deps {
  */
 export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      ...(deps.logStream === undefined ? {} : { stream: deps.logStream }),
-      // Clients do put tokens and passwords in URLs; the log never shows them.
-      serializers: { req: (request) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }) },
-    },
+    logger: loggerOptions(config, deps.logStream),
+    // One line per request, written by registerRequestLog with the operation and the problem code.
+    logController: new LogController({ disableRequestLogging: true }),
+    ...(deps.tls === undefined ? {} : { https: { cert: deps.tls.cert, key: deps.tls.key } }),
     bodyLimit: config.bodyLimit,
     // Members named `__proto__` or `constructor` are valid JSON: they stay own members (JSON.parse
     // never sets a prototype) and meet the same checks as any other unknown member, not a 400 BAD_JSON.
@@ -91,7 +94,9 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
     reply.header(MOCK_HEADER, config.productVersion)
     done()
   })
+  registerRequestLog(app, config.logLevel)
   registerAllowedMethods(app)
+  if (config.cors !== undefined) await registerCors(app, config.cors)
   registerErrorHandling(app, config.bodyLimit)
   registerLimits(app, config.maxUrlLength)
   registerFormBody(app)
@@ -106,4 +111,19 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerOperations(app, document)
   registerRowLinks(app)
   return app
+}
+
+/**
+ * Browser calls from the given origins (`*` for any), preflights included, for every route
+ * (@fastify/cors answers OPTIONS itself). The request headers are those the API and the mock
+ * take; the exposed ones let a page read the mock's warnings and a download's file name.
+ */
+async function registerCors(app: FastifyInstance, origins: string[]): Promise<void> {
+  await app.register(cors, {
+    origin: origins.includes('*') ? '*' : origins,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+    allowedHeaders: ['SessionToken', 'WorkspaceId', 'ApplicationId', 'Authorization', 'Content-Type', 'Accept', STRICT_HEADER, 'X-Mock-Control-Token'],
+    exposedHeaders: [WARNINGS_HEADER, 'Content-Disposition', MOCK_HEADER, 'Allow', 'Retry-After'],
+    maxAge: 600,
+  })
 }

@@ -1,7 +1,8 @@
-import { parseArgs } from 'node:util'
-import { normalizeVersion } from '../spec/versions.ts'
+import { Command, CommanderError, Option } from 'commander'
+import { inRange, LATEST_VERSION, normalizeVersion } from '../spec/versions.ts'
 import { DEFAULT_MAX_SESSIONS } from './auth/tokens.ts'
 import { DEVIATIONS } from './deviations.ts'
+import { packageFile, PACKAGE_VERSION } from './package-root.ts'
 
 /** Everything the mock can be told at start; `startMock()` takes the same fields. */
 export interface MockConfig {
@@ -23,25 +24,38 @@ export interface MockConfig {
   uploadLimit: number
   /** Requests the control plane's journal keeps; older ones are evicted. */
   journalLimit: number
-  /** Bytes of each request and response body the journal keeps; 0 keeps no bodies. */
+  /** Bytes of each request and response body the journal keeps; 0 keeps none. */
   journalBodyLimit: number
   /** Public base URL used in generated row links; defaults to the listening address. */
   publicUrl: string | undefined
-  logLevel: string
+  logLevel: LogLevel
+  /** `pretty`: one readable line per request; `json`: JSON lines; `auto`: pretty on a terminal, else JSON. */
+  logFormat: 'auto' | 'pretty' | 'json'
+  /** Refuse (400 STRICT_MODE) what the API's description does not promise, instead of accepting it with a warning. */
+  strict: boolean
   /** Faults to emulate on purpose, for measuring `verify` (`--deviate NAME`, repeatable; not in the usage text). */
   deviate: string[]
   /** Live sessions kept at most; a sign-in beyond answers 503 (live tokens are never evicted). */
   maxSessions: number
-  /** Refuse (400 STRICT_MODE) what the API's description does not promise, instead of accepting it with a warning. */
-  strict: boolean
+  /** Serve HTTPS: with a certificate and key from files, or one made at start (`self-signed`). */
+  tls: { cert: string; key: string } | 'self-signed' | undefined
+  /** Folder to write the self-signed certificate to, for clients to trust. */
+  tlsOut: string | undefined
+  /** Origins allowed to call the mock from a browser (`*` for any); none by default. */
+  cors: string[] | undefined
 }
 
+export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** What `startMock()` uses when not told otherwise; the command line differs only in logging requests (info). */
 export const DEFAULTS: MockConfig = {
   port: 4080,
   host: '127.0.0.1',
   productVersion: 'latest',
   tokenTtl: 3600,
-  fixture: 'fixtures/default.json',
+  // The package's own default fixture, wherever the mock is started from.
+  fixture: packageFile('fixtures/default.json'),
   rows: 0,
   seed: 1,
   maxUrlLength: 2048,
@@ -55,9 +69,13 @@ export const DEFAULTS: MockConfig = {
   journalBodyLimit: 16 * 1024,
   publicUrl: undefined,
   logLevel: 'warn',
+  logFormat: 'auto',
   strict: false,
   deviate: [],
   maxSessions: DEFAULT_MAX_SESSIONS,
+  tls: undefined,
+  tlsOut: undefined,
+  cors: undefined,
 }
 
 /** A flag or variable the mock cannot start with; the message says which and why. */
@@ -65,110 +83,206 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
-export const USAGE = `Usage: npm start -- [options]
-  --port N               port to listen on (env PORT, default 4080; 0 picks a free one)
-  --host H               interface to bind (default 127.0.0.1)
-  --product-version V    release to emulate: latest (3.0.19), 3.0.0..3.0.18, or below 3.0 such as 2.9 (env PRODUCT_VERSION)
-  --token-ttl S          token lifetime in seconds (default 3600)
-  --fixture PATH         fixture file (default fixtures/default.json)
-  --rows N               add N generated master rows, each with 2 detail rows, to the fixture's first application
-  --seed N               seed for generated rows (default 1)
-  --max-url-length N     longest accepted URL in characters (default 2048)
-  --body-limit BYTES     largest accepted request body (default 62914560 = 60 MB)
-  --no-control-plane     switch off the /__mock/ control plane
-  --control-token T      token the control plane requires (needed to keep it on a non-loopback host)
-  --upload-limit BYTES   largest file the control plane's upload accepts (default 10485760 = 10 MB)
-  --journal-limit N      requests the control plane's journal keeps (default 1000)
-  --journal-body-limit BYTES  bytes of each body the journal keeps (default 16384; 0 keeps none)
-  --public-url URL       base URL used in generated row links
-  --log-level L          fatal, error, warn, info, debug (default warn)
-  --max-sessions N       live sessions kept at most; further sign-ins answer 503 (default 1000000)
-  --strict               refuse with 400 what the API's description does not promise, instead of a warning (env MOCK_STRICT=1)
-  --help                 print this text`
-
-function integer(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
-  if (text === undefined || text === '') return fallback
-  if (!/^\d+$/.test(text)) throw new ConfigError(`--${name} must be a whole number, got "${text}"`)
-  const value = Number(text)
-  if (value < min || value > max) throw new ConfigError(`--${name} must be between ${min} and ${max}, got ${value}`)
-  return value
+/** A release the mock can emulate: 2.x (legacy), 3.0.0 to 3.0.18, 3.0.19 and later 3.x. */
+export function emulatedRelease(text: string): string {
+  const release = normalizeVersion(text)
+  if (release === null || !inRange(release, '>=2.0.0 <4.0.0')) {
+    throw new ConfigError(`--product-version must be "latest" (${LATEST_VERSION}) or a release from 2.0 to 3.x such as 3.0.19, 3.0.18 or 2.9; got "${text}"`)
+  }
+  return release
 }
 
-/** A boolean variable: 1, true, on, yes or 0, false, off, no (any case); unset or empty is false. */
-function flagFromEnv(name: string, text: string | undefined): boolean {
-  const value = text?.trim().toLowerCase() ?? ''
-  if (value === '' || ['0', 'false', 'off', 'no'].includes(value)) return false
+function wholeNumber(flag: string, min: number, max: number) {
+  return (text: string): number => {
+    if (!/^\d+$/.test(text.trim())) throw new ConfigError(`--${flag} must be a whole number, got "${text}"`)
+    const value = Number(text)
+    if (value < min || value > max) throw new ConfigError(`--${flag} must be between ${min} and ${max}, got ${value}`)
+    return value
+  }
+}
+
+function absoluteUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new ConfigError(`--public-url must be an absolute http or https URL such as https://mock.example.test, got "${text}"`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`--public-url must be http or https, got "${text}"`)
+  return text.replace(/\/+$/, '')
+}
+
+function oneOf<T extends string>(flag: string, values: readonly T[]) {
+  return (text: string): T => {
+    if (!(values as readonly string[]).includes(text)) throw new ConfigError(`--${flag} must be one of ${values.join(', ')}, got "${text}"`)
+    return text as T
+  }
+}
+
+/** A boolean variable: 1, true, on, yes or 0, false, off, no (any case). */
+export function switchOn(name: string, text: string): boolean {
+  const value = text.trim().toLowerCase()
   if (['1', 'true', 'on', 'yes'].includes(value)) return true
+  if (['0', 'false', 'off', 'no', ''].includes(value)) return false
   throw new ConfigError(`${name} must be 1 or 0 (true or false), got "${text}"`)
 }
 
-/** Deviation names, checked against the known ones. */
-function deviations(names: string[]): string[] {
-  const unknown = names.filter((name) => !(name in DEVIATIONS))
-  if (unknown.length > 0) throw new ConfigError(`--deviate must be one of ${Object.keys(DEVIATIONS).join(', ')}; got ${unknown.join(', ')}`)
-  return names
+/** A flag with the variables it may also come from (the first given wins; the flag wins over all). */
+interface FlagSpec {
+  option: Option
+  env: string[]
 }
 
-/** Reads flags (and the PORT / PRODUCT_VERSION / MOCK_STRICT variables); throws ConfigError on anything it cannot use. */
-export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}): MockConfig & { help: boolean } {
-  let parsed
+function flag(spec: string, description: string, env: string[], shown?: string): FlagSpec {
+  // Written into the description: commander shows only defaults it holds a value for, and these are applied after parsing.
+  const extra = [shown === undefined ? '' : `default: ${shown}`, env.length > 0 ? `env: ${env.join(' or ')}` : ''].filter((part) => part !== '')
+  return { option: new Option(spec, `${description}${extra.length > 0 ? ` (${extra.join(', ')})` : ''}`), env }
+}
+
+/** The mock's flags, each with its variables and, where it has one, the default the usage text shows. */
+export const MOCK_FLAGS: FlagSpec[] = [
+  flag('--port <n>', 'port to listen on; 0 picks a free one', ['PORT', 'MOCK_PORT'], '4080'),
+  flag('--host <host>', 'interface to bind; a host reachable from other machines switches the control plane off unless --control-token is given', ['MOCK_HOST'], '127.0.0.1'),
+  flag('--product-version <version>', 'release to emulate: latest, 3.0.0 to 3.0.18, or below 3.0 such as 2.9', ['PRODUCT_VERSION', 'MOCK_PRODUCT_VERSION'], `latest (${LATEST_VERSION})`),
+  flag('--token-ttl <seconds>', 'session token lifetime, sent as expires_in', ['MOCK_TOKEN_TTL'], '3600'),
+  flag('--fixture <path>', 'fixture file (JSON Schema: fixtures/fixture.schema.json of the package)', ['MOCK_FIXTURE'], "the package's fixtures/default.json"),
+  flag('--rows <n>', "add n generated master rows, each with 2 detail rows, to the fixture's first application", ['MOCK_ROWS'], '0'),
+  flag('--seed <n>', 'seed of the generated rows (same seed, same rows)', ['MOCK_SEED'], '1'),
+  flag('--strict', "refuse with 400 STRICT_MODE what the API's description does not promise, instead of accepting it with a warning", ['MOCK_STRICT']),
+  flag('--https', 'serve HTTPS with a self-signed certificate made at start (its SHA-256 fingerprint is printed)', ['MOCK_HTTPS']),
+  flag('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key)', ['MOCK_TLS_CERT']),
+  flag('--tls-key <file>', 'the PEM private key of --tls-cert', ['MOCK_TLS_KEY']),
+  flag('--tls-out <dir>', 'write the self-signed certificate of --https to this folder (cert.pem), for clients to trust', ['MOCK_TLS_OUT']),
+  flag('--cors <origins>', 'answer browser calls and preflights from these origins, comma-separated, or * for any', ['MOCK_CORS'], 'off'),
+  flag('--public-url <url>', 'base URL of generated row links and of the documentation page, when the mock sits behind a proxy', ['MOCK_PUBLIC_URL'], 'the listening address'),
+  flag('--log-level <level>', `${LOG_LEVELS.join(', ')}; info logs one line per request`, ['MOCK_LOG_LEVEL'], 'info'),
+  flag('--log-format <format>', 'pretty (one readable line per request), json (JSON lines), or auto: pretty on a terminal, json otherwise', ['MOCK_LOG_FORMAT'], 'auto'),
+  flag('--quiet', 'log warnings and errors only (no line per request)', ['MOCK_QUIET']),
+  flag('--max-url-length <n>', 'longest URL accepted; longer ones answer 414', ['MOCK_MAX_URL_LENGTH'], '2048'),
+  flag('--body-limit <bytes>', 'largest request body accepted; larger ones answer 413', ['MOCK_BODY_LIMIT'], '62914560 (60 MB)'),
+  flag('--max-sessions <n>', 'live sessions kept at most; a sign-in beyond answers 503 (live tokens are never ended early)', ['MOCK_MAX_SESSIONS'], String(DEFAULT_MAX_SESSIONS)),
+  flag('--no-control-plane', 'switch the /__mock/ control plane off (health stays)', ['MOCK_CONTROL_PLANE=0']),
+  flag('--control-token <token>', 'token every control plane call must send (required to keep it on a non-loopback host)', ['MOCK_CONTROL_TOKEN']),
+  flag('--upload-limit <bytes>', "largest file the control plane's upload accepts", ['MOCK_UPLOAD_LIMIT'], '10485760 (10 MB)'),
+  flag('--journal-limit <n>', "requests the control plane's journal keeps", ['MOCK_JOURNAL_LIMIT'], '1000'),
+  flag('--journal-body-limit <bytes>', 'bytes of each body the journal keeps; 0 keeps none', ['MOCK_JOURNAL_BODY_LIMIT'], '16384'),
+  { option: new Option('--deviate <name>', 'break one behaviour on purpose, for testing verify').hideHelp(), env: [] },
+]
+
+/** The `mock` command with every flag; its help lists them with their defaults and an example. */
+export function mockCommand(): Command {
+  const command = new Command('appdata-kit mock')
+    .description('Start the mock of the Application Data Web API, with the default fixture unless told otherwise. When it is ready it prints "listening on http://HOST:PORT".')
+    .usage('[options]')
+    .helpOption('-h, --help', 'show this text')
+    .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
+    .addHelpText('after', '\nExamples:\n  npx appdata-kit mock --port 4181 --product-version 3.0.18\n  npm start -- --https --tls-out ./certs --cors http://localhost:5173')
+  for (const { option } of MOCK_FLAGS) command.addOption(option)
+  return command
+}
+
+/** Flags given as variables, as arguments before those of the command line (which then win). */
+function argsFromEnv(env: NodeJS.ProcessEnv): string[] {
+  const args: string[] = []
+  for (const { option, env: names } of MOCK_FLAGS) {
+    for (const entry of names) {
+      const [name, fixed] = entry.split('=') as [string, string | undefined]
+      const value = env[name]
+      if (value === undefined || value === '') continue
+      if (fixed !== undefined) {
+        // A variable that switches a negated flag: MOCK_CONTROL_PLANE=0 is --no-control-plane.
+        if (!switchOn(name, value)) args.push(option.long as string)
+      } else if (option.isBoolean()) {
+        if (switchOn(name, value)) args.push(option.long as string)
+      } else args.push(`${option.long}=${value}`)
+      break
+    }
+  }
+  return args
+}
+
+interface ParsedFlags {
+  port?: string
+  host?: string
+  productVersion?: string
+  tokenTtl?: string
+  fixture?: string
+  rows?: string
+  seed?: string
+  strict?: boolean
+  https?: boolean
+  tlsCert?: string
+  tlsKey?: string
+  tlsOut?: string
+  cors?: string
+  publicUrl?: string
+  logLevel?: string
+  logFormat?: string
+  quiet?: boolean
+  maxUrlLength?: string
+  bodyLimit?: string
+  maxSessions?: string
+  controlPlane: boolean
+  controlToken?: string
+  uploadLimit?: string
+  journalLimit?: string
+  journalBodyLimit?: string
+  deviate?: string | string[]
+}
+
+/**
+ * Reads the mock's flags (and the variables that stand for them); throws ConfigError on anything
+ * it cannot use, with a suggestion for a mistyped flag. `print` is the text to show instead of
+ * starting, for `--help` (the usage) and `--version`.
+ */
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}): MockConfig & { print: string | undefined } {
+  const command = mockCommand().exitOverride().showSuggestionAfterError(true)
+  let errorText = ''
+  let outText = ''
+  command.configureOutput({ writeErr: (text) => (errorText += text), writeOut: (text) => (outText += text) })
+  const deviations: string[] = []
+  command.on('option:deviate', (value: string) => deviations.push(value))
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'product-version': { type: 'string' },
-        'token-ttl': { type: 'string' },
-        fixture: { type: 'string' },
-        rows: { type: 'string' },
-        seed: { type: 'string' },
-        'max-url-length': { type: 'string' },
-        'body-limit': { type: 'string' },
-        'control-plane': { type: 'boolean' },
-        'no-control-plane': { type: 'boolean' },
-        'control-token': { type: 'string' },
-        'upload-limit': { type: 'string' },
-        'journal-limit': { type: 'string' },
-        'journal-body-limit': { type: 'string' },
-        'public-url': { type: 'string' },
-        'log-level': { type: 'string' },
-        strict: { type: 'boolean' },
-        'max-sessions': { type: 'string' },
-        deviate: { type: 'string', multiple: true },
-        help: { type: 'boolean' },
-      },
-    })
+    command.parse([...argsFromEnv(env), ...argv], { from: 'user' })
   } catch (error) {
-    throw new ConfigError((error as Error).message)
+    if (error instanceof CommanderError) {
+      // --help and --version: the text commander would have printed, for the caller to print.
+      if (error.exitCode === 0) return { ...DEFAULTS, print: outText }
+      if (error.code === 'commander.excessArguments') throw new ConfigError(`unexpected argument${command.args.length > 1 ? 's' : ''} ${command.args.map((a) => `"${a}"`).join(' ')}: every value follows its flag, as in --port 4181`)
+      throw new ConfigError(errorText.replace(/^error: /, '').trim() || error.message)
+    }
+    throw error
   }
-  const v = parsed.values
-  const versionText = v['product-version'] ?? env.PRODUCT_VERSION ?? DEFAULTS.productVersion
-  const productVersion = normalizeVersion(versionText)
-  if (productVersion === null) {
-    throw new ConfigError(`--product-version must be "latest" or a release number such as 3.0.19, 3.0.18 or 2.9, got "${versionText}"`)
-  }
+  const v = command.opts<ParsedFlags>()
+  const number = (flagName: string, text: string | undefined, fallback: number, min: number, max: number) => (text === undefined ? fallback : wholeNumber(flagName, min, max)(text))
+  if ((v.tlsCert === undefined) !== (v.tlsKey === undefined)) throw new ConfigError('--tls-cert and --tls-key go together: give both, or --https for a certificate made at start')
+  const unknown = deviations.filter((name) => !(name in DEVIATIONS))
+  if (unknown.length > 0) throw new ConfigError(`--deviate must be one of ${Object.keys(DEVIATIONS).join(', ')}; got ${unknown.join(', ')}`)
   return {
-    help: v.help === true,
-    port: integer('port', v.port ?? env.PORT, DEFAULTS.port, 0, 65535),
+    print: undefined,
+    port: number('port', v.port, DEFAULTS.port, 0, 65535),
     host: v.host ?? DEFAULTS.host,
-    productVersion,
-    tokenTtl: integer('token-ttl', v['token-ttl'], DEFAULTS.tokenTtl, 1, 10 * 365 * 24 * 3600),
+    productVersion: emulatedRelease(v.productVersion ?? DEFAULTS.productVersion),
+    tokenTtl: number('token-ttl', v.tokenTtl, DEFAULTS.tokenTtl, 1, 10 * 365 * 24 * 3600),
     fixture: v.fixture ?? DEFAULTS.fixture,
-    rows: integer('rows', v.rows, DEFAULTS.rows, 0, 5_000_000),
-    seed: integer('seed', v.seed, DEFAULTS.seed, 0, 2 ** 31 - 1),
-    maxUrlLength: integer('max-url-length', v['max-url-length'], DEFAULTS.maxUrlLength, 16, 1_000_000),
-    bodyLimit: integer('body-limit', v['body-limit'], DEFAULTS.bodyLimit, 1024, 2 ** 31 - 1),
-    controlPlane: v['no-control-plane'] !== true,
-    controlToken: v['control-token'],
-    uploadLimit: integer('upload-limit', v['upload-limit'], DEFAULTS.uploadLimit, 1, 2 ** 31 - 1),
-    journalLimit: integer('journal-limit', v['journal-limit'], DEFAULTS.journalLimit, 1, 1_000_000),
-    journalBodyLimit: integer('journal-body-limit', v['journal-body-limit'], DEFAULTS.journalBodyLimit, 0, 64 * 1024 * 1024),
-    publicUrl: v['public-url'],
-    logLevel: v['log-level'] ?? DEFAULTS.logLevel,
-    strict: v.strict === true || flagFromEnv('MOCK_STRICT', env.MOCK_STRICT),
-    maxSessions: integer('max-sessions', v['max-sessions'], DEFAULTS.maxSessions, 1, 100_000_000),
-    deviate: deviations(v.deviate ?? []),
+    rows: number('rows', v.rows, DEFAULTS.rows, 0, 5_000_000),
+    seed: number('seed', v.seed, DEFAULTS.seed, 0, 2 ** 31 - 1),
+    maxUrlLength: number('max-url-length', v.maxUrlLength, DEFAULTS.maxUrlLength, 16, 1_000_000),
+    bodyLimit: number('body-limit', v.bodyLimit, DEFAULTS.bodyLimit, 1024, 2 ** 31 - 1),
+    controlPlane: v.controlPlane,
+    controlToken: v.controlToken,
+    uploadLimit: number('upload-limit', v.uploadLimit, DEFAULTS.uploadLimit, 1, 2 ** 31 - 1),
+    journalLimit: number('journal-limit', v.journalLimit, DEFAULTS.journalLimit, 1, 1_000_000),
+    journalBodyLimit: number('journal-body-limit', v.journalBodyLimit, DEFAULTS.journalBodyLimit, 0, 64 * 1024 * 1024),
+    publicUrl: v.publicUrl === undefined ? undefined : absoluteUrl(v.publicUrl),
+    // The command line logs one line per request unless told otherwise; --quiet keeps warnings and errors.
+    logLevel: v.quiet === true ? 'warn' : v.logLevel === undefined ? 'info' : oneOf('log-level', LOG_LEVELS)(v.logLevel),
+    logFormat: v.logFormat === undefined ? 'auto' : oneOf('log-format', ['auto', 'pretty', 'json'] as const)(v.logFormat),
+    strict: v.strict === true,
+    deviate: deviations,
+    maxSessions: number('max-sessions', v.maxSessions, DEFAULTS.maxSessions, 1, 100_000_000),
+    tls: v.tlsCert !== undefined && v.tlsKey !== undefined ? { cert: v.tlsCert, key: v.tlsKey } : v.https === true ? 'self-signed' : undefined,
+    tlsOut: v.tlsOut,
+    cors: v.cors === undefined ? undefined : v.cors.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),
   }
 }

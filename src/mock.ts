@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify'
-import { ConfigError, DEFAULTS, type MockConfig } from './config.ts'
-import { normalizeVersion } from '../spec/versions.ts'
+import { ConfigError, DEFAULTS, emulatedRelease, type MockConfig } from './config.ts'
 import { buildApp } from './app.ts'
 import { createClock, systemDeps } from './deps.ts'
-import { loadFixture } from './fixtures/load.ts'
+import { dirname } from 'node:path'
+import { loadFixture, parseFixture } from './fixtures/load.ts'
 import { addGeneratedRows } from './fixtures/generate.ts'
-import { lowerCaseGuids } from './fixtures/canonical-ids.ts'
+import type { FixtureFile } from './fixtures/file-format.ts'
 import type { Deps, Fixture } from './store/types.ts'
 import type { MockControls } from './control/index.ts'
+import { createClient, type Client } from './client/client.ts'
+import { httpTransport } from './client/transport.ts'
+import { serverTls, type ServerTls } from './tls.ts'
 
 /**
  * A mock listening on a port, as `startMock()` returns it, with the control plane's methods
@@ -15,27 +18,39 @@ import type { MockControls } from './control/index.ts'
  * for tests that steer it without HTTP.
  */
 export interface RunningMock extends MockControls {
-  /** Base URL, e.g. `http://127.0.0.1:4080`. */
+  /** Base URL, e.g. `http://127.0.0.1:4080` (`https://` with `tls`). */
   url: string
   port: number
+  /**
+   * With `tls`: the certificate served (PEM) and its SHA-256 fingerprint, for clients that must
+   * trust it (`new https.Agent({ ca: mock.tls.cert })`); undefined over plain HTTP.
+   */
+  tls: Pick<ServerTls, 'cert' | 'fingerprint256' | 'selfSigned'> | undefined
+  /**
+   * A typed client of this mock, set up for the fixture's organization, first workspace and first
+   * application, in the forms of the emulated release; sign in with `client.signIn({ username, password })`.
+   */
+  client: Client
   app: FastifyInstance
   config: MockConfig
   close(): Promise<void>
 }
 
 export interface StartOptions extends Partial<MockConfig> {
-  /** A fixture object instead of `fixture` (a path). */
-  fixtureData?: Fixture
+  /**
+   * A fixture object in the format of fixtures/default.json, instead of `fixture` (a path). It is
+   * checked as a fixture file is; attachment payload paths resolve against the default fixture's folder.
+   */
+  fixtureData?: FixtureFile | Record<string, unknown>
   /** Fixed time and randomness for deterministic tests. */
   deps?: Deps
   /** Where log lines go (standard output by default), for tests that read the log. */
   logStream?: NodeJS.WritableStream
 }
 
-/** Loads the fixture named by the configuration and adds the generated rows it asks for. */
-export function prepareFixture(config: MockConfig, given?: Fixture): Fixture {
-  // A fixture object given in code is not read from a file; its GUIDs are made lower case here as the loader does.
-  const fixture = given === undefined ? loadFixture(config.fixture) : lowerCaseGuids(given)
+/** Loads the fixture named by the configuration (or given as an object) and adds the generated rows it asks for. */
+export function prepareFixture(config: MockConfig, given?: unknown): Fixture {
+  const fixture = given === undefined ? loadFixture(config.fixture) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture))
   return config.rows > 0 ? addGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
 }
 
@@ -48,15 +63,57 @@ export function prepareFixture(config: MockConfig, given?: Fixture): Fixture {
  */
 export async function startMock(options: StartOptions = {}): Promise<RunningMock> {
   const { fixtureData, deps, logStream, ...overrides } = options
-  const productVersion = normalizeVersion(overrides.productVersion ?? DEFAULTS.productVersion)
-  if (productVersion === null) throw new ConfigError(`productVersion must be "latest" or a release number, got "${overrides.productVersion}"`)
+  const productVersion = emulatedRelease(overrides.productVersion ?? DEFAULTS.productVersion)
   const config: MockConfig = { ...DEFAULTS, ...overrides, productVersion, port: overrides.port ?? 0 }
   const clock = createClock(deps?.now)
   const base = deps ?? systemDeps(clock)
-  const app = await buildApp(config, prepareFixture(config, fixtureData), { ...base, now: clock.now, clock, ...(logStream === undefined ? {} : { logStream }) })
-  await app.listen({ port: config.port, host: config.host })
+  const tls = await serverTls(config)
+  const app = await buildApp(config, prepareFixture(config, fixtureData), {
+    ...base,
+    now: clock.now,
+    clock,
+    ...(logStream === undefined ? {} : { logStream }),
+    ...(tls === undefined ? {} : { tls }),
+  })
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await app.close()
+    throw listenError(error, config)
+  }
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
-  return { ...app.controls, url: `http://${host}:${port}`, port, app, config, close: () => app.close() }
+  const url = `${tls === undefined ? 'http' : 'https'}://${host}:${port}`
+  const organization = app.store.organization()
+  const client = createClient({
+    transport: httpTransport(url, tls === undefined ? {} : { ca: tls.cert }),
+    productVersion: config.productVersion,
+    organization: organization.physicalName,
+    clientId: organization.clientId,
+    legacyClientId: organization.legacyClientId,
+    ...(organization.workspaces[0] === undefined ? {} : { workspaceId: organization.workspaces[0].id, applicationId: organization.workspaces[0].applicationIds[0] }),
+  })
+  return {
+    ...app.controls,
+    url,
+    port,
+    tls: tls === undefined ? undefined : { cert: tls.cert, fingerprint256: tls.fingerprint256, selfSigned: tls.selfSigned },
+    client,
+    app,
+    config,
+    async close() {
+      await client.transport.close()
+      await app.close()
+    },
+  }
+}
+
+/** A port that cannot be had, said in one line that names it; anything else as it came. */
+function listenError(error: unknown, config: MockConfig): unknown {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'EADDRINUSE') return new ConfigError(`port ${config.port} on ${config.host} is in use; stop what listens there or pick another with --port (or PORT)`)
+  if (code === 'EACCES') return new ConfigError(`port ${config.port} on ${config.host} may not be used by this user; pick one above 1023 with --port`)
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ConfigError(`--host ${config.host} is not an address of this machine`)
+  return error
 }

@@ -1,38 +1,79 @@
 import { pathToFileURL } from 'node:url'
-import { ConfigError, parseConfig, USAGE } from './config.ts'
-import { startMock } from './mock.ts'
+import { ConfigError, parseConfig } from './config.ts'
+import { startMock, type RunningMock } from './mock.ts'
+import { PACKAGE_VERSION } from './package-root.ts'
 
-/** `npm start` and `appdata-kit mock`: parse flags, start the mock, print where it listens, stop cleanly on a signal. */
+/** How long a stop waits for requests in flight before it closes every connection and exits anyway. */
+export const STOP_GRACE_MS = 1500
+
+/**
+ * `npm start` and `appdata-kit mock`: parse flags and variables, start the mock, print where it
+ * listens, stop cleanly on SIGTERM or SIGINT. Exit 2 for a flag or variable it cannot use, 1 when
+ * it cannot start (a port in use, a bad fixture).
+ */
 export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   let config
   try {
     config = parseConfig(argv, env)
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
-    process.stderr.write(`appdata-kit: ${error.message}\n\n${USAGE}\n`)
+    process.stderr.write(`appdata-kit mock: ${error.message}\n(appdata-kit mock --help lists every flag)\n`)
     process.exit(2)
   }
-  if (config.help) {
-    process.stdout.write(`${USAGE}\n`)
+  if (config.print !== undefined) {
+    process.stdout.write(config.print.endsWith('\n') ? config.print : `${config.print}\n`)
     return
   }
-  const { help: _help, ...mockConfig } = config
+  const { print: _print, ...mockConfig } = config
   const started = Date.now()
   const mock = await startMock(mockConfig)
+  stopOnSignals(mock)
   const fixture = mock.app.store.fixture
-  process.stdout.write(
-    `appdata-kit mock ${mockConfig.productVersion} (fixture ${mockConfig.fixture}${mockConfig.rows > 0 ? ` + ${mockConfig.rows} generated rows` : ''}, organization ${fixture.organization.physicalName}) ready in ${Date.now() - started} ms\n` +
-      `documentation at ${mock.url}/docs\n` +
-      `listening on ${mock.url}\n`,
-  )
-  const stop = (): void => {
-    mock.close().then(() => process.exit(0), () => process.exit(1))
+  const rows = mockConfig.rows > 0 ? ` + ${mockConfig.rows} generated rows` : ''
+  const lines = [
+    `appdata-kit ${PACKAGE_VERSION}: mock of release ${mockConfig.productVersion} (fixture ${mockConfig.fixture}${rows}, organization ${fixture.organization.physicalName}) ready in ${Date.now() - started} ms`,
+  ]
+  if (mock.tls !== undefined) {
+    const written = mockConfig.tlsOut === undefined ? '' : `, written to ${mockConfig.tlsOut}/cert.pem`
+    lines.push(`${mock.tls.selfSigned ? 'self-signed ' : ''}certificate SHA-256 fingerprint ${mock.tls.fingerprint256}${written}`)
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  lines.push(`documentation at ${mock.url}/docs, health at ${mock.url}/__mock/health`, `listening on ${mock.url}`)
+  process.stdout.write(`${lines.join('\n')}\n`)
 }
 
-/** Start-up failures (a bad fixture, a port in use) end the process with the reason, not a stack. */
+/**
+ * SIGTERM or SIGINT: stop accepting, let requests in flight finish, close idle keep-alive
+ * connections at once and each busy one as soon as its answer is sent, then exit 0. Whatever is still
+ * open after STOP_GRACE_MS is cut, so a CI job or `docker stop` never waits on a client's
+ * keep-alive. A second signal exits at once.
+ */
+function stopOnSignals(mock: RunningMock): void {
+  let stopping = false
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) process.exit(0)
+    stopping = true
+    mock.app.log.info(`${signal}: stopping`)
+    // Node closes idle connections once when closing starts; one that finishes its request later would wait for its keep-alive timeout.
+    const idle = setInterval(() => mock.app.server.closeIdleConnections(), 25)
+    idle.unref()
+    const cut = setTimeout(() => {
+      mock.app.server.closeAllConnections()
+      setTimeout(() => process.exit(0), 200).unref()
+    }, STOP_GRACE_MS)
+    cut.unref()
+    mock.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`appdata-kit mock: stopping failed: ${(error as Error).message}\n`)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
+
+/** Start-up failures (a bad fixture, a port in use) end the process with the reason in one line, not a stack. */
 export function exitWith(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error)
   process.stderr.write(`appdata-kit: ${message}\n`)

@@ -24,6 +24,7 @@ export type ControlSchemaName =
   | 'ClockAdvance'
   | 'ClockState'
   | 'ControlDocument'
+  | 'Health'
   | 'Problem'
 
 /** Names of components.parameters. */
@@ -35,6 +36,7 @@ export const CONTROL_ERROR_RESPONSES = {
   401: 'ControlTokenRequired',
   404: 'NotFound',
   413: 'PayloadTooLarge',
+  414: 'UriTooLong',
 } as const
 export type ControlErrorStatus = keyof typeof CONTROL_ERROR_RESPONSES
 export type ControlResponseName = (typeof CONTROL_ERROR_RESPONSES)[ControlErrorStatus]

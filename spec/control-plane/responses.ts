@@ -29,6 +29,9 @@ export const responses: Record<ControlResponseName, ResponseObject> = {
   NotFound: problemResponse('Something the request names does not exist.', {
     unknownRow: problemExample(404, 'UNKNOWN_ROW', 'Unknown row', 'Row 999 does not exist in storage Orders.'),
   }),
+  UriTooLong: problemResponse('The URL is longer than the mock takes (`--max-url-length`, 2048 characters by default).', {
+    urlTooLong: problemExample(414, 'URI_TOO_LONG', 'URL too long', 'The URL has 2311 characters; the limit is 2048.'),
+  }),
   PayloadTooLarge: problemResponse('A file is larger than the upload limit (`--upload-limit`, 10 MB by default).', {
     fileTooLarge: {
       summary: 'File over the limit',

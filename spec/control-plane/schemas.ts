@@ -11,7 +11,7 @@ import { FixtureSummary, ResetResult, Fixture, FixtureLoadResult, AttachmentUplo
 import { QueuedEmail, EmailList, JournalEntry, JournalPage } from './schemas/observation.ts'
 import { FaultRule, FaultRuleSet, ActiveFaultRule, FaultList } from './schemas/faults.ts'
 import { ClockAdvance, ClockState } from './schemas/clock.ts'
-import { ControlDocument } from './schemas/document.ts'
+import { ControlDocument, Health } from './schemas/document.ts'
 
 export const schemas: Record<ControlSchemaName, SchemaObject> = {
   FixtureSummary,
@@ -32,5 +32,6 @@ export const schemas: Record<ControlSchemaName, SchemaObject> = {
   ClockAdvance,
   ClockState,
   ControlDocument,
+  Health,
   Problem,
 }

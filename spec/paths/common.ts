@@ -65,9 +65,10 @@ export const passwordGrantForm: RequestBodyObject = {
           'when the form leaves it out; both raise a warning, since the published description shows neither.',
         required: ['client_id', 'username', 'password', 'grant_type', 'scope'],
         properties: {
-          client_id: { type: 'string', minLength: 1, description: 'The client constant of the installation\'s API.' },
-          username: { type: 'string', minLength: 1, description: 'The user\'s e-mail address.' },
-          password: { type: 'string', minLength: 1 },
+          // Property examples are what the documentation page's "Try it out" fills the form with.
+          client_id: { type: 'string', minLength: 1, description: 'The client constant of the installation\'s API.', examples: [CLIENT_ID] },
+          username: { type: 'string', minLength: 1, description: 'The user\'s e-mail address.', examples: [ADMIN_USER] },
+          password: { type: 'string', minLength: 1, examples: [ADMIN_PASSWORD] },
           grant_type: { type: 'string', const: 'password' },
           scope: { type: 'string', description: 'Space-separated scopes.', examples: [SCOPE] },
         },

@@ -933,10 +933,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
-                    /** @description The client constant of the installation's API. */
+                    /**
+                     * @description The client constant of the installation's API.
+                     * @example appdataapiv1
+                     */
                     client_id: string;
-                    /** @description The user's e-mail address. */
+                    /**
+                     * @description The user's e-mail address.
+                     * @example admin@acme.test
+                     */
                     username: string;
+                    /** @example admin-pass */
                     password: string;
                     /** @constant */
                     grant_type: "password";
@@ -980,10 +987,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
-                    /** @description The client constant of the installation's API. */
+                    /**
+                     * @description The client constant of the installation's API.
+                     * @example appdataapiv1
+                     */
                     client_id: string;
-                    /** @description The user's e-mail address. */
+                    /**
+                     * @description The user's e-mail address.
+                     * @example admin@acme.test
+                     */
                     username: string;
+                    /** @example admin-pass */
                     password: string;
                     /** @constant */
                     grant_type: "password";

@@ -181,6 +181,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Health
+         * @description Answers 200 as soon as the mock serves requests: a script started the mock in the background waits for this. Served without a control token, and also with the control plane switched off.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -481,6 +501,18 @@ export interface components {
             paths: Record<string, never>;
         };
         /**
+         * Health
+         * @description The mock is up and answering.
+         */
+        Health: {
+            /** @constant */
+            status: "ok";
+            /** @description Version of appdata-kit. */
+            version: string;
+            /** @description The release the mock emulates. */
+            productVersion: string;
+        };
+        /**
          * Problem details
          * @description Why a request failed, as RFC 9457 problem details. The published description defines no error body; this is the mock's. Members other than these may appear.
          */
@@ -546,6 +578,15 @@ export interface components {
         };
         /** @description Something the request names does not exist. */
         NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The URL is longer than the mock takes (`--max-url-length`, 2048 characters by default). */
+        UriTooLong: {
             headers: {
                 [name: string]: unknown;
             };
@@ -929,6 +970,27 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            414: components["responses"]["UriTooLong"];
         };
     };
 }

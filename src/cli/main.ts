@@ -1,10 +1,8 @@
+import { Command, CommanderError } from 'commander'
 import { exitWith, runMock } from '../server.ts'
+import { PACKAGE_VERSION } from '../package-root.ts'
 import { EXIT, runVerify } from './verify.ts'
-
-const HELP = `Usage: appdata-kit <command> [options]
-Commands:
-  mock [options]     start the mock (the same flags as npm start; mock --help lists them)
-  verify [options]   check an installation or a mock against the contracts (verify --help lists the flags)`
+import { runSpec } from './spec.ts'
 
 /** `appdata-kit verify` as a process: Ctrl-C stops starting contracts, the cleanup still runs, a second one ends at once. */
 async function verify(argv: string[]): Promise<never> {
@@ -23,13 +21,50 @@ async function verify(argv: string[]): Promise<never> {
   process.exit(controller.signal.aborted ? 130 : code)
 }
 
-/** The `appdata-kit` command line. */
+const io = { stdout: (text: string) => process.stdout.write(text), stderr: (text: string) => process.stderr.write(text) }
+
+/** Each command with what runs it; each parses its own flags (and variables), so `<command> --help` is its own. */
+const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<unknown> | unknown }> = {
+  mock: { summary: 'start the mock (what npm start runs); mock --help lists every flag', run: (argv) => runMock(argv, process.env) },
+  verify: { summary: 'check an installation, or a mock, against the contracts; read-only unless --allow-writes', run: verify },
+  spec: { summary: 'write the OpenAPI document (YAML or JSON by the extension of --out)', run: (argv) => process.exit(runSpec(argv, io)) },
+}
+
+/**
+ * The `appdata-kit` command line: picks the command (suggesting one for a typo), answers
+ * `--version` and `--help`, and hands the rest of the arguments to the command. Exit 2 for a
+ * command or flag it does not know.
+ */
 async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv
-  if (command === 'mock') return runMock(rest, process.env)
-  if (command === 'verify') return verify(rest)
-  process.stdout.write(`${HELP}\n`)
-  if (command !== undefined && command !== '--help' && command !== 'help') process.exit(EXIT.usage)
+  // `appdata-kit help mock` is `appdata-kit mock --help`.
+  const args = argv[0] === 'help' && argv[1] !== undefined ? [argv[1], '--help', ...argv.slice(2)] : argv
+  let chosen: { name: string; argv: string[] } | undefined
+  const program = new Command('appdata-kit')
+    .description(`A mock, a contract suite and the OpenAPI document of the Application Data Web API (appdata-kit ${PACKAGE_VERSION}).`)
+    .version(PACKAGE_VERSION, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show this text')
+    .helpCommand(false)
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .addHelpText('after', '\nExamples:\n  npx appdata-kit mock --port 4181\n  npx appdata-kit verify --help\n  npx appdata-kit spec --out openapi.yaml')
+  for (const [name, { summary }] of Object.entries(COMMANDS)) {
+    program
+      .command(name)
+      .description(summary)
+      .helpOption(false)
+      .allowUnknownOption()
+      .allowExcessArguments()
+      .action((_options, command: Command) => {
+        chosen = { name, argv: command.args }
+      })
+  }
+  try {
+    program.parse(args, { from: 'user' })
+  } catch (error) {
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage)
+    throw error
+  }
+  if (chosen !== undefined) await COMMANDS[chosen.name]?.run(chosen.argv)
 }
 
 main(process.argv.slice(2)).catch(exitWith)

@@ -5,6 +5,8 @@ import { runContracts, TargetError, type RunReport } from '../../contracts/runne
 import type { Target } from '../../contracts/types.ts'
 import { httpTransport, TransportError, type Transport } from '../client/transport.ts'
 import { detectRelease } from './detect.ts'
+import { ConfigError, switchOn } from '../config.ts'
+import { PACKAGE_VERSION } from '../package-root.ts'
 import { jsonReport, junitXml, redactor, resultLines, summaryLines } from './verify-report.ts'
 
 /** Where verify writes, and whether it writes to a terminal (progress) or a log (failures only). */
@@ -20,7 +22,8 @@ export interface Io {
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
 
-const collect = (value: string, previous: string[] = []) => [...previous, value]
+/** A repeatable flag; its variable takes a comma-separated list. */
+const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((item) => item.trim()).filter((item) => item !== '')]
 
 function positiveInteger(name: string) {
   return (value: string) => {
@@ -32,6 +35,8 @@ function positiveInteger(name: string) {
 /** The verify command's flags; every one can also come from an environment variable. */
 export function verifyCommand(): Command {
   return new Command('verify')
+    .helpOption('-h, --help', 'show this text')
+    .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
     .description(
       'Checks an installation (or a mock) against the contracts of the API: read-only unless --allow-writes, and then it touches only rows it creates and removes them again.\n' +
         'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags or an installation that cannot be reached or signed in to.',
@@ -48,20 +53,20 @@ export function verifyCommand(): Command {
     .addOption(new Option('--legacy-client-id <id>', 'clientId of the legacy sign-in (below 3.0)').env('APPDATA_LEGACY_CLIENT_ID').default('appdata-legacy'))
     .addOption(new Option('--allow-writes', 'also run the contracts that write: they create their own rows and remove them again').env('APPDATA_ALLOW_WRITES'))
     .addOption(new Option('--email-to <address>', 'the only address an e-mail may go to (needs --allow-writes)').env('APPDATA_EMAIL_TO'))
-    .addOption(new Option('--action-id <guid>', 'a custom action that may be run (repeatable; needs --allow-writes)').argParser(collect).default([]))
+    .addOption(new Option('--action-id <guid>', 'a custom action that may be run (repeatable; needs --allow-writes)').env('APPDATA_ACTION_IDS').argParser(collect).default([], 'none'))
     .addOption(new Option('--storage-id <guid>', 'master storage Id, to check identity reservation (needs --allow-writes)').env('APPDATA_STORAGE_ID'))
     .addOption(new Option('--identity-field <name>', 'the master storage\'s Identity field (found from the rows when left out)').env('APPDATA_IDENTITY_FIELD'))
-    .addOption(new Option('--only <pattern>', 'run only contracts with this id, id prefix (save) or tag (writes, fuzz, mock, description); repeatable').argParser(collect))
-    .addOption(new Option('--skip <pattern>', 'leave out contracts matching this; repeatable').argParser(collect))
-    .addOption(new Option('--concurrency <n>', 'contracts run at once').argParser(positiveInteger('--concurrency')).default(1))
-    .addOption(new Option('--timeout <ms>', 'per-request time limit in milliseconds').argParser(positiveInteger('--timeout')).default(30_000))
-    .addOption(new Option('--fuzz-runs <n>', 'random inputs per robustness contract').argParser(positiveInteger('--fuzz-runs')).default(25))
-    .addOption(new Option('--seed <n>', 'seed of the random inputs (printed with any failure; random when left out)').argParser(positiveInteger('--seed')))
+    .addOption(new Option('--only <pattern>', 'run only contracts with this id, id prefix (save) or tag (writes, fuzz, mock, description); repeatable').env('APPDATA_ONLY').argParser(collect).default(undefined, 'all'))
+    .addOption(new Option('--skip <pattern>', 'leave out contracts matching this; repeatable').env('APPDATA_SKIP').argParser(collect).default(undefined, 'none'))
+    .addOption(new Option('--concurrency <n>', 'contracts run at once').env('APPDATA_CONCURRENCY').argParser(positiveInteger('--concurrency')).default(1))
+    .addOption(new Option('--timeout <ms>', 'per-request time limit in milliseconds').env('APPDATA_TIMEOUT').argParser(positiveInteger('--timeout')).default(30_000))
+    .addOption(new Option('--fuzz-runs <n>', 'random inputs per robustness contract').env('APPDATA_FUZZ_RUNS').argParser(positiveInteger('--fuzz-runs')).default(25))
+    .addOption(new Option('--seed <n>', 'seed of the random inputs (printed with any failure)').env('APPDATA_SEED').argParser(positiveInteger('--seed')).default(undefined, 'random'))
     .addOption(new Option('--ca <file>', 'PEM file of a certificate authority to trust, for an installation with its own certificate').env('APPDATA_CA'))
-    .addOption(new Option('--insecure', 'accept any TLS certificate (test installations only)'))
-    .addOption(new Option('--as-installation', 'hold even a mock only to the API\'s description, as a real installation'))
-    .addOption(new Option('--junit <file>', 'write a JUnit XML report'))
-    .addOption(new Option('--json <file>', 'write a JSON report'))
+    .addOption(new Option('--insecure', 'accept any TLS certificate (test installations only)').env('APPDATA_INSECURE'))
+    .addOption(new Option('--as-installation', 'hold even a mock only to the API\'s description, as a real installation').env('APPDATA_AS_INSTALLATION'))
+    .addOption(new Option('--junit <file>', 'write a JUnit XML report').env('APPDATA_JUNIT'))
+    .addOption(new Option('--json <file>', 'write a JSON report').env('APPDATA_JSON'))
     .addHelpText('after', `
 Example (the mock started with npm start):
   appdata-kit verify --base-url http://127.0.0.1:4080 --org acme --username admin@acme.test --password admin-pass \\
@@ -109,11 +114,16 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
   let flags: Flags
   try {
     command.parse([...argv], { from: 'user' })
+    switchesFromEnv(command)
     flags = command.opts<Flags>()
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.help') return EXIT.ok
+      if (error.exitCode === 0) return EXIT.ok
       if (error.code === 'appdata-kit.invalidValue') io.stderr(`error: ${error.message}\n`)
+      return EXIT.usage
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`error: ${error.message}\n`)
       return EXIT.usage
     }
     throw error
@@ -175,6 +185,19 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
     throw error
   } finally {
     await transport.close()
+  }
+}
+
+/**
+ * A switch taken from its variable is on only for 1, true, on or yes: commander would take any
+ * value, and `APPDATA_ALLOW_WRITES=0` must never allow writes.
+ */
+function switchesFromEnv(command: Command): void {
+  for (const option of command.options) {
+    if (!option.isBoolean() || option.envVar === undefined) continue
+    const name = option.attributeName()
+    if (command.getOptionValueSource(name) !== 'env') continue
+    command.setOptionValueWithSource(name, switchOn(option.envVar, process.env[option.envVar] ?? '') ? true : undefined, 'env')
   }
 }
 

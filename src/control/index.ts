@@ -5,7 +5,10 @@ import { ProblemError } from '../errors.ts'
 import type { Fixture } from '../store/types.ts'
 import { controlPlaneAccess, controlTokenMatches, presentedControlToken } from './access.ts'
 import { createControls, type MockControls } from './controls.ts'
-import { registerControlRoutes } from './routes.ts'
+import { health, registerControlRoutes } from './routes.ts'
+
+/** Control operations served without the control token. */
+const OPEN_OPERATIONS = new Set(['getControlPlaneDocument', 'getHealth'])
 
 export type { MockControls } from './controls.ts'
 
@@ -36,6 +39,8 @@ export async function registerControlPlane(app: FastifyInstance, startFixture: F
     const off = async (): Promise<never> => {
       throw new ProblemError('NOT_FOUND', `The control plane is off: ${access.reason}.`)
     }
+    // Scripts wait for the mock on its health, whether the control plane is on or not.
+    app.get(`${CONTROL_PREFIX}/health`, { config: { controlOperationId: 'getHealth' } }, health)
     app.all(CONTROL_PREFIX, off)
     app.all(`${CONTROL_PREFIX}/*`, off)
     return
@@ -56,8 +61,8 @@ export async function registerControlPlane(app: FastifyInstance, startFixture: F
       const token = access.token
       if (token !== undefined) {
         scope.addHook('onRequest', async (request) => {
-          // The document holds nothing secret, and the docs page fetches it without credentials.
-          if (request.routeOptions.config?.controlOperationId === 'getControlPlaneDocument') return
+          // The document and the health hold nothing secret; the docs page and waiting scripts fetch them without credentials.
+          if (OPEN_OPERATIONS.has(request.routeOptions.config?.controlOperationId ?? '')) return
           if (!controlTokenMatches(presentedControlToken(request.headers), token)) {
             throw new ProblemError('CONTROL_TOKEN', 'Send the control token (--control-token) in Authorization: Bearer <token> or X-Mock-Control-Token.')
           }

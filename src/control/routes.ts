@@ -5,6 +5,7 @@ import { controlPlaneDocument } from '../document/reader.ts'
 import { registerDocumentRoutes } from '../routes.ts'
 import type { ControlOperations, Handlers } from '../wire/operations.ts'
 import { readUpload } from './multipart.ts'
+import { PACKAGE_VERSION } from '../package-root.ts'
 
 /** A refused fixture as a 400 problem whose `violations` point into the fixture. */
 function fixtureProblem(error: FixtureError): ProblemError {
@@ -15,8 +16,16 @@ function fixtureProblem(error: FixtureError): ProblemError {
   return new ProblemError('BAD_FIXTURE', `The fixture is refused: ${shown.join('; ')}${more}.`, { violations })
 }
 
+/** `GET /__mock/health`: up, with the versions; served whether the control plane is on or off. */
+export const health: Handlers<ControlOperations>['getHealth'] = (request) => ({
+  status: 'ok' as const,
+  version: PACKAGE_VERSION,
+  productVersion: request.server.mockConfig.productVersion,
+})
+
 /** Handlers by the control document's operationIds, each typed for its operation. */
 const HANDLERS: Handlers<ControlOperations> = {
+  getHealth: health,
   getControlPlaneDocument: (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(controlPlaneDocument())),
   resetMock: (request) => request.server.controls.reset(),
   loadFixture: (request) => {

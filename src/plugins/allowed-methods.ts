@@ -25,6 +25,8 @@ function pathPattern(url: string): RegExp {
 export function registerAllowedMethods(app: FastifyInstance): void {
   const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>()
   app.addHook('onRoute', (route) => {
+    // A catch-all (the CORS preflight's `OPTIONS *`) says nothing about which paths exist.
+    if (route.url === '*' || route.url === '/*') return
     const entry = routes.get(route.url) ?? { pattern: pathPattern(route.url), methods: new Set<string>() }
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) entry.methods.add(method)
     routes.set(route.url, entry)

@@ -39,6 +39,7 @@ export function problemInstance(url: string): string {
 /** Writes a problem as `application/problem+json`. */
 export function sendProblem(reply: FastifyReply, problem: ProblemError, request: FastifyRequest): FastifyReply {
   if (problem.code === 'METHOD_NOT_ALLOWED' && typeof problem.extra.allow === 'string') reply.header('allow', problem.extra.allow)
+  reply.problemCode = problem.code
   return reply
     .code(problem.status)
     .type('application/problem+json; charset=utf-8')

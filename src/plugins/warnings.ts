@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
-import { redactUrl } from '../control/redact.ts'
 import { STRICT_HEADER, strictFromHeader, WARNINGS, WARNINGS_HEADER, type MockWarning, type WarningCode } from '../warnings.ts'
 
 declare module 'fastify' {
@@ -32,7 +31,7 @@ export function warn(request: FastifyRequest, code: WarningCode, message: string
 
 /**
  * Reports the warnings of each request in the `X-Mock-Warnings` response header (the codes, in
- * order, each once) and in the log at info level; the journal records them with the exchange.
+ * order, each once); the request's log line names them at warn level; the journal records them with the exchange.
  */
 export function registerWarnings(app: FastifyInstance): void {
   app.decorateRequest('mockWarnings', null)
@@ -40,7 +39,6 @@ export function registerWarnings(app: FastifyInstance): void {
     const warnings = request.mockWarnings
     if (warnings !== null) {
       reply.header(WARNINGS_HEADER, [...new Set(warnings.map((w) => w.code))].join(', '))
-      request.log.info({ warnings }, `${request.method} ${request.routeOptions.config?.operationId ?? redactUrl(request.url)} accepted with ${warnings.length} warning(s)`)
     }
     done(null, payload)
   })

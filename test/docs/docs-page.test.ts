@@ -1,13 +1,15 @@
 import { mkdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { buildDocument } from '../../spec/index.ts'
 import { buildControlPlaneDocument } from '../../spec/control-plane.ts'
 import { listOperations } from '../../src/document/reader.ts'
-import { startTestMock, type TestClient } from '../helpers/http.ts'
+import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
+import { launchChromium } from '../helpers/browser.ts'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = 'test-artifacts'
+/** `npm run screenshot` sets this to write the README's picture of the page. */
+const README_SCREENSHOT = process.env.DOCS_SCREENSHOT
 
 describe('documentation page', () => {
   let mock: TestClient
@@ -15,11 +17,7 @@ describe('documentation page', () => {
 
   beforeAll(async () => {
     mock = await startTestMock()
-    // Flags: no sandbox (CI runs as root), and no background traffic to hosts this machine cannot reach.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    })
+    ;({ browser } = await launchChromium())
   })
 
   afterAll(async () => {
@@ -52,6 +50,26 @@ describe('documentation page', () => {
     expect(missing).toEqual([])
     mkdirSync(ARTIFACTS, { recursive: true })
     await page.screenshot({ path: `${ARTIFACTS}/docs.png`, fullPage: false })
+    await page.close()
+  })
+
+  it('tries sign-in out against this mock, on its own port, with the form filled in from the default fixture', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await page.goto(`${mock.url}/docs`, { waitUntil: 'load' })
+    await page.waitForSelector('.opblock-summary-description', { timeout: 20_000 })
+    // The mock serves on a random port here: the first server must be it, not a fixed 4080.
+    expect((await page.locator('.servers select option').allInnerTexts())[0]).toContain(mock.url)
+    if (README_SCREENSHOT !== undefined) await page.screenshot({ path: README_SCREENSHOT })
+    const signIn = page.locator('#operations-Sign-in-signIn')
+    await signIn.locator('.opblock-summary').click()
+    await signIn.getByRole('button', { name: 'Try it out' }).click()
+    const values = await signIn.locator('.parameters input, .opblock-section-request-body input').evaluateAll((inputs) => inputs.map((input) => (input as HTMLInputElement).value))
+    expect(values).toEqual(expect.arrayContaining([IDS.org, IDS.clientId, IDS.admin.username, IDS.admin.password]))
+    await signIn.getByRole('button', { name: 'Execute' }).click()
+    const status = signIn.locator('.live-responses-table tbody .response-col_status').first()
+    await status.waitFor({ timeout: 20_000 })
+    expect((await status.innerText()).trim()).toBe('200')
+    expect(mock.mock.requests({ operationId: 'signIn' }).at(-1)?.status).toBe(200)
     await page.close()
   })
 

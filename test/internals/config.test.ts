@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, DEFAULTS, parseConfig } from '../../src/config.ts'
+import { PACKAGE_VERSION } from '../../src/package-root.ts'
 
 describe('parseConfig: the flags and variables of npm start', () => {
-  it('starts from the documented defaults', () => {
-    const { help, ...config } = parseConfig([], {})
-    expect(help).toBe(false)
-    expect(config).toEqual({ ...DEFAULTS, productVersion: '3.0.19' })
-    expect(config).toMatchObject({ port: 4080, host: '127.0.0.1', tokenTtl: 3600, bodyLimit: 60 * 1024 * 1024, maxUrlLength: 2048, controlPlane: true })
+  it('starts from the documented defaults; the command line logs a line per request (info)', () => {
+    const { print, ...config } = parseConfig([], {})
+    expect(print).toBeUndefined()
+    expect(config).toEqual({ ...DEFAULTS, productVersion: '3.0.19', logLevel: 'info' })
+    expect(config).toMatchObject({ port: 4080, host: '127.0.0.1', tokenTtl: 3600, bodyLimit: 60 * 1024 * 1024, maxUrlLength: 2048, controlPlane: true, logFormat: 'auto' })
+    expect(config.fixture).toMatch(/fixtures[\\/]default\.json$/)
   })
 
   it.each([
     [['--port', '4181'], {}, { port: 4181 }],
     [[], { PORT: '4182' }, { port: 4182 }],
+    [[], { MOCK_PORT: '4184' }, { port: 4184 }],
     [['--port', '4183'], { PORT: '4182' }, { port: 4183 }],
     [['--product-version', '2.9'], {}, { productVersion: '2.9.0' }],
     [[], { PRODUCT_VERSION: '3.0.18' }, { productVersion: '3.0.18' }],
@@ -20,8 +23,21 @@ describe('parseConfig: the flags and variables of npm start', () => {
     [['--rows', '1000000', '--seed', '7'], {}, { rows: 1_000_000, seed: 7 }],
     [['--max-url-length', '4096', '--body-limit', '1048576'], {}, { maxUrlLength: 4096, bodyLimit: 1_048_576 }],
     [['--no-control-plane', '--control-token', 's3cret'], {}, { controlPlane: false, controlToken: 's3cret' }],
+    [[], { MOCK_CONTROL_PLANE: '0' }, { controlPlane: false }],
+    [[], { MOCK_CONTROL_PLANE: '1' }, { controlPlane: true }],
     [['--upload-limit', '1024', '--journal-limit', '50', '--journal-body-limit', '0'], {}, { uploadLimit: 1024, journalLimit: 50, journalBodyLimit: 0 }],
-    [['--public-url', 'https://mock.example.test', '--log-level', 'info'], {}, { publicUrl: 'https://mock.example.test', logLevel: 'info' }],
+    [['--public-url', 'https://mock.example.test/', '--log-level', 'debug'], {}, { publicUrl: 'https://mock.example.test', logLevel: 'debug' }],
+    [['--quiet'], {}, { logLevel: 'warn' }],
+    [[], { MOCK_QUIET: 'yes' }, { logLevel: 'warn' }],
+    [[], { MOCK_QUIET: '0' }, { logLevel: 'info' }],
+    [['--log-format', 'json'], {}, { logFormat: 'json' }],
+    [['--strict'], {}, { strict: true }],
+    [[], { MOCK_STRICT: 'false' }, { strict: false }],
+    [['--https', '--tls-out', 'certs'], {}, { tls: 'self-signed', tlsOut: 'certs' }],
+    [['--tls-cert', 'c.pem', '--tls-key', 'k.pem'], {}, { tls: { cert: 'c.pem', key: 'k.pem' } }],
+    [['--cors', 'http://a.test, http://b.test'], {}, { cors: ['http://a.test', 'http://b.test'] }],
+    [[], { MOCK_CORS: '*' }, { cors: ['*'] }],
+    [['--deviate', 'accept-stale', '--deviate', 'delete-noop'], {}, { deviate: ['accept-stale', 'delete-noop'] }],
   ])('reads %j with env %j', (argv, env, expected) => {
     expect(parseConfig(argv, env)).toMatchObject(expected)
   })
@@ -30,11 +46,32 @@ describe('parseConfig: the flags and variables of npm start', () => {
     [['--port', '70000'], /--port must be between 0 and 65535/],
     [['--token-ttl', '0'], /--token-ttl must be between/],
     [['--rows', 'many'], /--rows must be a whole number/],
-    [['--product-version', '3.x'], /--product-version must be "latest" or a release number/],
+    [['--product-version', '3.x'], /--product-version must be "latest".*got "3\.x"/],
+    [['--product-version', '4.0'], /--product-version must be "latest".*got "4\.0"/],
+    [['--product-version', '1.9'], /--product-version must be "latest"/],
+    [['--public-url', 'notaurl'], /--public-url must be an absolute http or https URL/],
+    [['--public-url', 'ftp://x.test'], /--public-url must be http or https/],
+    [['--log-level', 'chatty'], /--log-level must be one of silent, fatal, error, warn, info, debug, trace, got "chatty"/],
+    [['--log-format', 'xml'], /--log-format must be one of auto, pretty, json/],
+    [['--tls-cert', 'c.pem'], /--tls-cert and --tls-key go together/],
+    [['--deviate', 'nonsense'], /--deviate must be one of/],
+    [['--product-verison', '3.0.18'], /unknown option '--product-verison'[\s\S]*Did you mean --product-version\?/],
     [['--colour', 'red'], /colour/],
     [['extra'], /extra/],
   ])('refuses %j with a message naming the flag', (argv, message) => {
     expect(() => parseConfig(argv, {})).toThrow(ConfigError)
     expect(() => parseConfig(argv, {})).toThrow(message)
+  })
+
+  it('refuses a variable it cannot read, naming the variable', () => {
+    expect(() => parseConfig([], { MOCK_STRICT: 'maybe' })).toThrow(/MOCK_STRICT must be 1 or 0/)
+    expect(() => parseConfig([], { PORT: 'http' })).toThrow(/--port must be a whole number/)
+  })
+
+  it('answers --help with every flag, its variable and its default, and --version with the version', () => {
+    const help = (parseConfig(['--help'], {}).print ?? '').replace(/\s+/g, ' ')
+    for (const text of ['--port <n>', '(default: 4080, env: PORT or MOCK_PORT)', '--product-version', '--https', '--cors', '--quiet', '--no-control-plane', 'Examples:']) expect(help).toContain(text)
+    expect(help).not.toContain('--deviate')
+    expect(parseConfig(['--version'], {}).print?.trim()).toBe(PACKAGE_VERSION)
   })
 })

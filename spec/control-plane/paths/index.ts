@@ -13,6 +13,7 @@ import * as clearFaults from './clear-faults.ts'
 import * as readClock from './read-clock.ts'
 import * as advanceClock from './advance-clock.ts'
 import * as getControlPlaneDocument from './get-control-plane-document.ts'
+import * as getHealth from './get-health.ts'
 
 export type { ControlOperationModule } from './common.ts'
 
@@ -30,4 +31,5 @@ export const operations: readonly ControlOperationModule[] = [
   readClock,
   advanceClock,
   getControlPlaneDocument,
+  getHealth,
 ]

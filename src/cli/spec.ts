@@ -1,0 +1,67 @@
+import { writeFileSync } from 'node:fs'
+import { extname } from 'node:path'
+import { Command, CommanderError, Option } from 'commander'
+import { toJson, toYaml } from '../../spec/serialize.ts'
+import { apiDocument, controlPlaneDocument, releaseDocument } from '../document/reader.ts'
+import { ConfigError, emulatedRelease } from '../config.ts'
+import { PACKAGE_VERSION } from '../package-root.ts'
+import { EXIT, type Io } from './verify.ts'
+
+/** The `spec` command's flags. */
+export function specCommand(): Command {
+  return new Command('spec')
+    .description('Write the OpenAPI 3.1 document of the Application Data Web API (every release, or one), or of the mock\'s control plane.')
+    .helpOption('-h, --help', 'show this text')
+    .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
+    .addOption(new Option('--out <file>', 'file to write; .json for JSON, .yaml or .yml for YAML').env('APPDATA_SPEC_OUT').default(undefined, 'standard output'))
+    .addOption(new Option('--format <format>', 'json or yaml, when writing to standard output').choices(['json', 'yaml']).env('APPDATA_SPEC_FORMAT').default('yaml'))
+    .addOption(new Option('--product-version <version>', 'only the operations and forms of this release (latest, 3.0.18, 2.9, ...)').env('APPDATA_PRODUCT_VERSION').default(undefined, 'every release'))
+    .addOption(new Option('--control-plane', "the mock's control plane (/__mock/) instead of the API").env('APPDATA_SPEC_CONTROL_PLANE'))
+    .addHelpText('after', '\nExamples:\n  npx appdata-kit spec --out openapi.yaml\n  npx appdata-kit spec --product-version 3.0.18 --out openapi-3.0.18.json')
+}
+
+interface Flags {
+  out?: string
+  format: 'json' | 'yaml'
+  productVersion?: string
+  controlPlane?: boolean
+}
+
+/** `appdata-kit spec`: returns the exit code; writes the document to the file or through `io`. */
+export function runSpec(argv: readonly string[], io: Pick<Io, 'stdout' | 'stderr'>): number {
+  const command = specCommand().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true)
+  let flags: Flags
+  try {
+    command.parse([...argv], { from: 'user' })
+    flags = command.opts<Flags>()
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage
+    throw error
+  }
+  try {
+    const format = flags.out === undefined ? flags.format : formatOf(flags.out)
+    if (flags.controlPlane === true && flags.productVersion !== undefined) throw new ConfigError('--product-version applies to the API\'s document, not to --control-plane')
+    const document = flags.controlPlane === true ? controlPlaneDocument() : flags.productVersion === undefined ? apiDocument() : releaseDocument(emulatedRelease(flags.productVersion))
+    const text = format === 'json' ? toJson(document) : toYaml(document)
+    if (flags.out === undefined) io.stdout(text)
+    else {
+      writeFileSync(flags.out, text)
+      io.stderr(`wrote ${flags.out}\n`)
+    }
+    return EXIT.ok
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`error: ${error.message}\n`)
+      return EXIT.usage
+    }
+    io.stderr(`error: ${(error as Error).message}\n`)
+    return EXIT.failed
+  }
+}
+
+function formatOf(file: string): 'json' | 'yaml' {
+  const extension = extname(file).toLowerCase()
+  if (extension === '.json') return 'json'
+  if (extension === '.yaml' || extension === '.yml') return 'yaml'
+  throw new ConfigError(`--out must end in .json, .yaml or .yml (the format follows the extension), got "${file}"`)
+}

@@ -1,0 +1,44 @@
+/**
+ * appdata-kit as a library: start the mock from your tests, talk to any installation with the
+ * typed client, read the OpenAPI document and the fixture format.
+ * @example
+ * import { startMock } from 'appdata-kit'
+ * const mock = await startMock()            // a free port; mock.url says which
+ * await mock.client.signIn({ username: 'admin@acme.test', password: 'admin-pass' })
+ * const rows = await mock.client.rows({ top: 5 })
+ * await mock.close()
+ */
+export { startMock, type RunningMock, type StartOptions } from './mock.ts'
+export type { MockConfig } from './config.ts'
+export type { MockControls } from './control/index.ts'
+export {
+  createClient,
+  rowVersion,
+  successOf,
+  queryText,
+  deleteBody,
+  ApiError,
+  type Client,
+  type ClientOptions,
+  type Answer,
+  type CallInput,
+  type QueryOptions,
+  type WriteOutcome,
+  type DeleteGroups,
+  type ReadRow,
+  type WriteRow,
+  type SaveRequest,
+  type AttachmentRecord,
+  type ActionResult,
+  type EmailRequest,
+  type Problem,
+} from './client/client.ts'
+export { httpTransport, injectTransport, TransportError, type Transport, type WireRequest, type WireResponse, type HttpTransportOptions } from './client/transport.ts'
+export type { FixtureFile, FileApplication, FileStorage, FileRow, FileAttachment } from './fixtures/file-format.ts'
+export { FixtureError } from './fixtures/load.ts'
+export { ProblemError, PROBLEMS, type ProblemCode, type ProblemBody } from './errors.ts'
+export { WARNINGS, type WarningCode } from './warnings.ts'
+export { buildDocument } from '../spec/index.ts'
+export { buildControlPlaneDocument } from '../spec/control-plane.ts'
+export type { paths, components, operations } from '../spec/wire/api.ts'
+export { resolveProfile, type Profile } from '../spec/profiles.ts'

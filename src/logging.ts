@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import pinoPretty from 'pino-pretty'
+import { LOG_LEVELS, type MockConfig } from './config.ts'
+import { redactUrl } from './control/redact.ts'
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The catalog code of the problem this reply carries, for the request's log line (null for none). */
+    problemCode: string | null
+  }
+}
+
+/**
+ * The mock's logger (pino, through Fastify): one line per request at info, written readably on a
+ * terminal (pino-pretty) and as JSON lines otherwise or with `--log-format json`. Secrets in URLs
+ * are never written. `stream` replaces standard output (tests read it).
+ */
+export function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFormat'>, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && stream === undefined && process.stdout.isTTY === true)
+  const destination = pretty
+    ? pinoPretty({
+        destination: stream ?? 1,
+        colorize: stream === undefined && process.stdout.isTTY === true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,reqId,request',
+        singleLine: true,
+        sync: true,
+      })
+    : stream
+  return {
+    level: config.logLevel,
+    ...(destination === undefined ? {} : { stream: destination }),
+    // Clients do put tokens and passwords in URLs; the log never shows them.
+    serializers: { req: (request) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }) },
+  }
+}
+
+/**
+ * Logs each answered request once: method, path (secrets redacted), operation, status, the
+ * problem's code for a refusal, the time taken and the warnings it raised. At info normally; at
+ * warn when the mock accepted it with warnings and at error for a 5xx, so `--quiet` still shows
+ * those. Fastify's own two lines per request are switched off (`disableRequestLogging`).
+ */
+export function registerRequestLog(app: FastifyInstance, level: MockConfig['logLevel']): void {
+  app.decorateReply('problemCode', null)
+  // Decided once: with nothing at warn or below logged (tests, benchmarks) the hook costs nothing per request.
+  const shown = LOG_LEVELS.indexOf(level)
+  if (shown < LOG_LEVELS.indexOf('error')) return
+  app.addHook('onResponse', (request, reply, done) => {
+    const warnings = request.mockWarnings?.map((w) => w.code) ?? []
+    const lineLevel = reply.statusCode >= 500 ? 'error' : warnings.length > 0 ? 'warn' : 'info'
+    if (LOG_LEVELS.indexOf(lineLevel) > shown) return done()
+    const path = redactUrl(request.url)
+    const operationId = request.routeOptions.config?.operationId ?? request.routeOptions.config?.controlOperationId ?? null
+    const ms = Math.round(reply.elapsedTime * 10) / 10
+    const line = [request.method, path, operationId ?? '-', reply.statusCode, reply.problemCode ?? '', `${ms} ms`, warnings.length > 0 ? `warnings ${[...new Set(warnings)].join(',')}` : '']
+      .filter((part) => part !== '')
+      .join(' ')
+    request.log[lineLevel]({ request: { method: request.method, path, operationId, status: reply.statusCode, code: reply.problemCode, ms, warnings } }, line)
+    done()
+  })
+}

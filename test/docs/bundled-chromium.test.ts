@@ -1,0 +1,28 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import type { Browser } from 'playwright-core'
+import { launchChromium } from '../helpers/browser.ts'
+import { startTestMock, type TestClient } from '../helpers/http.ts'
+
+// The documentation-page test uses the system's Chromium when the machine has one; this runs the
+// fallback every time, so `npm ci && npm test` is known to pass on a machine without a browser.
+describe('the Chromium shipped in npm (@sparticuz/chromium)', () => {
+  let browser: Browser | undefined
+  let mock: TestClient | undefined
+
+  afterAll(async () => {
+    await browser?.close()
+    await mock?.close()
+  })
+
+  it('starts without a system browser and renders the documentation page', async () => {
+    const launched = await launchChromium('bundled')
+    browser = launched.browser
+    expect(launched.source).toBe('bundled')
+    expect(launched.executablePath).not.toMatch(/^\/usr\//)
+    mock = await startTestMock()
+    const page = await browser.newPage()
+    await page.goto(`${mock.url}/docs`, { waitUntil: 'load' })
+    await page.waitForSelector('.opblock-summary-description', { timeout: 30_000 })
+    expect(await page.locator('.opblock-summary-description').count()).toBeGreaterThanOrEqual(13)
+  })
+})
