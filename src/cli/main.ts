@@ -1,11 +1,12 @@
 import { Command, CommanderError } from 'commander'
-import { exitWith, runMock } from '../server.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
-import { EXIT, runVerify } from './verify.ts'
-import { runSpec } from './spec.ts'
+
+// Each command's modules load only when it runs, so `--version` and `--help` answer at once.
+const USAGE_EXIT = 2
 
 /** `appdata-kit verify` as a process: Ctrl-C stops starting contracts, the cleanup still runs, a second one ends at once. */
 async function verify(argv: string[]): Promise<never> {
+  const { runVerify } = await import('./verify.ts')
   const controller = new AbortController()
   process.on('SIGINT', () => {
     if (controller.signal.aborted) process.exit(130)
@@ -23,11 +24,21 @@ async function verify(argv: string[]): Promise<never> {
 
 const io = { stdout: (text: string) => process.stdout.write(text), stderr: (text: string) => process.stderr.write(text) }
 
+async function mock(argv: string[]): Promise<void> {
+  const { runMock } = await import('../server.ts')
+  await runMock(argv, process.env)
+}
+
+async function spec(argv: string[]): Promise<never> {
+  const { runSpec } = await import('./spec.ts')
+  process.exit(runSpec(argv, io))
+}
+
 /** Each command with what runs it; each parses its own flags (and variables), so `<command> --help` is its own. */
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<unknown> | unknown }> = {
-  mock: { summary: 'start the mock (what npm start runs); mock --help lists every flag', run: (argv) => runMock(argv, process.env) },
+  mock: { summary: 'start the mock (what npm start runs); mock --help lists every flag', run: mock },
   verify: { summary: 'check an installation, or a mock, against the contracts; read-only unless --allow-writes', run: verify },
-  spec: { summary: 'write the OpenAPI document (YAML or JSON by the extension of --out)', run: (argv) => process.exit(runSpec(argv, io)) },
+  spec: { summary: 'write the OpenAPI document (YAML or JSON by the extension of --out)', run: spec },
 }
 
 /**
@@ -61,10 +72,16 @@ async function main(argv: string[]): Promise<void> {
   try {
     program.parse(args, { from: 'user' })
   } catch (error) {
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage)
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT)
     throw error
   }
   if (chosen !== undefined) await COMMANDS[chosen.name]?.run(chosen.argv)
+}
+
+/** Start-up failures (a bad fixture, a port in use) end the process with the reason in one line, not a stack. */
+function exitWith(error: unknown): never {
+  process.stderr.write(`appdata-kit: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exit(1)
 }
 
 main(process.argv.slice(2)).catch(exitWith)

@@ -62,7 +62,10 @@ export interface ClientOptions {
   productVersion?: string
   /** Organization physical name, for sign-in from 3.0.19. */
   organization?: string
-  /** The installation's client constants (`client_id` of the current sign-in, `clientId` of the legacy one). */
+  /**
+   * The installation's client constants: `client_id` of the current sign-in (default `appdataapiv1`,
+   * the mock's) and `clientId` of the legacy one (default `appdata-legacy`). A real installation has its own.
+   */
   clientId?: string
   legacyClientId?: string
   workspaceId?: string
@@ -135,6 +138,9 @@ export function queryText(options: QueryOptions & { count?: boolean }): string {
 }
 
 const SIGN_IN_SCOPE = 'openid apiv1 nosession'
+/** The default fixture's client constants, which the mock takes unless its fixture says otherwise. */
+const DEFAULT_CLIENT_ID = 'appdataapiv1'
+const DEFAULT_LEGACY_CLIENT_ID = 'appdata-legacy'
 
 let operationsById: Map<string, OperationEntry> | undefined
 
@@ -238,12 +244,12 @@ export function createClient(options: ClientOptions) {
       const organization = options.organization ?? ''
       let answer: Answer
       if (profile.signIn === 'signInLegacy') {
-        answer = await ok('signInLegacy', { body: { userName: credentials.username, password: credentials.password, clientId: options.legacyClientId ?? '' }, token: null })
+        answer = await ok('signInLegacy', { body: { userName: credentials.username, password: credentials.password, clientId: options.legacyClientId ?? DEFAULT_LEGACY_CLIENT_ID }, token: null })
         const body = answer.body as Schemas['LegacyTokenResult']
         state.token = body.SessionToken
         return { token: body.SessionToken, expiresIn: undefined }
       }
-      const form = { client_id: options.clientId ?? '', username: credentials.username, password: credentials.password, grant_type: 'password' as const, scope: SIGN_IN_SCOPE }
+      const form = { client_id: options.clientId ?? DEFAULT_CLIENT_ID, username: credentials.username, password: credentials.password, grant_type: 'password' as const, scope: SIGN_IN_SCOPE }
       answer =
         profile.signIn === 'signIn'
           ? await ok('signIn', { body: form, path: { organizationphysicalname: organization }, token: null })

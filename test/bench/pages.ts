@@ -26,8 +26,9 @@ interface Started {
 
 function start(args: string[]): Promise<Started> {
   const begun = Date.now()
-  // The same Node flags as `npm start`, in one process (no tsx wrapper), so RSS is the server's own.
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
+  // The same Node flags as `npm start`, in one process, so RSS is the server's own; the baselines are TypeScript run through tsx.
+  const loader = args[0]?.endsWith('.ts') ? ['--import', 'tsx'] : []
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', ...loader, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
   return new Promise((resolve, reject) => {
     let out = ''
     const timer = setTimeout(() => reject(new Error(`server did not start in 180 s: ${args.join(' ')}`)), 180_000)
@@ -101,7 +102,7 @@ results.push(['naive: slice + JSON.stringify', await load(naive.url, `$top=${PAG
 results.push(['naive: 500 different pages', await load(naive.url, `$top=${PAGE}&$skip={skip}`)])
 await stop(naive)
 
-const mock = await start(['src/server.ts', '--port', '0', '--rows', String(Math.max(0, ROWS - 25)), '--log-level', 'error', ...(process.env.BENCH_MOCK_ARGS ?? '').split(' ').filter(Boolean)])
+const mock = await start(['dist/src/server.js', '--port', '0', '--rows', String(Math.max(0, ROWS - 25)), '--log-level', 'error', ...(process.env.BENCH_MOCK_ARGS ?? '').split(' ').filter(Boolean)])
 const mockRss = await rssOf(mock.child.pid)
 const token = await signIn(mock.url)
 const headers = { ApplicationId: IDS.applicationId, SessionToken: token, WorkspaceId: IDS.workspaceId }

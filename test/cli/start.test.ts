@@ -1,68 +1,53 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+/**
+ * `npm start` and `appdata-kit mock` as a CI script or a terminal runs them: the compiled entry
+ * point as its own process, flags and variables, refusals with exit 2, a port in use, SIGTERM
+ * with a keep-alive client, HTTPS, CORS, health and the request log.
+ */
+import { X509Certificate } from 'node:crypto'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { Agent as HttpAgent, request as httpRequest } from 'node:http'
+import { Agent as HttpsAgent, get as httpsGet } from 'node:https'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import selfsigned from 'selfsigned'
 import { afterEach, describe, expect, it } from 'vitest'
+import { httpTransport } from '../../src/client/transport.ts'
+import { createClient } from '../../src/client/client.ts'
+import { IDS } from '../helpers/http.ts'
+import { ROOT, runToEnd, startProcess, stopStarted } from './processes.ts'
 
-const ROOT = new URL('../../', import.meta.url).pathname
-const started: ChildProcess[] = []
+const SERVER = join(ROOT, 'dist/src/server.js')
+const BIN = join(ROOT, 'bin/appdata-kit.js')
+const SIGN_IN_FORM = 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession'
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g
 
-/** Runs the mock's entry point the way `npm start -- ARGS` does (one process, tsx as loader); resolves on exit or on the listening line. */
-function runServer(args: string[], env: Record<string, string> = {}, entry: string[] = ['--import', 'tsx', 'src/server.ts']): Promise<{ child: ChildProcess; url?: string; code?: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  started.push(child)
-  let stdout = ''
-  let stderr = ''
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer in 30 s; stdout: ${stdout} stderr: ${stderr}`)), 30_000)
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString()
-      const match = /listening on (http:\/\/[^\s]+)/.exec(stdout)
-      if (match) {
-        clearTimeout(timer)
-        resolve({ child, url: match[1], stdout, stderr })
-      }
-    })
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('exit', (code) => {
-      clearTimeout(timer)
-      resolve({ child, code, stdout, stderr })
-    })
-  })
-}
+/** The mock's own entry point, as `npm start` runs it (one process, no loader). */
+const startServer = (args: string[], env: Record<string, string> = {}) => startProcess(process.execPath, [SERVER, ...args], { env })
 
-afterEach(() => {
-  // Only the processes this file started, by their PID.
-  for (const child of started.splice(0)) if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM')
-})
+afterEach(stopStarted)
 
 describe('npm start', () => {
-  it('prints the listening line and serves the chosen release on the chosen port', async () => {
-    const run = await runServer(['--port', '0', '--product-version', '3.0.18', '--token-ttl', '90'])
+  it('runs the server as its own process, so `kill $!` stops it and frees the port', async () => {
+    const run = await startProcess('npm', ['start', '--', '--port', '0', '--product-version', '3.0.18', '--token-ttl', '90'])
     expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    const token = await fetch(`${run.url}/identityprovider/connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession',
-    })
+    const token = await fetch(`${run.url}/identityprovider/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN_FORM })
     expect(token.status).toBe(200)
     expect(((await token.json()) as { expires_in: number }).expires_in).toBe(90)
-    expect((await fetch(`${run.url}/docs`)).status).toBe(200)
-  })
-
-  it('starts the same way as `appdata-kit mock` through the package bin', async () => {
-    const run = await runServer(['mock', '--port', '0'], {}, [join(ROOT, 'bin/appdata-kit.js')])
-    expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    expect((await fetch(`${run.url}/openapi.json`)).status).toBe(200)
+    // What `npm start & … kill $!` does: the signal goes to the PID npm was started with.
+    process.kill(run.child.pid as number, 'SIGTERM')
+    expect((await run.exited).code).toBe(0)
+    await expect(fetch(`${run.url}/__mock/health`)).rejects.toThrow()
   })
 
   it('takes PORT and PRODUCT_VERSION from the environment', async () => {
-    const run = await runServer([], { PORT: '0', PRODUCT_VERSION: '2.9' })
+    const run = await startServer([], { PORT: '0', PRODUCT_VERSION: '2.9' })
     expect(run.url).toBeDefined()
     const legacy = await fetch(`${run.url}/IntelligenceUserManagementService/UserManagementService.svc/Token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ userName: 'admin@acme.test', password: 'admin-pass', clientId: 'appdata-legacy' }),
+      body: JSON.stringify({ userName: IDS.admin.username, password: IDS.admin.password, clientId: IDS.legacyClientId }),
     })
     expect(legacy.status).toBe(200)
   })
@@ -73,20 +58,228 @@ describe('npm start', () => {
     fixture.applications[0].master.fields[1].type = 'money'
     const path = join(dir, 'bad.json')
     writeFileSync(path, JSON.stringify(fixture))
-    const run = await runServer(['--port', '0', '--fixture', path])
+    const run = await startServer(['--port', '0', '--fixture', path])
     expect(run.code).toBe(1)
     expect(run.stderr).toContain('bad.json')
     expect(run.stderr).toContain('/applications/0/master/fields/1/type')
   })
 
   it.each([
-    [['--product-version', 'newest'], 'product-version'],
-    [['--port', 'http'], '--port'],
-    [['--colour'], 'colour'],
-  ])('refuses flags %j with usage', async (args, word) => {
-    const run = await runServer(args)
+    [['--product-verison', '3.0.18'], /unknown option '--product-verison'\n\(Did you mean --product-version\?\)/],
+    [['--product-version', '4.0'], /--product-version must be "latest" \(3\.0\.19\) or a release from 2\.0 to 3\.x .*got "4\.0"/],
+    [['--public-url', 'notaurl'], /--public-url must be an absolute http or https URL/],
+    [['--log-level', 'chatty'], /--log-level must be one of silent, fatal, error, warn, info, debug, trace, got "chatty"/],
+    [['--port', 'http'], /--port must be a whole number/],
+    [['--colour'], /unknown option '--colour'/],
+  ])('refuses %j at start with exit 2, a message and where to look, and no stack', async (args, message) => {
+    const run = await startServer(args)
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain(word)
-    expect(run.stderr).toContain('Usage:')
+    expect(run.stderr).toMatch(message)
+    expect(run.stderr).toContain('appdata-kit mock --help lists every flag')
+    expect(run.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it('says in one line which port is in use, and exits 1', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const { port } = blocker.address() as AddressInfo
+    try {
+      const run = await startServer(['--port', String(port)])
+      expect(run.code).toBe(1)
+      expect(run.stderr.trim().split('\n')).toEqual([`appdata-kit: port ${port} on 127.0.0.1 is in use; stop what listens there or pick another with --port (or PORT)`])
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('stops on SIGTERM within 2 s with a keep-alive client connected, answering the request in flight, and exits 0', async () => {
+    const run = await startServer(['--port', '0'])
+    const agent = new HttpAgent({ keepAlive: true, maxSockets: 2 })
+    const send = (method: string, path: string, body?: string, type = 'application/json') =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = httpRequest(`${run.url}${path}`, { method, agent, headers: body === undefined ? {} : { 'content-type': type } }, (response) => {
+          let text = ''
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()))
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }))
+        })
+        request.on('error', reject)
+        request.end(body)
+      })
+    // One idle keep-alive connection, and one request that is still being answered when the signal comes.
+    expect((await send('GET', '/__mock/health')).status).toBe(200)
+    expect((await send('POST', '/__mock/faults', JSON.stringify({ rules: [{ operationId: 'signIn', latencyMs: 600 }] }))).status).toBe(200)
+    const inFlight = send('POST', `/identityprovider/${IDS.org}/connect/token`, SIGN_IN_FORM, 'application/x-www-form-urlencoded')
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const signalled = performance.now()
+    process.kill(run.child.pid as number, 'SIGTERM')
+    const answer = await inFlight
+    const { code, at } = await run.exited
+    agent.destroy()
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(answer.text)).toHaveProperty('access_token')
+    expect(code).toBe(0)
+    expect(at - signalled).toBeLessThanOrEqual(2000)
+  })
+
+  it('serves HTTPS with a self-signed certificate made at start, prints its fingerprint and writes it for clients to trust', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-tls-'))
+    const run = await startServer(['--port', '0', '--https', '--tls-out', dir])
+    expect(run.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+    const cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
+    expect(run.stdout).toContain(`self-signed certificate SHA-256 fingerprint ${new X509Certificate(cert).fingerprint256}, written to ${dir}/cert.pem`)
+    const client = createClient({ transport: httpTransport(run.url as string, { ca: cert }), organization: IDS.org, clientId: IDS.clientId, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
+    try {
+      await client.signIn(IDS.admin)
+      expect((await client.rows({ top: 2 })).length).toBe(2)
+    } finally {
+      await client.transport.close()
+    }
+    // Without the certificate a client refuses the mock, as it should.
+    await expect(fetch(`${run.url}/__mock/health`)).rejects.toThrow()
+  })
+
+  it('serves HTTPS with a certificate and key from files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-tls-'))
+    const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+      keyType: 'ec',
+      algorithm: 'sha256',
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 7 as const, ip: '127.0.0.1' }] }],
+    })
+    writeFileSync(join(dir, 'cert.pem'), pems.cert)
+    writeFileSync(join(dir, 'key.pem'), pems.private)
+    const run = await startServer(['--port', '0'], { MOCK_TLS_CERT: join(dir, 'cert.pem'), MOCK_TLS_KEY: join(dir, 'key.pem') })
+    expect(run.stdout).toContain(`certificate SHA-256 fingerprint ${new X509Certificate(pems.cert).fingerprint256}`)
+    const health = await new Promise<number>((resolve, reject) => {
+      httpsGet(`${run.url}/__mock/health`, { agent: new HttpsAgent({ ca: pems.cert }) }, (response) => resolve(response.statusCode ?? 0)).on('error', reject)
+    })
+    expect(health).toBe(200)
+  })
+
+  it('answers browser preflights for every operation from the origins of --cors, and no other', async () => {
+    const run = await startServer(['--port', '0', '--cors', 'http://app.example.test'])
+    const preflight = (path: string, origin: string) =>
+      fetch(`${run.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'sessiontoken,workspaceid,applicationid,content-type' },
+      })
+    for (const path of ['/ExplorerApi/api/items/save', `/identityprovider/${IDS.org}/connect/token`, '/ExplorerApi/api/email/send']) {
+      const answer = await preflight(path, 'http://app.example.test')
+      expect(answer.status, path).toBe(204)
+      expect(answer.headers.get('access-control-allow-origin')).toBe('http://app.example.test')
+      const allowed = (answer.headers.get('access-control-allow-headers') ?? '').toLowerCase()
+      for (const header of ['sessiontoken', 'workspaceid', 'applicationid', 'authorization', 'content-type']) expect(allowed).toContain(header)
+    }
+    expect((await preflight('/ExplorerApi/api/items/save', 'http://elsewhere.test')).headers.get('access-control-allow-origin')).toBeNull()
+    // The real answer carries the header too, and lets the page read the mock's warnings.
+    const signIn = await fetch(`${run.url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { Origin: 'http://app.example.test', 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN_FORM })
+    expect(signIn.headers.get('access-control-allow-origin')).toBe('http://app.example.test')
+    expect(signIn.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('x-mock-warnings')
+  })
+
+  it('answers no preflight without --cors, and an unknown path stays a 404 with it', async () => {
+    const plain = await startServer(['--port', '0'])
+    const refused = await fetch(`${plain.url}/ExplorerApi/api/items/save`, { method: 'OPTIONS', headers: { Origin: 'http://app.example.test', 'Access-Control-Request-Method': 'POST' } })
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull()
+    const withCors = await startServer(['--port', '0', '--cors', '*'])
+    expect((await fetch(`${withCors.url}/no/such/path`)).status).toBe(404)
+  })
+
+  it('answers the health check, with the control plane on and off', async () => {
+    for (const args of [[], ['--no-control-plane']]) {
+      const run = await startServer(['--port', '0', '--product-version', '3.0.18', ...args])
+      const health = await fetch(`${run.url}/__mock/health`)
+      expect(health.status).toBe(200)
+      expect(await health.json()).toEqual({ status: 'ok', version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version, productVersion: '3.0.18' })
+    }
+  })
+
+  it('logs one readable line per request on a terminal: time, method, path, operation, status, problem code, ms', async () => {
+    // `script` gives the mock a terminal, as when a person starts it; `exec` lets it stop the mock with itself.
+    const run = await startProcess('script', ['-qfec', `exec ${process.execPath} ${SERVER} --port 0`, '/dev/null'])
+    await fetch(`${run.url}/ExplorerApi/api/items/save`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    const deadline = Date.now() + 10_000
+    while (!run.stdout.includes('saveItems') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    const line = run.stdout.replace(ANSI, '').split(/\r?\n/).find((text) => text.includes('saveItems'))
+    expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: POST \/ExplorerApi\/api\/items\/save saveItems 401 MISSING_TOKEN [\d.]+ ms$/)
+    process.kill(run.child.pid as number, 'SIGTERM')
+    await run.exited
+  })
+
+  it('logs JSON lines when not on a terminal, never a secret; --quiet keeps warnings and errors only', async () => {
+    const run = await startServer(['--port', '0'])
+    await fetch(`${run.url}/ExplorerApi/api/items?SessionToken=s3cret-token&password=hunter2`)
+    const quiet = await startServer(['--port', '0', '--quiet'])
+    await fetch(`${quiet.url}/__mock/health`)
+    const signIn = await fetch(`${quiet.url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `${SIGN_IN_FORM}&extra=1` })
+    expect(signIn.headers.get('x-mock-warnings')).toBe('SIGN_IN_EXTRA_PARAMETER')
+    for (const server of [run, quiet]) {
+      process.kill(server.child.pid as number, 'SIGTERM')
+      await server.exited
+    }
+    const lines = run.stdout.split('\n').filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as Record<string, unknown>)
+    expect(lines.find((line) => (line.request as { path?: string } | undefined)?.path?.startsWith('/ExplorerApi/api/items'))).toMatchObject({
+      level: 30,
+      request: { method: 'GET', path: '/ExplorerApi/api/items?SessionToken=[redacted]&password=[redacted]', status: 405, code: 'METHOD_NOT_ALLOWED' },
+    })
+    expect(run.stdout).not.toContain('s3cret-token')
+    expect(run.stdout).not.toContain('hunter2')
+    const quietLines = quiet.stdout.split('\n').filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as { level: number; msg: string })
+    expect(quietLines.map((line) => line.msg)).toEqual([expect.stringMatching(/^POST \/identityprovider\/acme\/connect\/token signIn 200 [\d.]+ ms warnings SIGN_IN_EXTRA_PARAMETER$/)])
+    expect(quietLines[0]?.level).toBe(40)
+  })
+})
+
+describe('the appdata-kit command', () => {
+  const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string
+
+  it.each([[[]], [['mock']], [['verify']], [['spec']]])('%j --version prints the version', async (command) => {
+    const run = await runToEnd(process.execPath, [BIN, ...command, '--version'])
+    expect(run.code).toBe(0)
+    expect(run.stdout.trim()).toBe(version)
+  })
+
+  it.each([
+    ['mock', ['--port <n>', '(default: 4080, env: PORT or MOCK_PORT)', '--product-version', '--https', '--tls-out', '--cors', '--log-format', '--quiet', 'Examples:', 'npx appdata-kit mock --port 4181']],
+    ['verify', ['--base-url <url>', 'env: APPDATA_BASE_URL', '--allow-writes', '--junit <file>', '(default: 30000, env: APPDATA_TIMEOUT)', 'Example']],
+    ['spec', ['--out <file>', '--product-version', '--control-plane', 'Examples:', 'npx appdata-kit spec --out openapi.yaml']],
+  ])('%s --help lists every flag with its default, its variable and an example', async (command, texts) => {
+    const run = await runToEnd(process.execPath, [BIN, command, '--help'])
+    expect(run.code).toBe(0)
+    const help = run.stdout.replace(/\s+/g, ' ')
+    for (const text of texts) expect(help).toContain(text)
+  })
+
+  it('answers --help and help COMMAND, and refuses an unknown command with a suggestion and exit 2', async () => {
+    const help = await runToEnd(process.execPath, [BIN, '--help'])
+    expect(help.code).toBe(0)
+    for (const command of ['mock', 'verify', 'spec']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'))
+    expect((await runToEnd(process.execPath, [BIN, 'help', 'spec'])).stdout).toContain('--out <file>')
+    const typo = await runToEnd(process.execPath, [BIN, 'mokc'])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain("unknown command 'mokc'\n(Did you mean mock?)")
+    const flag = await runToEnd(process.execPath, [BIN, 'spec', '--outt', 'x.yaml'])
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toContain('(Did you mean --out?)')
+  })
+
+  it('starts the mock as `appdata-kit mock`', async () => {
+    const run = await startProcess(process.execPath, [BIN, 'mock', '--port', '0'])
+    expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect((await fetch(`${run.url}/openapi.json`)).status).toBe(200)
+  })
+
+  it('writes the document as YAML or JSON by the extension of --out, one release or all', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-spec-'))
+    const yaml = await runToEnd(process.execPath, [BIN, 'spec', '--out', join(dir, 'openapi.yaml')])
+    expect(yaml.code).toBe(0)
+    expect(readFileSync(join(dir, 'openapi.yaml'), 'utf8')).toBe(readFileSync(join(ROOT, 'spec/openapi.yaml'), 'utf8'))
+    const json = await runToEnd(process.execPath, [BIN, 'spec', '--out', join(dir, 'legacy.json'), '--product-version', '2.9'])
+    expect(json.code).toBe(0)
+    const legacy = JSON.parse(readFileSync(join(dir, 'legacy.json'), 'utf8')) as { paths: Record<string, unknown> }
+    expect(Object.keys(legacy.paths)).toContain('/IntelligenceUserManagementService/UserManagementService.svc/Token')
+    expect(Object.keys(legacy.paths)).not.toContain('/identityprovider/{organizationphysicalname}/connect/token')
+    const wrong = await runToEnd(process.execPath, [BIN, 'spec', '--out', join(dir, 'openapi.txt')])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain('--out must end in .json, .yaml or .yml')
   })
 })

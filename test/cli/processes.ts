@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+
+/** The project's own folder, where `npm start` runs. */
+export const ROOT = new URL('../../', import.meta.url).pathname
+
+/** A process a test started, with what it printed so far and how it ended. */
+export interface Started {
+  child: ChildProcess
+  /** The URL of the listening line, once printed. */
+  url?: string
+  /** Exit code, once exited before the listening line (or after, see `exited`). */
+  code?: number | null
+  stdout: string
+  stderr: string
+  /** Resolves with the exit code (null after a signal) and when, by the monotonic clock. */
+  exited: Promise<{ code: number | null; at: number }>
+}
+
+const started: ChildProcess[] = []
+
+/**
+ * Starts a command and resolves on its listening line (`listening on URL`) or on its exit,
+ * whichever comes first; refuses to wait more than 60 s.
+ */
+export function startProcess(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Started> {
+  const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  started.push(child)
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on('close', (code) => resolve({ code, at: performance.now() })))
+  const run: Started = { child, stdout: '', stderr: '', exited }
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line and no exit in 60 s; stdout: ${run.stdout} stderr: ${run.stderr}`)), 60_000)
+    child.stdout?.on('data', (chunk: Buffer) => {
+      run.stdout += chunk.toString()
+      const match = /listening on (https?:\/\/\S+)/.exec(run.stdout)
+      if (match !== null && run.url === undefined) {
+        run.url = match[1]
+        clearTimeout(timer)
+        resolve(run)
+      }
+    })
+    child.stderr?.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()))
+    void exited.then(({ code }) => {
+      clearTimeout(timer)
+      run.code = code
+      resolve(run)
+    })
+  })
+}
+
+/** Runs a command to its end (60 s at most) and returns its exit code and output. */
+export async function runToEnd(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = await startProcess(command, args, options)
+  const { code } = await run.exited
+  return { code, stdout: run.stdout, stderr: run.stderr }
+}
+
+/** Stops every process this module started that is still running, by its PID. */
+export function stopStarted(): void {
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL')
+}

@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { ROOT } from '../cli/processes.ts'
+
+interface LockEntry {
+  name?: string
+  version?: string
+  resolved?: string
+  integrity?: string
+  dev?: boolean
+  devOptional?: boolean
+  peer?: boolean
+  optional?: boolean
+  link?: boolean
+  dependencies?: Record<string, string>
+  optionalDependencies?: Record<string, string>
+  peerDependencies?: Record<string, string>
+  [key: string]: unknown
+}
+
+interface Lock {
+  packages: Record<string, LockEntry>
+}
+
+const projectLock = (): Lock => JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as Lock
+const projectManifest = () => JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> }
+
+/** Where Node (and npm) finds `dep` when `from` requires it: its own node_modules, then each parent's, then the top. */
+function locate(lock: Lock, from: string, dep: string): string | undefined {
+  let base = from
+  for (;;) {
+    const candidate = base === '' ? `node_modules/${dep}` : `${base}/node_modules/${dep}`
+    if (lock.packages[candidate] !== undefined) return candidate
+    if (base === '') return undefined
+    const parent = base.lastIndexOf('/node_modules/')
+    base = parent === -1 ? '' : base.slice(0, parent)
+  }
+}
+
+/** Every lock entry the given top-level packages need, at the places the project's own tree has them. */
+function closure(lock: Lock, roots: string[]): Set<string> {
+  const keep = new Set<string>()
+  const visit = (key: string): void => {
+    if (keep.has(key)) return
+    keep.add(key)
+    const entry = lock.packages[key] as LockEntry
+    for (const dep of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) {
+      const found = locate(lock, key, dep)
+      if (found !== undefined) visit(found)
+    }
+  }
+  for (const root of roots) visit(`node_modules/${root}`)
+  return keep
+}
+
+/** The tarball `npm pack` makes of this checkout (dist/ as `npm test` just built it; `prepare` is not run again). */
+export function packProject(into: string): string {
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  const [packed] = JSON.parse(out) as Array<{ filename: string }>
+  return join(into, (packed as { filename: string }).filename)
+}
+
+/** Dev tools a consumer's project brings itself, in the versions this project tests with. */
+const CONSUMER_TOOLS = ['vitest', 'typescript', '@types/node']
+
+/**
+ * A new, plain JavaScript project in a temporary folder that depends on the packed tarball, with
+ * vitest and TypeScript as its own dev tools, installed by `npm ci --offline`: from npm's local
+ * cache only, never the network. Its lockfile pins every package at the version this checkout
+ * installed (so the cache has it); the tarball is the only thing new.
+ */
+export function createConsumer(tarball: string, files: Record<string, string>, scripts: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-consumer-'))
+  const lock = projectLock()
+  const manifest = projectManifest()
+  const spec = `file:${tarball}`
+  const devDependencies = Object.fromEntries(CONSUMER_TOOLS.map((name) => [name, lock.packages[`node_modules/${name}`]?.version as string]))
+  const packages: Record<string, LockEntry> = {
+    '': { name: 'consumer', version: '1.0.0', dependencies: { 'appdata-kit': spec }, devDependencies },
+    'node_modules/appdata-kit': {
+      version: manifest.version,
+      resolved: spec,
+      integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
+      dependencies: manifest.dependencies,
+      bin: { 'appdata-kit': 'bin/appdata-kit.js' },
+    },
+  }
+  const runtime = closure(lock, Object.keys(manifest.dependencies))
+  const tools = closure(lock, CONSUMER_TOOLS)
+  for (const key of new Set([...runtime, ...tools])) {
+    const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = lock.packages[key] as LockEntry
+    const name = entry.name ?? key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length)
+    // npm fetches by this address when its cache lacks the integrity; offline, the cache must have it.
+    entry.resolved ??= `https://registry.npmjs.org/${name}/-/${basename(name)}-${entry.version}.tgz`
+    packages[key] = runtime.has(key) ? entry : { ...entry, dev: true }
+  }
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', scripts, dependencies: { 'appdata-kit': spec }, devDependencies }, null, 2)}\n`)
+  writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`)
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  execFileSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, npm_config_engine_strict: 'false' } })
+  return dir
+}

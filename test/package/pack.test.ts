@@ -1,0 +1,170 @@
+/**
+ * The package as a team installs it: `npm pack`, then an empty plain JavaScript project that
+ * installs the tarball from npm's local cache (no network), and every entry point run from there:
+ * the bin, `startMock` and `createClient` from plain JavaScript, the JSON files, the types under a
+ * consumer's strict `tsc`, and the README's vitest example as written.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT, runToEnd, startProcess, stopStarted } from '../cli/processes.ts'
+import { createConsumer, packProject } from './consumer.ts'
+import { createServer, type AddressInfo } from 'node:net'
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** The README's code block whose info string names the file (```js orders.test.js, ```sh ci-recipe.sh). */
+function readmeExample(language: string, file: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const match = new RegExp('```' + language + ' ' + file.replace('.', '\\.') + '\\n([\\s\\S]*?)\\n```').exec(readme)
+  if (match === null) throw new Error(`README has no \`\`\`${language} ${file} block`)
+  return `${match[1]}\n`
+}
+
+/** What the shell recipe's `npm run integration-tests` stands for: a sign-in against the mock it started. */
+const INTEGRATION_TESTS = `
+const answer = await fetch(\`http://127.0.0.1:\${process.env.PORT}/identityprovider/acme/connect/token\`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession',
+})
+console.log('signed in:', answer.status)
+process.exit(answer.status === 200 ? 0 : 1)
+`
+
+const PLAIN_JS = `
+import { startMock, createClient } from 'appdata-kit'
+import document from 'appdata-kit/openapi.json' with { type: 'json' }
+import fixtureSchema from 'appdata-kit/fixture.schema.json' with { type: 'json' }
+
+const mock = await startMock()
+const client = createClient({
+  transport: mock.url,
+  organization: 'acme',
+  workspaceId: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70',
+  applicationId: 'a1b2c3d4-0000-4000-8000-000000000001',
+})
+await client.signIn({ username: 'admin@acme.test', password: 'admin-pass' })
+const rows = await client.rows({ top: 3, orderBy: 'Id asc' })
+await mock.client.signIn({ username: 'viewer@acme.test', password: 'viewer-pass' })
+const viewed = await mock.client.rows({ top: 1 })
+console.log(JSON.stringify({ url: mock.url, ids: rows.map((row) => row.Id), viewerSeesAmount: 'Amount' in viewed[0], title: document.info.title, schema: fixtureSchema.$schema, emails: mock.emails().length }))
+await client.transport.close()
+await mock.close()
+`
+
+const TYPED = `
+import { startMock, createClient, ApiError, type RunningMock, type ReadRow, type SaveRequest, type FixtureFile } from 'appdata-kit'
+
+const fixture: FixtureFile | undefined = undefined
+const mock: RunningMock = await startMock({ productVersion: '3.0.18', logLevel: 'silent', ...(fixture === undefined ? {} : { fixtureData: fixture }) })
+const save: SaveRequest = { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Typed' }, Details: [] }] }
+const client = createClient({ transport: mock.url, productVersion: '3.0.18' })
+try {
+  await client.save(save)
+} catch (error) {
+  if (error instanceof ApiError) console.log(error.status, error.problem?.code)
+}
+const rows: ReadRow[] = await mock.client.rows({ top: 1 })
+const id: unknown = rows[0]?.Id
+console.log(id, mock.requests().length)
+await mock.close()
+`
+
+const TSCONFIG = JSON.stringify({
+  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], resolveJsonModule: true },
+  include: ['typed.ts'],
+})
+
+describe('the packed package in an empty project', () => {
+  let consumer: string
+  let tarball: string
+
+  beforeAll(() => {
+    tarball = packProject(mkdtempSync(join(tmpdir(), 'appdata-kit-pack-')))
+    consumer = createConsumer(tarball, {
+      'plain.js': PLAIN_JS,
+      'typed.ts': TYPED,
+      'tsconfig.json': TSCONFIG,
+      'test/orders.test.js': readmeExample('js', 'orders.test.js'),
+      'ci-recipe.sh': readmeExample('sh', 'ci-recipe.sh'),
+      'integration.js': INTEGRATION_TESTS,
+    }, { 'integration-tests': 'node integration.js' })
+  }, 180_000)
+
+  afterAll(() => {
+    stopStarted()
+    for (const dir of [consumer, dirname(tarball)]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('ships compiled code with declarations and maps, the fixture and the documents, and no TypeScript sources or tests', () => {
+    const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n')
+    for (const file of ['package/dist/src/index.js', 'package/dist/src/index.d.ts', 'package/dist/src/index.js.map', 'package/bin/appdata-kit.js', 'package/fixtures/default.json', 'package/fixtures/files/invoice.pdf', 'package/spec/openapi.json', 'package/fixtures/fixture.schema.json']) {
+      expect(listing).toContain(file)
+    }
+    expect(listing.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([])
+    expect(listing.filter((file) => file.startsWith('package/test/'))).toEqual([])
+    const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules/appdata-kit/package.json'), 'utf8'))
+    expect(manifest.private).toBeUndefined()
+    expect(manifest.dependencies).not.toHaveProperty('tsx')
+    // Nothing compiles TypeScript at run time in the user's project.
+    expect(existsSync(join(consumer, 'node_modules/tsx'))).toBe(false)
+  })
+
+  it('runs the bin from the project: --version, and the mock with the default fixture found inside the package', async () => {
+    const bin = join(consumer, 'node_modules/.bin/appdata-kit')
+    const version = await runToEnd(bin, ['--version'], { cwd: consumer })
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version)
+    const run = await startProcess(bin, ['mock', '--port', '0'], { cwd: consumer })
+    expect(run.stderr).not.toContain('ENOENT')
+    expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(run.stdout).toContain(join(consumer, 'node_modules/appdata-kit/fixtures/default.json'))
+    const signIn = await fetch(`${run.url}/identityprovider/acme/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession',
+    })
+    expect(signIn.status).toBe(200)
+    process.kill(run.child.pid as number, 'SIGTERM')
+    expect((await run.exited).code).toBe(0)
+  })
+
+  it('imports startMock, createClient and the JSON files from plain JavaScript', async () => {
+    const run = await runToEnd(process.execPath, ['plain.js'], { cwd: consumer })
+    expect(run.code, run.stderr).toBe(0)
+    const result = JSON.parse(run.stdout.trim().split('\n').at(-1) as string)
+    expect(result).toMatchObject({ ids: [1, 2, 3], viewerSeesAmount: false, title: expect.stringContaining('Application Data'), emails: 0 })
+    expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(result.schema).toMatch(/json-schema\.org/)
+  })
+
+  it("type-checks a consumer's code under strict NodeNext tsc", async () => {
+    const run = await runToEnd(join(consumer, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: consumer })
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+  })
+
+  it("runs the README's shell recipe as written: start in the background, wait on health, test, stop by PID", async () => {
+    const port = await freePort()
+    const run = await runToEnd('bash', ['-euo', 'pipefail', 'ci-recipe.sh'], { cwd: consumer, env: { PORT: String(port) } })
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(run.stdout).toContain('signed in: 200')
+    expect(run.stdout).toContain(`listening on http://127.0.0.1:${port}`)
+    // Stopped by its PID: nothing listens there any more.
+    await expect(fetch(`http://127.0.0.1:${port}/__mock/health`)).rejects.toThrow()
+  })
+
+  it("runs the README's vitest example as written", async () => {
+    const run = await runToEnd(join(consumer, 'node_modules/.bin/vitest'), ['run', '--reporter=verbose'], { cwd: consumer })
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+    expect(run.stdout).toMatch(/2 passed/)
+  })
+})
