@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url'
 import { ConfigError, parseConfig } from './config.ts'
 import { startMock, type RunningMock } from './mock.ts'
 import { PACKAGE_VERSION } from './package-root.ts'
+import { exitWith } from './cli/exit.ts'
 
 /** How long a stop waits for requests in flight before it closes every connection and exits anyway. */
 export const STOP_GRACE_MS = 1500
@@ -71,13 +72,6 @@ function stopOnSignals(mock: RunningMock): void {
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
-}
-
-/** Start-up failures (a bad fixture, a port in use) end the process with the reason in one line, not a stack. */
-export function exitWith(error: unknown): never {
-  const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`appdata-kit: ${message}\n`)
-  process.exit(1)
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander'
 import { PACKAGE_VERSION } from '../package-root.ts'
+import { exitWith } from './exit.ts'
 
 // Each command's modules load only when it runs, so `--version` and `--help` answer at once.
 const USAGE_EXIT = 2
@@ -76,12 +77,6 @@ async function main(argv: string[]): Promise<void> {
     throw error
   }
   if (chosen !== undefined) await COMMANDS[chosen.name]?.run(chosen.argv)
-}
-
-/** Start-up failures (a bad fixture, a port in use) end the process with the reason in one line, not a stack. */
-function exitWith(error: unknown): never {
-  process.stderr.write(`appdata-kit: ${error instanceof Error ? error.message : String(error)}\n`)
-  process.exit(1)
 }
 
 main(process.argv.slice(2)).catch(exitWith)
