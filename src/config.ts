@@ -43,6 +43,10 @@ export interface MockConfig {
   tlsOut: string | undefined
   /** Origins allowed to call the mock from a browser (`*` for any); none by default. */
   cors: string[] | undefined
+  /** File the data is restored from at start (when it exists) and kept in: at every interval with changes, and at stop. */
+  stateFile: string | undefined
+  /** Seconds between writes of the state file. */
+  stateInterval: number
 }
 
 export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
@@ -76,6 +80,8 @@ export const DEFAULTS: MockConfig = {
   tls: undefined,
   tlsOut: undefined,
   cors: undefined,
+  stateFile: undefined,
+  stateInterval: 30,
 }
 
 /** A flag or variable the mock cannot start with; the message says which and why. */
@@ -148,6 +154,8 @@ export const MOCK_FLAGS: FlagSpec[] = [
   flag('--fixture <path>', 'fixture file (JSON Schema: fixtures/fixture.schema.json of the package)', ['MOCK_FIXTURE'], "the package's fixtures/default.json"),
   flag('--rows <n>', "add n generated master rows, each with 2 detail rows, to the fixture's first application", ['MOCK_ROWS'], '0'),
   flag('--seed <n>', 'seed of the generated rows (same seed, same rows)', ['MOCK_SEED'], '1'),
+  flag('--state-file <file>', 'keep the data in this file: restored from it at start when it exists (instead of --fixture), written at every interval with changes and at stop', ['MOCK_STATE_FILE']),
+  flag('--state-interval <seconds>', 'seconds between writes of --state-file', ['MOCK_STATE_INTERVAL'], '30'),
   flag('--strict', "refuse with 400 STRICT_MODE what the API's description does not promise, instead of accepting it with a warning", ['MOCK_STRICT']),
   flag('--https', 'serve HTTPS with a self-signed certificate made at start (its SHA-256 fingerprint is printed)', ['MOCK_HTTPS']),
   flag('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key)', ['MOCK_TLS_CERT']),
@@ -215,6 +223,8 @@ interface ParsedFlags {
   tlsKey?: string
   tlsOut?: string
   cors?: string
+  stateFile?: string
+  stateInterval?: string
   publicUrl?: string
   logLevel?: string
   logFormat?: string
@@ -284,5 +294,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     tls: v.tlsCert !== undefined && v.tlsKey !== undefined ? { cert: v.tlsCert, key: v.tlsKey } : v.https === true ? 'self-signed' : undefined,
     tlsOut: v.tlsOut,
     cors: v.cors === undefined ? undefined : v.cors.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),
+    stateFile: v.stateFile,
+    stateInterval: number('state-interval', v.stateInterval, DEFAULTS.stateInterval, 1, 24 * 3600),
   }
 }

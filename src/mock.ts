@@ -11,6 +11,7 @@ import type { MockControls } from './control/index.ts'
 import { createClient, type Client } from './client/client.ts'
 import { httpTransport } from './client/transport.ts'
 import { serverTls, type ServerTls } from './tls.ts'
+import { keepStateFile, readStateFile } from './state-file.ts'
 
 /**
  * A mock listening on a port, as `startMock()` returns it, with the control plane's methods
@@ -33,6 +34,9 @@ export interface RunningMock extends MockControls {
   client: Client
   app: FastifyInstance
   config: MockConfig
+  /** Writes `stateFile` now if the data changed since it was last written (a no-op without one). */
+  saveState(): void
+  /** Stops accepting, lets requests in flight finish, writes the state file (with `stateFile`), closes. */
   close(): Promise<void>
 }
 
@@ -48,8 +52,13 @@ export interface StartOptions extends Partial<MockConfig> {
   logStream?: NodeJS.WritableStream
 }
 
-/** Loads the fixture named by the configuration (or given as an object) and adds the generated rows it asks for. */
+/**
+ * Loads the fixture named by the configuration (or given as an object) and adds the generated
+ * rows it asks for; with a state file that exists, its data instead (saved rows included).
+ */
 export function prepareFixture(config: MockConfig, given?: unknown): Fixture {
+  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile)
+  if (restored !== undefined) return restored
   const fixture = given === undefined ? loadFixture(config.fixture) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture))
   return config.rows > 0 ? addGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
 }
@@ -85,6 +94,7 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   const port = typeof address === 'object' && address !== null ? address.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `${tls === undefined ? 'http' : 'https'}://${host}:${port}`
+  const state = config.stateFile === undefined ? undefined : keepStateFile(app, config.stateFile, config.stateInterval)
   const organization = app.store.organization()
   const client = createClient({
     transport: httpTransport(url, tls === undefined ? {} : { ca: tls.cert }),
@@ -102,9 +112,13 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     client,
     app,
     config,
+    saveState: () => state?.flush(),
     async close() {
       await client.transport.close()
       await app.close()
+      // After the close, which lets requests in flight finish: their writes are in the file too.
+      state?.stop()
+      state?.flush()
     },
   }
 }

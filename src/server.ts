@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { ConfigError, parseConfig } from './config.ts'
 import { startMock, type RunningMock } from './mock.ts'
@@ -27,13 +28,16 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
   }
   const { print: _print, ...mockConfig } = config
   const started = Date.now()
+  const restoring = mockConfig.stateFile !== undefined && existsSync(mockConfig.stateFile)
   const mock = await startMock(mockConfig)
   stopOnSignals(mock)
   const fixture = mock.app.store.fixture
   const rows = mockConfig.rows > 0 ? ` + ${mockConfig.rows} generated rows` : ''
+  const data = restoring ? `state restored from ${mockConfig.stateFile}` : `fixture ${mockConfig.fixture}${rows}`
   const lines = [
-    `appdata-kit ${PACKAGE_VERSION}: mock of release ${mockConfig.productVersion} (fixture ${mockConfig.fixture}${rows}, organization ${fixture.organization.physicalName}) ready in ${Date.now() - started} ms`,
+    `appdata-kit ${PACKAGE_VERSION}: mock of release ${mockConfig.productVersion} (${data}, organization ${fixture.organization.physicalName}) ready in ${Date.now() - started} ms`,
   ]
+  if (mockConfig.stateFile !== undefined) lines.push(`data kept in ${mockConfig.stateFile} (every ${mockConfig.stateInterval} s with changes, and at stop)`)
   if (mock.tls !== undefined) {
     const written = mockConfig.tlsOut === undefined ? '' : `, written to ${mockConfig.tlsOut}/cert.pem`
     lines.push(`${mock.tls.selfSigned ? 'self-signed ' : ''}certificate SHA-256 fingerprint ${mock.tls.fingerprint256}${written}`)
@@ -59,7 +63,11 @@ function stopOnSignals(mock: RunningMock): void {
     idle.unref()
     const cut = setTimeout(() => {
       mock.app.server.closeAllConnections()
-      setTimeout(() => process.exit(0), 200).unref()
+      setTimeout(() => {
+        // The state file is written synchronously, so it is complete before the exit.
+        mock.saveState()
+        process.exit(0)
+      }, 200).unref()
     }, STOP_GRACE_MS)
     cut.unref()
     mock.close().then(

@@ -41,6 +41,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the data as a fixture
+         * @description The data as it is now, in the fixture format: every row with its version (`TIMESTAMP`) and its creation and update fields, every attachment with its bytes inline (`content`, base64), the organization, applications, actions and e-mail providers. `--fixture`, `POST /__mock/fixture` and `loadFixture()` take it back unchanged, so a test can save a state and return to it; `--state-file` keeps a team sandbox this way across restarts. Left out: the outbox, sessions, the journal, fault rules and identity reservations not yet used.
+         */
+        get: operations["exportState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/attachments": {
         parameters: {
             query?: never;
@@ -699,6 +719,27 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["ControlTokenRequired"];
+        };
+    };
+    exportState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fixture"];
                 };
             };
             401: components["responses"]["ControlTokenRequired"];

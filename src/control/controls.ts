@@ -10,6 +10,8 @@ import { loadFixtureInto, type FixtureLoadResult, type LoadFixtureOptions } from
 import type { JournalEntry, JournalFilter, Journal } from './journal.ts'
 import { resetMock, type ResetResult } from './reset.ts'
 import { addAttachments, type UploadInput } from './uploads.ts'
+import { toFixtureFile } from '../fixtures/export.ts'
+import type { FixtureFile } from '../fixtures/file-format.ts'
 
 /**
  * The control plane as plain methods: what `/__mock/` offers over HTTP, for tests that start the
@@ -27,6 +29,8 @@ export interface MockControls {
   reset(): ResetResult
   /** Replaces the data with this fixture object (same format as fixtures/default.json); throws FixtureError naming each problem. */
   loadFixture(fixture: unknown, options?: Partial<LoadFixtureOptions>): FixtureLoadResult
+  /** The data as it is now, in the fixture format (`loadFixture()` and `--fixture` take it back). */
+  state(): FixtureFile
   /** Attaches files to a row; returns the new records in the API's attachment record shape. */
   addAttachment(input: UploadInput): Array<Record<string, unknown>>
   /** E-mails queued through Send Email, oldest first. */
@@ -64,6 +68,7 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
     reset: () => resetMock(parts, startFixture),
     loadFixture: (fixture, options = {}) =>
       loadFixtureInto(parts.store, fixture, { source: 'loadFixture', ...options, baseDir: options.baseDir ?? fixtureDir }),
+    state: () => toFixtureFile(parts.store.snapshot()),
     addAttachment: (input) => addAttachments(parts.store, input, parts.mockConfig.uploadLimit),
     emails: () => [...parts.outbox.list()],
     clearEmails: () => parts.outbox.clear(),

@@ -35,6 +35,7 @@ const HANDLERS: Handlers<ControlOperations> = {
       throw error instanceof FixtureError ? fixtureProblem(error) : error
     }
   },
+  exportState: (request) => request.server.controls.state(),
   uploadAttachments: async (request, reply) => {
     const input = await readUpload(request, request.server.mockConfig.uploadLimit)
     return reply.code(201).send(request.server.controls.addAttachment(input))

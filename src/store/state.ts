@@ -26,7 +26,7 @@ export interface StoreState {
 /**
  * Live tables from a fixture. Fixture rows are copied, never adopted, so a reset can rebuild
  * from the same fixture. The store assigns what a fixture does not say: row versions (from
- * `firstVersion` on, masters before details), ROW_ORDER (position in Id order), Identity values
+ * `firstVersion` on, masters before details, unless the fixture gives them), ROW_ORDER (position in Id order, unless given), Identity values
  * missing from the fixture (after the largest one given), DT_CREATION (deps.now() when absent),
  * DT_LAST_UPDATE and USER_ID_LAST_UPDATE (the creation's when absent) and CT_ATTACHMENTS.
  */
@@ -40,6 +40,10 @@ export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, g
     state.apps.set(def.id, { def, master, details })
     state.storages.set(def.master.id, master)
     for (const table of details.values()) state.storages.set(table.storage.id, table)
+  }
+  // Versions a fixture gives are kept (a state export restored); the others are handed out after the largest.
+  for (const data of Object.values(fixture.data)) {
+    for (const rows of [data.masters, ...Object.values(data.details)]) for (const row of rows) if (row.TIMESTAMP >= state.nextVersion) state.nextVersion = row.TIMESTAMP + 1
   }
   for (const def of fixture.applications) {
     const app = state.apps.get(def.id) as AppTables
@@ -61,6 +65,7 @@ function loadTable(table: Table, source: readonly Row[], state: StoreState, load
     if (typeof identity === 'number' && identity > maxIdentity) maxIdentity = identity
   }
   table.nextIdentity = maxIdentity + 1
+  for (const row of rows) if (typeof row.ROW_ORDER === 'number' && row.ROW_ORDER >= table.nextRowOrder) table.nextRowOrder = row.ROW_ORDER + 1
   const fileCounts = state.attachments.fileCounts(table.applicationId, table.relationKey)
   let version = state.nextVersion
   for (const source of rows) {
@@ -70,8 +75,8 @@ function loadTable(table: Table, source: readonly Row[], state: StoreState, load
     row.DT_CREATION ??= loadedAt
     row.DT_LAST_UPDATE ??= row.DT_CREATION ?? null
     row.USER_ID_LAST_UPDATE ??= row.USER_ID_CREATION ?? null
-    row.ROW_ORDER = table.nextRowOrder++
-    row.TIMESTAMP = version++
+    row.ROW_ORDER = typeof source.ROW_ORDER === 'number' ? source.ROW_ORDER : table.nextRowOrder++
+    row.TIMESTAMP = source.TIMESTAMP > 0 ? source.TIMESTAMP : version++
     row.CT_ATTACHMENTS = fileCounts.get(source.Id) ?? null
     table.load(row)
   }

@@ -5,6 +5,7 @@ import { applyChanges } from './plan.ts'
 import { countRows, getRow, queryRows, tableFor } from './query.ts'
 import { planSave } from './save.ts'
 import { buildState, type StoreState } from './state.ts'
+import { snapshotOf } from './snapshot.ts'
 import type {
   ActionCommand,
   ActionOutcome,
@@ -39,6 +40,10 @@ export interface Store {
   reset(fixture?: Fixture): void
   /** The last row version handed out (the count result's `Timestamp`). */
   currentRowVersion(): number
+  /** The data as it is now, as a fixture that loads back into the same rows, versions and attachments. */
+  snapshot(): Fixture
+  /** Grows with every write: a snapshot taken at the same generation holds the same data. */
+  generation(): number
 
   /** A page of rows as a JSON array text; TIMESTAMP as base64, hidden fields left out. */
   queryRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields: readonly string[]): { json: string } | QueryError
@@ -90,6 +95,8 @@ export function createStore(initial: Fixture, deps: Deps): Store {
       state = buildState(loaded, deps, state.nextVersion, state.generation + 1)
     },
     currentRowVersion: () => state.nextVersion - 1,
+    snapshot: () => snapshotOf(state),
+    generation: () => state.generation,
 
     queryRows: (applicationId, relationKey, q, hiddenFields) => queryRows(state, applicationId, relationKey, q, hiddenFields),
     countRows: (applicationId, relationKey, q, hiddenFields = []) => countRows(state, applicationId, relationKey, q, hiddenFields),

@@ -73,6 +73,11 @@ export class Table {
     return this.#identities.get(value)
   }
 
+  /** Every row, for an export of the table. */
+  forEachRow(fn: (row: Readonly<Row>) => void): void {
+    this.#rows.forEach(fn)
+  }
+
   /** Ids of the detail rows under a master (detail tables only; empty otherwise). */
   detailIdsOf(masterId: number): readonly number[] {
     return this.#byMaster?.get(masterId) ?? EMPTY

@@ -1,7 +1,7 @@
 /** POST /__mock/reset and POST /__mock/fixture over HTTP. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { MINIMAL_FIXTURE } from '../../spec/control-plane.ts'
-import { startTestMock, type TestClient } from '../helpers/http.ts'
+import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
 import { listAttachments, readMaster, renameCustomer } from './support.ts'
 
 describe('POST /__mock/reset', () => {
@@ -155,5 +155,62 @@ describe('POST /__mock/fixture', () => {
     const reply = await mock.request('POST', '/__mock/fixture?rows=-1', { json: MINIMAL_FIXTURE })
     expect(reply.status).toBe(400)
     expect(reply.body.violations[0].pointer).toBe('/query/rows')
+  })
+})
+
+describe('GET /__mock/state', () => {
+  /** Every row of every table of the Orders application as a signed-in admin reads it, in Id order. */
+  async function everything(mock: TestClient, token: string): Promise<unknown> {
+    const masters = await mock.items(token, '$orderby=Id asc')
+    const lines = await mock.items(token, `$orderby=Id asc&relationKey=${IDS.relationKey}`)
+    return { masters: masters.body, lines: lines.body }
+  }
+
+  it('answers the data as a fixture that a new mock serves unchanged: rows with their versions, saved rows, uploaded files', async () => {
+    const mock = await startTestMock()
+    const copy = await startTestMock()
+    try {
+      const token = await mock.signIn()
+      await renameCustomer(mock, token, 3, 'Renamed before the export')
+      const created = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Exported', Amount: 7, Status: 'New' }, Details: [] }] })
+      expect(created.body.IsSaveSuccessfully).toBe(true)
+      mock.mock.addAttachment({ parentId: 3, folder: 'Scans', files: [{ name: 'scan.bin', content: new Uint8Array([0, 1, 2, 255]), mediaType: 'application/octet-stream' }] })
+      await mock.post('/ExplorerApi/api/items/delete', token, [{ RelationKey: null, Rows: [{ Row: { Id: 25, TIMESTAMP: rowVersion(String((await readMaster(mock, token, 25)).TIMESTAMP)) } }] }])
+
+      const state = await mock.request('GET', '/__mock/state')
+      expect(state.status).toBe(200)
+      expect(mock.mock.state()).toEqual(state.body)
+      // Self-contained: payloads inline, no paths into the mock's folders.
+      expect(JSON.stringify(state.body)).not.toContain('"file"')
+
+      expect((await copy.request('POST', '/__mock/fixture', { json: state.body })).status).toBe(200)
+      const copyToken = await copy.signIn()
+      expect(await everything(copy, copyToken)).toEqual(await everything(mock, token))
+      const scans = (await listAttachments(copy, copyToken, 3)).find((a) => a.Name === 'Scans')
+      const [file] = await listAttachments(copy, copyToken, 3, scans?.Id as number)
+      const download = await copy.request('POST', '/ExplorerApi/api/attachments/download', { headers: copy.dataHeaders(copyToken), json: { ids: [file?.Id] }, unchecked: true })
+      expect(Buffer.from(download.raw)).toEqual(Buffer.from([0, 1, 2, 255]))
+      // The copy goes on from the largest version it was given: a new write gets a newer one.
+      const { masters } = (await everything(mock, token)) as { masters: Array<{ TIMESTAMP: string }> }
+      await renameCustomer(copy, copyToken, 1, 'Written in the copy')
+      expect(rowVersion(String((await readMaster(copy, copyToken, 1)).TIMESTAMP))).toBeGreaterThan(Math.max(...masters.map((row) => rowVersion(row.TIMESTAMP))))
+    } finally {
+      await mock.close()
+      await copy.close()
+    }
+  })
+
+  it('refuses a fixture that gives one version to two rows, naming both places', async () => {
+    const mock = await startTestMock()
+    try {
+      const state = structuredClone(mock.mock.state()) as { data: Record<string, { masters: Array<Record<string, unknown>> }> }
+      const masters = state.data[IDS.applicationId]?.masters ?? []
+      ;(masters[1] as Record<string, unknown>).TIMESTAMP = (masters[0] as Record<string, unknown>).TIMESTAMP
+      const refused = await mock.request('POST', '/__mock/fixture', { json: state })
+      expect(refused.status).toBe(400)
+      expect(refused.body.violations).toContainEqual(expect.objectContaining({ pointer: `/data/${IDS.applicationId}/masters/1/TIMESTAMP`, message: expect.stringContaining('is the version of another row') }))
+    } finally {
+      await mock.close()
+    }
   })
 })

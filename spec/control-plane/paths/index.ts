@@ -2,6 +2,7 @@
 import type { ControlOperationModule } from './common.ts'
 import * as resetMock from './reset-mock.ts'
 import * as loadFixture from './load-fixture.ts'
+import * as exportState from './export-state.ts'
 import * as uploadAttachments from './upload-attachments.ts'
 import * as listEmails from './list-emails.ts'
 import * as clearEmails from './clear-emails.ts'
@@ -20,6 +21,7 @@ export type { ControlOperationModule } from './common.ts'
 export const operations: readonly ControlOperationModule[] = [
   resetMock,
   loadFixture,
+  exportState,
   uploadAttachments,
   listEmails,
   clearEmails,

@@ -1,0 +1,95 @@
+/**
+ * `--state-file` as a team sandbox uses it: the data survives a graceful restart, and a process
+ * killed at any moment leaves a file that is the old state or the new one, never a torn one.
+ */
+import { existsSync, mkdtempSync, readdirSync, watch } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { afterEach, describe, expect, it } from 'vitest'
+import { loadFixture } from '../../src/fixtures/load.ts'
+import { createClient, rowVersion } from '../../src/client/client.ts'
+import { IDS } from '../helpers/http.ts'
+import { ROOT, startProcess, stopStarted } from './processes.ts'
+
+const SERVER = join(ROOT, 'dist/src/server.js')
+
+afterEach(stopStarted)
+
+function clientOf(url: string) {
+  return createClient({ transport: url, organization: IDS.org, clientId: IDS.clientId, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
+}
+
+describe('--state-file', () => {
+  it('serves after a restart the rows saved before it, with their versions', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-state-')), 'sandbox.json')
+    const first = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file])
+    expect(first.stdout).toContain(`data kept in ${file}`)
+    const client = clientOf(first.url as string)
+    await client.signIn(IDS.admin)
+    const saved = await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Kept across restarts', Amount: 42, Status: 'Open' }, Details: [] }] })
+    expect(saved.ok).toBe(true)
+    const [row3] = await client.rows({ filter: 'Id eq 3' })
+    await client.save({ Rows: [{ Row: { Id: 3, TIMESTAMP: rowVersion(String(row3?.TIMESTAMP)), Status: 'Closed' }, Details: [] }] })
+    const before = await client.rows({ orderBy: 'Id asc' })
+    await client.transport.close()
+    process.kill(first.child.pid as number, 'SIGTERM')
+    expect((await first.exited).code).toBe(0)
+    expect(existsSync(file)).toBe(true)
+
+    const second = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file])
+    expect(second.stdout).toContain(`state restored from ${file}`)
+    const again = clientOf(second.url as string)
+    try {
+      await again.signIn(IDS.admin)
+      expect(await again.rows({ orderBy: 'Id asc' })).toEqual(before)
+      expect(before.find((row) => row.Customer === 'Kept across restarts')).toBeDefined()
+    } finally {
+      await again.transport.close()
+    }
+  })
+
+  it('leaves the old state or the new one when the process is killed at any moment, never a torn file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-state-'))
+    const file = join(dir, 'sandbox.json')
+    // How long after a write begins the kill comes: drawn from fast-check's fixed seed, so a failing run can be replayed.
+    const delays = fc.sample(fc.integer({ min: 0, max: 300 }), { numRuns: 8 })
+    let saves = 0
+    for (const [round, delay] of delays.entries()) {
+      // A big state (its writes take a while) written every second while saves keep coming.
+      const run = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '1', '--rows', '20000', '--log-level', 'error'])
+      expect(run.url, `round ${round}: ${run.stderr}`).toBeDefined()
+      // A restart removes what an interrupted write left.
+      expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([])
+      const client = clientOf(run.url as string)
+      await client.signIn(IDS.admin)
+      // The kill lands `delay` ms after the mock starts writing (the first change it makes in the folder).
+      const writeBegins = new Promise<void>((resolve) => {
+        const watcher = watch(dir, () => {
+          watcher.close()
+          resolve()
+        })
+      })
+      let killed = false
+      const writing = (async () => {
+        while (!killed) {
+          const outcome = await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: `Round ${round}`, Amount: saves++, Status: 'New' }, Details: [] }] }).catch(() => undefined)
+          if (outcome !== undefined) expect(outcome.ok).toBe(true)
+        }
+      })()
+      await writeBegins
+      // The first round lets a write finish, so later kills have an old state to keep.
+      while (round === 0 && !existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 20))
+      await new Promise((resolve) => setTimeout(resolve, delay))
+      process.kill(run.child.pid as number, 'SIGKILL')
+      killed = true
+      await run.exited
+      await writing
+      await client.transport.close().catch(() => undefined)
+      // Whatever moment the kill came at, the file is a whole fixture the loader takes.
+      if (existsSync(file)) expect(() => loadFixture(file), `round ${round}, killed ${delay} ms into a write`).not.toThrow()
+    }
+    expect(existsSync(file)).toBe(true)
+    expect(saves).toBeGreaterThan(0)
+  }, 180_000)
+})
