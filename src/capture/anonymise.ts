@@ -1,0 +1,112 @@
+import { deriveSeed, mulberry32 } from '../fixtures/prng.ts'
+
+const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
+const LOWER = 'abcdefghijklmnopqrstuvwxyz'
+const DIGITS = '0123456789'
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?$/
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/
+const EMAIL = /^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$/
+
+/** The observed range of a numeric field, and whether its values are whole. */
+export interface NumberRange {
+  min: number
+  max: number
+  integer: boolean
+  /** Decimal places of the most precise value seen. */
+  decimals: number
+}
+
+/** The observed span of a date field, as milliseconds since the epoch. */
+export interface DateSpan {
+  min: number
+  max: number
+}
+
+/**
+ * Replaces captured values with generated ones of the same shape, so a fixture of a real
+ * application holds none of its data:
+ * - text keeps its length and, character by character, its class (capital, small letter, digit;
+ *   spaces and punctuation stay), so codes keep their pattern; e-mail addresses stay addresses
+ *   (at `example.test`) and dates stay dates within the span seen;
+ * - numbers stay within the range seen, with the same precision;
+ * - the same input always gives the same output within one capture (filters on equal values
+ *   keep working), and no output is any captured text (`forbid` holds every original).
+ * Seeded: the same capture with the same seed gives the same file.
+ */
+export class Anonymiser {
+  readonly #texts = new Map<string, string>()
+  readonly #taken = new Set<string>()
+  readonly #forbidden: ReadonlySet<string>
+  readonly #seed: number
+
+  constructor(seed: number, forbid: Iterable<string>) {
+    this.#seed = seed
+    this.#forbidden = new Set(forbid)
+  }
+
+  /** A text in place of `value`; `span` makes date texts dates within it. */
+  text(value: string, span?: DateSpan): string {
+    const known = this.#texts.get(value)
+    if (known !== undefined) return known
+    for (let attempt = 0; ; attempt++) {
+      const random = mulberry32(deriveSeed(this.#seed, 'text', value, String(attempt)))
+      const candidate = this.#shape(value, random, span, attempt)
+      // The same output for two inputs would merge values that differ; an original would leak.
+      if (!this.#forbidden.has(candidate) && !this.#taken.has(candidate)) {
+        this.#texts.set(value, candidate)
+        this.#taken.add(candidate)
+        return candidate
+      }
+    }
+  }
+
+  /** A number in place of `value`, within the range; the same value gives the same number. */
+  number(field: string, value: number, range: NumberRange): number {
+    const random = mulberry32(deriveSeed(this.#seed, 'number', field, String(value)))
+    if (range.integer) return range.min + Math.floor(random() * (range.max - range.min + 1))
+    const scale = 10 ** Math.min(range.decimals, 6)
+    return Math.round((range.min + random() * (range.max - range.min)) * scale) / scale
+  }
+
+  #shape(value: string, random: () => number, span: DateSpan | undefined, attempt: number): string {
+    if (span !== undefined && (ISO_DATE_TIME.test(value) || ISO_DATE.test(value))) {
+      const iso = new Date(span.min + Math.floor(random() * (span.max - span.min + 1))).toISOString()
+      return ISO_DATE.test(value) ? iso.slice(0, 10) : iso
+    }
+    if (EMAIL.test(value)) {
+      const local = value.slice(0, value.indexOf('@'))
+      return `${mapCharacters(local, random, attempt)}@example.test`
+    }
+    return mapCharacters(value, random, attempt)
+  }
+}
+
+/**
+ * Each letter a random letter of the same case, each digit a random digit; everything else kept.
+ * A text with nothing to replace (only punctuation) gets a letter appended per attempt, so it
+ * still changes.
+ */
+function mapCharacters(value: string, random: () => number, attempt: number): string {
+  let out = ''
+  let replaced = 0
+  for (const char of value) {
+    const pick = (alphabet: string) => alphabet[Math.floor(random() * alphabet.length)] as string
+    if (/\p{Lu}/u.test(char)) (out += pick(UPPER), replaced++)
+    else if (/\p{L}/u.test(char)) (out += pick(LOWER), replaced++)
+    else if (/\p{N}/u.test(char)) (out += pick(DIGITS), replaced++)
+    else out += char
+  }
+  return replaced === 0 || attempt > 8 ? `${out}${LOWER[Math.floor(random() * LOWER.length)]}` : out
+}
+
+/** The range of the numbers of one field. */
+export function rangeOf(values: readonly number[]): NumberRange {
+  const decimals = Math.max(0, ...values.map((value) => (String(value).split('.')[1] ?? '').length))
+  return { min: Math.min(...values), max: Math.max(...values), integer: values.every(Number.isInteger), decimals }
+}
+
+/** The span of the date texts of one field. */
+export function spanOf(values: readonly string[]): DateSpan | undefined {
+  const times = values.map((value) => Date.parse(value)).filter((time) => !Number.isNaN(time))
+  return times.length === 0 ? undefined : { min: Math.min(...times), max: Math.max(...times) }
+}

@@ -1,0 +1,122 @@
+/**
+ * Capture against a running mock with generated rows (another seed, other data than the default
+ * fixture): the fixture it writes loads unchanged, a mock started from it has the same shape, and
+ * no text of the captured rows or attachment names is left in it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildFixture } from '../../src/capture/build-fixture.ts'
+import { captureApplication, CaptureError, type CaptureOptions } from '../../src/capture/capture.ts'
+import { parseFixture } from '../../src/fixtures/load.ts'
+import { startMock, type RunningMock } from '../../src/mock.ts'
+import { IDS } from '../helpers/http.ts'
+
+function options(overrides: Partial<CaptureOptions> = {}): CaptureOptions {
+  return {
+    credentials: IDS.admin,
+    organization: IDS.org,
+    clientId: IDS.clientId,
+    legacyClientId: IDS.legacyClientId,
+    workspaceId: IDS.workspaceId,
+    applicationId: IDS.applicationId,
+    relationKeys: [IDS.relationKey],
+    rows: 60,
+    attachments: true,
+    attachmentLimit: 1024 * 1024,
+    identityField: undefined,
+    masterFields: {},
+    storageId: undefined,
+    concurrency: 4,
+    progress: () => undefined,
+    now: () => new Date('2026-11-22T10:00:00.000Z'),
+    ...overrides,
+  }
+}
+
+/** Every string a row or an attachment record holds, as read from the source. */
+function stringsOf(values: Iterable<Record<string, unknown>>): Set<string> {
+  const texts = new Set<string>()
+  for (const record of values) for (const value of Object.values(record)) if (typeof value === 'string') texts.add(value)
+  return texts
+}
+
+describe('capture', () => {
+  let source: RunningMock
+  beforeAll(async () => {
+    source = await startMock({ logLevel: 'silent', rows: 400, seed: 4242 })
+  })
+  afterAll(() => source.close())
+
+  it('writes a fixture the loader takes, of the same shape, without any captured text', async () => {
+    const captured = await captureApplication(source.client, options())
+    expect(captured.master.rows).toHaveLength(60)
+    expect(captured.master.count).toBe(425)
+    expect(captured.master.identityField).toBe('IdRow')
+    expect(captured.details[0]).toMatchObject({ relationKey: 'OrderLines', masterField: 'MasterId', identityField: 'IdRow', count: 850 })
+    expect(captured.details[0]?.rows).toHaveLength(120)
+    expect(captured.attachments.map((a) => a.record.Name)).toEqual(expect.arrayContaining(['invoice.pdf', 'Photos', 'front.jpg', 'back.jpg']))
+
+    const { fixture, notes } = buildFixture(captured, { anonymise: true, seed: 1, password: 'sandbox-pass', rowsAsGenerator: false })
+    expect(notes.join('\n')).toContain('generated')
+    // The loader takes it unchanged.
+    const loaded = parseFixture(JSON.parse(JSON.stringify(fixture)), 'captured')
+    const [app] = loaded.applications
+    expect(app?.master.fields.map((f) => [f.name, f.type])).toEqual([['Customer', 'string'], ['Amount', 'number'], ['Status', 'string']])
+    expect(app?.details.map((d) => [d.relationKey, d.masterField, d.storage.fields.map((f) => [f.name, f.type])])).toEqual([
+      ['OrderLines', 'MasterId', [['MasterId', 'integer'], ['Product', 'string'], ['Quantity', 'integer'], ['UnitPrice', 'number']]],
+    ])
+
+    const text = JSON.stringify(fixture)
+    const originals = stringsOf([...captured.master.rows, ...(captured.details[0]?.rows ?? []), ...captured.attachments.map((a) => ({ Name: a.record.Name }))])
+    originals.delete('')
+    const left = [...originals].filter((value) => text.includes(JSON.stringify(value)))
+    expect(left).toEqual([])
+    expect(text).not.toContain(IDS.admin.username)
+    expect(text).not.toContain(IDS.admin.password)
+
+    // A mock of the capture serves the same shape: the sample's rows, their lines, the attachments' tree.
+    const copy = await startMock({ logLevel: 'silent', fixtureData: fixture })
+    try {
+      await copy.client.signIn({ username: fixture.organization.users[0]?.email as string, password: 'sandbox-pass' })
+      expect(await copy.client.count()).toBe(60)
+      expect(await copy.client.count({ relationKey: 'OrderLines' })).toBe(120)
+      const [first] = await copy.client.rows({ top: 1, orderBy: 'Id asc' })
+      const [original] = captured.master.rows
+      expect(Object.keys(first ?? {}).sort()).toEqual(Object.keys(original ?? {}).sort())
+      expect(first?.IdRow).toBe(original?.IdRow)
+      const top = await copy.client.attachments(1)
+      expect(top.map((a) => a.IsFolder).sort()).toEqual([false, true])
+      // Equal values stay equal, so a filter on a value finds the same rows.
+      const status = (first as Record<string, unknown>).Status
+      const sameStatus = captured.master.rows.filter((row) => row.Status === original?.Status).length
+      expect(await copy.client.count({ filter: `Status eq '${String(status)}'` })).toBe(sameStatus)
+    } finally {
+      await copy.close()
+    }
+  })
+
+  it('keeps the values with --no-anonymise, and writes generate schemas with --rows-as-generator', async () => {
+    const captured = await captureApplication(source.client, options({ rows: 20, attachments: false }))
+    const plain = buildFixture(captured, { anonymise: false, seed: 1, password: 'p', rowsAsGenerator: false }).fixture
+    expect(plain.data[IDS.applicationId]?.masters?.[0]?.Customer).toBe(captured.master.rows[0]?.Customer)
+    const generator = buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: true }).fixture
+    expect(generator.data[IDS.applicationId]?.masters).toEqual([])
+    const status = generator.applications[0]?.master.fields.find((f) => f.name === 'Status')
+    expect(status?.generate?.enum).toEqual(expect.arrayContaining([expect.any(String)]))
+    const mock = await startMock({ logLevel: 'silent', fixtureData: generator, rows: 500 })
+    try {
+      await mock.client.signIn({ username: generator.organization.users[0]?.email as string, password: 'p' })
+      expect(await mock.client.count()).toBe(500)
+      const amounts = (await mock.client.rows({ top: 500 })).map((row) => row.Amount as number)
+      const seen = captured.master.rows.map((row) => row.Amount as number)
+      expect(Math.min(...amounts)).toBeGreaterThanOrEqual(Math.min(...seen))
+      expect(Math.max(...amounts)).toBeLessThanOrEqual(Math.max(...seen))
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('refuses a relation key the application does not have, naming it', async () => {
+    await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: false }))).rejects.toThrow(CaptureError)
+    await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: false }))).rejects.toThrow(/relation key Payments/)
+  })
+})
