@@ -1,8 +1,10 @@
 /**
  * `appdata-kit verify` as users run it: against mocks of every release (exit 0, read-only or with
- * writes, the data left as found), as a process through the package bin, with bad flags, an
- * unreachable installation and wrong credentials (exit 2), and with its JUnit and JSON reports,
- * none of which ever shows the password or a token.
+ * writes, the data left as found), as a process through the package bin (also interrupted), with
+ * bad flags, an unreachable installation and wrong credentials (exit 2), and with its JUnit and
+ * JSON reports, none of which ever shows the password or a token. Where a test needs an
+ * installation that answers otherwise than the mock (as the description allows, or as a gateway
+ * in front of it would), a transport changes the mock's answers on their way back.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -669,7 +671,9 @@ describe('verify interrupted (Ctrl-C, SIGTERM), as a process', () => {
       const left = (await masterIds(client)).filter((id) => !before.includes(id))
       expect(left.length).toBeGreaterThan(0)
       expect(run.err()).toContain('these rows this run created are NOT removed')
-      for (const id of left) expect(run.err()).toContain(`master row ${id}\n`)
+      // Each by its Id; a row whose save answered just as the run was stopped is listed as created with its Id unknown.
+      const unlisted = left.filter((id) => !run.err().includes(`master row ${id}\n`))
+      expect(unlisted.length).toBeLessThanOrEqual(run.err().split('created, Id unknown').length - 1)
     } finally {
       run.stop()
       await mock.close()
