@@ -54,7 +54,7 @@ export function operationFor(release: string, method: string, path: string, hold
  * Holds one answer to the document of a release: the operation exists, the status is documented
  * for it, the media type is one of its content types and a JSON body matches the schema. `/__mock/`
  * paths are held to the control plane's document. For a real installation (`description`) an
- * error status is never held to anything, since the description defines none. Returns what is
+ * error status or a redirect is never held to anything, since the description defines none. Returns what is
  * wrong, each with the schema path that failed; none when the answer conforms.
  */
 export function conformanceProblems(release: string, exchange: Exchange, holdTo: HoldTo = 'mock'): string[] {
@@ -63,6 +63,7 @@ export function conformanceProblems(release: string, exchange: Exchange, holdTo:
     // Outside the document (/docs, a path the release lacks, a method a path does not take): only refusals are expected.
     return [404, 405, 414].includes(exchange.status) ? [] : [`${exchange.method} ${exchange.path.split('?')[0]} is not in the document for ${release}`]
   }
-  if (holdTo === 'description' && exchange.status >= 400) return []
+  // Nor is a redirect: a gateway in front of the installation may send a caller without a session to its sign-in page.
+  if (holdTo === 'description' && exchange.status >= 300) return []
   return validatorsFor(view.document).responseProblems(entry, exchange)
 }

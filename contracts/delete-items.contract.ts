@@ -1,5 +1,6 @@
 /** Delete: rows named with their version are gone; a stale version deletes nothing. */
 import { deleteBody } from '../src/client/client.ts'
+import { lookUpById } from './reads.ts'
 import { createOwnMaster, ownRowWithStaleVersion, readById, shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
@@ -14,10 +15,11 @@ export const removesRow: Contract = {
   async run(ctx: ContractContext) {
     const own = await createOwnMaster(ctx)
     const deleted = await ctx.client.delete([{ relationKey: null, rows: [{ Id: own.id, TIMESTAMP: own.version }] }])
-    ctx.check(deleted.ok && Number(deleted.result.DeletedItems) >= 1, { expected: 'the success flag true and DeletedItems at least 1', received: shown(deleted.result) })
-    const after = await readById(ctx.client, own.id)
-    ctx.check(after === undefined, { expected: `no row ${own.id} after its delete`, received: shown(after) })
-    if (after === undefined) ctx.cleanup.done({ relationKey: null, id: own.id })
+    ctx.check(deleted.ok && Number(deleted.result.DeletedItems) >= 1, { expected: 'the success flag true and DeletedItems at least 1', received: ctx.show(deleted.result) })
+    const after = await lookUpById(ctx.client, own.id)
+    ctx.check(after.state === 'gone', { expected: `no row ${own.id} after its delete`, received: after.state === 'found' ? ctx.show(after.row) : after.state === 'unclear' ? after.why : 'no row' })
+    // Forgotten by the cleanup only when a read by its Id answered no row.
+    if (after.state === 'gone') ctx.cleanup.done({ relationKey: null, id: own.id })
   },
 }
 
@@ -33,7 +35,7 @@ export const staleRefused: Contract = {
     const { own, stale, current } = await ownRowWithStaleVersion(ctx)
     const answer = await ctx.client.call('deleteItems', { body: deleteBody(ctx.profile, [{ relationKey: null, rows: [{ Id: own.id, TIMESTAMP: stale }] }]) })
     const after = await readById(ctx.client, own.id)
-    ctx.check(after !== undefined, { expected: `row ${own.id} still there after a delete with its old TIMESTAMP`, received: `gone (${answer.status} ${shown(answer.body, 150)})` })
+    ctx.check(after !== undefined, { expected: `row ${own.id} still there after a delete with its old TIMESTAMP`, received: `gone (${answer.status} ${ctx.show(answer.body, 150)})` })
     if (after !== undefined) ctx.check(after.TIMESTAMP === current.TIMESTAMP, { expected: `the row as updated (TIMESTAMP ${current.TIMESTAMP})`, received: after.TIMESTAMP })
   },
 }

@@ -1,4 +1,4 @@
-import type { Client, ReadRow } from '../src/client/client.ts'
+import { ApiError, type Client, type ReadRow } from '../src/client/client.ts'
 
 /** A row that has attachments, with the relation key of its table (null for masters). */
 export interface AttachmentHolder {
@@ -44,16 +44,29 @@ export class Facts {
     return this.#once('details', () => client.rows({ top: 20, orderBy: 'Id asc', relationKey }))
   }
 
-  /** A master row with attachments, else a detail row with attachments; undefined when the first rows have none. */
-  attachmentHolder(client: Client): Promise<AttachmentHolder | undefined> {
-    return this.#once('attachments', async () => {
-      // The attachment marker orders like any field ("field name followed by asc or desc").
-      const [master] = await client.rows({ top: 1, orderBy: 'CT_ATTACHMENTS desc,Id asc' })
-      if (master !== undefined && Number(master.CT_ATTACHMENTS) > 0) return { row: master, relationKey: null }
+  /**
+   * A master row with attachments, else a detail row with attachments, or why there is none to
+   * check: the first rows have none, or the installation refused to order by the marker.
+   */
+  attachmentHolder(client: Client): Promise<AttachmentHolder | { none: string }> {
+    return this.#once('attachments', async (): Promise<AttachmentHolder | { none: string }> => {
+      // One key, as the description shows `$orderby` ("field name followed by asc or desc", Get Items).
+      const first = async (relationKey?: string): Promise<{ row: ReadRow | undefined } | { none: string }> => {
+        try {
+          const [row] = await client.rows({ top: 1, orderBy: 'CT_ATTACHMENTS desc', ...(relationKey === undefined ? {} : { relationKey }) })
+          return { row: row !== undefined && Number(row.CT_ATTACHMENTS) > 0 ? row : undefined }
+        } catch (error) {
+          if (error instanceof ApiError && error.status < 500) return { none: `the installation refused to order rows by CT_ATTACHMENTS (${error.status}), so no row with attachments was found` }
+          throw error
+        }
+      }
+      const master = await first()
+      if ('row' in master && master.row !== undefined) return { row: master.row, relationKey: null }
       const relationKey = this.#relationKey
-      if (relationKey === undefined || !this.#detailsInQueries) return undefined
-      const [detail] = await client.rows({ top: 1, orderBy: 'CT_ATTACHMENTS desc,Id asc', relationKey })
-      return detail !== undefined && Number(detail.CT_ATTACHMENTS) > 0 ? { row: detail, relationKey } : undefined
+      const detail = relationKey === undefined || !this.#detailsInQueries ? { row: undefined } : await first(relationKey)
+      if ('row' in detail && detail.row !== undefined && relationKey !== undefined) return { row: detail.row, relationKey }
+      if ('none' in master) return master
+      return 'none' in detail ? detail : { none: 'no master row (nor detail row) among the first ones has attachments' }
     })
   }
 }

@@ -37,7 +37,7 @@ export const opensRow: Contract = {
     const link = new URL(await ctx.client.rowLink(row.Id))
     const answer = await ctx.client.transport.send({ method: 'GET', path: `${link.pathname}${link.search}`, headers: { SessionToken: ctx.client.token ?? '' } })
     const rows = answer.status === 200 ? (JSON.parse(answer.body.toString('utf8')) as Array<{ Id?: unknown }>) : []
-    ctx.check(rows.length === 1 && rows[0]?.Id === row.Id, { expected: `the row ${row.Id}`, received: `${answer.status} ${shown(answer.body.toString('utf8'), 150)}` })
+    ctx.check(rows.length === 1 && rows[0]?.Id === row.Id, { expected: `the row ${row.Id}`, received: `${answer.status} ${ctx.show(answer.body.toString('utf8'), 150)}` })
   },
 }
 

@@ -1,5 +1,5 @@
 /** Get Identities: reserved values are integers, and never handed out twice. */
-import { identityFieldOf, shown } from './support.ts'
+import { identityFieldFor, shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 export const reservedOnce: Contract = {
@@ -11,7 +11,7 @@ export const reservedOnce: Contract = {
   needs: ['writes', 'storage'],
   deviation: 'identity-stuck',
   async run(ctx: ContractContext) {
-    const field = identityFieldOf(await ctx.facts.masters(ctx.client), ctx.target.identityField)
+    const field = identityFieldFor(ctx, await ctx.facts.masters(ctx.client), 'master')
     if (field === undefined) ctx.skip('the Identity field is not known: pass --identity-field')
     const storageId = ctx.target.storageId as string
     const first = await ctx.client.identities(storageId, field, 2)

@@ -1,12 +1,11 @@
 /** Get Attachments List: the records of a row's attachments. */
 import type { AttachmentRecord } from '../src/client/client.ts'
-import { shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 /** The attachments of the row the facts found with some, or a skip when no row has any. */
 export async function holderAttachments(ctx: ContractContext): Promise<{ records: AttachmentRecord[]; relationKey: string | null; parentId: number }> {
   const holder = await ctx.facts.attachmentHolder(ctx.client)
-  if (holder === undefined) ctx.skip('no master row (nor detail row) among the first ones has attachments')
+  if ('none' in holder) ctx.skip(holder.none)
   const records = await ctx.client.attachments(holder.row.Id, holder.relationKey === null ? {} : { relationKey: holder.relationKey })
   return { records, relationKey: holder.relationKey, parentId: holder.row.Id }
 }
@@ -24,7 +23,7 @@ export const records: Contract = {
     ctx.require(records.length > 0, { expected: 'at least one record for a row whose CT_ATTACHMENTS is above 0', received: '[]' })
     for (const record of records) {
       const ok = record.ParentId === parentId && typeof record.Name === 'string' && typeof record.IsFolder === 'boolean' && Number.isSafeInteger(record.Id)
-      if (!ctx.check(ok, { expected: `records of row ${parentId} with an integer Id, a Name and IsFolder`, received: shown(record) })) break
+      if (!ctx.check(ok, { expected: `records of row ${parentId} with an integer Id, a Name and IsFolder`, received: ctx.show(record) })) break
     }
   },
 }

@@ -1,5 +1,4 @@
 /** Run Action: the actions named by --action-id answer an action result. */
-import { shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 export const result: Contract = {
@@ -12,7 +11,7 @@ export const result: Contract = {
   async run(ctx: ContractContext) {
     for (const actionId of ctx.target.actionIds) {
       const answer = await ctx.client.runAction(actionId)
-      ctx.check(typeof answer.IsSuccessful === 'boolean' && typeof answer.Message === 'string', { expected: `an action result for ${actionId}`, received: shown(answer) })
+      ctx.check(typeof answer.IsSuccessful === 'boolean' && typeof answer.Message === 'string', { expected: `an action result for ${actionId}`, received: ctx.show(answer) })
     }
   },
 }

@@ -1,10 +1,13 @@
 import { inRange } from '../spec/versions.ts'
 import { resolveProfile } from '../spec/profiles.ts'
 import { createClient, ApiError, type Answer, type Client } from '../src/client/client.ts'
-import { TransportError } from '../src/client/transport.ts'
+import { TransportError, type Transport } from '../src/client/transport.ts'
 import { Cleanup, type CleanupReport } from './cleanup.ts'
 import { conformanceProblems } from './conformance.ts'
 import { Facts } from './facts.ts'
+import { Interrupted, Skip, Stop } from './halt.ts'
+import { interruptibleTransport, Session, sessionTransport } from './session.ts'
+import { showFor } from './show.ts'
 import type { Contract, ContractContext, ContractResult, Failure, Need, Target } from './types.ts'
 
 /** Why a run could not start: the target cannot be reached or signed in to. */
@@ -21,10 +24,12 @@ export interface RunOptions {
   skip?: string[]
   /** Told about each contract as it ends (progress output). */
   onResult?(result: ContractResult): void
-  /** Stops starting contracts (Ctrl-C); the running ones finish, then the cleanup runs. */
+  /** Interrupts the run (Ctrl-C): no contract starts, the running ones stop at their next request, then the cleanup runs. */
   signal?: AbortSignal
-  /** Told the session token the run signs in with, so output can hide it. */
+  /** Told every session token the run signs in with or sees issued, so output can hide it. */
   onSecret?(secret: string): void
+  /** Given the run's cleanup list as soon as there is one, so a forced exit can say which rows are left. */
+  onCleanup?(cleanup: Cleanup): void
 }
 
 export interface RunReport {
@@ -37,10 +42,6 @@ export interface RunReport {
   /** True when the run was stopped before every contract ran. */
   interrupted: boolean
 }
-
-/** A thrown check: the contract stops, its failures are already recorded. */
-class Stop extends Error {}
-class Skip extends Error {}
 
 /** Whether a contract matches an `--only` / `--skip` pattern. */
 export function matches(contract: Contract, pattern: string): boolean {
@@ -71,10 +72,10 @@ function reasonToSkip(contract: Contract, target: Target): string | undefined {
   return `needs ${missing.map((need) => flag[need]).join(' and ')}`
 }
 
-/** A client of the target for one purpose; `onAnswer` sees every answer it gets. */
-export function targetClient(target: Target, token: string | undefined, onAnswer?: (answer: Answer) => void): Client {
+/** A client of the target for one purpose (over `transport`, by default the target's); `onAnswer` sees every answer it gets. */
+export function targetClient(target: Target, token: string | undefined, onAnswer?: (answer: Answer) => void, transport: Transport = target.transport): Client {
   return createClient({
-    transport: target.transport,
+    transport,
     productVersion: target.release,
     organization: target.organization,
     clientId: target.clientId,
@@ -86,22 +87,53 @@ export function targetClient(target: Target, token: string | undefined, onAnswer
   })
 }
 
-/** Signs in with the target's credentials; a refusal or an unreachable target is a TargetError. */
+/** Signs in with the target's credentials; a refusal, an answer without a token or an unreachable target is a TargetError. */
 export async function signInTo(target: Target): Promise<string> {
   try {
-    return (await targetClient(target, undefined).signIn(target.credentials)).token
+    const { token } = await targetClient(target, undefined).signIn(target.credentials)
+    if (typeof token !== 'string' || token === '') {
+      throw new TargetError(`${target.transport.target} answered the sign-in of ${target.credentials.username} without a session token (access_token or SessionToken); is --base-url the API's address?`)
+    }
+    return token
   } catch (error) {
-    if (error instanceof ApiError) throw new TargetError(`cannot sign in to ${target.transport.target} as ${target.credentials.username}: ${error.message}`)
+    if (error instanceof ApiError) {
+      const organization = error.status === 404 && resolveProfile(target.release).signIn === 'signIn' ? `; organization "${target.organization}" not found? Check --org (the Organization physical name)` : ''
+      throw new TargetError(`cannot sign in to ${target.transport.target} as ${target.credentials.username}: ${error.message}${organization}`)
+    }
     if (error instanceof TransportError) throw new TargetError(error.message)
     throw error
   }
 }
 
-async function runOne(contract: Contract, target: Target, token: string, facts: Facts, cleanup: Cleanup): Promise<ContractResult> {
+/** Session tokens an answer carries (a sign-in's result), which output must hide like the run's own. */
+function tokensIn(body: unknown): string[] {
+  if (body === null || typeof body !== 'object') return []
+  const { access_token: current, SessionToken: legacy } = body as { access_token?: unknown; SessionToken?: unknown }
+  return [current, legacy].filter((token): token is string => typeof token === 'string' && token !== '')
+}
+
+/** What one contract is run with: the target, the run's shared state, and the transports for its requests. */
+interface Runtime {
+  target: Target
+  facts: Facts
+  cleanup: Cleanup
+  /** Requests with the session token (renewed when it expires), refused once the run is interrupted. */
+  session: Transport
+  /** Requests with other tokens or none, refused once the run is interrupted. */
+  plain: Transport
+  token: string
+  signal: AbortSignal
+  onSecret(secret: string): void
+}
+
+async function runOne(contract: Contract, run: Runtime): Promise<ContractResult> {
+  const { target } = run
   const started = Date.now()
   const failures: Failure[] = []
+  const notes: string[] = []
   const summary = { id: contract.id, title: contract.title, severity: contract.severity, holdsTo: contract.holdsTo, writes: contract.writes }
   const conform = (answer: Answer) => {
+    for (const token of tokensIn(answer.body)) run.onSecret(token)
     for (const problem of conformanceProblems(target.release, answer, target.holdTo)) {
       failures.push({ expected: 'an answer the document describes', received: problem, exchange: `${answer.method} ${answer.path.split('?')[0]} ${answer.status}`, schemaPath: /\(schema ([^)]*)\)/.exec(problem)?.[1] ?? '' })
     }
@@ -109,10 +141,12 @@ async function runOne(contract: Contract, target: Target, token: string, facts: 
   const ctx: ContractContext = {
     target,
     profile: resolveProfile(target.release),
-    client: targetClient(target, token, conform),
-    anonymous: () => targetClient(target, undefined, conform),
-    facts,
-    cleanup,
+    client: targetClient(target, run.token, conform, run.session),
+    anonymous: () => targetClient(target, undefined, conform, run.plain),
+    facts: run.facts,
+    cleanup: run.cleanup,
+    signal: run.signal,
+    show: showFor(target.holdTo),
     check(ok, failure) {
       if (!ok) failures.push(failure)
       return ok
@@ -126,12 +160,23 @@ async function runOne(contract: Contract, target: Target, token: string, facts: 
     skip(reason) {
       throw new Skip(reason)
     },
+    note(text) {
+      if (!notes.includes(text)) notes.push(text)
+    },
   }
+  const ended = (outcome: ContractResult['outcome'], extra: Partial<ContractResult> = {}): ContractResult => ({
+    contract: summary,
+    outcome,
+    failures,
+    ...(notes.length === 0 ? {} : { notes }),
+    ...extra,
+    durationMs: Date.now() - started,
+  })
   try {
     await contract.run(ctx)
   } catch (error) {
-    if (error instanceof Skip && failures.length === 0) return { contract: summary, outcome: 'skipped', reason: error.message, failures, durationMs: Date.now() - started }
-    if (!(error instanceof Stop) && !(error instanceof Skip)) {
+    if ((error instanceof Skip || error instanceof Interrupted) && failures.length === 0) return ended('skipped', { reason: error instanceof Skip ? error.message : 'interrupted' })
+    if (!(error instanceof Stop) && !(error instanceof Skip) && !(error instanceof Interrupted)) {
       const answer = error instanceof ApiError ? error.answer : undefined
       failures.push({
         expected: 'the call to succeed',
@@ -142,7 +187,8 @@ async function runOne(contract: Contract, target: Target, token: string, facts: 
   }
   // A property sends many requests; one wrong answer repeated is one failure.
   const unique = [...new Map(failures.map((f) => [`${f.expected}|${f.received}|${f.exchange ?? ''}`, f])).values()]
-  return { contract: summary, outcome: unique.length === 0 ? 'passed' : 'failed', failures: unique, durationMs: Date.now() - started }
+  failures.splice(0, failures.length, ...unique)
+  return ended(unique.length === 0 ? 'passed' : 'failed')
 }
 
 /**
@@ -154,28 +200,41 @@ async function runOne(contract: Contract, target: Target, token: string, facts: 
  */
 export async function runContracts(contracts: readonly Contract[], target: Target, options: RunOptions = {}): Promise<RunReport> {
   const started = Date.now()
-  const token = await signInTo(target)
-  options.onSecret?.(token)
+  const onSecret = (secret: string) => options.onSecret?.(secret)
+  const session = new Session(await signInTo(target), async () => {
+    const token = await signInTo(target)
+    onSecret(token)
+    return token
+  })
+  onSecret(session.token)
   const facts = new Facts({ relationKey: target.relationKey, detailsInQueries: resolveProfile(target.release).detailsInQueries })
   const cleanup = new Cleanup()
+  options.onCleanup?.(cleanup)
+  const signal = options.signal ?? new AbortController().signal
+  const withSession = sessionTransport(target.transport, session)
+  const run: Runtime = {
+    target,
+    facts,
+    cleanup,
+    session: interruptibleTransport(withSession, signal),
+    plain: interruptibleTransport(target.transport, signal),
+    token: session.token,
+    signal,
+    onSecret,
+  }
   const selected = contracts.filter(
     (c) => (options.only === undefined || options.only.some((p) => matches(c, p))) && !(options.skip ?? []).some((p) => matches(c, p)),
   )
   const results: ContractResult[] = new Array(selected.length)
   let next = 0
-  let interrupted = false
   const worker = async () => {
-    while (next < selected.length) {
-      if (options.signal?.aborted === true) {
-        interrupted = true
-        return
-      }
+    while (next < selected.length && !signal.aborted) {
       const index = next++
       const contract = selected[index] as Contract
       const reason = reasonToSkip(contract, target)
       const result: ContractResult =
         reason === undefined
-          ? await runOne(contract, target, token, facts, cleanup)
+          ? await runOne(contract, run)
           : { contract: { id: contract.id, title: contract.title, severity: contract.severity, holdsTo: contract.holdsTo, writes: contract.writes }, outcome: 'skipped', reason, failures: [], durationMs: 0 }
       results[index] = result
       options.onResult?.(result)
@@ -185,8 +244,8 @@ export async function runContracts(contracts: readonly Contract[], target: Targe
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker))
   } finally {
-    // Whatever happened, the rows this run created go again.
-    if (cleanup.size > 0) removal = await cleanup.run(targetClient(target, token))
+    // Whatever happened, the rows this run created go again: with the session, not stopped by the interrupt.
+    if (cleanup.size > 0) removal = await cleanup.run(targetClient(target, session.token, undefined, withSession), showFor(target.holdTo))
   }
   return {
     target: target.transport.target,
@@ -195,6 +254,6 @@ export async function runContracts(contracts: readonly Contract[], target: Targe
     results: results.filter((r) => r !== undefined),
     cleanup: removal,
     durationMs: Date.now() - started,
-    interrupted,
+    interrupted: signal.aborted,
   }
 }

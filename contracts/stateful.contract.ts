@@ -6,7 +6,9 @@
  */
 import fc from 'fast-check'
 import { deleteBody, rowVersion, successOf } from '../src/client/client.ts'
+import { lookUpById } from './reads.ts'
 import { createOwnMaster, fieldToRewrite, readById, shown, type OwnRow } from './support.ts'
+import { checkProperty } from './property.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 interface Model {
@@ -48,7 +50,7 @@ class Update implements Step {
     const id = picked(model, this.pick) as number
     const state = model.rows.get(id)!
     const saved = await real.ctx.client.save({ Rows: [{ Row: { Id: id, TIMESTAMP: state.version, ...fieldToRewrite(state.own) }, Details: [] }] })
-    expectThat(saved.ok, `update of row ${id} with its current version was refused: ${shown(saved.result, 200)}`)
+    expectThat(saved.ok, `update of row ${id} with its current version was refused: ${real.ctx.show(saved.result, 200)}`)
     const after = await readById(real.ctx.client, id)
     expectThat(after !== undefined, `row ${id} is gone after its update`)
     const version = rowVersion(after!.TIMESTAMP)
@@ -80,8 +82,9 @@ class Delete implements Step {
     const id = picked(model, this.pick) as number
     const state = model.rows.get(id)!
     const deleted = await real.ctx.client.delete([{ relationKey: null, rows: [{ Id: id, TIMESTAMP: state.version }] }])
-    expectThat(deleted.ok, `delete of row ${id} with its current version was refused: ${shown(deleted.result, 200)}`)
-    expectThat((await readById(real.ctx.client, id)) === undefined, `row ${id} can still be read after its delete`)
+    expectThat(deleted.ok, `delete of row ${id} with its current version was refused: ${real.ctx.show(deleted.result, 200)}`)
+    const after = await lookUpById(real.ctx.client, id)
+    expectThat(after.state === 'gone', `row ${id} can still be read after its delete`)
     model.rows.delete(id)
     real.ctx.cleanup.done({ relationKey: null, id })
   }
@@ -136,17 +139,19 @@ export const ownRows: Contract = {
   tags: ['fuzz'],
   async run(ctx: ContractContext) {
     const { runs, seed } = ctx.target.fuzz
-    const result = await fc.check(
+    const result = await checkProperty(
+      ctx,
       fc.asyncProperty(fc.commands(steps, { maxCommands: 10 }), async (commands) => {
         await fc.asyncModelRun(() => ({ model: { rows: new Map() }, real: { ctx } }), commands)
       }),
       // Each sequence writes: half the robustness runs keeps a real installation's load small.
-      { numRuns: Math.max(1, Math.ceil(runs / 2)), seed, endOnFailure: true },
+      { numRuns: Math.max(1, Math.ceil(runs / 2)), seed },
     )
     if (result.failed) {
+      const error = result.errorInstance
       ctx.check(false, {
         expected: 'every step to behave as the model of the run\'s own rows says',
-        received: `${(result.errorInstance as Error | undefined)?.message ?? 'a failed step'} after ${shown(String(result.counterexample?.[0] ?? ''), 300)} (fast-check seed ${seed}, path ${result.counterexamplePath})`,
+        received: `${error instanceof Error && error.message !== '' ? error.message : String(error)} after ${shown(String(result.counterexample?.[0] ?? ''), 300)} (fast-check seed ${seed}, path ${result.counterexamplePath})`,
       })
     }
   },

@@ -1,22 +1,29 @@
-import { rowVersion, successOf, type Client, type ReadRow } from '../src/client/client.ts'
+import { rowVersion, successOf, type Answer, type Client, type ReadRow } from '../src/client/client.ts'
 import { userFields } from './facts.ts'
+import { newKeyIds, saveAndClaim } from './ownership.ts'
+import { readById } from './reads.ts'
 import type { ContractContext } from './types.ts'
 
-/** A value as a failure shows it: JSON, cut to a readable length. */
-export function shown(value: unknown, max = 300): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value))
-  return text.length > max ? `${text.slice(0, max)}...` : text
+export { shown } from './show.ts'
+export { readById } from './reads.ts'
+
+/**
+ * Whether an answer refuses the call. The description defines no error status (Errors, 4), so a
+ * gateway in front of an installation that sends the caller to its sign-in page (a 3xx with a
+ * Location) refuses as well as a 4xx does.
+ */
+export function isRefusal(answer: Answer): boolean {
+  return answer.status >= 400 || (answer.status >= 300 && answer.status < 400 && (answer.headers.location ?? '') !== '')
 }
 
 export const idsOf = (rows: readonly ReadRow[]): number[] => rows.map((row) => row.Id)
 
 /**
- * The storage's Identity field among a read row's fields: the one the flag names, else the field
- * that looks like one (an integer field named like an id whose values differ between the rows).
- * The description names it only by example (`IdRow`); a save result's `RowIdentifier` confirms it.
+ * A storage's Identity field guessed from read rows: an integer field named like an id whose
+ * values differ between the rows. The description names it only by example (`IdRow`, section
+ * Resources), so the guess is made for the mock alone; an installation's must be given.
  */
-export function identityFieldOf(rows: readonly ReadRow[], given: string | undefined): string | undefined {
-  if (given !== undefined) return given
+export function identityFieldOf(rows: readonly ReadRow[]): string | undefined {
   const [first] = rows
   if (first === undefined) return undefined
   const candidates = Object.keys(first).filter((name) => /id/i.test(name) && !/^(Id|USER_ID_CREATION|USER_ID_LAST_UPDATE)$/.test(name) && !/master|parent/i.test(name))
@@ -26,20 +33,32 @@ export function identityFieldOf(rows: readonly ReadRow[], given: string | undefi
   })
 }
 
-/** The detail field that holds the master's Id: integer, named for the master, with values that are master Ids. */
-export function masterLinkFieldOf(details: readonly ReadRow[], masters: readonly ReadRow[]): string | undefined {
-  const [first] = details
-  if (first === undefined) return undefined
-  const masterIds = new Set(masters.map((m) => m.Id))
-  const named = Object.keys(first).filter((name) => /master|parent/i.test(name))
-  return named.find((name) => details.every((row) => Number.isSafeInteger(row[name])) && details.some((row) => masterIds.has(Number(row[name]))))
+/**
+ * The Identity field of the rows a contract writes: the one `--identity-field` names, checked to
+ * be a field of those rows, or, against the mock alone, a guess. A wrong guess would copy a real
+ * identity value into a new row, so against an installation a contract that needs it is skipped.
+ */
+export function identityFieldFor(ctx: ContractContext, rows: readonly ReadRow[], table: string): string | undefined {
+  const given = ctx.target.identityField
+  const [first] = rows
+  if (given !== undefined) {
+    if (first !== undefined && !(given in first)) ctx.skip(`the ${table} rows have no field ${given} (--identity-field), so their Identity field is not known`)
+    return given
+  }
+  if (ctx.target.holdTo !== 'mock') ctx.skip('needs --identity-field: the Identity field is never guessed on an installation')
+  return identityFieldOf(rows)
 }
 
-/** One row by its Id (of a detail table with `relationKey`), or undefined when there is none. */
-export async function readById(client: Client, id: number, relationKey?: string | null): Promise<ReadRow | undefined> {
-  // The value quoted, in the form the description shows (`<field> <operator> '<value>'`).
-  const rows = await client.rows({ filter: `Id eq '${id}'`, ...(relationKey === undefined || relationKey === null ? {} : { relationKey }) })
-  return rows.find((row) => row.Id === id)
+/** Fields of a detail row that point at other rows: named for the master or a parent, or holding master Ids. Never copied. */
+export function linkFieldsOf(details: readonly ReadRow[], masters: readonly ReadRow[]): string[] {
+  const [first] = details
+  if (first === undefined) return []
+  const masterIds = new Set(masters.map((m) => m.Id))
+  return Object.keys(first).filter(
+    (name) =>
+      name !== 'Id' &&
+      (/master|parent/i.test(name) || (/(id|ref|key)$/i.test(name) && details.every((row) => Number.isSafeInteger(row[name]) && masterIds.has(row[name] as number)))),
+  )
 }
 
 /** A master row this contract created, as read back. */
@@ -55,36 +74,38 @@ export interface OwnRow {
 /**
  * Creates a master row for the contract, a copy of the installation's first row's user fields
  * (so fields the application requires are filled) with a temporary Id, no version and no
- * Identity value, reads it back through one of the Ids `PrimaryKeyData` names, and registers it
- * for removal at the end of the run.
+ * Identity value, and reads it back through the Id `PrimaryKeyData` names for it (Resources,
+ * "Save / delete result object"). Only a row that did not exist before the save is taken as its
+ * own; it is removed at the end of the run.
  */
 export async function createOwnMaster(ctx: ContractContext): Promise<OwnRow> {
   const masters = await ctx.facts.masters(ctx.client)
   const [template] = masters
   if (template === undefined) ctx.skip('the application has no master row to copy the fields of')
-  const identityField = identityFieldOf(masters, ctx.target.identityField)
+  const identityField = identityFieldFor(ctx, masters, 'master')
   const fields = userFields(template, identityField === undefined ? [] : [identityField])
   const row = { Id: -1, TIMESTAMP: null, ...(identityField === undefined ? {} : { [identityField]: null }), ...fields }
-  const saved = await ctx.client.save({ Rows: [{ Row: row, Details: [] }] })
-  ctx.require(saved.ok, { expected: 'a new master row to be saved (success flag true)', received: shown(saved.result) })
-  const keys = (saved.result.ReturnData as { PrimaryKeyData?: Record<string, { newKeys?: Record<string, string> }> } | undefined)?.PrimaryKeyData?.['-1']?.newKeys
-  ctx.require(keys !== undefined, { expected: 'ReturnData.PrimaryKeyData["-1"].newKeys for the row sent with Id -1', received: shown(saved.result.ReturnData) })
-  for (const value of Object.values(keys)) {
-    const id = Number(value)
-    if (!Number.isSafeInteger(id) || id <= 0) continue
-    const found = await readById(ctx.client, id)
-    if (found === undefined || Object.entries(fields).some(([name, v]) => typeof v === 'string' && found[name] !== v)) continue
-    ctx.cleanup.add({ relationKey: null, id })
-    return { id, version: rowVersion(found.TIMESTAMP), row: found, identityField: identityField ?? (saved.result.RowIdentifier ?? undefined), fields }
-  }
-  ctx.require(false, { expected: 'one of the newKeys values to be the new row\'s Id, readable with Get Items', received: shown(keys) })
+  const { outcome, reported, found } = await saveAndClaim(ctx, {
+    relationKey: null,
+    count: 1,
+    fields,
+    save: () => ctx.client.save({ Rows: [{ Row: row, Details: [] }] }),
+    reported: (result) => newKeyIds(result, '-1'),
+  })
+  ctx.require(outcome.ok, { expected: 'a new master row to be saved (success flag true)', received: ctx.show(outcome.result) })
+  const [own] = reported
+  ctx.require(own !== undefined, {
+    expected: 'ReturnData.PrimaryKeyData["-1"].newKeys to name the new row\'s Id, readable with Get Items',
+    received: `${ctx.show((outcome.result as { ReturnData?: unknown }).ReturnData)}${found.length > 0 ? ` (the row was found as Id ${found.map((r) => String(r.Id)).join(', ')} and is removed again)` : ''}`,
+  })
+  return { id: Number(own.Id), version: rowVersion(String(own.TIMESTAMP)), row: own, identityField: identityField ?? (outcome.result.RowIdentifier ?? undefined), fields }
 }
 
 /** An own row updated once: its current row, and the version it had before, now stale. */
 export async function ownRowWithStaleVersion(ctx: ContractContext): Promise<{ own: OwnRow; stale: number; current: ReadRow }> {
   const own = await createOwnMaster(ctx)
   const updated = await updateMaster(ctx.client, own.id, own.version, fieldToRewrite(own))
-  ctx.require(updated.ok, { expected: 'an update with the TIMESTAMP read last to be saved', received: shown(updated.result) })
+  ctx.require(updated.ok, { expected: 'an update with the TIMESTAMP read last to be saved', received: ctx.show(updated.result) })
   const current = await readById(ctx.client, own.id)
   ctx.require(current !== undefined, { expected: `row ${own.id} to be readable after its update`, received: 'no row' })
   return { own, stale: own.version, current }

@@ -12,7 +12,7 @@ export type Severity = 'critical' | 'high' | 'medium' | 'low'
 export type Need =
   | 'writes' // --allow-writes
   | 'relation-key' // --relation-key
-  | 'storage' // --storage-id (and the Identity field, read from a save or given)
+  | 'storage' // --storage-id (and the Identity field: given, or guessed on the mock only)
   | 'action' // --action-id
   | 'email-to' // --email-to
 
@@ -64,8 +64,10 @@ export interface Target {
   applicationId: string
   relationKey: string | undefined
   storageId: string | undefined
+  /** The master storage's Identity field; guessed from the rows only when the target is held to the mock's choices. */
   identityField: string | undefined
   allowWrites: boolean
+  /** The only address an e-mail may go to; e-mail is sent only when writes are allowed too. */
   emailTo: string | undefined
   actionIds: string[]
   /** Runs and seed of the contracts that draw random input (fast-check); the seed is reported with a failure. */
@@ -88,6 +90,12 @@ export interface ContractContext {
   require(ok: boolean, failure: Failure): asserts ok
   /** Stops the contract as skipped: a state it needs is not there (no row with attachments, ...). */
   skip(reason: string): never
+  /** Something the report should say that is no failure: a part left unchecked, an answer worth a look. */
+  note(text: string): void
+  /** A value as a failure may show it: itself from the mock, its outline (names, Ids) from an installation. */
+  show(value: unknown, max?: number): string
+  /** Aborted when the run is interrupted; a contract's requests are refused from then on. */
+  signal: AbortSignal
 }
 
 export type Outcome = 'passed' | 'failed' | 'skipped'
@@ -99,5 +107,7 @@ export interface ContractResult {
   failures: Failure[]
   /** Why it was skipped. */
   reason?: string
+  /** What it noted besides failures (parts left unchecked, answers worth a look). */
+  notes?: string[]
   durationMs: number
 }

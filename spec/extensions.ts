@@ -6,6 +6,9 @@
 /** Marks something the published description leaves open and the mock chose: `true`, or a short text naming the chosen part. */
 export const MOCK_DEFINED = 'x-mock-defined'
 
+/** The `x-mock-defined` text of a media type object whose label (not its schema) is the mock's choice. */
+export const MEDIA_TYPE_MARK = 'media type'
+
 /** Semver range of the product releases in which an operation, or a oneOf branch, exists. */
 export const PRODUCT_VERSIONS = 'x-product-versions'
 

@@ -33,11 +33,12 @@ function editRequests(app: FastifyInstance, operations: readonly string[], edit:
 const ITEMS = ['queryItems', 'queryItemsLegacy']
 const isRows = (body: Json): body is Array<Record<string, unknown>> => Array.isArray(body)
 
-/** Drops one option (`$top`, ...) from a Get Items request, in either form. */
+/** Drops one option (`$top`, `relationKey`, ...) from a Get Items request, in either form. */
 function dropOption(app: FastifyInstance, option: string): void {
+  const names = [option, option.replace(/^\$/, '%24')].map((name) => `${name.toLowerCase()}=`)
   editRequests(app, ITEMS, (request) => {
     const body = request.body as { query?: unknown } | undefined
-    if (typeof body?.query === 'string') body.query = body.query.split('&').filter((part) => !part.toLowerCase().startsWith(`${option.toLowerCase()}=`) && !part.toLowerCase().startsWith(`%24${option.slice(1).toLowerCase()}=`)).join('&')
+    if (typeof body?.query === 'string') body.query = body.query.split('&').filter((part) => !names.some((name) => part.toLowerCase().startsWith(name))).join('&')
     const query = request.query as Record<string, unknown>
     if (query !== null && typeof query === 'object') delete query[option]
   })
@@ -53,6 +54,7 @@ export const DEVIATIONS: Record<string, { breaks: string; install(app: FastifyIn
   'ignore-skip': { breaks: 'Get Items ignores $skip', install: (app) => dropOption(app, '$skip') },
   'ignore-orderby': { breaks: 'Get Items ignores $orderby', install: (app) => dropOption(app, '$orderby') },
   'ignore-filter': { breaks: 'Get Items ignores $filter', install: (app) => dropOption(app, '$filter') },
+  'ignore-relation-key': { breaks: 'Get Items answers the master rows when a relation key names a detail table', install: (app) => dropOption(app, 'relationKey') },
   'count-as-text': {
     breaks: 'Get Items Count answers the count as a text',
     install: (app) =>

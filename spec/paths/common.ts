@@ -13,7 +13,7 @@ import type {
 import { parameterRef, schemaRef } from '../refs.ts'
 import { ADMIN_PASSWORD, ADMIN_USER, CLIENT_ID, SCOPE, countResult, detailRows, masterRows, tokenResult } from '../examples.ts'
 import { RANGES } from '../versions.ts'
-import { MOCK_DEFINED, PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
+import { MEDIA_TYPE_MARK, MOCK_DEFINED, PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 
 /** What every module under spec/paths exports. */
 export interface OperationModule {
@@ -48,6 +48,16 @@ export function jsonBody(description: string, schema: SchemaObject | ReferenceOb
 /** A JSON response. */
 export function jsonResponse(description: string, schema: SchemaObject | ReferenceObject, examples: Record<string, ExampleObject>): ResponseObject {
   return { description, content: { 'application/json': media(schema, examples) } }
+}
+
+/**
+ * A JSON response whose media type the mock chose where the description shows another label
+ * (Run Action, "labels the response media type as XML although the body is JSON"): held to the
+ * description, any label is taken, the body still held to the schema.
+ */
+export function labelChosenByMock(response: ResponseObject): ResponseObject {
+  const content = Object.fromEntries(Object.entries(response.content ?? {}).map(([type, media]) => [type, { ...media, [MOCK_DEFINED]: MEDIA_TYPE_MARK }]))
+  return { ...response, content }
 }
 
 /** The password-grant form both current sign-in paths take. */

@@ -5,7 +5,7 @@ import { PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
 import { actionFailedResult, actionFailingRequest, actionRequest, actionResult } from '../examples.ts'
-import { DATA_HEADERS, SESSION_SECURITY, jsonBody, jsonResponse } from './common.ts'
+import { DATA_HEADERS, SESSION_SECURITY, jsonBody, jsonResponse, labelChosenByMock } from './common.ts'
 
 export const path = '/ExplorerApi/api/action/run'
 export const method = 'post'
@@ -17,7 +17,8 @@ export const operation: OperationObject = {
     'Runs a custom action defined for the application. `parametersMap` names the stored procedure to run and the ' +
     'parameters it gets. An action that ran but failed still answers 200, with `IsSuccessful` false. The real service ' +
     'labels this response as XML although its body is JSON; this document states the media type the body actually has, ' +
-    '`application/json`.',
+    '`application/json`, which is what the mock sends. That label is the mock\'s choice: a client should read the body as JSON ' +
+    'whatever the label says.',
   tags: ['Actions'],
   [PRODUCT_VERSIONS]: RANGES.all,
   security: SESSION_SECURITY,
@@ -27,10 +28,12 @@ export const operation: OperationObject = {
     failing: { summary: 'An action that reports failure', value: actionFailingRequest },
   }),
   responses: {
-    '200': jsonResponse('What the action reported.', schemaRef('ActionResult'), {
-      succeeded: { summary: 'The action succeeded', value: actionResult, [REQUEST_EXAMPLE]: 'recalculate' },
-      failed: { summary: 'The action ran and reported failure', value: actionFailedResult, [REQUEST_EXAMPLE]: 'failing' },
-    }),
+    '200': labelChosenByMock(
+      jsonResponse('What the action reported.', schemaRef('ActionResult'), {
+        succeeded: { summary: 'The action succeeded', value: actionResult, [REQUEST_EXAMPLE]: 'recalculate' },
+        failed: { summary: 'The action ran and reported failure', value: actionFailedResult, [REQUEST_EXAMPLE]: 'failing' },
+      }),
+    ),
     ...errorResponses(400, 401, 403, 404, 413, 414),
   },
 }

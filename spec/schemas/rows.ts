@@ -68,7 +68,8 @@ export const ReadRow: SchemaObject = {
     USER_ID_CREATION: nullableUser,
     USER_ID_LAST_UPDATE: nullableUser,
   },
-  additionalProperties: scalarValue,
+  // User-defined fields are "not shown" in the description (Resources): a value of any kind may come back.
+  additionalProperties: { ...scalarValue, [MOCK_DEFINED]: 'type', description: `${scalarValue.description} The mock sends text, numbers, booleans and null.` },
 }
 
 export const WriteRow: SchemaObject = {

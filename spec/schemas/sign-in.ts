@@ -41,8 +41,9 @@ export const LegacyTokenResult: SchemaObject = {
         Name: { type: 'string' },
         CreationDate: {
           type: 'string',
-          pattern: '^/Date\\(\\d+\\)/$',
-          description: 'Creation time written as `/Date(<milliseconds since 1970-01-01 UTC>)/`.',
+          // WCF writes a local time with its offset: /Date(1704067200000+0100)/.
+          pattern: '^/Date\\(-?\\d+([+-]\\d{4})?\\)/$',
+          description: 'Creation time written as `/Date(<milliseconds since 1970-01-01 UTC>)/`, as WCF writes dates; a local time carries its UTC offset after the milliseconds (`/Date(1704067200000+0100)/`).',
           examples: ['/Date(1704067200000)/'],
         },
         IsActive: { type: 'boolean' },

@@ -232,7 +232,7 @@ export interface paths {
         put?: never;
         /**
          * Run a custom action
-         * @description Runs a custom action defined for the application. `parametersMap` names the stored procedure to run and the parameters it gets. An action that ran but failed still answers 200, with `IsSuccessful` false. The real service labels this response as XML although its body is JSON; this document states the media type the body actually has, `application/json`.
+         * @description Runs a custom action defined for the application. `parametersMap` names the stored procedure to run and the parameters it gets. An action that ran but failed still answers 200, with `IsSuccessful` false. The real service labels this response as XML although its body is JSON; this document states the media type the body actually has, `application/json`, which is what the mock sends. That label is the mock's choice: a client should read the body as JSON whatever the label says.
          */
         post: operations["runAction"];
         delete?: never;
@@ -733,7 +733,7 @@ export interface components {
                 Id: string;
                 Name: string;
                 /**
-                 * @description Creation time written as `/Date(<milliseconds since 1970-01-01 UTC>)/`.
+                 * @description Creation time written as `/Date(<milliseconds since 1970-01-01 UTC>)/`, as WCF writes dates; a local time carries its UTC offset after the milliseconds (`/Date(1704067200000+0100)/`).
                  * @example /Date(1704067200000)/
                  */
                 CreationDate: string;

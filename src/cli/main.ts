@@ -5,22 +5,43 @@ import { exitWith } from './exit.ts'
 // Each command's modules load only when it runs, so `--version` and `--help` answer at once.
 const USAGE_EXIT = 2
 
-/** `appdata-kit verify` as a process: Ctrl-C stops starting contracts, the cleanup still runs, a second one ends at once. */
+/**
+ * `appdata-kit verify` as a process. Ctrl-C or SIGTERM (a CI job cancelled) stops the contracts at
+ * their next request and removes the rows created; a second signal quits at once, listing the
+ * rows created that were not removed yet. The exit code is 128 plus the signal's number.
+ */
 async function verify(argv: string[]): Promise<never> {
   const { runVerify } = await import('./verify.ts')
   const controller = new AbortController()
-  process.on('SIGINT', () => {
-    if (controller.signal.aborted) process.exit(130)
-    process.stderr.write('stopping after the running contracts; removing the rows created (Ctrl-C again to quit at once)\n')
+  let pending: () => string[] = () => []
+  const codes = { SIGINT: 130, SIGTERM: 143 } as const
+  let exitCode: number | undefined
+  const stop = (signal: keyof typeof codes) => {
+    if (controller.signal.aborted) {
+      const left = pending()
+      process.stderr.write(
+        left.length === 0
+          ? 'quitting; no row this run created is left\n'
+          : `quitting before the cleanup ended; these rows this run created are NOT removed:\n${left.map((row) => `  ${row}`).join('\n')}\n`,
+      )
+      process.exit(codes[signal])
+    }
+    exitCode = codes[signal]
+    process.stderr.write(`${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping the running contract; removing the rows created (${signal === 'SIGINT' ? 'Ctrl-C' : 'the signal'} again to quit at once)\n`)
     controller.abort()
-  })
+  }
+  process.on('SIGINT', () => stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
   const code = await runVerify(argv, {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     terminal: process.stdout.isTTY === true,
     signal: controller.signal,
+    onPending: (list) => {
+      pending = list
+    },
   })
-  process.exit(controller.signal.aborted ? 130 : code)
+  process.exit(exitCode ?? code)
 }
 
 const io = { stdout: (text: string) => process.stdout.write(text), stderr: (text: string) => process.stderr.write(text) }

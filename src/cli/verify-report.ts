@@ -13,21 +13,39 @@ const builder = builderModule as unknown as Builder
 /** Replaces secrets in a text: known values wherever they appear (more can be added), and token members of JSON texts. */
 export interface Redactor {
   (text: string): string
-  add(secret: string): void
+  /** Hides one more secret; anything but a text of 4 characters or more is ignored. */
+  add(secret: unknown): void
+}
+
+/** A secret as it may appear in a text: as it is, and escaped for JSON, XML and URLs (each on top of JSON too). */
+export function writtenForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1)
+  const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')
+  const form = new URLSearchParams({ s: secret }).toString().slice(2)
+  return [...new Set([secret, json, JSON.stringify(json).slice(1, -1), xml(secret), xml(json), encodeURIComponent(secret), form])]
 }
 
 export function redactor(secrets: readonly string[]): Redactor {
-  const values = new Set(secrets.filter((secret) => secret.length >= 4))
+  const values = new Set<string>()
+  const add = (secret: unknown) => {
+    if (typeof secret !== 'string' || secret.length < 4) return
+    for (const form of writtenForms(secret)) values.add(form)
+  }
+  secrets.forEach(add)
   const redact = (text: string) => {
     let out = text
     for (const secret of [...values].sort((a, b) => b.length - a.length)) out = out.split(secret).join('[redacted]')
     return out.replace(/("(?:access_token|SessionToken|password|EncryptedCredentials)"\s*:\s*)"[^"]*"/gi, '$1"[redacted]"')
   }
-  return Object.assign(redact, {
-    add(secret: string) {
-      if (secret.length >= 4) values.add(secret)
-    },
-  })
+  return Object.assign(redact, { add })
+}
+
+/**
+ * The report with every text it carries redacted, before it is written as XML or JSON: a secret
+ * escaped by the writer would no longer read as itself.
+ */
+export function redactReport(report: RunReport, redact: (text: string) => string): RunReport {
+  return JSON.parse(JSON.stringify(report), (_key, value: unknown) => (typeof value === 'string' ? redact(value) : value)) as RunReport
 }
 
 export interface Summary {
@@ -50,14 +68,15 @@ export function failureLine(failure: Failure): string {
   return `expected ${failure.expected}; received ${failure.received}${where === '' ? '' : ` (${where})`}`
 }
 
-/** The line verify prints as a contract ends: every failure on a terminal, failures alone otherwise. */
+/** The lines verify prints as a contract ends: failures and notes always, passes and skips on a terminal. */
 export function resultLines(result: ContractResult, terminal: boolean): string[] {
   const { contract } = result
+  const notes = (result.notes ?? []).map((note) => `note ${contract.id}: ${note}`)
   if (result.outcome === 'failed') {
-    return result.failures.map((failure) => `FAIL ${contract.id} [${contract.severity}]: ${failureLine(failure)}`)
+    return [...result.failures.map((failure) => `FAIL ${contract.id} [${contract.severity}]: ${failureLine(failure)}`), ...notes]
   }
-  if (!terminal) return []
-  return result.outcome === 'passed' ? [`  ok ${contract.id}`] : [`skip ${contract.id}: ${result.reason ?? ''}`]
+  if (!terminal) return notes
+  return [result.outcome === 'passed' ? `  ok ${contract.id}` : `skip ${contract.id}: ${result.reason ?? ''}`, ...notes]
 }
 
 /** The closing lines: counts, the skipped reasons grouped, and what the cleanup did. */
@@ -71,7 +90,7 @@ export function summaryLines(report: RunReport): string[] {
   for (const [reason, count] of [...reasons].sort((a, b) => b[1] - a[1])) lines.push(`  skipped ${count}: ${reason}`)
   if (report.cleanup.removed > 0 || report.cleanup.left.length > 0) {
     lines.push(`cleanup: removed the ${report.cleanup.removed} row(s) this run created`)
-    for (const row of report.cleanup.left) lines.push(`  NOT REMOVED: ${row.relationKey === null ? 'master row' : `${row.relationKey} row`} ${row.id}: ${row.reason}`)
+    for (const row of report.cleanup.left) lines.push(`  NOT REMOVED: ${row.relationKey === null ? 'master row' : `${row.relationKey} row`}${row.id === null ? '' : ` ${row.id}`}: ${row.reason}`)
   }
   return lines
 }
@@ -90,7 +109,11 @@ export function junitXml(report: RunReport): string {
     const testCase = suite.testCase().className(`verify.${area}`).name(`${result.contract.id}: ${result.contract.title}`).time(result.durationMs / 1000)
     if (result.outcome === 'failed') testCase.failure(result.failures.map(failureLine).join('\n'), result.contract.severity)
     if (result.outcome === 'skipped') testCase.skipped()
+    if ((result.notes ?? []).length > 0) testCase.standardOutput((result.notes ?? []).join('\n'))
   }
+  // A row left behind fails the run (exit 1), so it fails a case of the report too.
+  const cleanup = junit.testSuite().name('appdata-kit verify: cleanup').testCase().className('verify.cleanup').name('cleanup: every row this run created is removed again')
+  if (report.cleanup.left.length > 0) cleanup.failure(summaryLines(report).filter((line) => line.includes('NOT REMOVED')).join('\n'), 'critical')
   return junit.build()
 }
 

@@ -1,21 +1,23 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Command, CommanderError, Option } from 'commander'
 import { CONTRACTS } from '../../contracts/index.ts'
-import { runContracts, TargetError, type RunReport } from '../../contracts/runner.ts'
+import { matches, runContracts, TargetError, type RunReport } from '../../contracts/runner.ts'
 import type { Target } from '../../contracts/types.ts'
 import { httpTransport, TransportError, type Transport } from '../client/transport.ts'
 import { detectRelease } from './detect.ts'
-import { ConfigError, switchOn } from '../config.ts'
+import { ConfigError, emulatedRelease, switchOn } from '../config.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
-import { jsonReport, junitXml, redactor, resultLines, summaryLines } from './verify-report.ts'
+import { jsonReport, junitXml, redactor, redactReport, resultLines, summaryLines } from './verify-report.ts'
 
 /** Where verify writes, and whether it writes to a terminal (progress) or a log (failures only). */
 export interface Io {
   stdout: (text: string) => void
   stderr: (text: string) => void
   terminal: boolean
-  /** Aborted by Ctrl-C: no new contract starts, the cleanup still runs. */
+  /** Aborted by Ctrl-C or SIGTERM: contracts stop at their next request, the cleanup still runs. */
   signal?: AbortSignal
+  /** Told how to list the rows created and not removed yet, for an exit that cannot wait for the cleanup. */
+  onPending?(pending: () => string[]): void
   /** The transport to use instead of HTTP (tests); the base URL is still required and reported. */
   transport?: Transport
 }
@@ -55,11 +57,11 @@ export function verifyCommand(): Command {
     .addOption(new Option('--email-to <address>', 'the only address an e-mail may go to (needs --allow-writes)').env('APPDATA_EMAIL_TO'))
     .addOption(new Option('--action-id <guid>', 'a custom action that may be run (repeatable; needs --allow-writes)').env('APPDATA_ACTION_IDS').argParser(collect).default([], 'none'))
     .addOption(new Option('--storage-id <guid>', 'master storage Id, to check identity reservation (needs --allow-writes)').env('APPDATA_STORAGE_ID'))
-    .addOption(new Option('--identity-field <name>', 'the master storage\'s Identity field (found from the rows when left out)').env('APPDATA_IDENTITY_FIELD'))
+    .addOption(new Option('--identity-field <name>', 'the master storage\'s Identity field, never copied into new rows (needed with --allow-writes against an installation; guessed on the mock only)').env('APPDATA_IDENTITY_FIELD'))
     .addOption(new Option('--only <pattern>', 'run only contracts with this id, id prefix (save) or tag (writes, fuzz, mock, description); repeatable').env('APPDATA_ONLY').argParser(collect).default(undefined, 'all'))
     .addOption(new Option('--skip <pattern>', 'leave out contracts matching this; repeatable').env('APPDATA_SKIP').argParser(collect).default(undefined, 'none'))
     .addOption(new Option('--concurrency <n>', 'contracts run at once').env('APPDATA_CONCURRENCY').argParser(positiveInteger('--concurrency')).default(1))
-    .addOption(new Option('--timeout <ms>', 'per-request time limit in milliseconds').env('APPDATA_TIMEOUT').argParser(positiveInteger('--timeout')).default(30_000))
+    .addOption(new Option('--timeout <ms>', 'time limit of each request, from sending it to the answer\'s last byte, in milliseconds').env('APPDATA_TIMEOUT').argParser(positiveInteger('--timeout')).default(30_000))
     .addOption(new Option('--fuzz-runs <n>', 'random inputs per robustness contract').env('APPDATA_FUZZ_RUNS').argParser(positiveInteger('--fuzz-runs')).default(25))
     .addOption(new Option('--seed <n>', 'seed of the random inputs (printed with any failure)').env('APPDATA_SEED').argParser(positiveInteger('--seed')).default(undefined, 'random'))
     .addOption(new Option('--ca <file>', 'PEM file of a certificate authority to trust, for an installation with its own certificate').env('APPDATA_CA'))
@@ -116,6 +118,7 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
     command.parse([...argv], { from: 'user' })
     switchesFromEnv(command)
     flags = command.opts<Flags>()
+    checkFlags(flags)
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return EXIT.ok
@@ -139,11 +142,16 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
   }
   try {
     const detected = await detectRelease(transport, flags.org, flags.productVersion)
-    if (detected === undefined) {
-      io.stderr(`error: ${flags.baseUrl} answers no sign-in path${flags.productVersion === undefined ? '' : ` of release ${flags.productVersion}`}; is it an installation of the Application Data Web API?\n`)
+    if ('reason' in detected) {
+      io.stderr(`error: ${flags.baseUrl}: ${detected.reason}\n`)
       return EXIT.usage
     }
     const holdTo = detected.isMock && flags.asInstallation !== true ? 'mock' : 'description'
+    if (holdTo === 'description' && flags.allowWrites === true && flags.identityField === undefined) {
+      // A guessed Identity field copies a real identity value into the new rows (Save, Rows[].Row.IdRow: null on creation).
+      io.stderr(`error: --allow-writes against an installation needs --identity-field (the master storage's Identity field, such as IdRow): verify never guesses it there\n`)
+      return EXIT.usage
+    }
     say(`verifying ${transport.target}: release ${detected.label}${flags.productVersion === undefined ? ' (detected)' : ''}, ${holdTo === 'mock' ? "an appdata-kit mock: its own choices are checked too" : "held to the API's description"}, ${flags.allowWrites === true ? 'writes allowed' : 'read-only'}`)
     const target: Target = {
       transport,
@@ -169,12 +177,13 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
       ...(flags.skip === undefined ? {} : { skip: flags.skip }),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       onSecret: (secret) => redact.add(secret),
+      onCleanup: (cleanup) => io.onPending?.(() => cleanup.pending()),
       onResult: (result) => {
         for (const line of resultLines(result, io.terminal)) say(line)
       },
     })
     for (const line of summaryLines(report)) say(line)
-    writeReports(flags, report, redact)
+    writeReports(flags, redactReport(report, redact), redact)
     const failed = report.results.some((r) => r.outcome === 'failed') || report.cleanup.left.length > 0
     return failed ? EXIT.failed : EXIT.ok
   } catch (error) {
@@ -185,6 +194,21 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
     throw error
   } finally {
     await transport.close()
+  }
+}
+
+/** The flags' values that commander cannot check alone; a ConfigError (exit 2) names the flag. */
+function checkFlags(flags: Flags): void {
+  if (flags.productVersion !== undefined) emulatedRelease(flags.productVersion)
+  const writing = [flags.emailTo === undefined ? '' : '--email-to', flags.actionId.length === 0 ? '' : '--action-id', flags.storageId === undefined ? '' : '--storage-id'].filter((flag) => flag !== '')
+  if (writing.length > 0 && flags.allowWrites !== true) {
+    // Each of them names something verify would send or change: an e-mail, an action run, reserved identity values.
+    throw new ConfigError(`${writing.join(', ')} ${writing.length === 1 ? 'needs' : 'need'} --allow-writes (or APPDATA_ALLOW_WRITES=1): ${writing.length === 1 ? 'it names' : 'they name'} what verify may write`)
+  }
+  for (const pattern of flags.only ?? []) {
+    if (!CONTRACTS.some((contract) => matches(contract, pattern))) {
+      throw new ConfigError(`--only ${pattern} matches no contract; give an id (save.stale-refused), an id prefix (save) or a tag (writes, read-only, fuzz, mock, description)`)
+    }
   }
 }
 

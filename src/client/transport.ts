@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions } from 'node:https'
+import { rootCertificates } from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 
 /** A request as a transport sends it: the path below the base URL, with its query string. */
@@ -37,7 +38,7 @@ export class TransportError extends Error {
 }
 
 export interface HttpTransportOptions {
-  /** Per-request limit in milliseconds (default 30 s). */
+  /** Per-request limit in milliseconds, from sending to the answer's last byte (default 30 s). */
   timeoutMs?: number
   /** PEM certificate(s) to trust besides the system's, for an installation with its own CA. */
   ca?: string | Buffer
@@ -68,6 +69,23 @@ function headersOf(raw: Record<string, string | string[] | undefined>): Record<s
 }
 
 /**
+ * The host to connect to for a base URL: an IPv6 literal without the brackets a URL writes it
+ * in (`http://[::1]:4080` connects to `::1`), any other host as it is.
+ */
+export function connectionHost(base: URL): string {
+  return base.hostname.startsWith('[') && base.hostname.endsWith(']') ? base.hostname.slice(1, -1) : base.hostname
+}
+
+/**
+ * The options of an HTTPS transport's agent. A CA given is trusted besides Node's bundled roots:
+ * Node's `ca` option replaces the roots, so an installation's own CA given alone would make every
+ * publicly certified host (a proxy, a cloud gateway) untrusted.
+ */
+export function httpsAgentOptions(options: HttpTransportOptions): AgentOptions {
+  return { keepAlive: true, ...(options.ca === undefined ? {} : { ca: [...rootCertificates, options.ca.toString()] }), rejectUnauthorized: options.insecure !== true }
+}
+
+/**
  * Requests over HTTP or HTTPS to a base URL (`https://host[:port][/prefix]`), on kept-alive
  * sockets. Node's own http and https modules, so a certificate authority or `insecure` can be
  * given per transport without touching the process.
@@ -78,9 +96,7 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
   const secure = base.protocol === 'https:'
   const prefix = base.pathname.replace(/\/+$/, '')
   const timeoutMs = options.timeoutMs ?? 30_000
-  const agent = secure
-    ? new HttpsAgent({ keepAlive: true, ...(options.ca === undefined ? {} : { ca: options.ca }), rejectUnauthorized: options.insecure !== true })
-    : new HttpAgent({ keepAlive: true })
+  const agent = secure ? new HttpsAgent(httpsAgentOptions(options)) : new HttpAgent({ keepAlive: true })
   const send = secure ? httpsRequest : httpRequest
   return {
     target: `${base.origin}${prefix}`,
@@ -88,22 +104,33 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
       return new Promise((resolve, reject) => {
         const body = request.body === undefined ? undefined : Buffer.from(request.body)
         const headers = { ...request.headers, ...(body === undefined ? {} : { 'content-length': String(body.length) }) }
+        let settled = false
+        const settle = (outcome: () => void) => {
+          if (settled) return
+          settled = true
+          clearTimeout(timer)
+          outcome()
+        }
+        const fail = (error: TransportError) => settle(() => reject(error))
         const req = send(
-          { protocol: base.protocol, hostname: base.hostname, port: base.port, path: `${prefix}${requestTarget(request.path)}`, method: request.method, headers, agent },
+          { protocol: base.protocol, hostname: connectionHost(base), port: base.port, path: `${prefix}${requestTarget(request.path)}`, method: request.method, headers, agent },
           (res) => {
             const chunks: Buffer[] = []
             res.on('data', (chunk: Buffer) => chunks.push(chunk))
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: headersOf(res.headers), body: Buffer.concat(chunks) }))
-            res.on('error', (error) => reject(new TransportError('UNREACHABLE', `${request.method} ${request.path}: the answer broke off (${error.message})`, { cause: error })))
+            res.on('end', () => settle(() => resolve({ status: res.statusCode ?? 0, headers: headersOf(res.headers), body: Buffer.concat(chunks) })))
+            res.on('error', (error) => fail(new TransportError('UNREACHABLE', `${request.method} ${request.path}: the answer broke off (${error.message})`, { cause: error })))
           },
         )
-        req.setTimeout(timeoutMs, () => req.destroy(new TransportError('TIMEOUT', `${request.method} ${request.path}: no answer within ${timeoutMs} ms`)))
+        // The whole exchange, not the socket's idle time: an answer that trickles in never idles.
+        const timer = setTimeout(() => {
+          fail(new TransportError('TIMEOUT', `${request.method} ${request.path}: no complete answer within ${timeoutMs} ms`))
+          req.destroy()
+        }, timeoutMs)
         req.on('error', (error: NodeJS.ErrnoException) => {
-          if (error instanceof TransportError) return reject(error)
           if (error.code !== undefined && TLS_CODES.has(error.code)) {
-            return reject(new TransportError('TLS', `${base.origin}: its certificate is not trusted (${error.code}); pass --ca FILE, or --insecure for a test installation`, { cause: error }))
+            return fail(new TransportError('TLS', `${base.origin}: its certificate is not trusted (${error.code}); pass --ca FILE, or --insecure for a test installation`, { cause: error }))
           }
-          reject(new TransportError('UNREACHABLE', `${base.origin} cannot be reached (${error.code ?? error.message})`, { cause: error }))
+          fail(new TransportError('UNREACHABLE', `${base.origin} cannot be reached (${error.code ?? error.message})`, { cause: error }))
         })
         req.end(body)
       })

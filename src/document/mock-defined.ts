@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { MOCK_DEFINED } from '../../spec/extensions.ts'
+import { MEDIA_TYPE_MARK, MOCK_DEFINED } from '../../spec/extensions.ts'
 import { isObject } from './reader.ts'
 
 /** Schema keywords an `x-mock-defined` mark may name (a mark of only these words names keywords). */
@@ -14,6 +14,17 @@ export function markedKeywords(mark: unknown): string[] | undefined {
   return words.every((word) => SCHEMA_KEYWORDS.has(word)) ? words : undefined
 }
 
+/**
+ * A media type object whose label, not its schema, is the mock's choice: held to the description,
+ * an answer may carry any label (the wildcard media type), and a JSON body still meets the schema.
+ */
+const marksMediaType = (media: unknown): boolean => isObject(media) && media[MOCK_DEFINED] === MEDIA_TYPE_MARK
+
+/** A response's `content` with its marked media types under the wildcard media type. */
+function relaxContent(content: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(content).map(([mediaType, media]) => [marksMediaType(media) ? '*/*' : mediaType, relax(media)]))
+}
+
 function relax(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(relax)
   if (!isObject(node)) return node
@@ -24,7 +35,7 @@ function relax(node: unknown): unknown {
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node)) {
     if (keywords?.includes(key)) continue
-    out[key] = relax(value)
+    out[key] = key === 'content' && isObject(value) && Object.values(value).some(marksMediaType) ? relaxContent(value) : relax(value)
   }
   return out
 }
@@ -32,6 +43,7 @@ function relax(node: unknown): unknown {
 /**
  * The document as a real installation is held to it: every schema marked `x-mock-defined: true`
  * accepts anything, and the schema keywords a mark names (`type format`, `pattern`) are dropped.
+ * A media type marked `media type` becomes the wildcard media type, which takes any label.
  * What is left is what the API's published description itself says. Error responses stay in the
  * document but are all marked, so their bodies are not held to anything either.
  */

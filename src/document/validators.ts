@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
 import { toViolations } from '../validation/violations.ts'
-import { escapePointer, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
+import { escapePointer, isObject, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
@@ -189,11 +189,18 @@ export class DocumentValidators {
     const mediaType = answer.contentType.split(';')[0]?.trim().toLowerCase() ?? ''
     const media = content as Record<string, unknown>
     if (!(mediaType in media)) {
-      if ('application/octet-stream' in media || '*/*' in media) return []
+      if ('application/octet-stream' in media) return []
+      // Any label: a body read as JSON is still held to the schema, when there is one.
+      const parsed = answer.body !== null && typeof answer.body === 'object' && !Buffer.isBuffer(answer.body)
+      if ('*/*' in media) return parsed && isObject(media['*/*']) && media['*/*'].schema !== undefined ? this.#bodyProblems(entry, answer, `${found.pointer}/content/${escapePointer('*/*')}`) : []
       return [`${entry.operationId} ${answer.status}: media type ${mediaType || '(none)'} is not documented (${Object.keys(media).join(', ')})`]
     }
     if (!mediaType.endsWith('json')) return []
-    const validate = this.schemaAt(`${found.pointer}/content/${escapePointer(mediaType)}/schema`)
+    return this.#bodyProblems(entry, answer, `${found.pointer}/content/${escapePointer(mediaType)}`)
+  }
+
+  #bodyProblems(entry: OperationEntry, answer: { status: number; body: unknown }, mediaPointer: string): string[] {
+    const validate = this.schemaAt(`${mediaPointer}/schema`)
     if (validate(answer.body)) return []
     return (validate.errors ?? []).map((error) => `${entry.operationId} ${answer.status}: ${describeError(error)}`)
   }

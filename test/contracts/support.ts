@@ -36,10 +36,10 @@ export function verifyFlags(url: string): string[] {
   ]
 }
 
-/** Runs verify in this process; its exit code and what it printed. */
-export async function verify(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+/** Runs verify in this process, over `io.transport` when given (the base URL still names the target); its exit code and what it printed. */
+export async function verify(argv: string[], io: { transport?: Transport } = {}): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await runVerify(argv, { stdout: (text) => (out += text), stderr: (text) => (err += text), terminal: false })
+  const code = await runVerify(argv, { stdout: (text) => (out += text), stderr: (text) => (err += text), terminal: false, ...io })
   return { code, out, err }
 }

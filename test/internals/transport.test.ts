@@ -1,0 +1,54 @@
+/**
+ * The HTTP transport verify and the client use: a time limit on the whole request, IPv6 base
+ * URLs, and a certificate authority trusted besides the system's.
+ */
+import { createServer, type Server } from 'node:http'
+import { rootCertificates } from 'node:tls'
+import { afterEach, describe, expect, it } from 'vitest'
+import { connectionHost, httpsAgentOptions, httpTransport, TransportError } from '../../src/client/transport.ts'
+
+let server: Server | undefined
+afterEach(async () => {
+  await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())))
+  server = undefined
+})
+
+describe('the HTTP transport', () => {
+  it('gives up on an answer that trickles in for longer than the time limit, though the socket never idles', async () => {
+    // Headers at once, then one byte every 20 ms for 2 s: never idle for long, never done in time.
+    server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' })
+      let sent = 0
+      const timer = setInterval(() => {
+        response.write('.')
+        if (++sent === 100) {
+          clearInterval(timer)
+          response.end()
+        }
+      }, 20)
+      response.on('close', () => clearInterval(timer))
+    })
+    const port = await new Promise<number>((resolve) => server?.listen(0, '127.0.0.1', () => resolve((server?.address() as { port: number }).port)))
+    const transport = httpTransport(`http://127.0.0.1:${port}`, { timeoutMs: 300 })
+    try {
+      const error = await transport.send({ method: 'GET', path: '/' }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(TransportError)
+      expect((error as TransportError).code).toBe('TIMEOUT')
+    } finally {
+      await transport.close()
+    }
+  })
+
+  it('connects to an IPv6 base URL by its address, without the brackets the URL writes it in', () => {
+    expect(connectionHost(new URL('http://[::1]:4080'))).toBe('::1')
+    expect(connectionHost(new URL('https://appdata.example.com/prefix'))).toBe('appdata.example.com')
+  })
+
+  it('trusts a CA given besides the system\'s roots, not instead of them', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
+    const ca = httpsAgentOptions({ ca: pem }).ca as string[]
+    expect(ca).toContain(pem)
+    expect(ca).toEqual(expect.arrayContaining([...rootCertificates]))
+    expect(httpsAgentOptions({}).ca).toBeUndefined()
+  })
+})
