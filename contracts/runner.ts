@@ -24,6 +24,8 @@ export interface RunOptions {
   skip?: string[]
   /** Told about each contract as it ends (progress output). */
   onResult?(result: ContractResult): void
+  /** Told what the run turns to next: a contract's id as it starts, `cleanup` before the run's rows are removed. */
+  onPhase?(part: string): void
   /** Interrupts the run (Ctrl-C): no contract starts, the running ones stop at their next request, then the cleanup runs. */
   signal?: AbortSignal
   /** Told every session token the run signs in with or sees issued, so output can hide it. */
@@ -232,6 +234,7 @@ export async function runContracts(contracts: readonly Contract[], target: Targe
       const index = next++
       const contract = selected[index] as Contract
       const reason = reasonToSkip(contract, target)
+      options.onPhase?.(contract.id)
       const result: ContractResult =
         reason === undefined
           ? await runOne(contract, run)
@@ -245,6 +248,7 @@ export async function runContracts(contracts: readonly Contract[], target: Targe
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker))
   } finally {
     // Whatever happened, the rows this run created go again: with the session, not stopped by the interrupt.
+    options.onPhase?.('cleanup')
     if (cleanup.size > 0) removal = await cleanup.run(targetClient(target, session.token, undefined, withSession), showFor(target.holdTo))
   }
   return {

@@ -167,18 +167,16 @@ async function captureAttachments(client: Client, master: CapturedStorage, detai
     ...details.flatMap((detail) => detail.rows.filter(hasMarker).map((row) => ({ relationKey: detail.relationKey as string | null, id: Number(row.Id) }))),
   ]
   await pooled(targets, options.concurrency, (target) => listRow(target.relationKey, target.id))
-  let budget = options.attachmentLimit
+  // Files in list order while they fit in the limit; one that does not is left empty, smaller ones after it still come.
+  let downloaded = 0
   for (const attachment of found) {
-    if (attachment.record.IsFolder === true || budget <= 0) continue
+    if (attachment.record.IsFolder === true || downloaded >= options.attachmentLimit) continue
     const file = await client.download([Number(attachment.record.Id)], attachment.relationKey ?? undefined)
-    if (file.bytes.length > budget) {
-      budget = 0
-      continue
-    }
-    budget -= file.bytes.length
+    if (downloaded + file.bytes.length > options.attachmentLimit) continue
+    downloaded += file.bytes.length
     attachment.content = file.bytes
   }
   const files = found.filter((attachment) => attachment.record.IsFolder !== true)
-  options.progress(`attachments: ${found.length - files.length} folders, ${files.length} files, ${files.filter((file) => file.content !== undefined).length} downloaded (${options.attachmentLimit - Math.max(budget, 0)} bytes)`)
+  options.progress(`attachments: ${found.length - files.length} folder(s), ${files.length} file(s), ${files.filter((file) => file.content !== undefined).length} downloaded (${downloaded} bytes)`)
   return found
 }

@@ -51,6 +51,11 @@ async function mock(argv: string[]): Promise<void> {
   await runMock(argv, process.env)
 }
 
+async function capture(argv: string[]): Promise<never> {
+  const { runCapture } = await import('./capture.ts')
+  process.exit(await runCapture(argv, io))
+}
+
 async function spec(argv: string[]): Promise<never> {
   const { runSpec } = await import('./spec.ts')
   process.exit(runSpec(argv, io))
@@ -60,6 +65,7 @@ async function spec(argv: string[]): Promise<never> {
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<unknown> | unknown }> = {
   mock: { summary: 'start the mock (what npm start runs); mock --help lists every flag', run: mock },
   verify: { summary: 'check an installation, or a mock, against the contracts; read-only unless --allow-writes', run: verify },
+  capture: { summary: 'read one application of an installation (read-only) into a fixture the mock serves; values anonymised', run: capture },
   spec: { summary: 'write the OpenAPI document (YAML or JSON by the extension of --out)', run: spec },
 }
 

@@ -1,6 +1,7 @@
 import builderModule, { type Builder } from 'junit-report-builder'
 import type { RunReport } from '../../contracts/runner.ts'
 import type { ContractResult, Failure } from '../../contracts/types.ts'
+import type { Difference } from '../compare/compare.ts'
 
 // junit-report-builder ships CommonJS; under NodeNext its default export types as the module object.
 const builder = builderModule as unknown as Builder
@@ -120,4 +121,30 @@ export function junitXml(report: RunReport): string {
 /** The run as JSON for tools: target, release, every result with its failures, the cleanup. */
 export function jsonReport(report: RunReport): string {
   return `${JSON.stringify({ ...report, summary: summarize(report.results) }, null, 2)}\n`
+}
+
+/**
+ * The differences of a comparison, operation by operation (contract outcomes first), each line
+ * naming the contract and which of its requests, what the first installation answered and what
+ * the second did.
+ */
+export function differenceLines(differences: readonly Difference[], first: string, second: string): string[] {
+  if (differences.length === 0) return [`no differences between ${first} and ${second} (Ids, row versions, times, tokens and row values set aside)`]
+  const lines = [`${differences.length} difference(s) between ${first} (first) and ${second} (second):`]
+  const groups = new Map<string, Difference[]>()
+  for (const difference of differences) {
+    const key = difference.kind === 'outcome' ? 'contract outcomes' : difference.operationId
+    groups.set(key, [...(groups.get(key) ?? []), difference])
+  }
+  // Past a few per operation the rest are usually the same difference again; --json has them all.
+  const shown = 8
+  for (const [operation, list] of groups) {
+    lines.push(`  ${operation}`)
+    if (list.length > shown) lines.push(`    (the first ${shown} of ${list.length}; --json FILE lists every one)`)
+    for (const d of list.slice(0, shown)) {
+      const where = d.kind === 'outcome' ? d.part : `${d.part} request ${d.index}${d.request === '' ? '' : ` (${d.request})`}`
+      lines.push(`    ${where}: ${d.kind}: ${d.first} | ${d.second}`)
+    }
+  }
+  return lines
 }

@@ -115,6 +115,17 @@ describe('capture', () => {
     }
   })
 
+  it('downloads attachment files only up to --attachment-limit, and says which it left empty', async () => {
+    const captured = await captureApplication(source.client, options({ rows: 2, attachmentLimit: 600 }))
+    const files = captured.attachments.filter((a) => a.record.IsFolder !== true)
+    const kept = files.filter((a) => a.content !== undefined)
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.length).toBeLessThan(files.length)
+    expect(kept.reduce((sum, a) => sum + (a.content?.length ?? 0), 0)).toBeLessThanOrEqual(600)
+    const { notes } = buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: false })
+    expect(notes.filter((note) => note.includes('bytes not captured'))).toHaveLength(files.length - kept.length)
+  })
+
   it('refuses a relation key the application does not have, naming it', async () => {
     await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: false }))).rejects.toThrow(CaptureError)
     await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: false }))).rejects.toThrow(/relation key Payments/)

@@ -232,7 +232,7 @@ describe('npm start', () => {
 describe('the appdata-kit command', () => {
   const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string
 
-  it.each([[[]], [['mock']], [['verify']], [['spec']]])('%j --version prints the version', async (command) => {
+  it.each([[[]], [['mock']], [['verify']], [['capture']], [['spec']]])('%j --version prints the version', async (command) => {
     const run = await runToEnd(process.execPath, [BIN, ...command, '--version'])
     expect(run.code).toBe(0)
     expect(run.stdout.trim()).toBe(version)
@@ -242,6 +242,7 @@ describe('the appdata-kit command', () => {
     ['mock', ['--port <n>', '(default: 4080, env: PORT or MOCK_PORT)', '--product-version', '--https', '--tls-out', '--cors', '--log-format', '--quiet', 'Examples:', 'npx appdata-kit mock --port 4181']],
     ['verify', ['--base-url <url>', 'env: APPDATA_BASE_URL', '--allow-writes', '--junit <file>', '(default: 30000, env: APPDATA_TIMEOUT)', 'Example']],
     ['spec', ['--out <file>', '--product-version', '--control-plane', 'Examples:', 'npx appdata-kit spec --out openapi.yaml']],
+    ['capture', ['--base-url <url>', '--relation-key <key>', '(default: 100, env: APPDATA_CAPTURE_ROWS)', '--no-anonymise', '--rows-as-generator', 'Strictly read-only', 'Example']],
   ])('%s --help lists every flag with its default, its variable and an example', async (command, texts) => {
     const run = await runToEnd(process.execPath, [BIN, command, '--help'])
     expect(run.code).toBe(0)
@@ -252,7 +253,7 @@ describe('the appdata-kit command', () => {
   it('answers --help and help COMMAND, and refuses an unknown command with a suggestion and exit 2', async () => {
     const help = await runToEnd(process.execPath, [BIN, '--help'])
     expect(help.code).toBe(0)
-    for (const command of ['mock', 'verify', 'spec']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'))
+    for (const command of ['mock', 'verify', 'capture', 'spec']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'))
     expect((await runToEnd(process.execPath, [BIN, 'help', 'spec'])).stdout).toContain('--out <file>')
     const typo = await runToEnd(process.execPath, [BIN, 'mokc'])
     expect(typo.code).toBe(2)

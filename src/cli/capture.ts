@@ -1,0 +1,162 @@
+import { writeFileSync } from 'node:fs'
+import { Command, CommanderError, Option } from 'commander'
+import { createClient, ApiError } from '../client/client.ts'
+import { TransportError, type Transport } from '../client/transport.ts'
+import { buildFixture } from '../capture/build-fixture.ts'
+import { captureApplication, CaptureError } from '../capture/capture.ts'
+import { ConfigError, emulatedRelease, switchOn } from '../config.ts'
+import { PACKAGE_VERSION } from '../package-root.ts'
+import { collect, connectionOptions, connectionTransport, EXIT, positiveInteger, switchesFromEnv, type ConnectionFlags } from './connection.ts'
+import { detectRelease } from './detect.ts'
+import { redactor } from './verify-report.ts'
+import type { Io } from './verify.ts'
+
+/** The capture command's flags, each with its variable. */
+export function captureCommand(): Command {
+  const command = new Command('capture')
+    .helpOption('-h, --help', 'show this text')
+    .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
+    .description(
+      'Reads one application of an installation into a fixture the mock serves (npm start -- --fixture FILE).\n' +
+        'Strictly read-only: it calls sign-in, Get Items, Get Items Count, the attachments list and download, nothing else.\n' +
+        'String values are anonymised by default (same shape, same value for the same input); Ids, Identity values, links to masters and the order of row versions are kept.',
+    )
+  for (const option of connectionOptions()) command.addOption(option)
+  command.addOption(new Option('--out <file>', 'the fixture file to write (JSON)').env('APPDATA_CAPTURE_OUT').makeOptionMandatory())
+  command.addOption(new Option('--relation-key <key>', 'a Detail Relation Key to capture (repeatable)').env('APPDATA_RELATION_KEYS').argParser(collect).default([], 'none'))
+  command.addOption(new Option('--rows <n>', 'master rows to sample (the first by Id), each with its detail rows').env('APPDATA_CAPTURE_ROWS').argParser(positiveInteger('--rows')).default(100))
+  command.addOption(new Option('--attachments', "list the sampled rows' attachments and download their files").env('APPDATA_CAPTURE_ATTACHMENTS'))
+  command.addOption(new Option('--attachment-limit <bytes>', 'bytes of attachment files to download at most').env('APPDATA_ATTACHMENT_LIMIT').argParser(positiveInteger('--attachment-limit')).default(10 * 1024 * 1024, '10485760 (10 MB)'))
+  command.addOption(new Option('--no-anonymise', 'keep the values as read (default: anonymise them; env APPDATA_ANONYMISE=0)'))
+  command.addOption(new Option('--fixture-password <password>', "the captured user's password in the fixture (never the real one)").env('APPDATA_FIXTURE_PASSWORD').default('sandbox-pass'))
+  command.addOption(new Option('--identity-field <name>', "the master storage's Identity field (inferred from the rows when left out)").env('APPDATA_IDENTITY_FIELD'))
+  command.addOption(new Option('--master-field <key=field>', 'the field of a detail table that holds its master\'s Id, as RelationKey=Field (repeatable; inferred when left out)').env('APPDATA_MASTER_FIELDS').argParser(collect).default([], 'inferred'))
+  command.addOption(new Option('--storage-id <guid>', "the master storage's Id (the API does not tell it; generated when left out)").env('APPDATA_STORAGE_ID'))
+  command.addOption(new Option('--rows-as-generator', 'write generate schemas and no rows, so the mock\'s --rows N makes rows of the same shape at any size').env('APPDATA_ROWS_AS_GENERATOR'))
+  command.addOption(new Option('--seed <n>', 'seed of the anonymised values and generated ids (same seed, same file)').env('APPDATA_SEED').argParser(positiveInteger('--seed')).default(1))
+  command.addOption(new Option('--concurrency <n>', 'requests at once while listing attachments').env('APPDATA_CONCURRENCY').argParser(positiveInteger('--concurrency')).default(4))
+  command.addHelpText(
+    'after',
+    `
+Example (the mock started with npm start):
+  appdata-kit capture --base-url http://127.0.0.1:4080 --org acme --username admin@acme.test --password admin-pass \\
+    --workspace-id 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70 --application-id a1b2c3d4-0000-4000-8000-000000000001 \\
+    --relation-key OrderLines --attachments --out orders.json
+  npm start -- --fixture orders.json`,
+  )
+  return command
+}
+
+interface Flags extends ConnectionFlags {
+  out: string
+  relationKey: string[]
+  rows: number
+  attachments?: boolean
+  attachmentLimit: number
+  anonymise: boolean
+  fixturePassword: string
+  identityField?: string
+  masterField: string[]
+  storageId?: string
+  rowsAsGenerator?: boolean
+  seed: number
+  concurrency: number
+}
+
+/** `--master-field OrderLines=MasterId` as a map; a malformed one is a bad flag. */
+function masterFields(entries: readonly string[]): Record<string, string> {
+  return Object.fromEntries(
+    entries.map((entry) => {
+      const match = /^([^=]+)=(.+)$/.exec(entry)
+      if (match === null) throw new ConfigError(`--master-field takes RelationKey=Field, got "${entry}"`)
+      return [match[1] as string, match[2] as string]
+    }),
+  )
+}
+
+/**
+ * `appdata-kit capture`: flags, a transport, the release (given or detected), the capture, the
+ * fixture file and a summary. Exit 0 when written, 2 for bad flags, an installation that cannot be
+ * reached or signed in to, or an application capture cannot read (a relation key it lacks).
+ */
+export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' | 'stderr' | 'transport'>, now: () => Date = () => new Date()): Promise<number> {
+  const command = captureCommand().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true)
+  let flags: Flags
+  let fields: Record<string, string>
+  try {
+    command.parse([...argv], { from: 'user' })
+    switchesFromEnv(command)
+    flags = command.opts<Flags>()
+    // The negated switch's variable, read as the others are (1/0, true/false, ...).
+    if (process.env.APPDATA_ANONYMISE !== undefined && command.getOptionValueSource('anonymise') !== 'cli') flags.anonymise = switchOn('APPDATA_ANONYMISE', process.env.APPDATA_ANONYMISE)
+    if (flags.productVersion !== undefined) emulatedRelease(flags.productVersion)
+    fields = masterFields(flags.masterField)
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return EXIT.ok
+      if (error.code === 'appdata-kit.invalidValue') io.stderr(`error: ${error.message}\n`)
+      return EXIT.usage
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`error: ${error.message}\n`)
+      return EXIT.usage
+    }
+    throw error
+  }
+  const redact = redactor([flags.password])
+  const say = (text: string) => io.stdout(`${redact(text)}\n`)
+  let transport: Transport | undefined
+  try {
+    transport = io.transport ?? connectionTransport(flags.baseUrl, flags)
+    const detected = await detectRelease(transport, flags.org, flags.productVersion)
+    if ('reason' in detected) {
+      io.stderr(`error: ${redact(flags.baseUrl)}: ${detected.reason}\n`)
+      return EXIT.usage
+    }
+    say(`capturing ${transport.target}: release ${detected.label}, application ${flags.applicationId}, read-only`)
+    const client = createClient({
+      transport,
+      productVersion: detected.release,
+      organization: flags.org,
+      clientId: flags.clientId,
+      legacyClientId: flags.legacyClientId,
+      workspaceId: flags.workspaceId,
+      applicationId: flags.applicationId,
+    })
+    const captured = await captureApplication(client, {
+      credentials: { username: flags.username, password: flags.password },
+      organization: flags.org,
+      clientId: flags.clientId,
+      legacyClientId: flags.legacyClientId,
+      workspaceId: flags.workspaceId,
+      applicationId: flags.applicationId,
+      relationKeys: flags.relationKey,
+      rows: flags.rows,
+      attachments: flags.attachments === true,
+      attachmentLimit: flags.attachmentLimit,
+      identityField: flags.identityField,
+      masterFields: fields,
+      storageId: flags.storageId,
+      concurrency: flags.concurrency,
+      progress: say,
+      now,
+    })
+    const { fixture, notes } = buildFixture(captured, { anonymise: flags.anonymise, seed: flags.seed, password: flags.fixturePassword, rowsAsGenerator: flags.rowsAsGenerator === true })
+    writeFileSync(flags.out, `${JSON.stringify({ description: `Captured from ${transport.target} on ${captured.capturedAt} by appdata-kit ${PACKAGE_VERSION}${flags.anonymise ? ', anonymised' : ''}. ${notes.join('. ')}.`, ...fixture }, null, 2)}\n`)
+    for (const storage of [{ name: 'master', ...captured.master }, ...captured.details.map((d) => ({ name: d.relationKey, ...d }))]) {
+      const link = 'masterField' in storage ? `, master link ${String(storage.masterField)}` : ''
+      say(`${storage.name}: ${storage.rows.length} of ${storage.count} rows; Identity field ${storage.identityField}${link}; fields ${storage.fields.filter((f) => f.name !== storage.identityField).map((f) => `${f.name} ${f.type}${f.nullable ? ' (nullable)' : ''}`).join(', ')}`)
+    }
+    for (const note of notes) say(`note: ${note}`)
+    say(`wrote ${flags.out}${flags.anonymise ? ' (values anonymised)' : ''}; serve it with: npm start -- --fixture ${flags.out}`)
+    return EXIT.ok
+  } catch (error) {
+    if (error instanceof CaptureError || error instanceof TransportError || error instanceof ApiError) {
+      io.stderr(`error: ${redact(error.message)}\n`)
+      return EXIT.usage
+    }
+    throw error
+  } finally {
+    await transport?.close()
+  }
+}

@@ -1,0 +1,39 @@
+import type { Transport, WireResponse } from '../client/transport.ts'
+
+/** One request of a run and what came back, with the part of the run it belongs to. */
+export interface Exchange {
+  /** The contract that sent it (`cleanup` for the removal of the run's rows). */
+  part: string
+  method: string
+  path: string
+  status: number
+  contentType: string
+  body: Buffer
+}
+
+/**
+ * A transport that remembers every exchange, labelled with the part of the run under way
+ * (`recording.part = 'save.stale-refused'` before a contract starts). Requests that get no
+ * answer are remembered with status 0.
+ */
+export function recordingTransport(inner: Transport): Transport & { exchanges: Exchange[]; part: string } {
+  const recording = {
+    exchanges: [] as Exchange[],
+    part: 'start',
+    target: inner.target,
+    close: () => inner.close(),
+    async send(request: Parameters<Transport['send']>[0]): Promise<WireResponse> {
+      const part = recording.part
+      const remember = (status: number, contentType: string, body: Buffer) => recording.exchanges.push({ part, method: request.method, path: request.path, status, contentType, body })
+      try {
+        const response = await inner.send(request)
+        remember(response.status, response.headers['content-type'] ?? '', response.body)
+        return response
+      } catch (error) {
+        remember(0, '', Buffer.alloc(0))
+        throw error
+      }
+    },
+  }
+  return recording
+}
