@@ -17,8 +17,11 @@ const operationOf = (request: FastifyRequest): string | undefined => request.rou
 function editAnswers(app: FastifyInstance, operations: readonly string[], edit: JsonEdit): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const operation = operationOf(request)
-    if (operation === undefined || !operations.includes(operation) || reply.statusCode !== 200 || typeof payload !== 'string' || payload === '') return payload
-    return JSON.stringify(edit(JSON.parse(payload), request))
+    if (operation === undefined || !operations.includes(operation) || reply.statusCode !== 200) return payload
+    // Pages of rows go out as bytes, other answers as text.
+    const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : payload
+    if (typeof text !== 'string' || text === '') return payload
+    return JSON.stringify(edit(JSON.parse(text), request))
   })
 }
 

@@ -4,7 +4,7 @@ import { buildApp } from './app.ts'
 import { createClock, systemDeps } from './deps.ts'
 import { dirname } from 'node:path'
 import { loadFixture, parseFixture } from './fixtures/load.ts'
-import { addGeneratedRows } from './fixtures/generate.ts'
+import { withGeneratedRows } from './fixtures/generate.ts'
 import type { FixtureFile } from './fixtures/file-format.ts'
 import type { Deps, Fixture } from './store/types.ts'
 import type { MockControls } from './control/index.ts'
@@ -60,7 +60,7 @@ export function prepareFixture(config: MockConfig, given?: unknown): Fixture {
   const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile)
   if (restored !== undefined) return restored
   const fixture = given === undefined ? loadFixture(config.fixture) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture))
-  return config.rows > 0 ? addGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
+  return config.rows > 0 ? withGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
 }
 
 /**

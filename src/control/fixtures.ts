@@ -1,5 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path'
-import { addGeneratedRows } from '../fixtures/generate.ts'
+import { withGeneratedRows } from '../fixtures/generate.ts'
+import { guidKey } from '../store/guid.ts'
 import { FixtureError, parseFixture, type FixtureProblem } from '../fixtures/load.ts'
 import { pointer } from '../fixtures/fixture-error.ts'
 import { ProblemError } from '../errors.ts'
@@ -48,6 +49,12 @@ export function summarizeFixture(fixture: Fixture): FixtureSummary {
     masterRows += data.masters.length
     for (const rows of Object.values(data.details)) detailRows += rows.length
   }
+  const generated = fixture.generated
+  if (generated !== undefined) {
+    const target = fixture.applications.find((app) => app.id === guidKey(generated.applicationId ?? fixture.applications[0]?.id ?? ''))
+    masterRows += generated.rows
+    detailRows += generated.rows * (generated.detailsPerMaster ?? 2) * (target?.details.length ?? 0)
+  }
   return {
     organization: fixture.organization.physicalName,
     applications: fixture.applications.length,
@@ -73,7 +80,7 @@ export function loadFixtureInto(store: Store, json: unknown, options: LoadFixtur
   const rows = options.rows ?? 0
   if (rows > 0) {
     try {
-      fixture = addGeneratedRows(fixture, { rows, seed: options.seed ?? 1 })
+      fixture = withGeneratedRows(fixture, { rows, seed: options.seed ?? 1 })
     } catch (error) {
       if (error instanceof RangeError) throw new ProblemError('VALIDATION', error.message)
       throw error

@@ -34,5 +34,5 @@ export function answerQuery(request: FastifyRequest, reply: FastifyReply, parsed
   }
   const page = store.queryRows(application.id, relationKey, query, hidden)
   if ('error' in page) throw storeProblem(page)
-  return reply.type('application/json; charset=utf-8').send(page.json)
+  return reply.type('application/json; charset=utf-8').send(page.body)
 }

@@ -34,8 +34,10 @@ export function snapshotOf(state: StoreState): Fixture {
       details: Object.fromEntries([...app.details].map(([relationKey, table]) => [relationKey, rowsOf(table)])),
     }
   }
+  const { generated: _generated, ...definitions } = state.fixture
   return {
-    ...state.fixture,
+    ...definitions,
+    // Generated rows are in the tables like any other: the snapshot holds them as rows.
     data,
     attachments: state.attachments.all().map((attachment) => {
       const { file: _file, ...rest } = attachment

@@ -1,6 +1,8 @@
 import { AttachmentStore } from './attachments.ts'
 import { Table } from './table.ts'
-import type { ApplicationDef, Deps, Fixture, Row } from './types.ts'
+import type { ApplicationDef, Deps, FieldValue, Fixture, Row } from './types.ts'
+import { emitGeneratedRows } from '../fixtures/generate.ts'
+import { guidKey } from './guid.ts'
 
 /** One application's tables. */
 export interface AppTables {
@@ -26,9 +28,11 @@ export interface StoreState {
 /**
  * Live tables from a fixture. Fixture rows are copied, never adopted, so a reset can rebuild
  * from the same fixture. The store assigns what a fixture does not say: row versions (from
- * `firstVersion` on, masters before details, unless the fixture gives them), ROW_ORDER (position in Id order, unless given), Identity values
- * missing from the fixture (after the largest one given), DT_CREATION (deps.now() when absent),
- * DT_LAST_UPDATE and USER_ID_LAST_UPDATE (the creation's when absent) and CT_ATTACHMENTS.
+ * `firstVersion` on, masters before details, unless the fixture gives them), ROW_ORDER (position
+ * in Id order, unless given), Identity values missing from the fixture (after the largest one
+ * given), DT_CREATION (deps.now() when absent), DT_LAST_UPDATE and USER_ID_LAST_UPDATE (the
+ * creation's when absent) and CT_ATTACHMENTS. Generated rows (`fixture.generated`) are made here,
+ * after the fixture's own rows of their tables.
  */
 export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, generation: number): StoreState {
   const attachments = new AttachmentStore(fixture.attachments)
@@ -48,41 +52,71 @@ export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, g
   for (const def of fixture.applications) {
     const app = state.apps.get(def.id) as AppTables
     const data = fixture.data[def.id]
-    state.nextVersion = loadTable(app.master, data?.masters ?? [], state, loadedAt)
-    for (const [relationKey, table] of app.details) {
-      state.nextVersion = loadTable(table, data?.details[relationKey] ?? [], state, loadedAt)
+    const generated = fixture.generated
+    const generating = generated !== undefined && guidKey(generated.applicationId ?? fixture.applications[0]?.id ?? '') === def.id ? generated : undefined
+    const masterRows = generating?.rows ?? 0
+    const detailRows = masterRows * (generating?.detailsPerMaster ?? 2)
+    const loaders = new Map<Table, TableLoader>([
+      [app.master, new TableLoader(app.master, data?.masters ?? [], state, loadedAt, masterRows)],
+      ...[...app.details].map(([key, table]): [Table, TableLoader] => [table, new TableLoader(table, data?.details[key] ?? [], state, loadedAt, detailRows)]),
+    ])
+    if (generating !== undefined) {
+      // Straight into the tables: a million generated rows are never held as objects as well.
+      const masters = loaders.get(app.master) as TableLoader
+      emitGeneratedRows(fixture, generating, { master: (row) => masters.add(row), detail: (key, row) => loaders.get(app.details.get(key) as Table)?.add(row) })
     }
   }
   return state
 }
 
-function loadTable(table: Table, source: readonly Row[], state: StoreState, loadedAt: string): number {
-  const rows = isSortedById(source) ? source : [...source].sort((a, b) => a.Id - b.Id)
-  const identityField = table.storage.identityField
-  let maxIdentity = 0
-  for (const row of rows) {
-    const identity = row[identityField]
-    if (typeof identity === 'number' && identity > maxIdentity) maxIdentity = identity
+/**
+ * Loads one table: the fixture's rows (sorted by Id) first, then any generated ones, assigning
+ * what the fixture leaves to the store. Versions are handed out table by table as rows arrive.
+ */
+class TableLoader {
+  readonly #table: Table
+  readonly #state: StoreState
+  readonly #loadedAt: string
+  readonly #fileCounts: Map<number, number>
+  readonly #assigned: Record<string, FieldValue> = {}
+
+  /** `expected`: rows the generator will add after the fixture's, so the table is sized once. */
+  constructor(table: Table, source: readonly Row[], state: StoreState, loadedAt: string, expected: number) {
+    this.#table = table
+    this.#state = state
+    this.#loadedAt = loadedAt
+    this.#fileCounts = state.attachments.fileCounts(table.applicationId, table.relationKey)
+    const rows = isSortedById(source) ? source : [...source].sort((a, b) => a.Id - b.Id)
+    const identityField = table.storage.identityField
+    let maxIdentity = 0
+    for (const row of rows) {
+      const identity = row[identityField]
+      if (typeof identity === 'number' && identity > maxIdentity) maxIdentity = identity
+      if (typeof row.ROW_ORDER === 'number' && row.ROW_ORDER >= table.nextRowOrder) table.nextRowOrder = row.ROW_ORDER + 1
+    }
+    table.nextIdentity = maxIdentity + 1
+    table.reserve(rows.length + expected)
+    for (const row of rows) this.add(row)
   }
-  table.nextIdentity = maxIdentity + 1
-  for (const row of rows) if (typeof row.ROW_ORDER === 'number' && row.ROW_ORDER >= table.nextRowOrder) table.nextRowOrder = row.ROW_ORDER + 1
-  const fileCounts = state.attachments.fileCounts(table.applicationId, table.relationKey)
-  let version = state.nextVersion
-  for (const source of rows) {
-    // The constructor copies only the table's columns; those the store assigns are overwritten below.
-    const row = table.makeRow(source)
-    if (typeof row[identityField] !== 'number') row[identityField] = table.nextIdentity++
-    row.DT_CREATION ??= loadedAt
-    row.DT_LAST_UPDATE ??= row.DT_CREATION ?? null
-    row.USER_ID_LAST_UPDATE ??= row.USER_ID_CREATION ?? null
-    row.ROW_ORDER = typeof source.ROW_ORDER === 'number' ? source.ROW_ORDER : table.nextRowOrder++
-    row.TIMESTAMP = source.TIMESTAMP > 0 ? source.TIMESTAMP : version++
-    row.CT_ATTACHMENTS = fileCounts.get(source.Id) ?? null
-    table.load(row)
+
+  /** One more row, in ascending Id order; the table copies its values. */
+  add(source: Readonly<Row>): void {
+    const table = this.#table
+    const identityField = table.storage.identityField
+    const identity = source[identityField]
+    const created = source.DT_CREATION ?? this.#loadedAt
+    // The assigned fields are written over the source's (one object reused per load, not one per row).
+    const assigned = this.#assigned
+    assigned[identityField] = typeof identity === 'number' ? identity : table.nextIdentity++
+    assigned.DT_CREATION = created
+    assigned.DT_LAST_UPDATE = source.DT_LAST_UPDATE ?? created
+    assigned.USER_ID_LAST_UPDATE = source.USER_ID_LAST_UPDATE ?? source.USER_ID_CREATION ?? null
+    assigned.ROW_ORDER = typeof source.ROW_ORDER === 'number' ? source.ROW_ORDER : table.nextRowOrder++
+    assigned.TIMESTAMP = source.TIMESTAMP > 0 ? source.TIMESTAMP : this.#state.nextVersion++
+    assigned.CT_ATTACHMENTS = this.#fileCounts.get(source.Id) ?? null
+    table.loadAssigned(source, assigned)
+    table.nextId = source.Id + 1
   }
-  const last = rows[rows.length - 1]
-  table.nextId = last === undefined ? 1 : last.Id + 1
-  return version
 }
 
 function isSortedById(rows: readonly Row[]): boolean {

@@ -1,23 +1,34 @@
+import { columnFor, numbersOf, type Column } from './columns.ts'
 import { FilterCache, type Predicate } from './filter.ts'
 import type { FilterNode } from './filter-ast.ts'
 import { IntMap } from './int-map.ts'
-import { Lru } from './lru.ts'
-import { orderRows } from './order-rows.ts'
+import { slotOrder, sortSlots, type SlotOrder } from './order-slots.ts'
+import { RowBytes } from './row-bytes.ts'
 import { projectionKey, projectionOf, serializeRow, type Projection } from './row-json.ts'
+import { Selections } from './selections.ts'
 import { columnsOf, fieldLookupOf } from './system-fields.ts'
 import type { FieldLookup, FieldValue, OrderItem, Row, StorageDef } from './types.ts'
 
-/** How many distinct (filter, order) results a table keeps; each may hold an Id per row. */
-const ORDER_CACHE_SIZE = 32
+/** Slots a new table has room for; it doubles as rows come. */
+const INITIAL_CAPACITY = 64
+
+/** Bytes of ready row texts a table keeps per projection; past it the oldest are serialized again when read. */
+export const ROW_BYTES_LIMIT = 128 * 1024 * 1024
+
+/** What a query selects: slots (in order), read forwards or backwards. */
+export interface Selected {
+  slots: readonly number[] | null
+  /** Rows selected; with `slots` null, the first `count` alive slots in order (a table without deletions). */
+  count: number
+  reversed: boolean
+}
 
 /**
- * One storage's rows (a master table, or one detail table) with everything that makes reads
- * fast: rows by Id, identity values in use, detail rows by master Id, compiled filters, the
- * ordered Id lists of recent queries, and each row's JSON text per projection.
- *
- * Rows are never changed in place: a write puts a new row object, and forgets that row's JSON
- * texts and every cached order, so a page never re-serializes rows that did not change and
- * never shows one that did as it was.
+ * One storage's rows (a master table, or one detail table), stored by column (see columns.ts)
+ * in slots that follow Id order (Ids only grow; deleted slots are reclaimed by compaction), with
+ * everything that makes reads fast: identity values in use, detail rows by master Id, compiled
+ * filters, the results of recent queries kept across writes, and each row's JSON text as bytes
+ * per projection. `get` gives a row as an object, a copy: rows change only through `put`.
  */
 export class Table {
   readonly applicationId: string
@@ -30,23 +41,29 @@ export class Table {
   readonly fields: FieldLookup
   readonly filters: FilterCache
 
-  /** Next database Id; Ids only grow, so rows iterate in Id order. */
+  /** Next database Id; Ids only grow, so slots follow Id order. */
   nextId = 1
   /** Next Identity value the sequence would offer (taken values are skipped when handed out). */
   nextIdentity = 1
   /** Position of the next created row within this table. */
   nextRowOrder = 1
 
-  readonly #rows = new IntMap<Row>()
+  #capacity = INITIAL_CAPACITY
+  /** Slots used, alive or dead. */
+  #count = 0
+  #size = 0
+  #alive = new Uint8Array(INITIAL_CAPACITY)
+  readonly #data: Column[]
+  readonly #byName = new Map<string, Column>()
+  readonly #ids: Column
   readonly #identities = new IntMap<number>()
   /** Detail row Ids per master Id, ascending (details are created in Id order). */
   readonly #byMaster: IntMap<number[]> | null
-  readonly #construct: (values: Readonly<Record<string, FieldValue | undefined>>) => Row
-  readonly #orders = new Lru<string, number[]>(ORDER_CACHE_SIZE)
-  /** Every Id in order: the unfiltered, unordered selection, kept across updates (they change no Id). */
-  #allIds: number[] | null = null
-  readonly #texts = new Map<string, Map<number, string>>()
+  readonly #materialize: (columns: readonly Column[], slot: number) => Row
+  readonly #selections = new Selections()
+  readonly #bytes = new Map<string, RowBytes>()
   readonly #projections = new Map<string, Projection>()
+  readonly #cursor: { row: Row; position: { slot: number } }
 
   constructor(applicationId: string, relationKey: string | null, storage: StorageDef, masterField: string | null) {
     this.applicationId = applicationId
@@ -57,15 +74,25 @@ export class Table {
     this.fields = fieldLookupOf(storage)
     this.filters = new FilterCache(this.fields)
     this.#byMaster = masterField === null ? null : new IntMap()
-    this.#construct = rowConstructor(this.columns)
+    this.#data = this.columns.map((name) => columnFor(this.fields.get(name) ?? 'string', INITIAL_CAPACITY))
+    this.columns.forEach((name, i) => this.#byName.set(name, this.#data[i] as Column))
+    this.#ids = this.#byName.get('Id') as Column
+    this.#materialize = materializer(this.columns)
+    this.#cursor = cursorOver(this.columns, this.#data)
   }
 
   get size(): number {
-    return this.#rows.size
+    return this.#size
   }
 
   get(id: number): Row | undefined {
-    return this.#rows.get(id)
+    const slot = this.#slotOf(id)
+    return slot < 0 ? undefined : this.#materialize(this.#data, slot)
+  }
+
+  /** The row in a slot, as an object. */
+  rowAt(slot: number): Row {
+    return this.#materialize(this.#data, slot)
   }
 
   /** Id of the row holding an Identity value, if any. */
@@ -73,81 +100,79 @@ export class Table {
     return this.#identities.get(value)
   }
 
-  /** Every row, for an export of the table. */
-  forEachRow(fn: (row: Readonly<Row>) => void): void {
-    this.#rows.forEach(fn)
-  }
-
   /** Ids of the detail rows under a master (detail tables only; empty otherwise). */
   detailIdsOf(masterId: number): readonly number[] {
     return this.#byMaster?.get(masterId) ?? EMPTY
   }
 
-  /** A row object with every column (null when absent), in column order, so all rows of a table share one shape. */
+  /** A row object with every column (null when absent), in column order. */
   makeRow(values: Readonly<Record<string, FieldValue | undefined>>): Row {
-    return this.#construct(values)
+    const row = {} as Row
+    for (const name of this.columns) row[name] = values[name] ?? null
+    return row
   }
 
-  /** Adds a new row, or replaces the row with the same Id. */
-  put(row: Row): void {
-    const previous = this.#rows.get(row.Id)
-    if (previous !== undefined) this.#unindex(previous)
-    else if (this.#allIds !== null) {
-      // New Ids are larger than every Id so far, so appending keeps the list in order.
-      const last = this.#allIds[this.#allIds.length - 1]
-      if (last === undefined || row.Id > last) this.#allIds.push(row.Id)
-      else this.#allIds = null
+  /** Adds a new row (its Id larger than every Id so far), or replaces the row with the same Id. */
+  put(row: Readonly<Row>): void {
+    const slot = this.#slotOf(row.Id)
+    if (slot >= 0) {
+      this.#unindex(slot)
+      this.#write(slot, row)
+      this.#index(slot)
+      this.#forget(slot)
+      return
     }
-    this.#rows.set(row.Id, row)
-    this.#index(row)
-    this.#forget(row.Id)
+    this.load(row)
+    this.#selections.touched(this.#count - 1)
   }
 
   remove(id: number): void {
-    const row = this.#rows.get(id)
-    if (row === undefined) return
-    this.#unindex(row)
-    this.#rows.delete(id)
-    this.#allIds = null
-    this.#forget(id)
+    const slot = this.#slotOf(id)
+    if (slot < 0) return
+    this.#unindex(slot)
+    this.#alive[slot] = 0
+    this.#size--
+    this.#forget(slot)
+    // Many dead slots: the table is rebuilt without them (results and texts are slot-based, so they go too).
+    if (this.#count > 1024 && this.#size * 2 < this.#count) this.#compact()
   }
 
-  /** Bulk load at start-up: rows must come in ascending Id order; no cache exists yet to forget. */
-  load(row: Row): void {
-    this.#rows.set(row.Id, row)
-    this.#index(row)
+  /** Appends a row; Ids must come in ascending order (start-up loads and new rows both do). */
+  load(row: Readonly<Row>): void {
+    this.#write(this.#append(row.Id), row)
+    this.#index(this.#count - 1)
   }
 
-  #index(row: Row): void {
-    const identity = row[this.storage.identityField]
-    if (typeof identity === 'number') this.#identities.set(identity, row.Id)
-    if (this.#byMaster !== null && this.masterField !== null) {
-      const masterId = row[this.masterField]
-      if (typeof masterId === 'number') {
-        const ids = this.#byMaster.get(masterId)
-        if (ids === undefined) this.#byMaster.set(masterId, [row.Id])
-        else if (!ids.includes(row.Id)) insertSorted(ids, row.Id)
-      }
-    }
+  /**
+   * Appends a row at start-up from a fixture's (or the generator's) values, with the fields the
+   * store assigns given apart: no row object is built for it.
+   */
+  loadAssigned(source: Readonly<Record<string, FieldValue | undefined>>, assigned: Readonly<Record<string, FieldValue>>): void {
+    const slot = this.#append(source.Id as number)
+    this.#write(slot, source)
+    for (const name in assigned) this.#byName.get(name)?.set(slot, assigned[name])
+    this.#index(slot)
   }
 
-  #unindex(row: Row): void {
-    const identity = row[this.storage.identityField]
-    if (typeof identity === 'number' && this.#identities.get(identity) === row.Id) this.#identities.delete(identity)
-    if (this.#byMaster !== null && this.masterField !== null) {
-      const masterId = row[this.masterField]
-      if (typeof masterId === 'number') {
-        const ids = this.#byMaster.get(masterId)
-        const at = ids?.indexOf(row.Id) ?? -1
-        if (ids !== undefined && at >= 0) ids.splice(at, 1)
-        if (ids?.length === 0) this.#byMaster.delete(masterId)
-      }
-    }
+  /** Room for `rows` rows in all, so a bulk load does not copy its columns while growing. */
+  reserve(rows: number): void {
+    if (rows > this.#capacity) this.#grow(rows)
   }
 
-  #forget(id: number): void {
-    this.#orders.clear()
-    for (const texts of this.#texts.values()) texts.delete(id)
+  /** A new alive slot for an Id larger than every Id so far. */
+  #append(id: number): number {
+    const last = this.#count === 0 ? Number.NEGATIVE_INFINITY : (this.#ids.get(this.#count - 1) as number)
+    if (id <= last) throw new Error(`row ${id} of ${this.storage.name} comes after row ${last}: rows are appended in Id order`)
+    if (this.#count === this.#capacity) this.#grow(this.#capacity * 2)
+    const slot = this.#count++
+    this.#alive[slot] = 1
+    this.#size++
+    return slot
+  }
+
+  /** Every row, in Id order. */
+  forEachRow(fn: (row: Readonly<Row>) => void): void {
+    for (let slot = 0; slot < this.#count; slot++) if (this.#alive[slot] === 1) fn(this.#materialize(this.#data, slot))
   }
 
   /**
@@ -165,46 +190,196 @@ export class Table {
     return projection
   }
 
-  /** A row's JSON text in a projection, serialized at most once between writes to that row. */
-  rowJson(row: Row, projection: Projection): string {
-    let texts = this.#texts.get(projection.key)
-    if (texts === undefined) this.#texts.set(projection.key, (texts = new Map()))
-    let text = texts.get(row.Id)
-    if (text === undefined) {
-      text = serializeRow(row, projection)
-      texts.set(row.Id, text)
+  /**
+   * The slots a filter selects, in the order asked for (ties and no order: ascending Id). Kept per
+   * (filter text, order) and brought up to date after writes (see selections.ts). `Id asc` is the
+   * table's own order and `Id desc` reads it backwards: neither sorts anything.
+   */
+  select(filterText: string | null, predicate: Predicate | null, orderBy: readonly OrderItem[]): Selected {
+    const reversed = orderBy.length === 1 && orderBy[0]?.field === 'Id' && orderBy[0].direction === 'desc'
+    const order = orderBy.length === 1 && orderBy[0]?.field === 'Id' ? [] : orderBy
+    if (predicate === null && order.length === 0) {
+      // A table without deleted rows is its own list: slot i is the i-th row.
+      if (this.#size === this.#count) return { slots: null, count: this.#size, reversed }
+      return { slots: this.#selections.get('', () => true, [], this.#isAlive, () => this.#aliveSlots()), count: this.#size, reversed }
     }
-    return text
+    const masterId = predicate !== null && this.masterField !== null ? indexedMasterId(predicate.tree, this.masterField) : null
+    const test = this.#tester(predicate)
+    if (masterId !== null) {
+      // `MasterId eq N` (alone or and-ed): that master's details, not every detail.
+      let slots = this.detailIdsOf(masterId).map((id) => this.#slotOf(id)).filter((slot) => slot >= 0 && test(slot))
+      if (order.length > 0) slots = sortSlots(slots, this.#order(order))
+      return { slots, count: slots.length, reversed }
+    }
+    const key = `${filterText ?? ''}\u0000${order.map((o) => `${o.field} ${o.direction}`).join(',')}`
+    const slotOrders = this.#order(order)
+    const slots = this.#selections.get(key, test, slotOrders, this.#isAlive, () => {
+      const selected: number[] = []
+      for (let slot = 0; slot < this.#count; slot++) if (this.#alive[slot] === 1 && test(slot)) selected.push(slot)
+      return order.length > 0 ? sortSlots(selected, slotOrders) : selected
+    })
+    return { slots, count: slots.length, reversed }
+  }
+
+  /** The slot of the i-th selected row. */
+  slotAt(selected: Selected, i: number): number {
+    const index = selected.reversed ? selected.count - 1 - i : i
+    return selected.slots === null ? index : (selected.slots[index] as number)
+  }
+
+  /** Id of the row in a slot. */
+  idAt(slot: number): number {
+    return this.#ids.get(slot) as number
   }
 
   /**
-   * Ids of the rows a filter selects, in the order asked for (ties and no order: ascending Id).
-   * Cached per (filter text, order) until the next write to this table.
+   * Rows `from` to `to` (exclusive) of a selection as a JSON array in UTF-8 bytes: each row's
+   * text is serialized at most once between writes to it and kept as bytes, and the page is one
+   * copy of them with the brackets and commas between.
    */
-  selectIds(filterText: string | null, predicate: Predicate | null, orderBy: readonly OrderItem[]): readonly number[] {
-    if (predicate === null && orderBy.length === 0) return (this.#allIds ??= this.#rows.keys())
-    const key = `${filterText ?? ''}\u0000${orderBy.map((o) => `${o.field} ${o.direction}`).join(',')}`
-    const cached = this.#orders.get(key)
-    if (cached !== undefined) return cached
-    let selected: Row[]
-    const masterId = predicate !== null && this.masterField !== null ? indexedMasterId(predicate.tree, this.masterField) : null
-    if (masterId !== null) {
-      // `MasterId eq N` (alone or and-ed): look at that master's details instead of every detail.
-      selected = this.detailIdsOf(masterId).map((id) => this.#rows.get(id) as Row).filter(predicate as Predicate)
-    } else if (predicate !== null) {
-      selected = []
-      this.#rows.forEach((row) => {
-        if (predicate(row)) selected.push(row)
-      })
-    } else {
-      selected = []
-      this.#rows.forEach((row) => selected.push(row))
+  page(selected: Selected, from: number, to: number, projection: Projection): Buffer {
+    const bytes = this.#bytesFor(projection)
+    let total = 2 + Math.max(0, to - from - 1)
+    for (let i = from; i < to; i++) {
+      const slot = this.slotAt(selected, i)
+      let length = bytes.lengthOf(slot)
+      if (length < 0) length = bytes.store(slot, serializeRow(this.#materialize(this.#data, slot), projection))
+      total += length
     }
-    // `selected` is in ascending Id order, which orderRows keeps for ties.
-    if (orderBy.length > 0) selected = orderRows(selected, orderBy)
-    const ids = selected.map((row) => row.Id)
-    this.#orders.set(key, ids)
-    return ids
+    const out = Buffer.allocUnsafe(total)
+    let at = 0
+    out[at++] = 0x5b
+    for (let i = from; i < to; i++) {
+      if (i > from) out[at++] = 0x2c
+      const slot = this.slotAt(selected, i)
+      // Stored just above unless an arena was dropped meanwhile; then it is serialized again.
+      if (bytes.lengthOf(slot) < 0) bytes.store(slot, serializeRow(this.#materialize(this.#data, slot), projection))
+      at = bytes.copyTo(slot, out, at)
+    }
+    out[at++] = 0x5d
+    return at === total ? out : out.subarray(0, at)
+  }
+
+  /** A row's JSON text in a projection. */
+  rowJson(row: Readonly<Row>, projection: Projection): string {
+    return serializeRow(row as Row, projection)
+  }
+
+  #bytesFor(projection: Projection): RowBytes {
+    let bytes = this.#bytes.get(projection.key)
+    if (bytes === undefined) this.#bytes.set(projection.key, (bytes = new RowBytes(this.#capacity, ROW_BYTES_LIMIT)))
+    return bytes
+  }
+
+  readonly #isAlive = (slot: number): boolean => slot < this.#count && this.#alive[slot] === 1
+
+  #tester(predicate: Predicate | null): (slot: number) => boolean {
+    if (predicate === null) return () => true
+    const { row, position } = this.#cursor
+    return (slot) => {
+      position.slot = slot
+      return predicate(row)
+    }
+  }
+
+  #order(orderBy: readonly OrderItem[]): SlotOrder[] {
+    return slotOrder(orderBy, (field) => this.#byName.get(field))
+  }
+
+  #aliveSlots(): number[] {
+    const slots: number[] = []
+    for (let slot = 0; slot < this.#count; slot++) if (this.#alive[slot] === 1) slots.push(slot)
+    return slots
+  }
+
+  /** The slot of a row Id, or -1: slots follow Id order, so a binary search (a direct hit when Ids are dense). */
+  #slotOf(id: number): number {
+    const ids = numbersOf(this.#ids) as Float64Array
+    const first = ids[0] as number
+    const guess = id - first
+    let slot = -1
+    if (guess >= 0 && guess < this.#count && ids[guess] === id) slot = guess
+    else {
+      let low = 0
+      let high = this.#count - 1
+      while (low <= high) {
+        const mid = (low + high) >>> 1
+        const value = ids[mid] as number
+        if (value === id) {
+          slot = mid
+          break
+        }
+        if (value < id) low = mid + 1
+        else high = mid - 1
+      }
+    }
+    return slot >= 0 && this.#alive[slot] === 1 ? slot : -1
+  }
+
+  #write(slot: number, row: Readonly<Record<string, FieldValue | undefined>>): void {
+    for (let i = 0; i < this.columns.length; i++) (this.#data[i] as Column).set(slot, row[this.columns[i] as string])
+  }
+
+  #grow(capacity: number): void {
+    for (const column of this.#data) column.grow(capacity)
+    const alive = new Uint8Array(capacity)
+    alive.set(this.#alive.subarray(0, this.#count))
+    this.#alive = alive
+    for (const bytes of this.#bytes.values()) bytes.grow(capacity)
+    this.#capacity = capacity
+  }
+
+  #index(slot: number): void {
+    const id = this.#ids.get(slot) as number
+    const identity = (this.#byName.get(this.storage.identityField) as Column).get(slot)
+    if (typeof identity === 'number') this.#identities.set(identity, id)
+    if (this.#byMaster !== null && this.masterField !== null) {
+      const masterId = (this.#byName.get(this.masterField) as Column).get(slot)
+      if (typeof masterId === 'number') {
+        const ids = this.#byMaster.get(masterId)
+        if (ids === undefined) this.#byMaster.set(masterId, [id])
+        else if (!ids.includes(id)) insertSorted(ids, id)
+      }
+    }
+  }
+
+  #unindex(slot: number): void {
+    const id = this.#ids.get(slot) as number
+    const identity = (this.#byName.get(this.storage.identityField) as Column).get(slot)
+    if (typeof identity === 'number' && this.#identities.get(identity) === id) this.#identities.delete(identity)
+    if (this.#byMaster !== null && this.masterField !== null) {
+      const masterId = (this.#byName.get(this.masterField) as Column).get(slot)
+      if (typeof masterId === 'number') {
+        const ids = this.#byMaster.get(masterId)
+        const at = ids?.indexOf(id) ?? -1
+        if (ids !== undefined && at >= 0) ids.splice(at, 1)
+        if (ids?.length === 0) this.#byMaster.delete(masterId)
+      }
+    }
+  }
+
+  /** A written or removed row: its texts go, and kept results look at it again. */
+  #forget(slot: number): void {
+    for (const bytes of this.#bytes.values()) bytes.forget(slot)
+    this.#selections.touched(slot)
+  }
+
+  /** Moves the alive rows down over the dead slots; slot-keyed results start over. */
+  #compact(): void {
+    let to = 0
+    for (let from = 0; from < this.#count; from++) {
+      if (this.#alive[from] !== 1) continue
+      if (from !== to) {
+        for (const column of this.#data) column.move(from, to)
+        for (const bytes of this.#bytes.values()) bytes.move(from, to)
+        this.#alive[to] = 1
+      }
+      to++
+    }
+    this.#alive.fill(0, to, this.#count)
+    for (const column of this.#data) for (let slot = to; slot < this.#count; slot++) column.set(slot, null)
+    this.#count = to
+    this.#selections.clear()
   }
 }
 
@@ -217,14 +392,27 @@ function insertSorted(ids: number[], id: number): void {
 }
 
 /**
- * A constructor returning an object literal with the columns in order. Rows built property by
- * property from `{}` go through many hidden-class transitions; a literal is several times faster
- * to build at a million rows and gives every row of the table one shape. Column names are
- * embedded with JSON.stringify, so any name is quoted safely.
+ * A function returning a row object with the columns in order, read from a slot. Rows built
+ * property by property go through many hidden-class transitions; a literal gives every row of
+ * the table one shape. Column names are embedded with JSON.stringify, so any name is quoted safely.
  */
-function rowConstructor(columns: readonly string[]): (values: Readonly<Record<string, FieldValue | undefined>>) => Row {
-  const body = columns.map((c) => `${JSON.stringify(c)}: v[${JSON.stringify(c)}] ?? null`).join(',\n')
-  return new Function('v', `return {\n${body}\n}`) as (values: Readonly<Record<string, FieldValue | undefined>>) => Row
+function materializer(columns: readonly string[]): (data: readonly Column[], slot: number) => Row {
+  const body = columns.map((c, i) => `${JSON.stringify(c)}: d[${i}].get(s)`).join(',\n')
+  return new Function('d', 's', `return {\n${body}\n}`) as (data: readonly Column[], slot: number) => Row
+}
+
+/**
+ * One object a filter reads rows through without building them: each column is a getter on the
+ * slot `position` points at. Filters read `row[field]`, so they run over it unchanged.
+ */
+function cursorOver(columns: readonly string[], data: readonly Column[]): { row: Row; position: { slot: number } } {
+  const position = { slot: 0 }
+  const row = {} as Row
+  columns.forEach((name, i) => {
+    const column = data[i] as Column
+    Object.defineProperty(row, name, { get: () => column.get(position.slot), enumerable: true })
+  })
+  return { row, position }
 }
 
 /** The master Id an `eq` on the master field pins the filter to, if the filter requires one. */

@@ -119,6 +119,19 @@ export interface Fixture {
   attachments: AttachmentDef[]
   actions: ActionDef[]
   emailProviders: EmailProviderDef[]
+  /** Rows to generate into one application when the store loads (`--rows`); made again at each reset. */
+  generated?: GeneratedRows
+}
+
+/** How many rows to add, and from which seed. */
+export interface GeneratedRows {
+  /** Master rows to add. */
+  rows: number
+  seed: number
+  /** The application that gets them; default: the fixture's first (Orders in the default fixture). */
+  applicationId?: string
+  /** Detail rows per master row, in each detail table. Default 2. */
+  detailsPerMaster?: number
 }
 
 /** Injected sources of time and randomness, so tests are deterministic. */

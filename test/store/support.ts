@@ -39,7 +39,7 @@ export function q(text: string): ParsedQuery {
 export function rows(store: Store, text: string, relationKey: string | null = null, hidden: readonly string[] = []): Array<Record<string, unknown>> {
   const page = store.queryRows(APP, relationKey, q(text), hidden)
   if ('error' in page) throw new Error(`query failed in test: ${page.message}`)
-  return JSON.parse(page.json) as Array<Record<string, unknown>>
+  return JSON.parse(page.body.toString('utf8')) as Array<Record<string, unknown>>
 }
 
 /** The row as the store keeps it (TIMESTAMP as the integer). */
@@ -55,7 +55,7 @@ export function snapshot(store: Store): string {
   const parts = [null, LINES].map((key) => {
     const page = store.queryRows(APP, key, all, [])
     if ('error' in page) throw new Error(page.message)
-    return page.json
+    return page.body.toString('utf8')
   })
   return parts.join('\n')
 }

@@ -1,0 +1,96 @@
+import type { FieldType, FieldValue } from './types.ts'
+
+/**
+ * One field of every row of a table, by slot. Numbers live in a Float64Array (NaN for null: no
+ * stored value is NaN), booleans in a Uint8Array, text in a plain array of shared strings. Three
+ * million rows this way take a fraction of the memory that three million row objects do, and
+ * load without allocating an object per row.
+ */
+export interface Column {
+  get(slot: number): FieldValue
+  set(slot: number, value: FieldValue | undefined): void
+  /** Room for `capacity` slots, keeping the values held. */
+  grow(capacity: number): void
+  /** Moves the value of slot `from` to slot `to` (compaction). */
+  move(from: number, to: number): void
+}
+
+class NumberColumn implements Column {
+  values: Float64Array
+  constructor(capacity: number) {
+    this.values = new Float64Array(capacity).fill(Number.NaN)
+  }
+  get(slot: number): FieldValue {
+    const value = this.values[slot] as number
+    // NaN is the only value not equal to itself: the null marker.
+    return value !== value ? null : value
+  }
+  set(slot: number, value: FieldValue | undefined): void {
+    this.values[slot] = typeof value === 'number' ? value : Number.NaN
+  }
+  grow(capacity: number): void {
+    const values = new Float64Array(capacity).fill(Number.NaN)
+    values.set(this.values.subarray(0, Math.min(this.values.length, capacity)))
+    this.values = values
+  }
+  move(from: number, to: number): void {
+    this.values[to] = this.values[from] as number
+  }
+}
+
+const NULL_BOOLEAN = 2
+
+class BooleanColumn implements Column {
+  values: Uint8Array
+  constructor(capacity: number) {
+    this.values = new Uint8Array(capacity).fill(NULL_BOOLEAN)
+  }
+  get(slot: number): FieldValue {
+    const value = this.values[slot]
+    return value === NULL_BOOLEAN ? null : value === 1
+  }
+  set(slot: number, value: FieldValue | undefined): void {
+    this.values[slot] = typeof value === 'boolean' ? Number(value) : NULL_BOOLEAN
+  }
+  grow(capacity: number): void {
+    const values = new Uint8Array(capacity).fill(NULL_BOOLEAN)
+    values.set(this.values.subarray(0, Math.min(this.values.length, capacity)))
+    this.values = values
+  }
+  move(from: number, to: number): void {
+    this.values[to] = this.values[from] as number
+  }
+}
+
+class TextColumn implements Column {
+  values: Array<string | null>
+  constructor(capacity: number) {
+    this.values = new Array<string | null>(capacity).fill(null)
+  }
+  get(slot: number): FieldValue {
+    return this.values[slot] ?? null
+  }
+  set(slot: number, value: FieldValue | undefined): void {
+    this.values[slot] = typeof value === 'string' ? value : null
+  }
+  grow(capacity: number): void {
+    const old = this.values.length
+    this.values.length = capacity
+    if (capacity > old) this.values.fill(null, old)
+  }
+  move(from: number, to: number): void {
+    this.values[to] = this.values[from] ?? null
+  }
+}
+
+/** The column for a field of this type. */
+export function columnFor(type: FieldType, capacity: number): Column {
+  if (type === 'number' || type === 'integer') return new NumberColumn(capacity)
+  if (type === 'boolean') return new BooleanColumn(capacity)
+  return new TextColumn(capacity)
+}
+
+/** The numbers of a number column, for code that reads a whole column at once (sorting, Id look-ups). */
+export function numbersOf(column: Column): Float64Array | undefined {
+  return column instanceof NumberColumn ? column.values : undefined
+}

@@ -1,0 +1,100 @@
+/** Bytes of one arena: rows' JSON texts are packed into buffers of this size, outside the V8 heap. */
+const ARENA_SIZE = 1024 * 1024
+
+/**
+ * The UTF-8 JSON texts of a table's rows in one projection, by slot, kept as bytes in large
+ * buffers (arenas) so a page is a copy of ready bytes: no string building, no re-encoding per
+ * request. A write forgets the row's bytes (they are written again at its next read). Memory is
+ * bounded: past `limit` bytes the oldest arena is dropped and the rows in it serialize again
+ * when next read.
+ */
+export class RowBytes {
+  readonly #limit: number
+  /** Arena of each slot's bytes, 0 for none (arena ids start at 1). */
+  #arenaOf: Uint32Array
+  #offset: Uint32Array
+  #length: Uint32Array
+  readonly #arenas = new Map<number, Buffer>()
+  #nextArena = 1
+  #current: Buffer | undefined
+  #currentId = 0
+  #used = 0
+  #held = 0
+
+  constructor(capacity: number, limit: number) {
+    this.#limit = limit
+    this.#arenaOf = new Uint32Array(capacity)
+    this.#offset = new Uint32Array(capacity)
+    this.#length = new Uint32Array(capacity)
+  }
+
+  grow(capacity: number): void {
+    const grown = (old: Uint32Array) => {
+      const array = new Uint32Array(capacity)
+      array.set(old.subarray(0, Math.min(old.length, capacity)))
+      return array
+    }
+    this.#arenaOf = grown(this.#arenaOf)
+    this.#offset = grown(this.#offset)
+    this.#length = grown(this.#length)
+  }
+
+  /** Bytes held in arenas (live and forgotten rows alike). */
+  get held(): number {
+    return this.#held
+  }
+
+  /** The byte length of the slot's text, or -1 when it is not held. */
+  lengthOf(slot: number): number {
+    const arena = this.#arenaOf[slot] as number
+    return arena !== 0 && this.#arenas.has(arena) ? (this.#length[slot] as number) : -1
+  }
+
+  /** Copies the slot's bytes into `target` at `at`; returns where the copy ends. Call only when held. */
+  copyTo(slot: number, target: Buffer, at: number): number {
+    const arena = this.#arenas.get(this.#arenaOf[slot] as number) as Buffer
+    const start = this.#offset[slot] as number
+    const length = this.#length[slot] as number
+    arena.copy(target, at, start, start + length)
+    return at + length
+  }
+
+  /** Keeps the slot's text; returns its byte length. */
+  store(slot: number, text: string): number {
+    const length = Buffer.byteLength(text)
+    if (this.#current === undefined || this.#used + length > this.#current.length) this.#newArena(Math.max(ARENA_SIZE, length))
+    const current = this.#current as Buffer
+    current.write(text, this.#used, 'utf8')
+    this.#arenaOf[slot] = this.#currentId
+    this.#offset[slot] = this.#used
+    this.#length[slot] = length
+    this.#used += length
+    return length
+  }
+
+  forget(slot: number): void {
+    this.#arenaOf[slot] = 0
+  }
+
+  /** Moves what slot `from` holds to slot `to` (compaction). */
+  move(from: number, to: number): void {
+    this.#arenaOf[to] = this.#arenaOf[from] as number
+    this.#offset[to] = this.#offset[from] as number
+    this.#length[to] = this.#length[from] as number
+    this.#arenaOf[from] = 0
+  }
+
+  #newArena(size: number): void {
+    // Past the limit the oldest arena goes: its rows are serialized again when next read.
+    while (this.#held + size > this.#limit && this.#arenas.size > 0) {
+      const [oldest, buffer] = this.#arenas.entries().next().value as [number, Buffer]
+      this.#arenas.delete(oldest)
+      this.#held -= buffer.length
+    }
+    this.#current = Buffer.allocUnsafeSlow(size)
+    this.#currentId = this.#nextArena++
+    this.#arenas.set(this.#currentId, this.#current)
+    this.#held += size
+    this.#used = 0
+  }
+}

@@ -1,0 +1,89 @@
+import { compareSlots, type SlotOrder } from './order-slots.ts'
+
+/** How many distinct (filter, order) results a table keeps; each may hold a slot per row. */
+const SELECTION_CACHE_SIZE = 32
+
+/** A cached query result: the slots a filter selects, in the order asked for. */
+interface Selection {
+  slots: number[]
+  /** Slots written since the slots were last brought up to date. */
+  pending: Set<number>
+  test: (slot: number) => boolean
+  order: readonly SlotOrder[]
+}
+
+/**
+ * The results of recent queries of one table, kept across writes: a write marks its row on
+ * every result, and the next read of a result moves just those rows (out, and back in at their
+ * place by binary search) instead of filtering and sorting the table again. Past one marked row
+ * in eight of a result, it is computed again instead.
+ */
+export class Selections {
+  readonly #entries = new Map<string, Selection>()
+
+  /** The up-to-date slots of a query; `compute` runs when the result is not kept (or too much changed). */
+  get(key: string, test: (slot: number) => boolean, order: readonly SlotOrder[], alive: (slot: number) => boolean, compute: () => number[]): number[] {
+    const entry = this.#entries.get(key)
+    if (entry !== undefined) {
+      // Most recently used last, so the first entry is the one to evict.
+      this.#entries.delete(key)
+      this.#entries.set(key, entry)
+      if (entry.pending.size === 0) return entry.slots
+      if (entry.pending.size * 8 <= entry.slots.length + 8) {
+        patch(entry, alive)
+        return entry.slots
+      }
+    }
+    const slots = compute()
+    this.#entries.delete(key)
+    this.#entries.set(key, { slots, pending: new Set(), test, order })
+    if (this.#entries.size > SELECTION_CACHE_SIZE) this.#entries.delete(this.#entries.keys().next().value as string)
+    return slots
+  }
+
+  /** A row was created, changed or removed: every kept result looks at it again before its next use. */
+  touched(slot: number): void {
+    for (const entry of this.#entries.values()) entry.pending.add(slot)
+  }
+
+  clear(): void {
+    this.#entries.clear()
+  }
+}
+
+/** Brings a result up to date: each written slot leaves it, and comes back at its place if it still qualifies. */
+function patch(entry: Selection, alive: (slot: number) => boolean): void {
+  const { slots, order, test } = entry
+  for (const slot of entry.pending) {
+    const at = order.length === 0 ? binarySearch(slots, slot) : slots.indexOf(slot)
+    if (at >= 0) slots.splice(at, 1)
+    if (alive(slot) && test(slot)) slots.splice(lowerBound(slots, slot, order), 0, slot)
+  }
+  entry.pending.clear()
+}
+
+/** Index of `slot` in slots sorted ascending, or -1. */
+function binarySearch(slots: readonly number[], slot: number): number {
+  let low = 0
+  let high = slots.length - 1
+  while (low <= high) {
+    const mid = (low + high) >>> 1
+    const value = slots[mid] as number
+    if (value === slot) return mid
+    if (value < slot) low = mid + 1
+    else high = mid - 1
+  }
+  return -1
+}
+
+/** Where `slot` goes in slots sorted by the order (ties by slot). */
+function lowerBound(slots: readonly number[], slot: number, order: readonly SlotOrder[]): number {
+  let low = 0
+  let high = slots.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (compareSlots(order, slots[mid] as number, slot) < 0) low = mid + 1
+    else high = mid
+  }
+  return low
+}
