@@ -15,6 +15,7 @@ import { registerWarnings } from './plugins/warnings.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { installDeviations } from './deviations.ts'
 import { MOCK_HEADER } from './mock-header.ts'
+import { CONTROL_PREFIX } from '../spec/control-plane.ts'
 import { loggerOptions, registerRequestLog } from './logging.ts'
 import type { ServerTls } from './tls.ts'
 import { WARNINGS_HEADER, STRICT_HEADER } from './warnings.ts'
@@ -114,16 +115,22 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
 }
 
 /**
- * Browser calls from the given origins (`*` for any), preflights included, for every route
- * (@fastify/cors answers OPTIONS itself). The request headers are those the API and the mock
- * take; the exposed ones let a page read the mock's warnings and a download's file name.
+ * Browser calls from the given origins (`*` for any), preflights included, for every API route
+ * (@fastify/cors answers OPTIONS itself), never for the control plane. The request headers are
+ * those the API and the mock take; the exposed ones let a page read the mock's warnings and a
+ * download's file name.
  */
 async function registerCors(app: FastifyInstance, origins: string[]): Promise<void> {
-  await app.register(cors, {
-    origin: origins.includes('*') ? '*' : origins,
+  const allowed = origins.includes('*') ? '*' : origins
+  const options = {
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
-    allowedHeaders: ['SessionToken', 'WorkspaceId', 'ApplicationId', 'Authorization', 'Content-Type', 'Accept', STRICT_HEADER, 'X-Mock-Control-Token'],
+    allowedHeaders: ['SessionToken', 'WorkspaceId', 'ApplicationId', 'Authorization', 'Content-Type', 'Accept', STRICT_HEADER],
     exposedHeaders: [WARNINGS_HEADER, 'Content-Disposition', MOCK_HEADER, 'Allow', 'Retry-After'],
     maxAge: 600,
+  }
+  await app.register(cors, {
+    hook: 'onRequest',
+    // The control plane can read every fixture's passwords and replace the data: no browser page may call it.
+    delegator: (request, callback) => callback(null, { ...options, origin: request.url.toLowerCase().startsWith(`${CONTROL_PREFIX}/`) ? false : allowed }),
   })
 }

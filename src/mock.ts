@@ -34,8 +34,8 @@ export interface RunningMock extends MockControls {
   client: Client
   app: FastifyInstance
   config: MockConfig
-  /** Writes `stateFile` now if the data changed since it was last written (a no-op without one). */
-  saveState(): void
+  /** Writes `stateFile` now if the data changed since it was last written (a no-op without one); the reason if it failed. */
+  saveState(): string | undefined
   /** Stops accepting, lets requests in flight finish, writes the state file (with `stateFile`), closes. */
   close(): Promise<void>
 }
@@ -85,7 +85,8 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     ...(tls === undefined ? {} : { tls }),
   })
   try {
-    await app.listen({ port: config.port, host: config.host })
+    // Fastify's own line says where the socket is; the mock's "listening on" line comes from its caller.
+    await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `socket open at ${address}` })
   } catch (error) {
     await app.close()
     throw listenError(error, config)
@@ -94,7 +95,13 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   const port = typeof address === 'object' && address !== null ? address.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `${tls === undefined ? 'http' : 'https'}://${host}:${port}`
-  const state = config.stateFile === undefined ? undefined : keepStateFile(app, config.stateFile, config.stateInterval)
+  let state
+  try {
+    state = config.stateFile === undefined ? undefined : keepStateFile(app, config.stateFile, config.stateInterval)
+  } catch (error) {
+    await app.close()
+    throw error
+  }
   const organization = app.store.organization()
   const client = createClient({
     transport: httpTransport(url, tls === undefined ? {} : { ca: tls.cert }),
@@ -118,7 +125,8 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
       await app.close()
       // After the close, which lets requests in flight finish: their writes are in the file too.
       state?.stop()
-      state?.flush()
+      const failed = state?.flush()
+      if (failed !== undefined) throw new Error(failed)
     },
   }
 }

@@ -43,7 +43,9 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
     lines.push(`${mock.tls.selfSigned ? 'self-signed ' : ''}certificate SHA-256 fingerprint ${mock.tls.fingerprint256}${written}`)
   }
   lines.push(`documentation at ${mock.url}/docs, health at ${mock.url}/__mock/health`, `listening on ${mock.url}`)
-  process.stdout.write(`${lines.join('\n')}\n`)
+  // With --log-format json every line is JSON, these too (scripts still find "listening on URL" in the last).
+  const json = (msg: string) => JSON.stringify({ level: 30, time: Date.now(), msg, ...(msg.startsWith('listening on') ? { url: mock.url } : {}) })
+  process.stdout.write(`${lines.map((line) => (mockConfig.logFormat === 'json' ? json(line) : line)).join('\n')}\n`)
 }
 
 /**
@@ -55,7 +57,12 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
 function stopOnSignals(mock: RunningMock): void {
   let stopping = false
   const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) process.exit(0)
+    if (stopping) {
+      // A second signal does not wait for requests in flight, but saved rows still reach the state file.
+      const failed = mock.saveState()
+      if (failed !== undefined) process.stderr.write(`appdata-kit mock: ${failed}\n`)
+      process.exit(failed === undefined ? 0 : 1)
+    }
     stopping = true
     mock.app.log.info(`${signal}: stopping`)
     // Node closes idle connections once when closing starts; one that finishes its request later would wait for its keep-alive timeout.
@@ -65,8 +72,9 @@ function stopOnSignals(mock: RunningMock): void {
       mock.app.server.closeAllConnections()
       setTimeout(() => {
         // The state file is written synchronously, so it is complete before the exit.
-        mock.saveState()
-        process.exit(0)
+        const failed = mock.saveState()
+        if (failed !== undefined) process.stderr.write(`appdata-kit mock: ${failed}\n`)
+        process.exit(failed === undefined ? 0 : 1)
       }, 200).unref()
     }, STOP_GRACE_MS)
     cut.unref()

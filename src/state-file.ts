@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { toFixtureFile } from './fixtures/export.ts'
 import { loadFixture } from './fixtures/load.ts'
 import type { Fixture } from './store/types.ts'
+import { ConfigError } from './config.ts'
 
 /**
  * The fixture a mock with `--state-file` starts from: the file when it exists (checked as any
@@ -35,8 +36,8 @@ export function writeStateFile(path: string, fixture: Fixture): void {
 
 /** A mock's state file kept current: written every interval when the data changed, and once more at `flush()`. */
 export interface StateKeeper {
-  /** Writes now if the data changed since the last write. */
-  flush(): void
+  /** Writes now if the data changed since the last write; the reason when the write failed. */
+  flush(): string | undefined
   stop(): void
 }
 
@@ -46,17 +47,23 @@ export interface StateKeeper {
  * write is logged and tried again at the next interval; the previous file stays as it was.
  */
 export function keepStateFile(app: FastifyInstance, path: string, intervalSeconds: number): StateKeeper {
-  let written = app.store.generation()
-  const flush = (): void => {
+  // Written once at start when it is new, so a path the mock cannot write stops it now, not at the first save.
+  let written = existsSync(path) ? app.store.generation() : Number.NaN
+  const flush = (): string | undefined => {
     const generation = app.store.generation()
-    if (generation === written) return
+    if (generation === written) return undefined
     try {
       writeStateFile(path, app.store.snapshot())
       written = generation
+      return undefined
     } catch (error) {
-      app.log.error(`state file ${path} not written: ${(error as Error).message}`)
+      const reason = `state file ${path} not written: ${(error as Error).message}`
+      app.log.error(reason)
+      return reason
     }
   }
+  const failed = flush()
+  if (failed !== undefined) throw new ConfigError(`--state-file: ${failed}`)
   const timer = setInterval(flush, intervalSeconds * 1000)
   timer.unref()
   return { flush, stop: () => clearInterval(timer) }

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { X509Certificate } from 'node:crypto'
 import { join } from 'node:path'
+import { hostname } from 'node:os'
 import selfsigned from 'selfsigned'
 import { ConfigError, type MockConfig } from './config.ts'
 
@@ -16,7 +17,7 @@ export interface ServerTls {
 /**
  * The TLS material of the configuration: read from `--tls-cert`/`--tls-key`, or, with `--https`,
  * a self-signed certificate made now (selfsigned: an EC P-256 key, valid 30 days, for localhost,
- * 127.0.0.1, ::1 and the host the mock binds), written to `--tls-out` when asked so clients can
+ * the machine's hostname, 127.0.0.1, ::1 and the host the mock binds), written to `--tls-out` when asked so clients can
  * trust it. Undefined for plain HTTP.
  */
 export async function serverTls(config: Pick<MockConfig, 'tls' | 'tlsOut' | 'host'>): Promise<ServerTls | undefined> {
@@ -24,7 +25,8 @@ export async function serverTls(config: Pick<MockConfig, 'tls' | 'tlsOut' | 'hos
   let cert: string
   let key: string
   if (config.tls === 'self-signed') {
-    const names = new Set(['localhost', config.host].filter((host) => !/^[\d.:]+$/.test(host) && host !== '0.0.0.0'))
+    // The machine's own name too, so a mock in a container is trusted at its hostname.
+    const names = new Set(['localhost', hostname(), config.host].filter((host) => host !== '' && !/^[\d.:]+$/.test(host)))
     const ips = new Set(['127.0.0.1', '::1', ...(/^[\d.:]+$/.test(config.host) && !['0.0.0.0', '::'].includes(config.host) ? [config.host] : [])])
     const notAfter = new Date(Date.now() + 30 * 24 * 3600 * 1000)
     const pems = await selfsigned.generate([{ name: 'commonName', value: 'appdata-kit mock' }], {

@@ -60,6 +60,25 @@ export class Anonymiser {
     }
   }
 
+  /**
+   * A file name in place of `name`: the stem replaced, the extension kept (the media type still
+   * fits), and never a name captured or given out before, whole or stem.
+   */
+  fileName(name: string): string {
+    const known = this.#texts.get(`\u0000file:${name}`)
+    if (known !== undefined) return known
+    const extension = /\.[A-Za-z0-9]{1,8}$/.exec(name)?.[0] ?? ''
+    const stem = name.slice(0, name.length - extension.length) || name
+    for (let attempt = 0; ; attempt++) {
+      const candidate = `${this.#shape(stem, mulberry32(deriveSeed(this.#seed, 'file', name, String(attempt))), undefined, attempt)}${extension}`
+      if (!this.#forbidden.has(candidate) && !this.#taken.has(candidate)) {
+        this.#texts.set(`\u0000file:${name}`, candidate)
+        this.#taken.add(candidate)
+        return candidate
+      }
+    }
+  }
+
   /** A number in place of `value`, within the range; the same value gives the same number. */
   number(field: string, value: number, range: NumberRange): number {
     const random = mulberry32(deriveSeed(this.#seed, 'number', field, String(value)))

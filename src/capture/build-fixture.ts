@@ -149,7 +149,7 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
         return generate === undefined ? { name: profile.field.name, type: profile.field.type } : { name: profile.field.name, type: profile.field.type, generate }
       })
     const storageId = storage.storageId ?? generatedGuid(options.seed, name)
-    if (storage.storageId === undefined) notes.push(`storage ${name}: Id ${storageId} generated (the API does not tell it; --storage-id gives the master's)`)
+    if (storage.storageId === undefined) notes.push(`storage ${name}: Id ${storageId} generated (the API does not tell it${key === null ? '; --storage-id gives it' : ''})`)
     const fileStorage: FileStorage = { id: storageId, name: key ?? 'Master', identityField: storage.identityField, fields }
     const rows = options.rowsAsGenerator ? [] : storage.rows.map((row) => fileRow(row, fieldProfiles))
     return { key, fileStorage, rows }
@@ -195,7 +195,7 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
 
   const [master, ...details] = built
   const email = options.anonymise ? anonymiser.text(captured.username) : captured.username
-  const attachments = captured.attachments.map((attachment) => fileAttachment(attachment, captured, options, text, notes))
+  const attachments = captured.attachments.map((attachment) => fileAttachment(attachment, captured, options, text, (name) => (options.anonymise ? anonymiser.fileName(name) : name), notes))
   const fixture: FixtureFile = {
     organization: {
       physicalName: captured.organization,
@@ -225,13 +225,10 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
 }
 
 /** An attachment record in the fixture's terms; bytes replaced by filler of the same size when anonymising. */
-function fileAttachment(attachment: CapturedAttachment, captured: Captured, options: BuildOptions, text: (value: string) => string, notes: string[]): FileAttachment {
+function fileAttachment(attachment: CapturedAttachment, captured: Captured, options: BuildOptions, text: (value: string) => string, fileName: (name: string) => string, notes: string[]): FileAttachment {
   const { record } = attachment
   const isFolder = record.IsFolder === true
-  const name = String(record.Name ?? 'attachment')
-  const extension = /\.[A-Za-z0-9]{1,8}$/.exec(name)?.[0] ?? ''
-  // The extension stays, so the media type still fits the name.
-  const newName = options.anonymise ? `${text(name.slice(0, name.length - extension.length) || name)}${extension}` : name
+  const newName = fileName(String(record.Name ?? 'attachment'))
   const mediaType = typeof record.TypeImage === 'string' && /^[a-z]+\/[A-Za-z0-9.+-]+$/.test(record.TypeImage) ? record.TypeImage : 'application/octet-stream'
   const out: FileAttachment = {
     id: Number(record.Id),

@@ -1,4 +1,5 @@
 import { ApiError, type Client } from '../client/client.ts'
+import { TransportError } from '../client/transport.ts'
 import type { CapturedAttachment, Captured, CapturedStorage } from './build-fixture.ts'
 import { inferFields, inferIdentityField, linkNameScore, type InferredField, type ReadRow } from './infer.ts'
 
@@ -66,6 +67,10 @@ export async function captureApplication(client: Client, options: CaptureOptions
   const masterFields = inferFields(masters)
   const identityField = options.identityField ?? inferIdentityField(masters, masterFields)
   if (identityField === undefined) throw new CaptureError('cannot tell the master storage\'s Identity field from the rows (no integer field set on every row with a different value on each); name it with --identity-field')
+  // The loader takes an Identity field only as a positive integer unique in the storage.
+  if (options.identityField !== undefined && inferIdentityField(masters, masterFields.filter((field) => field.name === identityField)) !== identityField) {
+    throw new CaptureError(`--identity-field ${identityField}: the rows read do not hold it as an integer set on every row with a different value on each`)
+  }
   const master: CapturedStorage = { fields: masterFields, identityField, storageId: options.storageId, rows: masters, count: masterCount }
 
   const masterIds = new Set(masters.map((row) => Number(row.Id)))
@@ -109,7 +114,11 @@ async function captureDetail(client: Client, relationKey: string, masterIds: Rea
   const probeFields = inferFields(probe)
   const identityField = inferIdentityField(probe, probeFields)
   if (identityField === undefined) throw new CaptureError(`relation key ${relationKey}: cannot tell its Identity field from the rows`)
-  const masterField = options.masterFields[relationKey] ?? (await findMasterField(client, probe, probeFields.filter((field) => field.name !== identityField)))
+  const given = options.masterFields[relationKey]
+  if (given !== undefined && probeFields.find((field) => field.name === given)?.type !== 'integer') {
+    throw new CaptureError(`--master-field ${relationKey}=${given}: the detail rows read do not hold it as an integer (the master row's Id)`)
+  }
+  const masterField = given ?? (await findMasterField(client, probe, probeFields.filter((field) => field.name !== identityField)))
   if (masterField === undefined) throw new CaptureError(`relation key ${relationKey}: cannot tell which field holds the master row's Id; name it with --master-field ${relationKey}=FIELD`)
   const low = Math.min(...masterIds)
   const high = Math.max(...masterIds)
@@ -167,14 +176,18 @@ async function captureAttachments(client: Client, master: CapturedStorage, detai
     ...details.flatMap((detail) => detail.rows.filter(hasMarker).map((row) => ({ relationKey: detail.relationKey as string | null, id: Number(row.Id) }))),
   ]
   await pooled(targets, options.concurrency, (target) => listRow(target.relationKey, target.id))
-  // Files in list order while they fit in the limit; one that does not is left empty, smaller ones after it still come.
+  // Files in list order while they fit in the limit: the transport stops reading one that would pass
+  // it (it is left empty), and smaller ones after it still come.
   let downloaded = 0
   for (const attachment of found) {
     if (attachment.record.IsFolder === true || downloaded >= options.attachmentLimit) continue
-    const file = await client.download([Number(attachment.record.Id)], attachment.relationKey ?? undefined)
-    if (downloaded + file.bytes.length > options.attachmentLimit) continue
-    downloaded += file.bytes.length
-    attachment.content = file.bytes
+    try {
+      const file = await client.download([Number(attachment.record.Id)], attachment.relationKey ?? undefined, options.attachmentLimit - downloaded)
+      downloaded += file.bytes.length
+      attachment.content = file.bytes
+    } catch (error) {
+      if (!(error instanceof TransportError && error.code === 'TOO_LARGE')) throw error
+    }
   }
   const files = found.filter((attachment) => attachment.record.IsFolder !== true)
   options.progress(`attachments: ${found.length - files.length} folder(s), ${files.length} file(s), ${files.filter((file) => file.content !== undefined).length} downloaded (${downloaded} bytes)`)

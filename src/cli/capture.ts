@@ -4,8 +4,9 @@ import { createClient, ApiError } from '../client/client.ts'
 import { TransportError, type Transport } from '../client/transport.ts'
 import { buildFixture } from '../capture/build-fixture.ts'
 import { captureApplication, CaptureError } from '../capture/capture.ts'
-import { ConfigError, emulatedRelease, switchOn } from '../config.ts'
+import { ConfigError, emulatedRelease, switchOn, writableFile } from '../config.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
+import { LATEST_VERSION } from '../../spec/versions.ts'
 import { collect, connectionOptions, connectionTransport, EXIT, positiveInteger, switchesFromEnv, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'
 import { redactor } from './verify-report.ts'
@@ -13,7 +14,7 @@ import type { Io } from './verify.ts'
 
 /** The capture command's flags, each with its variable. */
 export function captureCommand(): Command {
-  const command = new Command('capture')
+  const command = new Command('appdata-kit capture')
     .helpOption('-h, --help', 'show this text')
     .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
     .description(
@@ -23,7 +24,7 @@ export function captureCommand(): Command {
     )
   for (const option of connectionOptions()) command.addOption(option)
   command.addOption(new Option('--out <file>', 'the fixture file to write (JSON)').env('APPDATA_CAPTURE_OUT').makeOptionMandatory())
-  command.addOption(new Option('--relation-key <key>', 'a Detail Relation Key to capture (repeatable)').env('APPDATA_RELATION_KEYS').argParser(collect).default([], 'none'))
+  command.addOption(new Option('--relation-key <key>', 'a Detail Relation Key to capture (repeatable; the variable takes a comma-separated list)').env('APPDATA_RELATION_KEY').argParser(collect).default([], 'none'))
   command.addOption(new Option('--rows <n>', 'master rows to sample (the first by Id), each with its detail rows').env('APPDATA_CAPTURE_ROWS').argParser(positiveInteger('--rows')).default(100))
   command.addOption(new Option('--attachments', "list the sampled rows' attachments and download their files").env('APPDATA_CAPTURE_ATTACHMENTS'))
   command.addOption(new Option('--attachment-limit <bytes>', 'bytes of attachment files to download at most').env('APPDATA_ATTACHMENT_LIMIT').argParser(positiveInteger('--attachment-limit')).default(10 * 1024 * 1024, '10485760 (10 MB)'))
@@ -90,6 +91,7 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
     // The negated switch's variable, read as the others are (1/0, true/false, ...).
     if (process.env.APPDATA_ANONYMISE !== undefined && command.getOptionValueSource('anonymise') !== 'cli') flags.anonymise = switchOn('APPDATA_ANONYMISE', process.env.APPDATA_ANONYMISE)
     if (flags.productVersion !== undefined) emulatedRelease(flags.productVersion)
+    writableFile('--out', flags.out)
     fields = masterFields(flags.masterField)
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -132,7 +134,8 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
       applicationId: flags.applicationId,
       relationKeys: flags.relationKey,
       rows: flags.rows,
-      attachments: flags.attachments === true,
+      // Rows as a generator keep no attachments, so none is downloaded.
+      attachments: flags.attachments === true && flags.rowsAsGenerator !== true,
       attachmentLimit: flags.attachmentLimit,
       identityField: flags.identityField,
       masterFields: fields,
@@ -148,7 +151,8 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
       say(`${storage.name}: ${storage.rows.length} of ${storage.count} rows; Identity field ${storage.identityField}${link}; fields ${storage.fields.filter((f) => f.name !== storage.identityField).map((f) => `${f.name} ${f.type}${f.nullable ? ' (nullable)' : ''}`).join(', ')}`)
     }
     for (const note of notes) say(`note: ${note}`)
-    say(`wrote ${flags.out}${flags.anonymise ? ' (values anonymised)' : ''}; serve it with: npm start -- --fixture ${flags.out}`)
+    const release = detected.release === LATEST_VERSION ? '' : ` --product-version ${detected.release}`
+    say(`wrote ${flags.out}${flags.anonymise ? ' (values anonymised)' : ''}; serve it with: npx appdata-kit mock --fixture ${flags.out}${release}`)
     return EXIT.ok
   } catch (error) {
     if (error instanceof CaptureError || error instanceof TransportError || error instanceof ApiError) {

@@ -106,4 +106,9 @@ async function main(argv: string[]): Promise<void> {
   if (chosen !== undefined) await COMMANDS[chosen.name]?.run(chosen.argv)
 }
 
+// A reader that stops early (`appdata-kit verify | head -1`) is no reason for a stack trace; verify's cleanup still runs.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+})
+
 main(process.argv.slice(2)).catch(exitWith)

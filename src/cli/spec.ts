@@ -9,7 +9,7 @@ import { EXIT, type Io } from './verify.ts'
 
 /** The `spec` command's flags. */
 export function specCommand(): Command {
-  return new Command('spec')
+  return new Command('appdata-kit spec')
     .description('Write the OpenAPI 3.1 document of the Application Data Web API (every release, or one), or of the mock\'s control plane.')
     .helpOption('-h, --help', 'show this text')
     .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { Command, CommanderError, Option } from 'commander'
 import { CONTRACTS } from '../../contracts/index.ts'
-import { matches, runContracts, TargetError, type RunReport } from '../../contracts/runner.ts'
+import { matches, runContracts, signInTo, TargetError, type RunReport } from '../../contracts/runner.ts'
 import type { Target } from '../../contracts/types.ts'
 import { TransportError, type Transport } from '../client/transport.ts'
 import { apiDocument } from '../document/reader.ts'
@@ -30,7 +30,7 @@ export { EXIT }
 
 /** The verify command's flags; every one can also come from an environment variable. */
 export function verifyCommand(): Command {
-  const command = new Command('verify')
+  const command = new Command('appdata-kit verify')
     .helpOption('-h, --help', 'show this text')
     .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
     .description(
@@ -138,7 +138,7 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
       return failedRun(report) ? EXIT.failed : EXIT.ok
     }
     const second = await prepareTarget(secondSide(flags), flags, io, redact, transports)
-    return await compare(first, second, flags, io, redact, say)
+    return await compare(sameStandard(first, second, say), flags, io, redact, say)
   } catch (error) {
     if (error instanceof Stop) return error.code
     if (error instanceof TargetError || error instanceof TransportError) {
@@ -214,6 +214,18 @@ async function prepareTarget(side: ConnectionFlags, flags: Flags, io: Io, redact
   return { target, label: detected.label, productVersionGiven: side.productVersion !== undefined }
 }
 
+/**
+ * Both sides of a comparison held to one standard: against a real installation, the mock too is
+ * held only to the API's description, or every check of the mock's own choices would show as a
+ * difference (passed on one side, skipped on the other).
+ */
+function sameStandard(first: Prepared, second: Prepared, say: (text: string) => void): [Prepared, Prepared] {
+  if (first.target.holdTo === second.target.holdTo) return [first, second]
+  say("one side is not an appdata-kit mock: both are held to the API's description only")
+  const described = (prepared: Prepared): Prepared => ({ ...prepared, target: { ...prepared.target, holdTo: 'description' } })
+  return [described(first), described(second)]
+}
+
 /** One seed for the run, so both sides of a comparison draw the same random cases. */
 const randomSeed = Math.floor(Math.random() * 2 ** 31)
 
@@ -221,7 +233,7 @@ function targetLine({ target, label, productVersionGiven }: Prepared, flags: Fla
   return `verifying ${target.transport.target}: release ${label}${productVersionGiven ? '' : ' (detected)'}, ${target.holdTo === 'mock' ? "an appdata-kit mock: its own choices are checked too" : "held to the API's description"}, ${flags.allowWrites === true ? 'writes allowed' : 'read-only'}`
 }
 
-async function runAgainst(prepared: Prepared, flags: Flags, io: Io, redact: Redactor, say: (text: string) => void, onPhase?: (part: string) => void, quiet = false): Promise<RunReport> {
+async function runAgainst(prepared: Prepared, flags: Flags, io: Io, redact: Redactor, say: (text: string) => void, onPhase?: (part: string) => void): Promise<RunReport> {
   const report = await runContracts(CONTRACTS, prepared.target, {
     // A comparison pairs requests in the order they were sent, so its runs go one contract at a time.
     concurrency: onPhase === undefined ? flags.concurrency : 1,
@@ -232,7 +244,7 @@ async function runAgainst(prepared: Prepared, flags: Flags, io: Io, redact: Reda
     onSecret: (secret) => redact.add(secret),
     onCleanup: (cleanup) => io.onPending?.(() => cleanup.pending()),
     onResult: (result) => {
-      if (!quiet) for (const line of resultLines(result, io.terminal)) say(line)
+      for (const line of resultLines(result, io.terminal)) say(line)
     },
   })
   for (const line of summaryLines(report)) say(line)
@@ -246,7 +258,9 @@ const failedRun = (report: RunReport) => report.results.some((r) => r.outcome ==
  * contract at a time, every exchange recorded; then the answers compared request by request,
  * and the contracts' outcomes side by side. Exit 1 when anything differs (or rows were left).
  */
-async function compare(first: Prepared, second: Prepared, flags: Flags, io: Io, redact: Redactor, say: (text: string) => void): Promise<number> {
+async function compare([first, second]: [Prepared, Prepared], flags: Flags, io: Io, redact: Redactor, say: (text: string) => void): Promise<number> {
+  // Both sign-ins first: a wrong password for the second side stops the run before anything ran on the first.
+  for (const { target } of [first, second]) redact.add(await signInTo(target))
   const sides = [first, second].map((prepared) => {
     const recording = recordingTransport(prepared.target.transport)
     return { prepared: { ...prepared, target: { ...prepared.target, transport: recording } }, recording }
@@ -254,13 +268,14 @@ async function compare(first: Prepared, second: Prepared, flags: Flags, io: Io, 
   const reports: RunReport[] = []
   for (const [i, { prepared, recording }] of sides.entries()) {
     say(`${i === 0 ? 'first' : 'second'}: ${targetLine(prepared, flags)}`)
-    reports.push(await runAgainst(prepared, flags, io, redact, say, (part) => (recording.part = part), true))
+    reports.push(await runAgainst(prepared, flags, io, redact, say, (part) => (recording.part = part)))
   }
   const [a, b] = reports as [RunReport, RunReport]
   const differences = [...outcomeDifferences(a, b), ...compareRuns(sides[0]?.recording.exchanges ?? [], sides[1]?.recording.exchanges ?? [], apiDocument())]
   for (const line of differenceLines(differences, a.target, b.target)) say(line)
   writeReports(flags, redactReport(a, redact), redact, { second: redactReport(b, redact), differences })
-  return differences.length > 0 || a.cleanup.left.length > 0 || b.cleanup.left.length > 0 ? EXIT.failed : EXIT.ok
+  // Differences, a contract failing on either side, or rows left behind: exit 1.
+  return differences.length > 0 || failedRun(a) || failedRun(b) ? EXIT.failed : EXIT.ok
 }
 
 /** Contracts that held on one installation and not on the other. */

@@ -53,6 +53,8 @@ export interface CallInput<K extends OperationId> {
   headers?: Record<string, string>
   /** The session token to send instead of the client's; null sends none. */
   token?: string | null
+  /** Give up on an answer larger than this (TransportError TOO_LARGE), without reading all of it. */
+  maxBytes?: number
 }
 
 export interface ClientOptions {
@@ -226,7 +228,7 @@ export function createClient(options: ClientOptions) {
       payload = body.mediaType === 'application/x-www-form-urlencoded' ? new URLSearchParams(input.body as Record<string, string>).toString() : JSON.stringify(input.body)
     }
     const target = query.size === 0 ? path : `${path}?${query.toString().replaceAll('+', '%20')}`
-    const response = await transport.send({ method: entry.method.toUpperCase(), path: target, headers, ...(payload === undefined ? {} : { body: payload }) })
+    const response = await transport.send({ method: entry.method.toUpperCase(), path: target, headers, ...(payload === undefined ? {} : { body: payload }), ...(input.maxBytes === undefined ? {} : { maxBytes: input.maxBytes }) })
     const answer: Answer = { operationId: id, method: entry.method.toUpperCase(), path: target, status: response.status, headers: response.headers, ...parse(response), raw: response.body }
     options.onAnswer?.(answer)
     return answer
@@ -318,9 +320,9 @@ export function createClient(options: ClientOptions) {
       return answer.body as AttachmentRecord[]
     },
 
-    /** Downloads attachments: one file as itself, a folder or several as a zip. */
-    async download(ids: number[], relationKey?: string): Promise<{ bytes: Buffer; mediaType: string; disposition: string }> {
-      const answer = await ok('downloadAttachment', { body: { ids, ...(relationKey === undefined ? {} : { rk: relationKey }) } })
+    /** Downloads attachments: one file as itself, a folder or several as a zip; `maxBytes` gives up on a larger one. */
+    async download(ids: number[], relationKey?: string, maxBytes?: number): Promise<{ bytes: Buffer; mediaType: string; disposition: string }> {
+      const answer = await ok('downloadAttachment', { body: { ids, ...(relationKey === undefined ? {} : { rk: relationKey }) }, ...(maxBytes === undefined ? {} : { maxBytes }) })
       return { bytes: answer.raw, mediaType: answer.contentType.split(';')[0] ?? '', disposition: answer.headers['content-disposition'] ?? '' }
     },
 

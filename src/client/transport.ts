@@ -9,6 +9,8 @@ export interface WireRequest {
   path: string
   headers?: Record<string, string>
   body?: string | Buffer
+  /** Give up (TransportError TOO_LARGE) as soon as the answer's body passes this many bytes. */
+  maxBytes?: number
 }
 
 /** An answer as a transport receives it; header names in lower case. */
@@ -30,7 +32,7 @@ export interface Transport {
 /** Why a request got no answer: the installation cannot be reached, or took longer than allowed. */
 export class TransportError extends Error {
   override name = 'TransportError'
-  readonly code: 'UNREACHABLE' | 'TIMEOUT' | 'TLS'
+  readonly code: 'UNREACHABLE' | 'TIMEOUT' | 'TLS' | 'TOO_LARGE'
   constructor(code: TransportError['code'], message: string, options?: { cause?: unknown }) {
     super(message, options)
     this.code = code
@@ -116,7 +118,17 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
           { protocol: base.protocol, hostname: connectionHost(base), port: base.port, path: `${prefix}${requestTarget(request.path)}`, method: request.method, headers, agent },
           (res) => {
             const chunks: Buffer[] = []
-            res.on('data', (chunk: Buffer) => chunks.push(chunk))
+            let received = 0
+            res.on('data', (chunk: Buffer) => {
+              received += chunk.length
+              // Stop reading a body past the caller's limit at once, rather than holding all of it first.
+              if (request.maxBytes !== undefined && received > request.maxBytes) {
+                fail(new TransportError('TOO_LARGE', `${request.method} ${request.path}: the answer is larger than ${request.maxBytes} bytes`))
+                req.destroy()
+                return
+              }
+              chunks.push(chunk)
+            })
             res.on('end', () => settle(() => resolve({ status: res.statusCode ?? 0, headers: headersOf(res.headers), body: Buffer.concat(chunks) })))
             res.on('error', (error) => fail(new TransportError('UNREACHABLE', `${request.method} ${request.path}: the answer broke off (${error.message})`, { cause: error })))
           },

@@ -1,7 +1,7 @@
 import { FIXTURE_SETTABLE_SYSTEM_FIELDS } from './system-fields.ts'
 import type { StoreState } from './state.ts'
 import type { Table } from './table.ts'
-import type { Fixture, Row } from './types.ts'
+import type { Fixture, Row, Sequences } from './types.ts'
 
 /** Fields a snapshot keeps of a row: what a fixture may give, the version included. */
 function keptFields(table: Table): string[] {
@@ -21,13 +21,15 @@ function rowsOf(table: Table): Row[] {
 
 /**
  * The store's data as it is now, as a fixture that loads back into the same data: every row
- * with its version, creation and update fields, every attachment with its bytes, the
- * definitions unchanged. Left out: identity reservations and the store's counters (the next Id
- * of a table follows its largest row after a load), and everything outside the store (outbox,
+ * with its version, creation and update fields, every attachment with its bytes, where each
+ * storage's sequences stand (so no Id or Identity value is handed out twice, reserved ones
+ * included), the definitions unchanged. Left out: everything outside the store (outbox,
  * sessions, journal). Reads only.
  */
 export function snapshotOf(state: StoreState): Fixture {
   const data: Fixture['data'] = {}
+  const sequences: Sequences = {}
+  for (const table of state.storages.values()) sequences[table.storage.id] = { nextId: table.nextId, nextIdentity: table.nextIdentity }
   for (const [applicationId, app] of state.apps) {
     data[applicationId] = {
       masters: rowsOf(app.master),
@@ -39,6 +41,7 @@ export function snapshotOf(state: StoreState): Fixture {
     ...definitions,
     // Generated rows are in the tables like any other: the snapshot holds them as rows.
     data,
+    sequences,
     attachments: state.attachments.all().map((attachment) => {
       const { file: _file, ...rest } = attachment
       return rest

@@ -1,6 +1,6 @@
 import { AttachmentStore } from './attachments.ts'
 import { Table } from './table.ts'
-import type { ApplicationDef, Deps, FieldValue, Fixture, Row } from './types.ts'
+import type { ApplicationDef, Deps, FieldValue, Fixture, Row, Sequences } from './types.ts'
 import { emitGeneratedRows } from '../fixtures/generate.ts'
 import { guidKey } from './guid.ts'
 
@@ -65,8 +65,15 @@ export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, g
       const masters = loaders.get(app.master) as TableLoader
       emitGeneratedRows(fixture, generating, { master: (row) => masters.add(row), detail: (key, row) => loaders.get(app.details.get(key) as Table)?.add(row) })
     }
+    for (const table of loaders.keys()) applySequence(table, fixture.sequences?.[table.storage.id])
   }
   return state
+}
+
+/** A sequence the fixture gives moves the table's on, never back below what its rows need. */
+function applySequence(table: Table, sequence: Sequences[string] | undefined): void {
+  if (sequence?.nextId !== undefined) table.nextId = Math.max(table.nextId, sequence.nextId)
+  if (sequence?.nextIdentity !== undefined) table.nextIdentity = Math.max(table.nextIdentity, sequence.nextIdentity)
 }
 
 /**

@@ -121,7 +121,12 @@ export interface Fixture {
   emailProviders: EmailProviderDef[]
   /** Rows to generate into one application when the store loads (`--rows`); made again at each reset. */
   generated?: GeneratedRows
+  /** Where each storage's sequences stand, by storage Id (a state export keeps them); else after the largest values. */
+  sequences?: Sequences
 }
+
+/** Per storage Id, the next database Id and the next Identity value to hand out. */
+export type Sequences = Record<string, { nextId?: number; nextIdentity?: number }>
 
 /** How many rows to add, and from which seed. */
 export interface GeneratedRows {

@@ -126,6 +126,29 @@ describe('capture', () => {
     expect(notes.filter((note) => note.includes('bytes not captured'))).toHaveLength(files.length - kept.length)
   })
 
+  it('refuses an --identity-field or --master-field the loader would not take', async () => {
+    await expect(captureApplication(source.client, options({ identityField: 'Customer', attachments: false }))).rejects.toThrow(/--identity-field Customer: the rows read do not hold it as an integer/)
+    await expect(captureApplication(source.client, options({ masterFields: { OrderLines: 'Product' }, attachments: false }))).rejects.toThrow(/--master-field OrderLines=Product: the detail rows read do not hold it as an integer/)
+    const given = await captureApplication(source.client, options({ identityField: 'IdRow', masterFields: { OrderLines: 'MasterId' }, attachments: false, rows: 5 }))
+    expect(given.details[0]?.masterField).toBe('MasterId')
+  })
+
+  it('gives attachments names no capture held, even short ones, keeping their extension', () => {
+    const names = Array.from({ length: 9 }, (_, i) => `${i + 1}.jpg`)
+    const captured = {
+      organization: 'acme', clientId: 'c', legacyClientId: 'l', username: 'u@example.test', workspaceId: IDS.workspaceId, applicationId: IDS.applicationId,
+      master: { fields: [], identityField: 'IdRow', storageId: undefined, rows: [{ Id: 1, IdRow: 1 }], count: 1 },
+      details: [],
+      attachments: names.map((name, i) => ({ relationKey: null, record: { Id: i + 1, ParentId: 1, FolderId: null, IsFolder: false, Name: name, TypeImage: 'image/jpeg' }, content: Buffer.from('x') })),
+      capturedAt: '2026-11-22T10:00:00.000Z',
+    }
+    const out = buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: false }).fixture.attachments?.map((a) => a.name) ?? []
+    expect(out).toHaveLength(9)
+    for (const name of out) expect(name).toMatch(/\.jpg$/)
+    expect(out.filter((name) => names.includes(name))).toEqual([])
+    expect(new Set(out).size).toBe(9)
+  })
+
   it('refuses a relation key the application does not have, naming it', async () => {
     await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: false }))).rejects.toThrow(CaptureError)
     await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: false }))).rejects.toThrow(/relation key Payments/)

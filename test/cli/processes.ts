@@ -31,7 +31,7 @@ export function startProcess(command: string, args: string[], options: { env?: R
     const timer = setTimeout(() => reject(new Error(`no listening line and no exit in 60 s; stdout: ${run.stdout} stderr: ${run.stderr}`)), 60_000)
     child.stdout?.on('data', (chunk: Buffer) => {
       run.stdout += chunk.toString()
-      const match = /listening on (https?:\/\/\S+)/.exec(run.stdout)
+      const match = /listening on (https?:\/\/[^\s"]+)/.exec(run.stdout)
       if (match !== null && run.url === undefined) {
         run.url = match[1]
         clearTimeout(timer)

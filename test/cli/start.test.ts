@@ -170,6 +170,9 @@ describe('npm start', () => {
       for (const header of ['sessiontoken', 'workspaceid', 'applicationid', 'authorization', 'content-type']) expect(allowed).toContain(header)
     }
     expect((await preflight('/ExplorerApi/api/items/save', 'http://elsewhere.test')).headers.get('access-control-allow-origin')).toBeNull()
+    // Never the control plane: a page must not read fixture passwords or replace the data.
+    for (const path of ['/__mock/state', '/__mock/fixture']) expect((await preflight(path, 'http://app.example.test')).headers.get('access-control-allow-origin'), path).toBeNull()
+    expect((await fetch(`${run.url}/__mock/state`, { headers: { Origin: 'http://app.example.test' } })).headers.get('access-control-allow-origin')).toBeNull()
     // The real answer carries the header too, and lets the page read the mock's warnings.
     const signIn = await fetch(`${run.url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { Origin: 'http://app.example.test', 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN_FORM })
     expect(signIn.headers.get('access-control-allow-origin')).toBe('http://app.example.test')
@@ -203,6 +206,16 @@ describe('npm start', () => {
     expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: POST \/ExplorerApi\/api\/items\/save saveItems 401 MISSING_TOKEN [\d.]+ ms$/)
     process.kill(run.child.pid as number, 'SIGTERM')
     await run.exited
+  })
+
+  it('writes nothing but JSON lines with --log-format json, the listening line with its URL included', async () => {
+    const run = await startServer(['--port', '0', '--log-format', 'json'])
+    await fetch(`${run.url}/__mock/health`)
+    process.kill(run.child.pid as number, 'SIGTERM')
+    await run.exited
+    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; url?: string })
+    expect(lines.find((line) => line.msg.startsWith('listening on'))).toEqual(expect.objectContaining({ msg: `listening on ${run.url}`, url: run.url }))
+    expect(lines.some((line) => line.msg.startsWith('GET /__mock/health getHealth 200'))).toBe(true)
   })
 
   it('logs JSON lines when not on a terminal, never a secret; --quiet keeps warnings and errors only', async () => {

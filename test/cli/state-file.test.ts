@@ -2,7 +2,7 @@
  * `--state-file` as a team sandbox uses it: the data survives a graceful restart, and a process
  * killed at any moment leaves a file that is the old state or the new one, never a torn one.
  */
-import { existsSync, mkdtempSync, readdirSync, watch } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, watch } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -47,6 +47,61 @@ describe('--state-file', () => {
     } finally {
       await again.transport.close()
     }
+  })
+
+  it('never hands out an Id or Identity value again after a restart, deleted and reserved ones included', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-state-')), 'sandbox.json')
+    const create = async (client: ReturnType<typeof clientOf>) => {
+      const saved = await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Sequence', Amount: 1, Status: 'New' }, Details: [] }] })
+      const keys = (saved.result as { ReturnData: { PrimaryKeyData: Record<string, { newKeys: Record<string, string> }> } }).ReturnData.PrimaryKeyData['-1']?.newKeys
+      return { id: Number(keys?.Id), identity: Number(keys?.IdRow) }
+    }
+    const first = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file])
+    const client = clientOf(first.url as string)
+    await client.signIn(IDS.admin)
+    const made = await create(client)
+    const [row] = await client.rows({ filter: `Id eq ${made.id}` })
+    await client.delete([{ relationKey: null, rows: [{ Id: made.id, TIMESTAMP: rowVersion(String(row?.TIMESTAMP)) }] }])
+    const reserved = await client.identities('5e7d0c1a-1111-4111-8111-000000000001', 'IdRow', 3)
+    await client.transport.close()
+    process.kill(first.child.pid as number, 'SIGTERM')
+    expect((await first.exited).code).toBe(0)
+
+    const second = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file])
+    const again = clientOf(second.url as string)
+    try {
+      await again.signIn(IDS.admin)
+      const next = await create(again)
+      expect(next.id).toBeGreaterThan(made.id)
+      expect(next.identity).toBeGreaterThan(Math.max(made.identity, ...reserved))
+    } finally {
+      await again.transport.close()
+    }
+  })
+
+  it('keeps a saved row when a second signal cuts the stop short', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-state-')), 'sandbox.json')
+    const run = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600'])
+    const client = clientOf(run.url as string)
+    await client.signIn(IDS.admin)
+    expect((await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Saved before the signals', Amount: 1, Status: 'New' }, Details: [] }] })).ok).toBe(true)
+    // A request still in flight keeps the first stop waiting; the second signal does not wait for it.
+    await fetch(`${run.url}/__mock/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [{ operationId: 'queryItems', latencyMs: 5000 }] }) })
+    const slow = client.rows({ top: 1 }).catch(() => undefined)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    process.kill(run.child.pid as number, 'SIGINT')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    process.kill(run.child.pid as number, 'SIGINT')
+    expect((await run.exited).code).toBe(0)
+    await slow
+    await client.transport.close().catch(() => undefined)
+    expect(readFileSync(file, 'utf8')).toContain('Saved before the signals')
+  })
+
+  it('refuses at start a state file it could not write, naming it', async () => {
+    const run = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', '/nonexistent-folder/sandbox.json'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('--state-file /nonexistent-folder/sandbox.json: the folder /nonexistent-folder does not exist or cannot be written')
   })
 
   it('leaves the old state or the new one when the process is killed at any moment, never a torn file', async () => {

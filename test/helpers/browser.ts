@@ -23,6 +23,9 @@ export function systemChromium(): string | undefined {
   return undefined
 }
 
+/** Where the Chromium inside `@sparticuz/chromium` runs: it ships Linux x64 binaries only. */
+export const BUNDLED_RUNS_HERE = process.platform === 'linux' && process.arch === 'x64'
+
 // No sandbox (CI may run as root) and no background traffic to hosts this machine cannot reach.
 const QUIET_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
@@ -38,6 +41,7 @@ export async function launchChromium(source?: ChromiumSource): Promise<{ browser
     return { browser: await chromium.launch({ executablePath: system, args: QUIET_ARGS }), source: 'system', executablePath: system }
   }
   if (source === 'system') throw new Error('no system Chromium on PATH')
+  if (!BUNDLED_RUNS_HERE) throw new Error(`the Chromium of @sparticuz/chromium runs on Linux x64 only (this is ${process.platform} ${process.arch}); install Chromium or set CHROMIUM_PATH`)
   const { default: bundled } = await import('@sparticuz/chromium')
   // The package is built for serverless hosts; software rendering is all a page test needs.
   bundled.setGraphicsMode = false

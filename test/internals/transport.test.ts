@@ -14,6 +14,34 @@ afterEach(async () => {
 })
 
 describe('the HTTP transport', () => {
+  it('stops reading an answer past maxBytes, without holding all of it', async () => {
+    server = createServer((_request, response) => {
+      let written = 0
+      response.writeHead(200, { 'content-type': 'application/octet-stream' })
+      // 64 MB offered in 64 KB pieces; the transport must hang up long before.
+      const piece = Buffer.alloc(64 * 1024, 1)
+      const more = (): void => {
+        while (written < 64 * 1024 * 1024) {
+          written += piece.length
+          if (!response.write(piece)) return void response.once('drain', more)
+        }
+        response.end()
+      }
+      response.on('close', () => (written = Number.POSITIVE_INFINITY))
+      more()
+    })
+    const port = await new Promise<number>((resolve) => server?.listen(0, '127.0.0.1', () => resolve((server?.address() as { port: number }).port)))
+    const transport = httpTransport(`http://127.0.0.1:${port}`)
+    try {
+      const refused = await transport.send({ method: 'GET', path: '/big', maxBytes: 100_000 }).catch((error: unknown) => error)
+      expect(refused).toBeInstanceOf(TransportError)
+      expect((refused as TransportError).code).toBe('TOO_LARGE')
+      expect(await transport.send({ method: 'GET', path: '/big', maxBytes: 128 * 1024 * 1024 }).then((answer) => answer.body.length)).toBe(64 * 1024 * 1024)
+    } finally {
+      await transport.close()
+    }
+  })
+
   it('gives up on an answer that trickles in for longer than the time limit, though the socket never idles', async () => {
     // Headers at once, then one byte every 20 ms for 2 s: never idle for long, never done in time.
     server = createServer((_request, response) => {

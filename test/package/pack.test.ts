@@ -93,6 +93,7 @@ describe('the packed package in an empty project', () => {
     tarball = packProject(mkdtempSync(join(tmpdir(), 'appdata-kit-pack-')))
     consumer = createConsumer(tarball, {
       'plain.js': PLAIN_JS,
+      'required.cjs': "const kit = require('appdata-kit')\nconsole.log(typeof kit.startMock, typeof kit.createClient)\n",
       'typed.ts': TYPED,
       'tsconfig.json': TSCONFIG,
       'test/orders.test.js': readmeExample('js', 'orders.test.js'),
@@ -145,6 +146,12 @@ describe('the packed package in an empty project', () => {
     expect(result).toMatchObject({ ids: [1, 2, 3], viewerSeesAmount: false, title: expect.stringContaining('Application Data'), emails: 0 })
     expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(result.schema).toMatch(/json-schema\.org/)
+  })
+
+  it('loads with require() too, for CommonJS test setups (Node 20.19 and later)', async () => {
+    const run = await runToEnd(process.execPath, ['required.cjs'], { cwd: consumer })
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout.trim()).toBe('function function')
   })
 
   it("type-checks a consumer's code under strict NodeNext tsc", async () => {

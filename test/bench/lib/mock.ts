@@ -1,0 +1,33 @@
+import { startServer, type Server } from './processes.ts'
+
+export const IDS = {
+  org: 'acme',
+  applicationId: 'a1b2c3d4-0000-4000-8000-000000000001',
+  workspaceId: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70',
+}
+
+const SIGN_IN = 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession'
+
+/** The compiled mock as `npm start` runs it, with `masters` orders in all (the fixture's 25 included). */
+export function startMockServer(masters: number, extra: string[] = []): Promise<Server> {
+  return startServer(`mock ${masters}`, [process.execPath, '--max-semi-space-size=64', 'dist/src/server.js', '--port', '0', '--rows', String(Math.max(0, masters - 25)), '--quiet', ...extra])
+}
+
+/** Signs in; the data headers for the Orders application. */
+export async function dataHeaders(url: string): Promise<Record<string, string>> {
+  const answer = await fetch(`${url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN })
+  const token = ((await answer.json()) as { access_token: string }).access_token
+  return { ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: token }
+}
+
+/** Get Items with a query text, as the raw answer. */
+export async function items(url: string, headers: Record<string, string>, query: string, relationKey?: string): Promise<Response> {
+  return fetch(`${url}/ExplorerApi/api/items`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: relationKey === undefined ? query : `${query}&relationKey=${relationKey}` }),
+  })
+}
+
+/** The sign-in form, for workloads that time a first sign-in. */
+export const SIGN_IN_FORM = SIGN_IN

@@ -1,0 +1,52 @@
+/**
+ * The reference servers of `npm run bench`, each as small as it can be, over the mock's own data
+ * (files the bench fetched from the mock):
+ * - `node-bytes PAGE`: bare node:http answering the page as pre-encoded bytes: what the machine can do;
+ * - `fastify-text PAGE`: bare Fastify answering the page pre-serialized, as a string;
+ * - `fastify-stringify ROWS`: Fastify keeping the rows as objects, slicing and `JSON.stringify`ing a page per request;
+ * - `fastify-append ROWS`: Fastify parsing each save body and appending it, and answering reads by
+ *   slicing and stringifying (the write baselines).
+ * Usage: tsx test/bench/servers/baseline.ts MODE FILE
+ */
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import Fastify from 'fastify'
+
+const [mode = 'node-bytes', file = ''] = process.argv.slice(2)
+const PAGE = 200
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+function listening(port: number): void {
+  process.stdout.write(`listening on http://127.0.0.1:${port}\n`)
+}
+
+if (mode === 'node-bytes') {
+  const page = readFileSync(file)
+  const server = createServer((request, response) => {
+    request.resume()
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': page.length })
+      response.end(page)
+    })
+  })
+  server.listen(0, '127.0.0.1', () => listening((server.address() as { port: number }).port))
+} else {
+  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 })
+  const skipOf = (body: unknown) => Number(/\$skip=(\d+)/.exec(String((body as { query?: string } | null)?.query ?? ''))?.[1] ?? 0)
+  if (mode === 'fastify-text') {
+    const page = readFileSync(file, 'utf8')
+    app.post('/ExplorerApi/api/items', async (_request, reply) => reply.type(JSON_TYPE).send(page))
+  } else {
+    const rows = JSON.parse(readFileSync(file, 'utf8')) as unknown[]
+    app.post('/ExplorerApi/api/items', async (request, reply) => {
+      const skip = skipOf(request.body)
+      return reply.type(JSON_TYPE).send(JSON.stringify(rows.slice(skip, skip + PAGE)))
+    })
+    app.post('/ExplorerApi/api/items/save', async (request) => {
+      for (const item of (request.body as { Rows: Array<{ Row: unknown }> }).Rows) rows.push(item.Row)
+      return { IsSaveSuccessfully: true, ReturnStates: [] }
+    })
+  }
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  listening((app.server.address() as { port: number }).port)
+}
