@@ -10,6 +10,9 @@ export const LIMITS = {
   tokenSeconds: 3600,
 } as const
 
+/** Identity values one reservation may ask for at most (the description sets no bound; the mock's choice). */
+export const MAX_IDENTITY_COUNT = 10_000
+
 export const LIMITS_TABLE = [
   '| Limit | Value | When exceeded |',
   '|---|---|---|',

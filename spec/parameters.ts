@@ -2,10 +2,11 @@
 import type { ParameterObject } from 'openapi3-ts/oas31'
 import type { ParameterName } from './refs.ts'
 import { MOCK_DEFINED } from './extensions.ts'
+import { MAX_IDENTITY_COUNT } from './descriptions.ts'
 import { APPLICATION_ID, MASTER_STORAGE_ID, ORGANIZATION, SESSION_TOKEN, WORKSPACE_ID, IDENTITY_FIELD } from './examples.ts'
 
 /** Largest `count` the mock reserves in one call; the published description names no limit. */
-export const MAX_IDENTITY_COUNT = 10_000
+export { MAX_IDENTITY_COUNT }
 
 const workspaceId: ParameterObject = {
   name: 'WorkspaceId',

@@ -2,8 +2,9 @@
  * `npm run spec`: writes spec/openapi.json and spec/openapi.yaml from buildDocument(),
  * spec/control-plane.json and spec/control-plane.yaml from buildControlPlaneDocument(), and the
  * TypeScript wire types of both (spec/wire/api.ts, spec/wire/control-plane.ts) that handlers, the
- * client and the contracts take their shapes from. The serialisers are pure so the freshness
- * tests can compare their output with the committed files.
+ * client and the contracts take their shapes from, and the fixture schema's compiled validator
+ * (src/fixtures/fixture-validator.generated.ts). The serialisers are pure so the freshness tests
+ * can compare their output with the committed files.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -12,6 +13,7 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { buildDocument } from './index.ts'
 import { buildControlPlaneDocument } from './control-plane.ts'
 import { GENERATED_BY, toJson, toYaml } from './serialize.ts'
+import { FIXTURE_VALIDATOR_FILE, fixtureValidatorSource } from './fixture-validator.ts'
 
 /**
  * The document's types as openapi-typescript writes them (`paths`, `operations`, `components`),
@@ -43,5 +45,6 @@ async function write(doc: OpenAPIObject, files: { json: string; yaml: string; wi
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await write(buildDocument(), GENERATED_FILES.api)
   await write(buildControlPlaneDocument(), GENERATED_FILES.controlPlane)
-  console.log(`wrote ${Object.values(GENERATED_FILES).flatMap((f) => Object.values(f)).map((name) => `spec/${name}`).join(', ')}`)
+  writeFileSync(resolve(SPEC_DIR, '..', FIXTURE_VALIDATOR_FILE), fixtureValidatorSource(resolve(SPEC_DIR, '../fixtures/fixture.schema.json')))
+  console.log(`wrote ${Object.values(GENERATED_FILES).flatMap((f) => Object.values(f)).map((name) => `spec/${name}`).join(', ')}, ${FIXTURE_VALIDATOR_FILE}`)
 }

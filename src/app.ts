@@ -15,7 +15,7 @@ import { registerWarnings } from './plugins/warnings.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { installDeviations } from './deviations.ts'
 import { MOCK_HEADER } from './mock-header.ts'
-import { CONTROL_PREFIX } from '../spec/control-plane.ts'
+import { CONTROL_PREFIX } from '../spec/control-plane/constants.ts'
 import { loggerOptions, registerRequestLog } from './logging.ts'
 import type { ServerTls } from './tls.ts'
 import { WARNINGS_HEADER, STRICT_HEADER } from './warnings.ts'
@@ -62,7 +62,7 @@ export interface AppDeps extends Deps {
  */
 export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(config, deps.logStream),
+    logger: await loggerOptions(config, deps.logStream),
     // One line per request, written by registerRequestLog with the operation and the problem code.
     logController: new LogController({ disableRequestLogging: true }),
     ...(deps.tls === undefined ? {} : { https: { cert: deps.tls.cert, key: deps.tls.key } }),

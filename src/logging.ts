@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import pinoPretty from 'pino-pretty'
 import { LOG_LEVELS, type MockConfig } from './config.ts'
 import { redactUrl } from './control/redact.ts'
 
@@ -15,9 +14,11 @@ declare module 'fastify' {
  * terminal (pino-pretty) and as JSON lines otherwise or with `--log-format json`. Secrets in URLs
  * are never written. `stream` replaces standard output (tests read it).
  */
-export function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFormat'>, stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
+export async function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFormat'>, stream?: NodeJS.WritableStream): Promise<FastifyServerOptions['logger']> {
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && stream === undefined && process.stdout.isTTY === true)
-  const destination = pretty
+  // Loaded for a terminal only: a mock in CI or a test writes JSON and starts without it.
+  const pinoPretty = pretty ? (await import('pino-pretty')).default : undefined
+  const destination = pinoPretty !== undefined
     ? pinoPretty({
         destination: stream ?? 1,
         colorize: stream === undefined && process.stdout.isTTY === true,

@@ -30,6 +30,8 @@ export interface DocumentRoutes<Ops> {
   unknownInput?(request: FastifyRequest, found: { members: string[]; parameters: string[] }, entry: OperationEntry): void
 }
 
+type DocumentValidatorsOf = ReturnType<typeof validatorsFor>
+
 /** `/a/{b}/c` as Fastify writes it: `/a/:b/c`. */
 function fastifyPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1')
@@ -46,10 +48,13 @@ function hasHandler<Ops>(handlers: Handlers<Ops>, id: string): id is Extract<key
 
 function registerOne<Ops, K extends keyof Ops>(scope: FastifyInstance, routes: DocumentRoutes<Ops>, entry: OperationEntry, id: K): void {
   const handler: Handler<Ops, K> = routes.handlers[id]
-  const validate = validatorsFor(routes.document).requestValidator(entry, { skipBody: routes.ownBodyCheck?.has(entry.operationId) === true })
+  // Compiled at the operation's first request: a mock serves its first answer sooner, and most
+  // test runs use a handful of the operations.
+  let validate: ReturnType<DocumentValidatorsOf['requestValidator']> | undefined
   const prepare = routes.prepare?.[id]
   const check: RouteStep = async (request) => {
     prepare?.(request)
+    validate ??= validatorsFor(routes.document).requestValidator(entry, { skipBody: routes.ownBodyCheck?.has(entry.operationId) === true })
     const found = validate(request)
     const violations = routes.unknownInput === undefined ? [...found.violations, ...found.unknownMembers.map(unknownMember)] : found.violations
     if (violations.length > 0) throw new ProblemError('VALIDATION', describeViolations(violations), { violations })
@@ -68,7 +73,7 @@ function registerOne<Ops, K extends keyof Ops>(scope: FastifyInstance, routes: D
 
 /**
  * Registers one route per operation of a document, the API's (for the emulated release) or the
- * control plane's, each with its validators compiled once and its handler found by operationId.
+ * control plane's, each with its validators (compiled once, at first use) and its handler found by operationId.
  * An operation without a handler stops start-up, so document and mock cannot drift apart unnoticed.
  */
 export function registerDocumentRoutes<Ops>(scope: FastifyInstance, routes: DocumentRoutes<Ops>): void {

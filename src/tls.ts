@@ -2,7 +2,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { X509Certificate } from 'node:crypto'
 import { join } from 'node:path'
 import { hostname } from 'node:os'
-import selfsigned from 'selfsigned'
 import { ConfigError, type MockConfig } from './config.ts'
 
 /** A certificate and key the mock serves HTTPS with, and the certificate's SHA-256 fingerprint. */
@@ -29,6 +28,8 @@ export async function serverTls(config: Pick<MockConfig, 'tls' | 'tlsOut' | 'hos
     const names = new Set(['localhost', hostname(), config.host].filter((host) => host !== '' && !/^[\d.:]+$/.test(host)))
     const ips = new Set(['127.0.0.1', '::1', ...(/^[\d.:]+$/.test(config.host) && !['0.0.0.0', '::'].includes(config.host) ? [config.host] : [])])
     const notAfter = new Date(Date.now() + 30 * 24 * 3600 * 1000)
+    // Loaded only for --https: the X.509 library it brings is a good part of a start's module loading.
+    const { default: selfsigned } = await import('selfsigned')
     const pems = await selfsigned.generate([{ name: 'commonName', value: 'appdata-kit mock' }], {
       keyType: 'ec',
       algorithm: 'sha256',

@@ -1,5 +1,5 @@
 import type { MockClock } from '../deps.ts'
-import { MAX_CLOCK_ADVANCE_MS } from '../../spec/control-plane.ts'
+import { MAX_CLOCK_ADVANCE_MS } from '../../spec/control-plane/constants.ts'
 import { validationProblem } from './document.ts'
 
 /** The mock's time as the control plane shows it (the `ClockState` schema). */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import multipart from '@fastify/multipart'
-import { CONTROL_PREFIX } from '../../spec/control-plane.ts'
+import { CONTROL_PREFIX } from '../../spec/control-plane/constants.ts'
 import { ProblemError } from '../errors.ts'
 import type { Fixture } from '../store/types.ts'
 import { controlPlaneAccess, controlTokenMatches, presentedControlToken } from './access.ts'

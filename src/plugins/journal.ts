@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../control/journal.ts'
-import { CONTROL_PREFIX } from '../../spec/control-plane.ts'
+import { CONTROL_PREFIX } from '../../spec/control-plane/constants.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,6 +1,6 @@
 import type { StoreState } from './state.ts'
 import type { StoreError } from './types.ts'
-import { MAX_IDENTITY_COUNT } from '../../spec/parameters.ts'
+import { MAX_IDENTITY_COUNT } from '../../spec/descriptions.ts'
 
 /** Most values one Get Identities call may reserve (the document's cap); keeps a typo from exhausting the sequence. */
 export const MAX_RESERVATION = MAX_IDENTITY_COUNT

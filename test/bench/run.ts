@@ -12,6 +12,10 @@ import { markdown, type Table } from './lib/report.ts'
 import { PINNING, ROOT, stopAll } from './lib/processes.ts'
 import { pages } from './workloads/w1-pages.ts'
 import { queries } from './workloads/w2-w3-queries.ts'
+import { writes } from './workloads/w4-writes.ts'
+import { memory, start } from './workloads/w5-w6-start.ts'
+import { bigSaves } from './workloads/w7-big-save.ts'
+import { peers } from './workloads/w8-peers.ts'
 
 export interface Settings {
   seconds: number
@@ -28,6 +32,11 @@ const started = performance.now()
 try {
   if (wanted('w1')) tables.push((await pages(settings)).table)
   if (wanted('w2')) tables.push(...(await queries(settings)))
+  if (wanted('w4')) tables.push(...(await writes(settings)))
+  if (wanted('w5')) tables.push(await memory())
+  if (wanted('w6')) tables.push(await start(settings))
+  if (wanted('w7')) tables.push(await bigSaves(settings))
+  if (wanted('w8')) tables.push(await peers(settings))
 } finally {
   stopAll()
 }

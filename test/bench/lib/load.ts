@@ -19,6 +19,8 @@ export interface LoadResult {
   rps: number
   p50: number
   p99: number
+  /** The slowest request's latency, ms. */
+  max: number
   errors: number
   non2xx: number
   requests: number
@@ -65,6 +67,7 @@ export async function alternate(loads: ReadonlyArray<{ name: string; spec: () =>
         rps: median(results.map((r) => r.rps)),
         p50: median(results.map((r) => r.p50)),
         p99: median(results.map((r) => r.p99)),
+        max: median(results.map((r) => r.max)),
         errors: results.reduce((sum, r) => sum + r.errors, 0),
         non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
         requests: results.reduce((sum, r) => sum + r.requests, 0),
