@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs'
-import { Command, CommanderError, Option } from 'commander'
+import { Command, Option } from 'commander'
 import { createClient, ApiError } from '../client/client.ts'
 import { TransportError, type Transport } from '../client/transport.ts'
 import { buildFixture } from '../capture/build-fixture.ts'
@@ -7,7 +7,7 @@ import { captureApplication, CaptureError } from '../capture/capture.ts'
 import { ConfigError, emulatedRelease, switchOn, writableFile } from '../config.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
-import { collect, connectionOptions, connectionTransport, EXIT, positiveInteger, switchesFromEnv, type ConnectionFlags } from './connection.ts'
+import { collect, connectionOptions, connectionTransport, EXIT, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'
 import { redactor } from './verify-report.ts'
 import type { Io } from './verify.ts'
@@ -82,29 +82,15 @@ function masterFields(entries: readonly string[]): Record<string, string> {
  */
 export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' | 'stderr' | 'transport'>, now: () => Date = () => new Date()): Promise<number> {
   const command = captureCommand().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true)
-  let flags: Flags
-  let fields: Record<string, string>
-  try {
-    command.parse([...argv], { from: 'user' })
-    switchesFromEnv(command)
-    flags = command.opts<Flags>()
+  let fields: Record<string, string> = {}
+  const flags = parseFlags<Flags>(command, argv, io.stderr, (parsed) => {
     // The negated switch's variable, read as the others are (1/0, true/false, ...).
-    if (process.env.APPDATA_ANONYMISE !== undefined && command.getOptionValueSource('anonymise') !== 'cli') flags.anonymise = switchOn('APPDATA_ANONYMISE', process.env.APPDATA_ANONYMISE)
-    if (flags.productVersion !== undefined) emulatedRelease(flags.productVersion)
-    writableFile('--out', flags.out)
-    fields = masterFields(flags.masterField)
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.exitCode === 0) return EXIT.ok
-      if (error.code === 'appdata-kit.invalidValue') io.stderr(`error: ${error.message}\n`)
-      return EXIT.usage
-    }
-    if (error instanceof ConfigError) {
-      io.stderr(`error: ${error.message}\n`)
-      return EXIT.usage
-    }
-    throw error
-  }
+    if (process.env.APPDATA_ANONYMISE !== undefined && command.getOptionValueSource('anonymise') !== 'cli') parsed.anonymise = switchOn('APPDATA_ANONYMISE', process.env.APPDATA_ANONYMISE)
+    if (parsed.productVersion !== undefined) emulatedRelease(parsed.productVersion)
+    writableFile('--out', parsed.out)
+    fields = masterFields(parsed.masterField)
+  })
+  if (typeof flags === 'number') return flags
   const redact = redactor([flags.password])
   const say = (text: string) => io.stdout(`${redact(text)}\n`)
   let transport: Transport | undefined

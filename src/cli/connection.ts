@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { CommanderError, Option, type Command } from 'commander'
 import { httpTransport, type Transport } from '../client/transport.ts'
-import { switchOn } from '../config.ts'
+import { ConfigError, switchOn } from '../config.ts'
 
 /** Exit codes of the commands that talk to an installation. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
@@ -69,5 +69,31 @@ export function switchesFromEnv(command: Command): void {
     const name = option.attributeName()
     if (command.getOptionValueSource(name) !== 'env') continue
     command.setOptionValueWithSource(name, switchOn(option.envVar, process.env[option.envVar] ?? '') ? true : undefined, 'env')
+  }
+}
+
+/**
+ * Parses a command's flags (and their variables), then `check` for what commander cannot check
+ * alone. The flags, or the exit code to end with: 0 after --help or --version, 2 for a flag or
+ * value refused (its message already written).
+ */
+export function parseFlags<F>(command: Command, argv: readonly string[], stderr: (text: string) => void, check: (flags: F) => void = () => undefined): F | number {
+  try {
+    command.parse([...argv], { from: 'user' })
+    switchesFromEnv(command)
+    const flags = command.opts<F & object>()
+    check(flags)
+    return flags
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return EXIT.ok
+      if (error.code === 'appdata-kit.invalidValue') stderr(`error: ${error.message}\n`)
+      return EXIT.usage
+    }
+    if (error instanceof ConfigError) {
+      stderr(`error: ${error.message}\n`)
+      return EXIT.usage
+    }
+    throw error
   }
 }

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs'
-import { Command, CommanderError, Option } from 'commander'
+import { Command, Option } from 'commander'
 import { CONTRACTS } from '../../contracts/index.ts'
 import { matches, runContracts, signInTo, TargetError, type RunReport } from '../../contracts/runner.ts'
 import type { Target } from '../../contracts/types.ts'
@@ -7,7 +7,7 @@ import { TransportError, type Transport } from '../client/transport.ts'
 import { apiDocument } from '../document/reader.ts'
 import { compareRuns, type Difference } from '../compare/compare.ts'
 import { recordingTransport } from '../compare/recording.ts'
-import { collect, connectionOptions, connectionTransport, EXIT, positiveInteger, switchesFromEnv, type ConnectionFlags } from './connection.ts'
+import { collect, connectionOptions, connectionTransport, EXIT, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'
 import { ConfigError, emulatedRelease } from '../config.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
@@ -108,24 +108,8 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showSuggestionAfterError(true)
-  let flags: Flags
-  try {
-    command.parse([...argv], { from: 'user' })
-    switchesFromEnv(command)
-    flags = command.opts<Flags>()
-    checkFlags(flags)
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.exitCode === 0) return EXIT.ok
-      if (error.code === 'appdata-kit.invalidValue') io.stderr(`error: ${error.message}\n`)
-      return EXIT.usage
-    }
-    if (error instanceof ConfigError) {
-      io.stderr(`error: ${error.message}\n`)
-      return EXIT.usage
-    }
-    throw error
-  }
+  const flags = parseFlags<Flags>(command, argv, io.stderr, checkFlags)
+  if (typeof flags === 'number') return flags
   const redact = redactor([flags.password, flags.comparePassword ?? ''])
   const say = (text: string) => io.stdout(`${redact(text)}\n`)
   const transports: Transport[] = []

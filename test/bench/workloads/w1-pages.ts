@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { alternate, type LoadSpec } from '../lib/load.ts'
-import { dataHeaders, items, startMockServer } from '../lib/mock.ts'
+import { mockWithPages } from '../lib/mock.ts'
 import { startServer, stopServer, type Server } from '../lib/processes.ts'
 import { fixed, ratio, type Table } from '../lib/report.ts'
 import type { Settings } from '../run.ts'
@@ -16,12 +16,8 @@ export async function pages(settings: Settings): Promise<{ table: Table; mockRps
   const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-bench-w1-'))
   const servers: Server[] = []
   try {
-    const mock = await startMockServer(100_000)
+    const { mock, headers, query, page, all } = await mockWithPages()
     servers.push(mock)
-    const headers = await dataHeaders(mock.url)
-    const query = '$top=200&$skip=50000'
-    const page = Buffer.from(await (await items(mock.url, headers, query)).arrayBuffer())
-    const all = Buffer.from(await (await items(mock.url, headers, '$top=100000')).arrayBuffer())
     writeFileSync(join(dir, 'page.json'), page)
     writeFileSync(join(dir, 'rows.json'), all)
     const baseline = (mode: string, file: string) => startServer(mode, [process.execPath, '--import', 'tsx', 'test/bench/servers/baseline.ts', mode, join(dir, file)])

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { alternate } from '../lib/load.ts'
-import { dataHeaders, items, startMockServer } from '../lib/mock.ts'
+import { mockWithPages } from '../lib/mock.ts'
 import { startServer, stopServer, type Server } from '../lib/processes.ts'
 import { fixed, ratio, type Table } from '../lib/report.ts'
 import type { Settings } from '../run.ts'
@@ -33,12 +33,10 @@ export async function peers(settings: Settings): Promise<Table> {
   const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-bench-w8-'))
   const servers: Server[] = []
   try {
-    const mock = await startMockServer(100_000)
+    const { mock, headers, query, page: pageBytes, all: allBytes } = await mockWithPages()
     servers.push(mock)
-    const headers = await dataHeaders(mock.url)
-    const query = '$top=200&$skip=50000'
-    const page = JSON.parse(Buffer.from(await (await items(mock.url, headers, query)).arrayBuffer()).toString('utf8')) as unknown[]
-    const all = JSON.parse(Buffer.from(await (await items(mock.url, headers, '$top=100000')).arrayBuffer()).toString('utf8')) as unknown[]
+    const page = JSON.parse(pageBytes.toString('utf8')) as unknown[]
+    const all = JSON.parse(allBytes.toString('utf8')) as unknown[]
     const document = {
       openapi: '3.1.0',
       info: { title: 'Get Items, as Prism mocks it', version: '1' },
