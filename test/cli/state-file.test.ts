@@ -2,11 +2,11 @@
  * `--state-file` as a team sandbox uses it: the data survives a graceful restart, and a process
  * killed at any moment leaves a file that is the old state or the new one, never a torn one.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, watch } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { loadFixture } from '../../src/fixtures/load.ts'
 import { createClient, rowVersion } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
@@ -16,13 +16,24 @@ const SERVER = join(ROOT, 'dist/src/server.js')
 
 afterEach(stopStarted)
 
+// State files of a 20 k-order mock take tens of MB: the folders go after the file.
+const folders: string[] = []
+const folder = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-state-'))
+  folders.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of folders) rmSync(dir, { recursive: true, force: true })
+})
+
 function clientOf(url: string) {
   return createClient({ transport: url, organization: IDS.org, clientId: IDS.clientId, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
 }
 
 describe('--state-file', () => {
   it('serves after a restart the rows saved before it, with their versions', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-state-')), 'sandbox.json')
+    const file = join(folder(), 'sandbox.json')
     const first = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file])
     expect(first.stdout).toContain(`data kept in ${file}`)
     const client = clientOf(first.url as string)
@@ -50,7 +61,7 @@ describe('--state-file', () => {
   })
 
   it('never hands out an Id or Identity value again after a restart, deleted and reserved ones included', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-state-')), 'sandbox.json')
+    const file = join(folder(), 'sandbox.json')
     const create = async (client: ReturnType<typeof clientOf>) => {
       const saved = await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Sequence', Amount: 1, Status: 'New' }, Details: [] }] })
       const keys = (saved.result as { ReturnData: { PrimaryKeyData: Record<string, { newKeys: Record<string, string> }> } }).ReturnData.PrimaryKeyData['-1']?.newKeys
@@ -80,7 +91,7 @@ describe('--state-file', () => {
   })
 
   it('keeps a saved row when a second signal cuts the stop short', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-state-')), 'sandbox.json')
+    const file = join(folder(), 'sandbox.json')
     const run = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600'])
     const client = clientOf(run.url as string)
     await client.signIn(IDS.admin)
@@ -105,7 +116,7 @@ describe('--state-file', () => {
   })
 
   it('leaves the old state or the new one when the process is killed at any moment, never a torn file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-state-'))
+    const dir = folder()
     const file = join(dir, 'sandbox.json')
     // How long after a write begins the kill comes: drawn from fast-check's fixed seed, so a failing run can be replayed.
     const delays = fc.sample(fc.integer({ min: 0, max: 300 }), { numRuns: 8 })
