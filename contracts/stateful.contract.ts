@@ -11,9 +11,16 @@ import { createOwnMaster, fieldToRewrite, readById, shown, type OwnRow } from '.
 import { checkProperty } from './property.ts'
 import type { Contract, ContractContext } from './types.ts'
 
+/** What the model knows of one own row: its version now, those it had, how it was made. */
+interface OwnState {
+  version: number
+  older: number[]
+  own: OwnRow
+}
+
 interface Model {
   /** Own rows that exist, with the version each has now and every version it had before. */
-  rows: Map<number, { version: number; older: number[]; own: OwnRow }>
+  rows: Map<number, OwnState>
 }
 
 interface Real {
@@ -60,13 +67,21 @@ class Update implements Step {
   toString = () => `update(#${this.pick})`
 }
 
+/** Whether some own row has a version it no longer holds. */
+const hasStaleVersion = (model: Model) => [...model.rows.values()].some((row) => row.older.length > 0)
+
+/** An own row with an older version of it, picked by `pick`. */
+function staleVersion(model: Model, pick: number): { id: number; state: OwnState; stale: number } {
+  const candidates = [...model.rows.entries()].filter(([, row]) => row.older.length > 0)
+  const [id, state] = candidates[pick % candidates.length]!
+  return { id, state, stale: state.older[pick % state.older.length]! }
+}
+
 class StaleUpdate implements Step {
   constructor(readonly pick: number) {}
-  check = (model: Model) => [...model.rows.values()].some((row) => row.older.length > 0)
+  check = hasStaleVersion
   async run(model: Model, real: Real): Promise<void> {
-    const candidates = [...model.rows.entries()].filter(([, row]) => row.older.length > 0)
-    const [id, state] = candidates[this.pick % candidates.length]!
-    const stale = state.older[this.pick % state.older.length]!
+    const { id, state, stale } = staleVersion(model, this.pick)
     const answer = await real.ctx.client.call('saveItems', { body: { Rows: [{ Row: { Id: id, TIMESTAMP: stale, ...fieldToRewrite(state.own) }, Details: [] }] } })
     expectThat(answer.status >= 400 || successOf(answer.body) === false, `an update of row ${id} with the stale version ${stale} was saved`)
     const after = await readById(real.ctx.client, id)
@@ -93,11 +108,9 @@ class Delete implements Step {
 
 class StaleDelete implements Step {
   constructor(readonly pick: number) {}
-  check = (model: Model) => [...model.rows.values()].some((row) => row.older.length > 0)
+  check = hasStaleVersion
   async run(model: Model, real: Real): Promise<void> {
-    const candidates = [...model.rows.entries()].filter(([, row]) => row.older.length > 0)
-    const [id, state] = candidates[this.pick % candidates.length]!
-    const stale = state.older[this.pick % state.older.length]!
+    const { id, state, stale } = staleVersion(model, this.pick)
     await real.ctx.client.call('deleteItems', { body: deleteBody(real.ctx.profile, [{ relationKey: null, rows: [{ Id: id, TIMESTAMP: stale }] }]) })
     const after = await readById(real.ctx.client, id)
     expectThat(after !== undefined && rowVersion(after.TIMESTAMP) === state.version, `row ${id} was deleted or changed by a delete with the stale version ${stale}`)

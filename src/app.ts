@@ -15,12 +15,11 @@ import { registerWarnings } from './plugins/warnings.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { installDeviations } from './deviations.ts'
 import { MOCK_HEADER } from './mock-header.ts'
-import { CONTROL_PREFIX } from '../spec/control-plane/constants.ts'
 import { loggerOptions, registerRequestLog } from './logging.ts'
 import type { ServerTls } from './tls.ts'
 import { WARNINGS_HEADER, STRICT_HEADER } from './warnings.ts'
 import { registerControlPlane } from './control/index.ts'
-import { controlPlaneAccess } from './control/access.ts'
+import { controlPlaneAccess, isControlUrl } from './control/access.ts'
 import { registerOperations } from './operations/index.ts'
 import { registerRowLinks } from './operations/open-row-link.ts'
 import { createOutbox, type Outbox } from './outbox.ts'
@@ -131,6 +130,6 @@ async function registerCors(app: FastifyInstance, origins: string[]): Promise<vo
   await app.register(cors, {
     hook: 'onRequest',
     // The control plane can read every fixture's passwords and replace the data: no browser page may call it.
-    delegator: (request, callback) => callback(null, { ...options, origin: request.url.toLowerCase().startsWith(`${CONTROL_PREFIX}/`) ? false : allowed }),
+    delegator: (request, callback) => callback(null, { ...options, origin: isControlUrl(request.url) ? false : allowed }),
   })
 }

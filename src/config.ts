@@ -1,10 +1,11 @@
 import { accessSync, constants } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { Command, CommanderError, Option } from 'commander'
+import { CommanderError, Option, type Command } from 'commander'
+import { subcommand } from './cli/command.ts'
 import { inRange, LATEST_VERSION, normalizeVersion } from '../spec/versions.ts'
 import { DEFAULT_MAX_SESSIONS } from './auth/tokens.ts'
 import { DEVIATIONS } from './deviations.ts'
-import { packageFile, PACKAGE_VERSION } from './package-root.ts'
+import { packageFile } from './package-root.ts'
 
 /** Everything the mock can be told at start; `startMock()` takes the same fields. */
 export interface MockConfig {
@@ -212,11 +213,8 @@ export const MOCK_FLAGS: FlagSpec[] = [
 
 /** The `mock` command with every flag; its help lists them with their defaults and an example. */
 export function mockCommand(): Command {
-  const command = new Command('appdata-kit mock')
-    .description('Start the mock of the Application Data Web API, with the default fixture unless told otherwise. When it is ready it prints "listening on http://HOST:PORT".')
+  const command = subcommand('mock', 'Start the mock of the Application Data Web API, with the default fixture unless told otherwise. When it is ready it prints "listening on http://HOST:PORT".')
     .usage('[options]')
-    .helpOption('-h, --help', 'show this text')
-    .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
     .addHelpText('after', '\nExamples:\n  npx appdata-kit mock --port 4181 --product-version 3.0.18\n  npm start -- --https --tls-out ./certs --cors http://localhost:5173')
   for (const { option } of MOCK_FLAGS) command.addOption(option)
   return command

@@ -1,9 +1,9 @@
 import { deriveSeed, mulberry32 } from '../fixtures/prng.ts'
+import { valueFits } from '../store/field-values.ts'
 
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
 const LOWER = 'abcdefghijklmnopqrstuvwxyz'
 const DIGITS = '0123456789'
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?$/
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/
 const EMAIL = /^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$/
 
@@ -88,7 +88,7 @@ export class Anonymiser {
   }
 
   #shape(value: string, random: () => number, span: DateSpan | undefined, attempt: number): string {
-    if (span !== undefined && (ISO_DATE_TIME.test(value) || ISO_DATE.test(value))) {
+    if (span !== undefined && (valueFits('date-time', value) || ISO_DATE.test(value))) {
       const iso = new Date(span.min + Math.floor(random() * (span.max - span.min + 1))).toISOString()
       return ISO_DATE.test(value) ? iso.slice(0, 10) : iso
     }

@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs'
-import { Command, Option } from 'commander'
+import { Option, type Command } from 'commander'
 import { createClient, ApiError } from '../client/client.ts'
 import { TransportError, type Transport } from '../client/transport.ts'
 import { buildFixture } from '../capture/build-fixture.ts'
 import { captureApplication, CaptureError } from '../capture/capture.ts'
 import { ConfigError, emulatedRelease, switchOn, writableFile } from '../config.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
+import { subcommand } from './command.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
 import { collect, connectionOptions, connectionTransport, EXIT, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'
@@ -14,14 +15,12 @@ import type { Io } from './verify.ts'
 
 /** The capture command's flags, each with its variable. */
 export function captureCommand(): Command {
-  const command = new Command('appdata-kit capture')
-    .helpOption('-h, --help', 'show this text')
-    .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
-    .description(
-      'Reads one application of an installation into a fixture the mock serves (npm start -- --fixture FILE).\n' +
-        'Strictly read-only: it calls sign-in, Get Items, Get Items Count, the attachments list and download, nothing else.\n' +
-        'String values are anonymised by default (same shape, same value for the same input); Ids, Identity values, links to masters and the order of row versions are kept.',
-    )
+  const command = subcommand(
+    'capture',
+    'Reads one application of an installation into a fixture the mock serves (npm start -- --fixture FILE).\n' +
+    'Strictly read-only: it calls sign-in, Get Items, Get Items Count, the attachments list and download, nothing else.\n' +
+    'String values are anonymised by default (same shape, same value for the same input); Ids, Identity values, links to masters and the order of row versions are kept.',
+  )
   for (const option of connectionOptions()) command.addOption(option)
   command.addOption(new Option('--out <file>', 'the fixture file to write (JSON)').env('APPDATA_CAPTURE_OUT').makeOptionMandatory())
   command.addOption(new Option('--relation-key <key>', 'a Detail Relation Key to capture (repeatable; the variable takes a comma-separated list)').env('APPDATA_RELATION_KEY').argParser(collect).default([], 'none'))

@@ -1,18 +1,15 @@
 import { writeFileSync } from 'node:fs'
 import { extname } from 'node:path'
-import { Command, CommanderError, Option } from 'commander'
+import { CommanderError, Option, type Command } from 'commander'
 import { toJson, toYaml } from '../../spec/serialize.ts'
 import { apiDocument, controlPlaneDocument, releaseDocument } from '../document/reader.ts'
 import { ConfigError, emulatedRelease } from '../config.ts'
-import { PACKAGE_VERSION } from '../package-root.ts'
+import { subcommand } from './command.ts'
 import { EXIT, type Io } from './verify.ts'
 
 /** The `spec` command's flags. */
 export function specCommand(): Command {
-  return new Command('appdata-kit spec')
-    .description('Write the OpenAPI 3.1 document of the Application Data Web API (every release, or one), or of the mock\'s control plane.')
-    .helpOption('-h, --help', 'show this text')
-    .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
+  return subcommand('spec', "Write the OpenAPI 3.1 document of the Application Data Web API (every release, or one), or of the mock's control plane.")
     .addOption(new Option('--out <file>', 'file to write; .json for JSON, .yaml or .yml for YAML').env('APPDATA_SPEC_OUT').default(undefined, 'standard output'))
     .addOption(new Option('--format <format>', 'json or yaml, when writing to standard output').choices(['json', 'yaml']).env('APPDATA_SPEC_FORMAT').default('yaml'))
     .addOption(new Option('--product-version <version>', 'only the operations and forms of this release (latest, 3.0.18, 2.9, ...)').env('APPDATA_PRODUCT_VERSION').default(undefined, 'every release'))

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs'
-import { Command, Option } from 'commander'
+import { Option, type Command } from 'commander'
 import { CONTRACTS } from '../../contracts/index.ts'
 import { matches, runContracts, signInTo, TargetError, type RunReport } from '../../contracts/runner.ts'
 import type { Target } from '../../contracts/types.ts'
@@ -10,7 +10,7 @@ import { recordingTransport } from '../compare/recording.ts'
 import { collect, connectionOptions, connectionTransport, EXIT, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'
 import { ConfigError, emulatedRelease } from '../config.ts'
-import { PACKAGE_VERSION } from '../package-root.ts'
+import { subcommand } from './command.ts'
 import { differenceLines, jsonReport, junitXml, redactor, redactReport, resultLines, summaryLines, type Redactor } from './verify-report.ts'
 
 /** Where verify writes, and whether it writes to a terminal (progress) or a log (failures only). */
@@ -30,14 +30,12 @@ export { EXIT }
 
 /** The verify command's flags; every one can also come from an environment variable. */
 export function verifyCommand(): Command {
-  const command = new Command('appdata-kit verify')
-    .helpOption('-h, --help', 'show this text')
-    .version(PACKAGE_VERSION, '-v, --version', 'print the version of appdata-kit')
-    .description(
-      'Checks an installation (or a mock) against the contracts of the API: read-only unless --allow-writes, and then it touches only rows it creates and removes them again.\n' +
-        'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags or an installation that cannot be reached or signed in to.\n' +
-        'With --compare-with it runs the same cases against a second installation and reports where the answers differ (exit 1 when they do).',
-    )
+  const command = subcommand(
+    'verify',
+    'Checks an installation (or a mock) against the contracts of the API: read-only unless --allow-writes, and then it touches only rows it creates and removes them again.\n' +
+    'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags or an installation that cannot be reached or signed in to.\n' +
+    'With --compare-with it runs the same cases against a second installation and reports where the answers differ (exit 1 when they do).',
+  )
   for (const option of connectionOptions()) command.addOption(option)
   command.addOption(new Option('--relation-key <key>', 'a Detail Relation Key of the application, to check detail rows').env('APPDATA_RELATION_KEY'))
   command.addOption(new Option('--allow-writes', 'also run the contracts that write: they create their own rows and remove them again').env('APPDATA_ALLOW_WRITES'))

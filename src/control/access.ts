@@ -1,3 +1,4 @@
+import { CONTROL_PREFIX } from '../../spec/control-plane/constants.ts'
 import { timingSafeEqual } from 'node:crypto'
 import { isIPv4, isIPv6 } from 'node:net'
 import type { MockConfig } from '../config.ts'
@@ -50,4 +51,10 @@ export function controlTokenMatches(presented: string | undefined, expected: str
   const a = Buffer.from(presented)
   const b = Buffer.from(expected)
   return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** True for `/__mock` and everything under it: the control plane is not journaled. */
+export function isControlUrl(url: string): boolean {
+  // The router matches paths in any case, so `/__MOCK/...` reaches the control plane too.
+  return url.slice(0, CONTROL_PREFIX.length).toLowerCase() === CONTROL_PREFIX && (url.length === CONTROL_PREFIX.length || '/?'.includes(url.charAt(CONTROL_PREFIX.length)))
 }

@@ -1,6 +1,5 @@
 import { isAbsolute, relative, resolve } from 'node:path'
-import { withGeneratedRows } from '../fixtures/generate.ts'
-import { guidKey } from '../store/guid.ts'
+import { generationTarget, withGeneratedRows } from '../fixtures/generate.ts'
 import { FixtureError, parseFixture, type FixtureProblem } from '../fixtures/load.ts'
 import { pointer } from '../fixtures/fixture-error.ts'
 import { ProblemError } from '../errors.ts'
@@ -51,9 +50,8 @@ export function summarizeFixture(fixture: Fixture): FixtureSummary {
   }
   const generated = fixture.generated
   if (generated !== undefined) {
-    const target = fixture.applications.find((app) => app.id === guidKey(generated.applicationId ?? fixture.applications[0]?.id ?? ''))
     masterRows += generated.rows
-    detailRows += generated.rows * (generated.detailsPerMaster ?? 2) * (target?.details.length ?? 0)
+    detailRows += generated.rows * (generated.detailsPerMaster ?? 2) * generationTarget(fixture, generated).details.length
   }
   return {
     organization: fixture.organization.physicalName,

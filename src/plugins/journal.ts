@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../control/journal.ts'
-import { CONTROL_PREFIX } from '../../spec/control-plane/constants.ts'
+import { isControlUrl } from '../control/access.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,12 +14,6 @@ declare module 'fastify' {
     /** The payload onSend saw, for the journal; set only when bodies are kept. */
     journalPayload: RecordedBody | null
   }
-}
-
-/** True for `/__mock` and everything under it: the control plane is not journaled. */
-export function isControlUrl(url: string): boolean {
-  // The router matches paths in any case, so `/__MOCK/...` reaches the control plane too.
-  return url.slice(0, CONTROL_PREFIX.length).toLowerCase() === CONTROL_PREFIX && (url.length === CONTROL_PREFIX.length || '/?'.includes(url.charAt(CONTROL_PREFIX.length)))
 }
 
 /** Longest URL the journal keeps whole; longer ones (answered 414 anyway) are cut, so entries stay small. */

@@ -1,4 +1,5 @@
 import type { Predicate } from './filter.ts'
+import { serializeRow } from './row-json.ts'
 import type { StoreState } from './state.ts'
 import type { Table } from './table.ts'
 import type { ParsedQuery, QueryError, Row } from './types.ts'
@@ -67,5 +68,5 @@ export function getRow(state: StoreState, applicationId: string, relationKey: st
   if ('error' in table) return null
   const row = table.get(id)
   if (row === undefined) return null
-  return { row, json: table.rowJson(row, table.projection(hidden)) }
+  return { row, json: serializeRow(row, table.projection(hidden)) }
 }

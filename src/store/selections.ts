@@ -3,13 +3,17 @@ import { compareSlots, type SlotOrder } from './order-slots.ts'
 /** How many distinct (filter, order) results a table keeps; each may hold a slot per row. */
 const SELECTION_CACHE_SIZE = 32
 
-/** A cached query result: the slots a filter selects, in the order asked for. */
-interface Selection {
+/** A query result: the slots a filter selects in the order asked for, with the test and order that made it. */
+export interface Computed {
   slots: number[]
-  /** Slots written since the slots were last brought up to date. */
-  pending: Set<number>
   test: (slot: number) => boolean
   order: readonly SlotOrder[]
+}
+
+/** A kept query result. */
+interface Selection extends Computed {
+  /** Slots written since the slots were last brought up to date. */
+  pending: Set<number>
 }
 
 /**
@@ -21,8 +25,11 @@ interface Selection {
 export class Selections {
   readonly #entries = new Map<string, Selection>()
 
-  /** The up-to-date slots of a query; `compute` runs when the result is not kept (or too much changed). */
-  get(key: string, test: (slot: number) => boolean, order: readonly SlotOrder[], alive: (slot: number) => boolean, compute: () => number[]): number[] {
+  /**
+   * The up-to-date slots of a query; `compute` runs (and makes its test and order) only when the
+   * result is not kept or too much of it changed, so a kept result costs a look-up.
+   */
+  get(key: string, alive: (slot: number) => boolean, compute: () => Computed): number[] {
     const entry = this.#entries.get(key)
     if (entry !== undefined) {
       // Most recently used last, so the first entry is the one to evict.
@@ -34,11 +41,11 @@ export class Selections {
         return entry.slots
       }
     }
-    const slots = compute()
+    const computed = compute()
     this.#entries.delete(key)
-    this.#entries.set(key, { slots, pending: new Set(), test, order })
+    this.#entries.set(key, { ...computed, pending: new Set() })
     if (this.#entries.size > SELECTION_CACHE_SIZE) this.#entries.delete(this.#entries.keys().next().value as string)
-    return slots
+    return computed.slots
   }
 
   /** A row was created, changed or removed: every kept result looks at it again before its next use. */

@@ -1,8 +1,7 @@
 import { AttachmentStore } from './attachments.ts'
 import { Table } from './table.ts'
 import type { ApplicationDef, Deps, FieldValue, Fixture, Row, Sequences } from './types.ts'
-import { emitGeneratedRows } from '../fixtures/generate.ts'
-import { guidKey } from './guid.ts'
+import { emitGeneratedRows, generationTarget } from '../fixtures/generate.ts'
 
 /** One application's tables. */
 export interface AppTables {
@@ -53,7 +52,7 @@ export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, g
     const app = state.apps.get(def.id) as AppTables
     const data = fixture.data[def.id]
     const generated = fixture.generated
-    const generating = generated !== undefined && guidKey(generated.applicationId ?? fixture.applications[0]?.id ?? '') === def.id ? generated : undefined
+    const generating = generated !== undefined && generationTarget(fixture, generated).id === def.id ? generated : undefined
     const masterRows = generating?.rows ?? 0
     const detailRows = masterRows * (generating?.detailsPerMaster ?? 2)
     const loaders = new Map<Table, TableLoader>([

@@ -90,11 +90,6 @@ export class Table {
     return slot < 0 ? undefined : this.#materialize(this.#data, slot)
   }
 
-  /** The row in a slot, as an object. */
-  rowAt(slot: number): Row {
-    return this.#materialize(this.#data, slot)
-  }
-
   /** Id of the row holding an Identity value, if any. */
   identityOwner(value: number): number | undefined {
     return this.#identities.get(value)
@@ -201,22 +196,23 @@ export class Table {
     if (predicate === null && order.length === 0) {
       // A table without deleted rows is its own list: slot i is the i-th row.
       if (this.#size === this.#count) return { slots: null, count: this.#size, reversed }
-      return { slots: this.#selections.get('', () => true, [], this.#isAlive, () => this.#aliveSlots()), count: this.#size, reversed }
+      return { slots: this.#selections.get('', this.#isAlive, () => ({ slots: this.#aliveSlots(), test: () => true, order: [] })), count: this.#size, reversed }
     }
     const masterId = predicate !== null && this.masterField !== null ? indexedMasterId(predicate.tree, this.masterField) : null
-    const test = this.#tester(predicate)
     if (masterId !== null) {
+      const test = this.#tester(predicate)
       // `MasterId eq N` (alone or and-ed): that master's details, not every detail.
       let slots = this.detailIdsOf(masterId).map((id) => this.#slotOf(id)).filter((slot) => slot >= 0 && test(slot))
       if (order.length > 0) slots = sortSlots(slots, this.#order(order))
       return { slots, count: slots.length, reversed }
     }
     const key = `${filterText ?? ''}\u0000${order.map((o) => `${o.field} ${o.direction}`).join(',')}`
-    const slotOrders = this.#order(order)
-    const slots = this.#selections.get(key, test, slotOrders, this.#isAlive, () => {
+    const slots = this.#selections.get(key, this.#isAlive, () => {
+      const test = this.#tester(predicate)
+      const slotOrders = this.#order(order)
       const selected: number[] = []
       for (let slot = 0; slot < this.#count; slot++) if (this.#alive[slot] === 1 && test(slot)) selected.push(slot)
-      return order.length > 0 ? sortSlots(selected, slotOrders) : selected
+      return { slots: order.length > 0 ? sortSlots(selected, slotOrders) : selected, test, order: slotOrders }
     })
     return { slots, count: slots.length, reversed }
   }
@@ -225,11 +221,6 @@ export class Table {
   slotAt(selected: Selected, i: number): number {
     const index = selected.reversed ? selected.count - 1 - i : i
     return selected.slots === null ? index : (selected.slots[index] as number)
-  }
-
-  /** Id of the row in a slot. */
-  idAt(slot: number): number {
-    return this.#ids.get(slot) as number
   }
 
   /**
@@ -258,11 +249,6 @@ export class Table {
     }
     out[at++] = 0x5d
     return at === total ? out : out.subarray(0, at)
-  }
-
-  /** A row's JSON text in a projection. */
-  rowJson(row: Readonly<Row>, projection: Projection): string {
-    return serializeRow(row as Row, projection)
   }
 
   #bytesFor(projection: Projection): RowBytes {

@@ -30,7 +30,7 @@ process.on('exit', stopAll)
 const tables: Table[] = []
 const started = performance.now()
 try {
-  if (wanted('w1')) tables.push((await pages(settings)).table)
+  if (wanted('w1')) tables.push(await pages(settings))
   if (wanted('w2')) tables.push(...(await queries(settings)))
   if (wanted('w4')) tables.push(...(await writes(settings)))
   if (wanted('w5')) tables.push(await memory())

@@ -7,20 +7,12 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCapture } from '../../src/cli/capture.ts'
-import { runVerify } from '../../src/cli/verify.ts'
 import { startMock, type RunningMock } from '../../src/mock.ts'
 import type { FixtureFile } from '../../src/fixtures/file-format.ts'
 import { IDS } from '../helpers/http.ts'
+import { capture, verify } from '../contracts/support.ts'
 
 const connection = (url: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId]
-
-async function run(command: typeof runCapture | typeof runVerify, argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await command(argv, { stdout: (text) => (out += text), stderr: (text) => (err += text), terminal: false })
-  return { code, out, err }
-}
 
 describe('capture, then a mock of the capture', () => {
   let source: RunningMock
@@ -33,7 +25,7 @@ describe('capture, then a mock of the capture', () => {
     // 200 orders, 400 lines, from another seed than the default fixture's rows.
     source = await startMock({ logLevel: 'silent', rows: 175, seed: 9090 })
     file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-capture-')), 'orders.json')
-    const captured = await run(runCapture, [...connection(source.url), '--relation-key', IDS.relationKey, '--rows', '1000', '--attachments', '--out', file])
+    const captured = await capture([...connection(source.url), '--relation-key', IDS.relationKey, '--rows', '1000', '--attachments', '--out', file])
     expect(captured.code, captured.out + captured.err).toBe(0)
     captureOutput = captured.out
     fixture = JSON.parse(readFileSync(file, 'utf8'))
@@ -79,9 +71,9 @@ describe('capture, then a mock of the capture', () => {
   it('passes verify, and verify --compare-with finds no difference from the installation it was captured from', async () => {
     const user = fixture.organization.users[0]?.email as string
     const mine = ['--base-url', copy.url, '--org', IDS.org, '--username', user, '--password', 'sandbox-pass', '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey]
-    const verified = await run(runVerify, [...mine, '--seed', '3'])
+    const verified = await verify([...mine, '--seed', '3'])
     expect(verified.code, verified.out + verified.err).toBe(0)
-    const compared = await run(runVerify, [...mine, '--seed', '3', '--allow-writes', '--compare-with', source.url, '--compare-username', IDS.admin.username, '--compare-password', IDS.admin.password])
+    const compared = await verify([...mine, '--seed', '3', '--allow-writes', '--compare-with', source.url, '--compare-username', IDS.admin.username, '--compare-password', IDS.admin.password])
     expect(compared.code, compared.out + compared.err).toBe(0)
     expect(compared.out).toContain(`no differences between ${copy.url} and ${source.url}`)
     expect(compared.out).not.toContain(IDS.admin.password)
@@ -92,7 +84,7 @@ describe('capture, then a mock of the capture', () => {
     const json = join(mkdtempSync(join(tmpdir(), 'appdata-kit-compare-')), 'compare.json')
     try {
       const user = fixture.organization.users[0]?.email as string
-      const compared = await run(runVerify, ['--base-url', copy.url, '--org', IDS.org, '--username', user, '--password', 'sandbox-pass', '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--seed', '3', '--compare-with', deviating.url, '--json', json])
+      const compared = await verify(['--base-url', copy.url, '--org', IDS.org, '--username', user, '--password', 'sandbox-pass', '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--seed', '3', '--compare-with', deviating.url, '--json', json])
       expect(compared.code).toBe(1)
       expect(compared.out).toMatch(/\d+ difference\(s\) between/)
       expect(compared.out).toMatch(/ {2}queryItems\n/)
@@ -105,7 +97,7 @@ describe('capture, then a mock of the capture', () => {
   })
 
   it('refuses a relation key the application does not have, with exit 2 and its name', async () => {
-    const refused = await run(runCapture, [...connection(source.url), '--relation-key', 'Payments', '--out', join(tmpdir(), 'never-written.json')])
+    const refused = await capture([...connection(source.url), '--relation-key', 'Payments', '--out', join(tmpdir(), 'never-written.json')])
     expect(refused.code).toBe(2)
     expect(refused.err).toContain('relation key Payments')
   })

@@ -5,10 +5,10 @@
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runVerify } from '../../src/cli/verify.ts'
 import { MOCK_HEADER } from '../../src/mock-header.ts'
 import { startMock, type RunningMock } from '../../src/mock.ts'
 import { IDS } from '../helpers/http.ts'
+import { verify } from '../contracts/support.ts'
 
 /** An HTTP proxy to `target` that drops the mock's own header: to verify, an installation like any other. */
 async function installationFront(target: string): Promise<{ url: string; server: Server }> {
@@ -27,13 +27,6 @@ async function installationFront(target: string): Promise<{ url: string; server:
 }
 
 const flags = (url: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey, '--seed', '4']
-
-async function verify(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await runVerify(argv, { stdout: (text) => (out += text), stderr: (text) => (err += text), terminal: false })
-  return { code, out, err }
-}
 
 describe('verify --compare-with', () => {
   let mock: RunningMock

@@ -1,5 +1,6 @@
 import type { Target } from '../../contracts/types.ts'
 import { runVerify } from '../../src/cli/verify.ts'
+import { runCapture } from '../../src/cli/capture.ts'
 import type { Transport } from '../../src/client/transport.ts'
 import { IDS } from '../helpers/http.ts'
 
@@ -37,9 +38,18 @@ export function verifyFlags(url: string): string[] {
 }
 
 /** Runs verify in this process, over `io.transport` when given (the base URL still names the target); its exit code and what it printed. */
-export async function verify(argv: string[], io: { transport?: Transport } = {}): Promise<{ code: number; out: string; err: string }> {
+export function verify(argv: string[], io: { transport?: Transport } = {}): Promise<{ code: number; out: string; err: string }> {
+  return inProcess(runVerify, argv, io)
+}
+
+/** Runs `appdata-kit capture` in this process; its exit code and what it printed. */
+export function capture(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  return inProcess(runCapture, argv)
+}
+
+async function inProcess(command: typeof runVerify | typeof runCapture, argv: string[], io: { transport?: Transport } = {}): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const code = await runVerify(argv, { stdout: (text) => (out += text), stderr: (text) => (err += text), terminal: false, ...io })
+  const code = await command(argv, { stdout: (text) => (out += text), stderr: (text) => (err += text), terminal: false, ...io })
   return { code, out, err }
 }

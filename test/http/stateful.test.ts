@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { IDS, mockPerSuite, rowVersion } from '../helpers/http.ts'
+import { IDS, mockPerSuite } from '../helpers/http.ts'
 import { FUZZ_SCALE, runs } from '../helpers/property-runs.ts'
 import {
   acceptNewVersions,

@@ -10,9 +10,9 @@ import type { Settings } from '../run.ts'
 /**
  * W1: a 200-row page of 100 k orders, against bare node:http serving the same page as
  * pre-encoded bytes, bare Fastify serving it pre-serialized, and Fastify slicing and
- * stringifying row objects. Returns the servers it leaves running for W8 (the peers).
+ * stringifying row objects.
  */
-export async function pages(settings: Settings): Promise<{ table: Table; mockRps: number }> {
+export async function pages(settings: Settings): Promise<Table> {
   const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-bench-w1-'))
   const servers: Server[] = []
   try {
@@ -62,7 +62,7 @@ export async function pages(settings: Settings): Promise<{ table: Table; mockRps
       rows: [...results].map(([name, r]) => [name, fixed(r.rps), fixed(r.p50, 1), fixed(r.p99, 1), r.errors + r.non2xx, ratio(r.rps, limit), ratio(r.rps, fastify), ratio(r.rps, naive)]),
       notes: ['Targets: the mock ≥ 0.6× node:http bytes and ≥ 0.9× Fastify text.'],
     }
-    return { table, mockRps: get('appdata-kit mock').rps }
+    return table
   } finally {
     for (const server of servers) await stopServer(server)
     rmSync(dir, { recursive: true, force: true })

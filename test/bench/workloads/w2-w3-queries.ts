@@ -1,5 +1,5 @@
-import { alternate } from '../lib/load.ts'
-import { median } from '../lib/load.ts'
+import { rowVersion } from '../../../src/client/client.ts'
+import { alternate, median } from '../lib/load.ts'
 import { dataHeaders, items, startMockServer } from '../lib/mock.ts'
 import { stopServer } from '../lib/processes.ts'
 import { fixed, type Table } from '../lib/report.ts'
@@ -55,11 +55,10 @@ export async function queries(settings: Settings): Promise<Table[]> {
       const countAfterWrite: number[] = []
       for (let i = 0; i < TRIES; i++) {
         const [row] = (await ok(items(mock.url, headers, `$filter=Status eq 'Open'&$orderby=Amount desc&$top=1&$skip=${1000 + i}`))) as Array<{ Id: number; TIMESTAMP: string }>
-        const version = Number(BigInt(`0x${Buffer.from(String(row?.TIMESTAMP), 'base64').toString('hex')}`))
         const saved = await fetch(`${mock.url}/ExplorerApi/api/items/save`, {
           method: 'POST',
           headers: { ...headers, 'content-type': 'application/json' },
-          body: JSON.stringify({ Rows: [{ Row: { Id: row?.Id, TIMESTAMP: version, Amount: 50 + i }, Details: [] }] }),
+          body: JSON.stringify({ Rows: [{ Row: { Id: row?.Id, TIMESTAMP: rowVersion(String(row?.TIMESTAMP)), Amount: 50 + i }, Details: [] }] }),
         })
         await saved.arrayBuffer()
         afterWrite.push(await timed(() => ok(items(mock.url, headers, page))))

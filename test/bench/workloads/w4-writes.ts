@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { rowVersion } from '../../../src/client/client.ts'
 import { load, median, type LoadResult, type LoadSpec } from '../lib/load.ts'
 import { dataHeaders, items, startMockServer } from '../lib/mock.ts'
 import { startServer, stopServer, type Server } from '../lib/processes.ts'
@@ -12,11 +13,10 @@ const WARMUP = 5000
 const SAVE = '/ExplorerApi/api/items/save'
 const ITEMS = '/ExplorerApi/api/items'
 
-const version = (timestamp: string) => Number(BigInt(`0x${Buffer.from(timestamp, 'base64').toString('hex')}`))
 
 /** One-row updates, each of a row no earlier update touched, with the version it has now. */
 function updates(rows: ReadonlyArray<{ Id: number; TIMESTAMP: string }>, from: number, count: number): Array<{ method: 'POST'; path: string; body: string }> {
-  return rows.slice(from, from + count).map((row, i) => ({ method: 'POST', path: SAVE, body: JSON.stringify({ Rows: [{ Row: { Id: row.Id, TIMESTAMP: version(row.TIMESTAMP), Amount: 10 + (i % 1000) }, Details: [] }] }) }))
+  return rows.slice(from, from + count).map((row, i) => ({ method: 'POST', path: SAVE, body: JSON.stringify({ Rows: [{ Row: { Id: row.Id, TIMESTAMP: rowVersion(row.TIMESTAMP), Amount: 10 + (i % 1000) }, Details: [] }] }) }))
 }
 
 /** Creates of 100 orders with 2 lines each per request. */

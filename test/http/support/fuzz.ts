@@ -1,7 +1,7 @@
 import type { JsonSchema } from 'json-schema-faker'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { operationParameters, type OperationEntry } from '../../../src/document/reader.ts'
-import { IDS, type Reply, type TestClient } from '../../helpers/http.ts'
+import type { Reply, TestClient } from '../../helpers/http.ts'
 
 export * from '../../../contracts/arbitraries.ts'
 import { CURRENT_VERSION, setOwn } from '../../../contracts/arbitraries.ts'
