@@ -32,12 +32,12 @@ export async function items(url: string, headers: Record<string, string>, query:
 /** The sign-in form, for workloads that time a first sign-in. */
 export const SIGN_IN_FORM = SIGN_IN
 
-/** A mock with 100 k orders, signed in, with W1's page and every row as the mock answers them (the baselines serve these bytes). */
-export async function mockWithPages(): Promise<{ mock: Server; headers: Record<string, string>; query: string; page: Buffer; all: Buffer }> {
-  const mock = await startMockServer(100_000)
+/** A mock with `orders` orders, signed in, with W1's page (200 rows from the middle) and every row as the mock answers them (the baselines serve these bytes). */
+export async function mockWithPages(orders: number): Promise<{ mock: Server; headers: Record<string, string>; query: string; page: Buffer; all: Buffer }> {
+  const mock = await startMockServer(orders)
   const headers = await dataHeaders(mock.url)
-  const query = '$top=200&$skip=50000'
+  const query = `$top=200&$skip=${orders / 2}`
   const page = Buffer.from(await (await items(mock.url, headers, query)).arrayBuffer())
-  const all = Buffer.from(await (await items(mock.url, headers, '$top=100000')).arrayBuffer())
+  const all = Buffer.from(await (await items(mock.url, headers, `$top=${orders}`)).arrayBuffer())
   return { mock, headers, query, page, all }
 }

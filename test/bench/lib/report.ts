@@ -6,8 +6,50 @@ export interface Table {
   notes?: string[]
 }
 
+/** One target of the benchmark, with the figure measured for it and the verdict. */
+export interface Check {
+  workload: string
+  target: string
+  figure: string
+  verdict: string
+}
+
+/** What a workload hands back: its tables and the targets it measured. */
+export interface Outcome {
+  tables: Table[]
+  checks: Check[]
+}
+
 export const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
 export const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}×` : '-')
+
+/**
+ * The load generator's ceiling for a workload is bare node:http answering the same bytes, measured
+ * in the same run with the same generator. A figure within 10 % of it says more about the generator
+ * (and the loopback) than about the server, so it is never called a target met.
+ */
+export const BOUND = 0.9
+export const BOUNDED = 'bounded by the load generator'
+export const isBounded = (rps: number, ceiling: number) => ceiling > 0 && rps >= BOUND * ceiling
+
+/** A throughput cell: the figure, marked when the generator bounds it. */
+export const rpsCell = (rps: number, ceiling: number) => (isBounded(rps, ceiling) ? `${fixed(rps)} (${BOUNDED})` : fixed(rps))
+
+/**
+ * The verdict of a throughput target `value ≥ min × base`. A value the generator bounds is never
+ * met; neither is one measured against a baseline the generator bounds (the true ratio may be lower),
+ * unless the baseline is the ceiling itself.
+ */
+export function atLeast(options: { value: number; base: number; min: number; ceiling: number; baseIsCeiling?: boolean }): string {
+  const { value, base, min, ceiling } = options
+  if (!(value > 0) || !(base > 0) || !(ceiling > 0)) return 'not measured'
+  if (isBounded(value, ceiling)) return BOUNDED
+  if (value / base < min) return 'missed'
+  return options.baseIsCeiling !== true && isBounded(base, ceiling) ? `not shown: the baseline is ${BOUNDED}` : 'met'
+}
+
+/** The verdict of a target that no generator bounds (a latency, a start time, a size). */
+export const holds = (ok: boolean) => (ok ? 'met' : 'missed')
 
 /** A table as Markdown. */
 export function markdown(table: Table): string {
@@ -15,4 +57,24 @@ export function markdown(table: Table): string {
   for (const row of table.rows) lines.push(`| ${row.join(' | ')} |`)
   for (const note of table.notes ?? []) lines.push('', note)
   return `${lines.join('\n')}\n`
+}
+
+/** The targets of every workload in one table. */
+export function targetsTable(checks: readonly Check[]): Table {
+  return {
+    title: 'Targets',
+    columns: ['workload', 'target', 'measured', 'verdict'],
+    rows: checks.map((check) => [check.workload, check.target, check.figure, check.verdict === 'met' || check.verdict === 'missed' ? `**${check.verdict}**` : check.verdict]),
+  }
+}
+
+export const README_START = '<!-- bench:start (written by npm run bench from the run that wrote test/bench/RESULTS.md; do not edit) -->'
+export const README_END = '<!-- bench:end -->'
+
+/** `text` with what lies between the README's bench markers replaced by `block`; throws when the markers are missing. */
+export function replaceBenchBlock(text: string, block: string): string {
+  const start = text.indexOf(README_START)
+  const end = text.indexOf(README_END)
+  if (start === -1 || end === -1 || end < start) throw new Error(`the README has no ${README_START} … ${README_END} block`)
+  return `${text.slice(0, start + README_START.length)}\n${block.trim()}\n${text.slice(end)}`
 }

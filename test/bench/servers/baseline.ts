@@ -1,18 +1,20 @@
 /**
  * The reference servers of `npm run bench`, each as small as it can be, over the mock's own data
  * (files the bench fetched from the mock):
- * - `node-bytes PAGE`: bare node:http answering the page as pre-encoded bytes: what the machine can do;
+ * - `node-bytes FILE [PATH=FILE ...]`: bare node:http answering pre-encoded bytes (those of the file
+ *   named for the request's path, else FILE): the load generator's ceiling for a workload, measured with
+ *   the mock's own answers;
  * - `fastify-text PAGE`: bare Fastify answering the page pre-serialized, as a string;
  * - `fastify-stringify ROWS`: Fastify keeping the rows as objects, slicing and `JSON.stringify`ing a page per request;
  * - `fastify-append ROWS`: Fastify parsing each save body and appending it, and answering reads by
  *   slicing and stringifying (the write baselines).
- * Usage: tsx test/bench/servers/baseline.ts MODE FILE
+ * Usage: tsx test/bench/servers/baseline.ts MODE FILE [PATH=FILE ...]
  */
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import Fastify from 'fastify'
 
-const [mode = 'node-bytes', file = ''] = process.argv.slice(2)
+const [mode = 'node-bytes', file = '', ...routes] = process.argv.slice(2)
 const PAGE = 200
 const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -21,12 +23,14 @@ function listening(port: number): void {
 }
 
 if (mode === 'node-bytes') {
-  const page = readFileSync(file)
+  const fallback = readFileSync(file)
+  const answers = new Map(routes.map((route) => [route.slice(0, route.indexOf('=')), readFileSync(route.slice(route.indexOf('=') + 1))]))
   const server = createServer((request, response) => {
     request.resume()
     request.on('end', () => {
-      response.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': page.length })
-      response.end(page)
+      const bytes = answers.get(request.url ?? '') ?? fallback
+      response.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': bytes.length })
+      response.end(bytes)
     })
   })
   server.listen(0, '127.0.0.1', () => listening((server.address() as { port: number }).port))
