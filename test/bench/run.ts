@@ -114,3 +114,8 @@ if (only === undefined) {
   log(`wrote test/bench/RESULTS.md and the README block between ${README_START.slice(0, 20)}… and ${README_END}`)
 }
 log(`the whole run took ${took}`)
+// A run that could not measure its HTTP workloads is not a finished benchmark.
+if (missing !== undefined) {
+  log(`HTTP WORKLOADS NOT MEASURED: ${missing}`)
+  process.exitCode = 1
+}
