@@ -1,4 +1,5 @@
 /** Download Attachment: a file as itself with its media type, a folder as a zip. */
+import { bufferOf } from '../src/bytes.ts'
 import { holderAttachments } from './list-attachments.contract.ts'
 import { shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
@@ -35,7 +36,7 @@ export const folderZip: Contract = {
     if (folder === undefined) ctx.skip('the row with attachments has no folder')
     const download = await ctx.client.download([folder.Id], relationKey ?? undefined)
     // Every zip starts with a local file header, or the end record when empty.
-    const signature = download.bytes.subarray(0, 4).toString('hex')
+    const signature = bufferOf(download.bytes.subarray(0, 4)).toString('hex')
     ctx.check(signature === '504b0304' || signature === '504b0506', { expected: 'a zip archive (PK signature)', received: `${download.mediaType}, bytes ${signature}` })
   },
 }

@@ -1,6 +1,7 @@
 /** Generate Row Link: an absolute URL that opens the row. */
 import { shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
+import { textOf } from '../src/bytes.ts'
 
 export const absolute: Contract = {
   id: 'row-link.absolute',
@@ -36,8 +37,8 @@ export const opensRow: Contract = {
     if (row === undefined) ctx.skip('the application has no master row')
     const link = new URL(await ctx.client.rowLink(row.Id))
     const answer = await ctx.client.transport.send({ method: 'GET', path: `${link.pathname}${link.search}`, headers: { SessionToken: ctx.client.token ?? '' } })
-    const rows = answer.status === 200 ? (JSON.parse(answer.body.toString('utf8')) as Array<{ Id?: unknown }>) : []
-    ctx.check(rows.length === 1 && rows[0]?.Id === row.Id, { expected: `the row ${row.Id}`, received: `${answer.status} ${ctx.show(answer.body.toString('utf8'), 150)}` })
+    const rows = answer.status === 200 ? (JSON.parse(textOf(answer.body)) as Array<{ Id?: unknown }>) : []
+    ctx.check(rows.length === 1 && rows[0]?.Id === row.Id, { expected: `the row ${row.Id}`, received: `${answer.status} ${ctx.show(textOf(answer.body), 150)}` })
   },
 }
 

@@ -27,6 +27,7 @@ import { createTokenStore, type TokenStore } from './auth/tokens.ts'
 import type { Principal } from './auth/principal.ts'
 import { createStore, type Store } from './store/store.ts'
 import type { Deps, Fixture } from './store/types.ts'
+import type { LogStream } from './running-mock.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,7 +50,7 @@ declare module 'fastify' {
 export interface AppDeps extends Deps {
   clock: MockClock
   /** Where log lines go; standard output when absent. */
-  logStream?: NodeJS.WritableStream
+  logStream?: LogStream
   /** Serve HTTPS with this certificate and key (see `serverTls`); plain HTTP when absent. */
   tls?: ServerTls
 }

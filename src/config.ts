@@ -276,7 +276,7 @@ interface ParsedFlags {
  * it cannot use, with a suggestion for a mistyped flag. `print` is the text to show instead of
  * starting, for `--help` (the usage) and `--version`.
  */
-export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}): MockConfig & { print: string | undefined } {
+export function parseConfig(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = {}): MockConfig & { print: string | undefined } {
   const command = mockCommand().exitOverride().showSuggestionAfterError(true)
   let errorText = ''
   let outText = ''

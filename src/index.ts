@@ -8,9 +8,22 @@
  * const rows = await mock.client.rows({ top: 5 })
  * await mock.close()
  */
-export { startMock, type RunningMock, type StartOptions } from './mock.ts'
+import { startMock as startMockServer } from './mock.ts'
+import type { RunningMock, StartOptions } from './running-mock.ts'
+
+/**
+ * Starts the mock and resolves when it listens. `port: 0` picks a free port; the URL tells which.
+ * Typed without Node's or Fastify's types (see running-mock.ts), so the package's types compile in
+ * a project without `@types/node`.
+ * @example
+ * const mock = await startMock({ port: 0 })
+ * await fetch(`${mock.url}/identityprovider/acme/connect/token`, { method: 'POST', body: form })
+ * await mock.close()
+ */
+export const startMock: (options?: StartOptions) => Promise<RunningMock> = startMockServer
+export type { RunningMock, StartOptions, LogStream } from './running-mock.ts'
 export type { MockConfig } from './config.ts'
-export type { MockControls } from './control/index.ts'
+export type { MockControls } from './control/controls.ts'
 export {
   createClient,
   rowVersion,
@@ -33,7 +46,7 @@ export {
   type EmailRequest,
   type Problem,
 } from './client/client.ts'
-export { httpTransport, injectTransport, TransportError, type Transport, type WireRequest, type WireResponse, type HttpTransportOptions } from './client/transport.ts'
+export { httpTransport, injectTransport, TransportError, type Transport, type WireRequest, type WireResponse, type HttpTransportOptions, type InjectableApp } from './client/transport.ts'
 export type { FixtureFile, FileApplication, FileStorage, FileRow, FileAttachment } from './fixtures/file-format.ts'
 export { FixtureError } from './fixtures/load.ts'
 export { ProblemError, PROBLEMS, type ProblemCode, type ProblemBody } from './errors.ts'

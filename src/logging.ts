@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { LOG_LEVELS, type MockConfig } from './config.ts'
 import { redactUrl } from './control/redact.ts'
+import type { LogStream } from './running-mock.ts'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -14,7 +15,7 @@ declare module 'fastify' {
  * terminal (pino-pretty) and as JSON lines otherwise or with `--log-format json`. Secrets in URLs
  * are never written. `stream` replaces standard output (tests read it).
  */
-export async function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFormat'>, stream?: NodeJS.WritableStream): Promise<FastifyServerOptions['logger']> {
+export async function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFormat'>, stream?: LogStream): Promise<FastifyServerOptions['logger']> {
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && stream === undefined && process.stdout.isTTY === true)
   // Loaded for a terminal only: a mock in CI or a test writes JSON and starts without it.
   const pinoPretty = pretty ? (await import('pino-pretty')).default : undefined

@@ -5,51 +5,18 @@ import { createClock, systemDeps } from './deps.ts'
 import { dirname } from 'node:path'
 import { loadFixture, parseFixture } from './fixtures/load.ts'
 import { withGeneratedRows } from './fixtures/generate.ts'
-import type { FixtureFile } from './fixtures/file-format.ts'
-import type { Deps, Fixture } from './store/types.ts'
-import type { MockControls } from './control/index.ts'
-import { createClient, type Client } from './client/client.ts'
+import type { Fixture } from './store/types.ts'
+import type { RunningMock, StartOptions } from './running-mock.ts'
+import { createClient } from './client/client.ts'
 import { httpTransport } from './client/transport.ts'
-import { serverTls, type ServerTls } from './tls.ts'
+import { serverTls } from './tls.ts'
 import { keepStateFile, readStateFile } from './state-file.ts'
 
-/**
- * A mock listening on a port, as `startMock()` returns it, with the control plane's methods
- * (`reset()`, `loadFixture()`, `emails()`, `requests()`, `setFaults()`, `advanceClock()`, ...)
- * for tests that steer it without HTTP.
- */
-export interface RunningMock extends MockControls {
-  /** Base URL, e.g. `http://127.0.0.1:4080` (`https://` with `tls`). */
-  url: string
-  port: number
-  /**
-   * With `tls`: the certificate served (PEM) and its SHA-256 fingerprint, for clients that must
-   * trust it (`new https.Agent({ ca: mock.tls.cert })`); undefined over plain HTTP.
-   */
-  tls: Pick<ServerTls, 'cert' | 'fingerprint256' | 'selfSigned'> | undefined
-  /**
-   * A typed client of this mock, set up for the fixture's organization, first workspace and first
-   * application, in the forms of the emulated release; sign in with `client.signIn({ username, password })`.
-   */
-  client: Client
-  app: FastifyInstance
-  config: MockConfig
-  /** Writes `stateFile` now if the data changed since it was last written (a no-op without one); the reason if it failed. */
-  saveState(): string | undefined
-  /** Stops accepting, lets requests in flight finish, writes the state file (with `stateFile`), closes. */
-  close(): Promise<void>
-}
+export type { StartOptions }
 
-export interface StartOptions extends Partial<MockConfig> {
-  /**
-   * A fixture object in the format of fixtures/default.json, instead of `fixture` (a path). It is
-   * checked as a fixture file is; attachment payload paths resolve against the default fixture's folder.
-   */
-  fixtureData?: FixtureFile | Record<string, unknown>
-  /** Fixed time and randomness for deterministic tests. */
-  deps?: Deps
-  /** Where log lines go (standard output by default), for tests that read the log. */
-  logStream?: NodeJS.WritableStream
+/** A RunningMock as the package's own code and tests see it: the Fastify app with its decorations typed. */
+export interface LaunchedMock extends RunningMock {
+  app: FastifyInstance
 }
 
 /**
@@ -70,7 +37,7 @@ export function prepareFixture(config: MockConfig, given?: unknown): Fixture {
  * await fetch(`${mock.url}/identityprovider/acme/connect/token`, { method: 'POST', body: form })
  * await mock.close()
  */
-export async function startMock(options: StartOptions = {}): Promise<RunningMock> {
+export async function startMock(options: StartOptions = {}): Promise<LaunchedMock> {
   const { fixtureData, deps, logStream, ...overrides } = options
   const productVersion = emulatedRelease(overrides.productVersion ?? DEFAULTS.productVersion)
   const config: MockConfig = { ...DEFAULTS, ...overrides, productVersion, port: overrides.port ?? 0 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { ConfigError, parseConfig } from './config.ts'
-import { startMock, type RunningMock } from './mock.ts'
+import { startMock, type LaunchedMock } from './mock.ts'
 import { PACKAGE_VERSION } from './package-root.ts'
 import { exitWith } from './cli/exit.ts'
 
@@ -54,7 +54,7 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
  * open after STOP_GRACE_MS is cut, so a CI job or `docker stop` never waits on a client's
  * keep-alive. A second signal exits at once.
  */
-function stopOnSignals(mock: RunningMock): void {
+function stopOnSignals(mock: LaunchedMock): void {
   let stopping = false
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {

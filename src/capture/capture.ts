@@ -1,5 +1,6 @@
 import { ApiError, type Client } from '../client/client.ts'
 import { TransportError } from '../client/transport.ts'
+import { bufferOf } from '../bytes.ts'
 import type { CapturedAttachment, Captured, CapturedStorage } from './build-fixture.ts'
 import { inferFields, inferIdentityField, linkNameScore, type InferredField, type ReadRow } from './infer.ts'
 
@@ -184,7 +185,7 @@ async function captureAttachments(client: Client, master: CapturedStorage, detai
     try {
       const file = await client.download([Number(attachment.record.Id)], attachment.relationKey ?? undefined, options.attachmentLimit - downloaded)
       downloaded += file.bytes.length
-      attachment.content = file.bytes
+      attachment.content = bufferOf(file.bytes)
     } catch (error) {
       if (!(error instanceof TransportError && error.code === 'TOO_LARGE')) throw error
     }

@@ -1,7 +1,8 @@
 import { resolveProfile, type Profile } from '../../spec/profiles.ts'
 import { apiDocument, listOperations, operationParameters, requestBodyOf, type OperationEntry } from '../document/reader.ts'
-import type { ApiBody, ApiComponents, ApiOperations, OperationId, PathOf, QueryOf } from '../wire/operations.ts'
+import type { ApiBody, ApiComponents, ApiOperations, OperationId, PathOf, QueryOf } from '../wire/operation-types.ts'
 import { httpTransport, type Transport, type WireResponse } from './transport.ts'
+import { textOf } from '../bytes.ts'
 
 type Schemas = ApiComponents['schemas']
 export type ReadRow = Schemas['ReadRow']
@@ -22,7 +23,7 @@ export interface Answer {
   headers: Record<string, string>
   contentType: string
   body: unknown
-  raw: Buffer
+  raw: Uint8Array
 }
 
 /** A refusal (any status but 2xx), with the problem document when the answer carries one. */
@@ -166,7 +167,7 @@ function jsonInside(text: string): unknown {
 
 function parse(response: WireResponse): { contentType: string; body: unknown } {
   const contentType = response.headers['content-type'] ?? ''
-  const text = (): string => response.body.toString('utf8')
+  const text = (): string => textOf(response.body)
   if (/[/+]json\b/i.test(contentType)) {
     if (response.body.length === 0) return { contentType, body: '' }
     try {
@@ -321,7 +322,7 @@ export function createClient(options: ClientOptions) {
     },
 
     /** Downloads attachments: one file as itself, a folder or several as a zip; `maxBytes` gives up on a larger one. */
-    async download(ids: number[], relationKey?: string, maxBytes?: number): Promise<{ bytes: Buffer; mediaType: string; disposition: string }> {
+    async download(ids: number[], relationKey?: string, maxBytes?: number): Promise<{ bytes: Uint8Array; mediaType: string; disposition: string }> {
       const answer = await ok('downloadAttachment', { body: { ids, ...(relationKey === undefined ? {} : { rk: relationKey }) }, ...(maxBytes === undefined ? {} : { maxBytes }) })
       return { bytes: answer.raw, mediaType: answer.contentType.split(';')[0] ?? '', disposition: answer.headers['content-disposition'] ?? '' }
     },

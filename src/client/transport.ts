@@ -1,14 +1,14 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
-import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions } from 'node:https'
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 import { rootCertificates } from 'node:tls'
-import type { FastifyInstance } from 'fastify'
+import { textOf } from '../bytes.ts'
 
 /** A request as a transport sends it: the path below the base URL, with its query string. */
 export interface WireRequest {
   method: string
   path: string
   headers?: Record<string, string>
-  body?: string | Buffer
+  body?: string | Uint8Array
   /** Give up (TransportError TOO_LARGE) as soon as the answer's body passes this many bytes. */
   maxBytes?: number
 }
@@ -17,7 +17,7 @@ export interface WireRequest {
 export interface WireResponse {
   status: number
   headers: Record<string, string>
-  body: Buffer
+  body: Uint8Array
 }
 
 /** How requests reach an installation: over HTTP(S), or into a mock in the same process. */
@@ -43,7 +43,7 @@ export interface HttpTransportOptions {
   /** Per-request limit in milliseconds, from sending to the answer's last byte (default 30 s). */
   timeoutMs?: number
   /** PEM certificate(s) to trust besides the system's, for an installation with its own CA. */
-  ca?: string | Buffer
+  ca?: string | Uint8Array
   /** Accept any certificate (testing only). */
   insecure?: boolean
 }
@@ -83,8 +83,8 @@ export function connectionHost(base: URL): string {
  * Node's `ca` option replaces the roots, so an installation's own CA given alone would make every
  * publicly certified host (a proxy, a cloud gateway) untrusted.
  */
-export function httpsAgentOptions(options: HttpTransportOptions): AgentOptions {
-  return { keepAlive: true, ...(options.ca === undefined ? {} : { ca: [...rootCertificates, options.ca.toString()] }), rejectUnauthorized: options.insecure !== true }
+export function httpsAgentOptions(options: HttpTransportOptions): { keepAlive: boolean; ca?: string[]; rejectUnauthorized: boolean } {
+  return { keepAlive: true, ...(options.ca === undefined ? {} : { ca: [...rootCertificates, textOf(options.ca)] }), rejectUnauthorized: options.insecure !== true }
 }
 
 /**
@@ -153,12 +153,25 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
   }
 }
 
+/**
+ * What `injectTransport` needs of an app: Fastify's `inject` (a RunningMock's `app` has it). Declared
+ * by what it uses rather than as Fastify's type, so the package's types need neither Fastify's nor
+ * Node's (a project without `@types/node` compiles against them).
+ */
+export interface InjectableApp {
+  inject(request: { method: string; url: string; headers: Record<string, string>; payload?: string | Uint8Array }): Promise<{
+    statusCode: number
+    headers: Record<string, string | string[] | number | undefined>
+    rawPayload: Uint8Array
+  }>
+}
+
 /** Requests into a Fastify app in the same process (`app.inject`): no socket, for fast tests. */
-export function injectTransport(app: FastifyInstance): Transport {
+export function injectTransport(app: InjectableApp): Transport {
   return {
     target: 'in-process mock',
     async send(request) {
-      const answer = await app.inject({ method: request.method as 'GET', url: request.path, headers: request.headers ?? {}, ...(request.body === undefined ? {} : { payload: request.body }) })
+      const answer = await app.inject({ method: request.method, url: request.path, headers: request.headers ?? {}, ...(request.body === undefined ? {} : { payload: request.body }) })
       return { status: answer.statusCode, headers: headersOf(answer.headers as Record<string, string | string[] | undefined>), body: answer.rawPayload }
     },
     async close() {},

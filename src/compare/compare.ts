@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { listOperations, pathMatcher } from '../document/reader.ts'
 import type { Exchange } from './recording.ts'
+import { textOf } from '../bytes.ts'
 
 /** One way two installations answered the same request differently. */
 export interface Difference {
@@ -101,7 +102,7 @@ const mediaType = (contentType: string) => (contentType.split(';')[0] ?? '').tri
 function parsed(exchange: Exchange): unknown {
   if (!/[/+]json$/.test(mediaType(exchange.contentType)) || exchange.body.length === 0) return undefined
   try {
-    return JSON.parse(exchange.body.toString('utf8'))
+    return JSON.parse(textOf(exchange.body))
   } catch {
     return undefined
   }

@@ -8,7 +8,7 @@ export interface Exchange {
   path: string
   status: number
   contentType: string
-  body: Buffer
+  body: Uint8Array
 }
 
 /**
@@ -24,13 +24,13 @@ export function recordingTransport(inner: Transport): Transport & { exchanges: E
     close: () => inner.close(),
     async send(request: Parameters<Transport['send']>[0]): Promise<WireResponse> {
       const part = recording.part
-      const remember = (status: number, contentType: string, body: Buffer) => recording.exchanges.push({ part, method: request.method, path: request.path, status, contentType, body })
+      const remember = (status: number, contentType: string, body: Uint8Array) => recording.exchanges.push({ part, method: request.method, path: request.path, status, contentType, body })
       try {
         const response = await inner.send(request)
         remember(response.status, response.headers['content-type'] ?? '', response.body)
         return response
       } catch (error) {
-        remember(0, '', Buffer.alloc(0))
+        remember(0, '', new Uint8Array(0))
         throw error
       }
     },

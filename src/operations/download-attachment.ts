@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import yazl from 'yazl'
 import { ProblemError } from '../errors.ts'
+import { bufferOf } from '../bytes.ts'
 import type { ApplicationDef, AttachmentDef } from '../store/types.ts'
 import type { Store } from '../store/store.ts'
 import { applicationOf } from './context.ts'
@@ -9,9 +10,7 @@ import type { OperationHandler } from '../wire/operations.ts'
 import { contentDisposition } from './content-disposition.ts'
 
 function bytesOf(attachment: AttachmentDef): Buffer {
-  const content = attachment.content ?? new Uint8Array()
-  // A view over the stored bytes, not a copy.
-  return Buffer.from(content.buffer, content.byteOffset, content.byteLength)
+  return bufferOf(attachment.content ?? new Uint8Array())
 }
 
 /**

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildFixture } from '../../src/capture/build-fixture.ts'
 import { captureApplication, CaptureError, type CaptureOptions } from '../../src/capture/capture.ts'
 import { parseFixture } from '../../src/fixtures/load.ts'
-import { startMock, type RunningMock } from '../../src/mock.ts'
+import { startMock, type LaunchedMock } from '../../src/mock.ts'
 import { IDS } from '../helpers/http.ts'
 
 function options(overrides: Partial<CaptureOptions> = {}): CaptureOptions {
@@ -40,7 +40,7 @@ function stringsOf(values: Iterable<Record<string, unknown>>): Set<string> {
 }
 
 describe('capture', () => {
-  let source: RunningMock
+  let source: LaunchedMock
   beforeAll(async () => {
     source = await startMock({ logLevel: 'silent', rows: 400, seed: 4242 })
   })

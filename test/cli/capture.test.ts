@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startMock, type RunningMock } from '../../src/mock.ts'
+import { startMock, type LaunchedMock } from '../../src/mock.ts'
 import type { FixtureFile } from '../../src/fixtures/file-format.ts'
 import { IDS } from '../helpers/http.ts'
 import { capture, verify } from '../contracts/support.ts'
@@ -15,8 +15,8 @@ import { capture, verify } from '../contracts/support.ts'
 const connection = (url: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId]
 
 describe('capture, then a mock of the capture', () => {
-  let source: RunningMock
-  let copy: RunningMock
+  let source: LaunchedMock
+  let copy: LaunchedMock
   let file: string
   let fixture: FixtureFile & { description: string }
   let captureOutput: string

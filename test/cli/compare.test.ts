@@ -6,7 +6,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MOCK_HEADER } from '../../src/mock-header.ts'
-import { startMock, type RunningMock } from '../../src/mock.ts'
+import { startMock, type LaunchedMock } from '../../src/mock.ts'
 import { IDS } from '../helpers/http.ts'
 import { verify } from '../contracts/support.ts'
 
@@ -29,8 +29,8 @@ async function installationFront(target: string): Promise<{ url: string; server:
 const flags = (url: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey, '--seed', '4']
 
 describe('verify --compare-with', () => {
-  let mock: RunningMock
-  let other: RunningMock
+  let mock: LaunchedMock
+  let other: LaunchedMock
   let front: { url: string; server: Server }
   beforeAll(async () => {
     mock = await startMock({ logLevel: 'silent' })

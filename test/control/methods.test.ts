@@ -4,11 +4,11 @@ import { MINIMAL_FIXTURE } from '../../spec/control-plane.ts'
 import { fixedDeps } from '../../src/deps.ts'
 import { ProblemError } from '../../src/errors.ts'
 import { FixtureError } from '../../src/fixtures/load.ts'
-import { startMock, type RunningMock } from '../../src/mock.ts'
+import { startMock, type LaunchedMock } from '../../src/mock.ts'
 import { IDS } from '../helpers/http.ts'
 
 describe('startMock() controls', () => {
-  let mock: RunningMock
+  let mock: LaunchedMock
   beforeAll(async () => {
     mock = await startMock({ logLevel: 'silent', deps: fixedDeps('2026-11-01T09:00:00.000Z'), uploadLimit: 1024 })
   })

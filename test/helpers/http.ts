@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest'
-import { startMock, type RunningMock, type StartOptions } from '../../src/mock.ts'
+import { startMock, type LaunchedMock, type StartOptions } from '../../src/mock.ts'
 import { fixedDeps } from '../../src/deps.ts'
 import { createClient, rowVersion } from '../../src/client/client.ts'
 import { httpTransport, type Transport } from '../../src/client/transport.ts'
+import { bufferOf, textOf } from '../../src/bytes.ts'
 import { conformanceProblems } from '../../contracts/conformance.ts'
 
 export { rowVersion }
@@ -60,7 +61,7 @@ export async function startTestMock(options: StartOptions = {}) {
 export class TestClient {
   readonly transport: Transport
 
-  constructor(readonly mock: RunningMock) {
+  constructor(readonly mock: LaunchedMock) {
     this.transport = httpTransport(mock.url, { timeoutMs: 20_000 })
   }
 
@@ -84,9 +85,9 @@ export class TestClient {
       body = new URLSearchParams(options.form).toString()
     }
     const response = await this.transport.send({ method, path, headers, ...(body === undefined ? {} : { body }) })
-    const raw = response.body
+    const raw = bufferOf(response.body)
     const contentType = response.headers['content-type'] ?? ''
-    const text = raw.toString('utf8')
+    const text = textOf(raw)
     const parsed = /json/.test(contentType) && text !== '' ? JSON.parse(text) : text
     if (options.unchecked !== true) {
       const problems = conformanceProblems(this.mock.config.productVersion, { method, path, status: response.status, contentType, body: parsed })

@@ -1,4 +1,5 @@
 import type { Transport, WireRequest, WireResponse } from '../../src/client/transport.ts'
+import { textOf } from '../../src/bytes.ts'
 
 /**
  * A transport that changes some answers on their way back: an installation that behaves as the
@@ -18,13 +19,13 @@ export function rewriting(inner: Transport, edit: (request: WireRequest, answer:
 /** The query text of a Get Items request (the POST form's `query`), decoded; '' for other requests. */
 export function itemsQuery(request: WireRequest): string {
   if (!request.path.startsWith('/ExplorerApi/api/items') || request.path.startsWith('/ExplorerApi/api/items/')) return ''
-  const body = request.body === undefined ? '' : request.body.toString()
+  const body = request.body === undefined ? '' : textOf(request.body)
   const query = body === '' ? request.path.split('?')[1] ?? '' : ((JSON.parse(body) as { query?: string }).query ?? '')
   return decodeURIComponent(query.replace(/\+/g, ' '))
 }
 
 /** The body of an answer as JSON. */
-export const jsonOf = (answer: WireResponse): any => JSON.parse(answer.body.toString('utf8'))
+export const jsonOf = (answer: WireResponse): any => JSON.parse(textOf(answer.body))
 
 /** An answer with a new JSON body (and its media type, `application/json` unless given). */
 export function withJson(answer: WireResponse, body: unknown, contentType = 'application/json; charset=utf-8'): WireResponse {

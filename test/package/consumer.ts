@@ -64,20 +64,20 @@ export function packProject(into: string): string {
 }
 
 /** Dev tools a consumer's project brings itself, in the versions this project tests with. */
-const CONSUMER_TOOLS = ['vitest', 'typescript', '@types/node']
+const CONSUMER_TOOLS: readonly string[] = ['vitest', 'typescript', '@types/node']
 
 /**
  * A new, plain JavaScript project in a temporary folder that depends on the packed tarball, with
- * vitest and TypeScript as its own dev tools, installed by `npm ci --offline`: from npm's local
- * cache only, never the network. Its lockfile pins every package at the version this checkout
- * installed (so the cache has it); the tarball is the only thing new.
+ * vitest and TypeScript as its own dev tools (or the `tools` given), installed by `npm ci --offline`:
+ * from npm's local cache only, never the network. Its lockfile pins every package at the version
+ * this checkout installed (so the cache has it); the tarball is the only thing new.
  */
-export function createConsumer(tarball: string, files: Record<string, string>, scripts: Record<string, string> = {}): string {
+export function createConsumer(tarball: string, files: Record<string, string>, scripts: Record<string, string> = {}, tools: readonly string[] = CONSUMER_TOOLS): string {
   const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-consumer-'))
   const lock = projectLock()
   const manifest = projectManifest()
   const spec = `file:${tarball}`
-  const devDependencies = Object.fromEntries(CONSUMER_TOOLS.map((name) => [name, lock.packages[`node_modules/${name}`]?.version as string]))
+  const devDependencies = Object.fromEntries(tools.map((name) => [name, lock.packages[`node_modules/${name}`]?.version as string]))
   const packages: Record<string, LockEntry> = {
     '': { name: 'consumer', version: '1.0.0', dependencies: { 'appdata-kit': spec }, devDependencies },
     'node_modules/appdata-kit': {
@@ -89,8 +89,8 @@ export function createConsumer(tarball: string, files: Record<string, string>, s
     },
   }
   const runtime = closure(lock, Object.keys(manifest.dependencies))
-  const tools = closure(lock, CONSUMER_TOOLS)
-  for (const key of new Set([...runtime, ...tools])) {
+  const toolTree = closure(lock, [...tools])
+  for (const key of new Set([...runtime, ...toolTree])) {
     const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = lock.packages[key] as LockEntry
     const name = entry.name ?? key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length)
     // npm fetches by this address when its cache lacks the integrity; offline, the cache must have it.

@@ -2,7 +2,8 @@
  * The package as a team installs it: `npm pack`, then an empty plain JavaScript project that
  * installs the tarball from npm's local cache (no network), and every entry point run from there:
  * the bin, `startMock` and `createClient` from plain JavaScript, the JSON files, the types under a
- * consumer's strict `tsc`, and the README's vitest example as written.
+ * consumer's strict `tsc` (with Node's types, and in a second project without them, as a browser
+ * project compiles), and the README's vitest example as written.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -85,8 +86,84 @@ const TSCONFIG = JSON.stringify({
   include: ['typed.ts'],
 })
 
+/**
+ * A browser or plain-TypeScript project's code against the package's types: a transport over fetch,
+ * the client, startMock's types and the wire types, compiled with no Node types installed.
+ */
+const WEB = `// A browser or plain-TypeScript project: strict, the DOM's lib, and no Node types at all.
+import {
+  createClient, ApiError, TransportError, injectTransport, PROBLEMS, WARNINGS,
+  type Client, type Answer, type Transport, type WireRequest, type WireResponse, type RunningMock, type StartOptions,
+  type LogStream, type MockControls, type ReadRow, type SaveRequest, type FixtureFile, type paths, type components, type operations,
+} from 'appdata-kit'
+
+// The client over the browser's fetch: a transport speaks the web's bytes.
+const base = 'https://apps.example.test'
+const fetchTransport: Transport = {
+  target: base,
+  async send(request: WireRequest): Promise<WireResponse> {
+    const body = typeof request.body === 'string' || request.body === undefined ? request.body : request.body.slice()
+    const answer = await fetch(\`\${base}\${request.path}\`, { method: request.method, headers: request.headers ?? {}, ...(body === undefined ? {} : { body }) })
+    const headers: Record<string, string> = {}
+    answer.headers.forEach((value, name) => { headers[name] = value })
+    return { status: answer.status, headers, body: new Uint8Array(await answer.arrayBuffer()) }
+  },
+  async close() {},
+}
+
+const client: Client = createClient({ transport: fetchTransport, organization: 'acme', productVersion: '3.0.19' })
+
+export async function firstRows(): Promise<ReadRow[]> {
+  await client.signIn({ username: 'admin@acme.test', password: 'admin-pass' })
+  const save: SaveRequest = { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Web' }, Details: [] }] }
+  try {
+    await client.save(save)
+  } catch (error) {
+    if (error instanceof ApiError) {
+      const answer: Answer = error.answer
+      const raw: Uint8Array = answer.raw
+      console.log(error.status, error.problem?.code, raw.byteLength)
+    } else if (error instanceof TransportError) console.log(error.code)
+  }
+  return client.rows({ top: 3 })
+}
+
+export async function firstFile(id: number): Promise<Blob> {
+  const file = await client.download([id])
+  return new Blob([file.bytes.slice()], { type: file.mediaType })
+}
+
+// startMock's types, for code that is handed a running mock.
+export async function inProcess(mock: RunningMock): Promise<number> {
+  const quick = createClient({ transport: injectTransport(mock.app) })
+  await quick.signIn({ username: 'admin@acme.test', password: 'admin-pass' })
+  const controls: MockControls = mock
+  return controls.requests().length + (mock.tls?.cert.length ?? 0)
+}
+const lines: string[] = []
+const logStream: LogStream = { write: (line) => lines.push(line) }
+const fixture: FixtureFile | undefined = undefined
+export const options: StartOptions = { productVersion: '2.9', port: 0, logStream, ...(fixture === undefined ? {} : { fixtureData: fixture }) }
+
+// The wire types generated from the document.
+type SignInPath = keyof paths
+type Row = components['schemas']['ReadRow']
+type SaveBody = operations['saveItems']['requestBody']
+export const wire: { path: SignInPath | undefined; row: Row | undefined; body: SaveBody | undefined } = { path: undefined, row: undefined, body: undefined }
+export const catalogs = [Object.keys(PROBLEMS).length, Object.keys(WARNINGS).length]
+`
+
+const WEB_TSCONFIG = JSON.stringify({
+  compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [], strict: true, noEmit: true },
+  files: ['web.ts'],
+})
+
+/** A whole `tsc` run over the package's declarations and its dependencies': seconds alone, more beside the other test files. */
+const TSC_TIMEOUT = 120_000
+
 describe('the packed package in an empty project', () => {
   let consumer: string
+  let webConsumer: string
   let tarball: string
 
   beforeAll(() => {
@@ -100,11 +177,13 @@ describe('the packed package in an empty project', () => {
       'ci-recipe.sh': readmeExample('sh', 'ci-recipe.sh'),
       'integration.js': INTEGRATION_TESTS,
     }, { 'integration-tests': 'node integration.js' })
+    // TypeScript alone: neither @types/node nor anything that would bring it.
+    webConsumer = createConsumer(tarball, { 'web.ts': WEB, 'tsconfig.json': WEB_TSCONFIG }, {}, ['typescript'])
   }, 180_000)
 
   afterAll(() => {
     stopStarted()
-    for (const dir of [consumer, dirname(tarball)]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+    for (const dir of [consumer, webConsumer, dirname(tarball)]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
 
   it('ships compiled code with declarations and maps, the fixture and the documents, and no TypeScript sources or tests', () => {
@@ -157,7 +236,14 @@ describe('the packed package in an empty project', () => {
   it("type-checks a consumer's code under strict NodeNext tsc", async () => {
     const run = await runToEnd(join(consumer, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: consumer })
     expect(run.code, run.stdout + run.stderr).toBe(0)
-  })
+  }, TSC_TIMEOUT)
+
+  it("type-checks a browser project's code under strict tsc without Node's types (no @types/node, lib DOM)", async () => {
+    expect(existsSync(join(webConsumer, 'node_modules/typescript'))).toBe(true)
+    expect(existsSync(join(webConsumer, 'node_modules/@types/node'))).toBe(false)
+    const run = await runToEnd(join(webConsumer, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: webConsumer })
+    expect(run.code, run.stdout + run.stderr).toBe(0)
+  }, TSC_TIMEOUT)
 
   it("runs the README's shell recipe as written: start in the background, wait on health, test, stop by PID", async () => {
     const port = await freePort()

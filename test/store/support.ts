@@ -1,3 +1,4 @@
+import { textOf } from '../../src/bytes.ts'
 import { loadFixture } from '../../src/fixtures/load.ts'
 import { parseQueryString } from '../../src/store/query-string.ts'
 import { createStore, type Store } from '../../src/store/store.ts'
@@ -39,7 +40,7 @@ export function q(text: string): ParsedQuery {
 export function rows(store: Store, text: string, relationKey: string | null = null, hidden: readonly string[] = []): Array<Record<string, unknown>> {
   const page = store.queryRows(APP, relationKey, q(text), hidden)
   if ('error' in page) throw new Error(`query failed in test: ${page.message}`)
-  return JSON.parse(page.body.toString('utf8')) as Array<Record<string, unknown>>
+  return JSON.parse(textOf(page.body)) as Array<Record<string, unknown>>
 }
 
 /** The row as the store keeps it (TIMESTAMP as the integer). */
@@ -55,7 +56,7 @@ export function snapshot(store: Store): string {
   const parts = [null, LINES].map((key) => {
     const page = store.queryRows(APP, key, all, [])
     if ('error' in page) throw new Error(page.message)
-    return page.body.toString('utf8')
+    return textOf(page.body)
   })
   return parts.join('\n')
 }
