@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildFixture, DEFAULT_FIXTURE_USERNAME } from '../../src/capture/build-fixture.ts'
 import { captureApplication, CaptureError, type CaptureOptions } from '../../src/capture/capture.ts'
 import { parseFixture } from '../../src/fixtures/load.ts'
+import { createClient } from '../../src/client/client.ts'
+import type { Transport } from '../../src/client/transport.ts'
 import { startMock, type RunningMock } from '../../src/mock.ts'
 import { IDS } from '../helpers/http.ts'
 
@@ -136,6 +138,24 @@ describe('capture', () => {
     expect(email({})).toBe(DEFAULT_FIXTURE_USERNAME)
     expect(email({ seed: 2 })).toBe(DEFAULT_FIXTURE_USERNAME)
     expect(email({ anonymise: false })).toBe(IDS.admin.username)
+  })
+
+  it('says how many sampled rows carry an attachment marker other than the files listed for them', async () => {
+    // An installation whose marker on master 1 says 7, where the mock of the capture will count its 3 files.
+    const transport = { ...source.client.transport, async send(request: Parameters<Transport['send']>[0]) {
+      const answer = await source.client.transport.send(request)
+      if (!request.path.endsWith('/api/items') || String(request.body).includes('relationKey') || !answer.body.toString().startsWith('[')) return answer
+      const rows = JSON.parse(answer.body.toString()) as Array<Record<string, unknown>>
+      for (const row of rows) if (row.Id === 1 && typeof row.CT_ATTACHMENTS === 'number') row.CT_ATTACHMENTS = 7
+      return { ...answer, body: Buffer.from(JSON.stringify(rows)) }
+    } }
+    const lines: string[] = []
+    const client = createClient({ transport, organization: IDS.org, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
+    await captureApplication(client, options({ rows: 3, attachments: 'records', progress: (line) => lines.push(line) }))
+    expect(lines).toContain('attachments: 1 row(s) whose CT_ATTACHMENTS is not the number of files listed for them; the mock of the capture counts the files')
+    lines.length = 0
+    await captureApplication(source.client, options({ rows: 3, attachments: 'records', progress: (line) => lines.push(line) }))
+    expect(lines.filter((line) => line.includes('CT_ATTACHMENTS'))).toEqual([])
   })
 
   it('refuses an --identity-field or --master-field the loader would not take', async () => {
