@@ -21,6 +21,10 @@ export interface CapturedAttachment {
   relationKey: string | null
   record: Record<string, unknown>
   content: Buffer | undefined
+  /** A file's size in bytes (its download's), undefined for a folder. */
+  size: number | undefined
+  /** The media type its download answered, undefined for a folder. */
+  mediaType: string | undefined
 }
 
 /** Everything capture read from one application. */
@@ -44,6 +48,8 @@ export interface BuildOptions {
   seed: number
   /** The password the captured user signs in to the mock with (never the real one). */
   password: string
+  /** The captured user's sign-in name in the fixture; default `DEFAULT_FIXTURE_USERNAME`, or the real one when not anonymising. */
+  username?: string | undefined
   /** Write `generate` schemas and no rows, so the mock's `--rows N` makes rows of the same shape. */
   rowsAsGenerator: boolean
 }
@@ -120,6 +126,12 @@ function generateSchema(profile: FieldProfile, values: readonly FieldValue[]): R
   return undefined
 }
 
+/**
+ * The captured user's name in an anonymised fixture when none is given: fixed, so a team's test
+ * configuration knows it before any capture runs (it pairs with the default password `sandbox-pass`).
+ */
+export const DEFAULT_FIXTURE_USERNAME = 'sandbox@example.test'
+
 const SYSTEM_KEPT = ['DT_CREATION', 'DT_LAST_UPDATE', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE', 'ROW_ORDER'] as const
 
 /**
@@ -194,8 +206,12 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
   })
 
   const [master, ...details] = built
-  const email = options.anonymise ? anonymiser.text(captured.username) : captured.username
-  const attachments = captured.attachments.map((attachment) => fileAttachment(attachment, captured, options, text, (name) => (options.anonymise ? anonymiser.fileName(name) : name), notes))
+  const email = options.username ?? (options.anonymise ? DEFAULT_FIXTURE_USERNAME : captured.username)
+  const attachments = captured.attachments.map((attachment) => fileAttachment(attachment, captured, options, text, (name) => (options.anonymise ? anonymiser.fileName(name) : name)))
+  const placeholders = attachments.filter((attachment) => attachment.placeholderBytes !== undefined).length
+  if (placeholders > 0 && !options.rowsAsGenerator) {
+    notes.push(`${placeholders} attachment file(s) recorded without their bytes (${options.anonymise ? 'anonymising replaces them; --no-anonymise --attachments keeps them' : '--attachments downloads them, within --attachment-limit'}): the mock answers placeholder bytes of each one's size and media type`)
+  }
   const fixture: FixtureFile = {
     organization: {
       physicalName: captured.organization,
@@ -220,16 +236,20 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
     },
     attachments: options.rowsAsGenerator ? [] : attachments,
   }
-  notes.push(`user ${email} signs in to the mock with the password given by --fixture-password; it may write (the capture cannot tell whether the real user may)`)
+  notes.push(`user ${email} (--fixture-username) signs in to the mock with the password given by --fixture-password; it may write (the capture cannot tell whether the real user may)`)
   return { fixture, notes }
 }
 
-/** An attachment record in the fixture's terms; bytes replaced by filler of the same size when anonymising. */
-function fileAttachment(attachment: CapturedAttachment, captured: Captured, options: BuildOptions, text: (value: string) => string, fileName: (name: string) => string, notes: string[]): FileAttachment {
+const MEDIA_TYPE = /^[a-z]+\/[A-Za-z0-9.+-]+$/
+
+/**
+ * An attachment record in the fixture's terms. A file keeps its bytes when they were downloaded and
+ * values are kept; else (not downloaded, or anonymised) it is recorded by size, and the mock answers
+ * placeholder bytes of that size.
+ */
+function fileAttachment(attachment: CapturedAttachment, captured: Captured, options: BuildOptions, text: (value: string) => string, fileName: (name: string) => string): FileAttachment {
   const { record } = attachment
   const isFolder = record.IsFolder === true
-  const newName = fileName(String(record.Name ?? 'attachment'))
-  const mediaType = typeof record.TypeImage === 'string' && /^[a-z]+\/[A-Za-z0-9.+-]+$/.test(record.TypeImage) ? record.TypeImage : 'application/octet-stream'
   const out: FileAttachment = {
     id: Number(record.Id),
     applicationId: captured.applicationId,
@@ -237,16 +257,16 @@ function fileAttachment(attachment: CapturedAttachment, captured: Captured, opti
     parentId: Number(record.ParentId),
     folderId: typeof record.FolderId === 'number' ? record.FolderId : null,
     isFolder,
-    name: newName,
+    name: fileName(String(record.Name ?? 'attachment')),
     createdAt: dateOf(record.DT_CREATION) ?? captured.capturedAt,
     userId: 1,
   }
   if (typeof record.Description === 'string' && record.Description !== '') out.description = options.anonymise ? text(record.Description) : record.Description
   if (isFolder) return out
-  out.mediaType = mediaType
-  const content = attachment.content ?? Buffer.alloc(0)
-  if (attachment.content === undefined) notes.push(`attachment ${out.id} (${newName}): bytes not captured (--attachments, --attachment-limit); the mock serves it empty`)
-  out.content = (options.anonymise ? Buffer.alloc(content.length, 0x2e) : content).toString('base64')
+  // The list's type first (the mock answers it in both places); the download's when the list's is no media type.
+  out.mediaType = [record.TypeImage, attachment.mediaType].find((type): type is string => typeof type === 'string' && MEDIA_TYPE.test(type)) ?? 'application/octet-stream'
+  if (attachment.content !== undefined && !options.anonymise) out.content = attachment.content.toString('base64')
+  else out.placeholderBytes = attachment.content?.length ?? attachment.size ?? 0
   return out
 }
 

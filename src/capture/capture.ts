@@ -15,8 +15,12 @@ export interface CaptureOptions {
   relationKeys: string[]
   /** Master rows to sample (the first by Id), each with its detail rows. */
   rows: number
-  /** List the sampled rows' attachments and download their files, up to `attachmentLimit` bytes in all. */
-  attachments: boolean
+  /**
+   * The sampled rows' attachments: `none`; `records`, the lists with each file's size and media
+   * type but not its bytes (the mock then answers placeholder bytes of that size); or `files`, the
+   * bytes too, up to `attachmentLimit` bytes in all (a file past it is recorded as with `records`).
+   */
+  attachments: 'none' | 'records' | 'files'
   attachmentLimit: number
   /** The master storage's Identity field, instead of inferring it. */
   identityField: string | undefined
@@ -56,8 +60,8 @@ async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) 
 /**
  * Reads one application through the API, read-only (sign-in, Get Items, Count, the attachments
  * list and download, nothing else): the first `rows` master rows, every detail row of theirs in
- * each relation key, their attachments when asked, and what the rows say about each storage's
- * fields, Identity field and link to the master.
+ * each relation key, their attachments (records and sizes, files when asked), and what the rows
+ * say about each storage's fields, Identity field and link to the master.
  */
 export async function captureApplication(client: Client, options: CaptureOptions): Promise<Captured> {
   const say = options.progress
@@ -81,7 +85,7 @@ export async function captureApplication(client: Client, options: CaptureOptions
     if (detail !== undefined) details.push(detail)
   }
 
-  const attachments = options.attachments ? await captureAttachments(client, master, details, options) : []
+  const attachments = options.attachments === 'none' ? [] : await captureAttachments(client, master, details, options)
   return {
     organization: options.organization,
     clientId: options.clientId,
@@ -167,7 +171,7 @@ async function captureAttachments(client: Client, master: CapturedStorage, detai
     for (const record of records as unknown as Array<Record<string, unknown>>) {
       // A folder's own listing holds it too on some installations; each record is taken once.
       if (found.some((known) => known.record.Id === record.Id && known.relationKey === relationKey)) continue
-      found.push({ relationKey, record, content: undefined })
+      found.push({ relationKey, record, content: undefined, size: undefined, mediaType: undefined })
       if (record.IsFolder === true) await listRow(relationKey, parentId, Number(record.Id))
     }
   }
@@ -177,20 +181,41 @@ async function captureAttachments(client: Client, master: CapturedStorage, detai
     ...details.flatMap((detail) => detail.rows.filter(hasMarker).map((row) => ({ relationKey: detail.relationKey as string | null, id: Number(row.Id) }))),
   ]
   await pooled(targets, options.concurrency, (target) => listRow(target.relationKey, target.id))
+  const files = found.filter((attachment) => attachment.record.IsFolder !== true)
   // Files in list order while they fit in the limit: the transport stops reading one that would pass
-  // it (it is left empty), and smaller ones after it still come.
+  // it (it is left to the size probe below), and smaller ones after it still come.
   let downloaded = 0
-  for (const attachment of found) {
-    if (attachment.record.IsFolder === true || downloaded >= options.attachmentLimit) continue
+  for (const attachment of options.attachments === 'files' ? files : []) {
+    if (downloaded >= options.attachmentLimit) continue
     try {
       const file = await client.download([Number(attachment.record.Id)], attachment.relationKey ?? undefined, options.attachmentLimit - downloaded)
       downloaded += file.bytes.length
-      attachment.content = bufferOf(file.bytes)
+      Object.assign(attachment, { content: bufferOf(file.bytes), size: file.bytes.length, mediaType: file.mediaType })
     } catch (error) {
       if (!(error instanceof TransportError && error.code === 'TOO_LARGE')) throw error
     }
   }
-  const files = found.filter((attachment) => attachment.record.IsFolder !== true)
-  options.progress(`attachments: ${found.length - files.length} folder(s), ${files.length} file(s), ${files.filter((file) => file.content !== undefined).length} downloaded (${downloaded} bytes)`)
+  // The list tells no size: the download's headers do (its body is not read when they give its
+  // length), so the mock can answer placeholder bytes of the same size.
+  await pooled(files.filter((attachment) => attachment.content === undefined), options.concurrency, async (attachment) => {
+    Object.assign(attachment, await client.downloadSize(Number(attachment.record.Id), attachment.relationKey ?? undefined))
+  })
+  const kept = files.filter((file) => file.content !== undefined).length
+  const total = files.reduce((sum, file) => sum + (file.size ?? 0), 0)
+  options.progress(
+    `attachments: ${found.length - files.length} folder(s), ${files.length} file(s) of ${total} bytes; ${kept} downloaded (${downloaded} bytes)` +
+      (kept < files.length ? `, ${files.length - kept} recorded by size only (the mock answers placeholder bytes${options.attachments === 'files' ? '' : '; --attachments downloads them'})` : ''),
+  )
+  const differ = markersDiffering(master, details, files)
+  if (differ > 0) options.progress(`attachments: ${differ} row(s) whose CT_ATTACHMENTS is not the number of files listed for them; the mock of the capture counts the files`)
   return found
+}
+
+/** Sampled rows whose attachment marker is a number other than the files listed for them (the mock's CT_ATTACHMENTS counts files). */
+function markersDiffering(master: CapturedStorage, details: Captured['details'], files: readonly CapturedAttachment[]): number {
+  const key = (relationKey: string | null, parentId: unknown) => `${relationKey ?? ''}\u0000${String(parentId)}`
+  const counts = new Map<string, number>()
+  for (const file of files) counts.set(key(file.relationKey, file.record.ParentId), (counts.get(key(file.relationKey, file.record.ParentId)) ?? 0) + 1)
+  const rows = [...master.rows.map((row) => ({ relationKey: null as string | null, row })), ...details.flatMap((detail) => detail.rows.map((row) => ({ relationKey: detail.relationKey as string | null, row })))]
+  return rows.filter(({ relationKey, row }) => typeof row.CT_ATTACHMENTS === 'number' && row.CT_ATTACHMENTS !== (counts.get(key(relationKey, row.Id)) ?? 0)).length
 }

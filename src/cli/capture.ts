@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs'
 import { Option, type Command } from 'commander'
 import { createClient, ApiError } from '../client/client.ts'
 import { TransportError, type Transport } from '../client/transport.ts'
-import { buildFixture } from '../capture/build-fixture.ts'
+import { buildFixture, DEFAULT_FIXTURE_USERNAME } from '../capture/build-fixture.ts'
 import { captureApplication, CaptureError } from '../capture/capture.ts'
 import { ConfigError, emulatedRelease, switchOn, writableFile } from '../config.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
@@ -25,23 +25,24 @@ export function captureCommand(): Command {
   command.addOption(new Option('--out <file>', 'the fixture file to write (JSON)').env('APPDATA_CAPTURE_OUT').makeOptionMandatory())
   command.addOption(new Option('--relation-key <key>', 'a Detail Relation Key to capture (repeatable; the variable takes a comma-separated list)').env('APPDATA_RELATION_KEY').argParser(collect).default([], 'none'))
   command.addOption(new Option('--rows <n>', 'master rows to sample (the first by Id), each with its detail rows').env('APPDATA_CAPTURE_ROWS').argParser(positiveInteger('--rows')).default(100))
-  command.addOption(new Option('--attachments', "list the sampled rows' attachments and download their files").env('APPDATA_CAPTURE_ATTACHMENTS'))
-  command.addOption(new Option('--attachment-limit <bytes>', 'bytes of attachment files to download at most').env('APPDATA_ATTACHMENT_LIMIT').argParser(positiveInteger('--attachment-limit')).default(10 * 1024 * 1024, '10485760 (10 MB)'))
+  command.addOption(new Option('--attachments', "download the attachments' files too (without it their records, sizes and media types are read, and the mock answers placeholder bytes of each file's size)").env('APPDATA_CAPTURE_ATTACHMENTS'))
+  command.addOption(new Option('--attachment-limit <bytes>', 'bytes of attachment files to download at most (a file past it is recorded by size)').env('APPDATA_ATTACHMENT_LIMIT').argParser(positiveInteger('--attachment-limit')).default(10 * 1024 * 1024, '10485760 (10 MB)'))
   command.addOption(new Option('--no-anonymise', 'keep the values as read (default: anonymise them; env APPDATA_ANONYMISE=0)'))
+  command.addOption(new Option('--fixture-username <email>', `the captured user's sign-in name in the fixture (default: ${DEFAULT_FIXTURE_USERNAME}; with --no-anonymise, --username)`).env('APPDATA_FIXTURE_USERNAME'))
   command.addOption(new Option('--fixture-password <password>', "the captured user's password in the fixture (never the real one)").env('APPDATA_FIXTURE_PASSWORD').default('sandbox-pass'))
   command.addOption(new Option('--identity-field <name>', "the master storage's Identity field (inferred from the rows when left out)").env('APPDATA_IDENTITY_FIELD'))
   command.addOption(new Option('--master-field <key=field>', 'the field of a detail table that holds its master\'s Id, as RelationKey=Field (repeatable; inferred when left out)').env('APPDATA_MASTER_FIELDS').argParser(collect).default([], 'inferred'))
   command.addOption(new Option('--storage-id <guid>', "the master storage's Id (the API does not tell it; generated when left out)").env('APPDATA_STORAGE_ID'))
   command.addOption(new Option('--rows-as-generator', 'write generate schemas and no rows, so the mock\'s --rows N makes rows of the same shape at any size').env('APPDATA_ROWS_AS_GENERATOR'))
   command.addOption(new Option('--seed <n>', 'seed of the anonymised values and generated ids (same seed, same file)').env('APPDATA_SEED').argParser(positiveInteger('--seed')).default(1))
-  command.addOption(new Option('--concurrency <n>', 'requests at once while listing attachments').env('APPDATA_CONCURRENCY').argParser(positiveInteger('--concurrency')).default(4))
+  command.addOption(new Option('--concurrency <n>', 'requests at once while reading attachment lists and sizes').env('APPDATA_CONCURRENCY').argParser(positiveInteger('--concurrency')).default(4))
   command.addHelpText(
     'after',
     `
 Example (the mock started with npm start):
   appdata-kit capture --base-url http://127.0.0.1:4080 --org acme --username admin@acme.test --password admin-pass \\
     --workspace-id 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70 --application-id a1b2c3d4-0000-4000-8000-000000000001 \\
-    --relation-key OrderLines --attachments --out orders.json
+    --relation-key OrderLines --fixture-username ci@acme.test --fixture-password ci-pass --out orders.json
   npm start -- --fixture orders.json`,
   )
   return command
@@ -54,6 +55,7 @@ interface Flags extends ConnectionFlags {
   attachments?: boolean
   attachmentLimit: number
   anonymise: boolean
+  fixtureUsername?: string
   fixturePassword: string
   identityField?: string
   masterField: string[]
@@ -87,6 +89,9 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
     if (process.env.APPDATA_ANONYMISE !== undefined && command.getOptionValueSource('anonymise') !== 'cli') parsed.anonymise = switchOn('APPDATA_ANONYMISE', process.env.APPDATA_ANONYMISE)
     if (parsed.productVersion !== undefined) emulatedRelease(parsed.productVersion)
     writableFile('--out', parsed.out)
+    // The fixture's own rule for a sign-in name, so the file written always loads.
+    if (parsed.fixtureUsername !== undefined && !/^[^\s@]+@[^\s@]+$/.test(parsed.fixtureUsername)) throw new ConfigError(`--fixture-username takes an e-mail address (name@domain), got "${parsed.fixtureUsername}"`)
+    if (parsed.fixturePassword === '') throw new ConfigError('--fixture-password must not be empty')
     fields = masterFields(parsed.masterField)
   })
   if (typeof flags === 'number') return flags
@@ -119,8 +124,8 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
       applicationId: flags.applicationId,
       relationKeys: flags.relationKey,
       rows: flags.rows,
-      // Rows as a generator keep no attachments, so none is downloaded.
-      attachments: flags.attachments === true && flags.rowsAsGenerator !== true,
+      // Rows as a generator keep no attachments, so none is read.
+      attachments: flags.rowsAsGenerator === true ? 'none' : flags.attachments === true ? 'files' : 'records',
       attachmentLimit: flags.attachmentLimit,
       identityField: flags.identityField,
       masterFields: fields,
@@ -129,7 +134,7 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
       progress: say,
       now,
     })
-    const { fixture, notes } = buildFixture(captured, { anonymise: flags.anonymise, seed: flags.seed, password: flags.fixturePassword, rowsAsGenerator: flags.rowsAsGenerator === true })
+    const { fixture, notes } = buildFixture(captured, { anonymise: flags.anonymise, seed: flags.seed, username: flags.fixtureUsername, password: flags.fixturePassword, rowsAsGenerator: flags.rowsAsGenerator === true })
     writeFileSync(flags.out, `${JSON.stringify({ description: `Captured from ${transport.target} on ${captured.capturedAt} by appdata-kit ${PACKAGE_VERSION}${flags.anonymise ? ', anonymised' : ''}. ${notes.join('. ')}.`, ...fixture }, null, 2)}\n`)
     for (const storage of [{ name: 'master', ...captured.master }, ...captured.details.map((d) => ({ name: d.relationKey, ...d }))]) {
       const link = 'masterField' in storage ? `, master link ${String(storage.masterField)}` : ''

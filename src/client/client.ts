@@ -24,6 +24,8 @@ export interface Answer {
   contentType: string
   body: unknown
   raw: Uint8Array
+  /** The body's length in bytes when the call asked for its size only (`raw` is then empty). */
+  size?: number
 }
 
 /** A refusal (any status but 2xx), with the problem document when the answer carries one. */
@@ -56,6 +58,8 @@ export interface CallInput<K extends OperationId> {
   token?: string | null
   /** Give up on an answer larger than this (TransportError TOO_LARGE), without reading all of it. */
   maxBytes?: number
+  /** Only the size of a 2xx answer's body, not its bytes (see the transport's `sizeOnly`). */
+  sizeOnly?: boolean
 }
 
 export interface ClientOptions {
@@ -229,8 +233,15 @@ export function createClient(options: ClientOptions) {
       payload = body.mediaType === 'application/x-www-form-urlencoded' ? new URLSearchParams(input.body as Record<string, string>).toString() : JSON.stringify(input.body)
     }
     const target = query.size === 0 ? path : `${path}?${query.toString().replaceAll('+', '%20')}`
-    const response = await transport.send({ method: entry.method.toUpperCase(), path: target, headers, ...(payload === undefined ? {} : { body: payload }), ...(input.maxBytes === undefined ? {} : { maxBytes: input.maxBytes }) })
-    const answer: Answer = { operationId: id, method: entry.method.toUpperCase(), path: target, status: response.status, headers: response.headers, ...parse(response), raw: response.body }
+    const response = await transport.send({
+      method: entry.method.toUpperCase(),
+      path: target,
+      headers,
+      ...(payload === undefined ? {} : { body: payload }),
+      ...(input.maxBytes === undefined ? {} : { maxBytes: input.maxBytes }),
+      ...(input.sizeOnly === true ? { sizeOnly: true } : {}),
+    })
+    const answer: Answer = { operationId: id, method: entry.method.toUpperCase(), path: target, status: response.status, headers: response.headers, ...parse(response), raw: response.body, ...(response.size === undefined ? {} : { size: response.size }) }
     options.onAnswer?.(answer)
     return answer
   }
@@ -325,6 +336,12 @@ export function createClient(options: ClientOptions) {
     async download(ids: number[], relationKey?: string, maxBytes?: number): Promise<{ bytes: Uint8Array; mediaType: string; disposition: string }> {
       const answer = await ok('downloadAttachment', { body: { ids, ...(relationKey === undefined ? {} : { rk: relationKey }) }, ...(maxBytes === undefined ? {} : { maxBytes }) })
       return { bytes: answer.raw, mediaType: answer.contentType.split(';')[0] ?? '', disposition: answer.headers['content-disposition'] ?? '' }
+    },
+
+    /** The size and media type of one file, without its bytes (the download's headers; see the transport's `sizeOnly`). */
+    async downloadSize(id: number, relationKey?: string): Promise<{ size: number; mediaType: string }> {
+      const answer = await ok('downloadAttachment', { body: { ids: [id], ...(relationKey === undefined ? {} : { rk: relationKey }) }, sizeOnly: true })
+      return { size: answer.size ?? answer.raw.length, mediaType: answer.contentType.split(';')[0] ?? '' }
     },
 
     async runAction(actionId: string, parametersMap: ApiBody<'runAction'>['parametersMap'] = []): Promise<ActionResult> {

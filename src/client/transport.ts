@@ -11,6 +11,11 @@ export interface WireRequest {
   body?: string | Uint8Array
   /** Give up (TransportError TOO_LARGE) as soon as the answer's body passes this many bytes. */
   maxBytes?: number
+  /**
+   * Only the size of a 2xx answer's body, not its bytes: its Content-Length when it says one (the
+   * transport hangs up after the headers), else the bytes counted as they come and dropped.
+   */
+  sizeOnly?: boolean
 }
 
 /** An answer as a transport receives it; header names in lower case. */
@@ -18,6 +23,8 @@ export interface WireResponse {
   status: number
   headers: Record<string, string>
   body: Uint8Array
+  /** With `sizeOnly`, the body's length in bytes (`body` is then empty). */
+  size?: number
 }
 
 /** How requests reach an installation: over HTTP(S), or into a mock in the same process. */
@@ -70,6 +77,13 @@ function headersOf(raw: Record<string, string | string[] | undefined>): Record<s
   return out
 }
 
+/** A Content-Length header's value as a byte count, or undefined when it gives none. */
+function declaredLength(header: string | undefined): number | undefined {
+  if (header === undefined || !/^\d+$/.test(header.trim())) return undefined
+  const length = Number(header)
+  return Number.isSafeInteger(length) ? length : undefined
+}
+
 /**
  * The host to connect to for a base URL: an IPv6 literal without the brackets a URL writes it
  * in (`http://[::1]:4080` connects to `::1`), any other host as it is.
@@ -117,6 +131,15 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
         const req = send(
           { protocol: base.protocol, hostname: connectionHost(base), port: base.port, path: `${prefix}${requestTarget(request.path)}`, method: request.method, headers, agent },
           (res) => {
+            const status = res.statusCode ?? 0
+            const sizeOnly = request.sizeOnly === true && status >= 200 && status <= 299
+            const declared = sizeOnly ? declaredLength(res.headers['content-length']) : undefined
+            if (declared !== undefined) {
+              settle(() => resolve({ status, headers: headersOf(res.headers), body: Buffer.alloc(0), size: declared }))
+              // The body is not wanted: closing the socket costs less than reading a large file through.
+              res.destroy()
+              return
+            }
             const chunks: Buffer[] = []
             let received = 0
             res.on('data', (chunk: Buffer) => {
@@ -127,9 +150,9 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
                 req.destroy()
                 return
               }
-              chunks.push(chunk)
+              if (!sizeOnly) chunks.push(chunk)
             })
-            res.on('end', () => settle(() => resolve({ status: res.statusCode ?? 0, headers: headersOf(res.headers), body: Buffer.concat(chunks) })))
+            res.on('end', () => settle(() => resolve({ status, headers: headersOf(res.headers), body: Buffer.concat(chunks), ...(sizeOnly ? { size: received } : {}) })))
             res.on('error', (error) => fail(new TransportError('UNREACHABLE', `${request.method} ${request.path}: the answer broke off (${error.message})`, { cause: error })))
           },
         )
@@ -172,7 +195,9 @@ export function injectTransport(app: InjectableApp): Transport {
     target: 'in-process mock',
     async send(request) {
       const answer = await app.inject({ method: request.method, url: request.path, headers: request.headers ?? {}, ...(request.body === undefined ? {} : { payload: request.body }) })
-      return { status: answer.statusCode, headers: headersOf(answer.headers as Record<string, string | string[] | undefined>), body: answer.rawPayload }
+      const headers = headersOf(answer.headers as Record<string, string | string[] | undefined>)
+      if (request.sizeOnly === true && answer.statusCode >= 200 && answer.statusCode <= 299) return { status: answer.statusCode, headers, body: Buffer.alloc(0), size: answer.rawPayload.length }
+      return { status: answer.statusCode, headers, body: answer.rawPayload }
     },
     async close() {},
   }

@@ -87,6 +87,11 @@ export interface AttachmentDef {
   /** Path of the payload under `fixtures/`, or inline bytes after an upload. */
   file?: string
   content?: Uint8Array
+  /**
+   * A file recorded without its bytes (a capture without `--attachments`): its size, and downloads
+   * answer this many placeholder bytes instead of a payload.
+   */
+  placeholderBytes?: number
   createdAt: string
   userId: number
 }

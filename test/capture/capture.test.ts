@@ -4,9 +4,11 @@
  * no text of the captured rows or attachment names is left in it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildFixture } from '../../src/capture/build-fixture.ts'
+import { buildFixture, DEFAULT_FIXTURE_USERNAME } from '../../src/capture/build-fixture.ts'
 import { captureApplication, CaptureError, type CaptureOptions } from '../../src/capture/capture.ts'
 import { parseFixture } from '../../src/fixtures/load.ts'
+import { createClient } from '../../src/client/client.ts'
+import type { Transport } from '../../src/client/transport.ts'
 import { startMock, type LaunchedMock } from '../../src/mock.ts'
 import { IDS } from '../helpers/http.ts'
 
@@ -20,7 +22,7 @@ function options(overrides: Partial<CaptureOptions> = {}): CaptureOptions {
     applicationId: IDS.applicationId,
     relationKeys: [IDS.relationKey],
     rows: 60,
-    attachments: true,
+    attachments: 'files',
     attachmentLimit: 1024 * 1024,
     identityField: undefined,
     masterFields: {},
@@ -95,7 +97,7 @@ describe('capture', () => {
   })
 
   it('keeps the values with --no-anonymise, and writes generate schemas with --rows-as-generator', async () => {
-    const captured = await captureApplication(source.client, options({ rows: 20, attachments: false }))
+    const captured = await captureApplication(source.client, options({ rows: 20, attachments: 'none' }))
     const plain = buildFixture(captured, { anonymise: false, seed: 1, password: 'p', rowsAsGenerator: false }).fixture
     expect(plain.data[IDS.applicationId]?.masters?.[0]?.Customer).toBe(captured.master.rows[0]?.Customer)
     const generator = buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: true }).fixture
@@ -115,21 +117,51 @@ describe('capture', () => {
     }
   })
 
-  it('downloads attachment files only up to --attachment-limit, and says which it left empty', async () => {
+  it('downloads attachment files only up to --attachment-limit, and records the others by size', async () => {
     const captured = await captureApplication(source.client, options({ rows: 2, attachmentLimit: 600 }))
     const files = captured.attachments.filter((a) => a.record.IsFolder !== true)
     const kept = files.filter((a) => a.content !== undefined)
     expect(kept.length).toBeGreaterThan(0)
     expect(kept.length).toBeLessThan(files.length)
     expect(kept.reduce((sum, a) => sum + (a.content?.length ?? 0), 0)).toBeLessThanOrEqual(600)
-    const { notes } = buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: false })
-    expect(notes.filter((note) => note.includes('bytes not captured'))).toHaveLength(files.length - kept.length)
+    const { fixture, notes } = buildFixture(captured, { anonymise: false, seed: 1, password: 'p', rowsAsGenerator: false })
+    const written = (fixture.attachments ?? []).filter((a) => a.isFolder !== true)
+    expect(written.filter((a) => a.content !== undefined)).toHaveLength(kept.length)
+    expect(written.filter((a) => a.placeholderBytes !== undefined).map((a) => a.placeholderBytes)).toEqual(files.filter((a) => a.content === undefined).map((a) => a.size))
+    expect(notes).toContainEqual(expect.stringContaining(`${files.length - kept.length} attachment file(s) recorded without their bytes`))
+  })
+
+  it('names the captured user: --fixture-username, else a fixed name when anonymising, else the real one', async () => {
+    const captured = await captureApplication(source.client, options({ rows: 1, attachments: 'none' }))
+    const email = (build: Partial<Parameters<typeof buildFixture>[1]>) => buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: false, ...build }).fixture.organization.users[0]?.email
+    expect(email({ username: 'ci@team.test' })).toBe('ci@team.test')
+    expect(email({})).toBe(DEFAULT_FIXTURE_USERNAME)
+    expect(email({ seed: 2 })).toBe(DEFAULT_FIXTURE_USERNAME)
+    expect(email({ anonymise: false })).toBe(IDS.admin.username)
+  })
+
+  it('says how many sampled rows carry an attachment marker other than the files listed for them', async () => {
+    // An installation whose marker on master 1 says 7, where the mock of the capture will count its 3 files.
+    const transport = { ...source.client.transport, async send(request: Parameters<Transport['send']>[0]) {
+      const answer = await source.client.transport.send(request)
+      if (!request.path.endsWith('/api/items') || String(request.body).includes('relationKey') || !answer.body.toString().startsWith('[')) return answer
+      const rows = JSON.parse(answer.body.toString()) as Array<Record<string, unknown>>
+      for (const row of rows) if (row.Id === 1 && typeof row.CT_ATTACHMENTS === 'number') row.CT_ATTACHMENTS = 7
+      return { ...answer, body: Buffer.from(JSON.stringify(rows)) }
+    } }
+    const lines: string[] = []
+    const client = createClient({ transport, organization: IDS.org, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
+    await captureApplication(client, options({ rows: 3, attachments: 'records', progress: (line) => lines.push(line) }))
+    expect(lines).toContain('attachments: 1 row(s) whose CT_ATTACHMENTS is not the number of files listed for them; the mock of the capture counts the files')
+    lines.length = 0
+    await captureApplication(source.client, options({ rows: 3, attachments: 'records', progress: (line) => lines.push(line) }))
+    expect(lines.filter((line) => line.includes('CT_ATTACHMENTS'))).toEqual([])
   })
 
   it('refuses an --identity-field or --master-field the loader would not take', async () => {
-    await expect(captureApplication(source.client, options({ identityField: 'Customer', attachments: false }))).rejects.toThrow(/--identity-field Customer: the rows read do not hold it as an integer/)
-    await expect(captureApplication(source.client, options({ masterFields: { OrderLines: 'Product' }, attachments: false }))).rejects.toThrow(/--master-field OrderLines=Product: the detail rows read do not hold it as an integer/)
-    const given = await captureApplication(source.client, options({ identityField: 'IdRow', masterFields: { OrderLines: 'MasterId' }, attachments: false, rows: 5 }))
+    await expect(captureApplication(source.client, options({ identityField: 'Customer', attachments: 'none' }))).rejects.toThrow(/--identity-field Customer: the rows read do not hold it as an integer/)
+    await expect(captureApplication(source.client, options({ masterFields: { OrderLines: 'Product' }, attachments: 'none' }))).rejects.toThrow(/--master-field OrderLines=Product: the detail rows read do not hold it as an integer/)
+    const given = await captureApplication(source.client, options({ identityField: 'IdRow', masterFields: { OrderLines: 'MasterId' }, attachments: 'none', rows: 5 }))
     expect(given.details[0]?.masterField).toBe('MasterId')
   })
 
@@ -139,7 +171,7 @@ describe('capture', () => {
       organization: 'acme', clientId: 'c', legacyClientId: 'l', username: 'u@example.test', workspaceId: IDS.workspaceId, applicationId: IDS.applicationId,
       master: { fields: [], identityField: 'IdRow', storageId: undefined, rows: [{ Id: 1, IdRow: 1 }], count: 1 },
       details: [],
-      attachments: names.map((name, i) => ({ relationKey: null, record: { Id: i + 1, ParentId: 1, FolderId: null, IsFolder: false, Name: name, TypeImage: 'image/jpeg' }, content: Buffer.from('x') })),
+      attachments: names.map((name, i) => ({ relationKey: null, record: { Id: i + 1, ParentId: 1, FolderId: null, IsFolder: false, Name: name, TypeImage: 'image/jpeg' }, content: Buffer.from('x'), size: 1, mediaType: 'image/jpeg' })),
       capturedAt: '2026-11-22T10:00:00.000Z',
     }
     const out = buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: false }).fixture.attachments?.map((a) => a.name) ?? []
@@ -150,7 +182,7 @@ describe('capture', () => {
   })
 
   it('refuses a relation key the application does not have, naming it', async () => {
-    await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: false }))).rejects.toThrow(CaptureError)
-    await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: false }))).rejects.toThrow(/relation key Payments/)
+    await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: 'none' }))).rejects.toThrow(CaptureError)
+    await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: 'none' }))).rejects.toThrow(/relation key Payments/)
   })
 })

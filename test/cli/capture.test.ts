@@ -3,7 +3,7 @@
  * mock with generated rows (other data than the default fixture), a second mock started from the
  * captured file, and `verify` and `verify --compare-with` between the two.
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -11,8 +11,24 @@ import { startMock, type LaunchedMock } from '../../src/mock.ts'
 import type { FixtureFile } from '../../src/fixtures/file-format.ts'
 import { IDS } from '../helpers/http.ts'
 import { capture, verify } from '../contracts/support.ts'
+import { unzip } from '../helpers/zip.ts'
 
 const connection = (url: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId]
+
+/** A mock with `rows` generated orders (seed 9090), `appdata-kit capture` of it with `flags`, and a mock started from the file written. */
+async function captureAndServe(rows: number, flags: string[]): Promise<{ source: LaunchedMock; copy: LaunchedMock; file: string; fixture: FixtureFile & { description: string }; output: string }> {
+  const source = await startMock({ logLevel: 'silent', rows, seed: 9090 })
+  try {
+    const file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-capture-')), 'orders.json')
+    const captured = await capture([...connection(source.url), '--relation-key', IDS.relationKey, ...flags, '--out', file])
+    expect(captured.code, captured.out + captured.err).toBe(0)
+    const copy = await startMock({ logLevel: 'silent', fixture: file })
+    return { source, copy, file, fixture: JSON.parse(readFileSync(file, 'utf8')), output: captured.out }
+  } catch (error) {
+    await source.close()
+    throw error
+  }
+}
 
 describe('capture, then a mock of the capture', () => {
   let source: LaunchedMock
@@ -23,13 +39,7 @@ describe('capture, then a mock of the capture', () => {
 
   beforeAll(async () => {
     // 200 orders, 400 lines, from another seed than the default fixture's rows.
-    source = await startMock({ logLevel: 'silent', rows: 175, seed: 9090 })
-    file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-capture-')), 'orders.json')
-    const captured = await capture([...connection(source.url), '--relation-key', IDS.relationKey, '--rows', '1000', '--attachments', '--out', file])
-    expect(captured.code, captured.out + captured.err).toBe(0)
-    captureOutput = captured.out
-    fixture = JSON.parse(readFileSync(file, 'utf8'))
-    copy = await startMock({ logLevel: 'silent', fixture: file })
+    ;({ source, copy, file, fixture, output: captureOutput } = await captureAndServe(175, ['--rows', '1000', '--attachments']))
   }, 60_000)
 
   afterAll(async () => {
@@ -100,5 +110,75 @@ describe('capture, then a mock of the capture', () => {
     const refused = await capture([...connection(source.url), '--relation-key', 'Payments', '--out', join(tmpdir(), 'never-written.json')])
     expect(refused.code).toBe(2)
     expect(refused.err).toContain('relation key Payments')
+  })
+})
+
+describe('a capture with default flags (no --attachments), named with --fixture-username', () => {
+  const team = { username: 'ci@team.test', password: 'ci-pass' }
+  let source: LaunchedMock
+  let copy: LaunchedMock
+  let fixture: FixtureFile & { description: string }
+
+  beforeAll(async () => {
+    // 75 generated orders beside the default fixture's 25 and its attachments (a file and a folder of two
+    // on master 1, a file on its first line): 100 masters, all within capture's default sample of 100.
+    ;({ source, copy, fixture } = await captureAndServe(75, ['--fixture-username', team.username, '--fixture-password', team.password]))
+  }, 60_000)
+
+  afterAll(async () => {
+    await copy?.close()
+    await source?.close()
+  })
+
+  it('compares clean with its source: 0 differences, the mock signing in with the name and password given', async () => {
+    const mine = ['--base-url', copy.url, '--org', IDS.org, '--username', team.username, '--password', team.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey]
+    const compared = await verify([...mine, '--seed', '3', '--allow-writes', '--compare-with', source.url, '--compare-username', IDS.admin.username, '--compare-password', IDS.admin.password])
+    expect(compared.out).toContain(`no differences between ${copy.url} and ${source.url}`)
+    expect(compared.code, compared.out + compared.err).toBe(0)
+    expect(fixture.organization.users.map((user) => [user.email, user.password])).toEqual([[team.username, team.password]])
+  })
+
+  it('answers a download of a captured file with placeholder bytes of the recorded size and media type, and a folder as a zip of them', async () => {
+    await source.client.signIn(IDS.admin)
+    await copy.client.signIn(team)
+    const [line] = await source.client.rows({ relationKey: IDS.relationKey, filter: 'MasterId eq 1', orderBy: 'Id asc', top: 1 })
+    const cases = [
+      ...(await source.client.attachments(1)).map((record) => ({ record, relationKey: undefined })),
+      ...(await source.client.attachments(1, { folderId: 2 })).map((record) => ({ record, relationKey: undefined })),
+      ...(await source.client.attachments(Number(line?.Id), { relationKey: IDS.relationKey })).map((record) => ({ record, relationKey: IDS.relationKey as string })),
+    ].filter(({ record }) => record.IsFolder !== true)
+    expect(cases).toHaveLength(4)
+    for (const { record, relationKey } of cases) {
+      const original = await source.client.download([record.Id], relationKey)
+      const served = await copy.client.download([record.Id], relationKey)
+      expect(served.bytes.length, String(record.Name)).toBe(original.bytes.length)
+      expect(served.mediaType).toBe(original.mediaType)
+      // No file content was read: the bytes are the placeholder, not the file.
+      expect(Buffer.from(served.bytes).equals(Buffer.from(original.bytes))).toBe(false)
+    }
+    const folder = await unzip((await copy.client.download([2])).bytes)
+    const files = await unzip((await source.client.download([2])).bytes)
+    expect(folder.map((entry) => entry.data.length).sort()).toEqual(files.map((entry) => entry.data.length).sort())
+    expect(folder.map((entry) => entry.name.replace(/^.*\./, ''))).toEqual(['jpg', 'jpg'])
+  })
+
+  it('records the files without their bytes: a placeholder of their size in the fixture', () => {
+    const files = (fixture.attachments ?? []).filter((attachment) => attachment.isFolder !== true).sort((a, b) => a.id - b.id)
+    expect(files.map((attachment) => [attachment.mediaType, attachment.placeholderBytes, attachment.content])).toEqual([
+      ['application/pdf', 687, undefined],
+      ['image/jpeg', 188, undefined],
+      ['image/jpeg', 187, undefined],
+      ['text/plain', 108, undefined],
+    ])
+    expect(JSON.stringify(fixture)).not.toContain(IDS.admin.username)
+  })
+
+  it('refuses a --fixture-username that is no e-mail address, or an empty --fixture-password, with exit 2', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'appdata-kit-capture-')), 'never-written.json')
+    const name = await capture([...connection(source.url), '--fixture-username', 'ci team', '--out', out])
+    expect([name.code, name.err]).toEqual([2, expect.stringContaining('--fixture-username takes an e-mail address (name@domain), got "ci team"')])
+    const password = await capture([...connection(source.url), '--fixture-password', '', '--out', out])
+    expect([password.code, password.err]).toEqual([2, expect.stringContaining('--fixture-password must not be empty')])
+    expect(existsSync(out)).toBe(false)
   })
 })

@@ -1,34 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import yauzl from 'yauzl'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
+import { unzip } from '../helpers/zip.ts'
 
 const payload = (name: string) => readFileSync(new URL(`../../fixtures/files/${name}`, import.meta.url))
-
-/** Entries of a zip archive in their stored order, with their bytes. */
-async function unzip(bytes: Buffer): Promise<Array<{ name: string; data: Buffer; mtime: Date }>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.fromBuffer(bytes, { lazyEntries: true, decodeStrings: true }, (err, z) => (err ? reject(err) : resolve(z))),
-  )
-  const entries: Array<{ name: string; data: Buffer; mtime: Date }> = []
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (entry: yauzl.Entry) => {
-      zip.openReadStream(entry, (err, stream) => {
-        if (err) return reject(err)
-        const chunks: Buffer[] = []
-        stream.on('data', (c: Buffer) => chunks.push(c))
-        stream.on('end', () => {
-          entries.push({ name: entry.fileName, data: Buffer.concat(chunks), mtime: entry.getLastModDate() })
-          zip.readEntry()
-        })
-      })
-    })
-    zip.on('end', resolve)
-    zip.on('error', reject)
-    zip.readEntry()
-  })
-  return entries
-}
 
 describe('attachments', () => {
   let mock: TestClient
@@ -133,5 +108,39 @@ describe('attachments', () => {
     expect(missingRk.status).toBe(400)
     expect(missingRk.body.detail).toContain(IDS.relationKey)
     expect((await download([])).status).toBe(400)
+  })
+})
+
+describe('a file recorded by size only (placeholderBytes, as a capture without --attachments writes it)', () => {
+  let mock: TestClient
+  let token: string
+  beforeAll(async () => {
+    const fixture = JSON.parse(readFileSync(new URL('../../fixtures/default.json', import.meta.url), 'utf8'))
+    // Larger than the mock's 64 KB placeholder piece, so it is sent in several.
+    Object.assign(fixture.attachments[0], { file: undefined, placeholderBytes: 200_000 })
+    Object.assign(fixture.attachments[2], { file: undefined, placeholderBytes: 70_001 })
+    mock = await startTestMock({ fixtureData: JSON.parse(JSON.stringify(fixture)) })
+    token = await mock.signIn()
+  })
+  afterAll(() => mock.close())
+
+  const download = (ids: number[]) => mock.post('/ExplorerApi/api/attachments/download', token, { ids, rk: '' })
+
+  it('answers placeholder bytes of the recorded size under the recorded media type and name', async () => {
+    const reply = await download([1])
+    expect([reply.status, reply.contentType, reply.headers.get('content-length'), reply.headers.get('content-disposition')]).toEqual([200, 'application/pdf', '200000', 'attachment; filename=invoice.pdf'])
+    expect(reply.raw.equals(Buffer.alloc(200_000, '.'))).toBe(true)
+  })
+
+  it('zips a folder of them with each entry of its size, beside files that have bytes', async () => {
+    const entries = await unzip((await download([2])).raw)
+    expect(entries.map((e) => [e.name, e.data.length])).toEqual([['front.jpg', 70_001], ['back.jpg', payload('back.jpg').length]])
+    expect(entries[0]!.data.equals(Buffer.alloc(70_001, '.'))).toBe(true)
+    expect(entries[1]!.data.equals(payload('back.jpg'))).toBe(true)
+  })
+
+  it('keeps the size, not bytes, in the exported state', async () => {
+    const state = await mock.request('GET', '/__mock/state')
+    expect(state.body.attachments.slice(0, 3).map((a: Record<string, unknown>) => [a.placeholderBytes, a.content === undefined])).toEqual([[200_000, true], [undefined, true], [70_001, true]])
   })
 })

@@ -67,6 +67,39 @@ describe('the HTTP transport', () => {
     }
   })
 
+  it('tells only the size of an answer when asked: its Content-Length without reading the body, else the bytes counted and dropped', async () => {
+    let bodyWritten = 0
+    server = createServer((request, response) => {
+      if (request.url === '/declared') {
+        // 1 GB announced, 64 KB sent, then nothing: reading the body through would never end in time.
+        response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(1024 ** 3) })
+        response.write(Buffer.alloc(64 * 1024, 1))
+        return
+      }
+      if (request.url === '/refused') {
+        response.writeHead(404, { 'content-type': 'application/problem+json' })
+        return void response.end('{"status":404,"detail":"no such attachment"}')
+      }
+      response.writeHead(200, { 'content-type': 'image/jpeg' })
+      for (let i = 0; i < 10; i++) response.write(Buffer.alloc(1000, 2))
+      bodyWritten = 10_000
+      response.end()
+    })
+    const port = await new Promise<number>((resolve) => server?.listen(0, '127.0.0.1', () => resolve((server?.address() as { port: number }).port)))
+    const transport = httpTransport(`http://127.0.0.1:${port}`, { timeoutMs: 2_000 })
+    try {
+      const declared = await transport.send({ method: 'POST', path: '/declared', sizeOnly: true })
+      expect([declared.status, declared.size, declared.body.length, declared.headers['content-type']]).toEqual([200, 1024 ** 3, 0, 'application/pdf'])
+      const counted = await transport.send({ method: 'POST', path: '/chunked', sizeOnly: true })
+      expect([counted.headers['transfer-encoding'], counted.size, counted.body.length, bodyWritten]).toEqual(['chunked', 10_000, 0, 10_000])
+      // A refusal keeps its body, so its problem can be read.
+      const refused = await transport.send({ method: 'POST', path: '/refused', sizeOnly: true })
+      expect([refused.status, refused.size, refused.body.toString()]).toEqual([404, undefined, '{"status":404,"detail":"no such attachment"}'])
+    } finally {
+      await transport.close()
+    }
+  })
+
   it('connects to an IPv6 base URL by its address, without the brackets the URL writes it in', () => {
     expect(connectionHost(new URL('http://[::1]:4080'))).toBe('::1')
     expect(connectionHost(new URL('https://appdata.example.com/prefix'))).toBe('appdata.example.com')

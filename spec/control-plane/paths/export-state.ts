@@ -14,7 +14,7 @@ export const operation: OperationObject = {
   summary: 'Export the data as a fixture',
   description:
     'The data as it is now, in the fixture format: every row with its version (`TIMESTAMP`) and its creation and update ' +
-    'fields, every attachment with its bytes inline (`content`, base64), the organization, applications, actions and ' +
+    'fields, every attachment with its bytes inline (`content`, base64; a file recorded by size only keeps `placeholderBytes`), the organization, applications, actions and ' +
     'e-mail providers. `--fixture`, `POST /__mock/fixture` and `loadFixture()` take it back unchanged, so a test can save ' +
     'a state and return to it; `--state-file` keeps a team sandbox this way across restarts. `sequences` says where each ' +
     "storage's next Id and Identity value stand, so no Id is handed out twice. Left out: the outbox, sessions, the journal and fault rules.",
