@@ -1,59 +1,219 @@
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, constants, copyFileSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { createHash } from 'node:crypto'
 import { basename, dirname, join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { toFixtureFile } from './fixtures/export.ts'
 import { loadFixture } from './fixtures/load.ts'
+import type { ChangeRecord } from './store/change-record.ts'
 import type { Fixture } from './store/types.ts'
-import { ConfigError } from './config.ts'
+import { ConfigError, type StateSync } from './config.ts'
 
 /**
- * The fixture a mock with `--state-file` starts from: the file when it exists (checked as any
+ * `--state-file` keeps the data in two files: the snapshot (FILE, a fixture) and the change log
+ * beside it (FILE.log). Every committed save, delete and identity reservation is appended to the
+ * log, one JSON line, in the same event-loop turn and before its answer is sent; the snapshot is
+ * rewritten and the log started again every `--state-interval` and at stop. The log's first line
+ * names the snapshot it continues (the SHA-256 of its bytes), so a log that a crash left behind a
+ * newer snapshot is never replayed twice.
+ */
+
+/** Where the change log of a state file is. */
+export function changeLogPath(path: string): string {
+  return `${path}.log`
+}
+
+/** A state file read at start: its data and the digest its change log must name. */
+export interface RestoredState {
+  fixture: Fixture
+  digest: string
+}
+
+function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}
+
+/**
+ * The state a mock with `--state-file` starts from: the file when it exists (checked as any
  * fixture is), else undefined. Temporary files an interrupted write left beside it are removed.
  */
-export function readStateFile(path: string): Fixture | undefined {
+export function readStateFile(path: string): RestoredState | undefined {
   const dir = dirname(path)
   const prefix = `${basename(path)}.`
   if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.tmp')) rmSync(join(dir, name), { force: true })
-  return existsSync(path) ? loadFixture(path) : undefined
+  if (!existsSync(path)) return undefined
+  const text = readFileSync(path, 'utf8')
+  return { fixture: loadFixture(path, text), digest: digestOf(text) }
 }
 
 /**
  * Writes the fixture so that the file is, at every moment, either the old state or the new one:
  * the text goes to a temporary file beside it, is flushed to the disk, and then renamed over the
- * file (an atomic replacement on POSIX file systems).
+ * file (an atomic replacement on POSIX file systems). Returns the digest of what it wrote.
  */
-export function writeStateFile(path: string, fixture: Fixture): void {
+export function writeStateFile(path: string, fixture: Fixture, sync: StateSync = 'never'): string {
   const temporary = `${path}.${process.pid}.tmp`
+  const text = `${JSON.stringify(toFixtureFile(fixture))}\n`
   const fd = openSync(temporary, 'w')
   try {
-    writeSync(fd, `${JSON.stringify(toFixtureFile(fixture))}\n`)
+    writeSync(fd, text)
     fsyncSync(fd)
   } finally {
     closeSync(fd)
   }
   renameSync(temporary, path)
+  // A power loss must not keep the new log's truncation and lose the rename before it.
+  if (sync === 'always') syncFolder(dirname(path))
+  return digestOf(text)
 }
 
-/** A mock's state file kept current: written every interval when the data changed, and once more at `flush()`. */
-export interface StateKeeper {
-  /** Writes now if the data changed since the last write; the reason when the write failed. */
-  flush(): string | undefined
-  stop(): void
+function syncFolder(dir: string): void {
+  const fd = openSync(dir, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /**
- * Keeps `path` in step with the app's store: every `intervalSeconds` it writes the data when a
- * write happened since the last time (nothing is written for a mock nobody changes). A failed
- * write is logged and tried again at the next interval; the previous file stays as it was.
+ * The change log, open for appending. A failed append is cut off again (the file keeps only whole
+ * lines) and throws, so the request fails and its change is not applied.
  */
-export function keepStateFile(app: FastifyInstance, path: string, intervalSeconds: number): StateKeeper {
-  // Written once at start when it is new, so a path the mock cannot write stops it now, not at the first save.
-  let written = existsSync(path) ? app.store.generation() : Number.NaN
+class ChangeLog {
+  readonly path: string
+  readonly #sync: StateSync
+  #fd: number | undefined
+  #size = 0
+
+  constructor(path: string, sync: StateSync) {
+    this.path = path
+    this.#sync = sync
+  }
+
+  /** Starts the log again after a snapshot with this digest; a log that cannot be started takes no more changes. */
+  restart(digest: string): void {
+    this.close()
+    const fd = openSync(this.path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND)
+    this.#fd = fd
+    this.#size = 0
+    this.append(JSON.stringify({ base: digest }))
+  }
+
+  append(line: string): void {
+    if (this.#fd === undefined) throw new Error(`change log ${this.path} is not open (see the error logged before)`)
+    const text = `${line}\n`
+    try {
+      const written = writeSync(this.#fd, text)
+      if (written !== Buffer.byteLength(text)) throw new Error(`only ${written} bytes of ${Buffer.byteLength(text)} written`)
+      if (this.#sync === 'always') fdatasyncSync(this.#fd)
+      this.#size += written
+    } catch (error) {
+      try {
+        ftruncateSync(this.#fd, this.#size)
+      } catch {
+        // The log cannot even be cut back: it takes no more changes.
+        this.close()
+      }
+      throw new Error(`change log ${this.path} not written: ${(error as Error).message}`)
+    }
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd)
+    this.#fd = undefined
+  }
+}
+
+/** What start-up found in the change log. */
+interface Replay {
+  replayed: number
+  warning?: string
+}
+
+/**
+ * Applies the log's changes to the store when the log continues `digest` (the snapshot the mock
+ * loaded). A last line cut short by a crash is ignored with a warning; an unreadable line before
+ * the last stops the replay there, with a warning and a copy of the log kept beside it.
+ */
+function replayLog(app: FastifyInstance, path: string, digest: string): Replay {
+  if (!existsSync(path)) return { replayed: 0 }
+  const lines = readFileSync(path, 'utf8').split('\n')
+  const header = parseLine(lines[0] ?? '') as { base?: unknown } | undefined
+  // Another snapshot's log (a crash came between a snapshot and the log's new start): all in the snapshot already.
+  if (header?.base !== digest) return { replayed: 0 }
+  // After the last newline comes '' (a whole last line) or the part of a line a crash cut.
+  const last = lines.length - 1
+  let replayed = 0
+  for (let i = 1; i <= last; i++) {
+    const line = lines[i] as string
+    if (i === last && line === '') break
+    const record = parseLine(line) as ChangeRecord | undefined
+    let failure = record === undefined ? 'not a whole JSON line' : undefined
+    if (record !== undefined) {
+      try {
+        app.store.replay(record)
+        replayed++
+      } catch (error) {
+        failure = (error as Error).message
+      }
+    }
+    if (failure === undefined) continue
+    const isLast = i === last || (i === last - 1 && lines[last] === '')
+    if (isLast) return { replayed, warning: `change log ${path}: last line ignored (${failure}; a write cut short by a crash, never answered): ${replayed} changes replayed` }
+    const kept = `${path}.corrupt-${Date.now()}`
+    copyFileSync(path, kept)
+    return { replayed, warning: `change log ${path}: line ${i + 1} unreadable (${failure}); ${replayed} changes replayed, the ${last - i} lines after it ignored; the log is kept as ${kept}` }
+  }
+  return { replayed }
+}
+
+function parseLine(line: string): unknown {
+  try {
+    const value: unknown = JSON.parse(line)
+    return typeof value === 'object' && value !== null ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A mock's state file kept current. */
+export interface StateKeeper {
+  /** Rewrites the snapshot (and starts the log again) now if the data changed since the last time; the reason when it failed. */
+  flush(): string | undefined
+  /** Stops the timer, flushes and closes the log; the reason when the last flush failed. */
+  stop(): string | undefined
+}
+
+export interface KeepOptions {
+  intervalSeconds: number
+  sync: StateSync
+  /** The digest of the state file the mock started from; undefined when it started from a fixture. */
+  restored: string | undefined
+}
+
+/**
+ * Keeps `path` in step with the app's store: replays the change log the last run left, then logs
+ * every committed write as it happens and rewrites the snapshot every `intervalSeconds` when a write
+ * happened since the last time (nothing is written for a mock nobody changes). A failed snapshot is
+ * logged and tried again at the next interval; the previous snapshot and its log stay as they were.
+ * Call before the mock listens, so no request meets the data before the replay.
+ */
+export function keepStateFile(app: FastifyInstance, path: string, options: KeepOptions): StateKeeper {
+  const log = new ChangeLog(changeLogPath(path), options.sync)
+  let written = Number.NaN
+  if (options.restored !== undefined) {
+    const replay = replayLog(app, log.path, options.restored)
+    if (replay.warning !== undefined) app.log.warn(replay.warning)
+    if (replay.replayed > 0) app.log.info(`${replay.replayed} changes replayed from ${log.path}`)
+    // Nothing replayed: the snapshot is the state, and the log starts again after it.
+    if (replay.replayed === 0) written = app.store.generation()
+  }
   const flush = (): string | undefined => {
     const generation = app.store.generation()
     if (generation === written) return undefined
     try {
-      writeStateFile(path, app.store.snapshot())
+      const digest = writeStateFile(path, app.store.snapshot(), options.sync)
+      log.restart(digest)
       written = generation
       return undefined
     } catch (error) {
@@ -62,9 +222,35 @@ export function keepStateFile(app: FastifyInstance, path: string, intervalSecond
       return reason
     }
   }
-  const failed = flush()
-  if (failed !== undefined) throw new ConfigError(`--state-file: ${failed}`)
-  const timer = setInterval(flush, intervalSeconds * 1000)
+  try {
+    if (Number.isNaN(written)) {
+      // Written once at start when it is new, so a path the mock cannot write stops it now, not at the first save.
+      const failed = flush()
+      if (failed !== undefined) throw new ConfigError(`--state-file: ${failed}`)
+    } else log.restart(options.restored as string)
+  } catch (error) {
+    log.close()
+    throw error instanceof ConfigError ? error : new ConfigError(`--state-file: change log ${log.path} cannot be written: ${(error as Error).message}`)
+  }
+  app.store.onCommit((record) => {
+    if (record !== null) return log.append(JSON.stringify(record))
+    // The whole data replaced (reset, fixture load, upload): a new snapshot stands for it.
+    const failed = flush()
+    if (failed === undefined) return
+    // The log continues the old snapshot, which no longer holds: no write is acknowledged until a snapshot succeeds.
+    log.close()
+    throw new Error(failed)
+  })
+  const timer = setInterval(flush, options.intervalSeconds * 1000)
   timer.unref()
-  return { flush, stop: () => clearInterval(timer) }
+  return {
+    flush,
+    stop() {
+      clearInterval(timer)
+      const failed = flush()
+      app.store.onCommit(undefined)
+      log.close()
+      return failed
+    },
+  }
 }
