@@ -28,7 +28,7 @@ describe('Host check', () => {
   it('answers a rebound host name with 403 FOREIGN_HOST naming the flag, and no fixture password or token', async () => {
     const mock = await mockWith()
     const host = `rebind.example:${mock.mock.port}`
-    const state = await mock.request('GET', '/__mock/state', { headers: { host }, unchecked: true })
+    const state = await mock.request('GET', '/__mock/state', { headers: { host } })
     expect(state.status).toBe(403)
     expect(state.contentType).toContain('application/problem+json')
     expect(state.body).toMatchObject({ code: 'FOREIGN_HOST', status: 403, host: 'rebind.example' })
@@ -77,14 +77,14 @@ describe('no cross-site control', () => {
     const token = await mock.signIn()
     const saved = await mock.client(token).save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Before the attack', Amount: 1, Status: 'Open' }, Details: [] }] })
     expect(saved.ok).toBe(true)
-    const attack = await mock.request('POST', '/__mock/reset', { headers: { origin: 'http://evil.example', 'content-type': 'text/plain' }, body: '{}', unchecked: true })
+    const attack = await mock.request('POST', '/__mock/reset', { headers: { origin: 'http://evil.example', 'content-type': 'text/plain' }, body: '{}' })
     expect(attack.status).toBe(403)
     expect(attack.body.code).toBe('CROSS_ORIGIN')
     // A page of the same site on another port is another origin too.
-    const sameSite = await mock.request('POST', '/__mock/reset', { headers: { origin: 'http://127.0.0.1:5173' }, unchecked: true })
+    const sameSite = await mock.request('POST', '/__mock/reset', { headers: { origin: 'http://127.0.0.1:5173' } })
     expect(sameSite.body.code).toBe('CROSS_ORIGIN')
     // A link or an image carries no Origin, but Sec-Fetch-Site says who sent it.
-    const navigated = await mock.request('GET', '/__mock/state', { headers: { 'sec-fetch-site': 'cross-site' }, unchecked: true })
+    const navigated = await mock.request('GET', '/__mock/state', { headers: { 'sec-fetch-site': 'cross-site' } })
     expect(navigated.body.code).toBe('CROSS_ORIGIN')
     expect(navigated.raw.toString()).not.toContain(IDS.admin.password)
     expect(await masterCount(mock)).toBe(26)
@@ -94,7 +94,7 @@ describe('no cross-site control', () => {
     expect(api.headers.get('access-control-allow-origin')).toBe('http://evil.example')
 
     // A text body without Origin (a script) is refused too: only JSON reaches a handler.
-    const text = await mock.request('POST', '/__mock/reset', { headers: { 'content-type': 'text/plain' }, body: '', unchecked: true })
+    const text = await mock.request('POST', '/__mock/reset', { headers: { 'content-type': 'text/plain' }, body: '' })
     expect(text.status).toBe(415)
     expect(text.body.code).toBe('UNSUPPORTED_MEDIA_TYPE')
     expect(await masterCount(mock)).toBe(26)
@@ -110,7 +110,7 @@ describe('no cross-site control', () => {
     const fixture = (await mock.request('GET', '/__mock/state')).body
     fixture.data[IDS.applicationId].masters[0].Customer = 'Loaded by the fixture'
     const loaded = async () => (await mock.client(await mock.signIn()).rows({ filter: 'Id eq 1' }))[0]?.Customer === 'Loaded by the fixture'
-    const encoded = await mock.request('POST', '/__mock/fixture', { form: { fixture: JSON.stringify(fixture) }, unchecked: true })
+    const encoded = await mock.request('POST', '/__mock/fixture', { form: { fixture: JSON.stringify(fixture) } })
     expect(encoded.status).toBe(415)
     expect(encoded.body).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', status: 415 })
     const form = new FormData()
