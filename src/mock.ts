@@ -75,8 +75,8 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   const clock = createClock(deps?.now)
   const base = deps ?? systemDeps(clock)
   const tls = await serverTls(config)
-  // With a state file that exists, its data instead (saved rows included; the change log is replayed below).
-  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile)
+  // With a state file that exists, its data instead (saved rows included, its change log replayed).
+  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile, { ...base, now: clock.now })
   const app = await buildApp(config, restored?.fixture ?? prepareFixture(config, fixtureData), {
     ...base,
     now: clock.now,
@@ -86,8 +86,8 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
   })
   let state
   try {
-    // Before listening, so no request meets the data before the change log's replay.
-    state = config.stateFile === undefined ? undefined : keepStateFile(app, config.stateFile, { intervalSeconds: config.stateInterval, sync: config.stateSync, restored: restored?.digest })
+    // Before listening: a state file that cannot be written stops the start.
+    state = config.stateFile === undefined ? undefined : keepStateFile(app, config.stateFile, { intervalSeconds: config.stateInterval, sync: config.stateSync, restored })
   } catch (error) {
     await app.close()
     throw error

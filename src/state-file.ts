@@ -2,10 +2,11 @@ import { closeSync, constants, copyFileSync, existsSync, fdatasyncSync, fsyncSyn
 import { createHash } from 'node:crypto'
 import { basename, dirname, join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { createStore } from './store/store.ts'
 import { toFixtureFile } from './fixtures/export.ts'
 import { loadFixture } from './fixtures/load.ts'
 import type { ChangeRecord } from './store/change-record.ts'
-import type { Fixture } from './store/types.ts'
+import type { Deps, Fixture } from './store/types.ts'
 import { ConfigError, type StateSync } from './config.ts'
 
 /**
@@ -22,10 +23,14 @@ export function changeLogPath(path: string): string {
   return `${path}.log`
 }
 
-/** A state file read at start: its data and the digest its change log must name. */
+/** A state file read at start: its data with the change log's changes, and what the replay found. */
 export interface RestoredState {
   fixture: Fixture
+  /** The digest of the file as read; the log continued it. */
   digest: string
+  replayed: number
+  /** A torn or unreadable line of the log, said for the mock's log. */
+  warning?: string
 }
 
 function digestOf(text: string): string {
@@ -34,15 +39,23 @@ function digestOf(text: string): string {
 
 /**
  * The state a mock with `--state-file` starts from: the file when it exists (checked as any
- * fixture is), else undefined. Temporary files an interrupted write left beside it are removed.
+ * fixture is) with the changes of its log replayed, else undefined. That is also what a reset
+ * returns to. Temporary files an interrupted write left beside it are removed.
  */
-export function readStateFile(path: string): RestoredState | undefined {
+export function readStateFile(path: string, deps: Deps): RestoredState | undefined {
   const dir = dirname(path)
   const prefix = `${basename(path)}.`
   if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.tmp')) rmSync(join(dir, name), { force: true })
   if (!existsSync(path)) return undefined
   const text = readFileSync(path, 'utf8')
-  return { fixture: loadFixture(path, text), digest: digestOf(text) }
+  const fixture = loadFixture(path, text)
+  const digest = digestOf(text)
+  const records = readLog(changeLogPath(path), digest)
+  if (records.lines.length === 0) return { fixture, digest, replayed: 0, ...(records.warning === undefined ? {} : { warning: records.warning }) }
+  // Replayed into a store of its own, whose data becomes the start's: what the mock answered before the crash.
+  const store = createStore(fixture, deps)
+  const replay = replayLines(store, changeLogPath(path), records.lines, records.torn)
+  return { fixture: store.snapshot(), digest, ...replay }
 }
 
 /**
@@ -124,45 +137,43 @@ class ChangeLog {
   }
 }
 
-/** What start-up found in the change log. */
-interface Replay {
-  replayed: number
-  warning?: string
-}
-
-/**
- * Applies the log's changes to the store when the log continues `digest` (the snapshot the mock
- * loaded). A last line cut short by a crash is ignored with a warning; an unreadable line before
- * the last stops the replay there, with a warning and a copy of the log kept beside it.
- */
-function replayLog(app: FastifyInstance, path: string, digest: string): Replay {
-  if (!existsSync(path)) return { replayed: 0 }
+/** The log's lines after its header when it continues `digest`; none for another snapshot's log. */
+function readLog(path: string, digest: string): { lines: string[]; torn: boolean; warning?: string } {
+  if (!existsSync(path)) return { lines: [], torn: false }
   const lines = readFileSync(path, 'utf8').split('\n')
   const header = parseLine(lines[0] ?? '') as { base?: unknown } | undefined
   // Another snapshot's log (a crash came between a snapshot and the log's new start): all in the snapshot already.
-  if (header?.base !== digest) return { replayed: 0 }
+  if (header?.base !== digest) return { lines: [], torn: false }
   // After the last newline comes '' (a whole last line) or the part of a line a crash cut.
-  const last = lines.length - 1
+  const last = lines.pop() as string
+  return { lines: last === '' ? lines.slice(1) : [...lines.slice(1), last], torn: last !== '' }
+}
+
+/**
+ * Applies the log's lines to the store. A last line that is not a whole change (cut short by a
+ * crash, so never answered) is ignored with a warning; an unreadable line before the last stops
+ * the replay there, with a warning and a copy of the log kept beside it.
+ */
+function replayLines(store: ReturnType<typeof createStore>, path: string, lines: string[], torn: boolean): { replayed: number; warning?: string } {
   let replayed = 0
-  for (let i = 1; i <= last; i++) {
-    const line = lines[i] as string
-    if (i === last && line === '') break
+  for (const [i, line] of lines.entries()) {
     const record = parseLine(line) as ChangeRecord | undefined
     let failure = record === undefined ? 'not a whole JSON line' : undefined
     if (record !== undefined) {
       try {
-        app.store.replay(record)
+        store.replay(record)
         replayed++
       } catch (error) {
         failure = (error as Error).message
       }
     }
     if (failure === undefined) continue
-    const isLast = i === last || (i === last - 1 && lines[last] === '')
-    if (isLast) return { replayed, warning: `change log ${path}: last line ignored (${failure}; a write cut short by a crash, never answered): ${replayed} changes replayed` }
+    if (i === lines.length - 1) {
+      return { replayed, warning: `change log ${path}: last line ignored (${failure}; ${torn ? 'a write cut short by a crash, ' : ''}never answered): ${replayed} changes replayed` }
+    }
     const kept = `${path}.corrupt-${Date.now()}`
     copyFileSync(path, kept)
-    return { replayed, warning: `change log ${path}: line ${i + 1} unreadable (${failure}); ${replayed} changes replayed, the ${last - i} lines after it ignored; the log is kept as ${kept}` }
+    return { replayed, warning: `change log ${path}: line ${i + 2} unreadable (${failure}); ${replayed} changes replayed, the ${lines.length - i - 1} lines after it ignored; the log is kept as ${kept}` }
   }
   return { replayed }
 }
@@ -187,26 +198,25 @@ export interface StateKeeper {
 export interface KeepOptions {
   intervalSeconds: number
   sync: StateSync
-  /** The digest of the state file the mock started from; undefined when it started from a fixture. */
-  restored: string | undefined
+  /** The state file the mock started from; undefined when it started from a fixture. */
+  restored: RestoredState | undefined
 }
 
 /**
- * Keeps `path` in step with the app's store: replays the change log the last run left, then logs
- * every committed write as it happens and rewrites the snapshot every `intervalSeconds` when a write
+ * Keeps `path` in step with the app's store (built from `readStateFile`'s data): logs every committed write as it happens and rewrites the snapshot every `intervalSeconds` when a write
  * happened since the last time (nothing is written for a mock nobody changes). A failed snapshot is
  * logged and tried again at the next interval; the previous snapshot and its log stay as they were.
  * Call before the mock listens, so no request meets the data before the replay.
  */
 export function keepStateFile(app: FastifyInstance, path: string, options: KeepOptions): StateKeeper {
   const log = new ChangeLog(changeLogPath(path), options.sync)
+  const restored = options.restored
   let written = Number.NaN
-  if (options.restored !== undefined) {
-    const replay = replayLog(app, log.path, options.restored)
-    if (replay.warning !== undefined) app.log.warn(replay.warning)
-    if (replay.replayed > 0) app.log.info(`${replay.replayed} changes replayed from ${log.path}`)
-    // Nothing replayed: the snapshot is the state, and the log starts again after it.
-    if (replay.replayed === 0) written = app.store.generation()
+  if (restored !== undefined) {
+    if (restored.warning !== undefined) app.log.warn(restored.warning)
+    if (restored.replayed > 0) app.log.info(`${restored.replayed} changes replayed from ${log.path}`)
+    // Nothing replayed: the file is the state, and the log starts again after it.
+    if (restored.replayed === 0) written = app.store.generation()
   }
   const flush = (): string | undefined => {
     const generation = app.store.generation()
@@ -227,7 +237,7 @@ export function keepStateFile(app: FastifyInstance, path: string, options: KeepO
       // Written once at start when it is new, so a path the mock cannot write stops it now, not at the first save.
       const failed = flush()
       if (failed !== undefined) throw new ConfigError(`--state-file: ${failed}`)
-    } else log.restart(options.restored as string)
+    } else log.restart((restored as RestoredState).digest)
   } catch (error) {
     log.close()
     throw error instanceof ConfigError ? error : new ConfigError(`--state-file: change log ${log.path} cannot be written: ${(error as Error).message}`)

@@ -185,6 +185,9 @@ describe('--state-file change log', () => {
       // The restart wrote a new snapshot and began the log again: the torn line is gone.
       expect(readFileSync(`${file}.log`, 'utf8').split('\n').filter((line) => line !== '')).toHaveLength(1)
       expect(readFileSync(file, 'utf8')).toContain('Kept 3')
+      // A reset goes back to the data the mock started with: the replayed changes included.
+      expect((await fetch(`${second.run.url}/__mock/reset`, { method: 'POST' })).status).toBe(200)
+      expect(await second.client.count({ filter: "startswith(Customer, 'Kept')" })).toBe(3)
     } finally {
       await kill(second)
     }
