@@ -13,6 +13,7 @@ import { registerJournal } from './plugins/journal.ts'
 import { registerFaults } from './plugins/faults.ts'
 import { registerWarnings } from './plugins/warnings.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
+import { registerHostCheck } from './plugins/host-check.ts'
 import { installDeviations } from './deviations.ts'
 import { MOCK_HEADER } from './mock-header.ts'
 import { loggerOptions, registerRequestLog } from './logging.ts'
@@ -96,6 +97,8 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
     done()
   })
   registerRequestLog(app, config.logLevel)
+  // Before anything else answers: a page that rebound its name to this machine gets nothing but the 403.
+  registerHostCheck(app, config)
   registerAllowedMethods(app)
   if (config.cors !== undefined) await registerCors(app, config.cors)
   registerErrorHandling(app, config.bodyLimit)

@@ -7,6 +7,10 @@ import { DEFAULT_MAX_SESSIONS } from './auth/tokens.ts'
 import { DEVIATIONS } from './deviations.ts'
 import { packageFile } from './package-root.ts'
 
+/** `never`: the change log is written before each answer, left to the system (survives a killed process); `always`: flushed to the disk too (survives a power loss). */
+export const STATE_SYNC_MODES = ['never', 'always'] as const
+export type StateSync = (typeof STATE_SYNC_MODES)[number]
+
 /** Everything the mock can be told at start; `startMock()` takes the same fields. */
 export interface MockConfig {
   port: number
@@ -50,6 +54,14 @@ export interface MockConfig {
   stateFile: string | undefined
   /** Seconds between writes of the state file. */
   stateInterval: number
+  /** `always`: the state file's change log is flushed to the disk before each answer; `never`: written before it, flushed by the system. */
+  stateSync: StateSync
+  /**
+   * Host names the mock answers besides loopback names (`localhost`, `*.localhost`, 127.0.0.0/8, `[::1]`);
+   * `.example.test` takes the name and its subdomains, `*` any. Other `Host` headers get 403 FOREIGN_HOST
+   * on a loopback bind, and on any bind once one is given.
+   */
+  allowedHosts: string[]
 }
 
 export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
@@ -85,6 +97,8 @@ export const DEFAULTS: MockConfig = {
   cors: undefined,
   stateFile: undefined,
   stateInterval: 30,
+  stateSync: 'never',
+  allowedHosts: [],
 }
 
 /** A flag or variable the mock cannot start with; the message says which and why. */
@@ -152,6 +166,23 @@ export function writableFile(flag: string, path: string): string {
   return path
 }
 
+/**
+ * `--allowed-host`: a host name or address without port (`mock`, `sandbox.example.test`, `10.0.0.5`,
+ * `[fd00::5]`), `.example.test` for the name and its subdomains, or `*` for any; comma-separated
+ * names too (as MOCK_ALLOWED_HOSTS gives them). Repeated flags add up.
+ */
+export function allowedHostNames(text: string, previous: string[] = []): string[] {
+  const names = text.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '')
+  if (names.length === 0) throw new ConfigError('--allowed-host needs a host name, such as --allowed-host mock')
+  for (const name of names) {
+    if (name === '*' || /^\[[0-9a-f:.]+\]$/.test(name)) continue
+    if (!/^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/.test(name)) {
+      throw new ConfigError(`--allowed-host takes a host name without scheme or port (mock, sandbox.example.test, .example.test for subdomains too, or *); got "${name}"`)
+    }
+  }
+  return [...previous, ...names]
+}
+
 function oneOf<T extends string>(flag: string, values: readonly T[]) {
   return (text: string): T => {
     if (!(values as readonly string[]).includes(text)) throw new ConfigError(`--${flag} must be one of ${values.join(', ')}, got "${text}"`)
@@ -179,6 +210,12 @@ function flag(spec: string, description: string, env: string[], shown?: string):
   return { option: new Option(spec, `${description}${extra.length > 0 ? ` (${extra.join(', ')})` : ''}`), env }
 }
 
+/** A flag whose values add up, each read by `parse`. */
+function repeatable(spec: FlagSpec, parse: (text: string, previous: string[] | undefined) => string[]): FlagSpec {
+  spec.option.argParser(parse)
+  return spec
+}
+
 /** The mock's flags, each with its variables and, where it has one, the default the usage text shows. */
 export const MOCK_FLAGS: FlagSpec[] = [
   flag('--port <n>', 'port to listen on; 0 picks a free one', ['PORT', 'MOCK_PORT'], '4080'),
@@ -188,8 +225,10 @@ export const MOCK_FLAGS: FlagSpec[] = [
   flag('--fixture <path>', 'fixture file (JSON Schema: fixtures/fixture.schema.json of the package)', ['MOCK_FIXTURE'], "the package's fixtures/default.json"),
   flag('--rows <n>', "add n generated master rows, each with 2 detail rows, to the fixture's first application", ['MOCK_ROWS'], '0'),
   flag('--seed <n>', 'seed of the generated rows (same seed, same rows)', ['MOCK_SEED'], '1'),
-  flag('--state-file <file>', 'keep the data in this file: restored from it at start when it exists (instead of --fixture and --rows), written at every interval with changes and at stop', ['MOCK_STATE_FILE']),
-  flag('--state-interval <seconds>', 'seconds between writes of --state-file', ['MOCK_STATE_INTERVAL'], '30'),
+  flag('--state-file <file>', 'keep the data in this file: restored from it at start when it exists (instead of --fixture and --rows); every change is logged beside it (FILE.log) before it is answered, the file rewritten at every interval with changes and at stop', ['MOCK_STATE_FILE']),
+  flag('--state-interval <seconds>', 'seconds between rewrites of --state-file (its change log starts again then)', ['MOCK_STATE_INTERVAL'], '30'),
+  flag('--state-sync <mode>', "never: each change is written to --state-file's change log before it is answered (survives a killed process); always: flushed to the disk too (survives a power loss)", ['MOCK_STATE_SYNC'], 'never'),
+  repeatable(flag('--allowed-host <name>', 'answer requests for this host name too, besides localhost and loopback addresses (repeatable; .example.test for subdomains too, * for any); other Host headers get 403', ['MOCK_ALLOWED_HOSTS'], 'none'), allowedHostNames),
   flag('--strict', "refuse with 400 STRICT_MODE what the API's description does not promise, instead of accepting it with a warning", ['MOCK_STRICT']),
   flag('--https', 'serve HTTPS with a self-signed certificate made at start (its SHA-256 fingerprint is printed)', ['MOCK_HTTPS']),
   flag('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key)', ['MOCK_TLS_CERT']),
@@ -256,6 +295,8 @@ interface ParsedFlags {
   cors?: string
   stateFile?: string
   stateInterval?: string
+  stateSync?: string
+  allowedHost?: string[]
   publicUrl?: string
   logLevel?: string
   logFormat?: string
@@ -330,5 +371,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     cors: v.cors === undefined ? undefined : corsOrigins(v.cors),
     stateFile: v.stateFile === undefined ? undefined : writableFile('--state-file', v.stateFile),
     stateInterval: number('state-interval', v.stateInterval, DEFAULTS.stateInterval, 1, 24 * 3600),
+    stateSync: v.stateSync === undefined ? DEFAULTS.stateSync : oneOf('state-sync', STATE_SYNC_MODES)(v.stateSync),
+    allowedHosts: v.allowedHost ?? [],
   }
 }

@@ -27,6 +27,8 @@ export const PROBLEMS = {
   // 403: known caller, not allowed
   FOREIGN_WORKSPACE: { status: 403, title: 'Workspace not available to this user' },
   READ_ONLY_USER: { status: 403, title: 'User may not change data' },
+  FOREIGN_HOST: { status: 403, title: 'Host name not answered by this mock' },
+  CROSS_ORIGIN: { status: 403, title: 'Control plane closed to other origins' },
   // 404: something named in the request does not exist
   NOT_FOUND: { status: 404, title: 'No such endpoint' },
   UNKNOWN_ORGANIZATION: { status: 404, title: 'Unknown organization' },
@@ -42,6 +44,8 @@ export const PROBLEMS = {
   // 413 / 414: outside the environment's limits
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   URI_TOO_LONG: { status: 414, title: 'URL too long' },
+  // 415: a body type the endpoint does not take
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Body type not taken here' },
   // Injected by a fault rule of the control plane
   INJECTED_FAULT: { status: 503, title: 'Fault injected by the mock control plane' },
   TOO_MANY_SESSIONS: { status: 503, title: 'Too many live sessions' },

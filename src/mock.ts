@@ -21,11 +21,9 @@ export interface LaunchedMock extends RunningMock {
 
 /**
  * Loads the fixture named by the configuration (or given as an object) and adds the generated
- * rows it asks for; with a state file that exists, its data instead (saved rows included).
+ * rows it asks for.
  */
 export function prepareFixture(config: MockConfig, given?: unknown): Fixture {
-  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile)
-  if (restored !== undefined) return restored
   const fixture = given === undefined ? loadFixture(config.fixture) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture))
   return config.rows > 0 ? withGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
 }
@@ -44,17 +42,28 @@ export async function startMock(options: StartOptions = {}): Promise<LaunchedMoc
   const clock = createClock(deps?.now)
   const base = deps ?? systemDeps(clock)
   const tls = await serverTls(config)
-  const app = await buildApp(config, prepareFixture(config, fixtureData), {
+  // With a state file that exists, its data instead (saved rows included, its change log replayed).
+  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile, { ...base, now: clock.now })
+  const app = await buildApp(config, restored?.fixture ?? prepareFixture(config, fixtureData), {
     ...base,
     now: clock.now,
     clock,
     ...(logStream === undefined ? {} : { logStream }),
     ...(tls === undefined ? {} : { tls }),
   })
+  let state
+  try {
+    // Before listening: a state file that cannot be written stops the start.
+    state = config.stateFile === undefined ? undefined : keepStateFile(app, config.stateFile, { intervalSeconds: config.stateInterval, sync: config.stateSync, restored })
+  } catch (error) {
+    await app.close()
+    throw error
+  }
   try {
     // Fastify's own line says where the socket is; the mock's "listening on" line comes from its caller.
     await app.listen({ port: config.port, host: config.host, listenTextResolver: (address) => `socket open at ${address}` })
   } catch (error) {
+    state?.stop()
     await app.close()
     throw listenError(error, config)
   }
@@ -62,13 +71,6 @@ export async function startMock(options: StartOptions = {}): Promise<LaunchedMoc
   const port = typeof address === 'object' && address !== null ? address.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `${tls === undefined ? 'http' : 'https'}://${host}:${port}`
-  let state
-  try {
-    state = config.stateFile === undefined ? undefined : keepStateFile(app, config.stateFile, config.stateInterval)
-  } catch (error) {
-    await app.close()
-    throw error
-  }
   const organization = app.store.organization()
   const client = createClient({
     transport: httpTransport(url, tls === undefined ? {} : { ca: tls.cert }),
@@ -91,8 +93,7 @@ export async function startMock(options: StartOptions = {}): Promise<LaunchedMoc
       await client.transport.close()
       await app.close()
       // After the close, which lets requests in flight finish: their writes are in the file too.
-      state?.stop()
-      const failed = state?.flush()
+      const failed = state?.stop()
       if (failed !== undefined) throw new Error(failed)
     },
   }

@@ -4,6 +4,7 @@ import { ConfigError, parseConfig } from './config.ts'
 import { startMock, type LaunchedMock } from './mock.ts'
 import { PACKAGE_VERSION } from './package-root.ts'
 import { exitWith } from './cli/exit.ts'
+import { changeLogPath } from './state-file.ts'
 
 /** How long a stop waits for requests in flight before it closes every connection and exits anyway. */
 export const STOP_GRACE_MS = 1500
@@ -37,7 +38,10 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
   const lines = [
     `appdata-kit ${PACKAGE_VERSION}: mock of release ${mockConfig.productVersion} (${data}, organization ${fixture.organization.physicalName}) ready in ${Date.now() - started} ms`,
   ]
-  if (mockConfig.stateFile !== undefined) lines.push(`data kept in ${mockConfig.stateFile} (every ${mockConfig.stateInterval} s with changes, and at stop)`)
+  if (mockConfig.stateFile !== undefined) {
+    const synced = mockConfig.stateSync === 'always' ? ', flushed to the disk' : ''
+    lines.push(`data kept in ${mockConfig.stateFile}: every change written to ${changeLogPath(mockConfig.stateFile)} before it is answered${synced}; the file rewritten every ${mockConfig.stateInterval} s with changes, and at stop`)
+  }
   if (mock.tls !== undefined) {
     const written = mockConfig.tlsOut === undefined ? '' : `, written to ${mockConfig.tlsOut}/cert.pem`
     lines.push(`${mock.tls.selfSigned ? 'self-signed ' : ''}certificate SHA-256 fingerprint ${mock.tls.fingerprint256}${written}`)

@@ -10,7 +10,7 @@ import { MOCK_DEFINED } from '../extensions.ts'
 import { CONTROL_TOKEN_HEADER } from './constants.ts'
 import { schemas } from './schemas.ts'
 import { parameters } from './parameters.ts'
-import { responses } from './responses.ts'
+import { errorResponses, responses } from './responses.ts'
 import { operations } from './paths/index.ts'
 
 export { CONTROL_PREFIX, CONTROL_TOKEN_HEADER, MAX_FAULT_RULES, MAX_FAULT_LATENCY_MS, MAX_CLOCK_ADVANCE_MS } from './constants.ts'
@@ -31,14 +31,19 @@ const DESCRIPTION =
   'It is on by default on a loopback host and answers under `/__mock/`. `--no-control-plane` switches it off (404). On any ' +
   'other host it is off unless the mock was started with `--control-token`; with a token, on any host, every call needs it ' +
   'in `Authorization: Bearer <token>` or `X-Mock-Control-Token: <token>`. Control calls are not journaled and never ' +
-  'affected by fault rules. The same controls are methods of the object `startMock()` returns.'
+  'affected by fault rules. The same controls are methods of the object `startMock()` returns.\n\n' +
+  'No web page may use it: a call from another origin (`Origin` or `Sec-Fetch-Site`) answers 403 `CROSS_ORIGIN` whatever ' +
+  '`--cors` allows, a `Host` that names neither a loopback address nor an `--allowed-host` 403 `FOREIGN_HOST`, and a body ' +
+  'other than `application/json` (or `multipart/form-data` on the upload) 415 `UNSUPPORTED_MEDIA_TYPE`.'
 
 /** Builds the control-plane document. Pure: each call returns a fresh object. */
 export function buildControlPlaneDocument(): OpenAPIObject {
   const paths: Record<string, Record<string, OperationObject>> = {}
   for (const { path, method, operation } of operations) {
     paths[path] ??= {}
-    ;(paths[path] as Record<string, OperationObject>)[method] = { ...operation, [MOCK_DEFINED]: true }
+    // Every call may meet the refusals of web pages; one that sends a body, the refusal of its type.
+    const refusals = { ...errorResponses(403), ...(method === 'get' ? {} : errorResponses(415)) }
+    ;(paths[path] as Record<string, OperationObject>)[method] = { ...operation, responses: { ...operation.responses, ...refusals }, [MOCK_DEFINED]: true }
   }
   const document: OpenAPIObject & { jsonSchemaDialect: string } = {
     openapi: '3.1.0',

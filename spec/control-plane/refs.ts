@@ -34,9 +34,11 @@ export type ControlParameterName = 'Rows' | 'Seed' | 'JournalOperationId' | 'Jou
 export const CONTROL_ERROR_RESPONSES = {
   400: 'BadRequest',
   401: 'ControlTokenRequired',
+  403: 'OtherOrigin',
   404: 'NotFound',
   413: 'PayloadTooLarge',
   414: 'UriTooLong',
+  415: 'UnsupportedMediaType',
 } as const
 export type ControlErrorStatus = keyof typeof CONTROL_ERROR_RESPONSES
 export type ControlResponseName = (typeof CONTROL_ERROR_RESPONSES)[ControlErrorStatus]

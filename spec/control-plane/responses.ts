@@ -26,6 +26,16 @@ export const responses: Record<ControlResponseName, ResponseObject> = {
     'The mock was started with `--control-token` and the call sent no token, or another one, in `Authorization: Bearer` or `X-Mock-Control-Token`.',
     { controlToken: problemExample(401, 'CONTROL_TOKEN', 'Control token missing or wrong', 'Send the control token in Authorization: Bearer or X-Mock-Control-Token.') },
   ),
+  OtherOrigin: problemResponse(
+    'A web page called: the request came from another origin (`Origin`, `Sec-Fetch-Site`), whatever `--cors` allows, or named a `Host` that is neither a loopback address nor an `--allowed-host` (DNS rebinding).',
+    {
+      crossOrigin: problemExample(403, 'CROSS_ORIGIN', 'Control plane closed to other origins', 'The control plane answers its own origin (http://127.0.0.1:4080) only, not a page of http://evil.example.'),
+      foreignHost: problemExample(403, 'FOREIGN_HOST', 'Host name not answered by this mock', 'This mock answers localhost and loopback addresses only, not the host "rebind.example": start it with --allowed-host rebind.example (or MOCK_ALLOWED_HOSTS).'),
+    },
+  ),
+  UnsupportedMediaType: problemResponse('The body is neither `application/json` nor, on the upload, `multipart/form-data` (a form post or `text/plain` from a web page); it is not read.', {
+    textBody: problemExample(415, 'UNSUPPORTED_MEDIA_TYPE', 'Body type not taken here', 'The control plane takes a body as application/json only; this one is "text/plain".'),
+  }),
   NotFound: problemResponse('Something the request names does not exist.', {
     unknownRow: problemExample(404, 'UNKNOWN_ROW', 'Unknown row', 'Row 999 does not exist in storage Orders.'),
   }),

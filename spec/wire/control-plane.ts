@@ -596,6 +596,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A web page called: the request came from another origin (`Origin`, `Sec-Fetch-Site`), whatever `--cors` allows, or named a `Host` that is neither a loopback address nor an `--allowed-host` (DNS rebinding). */
+        OtherOrigin: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body is neither `application/json` nor, on the upload, `multipart/form-data` (a form post or `text/plain` from a web page); it is not read. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Something the request names does not exist. */
         NotFound: {
             headers: {
@@ -676,6 +694,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     loadFixture: {
@@ -722,6 +742,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     exportState: {
@@ -743,6 +765,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
         };
     };
     uploadAttachments: {
@@ -770,8 +793,10 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listEmails: {
@@ -793,6 +818,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
         };
     };
     clearEmails: {
@@ -814,6 +840,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listRequests: {
@@ -852,6 +880,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
         };
     };
     clearRequests: {
@@ -873,6 +902,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listFaults: {
@@ -894,6 +925,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
         };
     };
     setFaults: {
@@ -921,6 +953,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     clearFaults: {
@@ -942,6 +976,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     readClock: {
@@ -963,6 +999,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
         };
     };
     advanceClock: {
@@ -990,6 +1027,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getControlPlaneDocument: {
@@ -1010,6 +1049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ControlDocument"];
                 };
             };
+            403: components["responses"]["OtherOrigin"];
             404: components["responses"]["NotFound"];
         };
     };
@@ -1031,6 +1071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            403: components["responses"]["OtherOrigin"];
             414: components["responses"]["UriTooLong"];
         };
     };

@@ -1,7 +1,9 @@
 import { CONTROL_PREFIX } from '../../spec/control-plane/constants.ts'
 import { timingSafeEqual } from 'node:crypto'
 import { isIPv4, isIPv6 } from 'node:net'
+import type { FastifyRequest } from 'fastify'
 import type { MockConfig } from '../config.ts'
+import { ProblemError } from '../errors.ts'
 
 /** Whether the control plane answers, and with which token; the reason is logged when it is off. */
 export type ControlAccess =
@@ -57,4 +59,42 @@ export function controlTokenMatches(presented: string | undefined, expected: str
 export function isControlUrl(url: string): boolean {
   // The router matches paths in any case, so `/__MOCK/...` reaches the control plane too.
   return url.slice(0, CONTROL_PREFIX.length).toLowerCase() === CONTROL_PREFIX && (url.length === CONTROL_PREFIX.length || '/?'.includes(url.charAt(CONTROL_PREFIX.length)))
+}
+
+/** The only control operation that takes a multipart body (a file upload). */
+const MULTIPART_OPERATIONS = new Set(['uploadAttachments'])
+
+/**
+ * Why a control-plane request is refused before its body is read, or undefined. A web page on
+ * another origin may send "simple" requests (a form post, `text/plain`, no preflight) to any
+ * address, loopback included; the control plane takes none of them:
+ * - a request whose `Origin` (or `Sec-Fetch-Site`) says another site sent it gets 403 CROSS_ORIGIN,
+ *   whatever `--cors` allows (CORS opens the API to pages, never the control plane);
+ * - a body must be `application/json`, or `multipart/form-data` for an upload: anything else,
+ *   URL-encoded and text included, gets 415 before it is read.
+ * `publicOrigin` is the `--public-url`'s origin, the mock's own behind a proxy.
+ */
+export function controlRequestRefusal(request: FastifyRequest, publicOrigin: string | undefined): ProblemError | undefined {
+  const { origin, host } = request.headers
+  const own = `${request.protocol}://${host ?? ''}`.toLowerCase()
+  if (origin !== undefined && origin.toLowerCase() !== own && origin !== publicOrigin) {
+    return new ProblemError('CROSS_ORIGIN', `The control plane answers its own origin (${own}) only, not a page of ${origin.slice(0, 200)}: a web page must not reset, load or read the mock. Call it from a test, a script or curl, which send no Origin.`)
+  }
+  // Browsers send it on every request, also where they send no Origin (a link, an image, a form's GET); `none` is the address bar.
+  const site = request.headers['sec-fetch-site']
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    return new ProblemError('CROSS_ORIGIN', `The control plane answers its own origin only, not a request a page of another site made (Sec-Fetch-Site: ${String(site).slice(0, 40)}).`)
+  }
+  const type = request.headers['content-type']
+  const hasBody = type !== undefined || (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0') || request.headers['transfer-encoding'] !== undefined
+  if (!hasBody) return undefined
+  const media = (type ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+  if (media === 'application/json') return undefined
+  const operationId = request.routeOptions.config?.controlOperationId ?? ''
+  const multipart = MULTIPART_OPERATIONS.has(operationId)
+  if (multipart && media === 'multipart/form-data') return undefined
+  return new ProblemError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `The control plane takes a body as application/json${multipart ? ' or multipart/form-data' : ''} only; this one is ${type === undefined ? 'sent without Content-Type' : `"${type.slice(0, 100)}"`}.`,
+  )
 }

@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart'
 import { CONTROL_PREFIX } from '../../spec/control-plane/constants.ts'
 import { ProblemError } from '../errors.ts'
 import type { Fixture } from '../store/types.ts'
-import { controlPlaneAccess, controlTokenMatches, presentedControlToken } from './access.ts'
+import { controlPlaneAccess, controlRequestRefusal, controlTokenMatches, presentedControlToken } from './access.ts'
 import { createControls, type MockControls } from './controls.ts'
 import { health, registerControlRoutes } from './routes.ts'
 
@@ -47,6 +47,10 @@ export async function registerControlPlane(app: FastifyInstance, startFixture: F
   }
   await app.register(
     async (scope) => {
+      // First of the scope's hooks: no page of another site reaches a handler, and no body but JSON (or an upload's) is read.
+      const publicOrigin = app.mockConfig.publicUrl === undefined ? undefined : new URL(app.mockConfig.publicUrl).origin
+      scope.addHook('onRequest', (request, _reply, done) => done(controlRequestRefusal(request, publicOrigin)))
+      scope.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain'])
       await scope.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: app.mockConfig.uploadLimit } })
       // Scripts often send `Content-Type: application/json` with no body to reset or clear; that is no error here.
       scope.removeContentTypeParser('application/json')

@@ -1,6 +1,6 @@
-import { applyChanges, Plan } from './plan.ts'
+import { Plan } from './plan.ts'
 import type { StoreState } from './state.ts'
-import type { ActionCommand, ActionOutcome, Deps, Row, StoreError } from './types.ts'
+import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError } from './types.ts'
 
 /**
  * Runs a custom action (the description, Run Action) as the fixture describes it. An action that succeeds
@@ -8,9 +8,10 @@ import type { ActionCommand, ActionOutcome, Deps, Row, StoreError } from './type
  * effect's fields on the master rows whose Ids the client passes, comma-separated, in the
  * parameter the effect names (`Ids=1,2,3`). Ids that are not numbers or not rows are skipped,
  * as an UPDATE ... WHERE Id IN (...) would. Changed rows get a new TIMESTAMP, DT_LAST_UPDATE
- * and USER_ID_LAST_UPDATE like any update. An action reporting failure changes nothing.
+ * and USER_ID_LAST_UPDATE like any update. An action reporting failure changes nothing. Changes
+ * nothing itself: the store applies `changes` (through the one place every committed write passes).
  */
-export function runAction(state: StoreState, cmd: ActionCommand, deps: Deps): ActionOutcome | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND'> {
+export function planAction(state: StoreState, cmd: ActionCommand, deps: Deps): { outcome: ActionOutcome; changes?: StoreChanges } | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND'> {
   const app = state.apps.get(cmd.applicationId)
   if (app === undefined) return { error: 'UNKNOWN_APPLICATION', message: `application ${cmd.applicationId} does not exist` }
   const action = state.fixture.actions.find((a) => a.id === cmd.actionId)
@@ -25,7 +26,7 @@ export function runAction(state: StoreState, cmd: ActionCommand, deps: Deps): Ac
     changedIds: [],
   }
   const effect = action.effect
-  if (!action.isSuccessful || effect === undefined) return outcome
+  if (!action.isSuccessful || effect === undefined) return { outcome }
   const text = cmd.parameters.find((p) => p.key === effect.rowsFromParameter)?.value ?? ''
   const ids = [...new Set(text.split(',').map((part) => Number(part.trim())))].filter((id) => Number.isSafeInteger(id) && id > 0)
   const plan = new Plan(state)
@@ -42,6 +43,5 @@ export function runAction(state: StoreState, cmd: ActionCommand, deps: Deps): Ac
     masters.puts.set(id, app.master.makeRow(next))
     outcome.changedIds.push(id)
   }
-  applyChanges(state, plan.changes())
-  return outcome
+  return { outcome, changes: plan.changes() }
 }

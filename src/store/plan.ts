@@ -52,7 +52,7 @@ export class TablePlan {
 }
 
 /** What one table's part of the changes holds; opaque outside the store. */
-interface TableChange {
+export interface TableChange {
   table: Table
   puts: Row[]
   deletes: number[]

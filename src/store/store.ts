@@ -1,4 +1,5 @@
-import { runAction } from './actions.ts'
+import { planAction } from './actions.ts'
+import { changeRecord, replayRecord, reservationRecord, type ChangeRecord } from './change-record.ts'
 import { planDelete } from './delete.ts'
 import { reserveIdentities } from './identities.ts'
 import { applyChanges } from './plan.ts'
@@ -25,6 +26,13 @@ import type {
   StoreChanges,
   StoreError,
 } from './types.ts'
+
+/**
+ * Told of every committed write: a save, delete or action before it is applied (a listener that
+ * throws stops it, and the request fails with nothing changed), an identity reservation just after;
+ * `null` after the whole data was replaced (reset, fixture load, attachment upload).
+ */
+export type CommitListener = (record: ChangeRecord | null) => void
 
 /**
  * The mock's in-memory installation: one organization's applications with their master and
@@ -74,6 +82,11 @@ export interface Store {
   folderFiles(folder: AttachmentDef): Array<{ path: string; attachment: AttachmentDef }>
   /** Adds a file or folder to an existing row (the control plane's upload); updates CT_ATTACHMENTS. */
   addAttachment(input: NewAttachment): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'NOT_FOUND'>
+
+  /** Who hears of every committed write (the state file's change log); none by default, which costs nothing. */
+  onCommit(listener: CommitListener | undefined): void
+  /** Applies a record of the change log, as at start-up; tells no listener. */
+  replay(record: ChangeRecord): void
 }
 
 /**
@@ -83,6 +96,13 @@ export interface Store {
 export function createStore(initial: Fixture, deps: Deps): Store {
   let loaded = initial
   let state: StoreState = buildState(initial, deps, 1, 0)
+  let listener: CommitListener | undefined
+
+  // The one place every committed save, delete and action passes: logged first, then applied.
+  const commit = (changes: StoreChanges): void => {
+    if (listener !== undefined && changes.generation === state.generation) listener(changeRecord(changes))
+    applyChanges(state, changes)
+  }
 
   const store: Store = {
     get fixture() {
@@ -93,6 +113,7 @@ export function createStore(initial: Fixture, deps: Deps): Store {
     reset(fixture) {
       if (fixture !== undefined) loaded = fixture
       state = buildState(loaded, deps, state.nextVersion, state.generation + 1)
+      listener?.(null)
     },
     currentRowVersion: () => state.nextVersion - 1,
     snapshot: () => snapshotOf(state),
@@ -103,22 +124,31 @@ export function createStore(initial: Fixture, deps: Deps): Store {
     getRow: (applicationId, relationKey, id, hiddenFields = []) => getRow(state, applicationId, relationKey, id, hiddenFields),
 
     planSave: (cmd) => planSave(state, cmd, deps),
-    applySave: (changes) => applyChanges(state, changes),
+    applySave: commit,
     save(cmd) {
       const outcome = planSave(state, cmd, deps)
-      if (outcome.ok) applyChanges(state, outcome.changes)
+      if (outcome.ok) commit(outcome.changes)
       return outcome
     },
     planDelete: (cmd) => planDelete(state, cmd),
-    applyDelete: (changes) => applyChanges(state, changes),
+    applyDelete: commit,
     delete(cmd) {
       const outcome = planDelete(state, cmd)
-      if (outcome.ok) applyChanges(state, outcome.changes)
+      if (outcome.ok) commit(outcome.changes)
       return outcome
     },
-    reserveIdentities: (applicationId, storageId, fieldName, count) => reserveIdentities(state, applicationId, storageId, fieldName, count),
+    reserveIdentities(applicationId, storageId, fieldName, count) {
+      const reserved = reserveIdentities(state, applicationId, storageId, fieldName, count)
+      if (listener !== undefined && Array.isArray(reserved)) listener(reservationRecord(state, storageId))
+      return reserved
+    },
 
-    runAction: (cmd) => runAction(state, cmd, deps),
+    runAction(cmd) {
+      const planned = planAction(state, cmd, deps)
+      if ('error' in planned) return planned
+      if (planned.changes !== undefined) commit(planned.changes)
+      return planned.outcome
+    },
 
     listAttachments(applicationId, relationKey, parentId, folderId = null) {
       const table = tableFor(state, applicationId, relationKey)
@@ -127,7 +157,16 @@ export function createStore(initial: Fixture, deps: Deps): Store {
     },
     getAttachment: (applicationId, relationKey, id) => state.attachments.get(applicationId, relationKey, id),
     folderFiles: (folder) => state.attachments.filesUnder(folder),
-    addAttachment: (input) => addAttachment(state, input, deps),
+    addAttachment(input) {
+      const added = addAttachment(state, input, deps)
+      if (!('error' in added)) listener?.(null)
+      return added
+    },
+
+    onCommit(next) {
+      listener = next
+    },
+    replay: (record) => replayRecord(state, record),
   }
   return store
 }

@@ -39,6 +39,11 @@ describe('parseConfig: the flags and variables of npm start', () => {
     [['--cors', 'http://a.test, http://b.test'], {}, { cors: ['http://a.test', 'http://b.test'] }],
     [['--state-file', 'sandbox.json', '--state-interval', '5'], {}, { stateFile: 'sandbox.json', stateInterval: 5 }],
     [[], { MOCK_CORS: '*' }, { cors: ['*'] }],
+    [[], {}, { allowedHosts: [], stateSync: 'never' }],
+    [['--allowed-host', 'mock', '--allowed-host', 'Sandbox.Example.Test,.team.test'], {}, { allowedHosts: ['mock', 'sandbox.example.test', '.team.test'] }],
+    [['--allowed-host', '[fd00::5]'], { MOCK_ALLOWED_HOSTS: 'mock, api' }, { allowedHosts: ['mock', 'api', '[fd00::5]'] }],
+    [['--state-sync', 'always'], {}, { stateSync: 'always' }],
+    [[], { MOCK_STATE_SYNC: 'always' }, { stateSync: 'always' }],
     [['--deviate', 'accept-stale', '--deviate', 'delete-noop'], {}, { deviate: ['accept-stale', 'delete-noop'] }],
   ])('reads %j with env %j', (argv, env, expected) => {
     expect(parseConfig(argv, env)).toMatchObject(expected)
@@ -64,6 +69,9 @@ describe('parseConfig: the flags and variables of npm start', () => {
     [['--cors', 'notanorigin'], /--cors takes origins such as http:\/\/localhost:5173/],
     [['--cors', 'http://app.test/path'], /no path/],
     [['--state-file', '/nonexistent-folder/state.json'], /--state-file \/nonexistent-folder\/state.json: the folder \/nonexistent-folder does not exist/],
+    [['--allowed-host', 'http://mock'], /--allowed-host takes a host name without scheme or port/],
+    [['--allowed-host', 'mock:4080'], /--allowed-host takes a host name without scheme or port/],
+    [['--state-sync', 'sometimes'], /--state-sync must be one of never, always, got "sometimes"/],
     [['--product-verison', '3.0.18'], /unknown option '--product-verison'[\s\S]*Did you mean --product-version\?/],
     [['--colour', 'red'], /colour/],
     [['extra'], /extra/],
