@@ -14,6 +14,7 @@ import { registerFaults } from './plugins/faults.ts'
 import { registerWarnings } from './plugins/warnings.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { installDeviations } from './deviations.ts'
+import { registerUsage } from './usage/recorder.ts'
 import { MOCK_HEADER } from './mock-header.ts'
 import { loggerOptions, registerRequestLog } from './logging.ts'
 import type { ServerTls } from './tls.ts'
@@ -106,6 +107,8 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })
   // Before the routes, so their hooks wrap the normal handlers.
   installDeviations(app, config.deviate)
+  // After the deviations, so that what is recorded is what the client received; only when asked for.
+  app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
   await registerControlPlane(app, fixture)
   await registerDocs(app, fullDocument, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
   registerOperations(app, document)

@@ -50,6 +50,8 @@ export interface MockConfig {
   stateFile: string | undefined
   /** Seconds between writes of the state file. */
   stateInterval: number
+  /** File the usage of the API (shapes, not values) is recorded to, written at stop; not recorded when undefined. */
+  recordUsage: string | undefined
 }
 
 export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
@@ -85,6 +87,7 @@ export const DEFAULTS: MockConfig = {
   cors: undefined,
   stateFile: undefined,
   stateInterval: 30,
+  recordUsage: undefined,
 }
 
 /** A flag or variable the mock cannot start with; the message says which and why. */
@@ -190,6 +193,7 @@ export const MOCK_FLAGS: FlagSpec[] = [
   flag('--seed <n>', 'seed of the generated rows (same seed, same rows)', ['MOCK_SEED'], '1'),
   flag('--state-file <file>', 'keep the data in this file: restored from it at start when it exists (instead of --fixture and --rows), written at every interval with changes and at stop', ['MOCK_STATE_FILE']),
   flag('--state-interval <seconds>', 'seconds between writes of --state-file', ['MOCK_STATE_INTERVAL'], '30'),
+  flag('--record-usage <file>', 'record what clients use of the API (operations, query options, fields and types, never values or secrets) and write it to this file at stop; GET /__mock/usage reads it live', ['MOCK_RECORD_USAGE']),
   flag('--strict', "refuse with 400 STRICT_MODE what the API's description does not promise, instead of accepting it with a warning", ['MOCK_STRICT']),
   flag('--https', 'serve HTTPS with a self-signed certificate made at start (its SHA-256 fingerprint is printed)', ['MOCK_HTTPS']),
   flag('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key)', ['MOCK_TLS_CERT']),
@@ -256,6 +260,7 @@ interface ParsedFlags {
   cors?: string
   stateFile?: string
   stateInterval?: string
+  recordUsage?: string
   publicUrl?: string
   logLevel?: string
   logFormat?: string
@@ -330,5 +335,6 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     cors: v.cors === undefined ? undefined : corsOrigins(v.cors),
     stateFile: v.stateFile === undefined ? undefined : writableFile('--state-file', v.stateFile),
     stateInterval: number('state-interval', v.stateInterval, DEFAULTS.stateInterval, 1, 24 * 3600),
+    recordUsage: v.recordUsage === undefined ? undefined : writableFile('--record-usage', v.recordUsage),
   }
 }

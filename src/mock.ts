@@ -36,7 +36,9 @@ export interface RunningMock extends MockControls {
   config: MockConfig
   /** Writes `stateFile` now if the data changed since it was last written (a no-op without one); the reason if it failed. */
   saveState(): string | undefined
-  /** Stops accepting, lets requests in flight finish, writes the state file (with `stateFile`), closes. */
+  /** Writes the usage file now (with `recordUsage`; a no-op without); the reason if it failed. */
+  saveUsage(): string | undefined
+  /** Stops accepting, lets requests in flight finish, writes the state file (with `stateFile`) and the usage file (with `recordUsage`), closes. */
   close(): Promise<void>
 }
 
@@ -120,13 +122,14 @@ export async function startMock(options: StartOptions = {}): Promise<RunningMock
     app,
     config,
     saveState: () => state?.flush(),
+    saveUsage: () => app.usage?.write(),
     async close() {
       await client.transport.close()
       await app.close()
       // After the close, which lets requests in flight finish: their writes are in the file too.
       state?.stop()
-      const failed = state?.flush()
-      if (failed !== undefined) throw new Error(failed)
+      const failed = [state?.flush(), app.usage?.write()].filter((reason) => reason !== undefined)
+      if (failed.length > 0) throw new Error(failed.join('; '))
     },
   }
 }
