@@ -109,7 +109,8 @@ function rowKinds(body: unknown): RowKind[] {
     if (row === null || typeof row !== 'object' || Array.isArray(row)) return
     const fields: Record<string, string> = {}
     for (const [name, value] of Object.entries(row as Record<string, unknown>)) {
-      fields[name] = name === 'Id' && typeof value === 'number' && value < 0 ? 'temporary' : scalarType(value)
+      // 10 and 10.5 in a user field are one kind of row: numbers. Id and TIMESTAMP keep integer.
+      fields[name] = name === 'Id' && typeof value === 'number' && value < 0 ? 'temporary' : typeof value === 'number' && name !== 'Id' && name !== 'TIMESTAMP' ? 'number' : scalarType(value)
     }
     const id = (row as { Id?: unknown }).Id
     const kind: RowKind = { table, action: typeof id === 'number' && id > 0 ? 'update' : 'create', fields: sortedRecord(fields) }

@@ -58,7 +58,7 @@ describe('recording usage with startMock({ recordUsage })', () => {
     const refused = usage.interactions.find((i) => i.answers['401'] !== undefined)
     expect(refused?.answers['401']?.problems).toEqual(['UNKNOWN_TOKEN'])
     const save = usage.interactions.find((i) => i.operation === 'saveItems')
-    expect(save?.request.rows).toEqual([{ table: null, action: 'create', fields: { Amount: 'integer', Customer: 'string', Id: 'temporary', IdRow: 'null', Status: 'string', TIMESTAMP: 'null' } }])
+    expect(save?.request.rows).toEqual([{ table: null, action: 'create', fields: { Amount: 'number', Customer: 'string', Id: 'temporary', IdRow: 'null', Status: 'string', TIMESTAMP: 'null' } }])
     const signIn = usage.interactions.find((i) => i.operation === 'signIn')
     expect(signIn?.request.body).toMatchObject({ fields: { username: 'email', password: 'string' } })
     await mock.close()
