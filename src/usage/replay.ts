@@ -5,8 +5,9 @@ import { queryText, type Answer, type Client, type ReadRow } from '../client/cli
 import type { OperationId } from '../wire/operations.ts'
 import type { Interaction } from './file.ts'
 import type { QueryShape } from './request-shape.ts'
-import { jsonType, typesOf, type Shape } from './shape.ts'
+import { jsonType, MEMBER_NAME, typesOf, type Shape } from './shape.ts'
 import { parseTemplate, placeholderType } from './template.ts'
+import { replayDelete, replaySave } from './replay-writes.ts'
 
 /**
  * `verify --usage`: each interaction of a usage file becomes a contract that sends a request of
@@ -16,7 +17,7 @@ import { parseTemplate, placeholderType } from './template.ts'
  * client's terms ("Get Items on OrderLines, filter MasterId eq <integer>: ...").
  */
 
-/** Operations that change data: replayed only with --allow-writes (and not by this version; see skipReason). */
+/** Operations that change data: replayed only with --allow-writes (saves and deletes; the others are not replayed). */
 const WRITES = new Set(['saveItems', 'deleteItems', 'runAction', 'sendEmail', 'getIdentities'])
 
 const SIGN_INS = new Set(['signIn', 'signInWithoutOrganization', 'signInLegacy'])
@@ -79,7 +80,14 @@ export function shapeProblems(recorded: Shape, value: unknown, path = 'the answe
   const problems: string[] = []
   if (received === 'object' && recorded.fields !== undefined) {
     const at = (name: string) => (path === 'the answer' ? name : path === 'a row' ? `a row's ${name}` : `${path}.${name}`)
-    for (const [name, field] of Object.entries(recorded.fields)) problems.push(...shapeProblems(field, (value as Record<string, unknown>)[name], at(name), notes))
+    for (const [name, field] of Object.entries(recorded.fields)) {
+      if (name !== '*') {
+        problems.push(...shapeProblems(field, (value as Record<string, unknown>)[name], at(name), notes))
+        continue
+      }
+      // Keys that are data: each one the installation answers is held to the shape, none is required.
+      for (const key of Object.keys(value as object).filter((k) => !MEMBER_NAME.test(k))) problems.push(...shapeProblems(field, (value as Record<string, unknown>)[key], at(key), notes))
+    }
   }
   if (received === 'array' && recorded.items !== undefined) {
     // The first items show a missing or retyped field as well as all of them would.
@@ -362,7 +370,11 @@ export function usageContracts(interactions: readonly Interaction[], options: Re
           const statuses = Object.entries(interaction.answers).map(([status, answer]) => `${status}${answer.problems === undefined ? '' : ` ${answer.problems.join(', ')}`}`)
           ctx.skip(`the client met only refusals here (${statuses.join('; ')}); a refusal depends on what the test did, so it is not replayed`)
         }
-        if (writes) ctx.skip('replaying writes is not part of this version of verify --usage; the generic write contracts (verify --allow-writes) cover saves and deletes')
+        // Without the contracts' conformance checks: only what the client relied on counts.
+        const write = { ctx: { ...ctx, client: plainClient(ctx) }, interaction, fail, relationKey: options.relationKey, shapeProblems: (shape: Shape, value: unknown) => shapeProblems(shape, value) }
+        if (interaction.operation === 'saveItems') return replaySave(write)
+        if (interaction.operation === 'deleteItems') return replayDelete(write)
+        if (writes) ctx.skip(`${interaction.operation} is not replayed: it sends or reserves what no cleanup can take back; the contracts of verify --allow-writes check it with --action-id, --email-to or --storage-id`)
         if (interaction.operation === 'queryItems' || interaction.operation === 'queryItemsLegacy') return replayQuery(ctx, interaction, options, sample, fail)
         if (interaction.operation === 'listAttachments' || interaction.operation === 'downloadAttachment') return replayAttachments(ctx, interaction, fail)
         if (SIGN_INS.has(interaction.operation)) return replaySignIn(ctx, interaction, fail)

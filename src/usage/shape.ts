@@ -44,6 +44,9 @@ export function jsonType(type: string): string {
   return type === 'integer' ? 'number' : type
 }
 
+/** A member name as a schema would write it; other keys are data (Ids, keys such as `OrderLines:-1`). */
+export const MEMBER_NAME = /^[A-Za-z_$][A-Za-z0-9_$.-]*$/
+
 /** Deeper bodies are cut: a usage file describes what a client relies on, not every nested corner. */
 const MAX_DEPTH = 8
 
@@ -67,7 +70,9 @@ export class ShapeAccumulator {
     } else if (type === 'object') {
       this.objects++
       this.fields ??= new Map()
-      for (const key of Object.keys(value as object)) {
+      for (const own of Object.keys(value as object)) {
+        // Keys that are data, not member names (PrimaryKeyData's "-1", newKeys' "OrderLines:-1"), are one entry: `*`.
+        const key = MEMBER_NAME.test(own) ? own : '*'
         let field = this.fields.get(key)
         if (field === undefined) {
           field = new ShapeAccumulator()
@@ -75,9 +80,9 @@ export class ShapeAccumulator {
           if (this.objects > 1) field.types.add('absent')
           this.fields.set(key, field)
         }
-        field.add((value as Record<string, unknown>)[key], depth + 1)
+        field.add((value as Record<string, unknown>)[own], depth + 1)
       }
-      for (const [key, field] of this.fields) if (!Object.hasOwn(value as object, key)) field.types.add('absent')
+      for (const [key, field] of this.fields) if (key !== '*' && !Object.hasOwn(value as object, key)) field.types.add('absent')
     }
   }
 

@@ -14,7 +14,8 @@ export interface UsageRunOptions extends Pick<RunOptions, 'concurrency' | 'only'
 function lines(result: ContractResult, terminal: boolean): string[] {
   const { title } = result.contract
   const notes = (result.notes ?? []).map((note) => `note ${title}: ${note}`)
-  if (result.outcome === 'failed') return [...result.failures.map((failure) => `FAIL ${title}: ${failure.received}`), ...notes]
+  const what = (failure: ContractResult['failures'][number]) => (failure.expected.startsWith('what the client relied on') ? failure.received : `expected ${failure.expected}; received ${failure.received}`)
+  if (result.outcome === 'failed') return [...result.failures.map((failure) => `FAIL ${title}: ${what(failure)}`), ...notes]
   if (!terminal) return notes
   return [result.outcome === 'passed' ? `  ok ${title}` : `skip ${title}: ${result.reason ?? ''}`, ...notes]
 }

@@ -75,6 +75,36 @@ describe('verify --usage with the usage of examples/order-sync', () => {
     expect(noDownload.code, noDownload.out).toBe(0)
   })
 
+  it('replays the saves only with --allow-writes, on rows it creates and removes again, leaving the data as found', async () => {
+    const mock = await startTestMock()
+    try {
+      const client = mock.client(await mock.signIn())
+      const everyRow = async () => JSON.stringify([await client.rows({ orderBy: 'Id asc' }), await client.rows({ orderBy: 'Id asc', relationKey: IDS.relationKey })])
+      const before = await everyRow()
+      const readOnly = await verify(flags(mock.url, withoutDownload))
+      expect(readOnly.out).toMatch(/skipped 2: needs --allow-writes/)
+      const writes = await verify([...flags(mock.url, withoutDownload), '--allow-writes'])
+      expect(writes.code, writes.out).toBe(0)
+      expect(writes.out).toMatch(/0 failed, 0 skipped/)
+      expect(writes.out).toMatch(/cleanup: removed the \d+ row\(s\) this run created/)
+      expect(await everyRow()).toBe(before)
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('with --allow-writes fails against a mock that spells the success flag the older way, naming the save', async () => {
+    const mock = await startTestMock({ deviate: ['misspelled-flag'] })
+    try {
+      const result = await verify([...flags(mock.url, withoutDownload), '--allow-writes'])
+      expect(result.code, result.out).toBe(1)
+      expect(result.out).toContain('FAIL Save create OrderLines row, create master row: IsSaveSuccessfully is missing (the client received boolean)')
+      expect(result.out).toContain('FAIL Save update master row: IsSaveSuccessfully is missing')
+    } finally {
+      await mock.close()
+    }
+  })
+
   it('coverage names the operations the module never used', async () => {
     const result = await runToEnd(process.execPath, [join(ROOT, 'bin/appdata-kit.js'), 'coverage', withDownload, '--format', 'json'])
     expect(result.code).toBe(0)
