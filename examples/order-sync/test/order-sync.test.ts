@@ -4,6 +4,7 @@
  * stops; CI keeps it, and a nightly job checks a staging installation against it with
  * `appdata-kit verify --usage` (see docs/usage.md).
  */
+import { rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -34,7 +35,11 @@ beforeAll(async () => {
 beforeEach(() => {
   mock.reset()
 })
-afterAll(() => mock.close())
+afterAll(async () => {
+  await mock.close()
+  // Kept only where CI asked for it.
+  if (process.env.ORDER_SYNC_USAGE === undefined) rmSync(usageFile, { force: true })
+})
 
 describe('order-sync', () => {
   it('pages through every open order, ordered by Customer', async () => {
