@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     // One fixed fast-check seed for every property (a random one under `npm run fuzz`).
     setupFiles: ['test/helpers/fast-check-setup.ts'],
     // The bundled Chromium is unpacked once, before the browser test files run side by side.

@@ -15,6 +15,7 @@ import { registerWarnings } from './plugins/warnings.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { registerHostCheck } from './plugins/host-check.ts'
 import { installDeviations } from './deviations.ts'
+import { registerUsage } from './usage/recorder.ts'
 import { MOCK_HEADER } from './mock-header.ts'
 import { loggerOptions, registerRequestLog } from './logging.ts'
 import type { ServerTls } from './tls.ts'
@@ -110,6 +111,8 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })
   // Before the routes, so their hooks wrap the normal handlers.
   installDeviations(app, config.deviate)
+  // After the deviations, so that what is recorded is what the client received; only when asked for.
+  app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
   await registerControlPlane(app, fixture)
   await registerDocs(app, fullDocument, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
   registerOperations(app, document)

@@ -62,6 +62,8 @@ export interface MockConfig {
    * on a loopback bind, and on any bind once one is given.
    */
   allowedHosts: string[]
+  /** File the usage of the API (shapes, not values) is recorded to, written at stop; not recorded when undefined. */
+  recordUsage: string | undefined
 }
 
 export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
@@ -99,6 +101,7 @@ export const DEFAULTS: MockConfig = {
   stateInterval: 30,
   stateSync: 'never',
   allowedHosts: [],
+  recordUsage: undefined,
 }
 
 /** A flag or variable the mock cannot start with; the message says which and why. */
@@ -229,6 +232,7 @@ export const MOCK_FLAGS: FlagSpec[] = [
   flag('--state-interval <seconds>', 'seconds between rewrites of --state-file (its change log starts again then)', ['MOCK_STATE_INTERVAL'], '30'),
   flag('--state-sync <mode>', "never: each change is written to --state-file's change log before it is answered (survives a killed process); always: flushed to the disk too (survives a power loss)", ['MOCK_STATE_SYNC'], 'never'),
   repeatable(flag('--allowed-host <name>', 'answer requests for this host name too, besides localhost and loopback addresses (repeatable; .example.test for subdomains too, * for any); other Host headers get 403', ['MOCK_ALLOWED_HOSTS'], 'none'), allowedHostNames),
+  flag('--record-usage <file>', 'record what clients use of the API (operations, query options, fields and types, never values or secrets) and write it to this file at stop; GET /__mock/usage reads it live', ['MOCK_RECORD_USAGE']),
   flag('--strict', "refuse with 400 STRICT_MODE what the API's description does not promise, instead of accepting it with a warning", ['MOCK_STRICT']),
   flag('--https', 'serve HTTPS with a self-signed certificate made at start (its SHA-256 fingerprint is printed)', ['MOCK_HTTPS']),
   flag('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key)', ['MOCK_TLS_CERT']),
@@ -297,6 +301,7 @@ interface ParsedFlags {
   stateInterval?: string
   stateSync?: string
   allowedHost?: string[]
+  recordUsage?: string
   publicUrl?: string
   logLevel?: string
   logFormat?: string
@@ -373,5 +378,6 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     stateInterval: number('state-interval', v.stateInterval, DEFAULTS.stateInterval, 1, 24 * 3600),
     stateSync: v.stateSync === undefined ? DEFAULTS.stateSync : oneOf('state-sync', STATE_SYNC_MODES)(v.stateSync),
     allowedHosts: v.allowedHost ?? [],
+    recordUsage: v.recordUsage === undefined ? undefined : writableFile('--record-usage', v.recordUsage),
   }
 }

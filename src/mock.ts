@@ -89,12 +89,13 @@ export async function startMock(options: StartOptions = {}): Promise<LaunchedMoc
     app,
     config,
     saveState: () => state?.flush(),
+    saveUsage: () => app.usage?.write(),
     async close() {
       await client.transport.close()
       await app.close()
       // After the close, which lets requests in flight finish: their writes are in the file too.
-      const failed = state?.stop()
-      if (failed !== undefined) throw new Error(failed)
+      const failed = [state?.stop(), app.usage?.write()].filter((reason) => reason !== undefined)
+      if (failed.length > 0) throw new Error(failed.join('; '))
     },
   }
 }

@@ -43,7 +43,9 @@ export interface RunningMock extends MockControls {
   config: MockConfig
   /** Writes `stateFile` now if the data changed since it was last written (a no-op without one); the reason if it failed. */
   saveState(): string | undefined
-  /** Stops accepting, lets requests in flight finish, writes the state file (with `stateFile`), closes. */
+  /** Writes the usage file now (with `recordUsage`; a no-op without); the reason if it failed. */
+  saveUsage(): string | undefined
+  /** Stops accepting, lets requests in flight finish, writes the state file (with `stateFile`) and the usage file (with `recordUsage`), closes. */
   close(): Promise<void>
 }
 

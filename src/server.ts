@@ -42,6 +42,7 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
     const synced = mockConfig.stateSync === 'always' ? ', flushed to the disk' : ''
     lines.push(`data kept in ${mockConfig.stateFile}: every change written to ${changeLogPath(mockConfig.stateFile)} before it is answered${synced}; the file rewritten every ${mockConfig.stateInterval} s with changes, and at stop`)
   }
+  if (mockConfig.recordUsage !== undefined) lines.push(`usage recorded to ${mockConfig.recordUsage} at stop (live at ${mock.url}/__mock/usage)`)
   if (mock.tls !== undefined) {
     const written = mockConfig.tlsOut === undefined ? '' : `, written to ${mockConfig.tlsOut}/cert.pem`
     lines.push(`${mock.tls.selfSigned ? 'self-signed ' : ''}certificate SHA-256 fingerprint ${mock.tls.fingerprint256}${written}`)
@@ -62,8 +63,8 @@ function stopOnSignals(mock: LaunchedMock): void {
   let stopping = false
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) {
-      // A second signal does not wait for requests in flight, but saved rows still reach the state file.
-      const failed = mock.saveState()
+      // A second signal does not wait for requests in flight, but saved rows still reach the state file, and the usage its file.
+      const failed = [mock.saveState(), mock.saveUsage()].filter((reason) => reason !== undefined).join('; ') || undefined
       if (failed !== undefined) process.stderr.write(`appdata-kit mock: ${failed}\n`)
       process.exit(failed === undefined ? 0 : 1)
     }
@@ -75,8 +76,8 @@ function stopOnSignals(mock: LaunchedMock): void {
     const cut = setTimeout(() => {
       mock.app.server.closeAllConnections()
       setTimeout(() => {
-        // The state file is written synchronously, so it is complete before the exit.
-        const failed = mock.saveState()
+        // The state and usage files are written synchronously, so they are complete before the exit.
+        const failed = [mock.saveState(), mock.saveUsage()].filter((reason) => reason !== undefined).join('; ') || undefined
         if (failed !== undefined) process.stderr.write(`appdata-kit mock: ${failed}\n`)
         process.exit(failed === undefined ? 0 : 1)
       }, 200).unref()

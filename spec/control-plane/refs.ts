@@ -17,6 +17,7 @@ export type ControlSchemaName =
   | 'Cleared'
   | 'JournalEntry'
   | 'JournalPage'
+  | 'Usage'
   | 'FaultRule'
   | 'FaultRuleSet'
   | 'ActiveFaultRule'

@@ -11,6 +11,7 @@ import { FixtureSummary, ResetResult, Fixture, FixtureLoadResult, AttachmentUplo
 import { QueuedEmail, EmailList, JournalEntry, JournalPage } from './schemas/observation.ts'
 import { FaultRule, FaultRuleSet, ActiveFaultRule, FaultList } from './schemas/faults.ts'
 import { ClockAdvance, ClockState } from './schemas/clock.ts'
+import { Usage } from './schemas/usage.ts'
 import { ControlDocument, Health } from './schemas/document.ts'
 
 export const schemas: Record<ControlSchemaName, SchemaObject> = {
@@ -25,6 +26,7 @@ export const schemas: Record<ControlSchemaName, SchemaObject> = {
   Cleared,
   JournalEntry,
   JournalPage,
+  Usage,
   FaultRule,
   FaultRuleSet,
   ActiveFaultRule,

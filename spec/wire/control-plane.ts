@@ -129,6 +129,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the recorded usage
+         * @description What clients used of the API since the mock started, as the `--record-usage` file holds it (written at stop): shapes, never values or secrets. Answers 404 when the mock was started without `--record-usage` (`MOCK_RECORD_USAGE`, `startMock({ recordUsage })`). A reset keeps it.
+         */
+        get: operations["readUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/faults": {
         parameters: {
             query?: never;
@@ -429,6 +449,42 @@ export interface components {
             evicted: number;
             /** @description Oldest first; the newest `limit` when a limit is given. */
             entries: components["schemas"]["JournalEntry"][];
+        };
+        /**
+         * Usage
+         * @description What clients used of the API since the mock started, as shapes: per operation, release and request shape, the query options ($filter as a template whose values are their types, $orderby, $top, $skip, $inlinecount, relation keys), the rows and fields saved, the headers and authentication sent, and the answers received by status (their shape, media type or problem codes). Never a token, password, e-mail address or row value. The same JSON, members sorted, is written to the --record-usage file at stop; `appdata-kit coverage` and `appdata-kit verify --usage` read it.
+         */
+        Usage: {
+            /**
+             * @description The format's version.
+             * @constant
+             */
+            appdataKitUsage: 1;
+            /** @description Sorted by operation, release and request shape. */
+            interactions: {
+                /** @description The operationId. */
+                operation: string;
+                /** @description The release the mock emulated. */
+                release: string;
+                /** @description The request's shape: `auth`, `headers`, `contentType`, and `query`, `rows`, `delete`, `body` or `path` by operation. */
+                request: Record<string, never>;
+                count: number;
+                /** @description By status. */
+                answers: {
+                    [key: string]: {
+                        count: number;
+                        /** @description A shape: a union of types such as `integer|null` (texts as `string` or a format: `guid`, `email`, `date`, `date-time`, `uri`; `absent` when some answers lacked the member), or an object with `type` and its `fields` or `items`. */
+                        body?: string | {
+                            type: string;
+                            fields?: Record<string, never>;
+                            items?: unknown;
+                        };
+                        mediaTypes?: string[];
+                        /** @description Problem codes of the refusals. */
+                        problems?: string[];
+                    };
+                };
+            }[];
         };
         /**
          * Fault rule
@@ -904,6 +960,28 @@ export interface operations {
             401: components["responses"]["ControlTokenRequired"];
             403: components["responses"]["OtherOrigin"];
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    readUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage so far. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            401: components["responses"]["ControlTokenRequired"];
+            404: components["responses"]["NotFound"];
         };
     };
     listFaults: {

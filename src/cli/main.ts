@@ -61,12 +61,24 @@ async function spec(argv: string[]): Promise<never> {
   process.exit(runSpec(argv, io))
 }
 
+async function usage(argv: string[]): Promise<never> {
+  const { runUsage } = await import('./usage.ts')
+  process.exit(runUsage(argv, io))
+}
+
+async function coverage(argv: string[]): Promise<never> {
+  const { runCoverage } = await import('./coverage.ts')
+  process.exit(runCoverage(argv, io))
+}
+
 /** Each command with what runs it; each parses its own flags (and variables), so `<command> --help` is its own. */
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<unknown> | unknown }> = {
   mock: { summary: 'start the mock (what npm start runs); mock --help lists every flag', run: mock },
   verify: { summary: 'check an installation, or a mock, against the contracts; read-only unless --allow-writes', run: verify },
   capture: { summary: 'read one application of an installation (read-only) into a fixture the mock serves; values anonymised', run: capture },
   spec: { summary: 'write the OpenAPI document (YAML or JSON by the extension of --out)', run: spec },
+  usage: { summary: 'usage merge A B... --out FILE: join the usage files of mocks started with --record-usage', run: usage },
+  coverage: { summary: 'which operations, variants and options of the document a usage file shows used, and which never were', run: coverage },
 }
 
 /**

@@ -11,6 +11,8 @@ import { collect, connectionOptions, connectionTransport, EXIT, parseFlags, posi
 import { detectRelease } from './detect.ts'
 import { ConfigError, emulatedRelease } from '../config.ts'
 import { subcommand } from './command.ts'
+import { verifyUsage } from '../usage/verify-usage.ts'
+import { UsageFileError } from '../usage/file.ts'
 import { differenceLines, jsonReport, junitXml, redactor, redactReport, resultLines, summaryLines, type Redactor } from './verify-report.ts'
 
 /** Where verify writes, and whether it writes to a terminal (progress) or a log (failures only). */
@@ -51,6 +53,7 @@ export function verifyCommand(): Command {
   command.addOption(new Option('--as-installation', 'hold even a mock only to the API\'s description, as a real installation').env('APPDATA_AS_INSTALLATION'))
   command.addOption(new Option('--junit <file>', 'write a JUnit XML report').env('APPDATA_JUNIT'))
   command.addOption(new Option('--json <file>', 'write a JSON report').env('APPDATA_JSON'))
+  command.addOption(new Option('--usage <file>', 'check exactly what a client used, as a mock started with --record-usage recorded it, instead of the contracts').env('APPDATA_USAGE'))
   command.addOption(new Option('--compare-with <url>', 'base URL of a second installation (or mock): the same cases run against both, and where their answers differ is reported').env('APPDATA_COMPARE_WITH'))
   command.addOption(new Option('--compare-org <name>', 'organization of the second installation').env('APPDATA_COMPARE_ORG').default(undefined, '--org'))
   command.addOption(new Option('--compare-username <email>', 'user to sign in to the second installation as').env('APPDATA_COMPARE_USERNAME').default(undefined, '--username'))
@@ -81,6 +84,7 @@ interface Flags extends ConnectionFlags {
   asInstallation?: boolean
   junit?: string
   json?: string
+  usage?: string
   compareWith?: string
   compareOrg?: string
   compareUsername?: string
@@ -113,6 +117,7 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
   const transports: Transport[] = []
   try {
     const first = await prepareTarget(flags, flags, io, redact, transports, io.transport)
+    if (flags.usage !== undefined) return await usageRun(flags.usage, first, flags, io, redact, say)
     if (flags.compareWith === undefined) {
       say(targetLine(first, flags))
       const report = await runAgainst(first, flags, io, redact, say)
@@ -130,6 +135,29 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
     throw error
   } finally {
     for (const transport of transports) await transport.close()
+  }
+}
+
+/** `--usage FILE`: the recorded interactions instead of the contracts, with the same reports and exit codes. */
+async function usageRun(path: string, prepared: Prepared, flags: Flags, io: Io, redact: Redactor, say: (text: string) => void): Promise<number> {
+  say(targetLine(prepared, flags))
+  try {
+    const report = await verifyUsage(path, prepared.target, {
+      say,
+      terminal: io.terminal,
+      concurrency: flags.concurrency,
+      ...(flags.only === undefined ? {} : { only: flags.only }),
+      ...(flags.skip === undefined ? {} : { skip: flags.skip }),
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
+      onSecret: (secret) => redact.add(secret),
+      onCleanup: (cleanup) => io.onPending?.(() => cleanup.pending()),
+    })
+    writeReports(flags, redactReport(report, redact), redact)
+    return failedRun(report) ? EXIT.failed : EXIT.ok
+  } catch (error) {
+    if (!(error instanceof UsageFileError)) throw error
+    io.stderr(`error: ${error.message}\n`)
+    return EXIT.usage
   }
 }
 
@@ -279,7 +307,9 @@ function checkFlags(flags: Flags): void {
   }
   const compareFlags = (['compareOrg', 'compareUsername', 'comparePassword', 'compareWorkspaceId', 'compareApplicationId', 'compareClientId', 'compareProductVersion'] as const).filter((name) => flags[name] !== undefined)
   if (flags.compareWith === undefined && compareFlags.length > 0) throw new ConfigError(`--${compareFlags[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --compare-with (the second installation's base URL)`)
-  for (const pattern of flags.only ?? []) {
+  if (flags.usage !== undefined && flags.compareWith !== undefined) throw new ConfigError('--usage and --compare-with go separately: --usage checks one installation against what a client used')
+  // With --usage, --only and --skip name the usage's interactions (usage.queryItems, usage.queryItems.3).
+  for (const pattern of flags.usage === undefined ? (flags.only ?? []) : []) {
     if (!CONTRACTS.some((contract) => matches(contract, pattern))) {
       throw new ConfigError(`--only ${pattern} matches no contract; give an id (save.stale-refused), an id prefix (save) or a tag (writes, read-only, fuzz, mock, description)`)
     }

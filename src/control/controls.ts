@@ -12,6 +12,9 @@ import { resetMock, type ResetResult } from './reset.ts'
 import { addAttachments, type UploadInput } from './uploads.ts'
 import { toFixtureFile } from '../fixtures/export.ts'
 import type { FixtureFile } from '../fixtures/file-format.ts'
+import type { UsageRecorder } from '../usage/recorder.ts'
+import type { UsageFile } from '../usage/file.ts'
+import { ProblemError } from '../errors.ts'
 
 /**
  * The control plane as plain methods: what `/__mock/` offers over HTTP, for tests that start the
@@ -46,6 +49,11 @@ export interface MockControls {
   /** Moves the mock's clock forward by `ms` without waiting. */
   advanceClock(ms: number): ClockState
   clock(): ClockState
+  /**
+   * What clients used of the API so far, as `--record-usage` writes it at stop (shapes, never
+   * values or secrets); refused (404 problem) when the mock does not record.
+   */
+  usage(): UsageFile
 }
 
 /** What the controls act on: the decorations `buildApp` gives the Fastify instance. */
@@ -56,6 +64,7 @@ export interface ControlledParts {
   faults: FaultTable
   clock: MockClock
   mockConfig: MockConfig
+  usage: UsageRecorder | null
 }
 
 /**
@@ -79,5 +88,9 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
     clearFaults: () => parts.faults.clear(),
     advanceClock: (ms) => advanceClock(parts.clock, ms),
     clock: () => readClock(parts.clock),
+    usage: () => {
+      if (parts.usage === null) throw new ProblemError('NOT_FOUND', 'This mock does not record usage: start it with --record-usage FILE (MOCK_RECORD_USAGE, or startMock({ recordUsage: FILE })).')
+      return parts.usage.usage()
+    },
   }
 }

@@ -47,6 +47,7 @@ const HANDLERS: Handlers<ControlOperations> = {
   clearEmails: (request) => ({ cleared: request.server.controls.clearEmails() }),
   listRequests: (request) => request.server.journal.read(request.query),
   clearRequests: (request) => ({ cleared: request.server.controls.clearRequests() }),
+  readUsage: (request) => request.server.controls.usage(),
   listFaults: (request) => request.server.controls.faults(),
   setFaults: (request) => {
     const { rules, seed } = request.body

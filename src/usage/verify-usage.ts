@@ -1,0 +1,41 @@
+import { runContracts, type RunOptions, type RunReport } from '../../contracts/runner.ts'
+import type { ContractResult, Target } from '../../contracts/types.ts'
+import { summaryLines } from '../cli/verify-report.ts'
+import { readUsageFile } from './file.ts'
+import { usageContracts } from './replay.ts'
+
+export interface UsageRunOptions extends Pick<RunOptions, 'concurrency' | 'only' | 'skip' | 'signal' | 'onSecret' | 'onCleanup'> {
+  say(text: string): void
+  /** Passes and skips are printed on a terminal; failures and notes always. */
+  terminal: boolean
+}
+
+/** The lines of one replayed interaction, in the client's terms. */
+function lines(result: ContractResult, terminal: boolean): string[] {
+  const { title } = result.contract
+  const notes = (result.notes ?? []).map((note) => `note ${title}: ${note}`)
+  const what = (failure: ContractResult['failures'][number]) => (failure.expected.startsWith('what the client relied on') ? failure.received : `expected ${failure.expected}; received ${failure.received}`)
+  if (result.outcome === 'failed') return [...result.failures.map((failure) => `FAIL ${title}: ${what(failure)}`), ...notes]
+  if (!terminal) return notes
+  return [result.outcome === 'passed' ? `  ok ${title}` : `skip ${title}: ${result.reason ?? ''}`, ...notes]
+}
+
+/**
+ * `verify --usage FILE`: every interaction the file records, replayed against the target as a
+ * contract of its own (see replay.ts). A UsageFileError when the file cannot be used.
+ */
+export async function verifyUsage(path: string, target: Target, options: UsageRunOptions): Promise<RunReport> {
+  const file = readUsageFile(path)
+  const recordedKeys = [...new Set(file.interactions.map((i) => i.request.query?.relationKey).filter((key): key is string => key !== undefined))]
+  // The fixture's relation key (OrderLines) may be a GUID on the installation: --relation-key names it, when the file has one.
+  const given = target.relationKey
+  const relationKey = (recorded: string) => (given !== undefined && recordedKeys.length === 1 ? given : recorded)
+  const contracts = usageContracts(file.interactions, { relationKey })
+  options.say(`${file.interactions.length} interaction(s) recorded in ${path}${given !== undefined && recordedKeys.length === 1 && recordedKeys[0] !== given ? ` (relation key ${recordedKeys[0]} read as ${given})` : ''}`)
+  const { say, terminal, ...run } = options
+  const report = await runContracts(contracts, target, { ...run, onResult: (result) => lines(result, terminal).forEach(say) })
+  for (const line of summaryLines(report)) say(line.replace(/ contracts in /, ' interactions in '))
+  const failed = report.results.filter((r) => r.outcome === 'failed').length
+  say(failed === 0 ? 'the installation serves every replayed interaction as the client saw it' : `the installation would break the client: ${failed} interaction(s) answered otherwise than the client relies on`)
+  return report
+}
