@@ -80,7 +80,14 @@ export const passwordGrantForm: RequestBodyObject = {
           username: { type: 'string', minLength: 1, description: 'The user\'s e-mail address.', examples: [ADMIN_USER] },
           password: { type: 'string', minLength: 1, examples: [ADMIN_PASSWORD] },
           grant_type: { type: 'string', const: 'password' },
-          scope: { type: 'string', description: 'Space-separated scopes.', examples: [SCOPE] },
+          scope: {
+            type: 'string',
+            // Any of the three scopes the description sends, in any order, each at most as often as the mock reads it: one or more.
+            pattern: '^\\s*(?:(?:openid|apiv1|nosession)(?:\\s+(?:openid|apiv1|nosession))*)?\\s*$',
+            [MOCK_DEFINED]: 'pattern',
+            description: 'Space-separated scopes: `openid apiv1 nosession` as the description sends them; the mock grants these three and refuses any other.',
+            examples: [SCOPE],
+          },
         },
         additionalProperties: { type: 'string', [MOCK_DEFINED]: 'other fields are ignored with a warning' },
       },
