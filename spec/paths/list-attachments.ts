@@ -6,19 +6,7 @@ import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
 import { PHOTOS_FOLDER_ID, RELATION_KEY, detailAttachments, folderAttachments, masterAttachments } from '../examples.ts'
 import { DATA_HEADERS, SESSION_SECURITY, jsonResponse } from './common.ts'
-
-/** A word in any letter case, as a pattern (JSON Schema patterns take no flags). */
-const anyCase = (word: string): string => [...word].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('')
-const SPACE = '[ \\t\\r\\n]'
-/** A row or folder Id: a whole number, quoted or not, as Get Items reads numbers (at most 15 digits, so always exact). */
-const ID = `(?:[0-9]{1,15}|'${SPACE}*[0-9]{1,15}${SPACE}*')`
-/**
- * The filter the description shows, `ParentId eq <row Id>` optionally followed by ` and FolderId eq <folder Id>`, in the
- * filter language of Get Items: any spacing, keywords in any case, values quoted or not, `FolderId eq null` for the top level.
- */
-export const ATTACHMENT_FILTER_PATTERN =
-  `^${SPACE}*${anyCase('ParentId')}${SPACE}+${anyCase('eq')}${SPACE}+${ID}` +
-  `(?:${SPACE}+${anyCase('and')}${SPACE}+${anyCase('FolderId')}${SPACE}+${anyCase('eq')}${SPACE}+(?:${ID}|${anyCase('null')}))?${SPACE}*$`
+import { ATTACHMENT_FILTER_PATTERN } from '../patterns.ts'
 
 export const path = '/ExplorerApi/api/attachments'
 export const method = 'get'
