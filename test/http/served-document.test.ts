@@ -155,7 +155,7 @@ function kindOf(failure: string): string {
   return failure.split('\n')[0]?.replace(/\(.*$/s, '').trim() ?? failure
 }
 
-const RELEASES = ['3.0.19', '2.9'] as const
+const RELEASES = ['3.0.19', '3.0.18', '2.9'] as const
 const MODES = [
   { name: 'lenient', strict: false },
   { name: 'strict', strict: true },
