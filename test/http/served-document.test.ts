@@ -104,13 +104,15 @@ function problemCode(reply: Reply): string | undefined {
 
 /**
  * Refusals no schema can say. Wrong credentials are refused with 400 `invalid_grant` (RFC 6749,
- * section 5.2). Get Items takes its options in one query text whose grammar (filter language,
+ * section 5.2); strict mode refuses a ProcedureName that is not the named action's. Get Items takes its options in one query text whose grammar (filter language,
  * the application's field names, which options exist) the document gives in prose, not as a
  * schema, so a text the schema lets through may still be refused as not understood, or in strict
  * mode for an option the description does not list.
  */
 function refusedForMeaning(entry: OperationEntry, code: string | undefined, warning: unknown): boolean {
   if (code === 'INVALID_GRANT') return true
+  // Strict mode runs an action only under its own stored procedure's name, which the action's Id decides.
+  if (entry.operationId === 'runAction') return code === 'STRICT_MODE' && warning === 'PROCEDURE_NAME_MISMATCH'
   if (entry.operationId !== 'queryItems' && entry.operationId !== 'queryItemsLegacy') return false
   return ['BAD_QUERY', 'BAD_FILTER', 'UNKNOWN_FIELD'].includes(code ?? '') || (code === 'STRICT_MODE' && ['UNSUPPORTED_QUERY_OPTION', 'EMPTY_RELATION_KEY'].includes(String(warning)))
 }
