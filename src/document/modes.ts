@@ -12,8 +12,6 @@ import { isObject } from './reader.ts'
  */
 export type DocumentMode = 'lenient' | 'strict'
 
-export const DOCUMENT_MODES: readonly DocumentMode[] = ['lenient', 'strict']
-
 /** Applies the overlays: every key of them (or only `only`) replaces the schema's own; the overlay itself goes. */
 function overlay(node: unknown, only?: string): unknown {
   if (Array.isArray(node)) return node.map((item) => overlay(item, only))
@@ -42,7 +40,7 @@ export function checkedDocument(published: OpenAPIObject): OpenAPIObject {
   return overlay(published, 'additionalProperties') as OpenAPIObject
 }
 
-/** `true` for the words users and environment variables give a mode by (`--strict`, `MOCK_STRICT=1`). */
+/** The mode of a mock started with `strict` (`--strict`, `MOCK_STRICT=1`). */
 export function modeOf(strict: boolean): DocumentMode {
   return strict ? 'strict' : 'lenient'
 }

@@ -303,5 +303,6 @@ describe('the appdata-kit command', () => {
     const wrong = await runToEnd(process.execPath, [BIN, 'spec', '--out', join(dir, 'openapi.txt')])
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toContain('--out must end in .json, .yaml or .yml')
-  })
+    // Six runs of the command: on a loaded machine, more than the default 30 s.
+  }, 120_000)
 })

@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { listOperations, operationParameters, resolveRef, type OperationEntry } from '../../src/document/reader.ts'
+import { listOperations, operationParameters, type OperationEntry } from '../../src/document/reader.ts'
 import { DocumentValidators } from '../../src/document/validators.ts'
 import { IDS, startTestMock, type Reply, type TestClient } from '../helpers/http.ts'
 import { FUZZ_SEED, runs } from '../helpers/property-runs.ts'
@@ -131,7 +131,7 @@ function disagreements(validators: DocumentValidators, entry: OperationEntry, it
 }
 
 /** Runs the check against one started mock; returns one line per disagreement, and how many requests of each kind were sent. */
-export async function checkServedDocument(mock: TestClient, seed: number): Promise<{ failures: string[]; allowed: number; forbidden: number }> {
+async function checkServedDocument(mock: TestClient, seed: number): Promise<{ failures: string[]; allowed: number; forbidden: number }> {
   const served = await mock.request('GET', '/openapi.json', { unchecked: true })
   const document = served.body as OpenAPIObject
   const validators = new DocumentValidators(document)
