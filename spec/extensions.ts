@@ -20,3 +20,10 @@ export const PRODUCT_VERSIONS = 'x-product-versions'
  * compares the answer with the paired response example.
  */
 export const REQUEST_EXAMPLE = 'x-request-example'
+
+/**
+ * On a schema of the published document (which is the default, lenient mode's): the keywords that schema has
+ * instead in strict mode (`--strict`), where the mock refuses what the published description does not promise.
+ * `appdata-kit spec --strict` and a strict mock's /openapi.json apply them (src/document/modes.ts).
+ */
+export const STRICT_OVERLAY = 'x-mock-strict'

@@ -3,7 +3,7 @@
  * the contract suite and the generated spec/openapi.{json,yaml} are built from.
  */
 import { OpenApiBuilder, type OpenAPIObject, type ReferenceObject, type ResponseObject } from 'openapi3-ts/oas31'
-import { MOCK_DEFINED } from './extensions.ts'
+import { MOCK_DEFINED, STRICT_OVERLAY } from './extensions.ts'
 import { LATEST_VERSION } from './versions.ts'
 import { INFO_DESCRIPTION } from './descriptions.ts'
 import { schemas } from './schemas.ts'
@@ -71,6 +71,7 @@ export function buildDocument(): OpenAPIObject {
     })
   const document = structuredClone(builder.getSpec())
   declareWarningsHeader(document)
+  openRequestMembers(document)
   // Structured copy so no caller can reach (and change) the module-level objects the document is made of.
   return document
 }
@@ -99,5 +100,52 @@ function declareWarningsHeader(document: OpenAPIObject): void {
   for (const response of responses) {
     if ('$ref' in response) continue
     response.headers = { ...response.headers, [WARNINGS_HEADER_NAME]: header }
+  }
+}
+
+type Node = Record<string, unknown>
+const isNode = (value: unknown): value is Node => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** Calls `visit` on every object below `node`, and collects the component schemas it references. */
+function visitAll(node: unknown, visit: (value: Node) => void, refs: Set<string>): void {
+  if (Array.isArray(node)) node.forEach((item) => visitAll(item, visit, refs))
+  else if (isNode(node)) {
+    if (typeof node.$ref === 'string' && node.$ref.startsWith('#/components/schemas/')) refs.add(node.$ref.slice('#/components/schemas/'.length))
+    visit(node)
+    // An overlay holds the strict mode's keywords, not a schema of the lenient document.
+    for (const [key, value] of Object.entries(node)) if (key !== STRICT_OVERLAY) visitAll(value, visit, refs)
+  }
+}
+
+/**
+ * The published document is the default (lenient) mode's, and the lenient mock accepts body members
+ * no schema names (with the warning UNKNOWN_MEMBER): so in the request schemas, written closed in
+ * spec/schemas, `additionalProperties: false` moves into the strict overlay (`x-mock-strict`), which
+ * strict mode applies. Answers keep theirs: the mock never sends a member its schema does not name.
+ */
+function openRequestMembers(document: OpenAPIObject): void {
+  const open = (node: Node) => {
+    if (node.additionalProperties !== false) return
+    delete node.additionalProperties
+    node[STRICT_OVERLAY] = { ...(isNode(node[STRICT_OVERLAY]) ? node[STRICT_OVERLAY] : {}), additionalProperties: false }
+  }
+  const seen = new Set<string>()
+  let pending = new Set<string>()
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Node)) {
+      if (!isNode(operation)) continue
+      visitAll(operation.requestBody, open, pending)
+      visitAll(operation.parameters, open, pending)
+    }
+  }
+  const schemas = (document.components?.schemas ?? {}) as Record<string, unknown>
+  while (pending.size > 0) {
+    const next = new Set<string>()
+    for (const name of pending) {
+      if (seen.has(name)) continue
+      seen.add(name)
+      visitAll(schemas[name], open, next)
+    }
+    pending = next
   }
 }

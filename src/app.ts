@@ -4,7 +4,8 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { MockConfig } from './config.ts'
 import type { MockClock } from './deps.ts'
 import { resolveProfile, type Profile } from '../spec/profiles.ts'
-import { apiDocument, controlPlaneDocument, releaseDocument } from './document/reader.ts'
+import { controlPlaneDocument, releaseDocument, servedDocument } from './document/reader.ts'
+import { modeOf } from './document/modes.ts'
 import { frameworkProblem, registerErrorHandling, sendProblem } from './plugins/error-handler.ts'
 import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
@@ -81,8 +82,9 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
     routerOptions: { maxParamLength: config.maxUrlLength, ignoreTrailingSlash: true, caseSensitive: false },
     frameworkErrors: (error, request, reply) => sendProblem(reply, frameworkProblem(error, request.url, config.maxUrlLength), request),
   })
-  const fullDocument: OpenAPIObject = apiDocument()
   const document = releaseDocument(config.productVersion)
+  // What the mock's clients read: the document of its own mode and release, which says exactly what it accepts.
+  const served: OpenAPIObject = servedDocument(config.productVersion, modeOf(config.strict))
 
   app.decorate('store', createStore(fixture, deps))
   app.decorate('tokens', createTokenStore(deps, config.tokenTtl, config.maxSessions))
@@ -114,7 +116,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // After the deviations, so that what is recorded is what the client received; only when asked for.
   app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
   await registerControlPlane(app, fixture)
-  await registerDocs(app, fullDocument, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
+  await registerDocs(app, served, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
   registerOperations(app, document)
   registerRowLinks(app)
   return app

@@ -23,7 +23,7 @@ export const operation: OperationObject = {
   [PRODUCT_VERSIONS]: RANGES.all,
   security: SESSION_SECURITY,
   parameters: DATA_HEADERS,
-  requestBody: jsonBody('Rows to delete, in the shape of the emulated release.', { oneOf: [schemaRef('DeleteRequest'), schemaRef('DeleteRequestLegacy')] }, {
+  requestBody: jsonBody('Rows to delete, in the shape of the emulated release.', { anyOf: [schemaRef('DeleteRequest'), schemaRef('DeleteRequestLegacy')] }, {
     current: { summary: 'A master row and a detail row', value: deleteCurrent, [PRODUCT_VERSIONS]: RANGES.current },
     legacy: { summary: 'A master row, in the older body (before 3.0)', value: deleteLegacy, [PRODUCT_VERSIONS]: RANGES.legacy },
   }),

@@ -1,11 +1,12 @@
 /** listAttachments: the files and folders attached to one row. */
 import type { OperationObject } from 'openapi3-ts/oas31'
 import { RANGES } from '../versions.ts'
-import { MOCK_DEFINED, PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
+import { MOCK_DEFINED, PRODUCT_VERSIONS, REQUEST_EXAMPLE, STRICT_OVERLAY } from '../extensions.ts'
 import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
 import { PHOTOS_FOLDER_ID, RELATION_KEY, detailAttachments, folderAttachments, masterAttachments } from '../examples.ts'
 import { DATA_HEADERS, SESSION_SECURITY, jsonResponse } from './common.ts'
+import { ATTACHMENT_FILTER_PATTERN } from '../patterns.ts'
 
 export const path = '/ExplorerApi/api/attachments'
 export const method = 'get'
@@ -26,9 +27,10 @@ export const operation: OperationObject = {
       in: 'query',
       required: true,
       description:
-        '`ParentId eq <row Id>`, optionally followed by ` and FolderId eq <folder Id>`. The mock reads it with the filter language of ' +
-        'Get Items (values quoted or not, any spacing, keywords in any case, `FolderId eq null` for the top level).',
-      schema: { type: 'string', minLength: 1 },
+        '`ParentId eq <row Id>`, optionally followed by ` and FolderId eq <folder Id>`. The mock reads it as Get Items reads a ' +
+        'filter (values quoted or not, any spacing, keywords in any case, `FolderId eq null` for the top level); the pattern says ' +
+        'exactly what it takes.',
+      schema: { type: 'string', pattern: ATTACHMENT_FILTER_PATTERN, [MOCK_DEFINED]: 'pattern' },
       [MOCK_DEFINED]: 'the filter grammar beyond the form shown',
       examples: {
         topLevel: { summary: 'Top level of master row 1', value: 'ParentId eq 1' },
@@ -39,8 +41,9 @@ export const operation: OperationObject = {
     {
       name: 'relationKey',
       in: 'query',
-      description: 'Detail Relation Key, when the row is a detail row. Sent empty, it reads as absent (with the warning EMPTY_RELATION_KEY).',
-      schema: { type: 'string' },
+      description: 'Detail Relation Key, when the row is a detail row. Sent empty, it reads as absent (with the warning EMPTY_RELATION_KEY; strict mode refuses it).',
+      // Blank is what the handler reads as empty (it trims the key).
+      schema: { type: 'string', [STRICT_OVERLAY]: { pattern: '\\S' } },
       examples: { detailRow: { summary: 'A detail row of OrderLines', value: RELATION_KEY } },
     },
   ],

@@ -1,56 +1,63 @@
 /** Custom actions, e-mail and row links: the request and result bodies of the remaining operations. */
 import type { SchemaObject } from 'openapi3-ts/oas31'
 import { schemaRef } from '../refs.ts'
-import { MOCK_DEFINED } from '../extensions.ts'
+import { MOCK_DEFINED, STRICT_OVERLAY } from '../extensions.ts'
+
+const PROCEDURE_NAME: SchemaObject = {
+  type: 'object',
+  title: 'Procedure name',
+  required: ['Name', 'Value'],
+  properties: {
+    Name: { type: 'string', const: 'ProcedureName' },
+    Value: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'Name of the stored procedure the action runs. The action is the one `actionId` names; a different name here is accepted ' +
+        'with the warning PROCEDURE_NAME_MISMATCH (case, brackets and the `dbo.` schema do not count as different).',
+    },
+  },
+  additionalProperties: false,
+}
+
+const PROCEDURE_PARAMETERS: SchemaObject = {
+  type: 'object',
+  title: 'Procedure parameters',
+  required: ['Name', 'Value'],
+  properties: {
+    Name: { type: 'string', const: 'Parameters' },
+    Value: {
+      type: 'array',
+      description: 'Parameters passed to the procedure, as text.',
+      items: {
+        type: 'object',
+        required: ['key', 'value'],
+        properties: {
+          key: { type: 'string', minLength: 1 },
+          value: {
+            type: ['string', 'null'],
+            description: 'The value as text. null reaches the procedure as empty text (with the warning NULL_PARAMETER_VALUE).',
+            [MOCK_DEFINED]: 'null is accepted with a warning',
+            [STRICT_OVERLAY]: { type: 'string' },
+          },
+        },
+        additionalProperties: false,
+      },
+    },
+  },
+  additionalProperties: false,
+}
 
 export const ActionParameter: SchemaObject = {
   title: 'Action parameter',
   description:
     'One entry of `parametersMap`. The published description names two known entries, the stored procedure to run and the parameters handed ' +
-    'to it, without saying they are the only ones; the mock ignores other entries, with a warning.',
+    'to it, without saying they are the only ones; the mock ignores other entries, with a warning (strict mode refuses them).',
+  // Strict mode takes the two entries the description names, and no other.
+  [STRICT_OVERLAY]: { oneOf: [PROCEDURE_NAME, PROCEDURE_PARAMETERS] },
   oneOf: [
-    {
-      type: 'object',
-      title: 'Procedure name',
-      required: ['Name', 'Value'],
-      properties: {
-        Name: { type: 'string', const: 'ProcedureName' },
-        Value: {
-          type: 'string',
-          minLength: 1,
-          description:
-            'Name of the stored procedure the action runs. The action is the one `actionId` names; a different name here is accepted ' +
-            'with the warning PROCEDURE_NAME_MISMATCH (case, brackets and the `dbo.` schema do not count as different).',
-        },
-      },
-      additionalProperties: false,
-    },
-    {
-      type: 'object',
-      title: 'Procedure parameters',
-      required: ['Name', 'Value'],
-      properties: {
-        Name: { type: 'string', const: 'Parameters' },
-        Value: {
-          type: 'array',
-          description: 'Parameters passed to the procedure, as text.',
-          items: {
-            type: 'object',
-            required: ['key', 'value'],
-            properties: {
-              key: { type: 'string', minLength: 1 },
-              value: {
-                type: ['string', 'null'],
-                description: 'The value as text. null reaches the procedure as empty text (with the warning NULL_PARAMETER_VALUE).',
-                [MOCK_DEFINED]: 'null is accepted with a warning',
-              },
-            },
-            additionalProperties: false,
-          },
-        },
-      },
-      additionalProperties: false,
-    },
+    PROCEDURE_NAME,
+    PROCEDURE_PARAMETERS,
     {
       type: 'object',
       title: 'Other entry',
@@ -101,6 +108,7 @@ export const EmailRequest: SchemaObject = {
         'Id of a configured e-mail provider. Leave it out to send through the installation\'s default provider; null reads as left out ' +
         '(with the warning NULL_OPTIONAL_MEMBER).',
       [MOCK_DEFINED]: 'null is accepted with a warning',
+      [STRICT_OVERLAY]: { type: 'string' },
     },
     to: {
       type: 'array',
@@ -125,12 +133,14 @@ export const RowLinkRequest: SchemaObject = {
   title: 'Row link request',
   description: 'Rows to build a link for. Only master rows have links, so `relationKey` is always null.',
   required: ['values', 'valueType'],
+  [MOCK_DEFINED]: 'relationKey may be left out (with a warning)',
+  [STRICT_OVERLAY]: { required: ['relationKey', 'values', 'valueType'] },
   properties: {
-    // `type: 'null'`: generated clients type it as `null`, which they can send (`enum: [null]` became `never` in some).
+    // `const: null` without `type`: openapi-typescript 7 types it `unknown`, which openapi-fetch lets a client send. Typed
+    // `null` (from `type: 'null'`, `enum: [null]` or `const` with `type`), openapi-fetch's Writable<> drops the member.
     relationKey: {
-      type: 'null',
-      description: 'Always null: links exist for master rows only. Left out, it reads as null (with the warning ROW_LINK_WITHOUT_RELATION_KEY).',
-      [MOCK_DEFINED]: 'leaving it out is accepted with a warning',
+      const: null,
+      description: 'Always null: links exist for master rows only. Left out, it reads as null (with the warning ROW_LINK_WITHOUT_RELATION_KEY; strict mode refuses that).',
     },
     values: {
       description: 'Id of the master row, or several Ids.',

@@ -1,6 +1,6 @@
 /** The attachment record and the download request. */
 import type { SchemaObject } from 'openapi3-ts/oas31'
-import { MOCK_DEFINED } from '../extensions.ts'
+import { MOCK_DEFINED, STRICT_OVERLAY } from '../extensions.ts'
 
 /** yyyymmddhhmmss as a number: year 1000 onwards, no validation of the calendar beyond the digit count. */
 const compactDateTime: SchemaObject = {
@@ -52,6 +52,7 @@ export const DownloadRequest: SchemaObject = {
         'Detail Relation Key when the attachments belong to a detail row. Leave it out, or send an empty text, for a master row\'s attachments. ' +
         'null reads as left out (with the warning NULL_OPTIONAL_MEMBER).',
       [MOCK_DEFINED]: 'null is accepted with a warning',
+      [STRICT_OVERLAY]: { type: 'string' },
     },
   },
   additionalProperties: false,

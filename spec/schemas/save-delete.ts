@@ -1,7 +1,7 @@
 /** Save and delete requests and their results, in the current and the pre-3.0 spellings. */
 import type { SchemaObject } from 'openapi3-ts/oas31'
 import { RANGES } from '../versions.ts'
-import { MOCK_DEFINED, PRODUCT_VERSIONS } from '../extensions.ts'
+import { MOCK_DEFINED, PRODUCT_VERSIONS, STRICT_OVERLAY } from '../extensions.ts'
 import { schemaRef } from '../refs.ts'
 
 export const SaveDetailGroup: SchemaObject = {
@@ -16,8 +16,11 @@ export const SaveDetailGroup: SchemaObject = {
     Rows: {
       type: 'array',
       items: schemaRef('WriteRow'),
-      description: 'The rows to create or update. An empty list saves nothing (accepted with the warning EMPTY_DETAIL_GROUP).',
+      description:
+        'The rows to create or update. The published description shows no empty list: the mock\'s default mode takes one and saves nothing (with the ' +
+        'warning EMPTY_DETAIL_GROUP); strict mode refuses it.',
       [MOCK_DEFINED]: 'an empty list is accepted with a warning',
+      [STRICT_OVERLAY]: { minItems: 1 },
     },
   },
   additionalProperties: false,
@@ -164,6 +167,8 @@ export const DeleteRequest: SchemaObject = {
   title: 'Delete request',
   [PRODUCT_VERSIONS]: RANGES.all,
   [MOCK_DEFINED]: 'accepted below 3.0 too (with the warning CURRENT_DELETE_BODY), and a group without RelationKey (warning DELETE_GROUP_WITHOUT_RELATION_KEY)',
+  // Strict mode takes this body where the description shows it, from 3.0 only.
+  [STRICT_OVERLAY]: { [PRODUCT_VERSIONS]: RANGES.current },
   description:
     'Rows to delete, grouped by table: `RelationKey` null for master rows, a Detail Relation Key for detail rows. One request may hold several groups. ' +
     'The published description shows this body for current releases; the mock also takes it below 3.0, and reads a group that leaves `RelationKey` out as master rows, each with a warning.',
@@ -171,14 +176,17 @@ export const DeleteRequest: SchemaObject = {
   items: {
     type: 'object',
     required: ['Rows'],
+    [STRICT_OVERLAY]: { required: ['RelationKey', 'Rows'] },
     properties: {
       RelationKey: {
         type: ['string', 'null'],
-        description: 'Null for master rows; the Detail Relation Key for detail rows. An empty text reads as null (with the warning EMPTY_RELATION_KEY).',
+        description: 'Null for master rows; the Detail Relation Key for detail rows. An empty text reads as null (with the warning EMPTY_RELATION_KEY; strict mode refuses it).',
+        [STRICT_OVERLAY]: { minLength: 1 },
       },
       Rows: {
         type: 'array',
-        description: 'The rows to delete. An empty list deletes nothing (with the warning EMPTY_DELETE_GROUP).',
+        description: 'The rows to delete. An empty list deletes nothing (with the warning EMPTY_DELETE_GROUP; strict mode refuses it).',
+        [STRICT_OVERLAY]: { minItems: 1 },
         items: { type: 'object', required: ['Row'], properties: { Row: schemaRef('RowKey') }, additionalProperties: false },
       },
     },
@@ -191,6 +199,8 @@ export const DeleteRequestLegacy: SchemaObject = {
   title: 'Delete request (older form)',
   [PRODUCT_VERSIONS]: RANGES.all,
   [MOCK_DEFINED]: 'accepted from 3.0 too (with the warning LEGACY_DELETE_BODY)',
+  // The description calls it the older variant: strict mode takes it below 3.0 only.
+  [STRICT_OVERLAY]: { [PRODUCT_VERSIONS]: RANGES.legacy },
   description:
     'Master rows to delete, in the older shape: groups without a relation key, each row with an empty `Details` array. The published description ' +
     'calls it the older variant without saying that a release dropped it, so the mock takes it on every release (from 3.0 with a warning).',

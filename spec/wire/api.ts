@@ -418,7 +418,7 @@ export interface components {
         SaveDetailGroup: {
             /** @description Detail Relation Key of the detail table. */
             RelationKey: string;
-            /** @description The rows to create or update. An empty list saves nothing (accepted with the warning EMPTY_DETAIL_GROUP). */
+            /** @description The rows to create or update. The published description shows no empty list: the mock's default mode takes one and saves nothing (with the warning EMPTY_DETAIL_GROUP); strict mode refuses it. */
             Rows: components["schemas"]["WriteRow"][];
         };
         /**
@@ -519,9 +519,9 @@ export interface components {
          * @description Rows to delete, grouped by table: `RelationKey` null for master rows, a Detail Relation Key for detail rows. One request may hold several groups. The published description shows this body for current releases; the mock also takes it below 3.0, and reads a group that leaves `RelationKey` out as master rows, each with a warning.
          */
         DeleteRequest: {
-            /** @description Null for master rows; the Detail Relation Key for detail rows. An empty text reads as null (with the warning EMPTY_RELATION_KEY). */
+            /** @description Null for master rows; the Detail Relation Key for detail rows. An empty text reads as null (with the warning EMPTY_RELATION_KEY; strict mode refuses it). */
             RelationKey?: string | null;
-            /** @description The rows to delete. An empty list deletes nothing (with the warning EMPTY_DELETE_GROUP). */
+            /** @description The rows to delete. An empty list deletes nothing (with the warning EMPTY_DELETE_GROUP; strict mode refuses it). */
             Rows: {
                 Row: components["schemas"]["RowKey"];
             }[];
@@ -635,7 +635,7 @@ export interface components {
         };
         /**
          * Action parameter
-         * @description One entry of `parametersMap`. The published description names two known entries, the stored procedure to run and the parameters handed to it, without saying they are the only ones; the mock ignores other entries, with a warning.
+         * @description One entry of `parametersMap`. The published description names two known entries, the stored procedure to run and the parameters handed to it, without saying they are the only ones; the mock ignores other entries, with a warning (strict mode refuses them).
          */
         ActionParameter: {
             /** @constant */
@@ -695,8 +695,11 @@ export interface components {
          * @description Rows to build a link for. Only master rows have links, so `relationKey` is always null.
          */
         RowLinkRequest: {
-            /** @description Always null: links exist for master rows only. Left out, it reads as null (with the warning ROW_LINK_WITHOUT_RELATION_KEY). */
-            relationKey?: null;
+            /**
+             * @description Always null: links exist for master rows only. Left out, it reads as null (with the warning ROW_LINK_WITHOUT_RELATION_KEY; strict mode refuses that).
+             * @constant
+             */
+            relationKey?: unknown;
             /** @description Id of the master row, or several Ids. */
             values: number | number[];
             /**
@@ -948,7 +951,7 @@ export interface operations {
                     /** @constant */
                     grant_type: "password";
                     /**
-                     * @description Space-separated scopes.
+                     * @description Space-separated scopes: `openid apiv1 nosession` as the description sends them; the mock grants these three and refuses any other.
                      * @example openid apiv1 nosession
                      */
                     scope: string;
@@ -1002,7 +1005,7 @@ export interface operations {
                     /** @constant */
                     grant_type: "password";
                     /**
-                     * @description Space-separated scopes.
+                     * @description Space-separated scopes: `openid apiv1 nosession` as the description sends them; the mock grants these three and refuses any other.
                      * @example openid apiv1 nosession
                      */
                     scope: string;
@@ -1266,9 +1269,9 @@ export interface operations {
     listAttachments: {
         parameters: {
             query: {
-                /** @description `ParentId eq <row Id>`, optionally followed by ` and FolderId eq <folder Id>`. The mock reads it with the filter language of Get Items (values quoted or not, any spacing, keywords in any case, `FolderId eq null` for the top level). */
+                /** @description `ParentId eq <row Id>`, optionally followed by ` and FolderId eq <folder Id>`. The mock reads it as Get Items reads a filter (values quoted or not, any spacing, keywords in any case, `FolderId eq null` for the top level); the pattern says exactly what it takes. */
                 $filter: string;
-                /** @description Detail Relation Key, when the row is a detail row. Sent empty, it reads as absent (with the warning EMPTY_RELATION_KEY). */
+                /** @description Detail Relation Key, when the row is a detail row. Sent empty, it reads as absent (with the warning EMPTY_RELATION_KEY; strict mode refuses it). */
                 relationKey?: string;
             };
             header: {

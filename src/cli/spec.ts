@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs'
 import { extname } from 'node:path'
 import { CommanderError, Option, type Command } from 'commander'
 import { toJson, toYaml } from '../../spec/serialize.ts'
-import { apiDocument, controlPlaneDocument, releaseDocument } from '../document/reader.ts'
+import { controlPlaneDocument, servedDocument } from '../document/reader.ts'
+import { modeOf } from '../document/modes.ts'
 import { ConfigError, emulatedRelease } from '../config.ts'
 import { subcommand } from './command.ts'
 import { EXIT, type Io } from './verify.ts'
@@ -13,14 +14,19 @@ export function specCommand(): Command {
     .addOption(new Option('--out <file>', 'file to write; .json for JSON, .yaml or .yml for YAML').env('APPDATA_SPEC_OUT').default(undefined, 'standard output'))
     .addOption(new Option('--format <format>', 'json or yaml, when writing to standard output').choices(['json', 'yaml']).env('APPDATA_SPEC_FORMAT').default('yaml'))
     .addOption(new Option('--product-version <version>', 'only the operations and forms of this release (latest, 3.0.18, 2.9, ...)').env('APPDATA_PRODUCT_VERSION').default(undefined, 'every release'))
+    .addOption(new Option('--strict', "the document of a strict mock (--strict): what it accepts, where the default is the lenient mock's").env('APPDATA_SPEC_STRICT'))
     .addOption(new Option('--control-plane', "the mock's control plane (/__mock/) instead of the API").env('APPDATA_SPEC_CONTROL_PLANE'))
-    .addHelpText('after', '\nExamples:\n  npx appdata-kit spec --out openapi.yaml\n  npx appdata-kit spec --product-version 3.0.18 --out openapi-3.0.18.json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  npx appdata-kit spec --out openapi.yaml\n  npx appdata-kit spec --product-version 3.0.18 --out openapi-3.0.18.json\n  npx appdata-kit spec --strict --product-version latest --out openapi-strict.json',
+    )
 }
 
 interface Flags {
   out?: string
   format: 'json' | 'yaml'
   productVersion?: string
+  strict?: boolean
   controlPlane?: boolean
 }
 
@@ -37,8 +43,11 @@ export function runSpec(argv: readonly string[], io: Pick<Io, 'stdout' | 'stderr
   }
   try {
     const format = flags.out === undefined ? flags.format : formatOf(flags.out)
-    if (flags.controlPlane === true && flags.productVersion !== undefined) throw new ConfigError('--product-version applies to the API\'s document, not to --control-plane')
-    const document = flags.controlPlane === true ? controlPlaneDocument() : flags.productVersion === undefined ? apiDocument() : releaseDocument(emulatedRelease(flags.productVersion))
+    if (flags.controlPlane === true && (flags.productVersion !== undefined || flags.strict === true)) {
+      throw new ConfigError(`${flags.strict === true ? '--strict' : '--product-version'} applies to the API's document, not to --control-plane`)
+    }
+    const release = flags.productVersion === undefined ? undefined : emulatedRelease(flags.productVersion)
+    const document = flags.controlPlane === true ? controlPlaneDocument() : servedDocument(release, modeOf(flags.strict === true))
     const text = format === 'json' ? toJson(document) : toYaml(document)
     if (flags.out === undefined) io.stdout(text)
     else {

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { packageFile } from '../package-root.ts'
 import { PRODUCT_VERSIONS } from '../../spec/extensions.ts'
 import { inRange } from '../../spec/versions.ts'
+import { checkedDocument, documentForMode, type DocumentMode } from './modes.ts'
 
 /**
  * Reading the OpenAPI documents: their operations, the view one release has of them, `$ref`
@@ -168,19 +169,37 @@ export function documentForVersion(document: OpenAPIObject, version: string): Op
 }
 
 const releaseViews = new Map<string, OpenAPIObject>()
+const servedViews = new Map<string, OpenAPIObject>()
 let fullDocument: OpenAPIObject | undefined
 let controlDocument: OpenAPIObject | undefined
 
 /**
- * The API document as the given release (a normalized version) exposes it, built once per process
- * and shared: it is data nobody changes, and sharing it lets the validators compiled from it be
- * shared too. Callers that want to change a document use `buildDocument()`.
+ * The API document the mock of the given release (a normalized version) checks requests against,
+ * in either mode (src/document/modes.ts, checkedDocument), built once per process and shared: it
+ * is data nobody changes, and sharing it lets the validators compiled from it be shared too.
+ * Callers that want to change a document use `buildDocument()`.
  */
 export function releaseDocument(version: string): OpenAPIObject {
   let view = releaseViews.get(version)
   if (view === undefined) {
-    view = documentForVersion(apiDocument(), version)
+    view = documentForVersion(checkedDocument(apiDocument()), version)
     releaseViews.set(version, view)
+  }
+  return view
+}
+
+/**
+ * The document a client of a mock reads: of its mode, and of its release (a normalized version),
+ * or of every release when `version` is undefined. What it allows, that mock accepts; what it
+ * forbids, that mock refuses. Built once per process and shared.
+ */
+export function servedDocument(version: string | undefined, mode: DocumentMode): OpenAPIObject {
+  const key = `${mode} ${version ?? '*'}`
+  let view = servedViews.get(key)
+  if (view === undefined) {
+    const document = documentForMode(apiDocument(), mode)
+    view = version === undefined ? document : documentForVersion(document, version)
+    servedViews.set(key, view)
   }
   return view
 }
@@ -194,7 +213,7 @@ function renderedDocument(path: string): OpenAPIObject {
   return document as OpenAPIObject
 }
 
-/** The whole API document (every release), built once per process; not to be changed. */
+/** The published API document (every release, the default lenient mode's), built once per process; not to be changed. */
 export function apiDocument(): OpenAPIObject {
   fullDocument ??= renderedDocument('spec/openapi.json')
   return fullDocument

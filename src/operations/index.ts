@@ -5,14 +5,14 @@ import { authenticate, authorize, type SecurityScheme } from '../plugins/auth.ts
 import { registerDocumentRoutes } from '../routes.ts'
 import { warn } from '../plugins/warnings.ts'
 import type { ApiOperations, Handlers } from '../wire/operations.ts'
-import { clientIdFromBasicAuth, signIn, signInWithoutOrganization } from './sign-in.ts'
+import { prepareSignIn, signIn, signInWithoutOrganization } from './sign-in.ts'
 import { signInLegacy } from './sign-in-legacy.ts'
 import { queryItems } from './query-items.ts'
 import { queryItemsLegacy } from './query-items-legacy.ts'
 import { saveItems } from './save-items.ts'
 import { deleteItems } from './delete-items.ts'
 import { getIdentities } from './get-identities.ts'
-import { listAttachments } from './list-attachments.ts'
+import { listAttachments, prepareListAttachments } from './list-attachments.ts'
 import { downloadAttachment } from './download-attachment.ts'
 import { runAction } from './run-action.ts'
 import { sendEmail } from './send-email.ts'
@@ -59,7 +59,8 @@ export function registerOperations(app: FastifyInstance, document: OpenAPIObject
       return scheme === undefined ? [] : [authenticate(scheme)]
     },
     after: (entry) => (securityOf(entry, document) === undefined ? [] : [authorize]),
-    prepare: { signIn: clientIdFromBasicAuth, signInWithoutOrganization: clientIdFromBasicAuth },
+    // Before validation, so a form or filter the document's pattern refuses gets the refusal that says why.
+    prepare: { signIn: prepareSignIn, signInWithoutOrganization: prepareSignIn, listAttachments: prepareListAttachments },
     unknownInput: (request, found, entry) => {
       if (found.members.length > 0) warn(request, 'UNKNOWN_MEMBER', `The body member${found.members.length > 1 ? 's' : ''} ${found.members.join(', ')} ${found.members.length > 1 ? 'were' : 'was'} ignored.`)
       // The older Get Items takes its query options as URL parameters; its handler reports the ones it does not know.

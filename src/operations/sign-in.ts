@@ -34,6 +34,28 @@ export function clientIdFromBasicAuth(request: FastifyRequest): void {
   request.body = { ...form, client_id: clientId }
 }
 
+/** Scopes of a `scope` text the mock does not grant. */
+function unknownScopes(scope: string): string[] {
+  return scope.split(/\s+/).filter((word) => word !== '' && !KNOWN_SCOPES.has(word))
+}
+
+function invalidScope(unknown: string[]): ProblemError {
+  return new ProblemError('INVALID_SCOPE', `Scope ${unknown.join(', ')} is not granted; ask for "openid apiv1 nosession".`, { error: 'invalid_scope' })
+}
+
+/**
+ * Before validation: the sign-in form as the mock reads it. The document's `scope` pattern says
+ * which scopes the mock grants; a scope outside it is refused as OAuth 2.0 refuses it
+ * (`invalid_scope`, RFC 6749 section 5.2) rather than as a schema violation.
+ */
+export function prepareSignIn(request: FastifyRequest): void {
+  clientIdFromBasicAuth(request)
+  const form: unknown = request.body
+  if (!isForm(form) || typeof form.scope !== 'string') return
+  const unknown = unknownScopes(form.scope)
+  if (unknown.length > 0) throw invalidScope(unknown)
+}
+
 type SignInRequest = FastifyRequest<{ Body: ApiBody<'signIn'> }>
 
 /**
@@ -54,10 +76,8 @@ async function answerSignIn(request: SignInRequest, reply: FastifyReply, named: 
   if (form.grant_type !== 'password') {
     throw new ProblemError('UNSUPPORTED_GRANT_TYPE', `grant_type must be "password", got "${form.grant_type}".`, { error: 'unsupported_grant_type' })
   }
-  const unknown = form.scope.split(/\s+/).filter((scope) => scope !== '' && !KNOWN_SCOPES.has(scope))
-  if (unknown.length > 0) {
-    throw new ProblemError('INVALID_SCOPE', `Scope ${unknown.join(', ')} is not granted; ask for "openid apiv1 nosession".`, { error: 'invalid_scope' })
-  }
+  const unknown = unknownScopes(form.scope)
+  if (unknown.length > 0) throw invalidScope(unknown)
   const user = checkCredentials(organization, form.username, form.password)
   const session = request.server.tokens.issue(user)
   // Shaped as the description's sample: `token-type` and `scope` are empty strings there.

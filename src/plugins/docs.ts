@@ -45,9 +45,9 @@ async function yamlText(document: OpenAPIObject): Promise<string> {
 }
 
 /**
- * Serves the whole document (every release, so readers see the older forms too) at
- * `/openapi.json` and `/openapi.yaml`, and a documentation page at `/docs`. With the control
- * plane on, the page offers its document as a second definition.
+ * Serves the document of the mock's own mode and release (src/document/modes.ts) at `/openapi.json`
+ * and `/openapi.yaml`, and a documentation page at `/docs`, so what a client reads is what this mock
+ * does. With the control plane on, the page offers its document as a second definition.
  */
 export async function registerDocs(app: FastifyInstance, document: OpenAPIObject, controlDocument?: OpenAPIObject): Promise<void> {
   const json = perOrigin((origin) => JSON.stringify(withOrigin(document, origin)))

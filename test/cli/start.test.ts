@@ -254,7 +254,7 @@ describe('the appdata-kit command', () => {
   it.each([
     ['mock', ['--port <n>', '(default: 4080, env: PORT or MOCK_PORT)', '--product-version', '--https', '--tls-out', '--cors', '--log-format', '--quiet', 'Examples:', 'npx appdata-kit mock --port 4181']],
     ['verify', ['--base-url <url>', 'env: APPDATA_BASE_URL', '--allow-writes', '--junit <file>', '(default: 30000, env: APPDATA_TIMEOUT)', 'Example']],
-    ['spec', ['--out <file>', '--product-version', '--control-plane', 'Examples:', 'npx appdata-kit spec --out openapi.yaml']],
+    ['spec', ['--out <file>', '--product-version', '--strict', '--control-plane', 'Examples:', 'npx appdata-kit spec --out openapi.yaml']],
     ['capture', ['--base-url <url>', '--relation-key <key>', '(default: 100, env: APPDATA_CAPTURE_ROWS)', '--no-anonymise', '--rows-as-generator', 'Strictly read-only', 'Example']],
   ])('%s --help lists every flag with its default, its variable and an example', async (command, texts) => {
     const run = await runToEnd(process.execPath, [BIN, command, '--help'])
@@ -292,8 +292,17 @@ describe('the appdata-kit command', () => {
     const legacy = JSON.parse(readFileSync(join(dir, 'legacy.json'), 'utf8')) as { paths: Record<string, unknown> }
     expect(Object.keys(legacy.paths)).toContain('/IntelligenceUserManagementService/UserManagementService.svc/Token')
     expect(Object.keys(legacy.paths)).not.toContain('/identityprovider/{organizationphysicalname}/connect/token')
+    // The strict document of one release: what `npx appdata-kit mock --strict --product-version 3.0.19` serves.
+    const strict = await runToEnd(process.execPath, [BIN, 'spec', '--strict', '--product-version', '3.0.19', '--format', 'json'])
+    expect(strict.code).toBe(0)
+    expect(strict.stdout).not.toContain('x-mock-strict')
+    const strictDocument = JSON.parse(strict.stdout) as { components: { schemas: Record<string, { properties: Record<string, { minItems?: number }>; additionalProperties?: unknown }> } }
+    expect(strictDocument.components.schemas.SaveDetailGroup?.properties.Rows?.minItems).toBe(1)
+    expect(strictDocument.components.schemas.SaveDetailGroup?.additionalProperties).toBe(false)
+    expect((await runToEnd(process.execPath, [BIN, 'spec', '--strict', '--control-plane'])).code).toBe(2)
     const wrong = await runToEnd(process.execPath, [BIN, 'spec', '--out', join(dir, 'openapi.txt')])
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toContain('--out must end in .json, .yaml or .yml')
-  })
+    // Six runs of the command: on a loaded machine, more than the default 30 s.
+  }, 120_000)
 })

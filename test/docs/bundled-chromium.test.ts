@@ -43,7 +43,8 @@ describe.runIf(BUNDLED_RUNS_HERE)('the Chromium shipped in npm (@sparticuz/chrom
     const page = await browser.newPage()
     await page.goto(`${mock.url}/docs`, { waitUntil: 'load' })
     await page.waitForSelector('.opblock-summary-description', { timeout: 30_000 })
-    expect(await page.locator('.opblock-summary-description').count()).toBeGreaterThanOrEqual(13)
+    // Every operation of the default mock's release (3.0.19: ten).
+    expect(await page.locator('.opblock-summary-description').count()).toBeGreaterThanOrEqual(10)
     await page.close()
   })
 

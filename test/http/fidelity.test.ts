@@ -157,10 +157,12 @@ describe('3. Generate Row Link: relationKey null, or left out', () => {
     expect(left.headers.get('x-mock-warnings')).toBe('ROW_LINK_WITHOUT_RELATION_KEY')
   })
 
-  it('describes relationKey as type null, which generated clients can send', () => {
-    const schema = buildDocument().components?.schemas?.RowLinkRequest as { required: string[]; properties: { relationKey: { type: string } } }
-    expect(schema.properties.relationKey.type).toBe('null')
+  it('describes relationKey as const null, which generated clients can send; left out only in the lenient document', () => {
+    const schema = buildDocument().components?.schemas?.RowLinkRequest as { required: string[]; properties: { relationKey: Record<string, unknown> }; 'x-mock-strict': { required: string[] } }
+    expect(schema.properties.relationKey.const).toBeNull()
+    expect(schema.properties.relationKey.type).toBeUndefined()
     expect(schema.required).not.toContain('relationKey')
+    expect(schema['x-mock-strict'].required).toContain('relationKey')
   })
 })
 
