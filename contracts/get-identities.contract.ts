@@ -10,6 +10,8 @@ export const reservedOnce: Contract = {
   writes: true,
   needs: ['writes', 'storage'],
   deviation: 'identity-stuck',
+  statements: ['identities.values', 'identities.reserved'],
+  data: "two reservations of 2 values for the master storage's Identity field: the second shares no value with the first",
   async run(ctx: ContractContext) {
     const field = identityFieldFor(ctx, await ctx.facts.masters(ctx.client), 'master')
     if (field === undefined) ctx.skip('the Identity field is not known: pass --identity-field')
@@ -22,4 +24,22 @@ export const reservedOnce: Contract = {
   },
 }
 
-export const contracts = [reservedOnce]
+export const sequential: Contract = {
+  id: 'identities.sequential',
+  title: 'Get Identities answers <count> sequential integers: each one more than the one before',
+  severity: 'medium',
+  holdsTo: 'description',
+  writes: true,
+  needs: ['writes', 'storage'],
+  deviation: 'identity-gaps',
+  statements: ['identities.values'],
+  data: 'three values reserved at once for the master storage\'s Identity field',
+  async run(ctx: ContractContext) {
+    const field = identityFieldFor(ctx, await ctx.facts.masters(ctx.client), 'master')
+    if (field === undefined) ctx.skip('the Identity field is not known: pass --identity-field')
+    const values = await ctx.client.identities(ctx.target.storageId as string, field, 3)
+    ctx.check(values.length === 3 && values.every((v, i) => Number.isSafeInteger(v) && (i === 0 || v === (values[i - 1] as number) + 1)), { expected: '3 sequential integers (n, n+1, n+2)', received: shown(values) })
+  },
+}
+
+export const contracts = [reservedOnce, sequential]

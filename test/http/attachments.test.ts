@@ -1,34 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import yauzl from 'yauzl'
+import { unzip } from '../../contracts/zip.ts'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
 
 const payload = (name: string) => readFileSync(new URL(`../../fixtures/files/${name}`, import.meta.url))
-
-/** Entries of a zip archive in their stored order, with their bytes. */
-async function unzip(bytes: Buffer): Promise<Array<{ name: string; data: Buffer; mtime: Date }>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.fromBuffer(bytes, { lazyEntries: true, decodeStrings: true }, (err, z) => (err ? reject(err) : resolve(z))),
-  )
-  const entries: Array<{ name: string; data: Buffer; mtime: Date }> = []
-  await new Promise<void>((resolve, reject) => {
-    zip.on('entry', (entry: yauzl.Entry) => {
-      zip.openReadStream(entry, (err, stream) => {
-        if (err) return reject(err)
-        const chunks: Buffer[] = []
-        stream.on('data', (c: Buffer) => chunks.push(c))
-        stream.on('end', () => {
-          entries.push({ name: entry.fileName, data: Buffer.concat(chunks), mtime: entry.getLastModDate() })
-          zip.readEntry()
-        })
-      })
-    })
-    zip.on('end', resolve)
-    zip.on('error', reject)
-    zip.readEntry()
-  })
-  return entries
-}
 
 describe('attachments', () => {
   let mock: TestClient
