@@ -2,6 +2,7 @@
 import { RANGES } from '../spec/versions.ts'
 import { ApiError, rowVersion, successOf, type ReadRow } from '../src/client/client.ts'
 import { userFields } from './facts.ts'
+import { formOf } from './information.ts'
 import { matchesSent, newKeyIds, saveAndClaim } from './ownership.ts'
 import { addOwnDetails, claimedBy, createOwnMaster, fieldToRewrite, identityFieldFor, ownRowWithStaleVersion, readById, sameValue, shown, updateMaster, updateOneField } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
@@ -140,7 +141,10 @@ export const createdReadBack: Contract = {
   statements: ['save.body', 'resources.identity-assigned'],
   data: 'a copy of the first master row\'s user fields (texts, numbers, flags), read back by the Id the save named and compared field by field',
   async run(ctx: ContractContext) {
+    const saved = new Date()
     const own = await createOwnMaster(ctx)
+    // The description gives no form nor time zone for a row's DT_CREATION: what came is information.
+    ctx.note(`DT_CREATION of the new row is ${formOf(own.row.DT_CREATION)} ${shown(own.row.DT_CREATION)}; it was saved at about ${saved.toISOString().slice(0, 19)}Z`)
     const wrong = differences(own.fields, own.row)
     ctx.check(wrong.length === 0, { expected: `row ${own.id} to read back every field as saved`, received: wrong.join('; ') })
     if (own.identityField !== undefined && own.identityField in own.row) {
