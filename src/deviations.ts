@@ -367,6 +367,21 @@ export const DEVIATIONS: Record<string, { breaks: string; install(app: FastifyIn
     breaks: 'Get Identities answers values with gaps between them, not sequential ones',
     install: (app) => editAnswers(app, ['getIdentities'], (body) => (Array.isArray(body) ? body.map((value, i) => (typeof value === 'number' ? value + i : value)) : body)),
   },
+  'reservation-not-held': {
+    breaks: 'a save assigns a new row an Identity value Get Identities reserved',
+    install: (app) => {
+      // The values of the latest reservation, handed to the next new rows as if nobody had reserved them.
+      let reserved: number[] = []
+      editAnswers(app, ['getIdentities'], (body) => {
+        if (Array.isArray(body)) reserved = body.filter((value): value is number => typeof value === 'number')
+        return body
+      })
+      editSavedMasters(app, 'new', (row, _fields, identity) => {
+        const value = reserved.shift()
+        if (identity !== '' && row[identity] === null && value !== undefined) row[identity] = value
+      })
+    },
+  },
   'ignore-workspace': {
     breaks: 'data calls answer the application\'s rows whatever WorkspaceId they name',
     install: (app) =>
