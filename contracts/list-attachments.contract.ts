@@ -100,7 +100,7 @@ async function detailHolder(ctx: ContractContext): Promise<ReadRow> {
   try {
     ;[row] = await ctx.client.rows({ top: 1, orderBy: 'CT_ATTACHMENTS desc', relationKey })
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) ctx.skip(`the installation refused to order detail rows by CT_ATTACHMENTS (${error.status})`)
+    if (error instanceof ApiError && error.status < 500) ctx.skip(`the installation refused to order rows by CT_ATTACHMENTS (${error.status}), so no row with attachments was found`)
     throw error
   }
   if (row === undefined || !(Number(row.CT_ATTACHMENTS) > 0)) ctx.skip(`no row of the detail table ${relationKey} has attachments`)
