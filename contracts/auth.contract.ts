@@ -32,6 +32,8 @@ export const missingTokenRefused: Contract = {
   writes: false,
   needs: [],
   deviation: 'no-auth',
+  statements: ['auth.session-token', 'auth.bearer'],
+  data: 'a read of one row, and (with --allow-writes and --email-to) an e-mail to that address, sent with no token',
   async run(ctx: ContractContext) {
     await checkReadRefused(ctx, null, 'without a SessionToken')
     await checkEmailRefused(ctx, null, 'without Authorization')
@@ -46,6 +48,8 @@ export const garbageTokenRefused: Contract = {
   writes: false,
   needs: [],
   deviation: 'no-auth',
+  statements: ['auth.session-token', 'auth.bearer'],
+  data: 'a read of one row, and (with --allow-writes and --email-to) an e-mail to that address, sent with a token the installation never issued',
   async run(ctx: ContractContext) {
     await checkReadRefused(ctx, GARBAGE, 'with an unknown SessionToken')
     await checkEmailRefused(ctx, GARBAGE, 'with an unknown bearer token')
@@ -67,4 +71,26 @@ export const refusalProblem: Contract = {
   },
 }
 
-export const contracts = [missingTokenRefused, garbageTokenRefused, refusalProblem]
+/** A Workspace Id no installation hands out: the nil GUID's neighbour. */
+const UNKNOWN_WORKSPACE = '00000000-0000-4000-8000-0000000000ad'
+
+export const otherWorkspaceNoRows: Contract = {
+  id: 'auth.unknown-workspace-no-rows',
+  title: 'A read that names a Workspace Id other than the application\'s answers none of its rows',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'ignore-workspace',
+  statements: ['endpoints.headers', 'versioning.workspace-id'],
+  data: 'the first master rows read with the right WorkspaceId, then $top=5 with a WorkspaceId the installation never issued; no status is required (the description states none), only that none of the rows come back',
+  async run(ctx: ContractContext) {
+    const ids = new Set((await ctx.facts.masters(ctx.client)).map((row) => row.Id))
+    const query = '$top=5&$orderby=Id%20asc'
+    const answer = await ctx.client.call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query }, headers: { WorkspaceId: UNKNOWN_WORKSPACE } } : { query: { $top: 5, $orderby: 'Id asc' }, headers: { WorkspaceId: UNKNOWN_WORKSPACE } })
+    const leaked = Array.isArray(answer.body) ? (answer.body as Array<{ Id?: unknown }>).filter((row) => ids.has(row.Id as number)) : []
+    ctx.check(leaked.length === 0, { expected: `none of the application's rows for WorkspaceId ${UNKNOWN_WORKSPACE}`, received: `${answer.status} with rows ${leaked.map((row) => String(row.Id)).join(', ')}` })
+  },
+}
+
+export const contracts = [missingTokenRefused, garbageTokenRefused, refusalProblem, otherWorkspaceNoRows]

@@ -1,6 +1,7 @@
 /** Download Attachment: a file as itself with its media type, a folder as a zip. */
 import { bufferOf } from '../src/bytes.ts'
-import { holderAttachments } from './list-attachments.contract.ts'
+import { folderAndContents, holderAttachments } from './list-attachments.contract.ts'
+import { unzip } from './zip.ts'
 import { shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
@@ -12,6 +13,8 @@ export const mediaType: Contract = {
   writes: false,
   needs: [],
   deviation: 'wrong-media-type',
+  statements: ['download.file', 'service.json'],
+  data: "the first file at the top level of the row with attachments: its media type beside the record's TypeImage, Content-Disposition and bytes",
   async run(ctx: ContractContext) {
     const { records, relationKey } = await holderAttachments(ctx)
     const file = records.find((record) => !record.IsFolder)
@@ -30,6 +33,8 @@ export const folderZip: Contract = {
   holdsTo: 'description',
   writes: false,
   needs: [],
+  statements: ['download.folder-zip'],
+  data: 'the first folder of the row with attachments: the download starts with a zip signature',
   async run(ctx: ContractContext) {
     const { records, relationKey } = await holderAttachments(ctx)
     const folder = records.find((record) => record.IsFolder)
@@ -41,4 +46,73 @@ export const folderZip: Contract = {
   },
 }
 
-export const contracts = [mediaType, folderZip]
+/** The file name of a Content-Disposition header: `filename*` (RFC 5987) first, then `filename`, quoted or not. */
+export function dispositionFileName(header: string): string | undefined {
+  const extended = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header)
+  if (extended?.[2] !== undefined) {
+    try {
+      return decodeURIComponent(extended[2].trim())
+    } catch {
+      return extended[2].trim()
+    }
+  }
+  const plain = /filename\s*=\s*("((?:[^"\\]|\\.)*)"|[^;]+)/i.exec(header)
+  if (plain === null) return undefined
+  return plain[2] !== undefined ? plain[2].replace(/\\(.)/g, '$1') : (plain[1] ?? '').trim()
+}
+
+export const fileName: Contract = {
+  id: 'download.file-name',
+  title: 'A file downloads with Content-Disposition: attachment; filename=<the record\'s Name>',
+  severity: 'medium',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'download-generic-name',
+  statements: ['download.file'],
+  data: 'the first file at the top level of the row with attachments; the header\'s file name beside the record\'s Name',
+  async run(ctx: ContractContext) {
+    const { records, relationKey } = await holderAttachments(ctx)
+    const file = records.find((record) => !record.IsFolder)
+    if (file === undefined) ctx.skip('the row with attachments has no file at its top level')
+    const download = await ctx.client.download([file.Id], relationKey ?? undefined)
+    const name = dispositionFileName(download.disposition)
+    ctx.check(name === file.Name, { expected: `filename=${file.Name}`, received: shown(download.disposition) })
+  },
+}
+
+export const folderZipEntries: Contract = {
+  id: 'download.folder-zip-entries',
+  title: 'A folder downloads as a zip of the folder\'s attachments: an entry for each file in it, with the bytes the file downloads with',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'empty-folder-zip',
+  statements: ['download.folder-zip'],
+  data: 'the first folder of the row with attachments, listed with FolderId; each file in it (up to 5) downloaded alone and compared with the zip entry of the same name',
+  async run(ctx: ContractContext) {
+    const { folder, inside, relationKey } = await folderAndContents(ctx)
+    const files = inside.filter((record) => !record.IsFolder)
+    if (files.length === 0) ctx.skip(`folder ${folder.Id} holds no file at its top level`)
+    const download = await ctx.client.download([folder.Id], relationKey ?? undefined)
+    let entries
+    try {
+      entries = await unzip(download.bytes)
+    } catch (error) {
+      return void ctx.check(false, { expected: 'a zip archive', received: `${download.mediaType}: ${(error as Error).message}` })
+    }
+    const base = (name: string) => name.split('/').pop() ?? name
+    for (const file of files.slice(0, 5)) {
+      const entry = entries.find((e) => base(e.name) === file.Name)
+      if (entry === undefined) {
+        ctx.check(false, { expected: `an entry ${file.Name} in the zip of folder ${folder.Name}`, received: `entries ${shown(entries.map((e) => e.name))}` })
+        continue
+      }
+      const alone = await ctx.client.download([file.Id], relationKey ?? undefined)
+      ctx.check(bufferOf(alone.bytes).equals(entry.data), { expected: `the entry ${entry.name} to hold the ${alone.bytes.length} bytes ${file.Name} downloads with`, received: `${entry.data.length} other bytes` })
+    }
+  },
+}
+
+export const contracts = [mediaType, folderZip, fileName, folderZipEntries]

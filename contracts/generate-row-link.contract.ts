@@ -11,6 +11,8 @@ export const absolute: Contract = {
   writes: false,
   needs: [],
   deviation: 'relative-row-link',
+  statements: ['row-link.opens-row'],
+  data: 'the link of the first master row',
   async run(ctx: ContractContext) {
     const [row] = await ctx.facts.masters(ctx.client)
     if (row === undefined) ctx.skip('the application has no master row')
@@ -42,4 +44,25 @@ export const opensRow: Contract = {
   },
 }
 
-export const contracts = [absolute, opensRow]
+export const distinctRows: Contract = {
+  id: 'row-link.distinct-rows',
+  title: 'Generate Row Link answers a different link for two different rows, and takes the Ids as an array too',
+  severity: 'medium',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'same-row-link',
+  statements: ['row-link.opens-row', 'row-link.values'],
+  data: 'the first two master rows (different Ids): one link each, then the first again with values as an array',
+  async run(ctx: ContractContext) {
+    const [a, b] = await ctx.facts.masters(ctx.client)
+    if (a === undefined || b === undefined) ctx.skip('the application has fewer than two master rows')
+    const first = await ctx.client.rowLink(a.Id)
+    const second = await ctx.client.rowLink(b.Id)
+    ctx.check(typeof first === 'string' && first !== second, { expected: `different links for rows ${a.Id} and ${b.Id}`, received: `${shown(first)} for both` })
+    const listed = await ctx.client.rowLink([a.Id])
+    ctx.check(typeof listed === 'string' && listed !== '', { expected: 'a link for values given as an array', received: shown(listed) })
+  },
+}
+
+export const contracts = [absolute, opensRow, distinctRows]

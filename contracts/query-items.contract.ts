@@ -14,6 +14,8 @@ export const rowsDocumented: Contract = {
   writes: false,
   needs: [],
   deviation: 'id-as-text',
+  statements: ['items.read', 'items.legacy-get', 'resources.row-fields', 'service.json'],
+  data: 'the first 20 master rows by Id (by the older GET form for releases before 3.0), every row held to the system fields and an integer Id',
   async run(ctx: ContractContext) {
     const rows = await ctx.facts.masters(ctx.client)
     ctx.require(Array.isArray(rows), { expected: 'an array of rows', received: ctx.show(rows) })
@@ -33,6 +35,8 @@ export const topLimits: Contract = {
   writes: false,
   needs: [],
   deviation: 'ignore-top',
+  statements: ['items.top'],
+  data: '$top=1 and $top=3 over the master rows ordered by Id',
   async run(ctx: ContractContext) {
     const total = (await ctx.facts.masters(ctx.client)).length
     for (const top of [1, 3]) {
@@ -50,6 +54,8 @@ export const pagingPartitions: Contract = {
   writes: false,
   needs: [],
   deviation: 'ignore-skip',
+  statements: ['items.skip'],
+  data: '$top=3 at $skip=0 and $skip=3 beside $top=6, ordered by Id',
   async run(ctx: ContractContext) {
     const all = idsOf(await ctx.client.rows({ top: 6, orderBy: 'Id asc' }))
     const pages = [...idsOf(await ctx.client.rows({ top: 3, skip: 0, orderBy: 'Id asc' })), ...idsOf(await ctx.client.rows({ top: 3, skip: 3, orderBy: 'Id asc' }))]
@@ -65,6 +71,8 @@ export const order: Contract = {
   writes: false,
   needs: [],
   deviation: 'ignore-orderby',
+  statements: ['items.orderby'],
+  data: 'the first 5 rows by Id asc and by Id desc',
   async run(ctx: ContractContext) {
     const asc = idsOf(await ctx.client.rows({ top: 5, orderBy: 'Id asc' }))
     const desc = idsOf(await ctx.client.rows({ top: 5, orderBy: 'Id desc' }))
@@ -86,6 +94,8 @@ export const filterMatches: Contract = {
   writes: false,
   needs: [],
   deviation: 'ignore-filter',
+  statements: ['items.filter', 'count.result'],
+  data: "Id eq '<first row's Id>' (one row), then a text field of that row eq its value: only rows with that value, as many as the count of the same filter",
   async run(ctx: ContractContext) {
     const [sample] = await ctx.facts.masters(ctx.client)
     if (sample === undefined) ctx.skip('the application has no master row to filter on')
@@ -121,6 +131,8 @@ export const countInteger: Contract = {
   writes: false,
   needs: [],
   deviation: 'count-as-text',
+  statements: ['resources.count-result', 'count.result'],
+  data: '$inlinecount=allpages over the master rows beside a page of 20',
   async run(ctx: ContractContext) {
     const answer = await ctx.client.call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$inlinecount=allpages' } } : { query: { $inlinecount: 'allpages' } })
     const count = (answer.body as { Items?: Array<{ _FieldCount_?: unknown }> }).Items?.[0]?._FieldCount_
@@ -138,6 +150,8 @@ export const timestampBase64: Contract = {
   writes: false,
   needs: [],
   deviation: 'timestamp-hex',
+  statements: ['resources.timestamp-read'],
+  data: 'the TIMESTAMP of the first 20 master rows',
   async run(ctx: ContractContext) {
     for (const row of await ctx.facts.masters(ctx.client)) {
       const text = row.TIMESTAMP
@@ -174,6 +188,8 @@ export const detailRows: Contract = {
   needs: ['relation-key'],
   releases: RANGES.current,
   deviation: 'ignore-relation-key',
+  statements: ['items.relation-key', 'count.result'],
+  data: 'the first 20 rows of the detail table --relation-key names beside the first 20 master rows (they must differ), and the detail count',
   async run(ctx: ContractContext) {
     const details = await ctx.facts.details(ctx.client)
     ctx.require(Array.isArray(details), { expected: 'an array of detail rows', received: ctx.show(details) })
@@ -188,4 +204,89 @@ export const detailRows: Contract = {
   },
 }
 
-export const contracts = [rowsDocumented, topLimits, pagingPartitions, order, filterMatches, countInteger, timestampBase64, timestampEightBytes, detailRows]
+/** Whether numbers are in order (each no smaller, or no larger, than the one before). */
+const inOrder = (values: number[], direction: 1 | -1): boolean => values.every((value, i) => i === 0 || (value - (values[i - 1] as number)) * direction >= 0)
+
+export const orderByField: Contract = {
+  id: 'items.order-by-field',
+  title: '$orderby on a numeric field other than Id answers the rows in that field\'s order, asc and desc',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'orderby-id-only',
+  statements: ['items.orderby'],
+  data: 'a numeric user field whose order differs from the Id order among the first 20 master rows (so an order by Id cannot pass for it), read asc and desc in one page of every row (of up to 1,000; else 200); nulls set aside, as where they sort is not stated',
+  async run(ctx: ContractContext) {
+    const masters = await ctx.facts.masters(ctx.client)
+    const numbers = (rows: readonly ReadRow[], name: string) => rows.map((row) => row[name]).filter((value): value is number => typeof value === 'number')
+    const [first] = masters
+    const field = first === undefined ? undefined : Object.keys(first).find((name) => name !== 'Id' && !['TIMESTAMP', 'ROW_ORDER', 'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE'].includes(name) && !inOrder(numbers(masters, name), 1))
+    if (field === undefined) ctx.skip('no numeric user field of the first rows is out of Id order, so an order by it could not be told from an order by Id')
+    // Every row of a table of up to 1,000 in one page, so that two installations holding the same rows answer pages of the same rows whatever their values (verify --compare-with); else a page of 200, the description's sample $top.
+    const count = await ctx.client.count()
+    const top = isInteger(count) && count > 0 && count <= 1000 ? count : 200
+    const asc = numbers(await ctx.client.rows({ top, orderBy: `${field} asc` }), field)
+    const desc = numbers(await ctx.client.rows({ top, orderBy: `${field} desc` }), field)
+    ctx.check(asc.length > 1 && inOrder(asc, 1), { expected: `${field} ascending for $orderby=${field} asc`, received: shown(asc) })
+    ctx.check(desc.length > 1 && inOrder(desc, -1), { expected: `${field} descending for $orderby=${field} desc`, received: shown(desc) })
+  },
+}
+
+export const pagingToTheEnd: Contract = {
+  id: 'items.paging-to-the-end',
+  title: 'Pages of $top and $skip reach every row once, up to the count, and a page that starts at or past the count is empty',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'skip-past-end-repeats',
+  statements: ['items.skip', 'items.top', 'count.result'],
+  data: 'every master row in pages of 10 ordered by Id (up to 1,000 rows; past that the last page only), then $skip at the count and past it',
+  async run(ctx: ContractContext) {
+    const count = await ctx.client.count()
+    ctx.require(isInteger(count), { expected: 'a count', received: shown(count) })
+    if (count === 0) ctx.skip('the application has no master rows to page through')
+    if (count <= 1000) {
+      const ids: number[] = []
+      for (let skip = 0; skip < count; skip += 10) {
+        const page = idsOf(await ctx.client.rows({ top: 10, skip, orderBy: 'Id asc' }))
+        ids.push(...page)
+        if (page.length < 10) break
+      }
+      ctx.check(ids.length === count && new Set(ids).size === ids.length, { expected: `${count} different rows over the pages (the count)`, received: `${ids.length} rows, ${new Set(ids).size} different` })
+    } else {
+      const last = await ctx.client.rows({ top: 2, skip: count - 1, orderBy: 'Id asc' })
+      ctx.check(last.length === 1, { expected: `1 row at $skip=${count - 1} (the count less one)`, received: `${last.length} rows` })
+    }
+    for (const skip of [count, count + 10]) {
+      const past = await ctx.client.rows({ top: 5, skip, orderBy: 'Id asc' })
+      ctx.check(past.length === 0, { expected: `no rows at $skip=${skip} (the count is ${count})`, received: `${past.length} rows (Id ${idsOf(past).join(', ')})` })
+    }
+  },
+}
+
+export const countExact: Contract = {
+  id: 'items.count-exact',
+  title: 'Get Items Count answers the number of rows there are: a page from the count less one holds exactly one row',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'count-off-by-one',
+  statements: ['count.result'],
+  data: 'the master count, then $top=2 at $skip of the count less one (one row) ordered by Id; and the count of a filter on the first row\'s Id (1)',
+  async run(ctx: ContractContext) {
+    const count = await ctx.client.count()
+    if (!isInteger(count) || count === 0) ctx.skip('the application has no master rows to count')
+    const last = await ctx.client.rows({ top: 2, skip: count - 1, orderBy: 'Id asc' })
+    ctx.check(last.length === 1, { expected: `exactly 1 row at $skip=${count - 1} if there are ${count}`, received: `${last.length} rows` })
+    const [first] = await ctx.facts.masters(ctx.client)
+    if (first !== undefined) {
+      const one = await ctx.client.count({ filter: `Id eq '${first.Id}'` })
+      ctx.check(one === 1, { expected: `a count of 1 for Id eq '${first.Id}'`, received: shown(one) })
+    }
+  },
+}
+
+export const contracts = [rowsDocumented, topLimits, pagingPartitions, order, filterMatches, countInteger, timestampBase64, timestampEightBytes, detailRows, orderByField, pagingToTheEnd, countExact]

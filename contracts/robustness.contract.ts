@@ -103,6 +103,8 @@ export const hostileTokens: Contract = {
   writes: false,
   needs: [],
   tags: ['fuzz'],
+  statements: ['auth.session-token'],
+  data: 'random printable texts (fast-check, fixed seed) as SessionToken on a read of one row',
   async run(ctx: ContractContext) {
     const mock = ctx.target.holdTo === 'mock'
     // An installation gets harmless texts only. A header value holds printable ASCII only (HTTP clients refuse the rest before sending).

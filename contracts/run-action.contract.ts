@@ -8,6 +8,8 @@ export const result: Contract = {
   holdsTo: 'description',
   writes: true,
   needs: ['writes', 'action'],
+  statements: ['action.run', 'resources.action-result'],
+  data: 'each action --action-id names, run with no parameters',
   async run(ctx: ContractContext) {
     for (const actionId of ctx.target.actionIds) {
       const answer = await ctx.client.runAction(actionId)

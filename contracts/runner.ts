@@ -5,6 +5,7 @@ import { TransportError, type Transport } from '../src/client/transport.ts'
 import { Cleanup, type CleanupReport } from './cleanup.ts'
 import { conformanceProblems } from './conformance.ts'
 import { Facts } from './facts.ts'
+import { gatherInformation, type Finding } from './information.ts'
 import { Interrupted, Skip, Stop } from './halt.ts'
 import { interruptibleTransport, Session, sessionTransport } from './session.ts'
 import { showFor } from './show.ts'
@@ -43,6 +44,8 @@ export interface RunReport {
   durationMs: number
   /** True when the run was stopped before every contract ran. */
   interrupted: boolean
+  /** What the installation does where the description is silent (information.ts); never a failure. */
+  information: Finding[]
 }
 
 /** Whether a contract matches an `--only` / `--skip` pattern. */
@@ -244,8 +247,13 @@ export async function runContracts(contracts: readonly Contract[], target: Targe
     }
   }
   let removal: CleanupReport = { removed: 0, left: [] }
+  let information: Finding[] = []
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker))
+    if (!signal.aborted) {
+      options.onPhase?.('information')
+      information = await gatherInformation(targetClient(target, session.token, undefined, run.session), target, facts)
+    }
   } finally {
     // Whatever happened, the rows this run created go again: with the session, not stopped by the interrupt.
     options.onPhase?.('cleanup')
@@ -259,5 +267,6 @@ export async function runContracts(contracts: readonly Contract[], target: Targe
     cleanup: removal,
     durationMs: Date.now() - started,
     interrupted: signal.aborted,
+    information,
   }
 }

@@ -9,6 +9,8 @@ export const queued: Contract = {
   writes: true,
   needs: ['writes', 'email-to'],
   deviation: 'email-body',
+  statements: ['email.queue', 'auth.bearer', 'versioning.email-path'],
+  data: 'one e-mail to the --email-to address, without providerId',
   async run(ctx: ContractContext) {
     const answer = await ctx.client.call('sendEmail', {
       body: { to: [ctx.target.emailTo as string], subject: 'appdata-kit verify', body: 'A check of this installation by appdata-kit verify queued this e-mail.' },

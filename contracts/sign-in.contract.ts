@@ -32,6 +32,8 @@ export const tokenResult: Contract = {
   needs: [],
   releases: RANGES.current,
   deviation: 'expires-in-text',
+  statements: ['sign-in.current', 'sign-in.before-3.0.19', 'resources.token-result', 'auth.sign-in', 'service.session-header', 'versioning.sign-in'],
+  data: "the user given to verify, signed in with the form of the target's release (with the organization segment from 3.0.19, without before); the token then used for a read of one row",
   async run(ctx: ContractContext) {
     const answer = await signInAnswer(ctx)
     ctx.require(answer.status === 200, { expected: 'sign-in to answer 200', received: `${answer.status} ${ctx.show(answer.body)}` })
@@ -51,6 +53,8 @@ export const legacyResult: Contract = {
   writes: false,
   needs: [],
   releases: RANGES.legacy,
+  statements: ['sign-in.legacy', 'resources.legacy-token-result', 'auth.legacy-token', 'versioning.older-forms'],
+  data: 'the user given to verify, signed in with the legacy form (releases before 3.0); the SessionToken then used for a read of one row',
   async run(ctx: ContractContext) {
     const answer = await signInAnswer(ctx)
     ctx.require(answer.status === 200, { expected: 'legacy sign-in to answer 200', received: `${answer.status} ${ctx.show(answer.body)}` })
@@ -69,6 +73,8 @@ export const wrongPasswordRefused: Contract = {
   writes: false,
   needs: [],
   deviation: 'any-password',
+  statements: ['auth.sign-in'],
+  data: 'the user given to verify with its password altered; no status is required, only a refusal without a token',
   async run(ctx: ContractContext) {
     const answer = await signInAnswer(ctx, `${ctx.target.credentials.password}-not`)
     const body = answer.body as Record<string, unknown> | null

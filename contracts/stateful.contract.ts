@@ -150,6 +150,8 @@ export const ownRows: Contract = {
   writes: true,
   needs: ['writes'],
   tags: ['fuzz'],
+  statements: ['save.update-procedure', 'delete.removes', 'resources.timestamp-required'],
+  data: "random sequences (fast-check, fixed seed) of creates, updates, stale updates, deletes and reads of the run's own rows, held to a model of them",
   async run(ctx: ContractContext) {
     const { runs, seed } = ctx.target.fuzz
     const result = await checkProperty(

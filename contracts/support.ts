@@ -1,6 +1,6 @@
 import { rowVersion, successOf, type Answer, type Client, type ReadRow } from '../src/client/client.ts'
 import { userFields } from './facts.ts'
-import { newKeyIds, saveAndClaim } from './ownership.ts'
+import { linksTo, newKeyIds, saveAndClaim } from './ownership.ts'
 import { readById } from './reads.ts'
 import type { ContractContext } from './types.ts'
 
@@ -88,7 +88,7 @@ export async function createOwnMaster(ctx: ContractContext): Promise<OwnRow> {
   const { outcome, reported, found } = await saveAndClaim(ctx, {
     relationKey: null,
     count: 1,
-    fields,
+    fields: claimedBy(fields),
     save: () => ctx.client.save({ Rows: [{ Row: row, Details: [] }] }),
     reported: (result) => newKeyIds(result, '-1'),
   })
@@ -99,6 +99,75 @@ export async function createOwnMaster(ctx: ContractContext): Promise<OwnRow> {
     received: `${ctx.show((outcome.result as { ReturnData?: unknown }).ReturnData)}${found.length > 0 ? ` (the row was found as Id ${found.map((r) => String(r.Id)).join(', ')} and is removed again)` : ''}`,
   })
   return { id: Number(own.Id), version: rowVersion(String(own.TIMESTAMP)), row: own, identityField: identityField ?? (outcome.result.RowIdentifier ?? undefined), fields }
+}
+
+/**
+ * The sent fields a new row is recognised by: its texts, when it has any. A number or a flag an
+ * installation stored otherwise must not keep verify from claiming (and removing) its own row;
+ * the contracts that read a row back hold it to every field.
+ */
+export function claimedBy(fields: Record<string, string | number | boolean | null>): Record<string, string | number | boolean | null> {
+  const texts = Object.fromEntries(Object.entries(fields).filter(([, value]) => typeof value === 'string' && value.trim() !== ''))
+  return Object.keys(texts).length > 0 ? texts : fields
+}
+
+/** Whether a value read back is the one sent: numbers by value, texts as a case- and trailing-space-insensitive collation compares them. */
+export function sameValue(sent: unknown, read: unknown): boolean {
+  if (sent === null || sent === undefined) return read === null || read === undefined || read === ''
+  if (typeof sent === 'number') return typeof read === 'number' && read === sent
+  if (typeof sent === 'string') return typeof read === 'string' && read.trimEnd().toLowerCase() === sent.trimEnd().toLowerCase()
+  return JSON.stringify(sent) === JSON.stringify(read)
+}
+
+/**
+ * Adds `count` new detail rows, copies of the table's first row (without its Identity value and
+ * the fields that link it to other rows), to an own master "in the same way" as an update
+ * (Save, update procedure); the rows claimed for the cleanup.
+ */
+export async function addOwnDetails(ctx: ContractContext, own: OwnRow, count: number) {
+  const relationKey = ctx.target.relationKey as string
+  const details = (await ctx.facts.details(ctx.client)) ?? []
+  const [template] = details
+  if (template === undefined) ctx.skip('no detail row to copy the fields of')
+  const identity = identityFieldFor(ctx, details, relationKey)
+  // Fields that point at other rows are left out: the master a detail row is saved under links it (Save, Rows[].Details).
+  const fields = userFields(template, [...(identity === undefined ? [] : [identity]), ...linkFieldsOf(details, await ctx.facts.masters(ctx.client))])
+  const line = { Id: -1, TIMESTAMP: null, ...(identity === undefined ? {} : { [identity]: null }), ...fields }
+  return saveAndClaim(ctx, {
+    relationKey,
+    count,
+    fields,
+    save: () => ctx.client.save({ Rows: [{ Row: { Id: own.id, TIMESTAMP: own.version }, Details: [{ RelationKey: relationKey, Rows: Array.from({ length: count }, () => line) }] }] }),
+    reported: (result) => newKeyIds(result),
+    belongs: linksTo(own.id),
+  })
+}
+
+/**
+ * An own row whose one user field is updated to a value another row of the application holds
+ * (a value the application takes), the update sending only that field with Id and TIMESTAMP
+ * (Save, update procedure): the row before and after.
+ */
+export async function updateOneField(ctx: ContractContext): Promise<{ own: OwnRow; field: string; value: string | number; before: ReadRow; after: ReadRow }> {
+  const own = await createOwnMaster(ctx)
+  const masters = await ctx.facts.masters(ctx.client)
+  const candidates = Object.entries(own.fields).filter(([name, value]) => typeof value === 'string' || typeof value === 'number').map(([name]) => name)
+  // A text first: its change is the easiest to see; then a number.
+  const ordered = [...candidates.filter((name) => typeof own.fields[name] === 'string'), ...candidates.filter((name) => typeof own.fields[name] === 'number')]
+  let change: { field: string; value: string | number } | undefined
+  for (const field of ordered) {
+    const other = masters.map((row) => row[field]).find((value) => (typeof value === 'string' || typeof value === 'number') && !sameValue(own.fields[field], value))
+    if (other !== undefined) {
+      change = { field, value: other as string | number }
+      break
+    }
+  }
+  if (change === undefined) ctx.skip('no user field of the first rows holds two different values, so no update could show a change')
+  const updated = await updateMaster(ctx.client, own.id, own.version, { [change.field]: change.value })
+  ctx.require(updated.ok, { expected: `an update of ${change.field} alone (with Id and TIMESTAMP) to be saved`, received: ctx.show(updated.result) })
+  const after = await readById(ctx.client, own.id)
+  ctx.require(after !== undefined, { expected: `row ${own.id} to be readable after its update`, received: 'no row' })
+  return { own, ...change, before: own.row, after }
 }
 
 /** An own row updated once: its current row, and the version it had before, now stale. */

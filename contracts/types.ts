@@ -36,6 +36,13 @@ export interface Contract {
   tags?: string[]
   /** The mock's `--deviate` fault this contract must catch, if one is made for it. */
   deviation?: string
+  /**
+   * The statements of the API's description it checks, by their ids in the audit (audit.ts,
+   * AUDIT.md). Every contract held to the description names at least one.
+   */
+  statements?: string[]
+  /** With what data it checks them, for the audit: the rows, fields and values that can show a fault. */
+  data?: string
   run(ctx: ContractContext): Promise<void>
 }
 

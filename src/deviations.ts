@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { resultObject } from './operations/results.ts'
+import { parseQueryString } from './store/query-string.ts'
 
 /**
  * Faults the mock can be started with on purpose (`--deviate NAME`, left out of `--help`), each the
@@ -46,6 +47,33 @@ function dropOption(app: FastifyInstance, option: string): void {
     if (query !== null && typeof query === 'object') delete query[option]
   })
 }
+
+type SentRow = Record<string, unknown>
+
+/** The master rows of a save request (`Rows[].Row`), with the application's master storage. */
+function saveMasters(app: FastifyInstance, request: FastifyRequest): { rows: SentRow[]; fields: string[]; identity: string } | undefined {
+  const application = app.store.application(String(request.headers.applicationid ?? '').toLowerCase())
+  const body = request.body as { Rows?: Array<{ Row?: SentRow }> } | undefined
+  if (application === undefined || !Array.isArray(body?.Rows)) return undefined
+  const rows = body.Rows.flatMap((master) => (master.Row === undefined || master.Row === null ? [] : [master.Row]))
+  return { rows, fields: application.master.fields.map((field) => field.name), identity: application.master.identityField }
+}
+
+/** Changes the master rows of saves, new (`Id` below 0) or updated (`Id` above 0). */
+function editSavedMasters(app: FastifyInstance, which: 'new' | 'updated', edit: (row: SentRow, fields: string[], identity: string) => void): void {
+  editRequests(app, ['saveItems'], (request) => {
+    const masters = saveMasters(app, request)
+    for (const row of masters?.rows ?? []) if (typeof row.Id === 'number' && (which === 'new' ? row.Id < 0 : row.Id > 0)) edit(row, masters?.fields ?? [], masters?.identity ?? '')
+  })
+}
+
+/** Changes the download answers: `edit` may set headers and return another payload. */
+function editDownloads(app: FastifyInstance, edit: (reply: FastifyReply, payload: unknown) => unknown): void {
+  app.addHook('onSend', async (request, reply, payload) => (operationOf(request) === 'downloadAttachment' && reply.statusCode === 200 ? edit(reply, payload) : payload))
+}
+
+/** An empty zip archive: only the end-of-central-directory record. */
+const EMPTY_ZIP = Buffer.concat([Buffer.from('504b0506', 'hex'), Buffer.alloc(18)])
 
 /** Every deviation: what it breaks, for people, and how. */
 export const DEVIATIONS: Record<string, { breaks: string; install(app: FastifyInstance): void }> = {
@@ -204,6 +232,163 @@ export const DEVIATIONS: Record<string, { breaks: string; install(app: FastifyIn
       editRequests(app, ITEMS, (request) => {
         const text = (request.body as { query?: unknown } | undefined)?.query ?? (request.query as { $filter?: unknown } | undefined)?.$filter
         if (typeof text === 'string' && decodeURIComponent(text.replace(/%(?![0-9a-f]{2})/gi, '%25')).includes("''")) throw new Error('deviation quote-crash')
+      }),
+  },
+  'update-nulls-unsent': {
+    breaks: 'an update sets every field it did not send to null',
+    install: (app) =>
+      editSavedMasters(app, 'updated', (row, fields) => {
+        for (const name of fields) if (!(name in row)) row[name] = null
+      }),
+  },
+  'update-ignored': {
+    breaks: 'an update is reported saved, gives the row a new TIMESTAMP and changes none of its fields',
+    install: (app) =>
+      editSavedMasters(app, 'updated', (row, fields) => {
+        for (const name of fields) delete row[name]
+      }),
+  },
+  'create-drops-number': {
+    breaks: 'a new row loses the numbers sent for it (its numeric fields are saved empty)',
+    install: (app) =>
+      editSavedMasters(app, 'new', (row, fields, identity) => {
+        for (const name of fields) if (name !== identity && typeof row[name] === 'number') row[name] = null
+      }),
+  },
+  'temp-ids-swapped': {
+    breaks: 'a save of two new rows names each one\'s Id under the other\'s temporary Id',
+    install: (app) =>
+      editAnswers(app, ['saveItems'], (body) => {
+        const data = (body as { ReturnData?: { PrimaryKeyData?: Record<string, unknown> } }).ReturnData?.PrimaryKeyData
+        const keys = Object.keys(data ?? {})
+        if (data === undefined || keys.length < 2) return body
+        const [a, b] = keys as [string, string]
+        return { ...(body as object), ReturnData: { PrimaryKeyData: { ...data, [a]: data[b], [b]: data[a] } } }
+      }),
+  },
+  'accept-duplicate-identity': {
+    breaks: 'a new row sent with an Identity value already taken is saved (with another value) instead of a duplicate key error',
+    install: (app) =>
+      editSavedMasters(app, 'new', (row, _fields, identity) => {
+        if (identity !== '' && row[identity] !== null && row[identity] !== undefined) row[identity] = null
+      }),
+  },
+  'orderby-id-only': {
+    breaks: 'Get Items orders by Id whatever field $orderby names',
+    install: (app) =>
+      editRequests(app, ITEMS, (request) => {
+        const body = request.body as { query?: unknown } | undefined
+        if (typeof body?.query === 'string') body.query = body.query.replace(/((?:\$|%24)orderby=)[^&\s+%]+/i, '$1Id')
+      }),
+  },
+  'skip-past-end-repeats': {
+    breaks: 'a page that starts at or past the count answers the last row again instead of no rows',
+    install: (app) =>
+      editRequests(app, ['queryItems'], (request) => {
+        const body = request.body as { query?: unknown } | undefined
+        if (typeof body?.query !== 'string') return
+        const parsed = parseQueryString(body.query)
+        if ('error' in parsed || parsed.inlineCount || parsed.skip === 0) return
+        const counted = app.store.countRows(String(request.headers.applicationid ?? '').toLowerCase(), parsed.relationKey, parsed, [])
+        if ('error' in counted || parsed.skip < counted.count || counted.count === 0) return
+        body.query = body.query.replace(/((?:\$|%24)skip=)\d+/i, `$1${counted.count - 1}`)
+      }),
+  },
+  'count-off-by-one': {
+    breaks: 'Get Items Count answers one more than the rows there are',
+    install: (app) =>
+      editAnswers(app, ITEMS, (body) => {
+        const count = body as { Items?: Array<{ _FieldCount_: unknown }> }
+        return Array.isArray(count.Items) ? { ...count, Items: count.Items.map((item) => ({ _FieldCount_: Number(item._FieldCount_) + 1 })) } : body
+      }),
+  },
+  'delete-first-group-only': {
+    breaks: 'a delete whose body holds a master group and a detail group deletes only the rows of the first group',
+    install: (app) =>
+      editRequests(app, ['deleteItems'], (request) => {
+        if (Array.isArray(request.body) && request.body.length > 1) request.body.splice(1)
+      }),
+  },
+  'ignore-folder-filter': {
+    breaks: 'the attachments list ignores the FolderId condition and answers the row\'s top level',
+    install: (app) =>
+      editRequests(app, ['listAttachments'], (request) => {
+        const query = request.query as { $filter?: unknown }
+        if (typeof query.$filter === 'string') query.$filter = query.$filter.replace(/\s+and\s+FolderId\s+eq\s+\S+/i, '')
+      }),
+  },
+  'attachments-ignore-relation-key': {
+    breaks: 'the attachments list ignores relationKey and answers the master row\'s attachments',
+    install: (app) =>
+      editRequests(app, ['listAttachments'], (request) => {
+        delete (request.query as { relationKey?: unknown }).relationKey
+      }),
+  },
+  'attachment-date-iso': {
+    breaks: 'attachment records carry DT_CREATION as ISO text instead of a yyyymmddhhmmss number',
+    install: (app) =>
+      editAnswers(app, ['listAttachments'], (body) =>
+        isRows(body)
+          ? body.map((record) => {
+              const digits = String(record.DT_CREATION ?? '')
+              return /^\d{14}$/.test(digits) ? { ...record, DT_CREATION: `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}T${digits.slice(8, 10)}:${digits.slice(10, 12)}:${digits.slice(12)}Z` } : record
+            })
+          : body,
+      ),
+  },
+  'download-generic-name': {
+    breaks: 'a downloaded file is named "download" in Content-Disposition, not by its own name',
+    install: (app) =>
+      editDownloads(app, (reply, payload) => {
+        if (reply.getHeader('content-type') !== 'application/zip') reply.header('content-disposition', 'attachment; filename=download')
+        return payload
+      }),
+  },
+  'empty-folder-zip': {
+    breaks: 'a folder downloads as a valid but empty zip archive',
+    install: (app) =>
+      editDownloads(app, (reply, payload) => {
+        if (!String(reply.getHeader('content-type')).startsWith('application/zip')) return payload
+        reply.removeHeader('content-length')
+        return EMPTY_ZIP
+      }),
+  },
+  'same-row-link': {
+    breaks: 'Generate Row Link answers the same link whichever row it is asked for',
+    install: (app) => {
+      let first: Json
+      editAnswers(app, ['generateRowLink'], (body) => {
+        if (first === undefined) first = body
+        return first
+      })
+    },
+  },
+  'identity-gaps': {
+    breaks: 'Get Identities answers values with gaps between them, not sequential ones',
+    install: (app) => editAnswers(app, ['getIdentities'], (body) => (Array.isArray(body) ? body.map((value, i) => (typeof value === 'number' ? value + i : value)) : body)),
+  },
+  'reservation-not-held': {
+    breaks: 'a save assigns a new row an Identity value Get Identities reserved',
+    install: (app) => {
+      // The values of the latest reservation, handed to the next new rows as if nobody had reserved them.
+      let reserved: number[] = []
+      editAnswers(app, ['getIdentities'], (body) => {
+        if (Array.isArray(body)) reserved = body.filter((value): value is number => typeof value === 'number')
+        return body
+      })
+      editSavedMasters(app, 'new', (row, _fields, identity) => {
+        const value = reserved.shift()
+        if (identity !== '' && row[identity] === null && value !== undefined) row[identity] = value
+      })
+    },
+  },
+  'ignore-workspace': {
+    breaks: 'data calls answer the application\'s rows whatever WorkspaceId they name',
+    install: (app) =>
+      app.addHook('onRequest', async (request) => {
+        const applicationId = String(request.headers.applicationid ?? '').toLowerCase()
+        const home = app.store.organization().workspaces.find((workspace) => workspace.applicationIds.some((id) => id.toLowerCase() === applicationId))
+        if (home !== undefined && request.headers.workspaceid !== undefined) request.headers.workspaceid = home.id
       }),
   },
 }

@@ -89,6 +89,10 @@ export function summaryLines(report: RunReport): string[] {
   const reasons = new Map<string, number>()
   for (const result of report.results) if (result.outcome === 'skipped') reasons.set(result.reason ?? '', (reasons.get(result.reason ?? '') ?? 0) + 1)
   for (const [reason, count] of [...reasons].sort((a, b) => b[1] - a[1])) lines.push(`  skipped ${count}: ${reason}`)
+  if (report.information.length > 0) {
+    lines.push('information (where the description is silent; never a failure):')
+    for (const finding of report.information) lines.push(`  info ${finding.topic}: ${finding.finding}`)
+  }
   if (report.cleanup.removed > 0 || report.cleanup.left.length > 0) {
     lines.push(`cleanup: removed the ${report.cleanup.removed} row(s) this run created`)
     for (const row of report.cleanup.left) lines.push(`  NOT REMOVED: ${row.relationKey === null ? 'master row' : `${row.relationKey} row`}${row.id === null ? '' : ` ${row.id}`}: ${row.reason}`)
@@ -111,6 +115,11 @@ export function junitXml(report: RunReport): string {
     if (result.outcome === 'failed') testCase.failure(result.failures.map(failureLine).join('\n'), result.contract.severity)
     if (result.outcome === 'skipped') testCase.skipped()
     if ((result.notes ?? []).length > 0) testCase.standardOutput((result.notes ?? []).join('\n'))
+  }
+  // What the description leaves open is no test: properties of a suite of its own, never a failure.
+  if (report.information.length > 0) {
+    const information = junit.testSuite().name('appdata-kit verify: information')
+    for (const finding of report.information) information.property(finding.topic, finding.finding)
   }
   // A row left behind fails the run (exit 1), so it fails a case of the report too.
   const cleanup = junit.testSuite().name('appdata-kit verify: cleanup').testCase().className('verify.cleanup').name('cleanup: every row this run created is removed again')

@@ -11,7 +11,7 @@ import { startMock, type LaunchedMock } from '../../src/mock.ts'
 import type { FixtureFile } from '../../src/fixtures/file-format.ts'
 import { IDS } from '../helpers/http.ts'
 import { capture, verify } from '../contracts/support.ts'
-import { unzip } from '../helpers/zip.ts'
+import { unzip } from '../../contracts/zip.ts'
 
 const connection = (url: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId]
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { unzip } from '../../contracts/zip.ts'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
-import { unzip } from '../helpers/zip.ts'
 
 const payload = (name: string) => readFileSync(new URL(`../../fixtures/files/${name}`, import.meta.url))
 
