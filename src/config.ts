@@ -1,3 +1,4 @@
+import { isTimeZone } from './store/data-types.ts'
 import { accessSync, constants } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { CommanderError, Option, type Command } from 'commander'
@@ -50,6 +51,8 @@ export interface MockConfig {
   stateFile: string | undefined
   /** Seconds between writes of the state file. */
   stateInterval: number
+  /** `--time-zone`: the installation's time zone (IANA name), over the fixture's `organization.timeZone` (default UTC). */
+  timeZone: string | undefined
 }
 
 export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
@@ -85,6 +88,7 @@ export const DEFAULTS: MockConfig = {
   cors: undefined,
   stateFile: undefined,
   stateInterval: 30,
+  timeZone: undefined,
 }
 
 /** A flag or variable the mock cannot start with; the message says which and why. */
@@ -190,6 +194,7 @@ export const MOCK_FLAGS: FlagSpec[] = [
   flag('--seed <n>', 'seed of the generated rows (same seed, same rows)', ['MOCK_SEED'], '1'),
   flag('--state-file <file>', 'keep the data in this file: restored from it at start when it exists (instead of --fixture and --rows), written at every interval with changes and at stop', ['MOCK_STATE_FILE']),
   flag('--state-interval <seconds>', 'seconds between writes of --state-file', ['MOCK_STATE_INTERVAL'], '30'),
+  flag('--time-zone <zone>', "the installation's time zone (IANA name such as Europe/Rome): the wall clock of the DateTime values the mock stamps, over the fixture's organization.timeZone", ['MOCK_TIME_ZONE'], "the fixture's, else UTC"),
   flag('--strict', "refuse with 400 STRICT_MODE what the API's description does not promise, instead of accepting it with a warning", ['MOCK_STRICT']),
   flag('--https', 'serve HTTPS with a self-signed certificate made at start (its SHA-256 fingerprint is printed)', ['MOCK_HTTPS']),
   flag('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key)', ['MOCK_TLS_CERT']),
@@ -269,6 +274,7 @@ interface ParsedFlags {
   journalLimit?: string
   journalBodyLimit?: string
   deviate?: string | string[]
+  timeZone?: string
 }
 
 /**
@@ -330,5 +336,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv = {}
     cors: v.cors === undefined ? undefined : corsOrigins(v.cors),
     stateFile: v.stateFile === undefined ? undefined : writableFile('--state-file', v.stateFile),
     stateInterval: number('state-interval', v.stateInterval, DEFAULTS.stateInterval, 1, 24 * 3600),
+    timeZone: v.timeZone === undefined ? undefined : timeZoneName(v.timeZone),
   }
+}
+
+/** An IANA time zone name this runtime knows. */
+function timeZoneName(text: string): string {
+  if (!isTimeZone(text)) throw new ConfigError(`--time-zone must be an IANA time zone name such as UTC, Europe/Rome or America/New_York; got ${JSON.stringify(text)}`)
+  return text
 }

@@ -57,9 +57,10 @@ export interface StartOptions extends Partial<MockConfig> {
  * rows it asks for; with a state file that exists, its data instead (saved rows included).
  */
 export function prepareFixture(config: MockConfig, given?: unknown): Fixture {
-  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile)
+  const zone = config.timeZone === undefined ? {} : { timeZone: config.timeZone }
+  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile, config.timeZone)
   if (restored !== undefined) return restored
-  const fixture = given === undefined ? loadFixture(config.fixture) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture))
+  const fixture = given === undefined ? loadFixture(config.fixture, zone) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture), zone)
   return config.rows > 0 ? withGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
 }
 

@@ -10,11 +10,11 @@ import { ConfigError } from './config.ts'
  * The fixture a mock with `--state-file` starts from: the file when it exists (checked as any
  * fixture is), else undefined. Temporary files an interrupted write left beside it are removed.
  */
-export function readStateFile(path: string): Fixture | undefined {
+export function readStateFile(path: string, timeZone?: string): Fixture | undefined {
   const dir = dirname(path)
   const prefix = `${basename(path)}.`
   if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.tmp')) rmSync(join(dir, name), { force: true })
-  return existsSync(path) ? loadFixture(path) : undefined
+  return existsSync(path) ? loadFixture(path, timeZone === undefined ? {} : { timeZone }) : undefined
 }
 
 /**

@@ -17,5 +17,6 @@ export const listAttachments: OperationHandler<'listAttachments'> = async (reque
   const relationKey = query.relationKey === undefined || query.relationKey.trim() === '' ? null : query.relationKey.trim()
   const listed = request.server.store.listAttachments(application.id, relationKey, scope.parentId, scope.folderId)
   if (!Array.isArray(listed)) throw storeProblem(listed)
-  return reply.send(listed.map(toAttachmentRecord))
+  const { timeZone } = request.server.store.organization()
+  return reply.send(listed.map((attachment) => toAttachmentRecord(attachment, timeZone)))
 }

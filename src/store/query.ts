@@ -28,6 +28,8 @@ function checkQuery(table: Table, q: ParsedQuery, hidden: readonly string[]): Pr
     if (!table.fields.has(field) || hiddenSet.has(field)) {
       return { error: 'UNKNOWN_FIELD', message: `$orderby: unknown field ${field} in storage ${table.storage.name}` }
     }
+    // The mock's choice: an array has no order, so a Multiselection field cannot order rows.
+    if (table.fields.get(field) === 'Multiselection') return { error: 'BAD_QUERY', message: `$orderby: ${field} is a Multiselection field, whose arrays have no order; order by another field` }
   }
   if (q.filter === null) return null
   const compiled = table.filters.get(q.filter)
