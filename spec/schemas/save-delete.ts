@@ -12,7 +12,7 @@ export const SaveDetailGroup: SchemaObject = {
     'Every new detail row may carry `Id` -1, as the published description shows.',
   required: ['RelationKey', 'Rows'],
   properties: {
-    RelationKey: { type: 'string', minLength: 1, description: 'Detail Relation Key of the detail table.' },
+    RelationKey: { type: 'string', minLength: 1, description: 'Detail Relation Key of the detail table: a name, or a GUID as real installations have them (GUIDs compare without regard to case).' },
     Rows: {
       type: 'array',
       items: schemaRef('WriteRow'),

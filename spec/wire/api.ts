@@ -990,7 +990,7 @@ export interface components {
          */
         SessionToken: string;
         /**
-         * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+         * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
          * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
          */
         WorkspaceId: string;
@@ -1247,7 +1247,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1295,7 +1295,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1343,7 +1343,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1396,7 +1396,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1438,7 +1438,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1492,7 +1492,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1530,7 +1530,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1576,7 +1576,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1624,7 +1624,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];

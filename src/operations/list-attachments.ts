@@ -1,3 +1,4 @@
+import { relationKeyOf } from '../store/guid.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { warn } from '../plugins/warnings.ts'
@@ -14,7 +15,7 @@ export const listAttachments: OperationHandler<'listAttachments'> = async (reque
   if (query.relationKey !== undefined && query.relationKey.trim() === '') {
     warn(request, 'EMPTY_RELATION_KEY', "relationKey was sent empty; the master row's attachments were listed.")
   }
-  const relationKey = query.relationKey === undefined || query.relationKey.trim() === '' ? null : query.relationKey.trim()
+  const relationKey = query.relationKey === undefined || query.relationKey.trim() === '' ? null : relationKeyOf(query.relationKey.trim())
   const listed = request.server.store.listAttachments(application.id, relationKey, scope.parentId, scope.folderId)
   if (!Array.isArray(listed)) throw storeProblem(listed)
   const { timeZone } = request.server.store.organization()

@@ -1,3 +1,4 @@
+import { relationKeyOf } from './guid.ts'
 import type { Predicate } from './filter.ts'
 import { serializeRow } from './row-json.ts'
 import type { StoreState } from './state.ts'
@@ -15,7 +16,7 @@ export function tableFor(state: StoreState, applicationId: string, relationKey: 
   const app = state.apps.get(applicationId)
   if (app === undefined) return { error: 'UNKNOWN_APPLICATION', message: `application ${applicationId} does not exist` }
   if (relationKey === null) return app.master
-  const table = app.details.get(relationKey)
+  const table = app.details.get(relationKeyOf(relationKey))
   if (table !== undefined) return table
   const known = [...app.details.keys()].join(', ') || '(none)'
   return { error: 'UNKNOWN_RELATION_KEY', message: `relation key ${relationKey} is not one of application ${app.def.name}'s (${known})` }

@@ -1,3 +1,4 @@
+import { relationKeyOf } from './guid.ts'
 import { describeValue } from './field-values.ts'
 import { dateTimeIn, TYPE_FORMS, valueFits } from './data-types.ts'
 import { Plan, type TablePlan } from './plan.ts'
@@ -67,7 +68,7 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
     const positions = new Map<string, number>()
     const created = new Map<string, Array<{ position: number; tempId: number; id: number }>>()
     for (const group of master.details) {
-      const table = app.details.get(group.relationKey)
+      const table = app.details.get(relationKeyOf(group.relationKey))
       if (table === undefined) {
         const known = [...app.details.keys()].join(', ') || '(none)'
         ctx.problems.push(problem('UNKNOWN_RELATION_KEY', `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`, group.relationKey, master.row.Id))
