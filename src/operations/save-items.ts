@@ -28,9 +28,13 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
   const outcome = request.server.store.save(command)
   const profile = request.server.profile
   if (!outcome.ok) {
+    // Per-row save mode: the rows without problems were written; the counters and keys say which.
+    const written = outcome.written
+    const counters = { created: written?.created ?? 0, updated: written?.updated ?? 0, deleted: 0 }
+    const link = written?.firstMasterId == null ? null : rowLinkUrl(request, application.id, [written.firstMasterId])
     return reply.send({
-      ...resultObject(profile, application, { ok: false, returnStates: outcome.returnStates, counters: { created: 0, updated: 0, deleted: 0 }, masterRowLink: null }),
-      ReturnData: { PrimaryKeyData: {} },
+      ...resultObject(profile, application, { ok: false, returnStates: outcome.returnStates, counters, masterRowLink: link }),
+      ReturnData: { PrimaryKeyData: written?.primaryKeyData ?? {} },
     })
   }
   const { result } = outcome

@@ -275,6 +275,12 @@ export type PlanOutcome<R> = { ok: false; returnStates: ReturnState[] } | { ok: 
 
 export type SaveOutcome = PlanOutcome<SaveResult>
 
+/**
+ * What a save or delete did, once written. `written`: in the per-row save mode, what the rows
+ * without problems wrote while others failed.
+ */
+export type WriteOutcome<R> = { ok: true; result: R } | { ok: false; returnStates: ReturnState[]; written?: R }
+
 /** What a successful delete did. */
 export interface DeleteResult {
   /** Rows named in the request and deleted (cascaded detail rows are not counted here). */

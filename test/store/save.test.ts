@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { encodeRowVersion } from '../../src/store/row-version.ts'
-import type { ReturnState, SaveCommand, SaveOutcome, WireRow } from '../../src/store/types.ts'
+import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/types.ts'
 import { APP, fixedDeps, LINES, newStore, NOW, row, rows, snapshot } from './support.ts'
 
 /** NOW as the DateTime number the store stamps (the default fixture's zone is UTC). */
@@ -10,16 +10,16 @@ function master(r: WireRow, details: Array<{ relationKey: string; rows: WireRow[
   return { row: r, details }
 }
 
-function save(store: ReturnType<typeof newStore>, masters: SaveCommand['masters'], userId = 1): SaveOutcome {
+function save(store: ReturnType<typeof newStore>, masters: SaveCommand['masters'], userId = 1): WriteOutcome<SaveResult> {
   return store.save({ applicationId: APP, userId, masters })
 }
 
-function okResult(outcome: SaveOutcome) {
+function okResult(outcome: WriteOutcome<SaveResult>) {
   if (!outcome.ok) throw new Error(`save failed: ${JSON.stringify(outcome.returnStates)}`)
   return outcome.result
 }
 
-function codes(outcome: SaveOutcome): Array<ReturnState['code']> {
+function codes(outcome: WriteOutcome<SaveResult>): Array<ReturnState['code']> {
   if (outcome.ok) throw new Error('save unexpectedly succeeded')
   return outcome.returnStates.map((s) => s.code)
 }
