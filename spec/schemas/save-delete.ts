@@ -205,7 +205,7 @@ export const DeleteRequestLegacy: SchemaObject = {
         items: {
           type: 'object',
           required: ['Row', 'Details'],
-          properties: { Row: schemaRef('RowKey'), Details: { type: 'array', maxItems: 0, description: 'Always empty.' } },
+          properties: { Row: schemaRef('RowKey'), Details: { type: 'array', maxItems: 0, items: { description: 'None: the array is always empty.' }, description: 'Always empty.' } },
           additionalProperties: false,
         },
       },

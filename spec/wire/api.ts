@@ -416,7 +416,7 @@ export interface components {
          * @description Detail rows saved under their master row, for one Detail Relation Key. Rows are sent as they are, without a `Row` wrapper. Every new detail row may carry `Id` -1, as the published description shows.
          */
         SaveDetailGroup: {
-            /** @description Detail Relation Key of the detail table. */
+            /** @description Detail Relation Key of the detail table: a name, or a GUID as real installations have them (GUIDs compare without regard to case). */
             RelationKey: string;
             /** @description The rows to create or update. An empty list saves nothing (accepted with the warning EMPTY_DETAIL_GROUP). */
             Rows: components["schemas"]["WriteRow"][];
