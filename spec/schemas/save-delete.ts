@@ -131,7 +131,12 @@ export const SaveResult: SchemaObject = {
   type: 'object',
   title: 'Save result',
   [PRODUCT_VERSIONS]: RANGES.current,
-  description: 'Outcome of a save. A refused save (stale TIMESTAMP, unknown Id, duplicate identity value, ...) still answers 200, with `IsSaveSuccessfully` false.',
+  description:
+    'Outcome of a save. A refused save (stale TIMESTAMP, unknown Id, duplicate identity value, a value in no form of its field\'s type, ...) ' +
+    'still answers 200, with `IsSaveSuccessfully` false. An application whose designer chose to save each row on its own (the mock\'s ' +
+    '`saveMode: "per-row"`) writes the rows without problems and reports the others in `ReturnStates` (their `Id` and `RelationKey`); ' +
+    'the counters and `PrimaryKeyData` then say what was written, and `IsSaveSuccessfully` is true only when every row was saved (the mock\'s choice).',
+  [MOCK_DEFINED]: 'IsSaveSuccessfully in the per-row save mode',
   ...result('IsSaveSuccessfully', true),
 }
 

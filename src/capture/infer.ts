@@ -1,4 +1,4 @@
-import { valueFits } from '../store/field-values.ts'
+import { convertValue, TYPE_FORMS, valueFits, type ProductType } from '../store/data-types.ts'
 import { SYSTEM_FIELDS } from '../store/system-fields.ts'
 import type { FieldType } from '../store/types.ts'
 
@@ -90,4 +90,26 @@ export function inferIdentityField(rows: readonly ReadRow[], fields: readonly In
 export function linkNameScore(name: string): number {
   if (/master|parent/i.test(name)) return 2
   return /id/i.test(name) ? 1 : 0
+}
+
+/**
+ * `--field-type NAME=TYPE`: the type the user knows a field has (a 0/1 field that is a Boolean, a
+ * text that is a File), for every storage holding a field of that name. Every value read must
+ * be one of that type, or in a form that converts to it; the reason when one is not.
+ */
+export function overrideFieldTypes(storages: ReadonlyArray<{ fields: InferredField[]; rows: readonly ReadRow[] }>, types: Readonly<Record<string, ProductType>>): string | undefined {
+  for (const [name, type] of Object.entries(types)) {
+    let found = false
+    for (const storage of storages) {
+      const index = storage.fields.findIndex((field) => field.name === name)
+      if (index < 0) continue
+      found = true
+      const bad = storage.rows.map((row) => row[name]).find((value) => value !== null && value !== undefined && !valueFits(type, value) && convertValue(type, value, 'UTC') === undefined)
+      if (bad !== undefined) return `--field-type ${name}=${type}: the value ${JSON.stringify(bad)} read is not a ${type} value (${TYPE_FORMS[type]})`
+      const { decimals: _decimals, ...field } = storage.fields[index] as InferredField
+      storage.fields[index] = { ...field, type }
+    }
+    if (!found) return `--field-type ${name}=${type}: no storage read has a field ${name}`
+  }
+  return undefined
 }
