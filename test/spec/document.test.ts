@@ -189,9 +189,13 @@ describe('headers and security', () => {
   const components = isObject(doc.components) ? doc.components : {}
   const parameters = isObject(components.parameters) ? components.parameters : {}
 
-  it('the identifying headers are GUIDs, SessionToken a string', () => {
-    for (const name of ['ApplicationId', 'WorkspaceId', 'WorkspaceIdOptional']) {
-      expect(parameters[name]).toMatchObject({ in: 'header', schema: { type: 'string', format: 'uuid' } })
+  it('the identifying headers are GUIDs (a WorkspaceId also a 24-hex Domain Id), SessionToken a string', () => {
+    expect(parameters.ApplicationId).toMatchObject({ in: 'header', schema: { type: 'string', format: 'uuid' } })
+    for (const name of ['WorkspaceId', 'WorkspaceIdOptional']) {
+      const pattern = new RegExp(parameters[name].schema.pattern)
+      expect(parameters[name]).toMatchObject({ in: 'header', schema: { type: 'string' } })
+      expect(['6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70', '5e5d0d90bea69e451ad8bc1d'].map((id) => pattern.test(id))).toEqual([true, true])
+      expect(['5e5d0d90bea69e451ad8bc1', 'acme', '6f1c2a3e0b7d4c1e9a552d3f4e5a6b70'].map((id) => pattern.test(id))).toEqual([false, false, false])
     }
     expect(parameters.SessionToken).toMatchObject({ name: 'SessionToken', in: 'header', required: true, schema: { type: 'string' } })
   })
