@@ -192,7 +192,7 @@ describe('headers and security', () => {
   it('the identifying headers are GUIDs (a WorkspaceId also a 24-hex Domain Id), SessionToken a string', () => {
     expect(parameters.ApplicationId).toMatchObject({ in: 'header', schema: { type: 'string', format: 'uuid' } })
     for (const name of ['WorkspaceId', 'WorkspaceIdOptional']) {
-      const pattern = new RegExp(parameters[name].schema.pattern)
+      const pattern = new RegExp(String((parameters[name] as { schema: { pattern: string } }).schema.pattern))
       expect(parameters[name]).toMatchObject({ in: 'header', schema: { type: 'string' } })
       expect(['6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70', '5e5d0d90bea69e451ad8bc1d'].map((id) => pattern.test(id))).toEqual([true, true])
       expect(['5e5d0d90bea69e451ad8bc1', 'acme', '6f1c2a3e0b7d4c1e9a552d3f4e5a6b70'].map((id) => pattern.test(id))).toEqual([false, false, false])
