@@ -14,7 +14,15 @@ import type { DeleteCommand, DeleteResult, Deps, ReturnState, SaveCommand, SaveR
 export function saveRowByRow(state: StoreState, cmd: SaveCommand, deps: Deps): WriteOutcome<SaveResult> {
   let written: SaveResult | undefined
   const problems: ReturnState[] = []
+  const tempIds = new Set<number>()
   for (const master of cmd.masters) {
+    // PrimaryKeyData is keyed by the temporary Id, so a second master with the same one fails on its own.
+    const tempId = master.row.Id
+    if (Number.isSafeInteger(tempId) && tempId < 0 && tempIds.has(tempId)) {
+      problems.push({ code: 'DUPLICATE_TEMPORARY_ID', message: `temporary Id ${tempId} is used twice among the masters of this request`, relationKey: null, id: tempId, field: 'Id' })
+      continue
+    }
+    tempIds.add(tempId)
     const outcome = planSave(state, { ...cmd, masters: [master] }, deps)
     if (!outcome.ok) {
       problems.push(...outcome.returnStates)

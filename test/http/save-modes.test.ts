@@ -53,6 +53,18 @@ describe('per-row save mode', () => {
     }
   })
 
+  it('refuses the second master with a temporary Id already used, and saves the first', async () => {
+    const { mock, token } = await started('per-row')
+    try {
+      const row = { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Twice', Amount: 1, Status: 'Open' }
+      const reply = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: row, Details: [] }, { Row: row, Details: [] }] })
+      expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, CreatedItems: 1 })
+      expect(reply.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'DUPLICATE_TEMPORARY_ID', Id: -1 })])
+    } finally {
+      await mock.close()
+    }
+  })
+
   it('answers true when every row saved', async () => {
     const { mock, token } = await started('per-row')
     try {
