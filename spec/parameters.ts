@@ -8,12 +8,17 @@ import { APPLICATION_ID, MASTER_STORAGE_ID, ORGANIZATION, SESSION_TOKEN, WORKSPA
 /** Largest `count` the mock reserves in one call; the published description names no limit. */
 export { MAX_IDENTITY_COUNT }
 
+/** A GUID, or the 24 hexadecimal digits of a Domain Id (releases before 3.0). */
+const WORKSPACE_ID_PATTERN = '^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{24})$'
+
 const workspaceId: ParameterObject = {
   name: 'WorkspaceId',
   in: 'header',
   required: true,
-  description: 'Id of the workspace holding the application (releases before 3.0 called it the Domain Id).',
-  schema: { type: 'string', format: 'uuid' },
+  description:
+    'Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product\'s reference shows as 24 ' +
+    'hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.',
+  schema: { type: 'string', pattern: WORKSPACE_ID_PATTERN },
   example: WORKSPACE_ID,
 }
 

@@ -14,6 +14,10 @@ import { Attachment, DownloadRequest } from './schemas/attachments.ts'
 import { ActionParameter, ActionRequest, ActionResult, EmailRequest, RowLinkRequest } from './schemas/actions.ts'
 import { TokenResult, LegacyTokenResult } from './schemas/sign-in.ts'
 import { Problem } from './schemas/problem.ts'
+import {
+  FieldValue, StringValue, NumericValue, BooleanValue, DateValue, DateTimeValue, TimeValue, TimespanValue, MultiselectionValue, FileValue,
+  LinkValue, LatitudeValue, LongitudeValue, WktShapeValue, ImageUriValue, ColorValue, IconValue, RichTextValue,
+} from './schemas/data-types.ts'
 
 export const schemas: Record<SchemaName, SchemaObject> = {
   ReadRow,
@@ -45,4 +49,22 @@ export const schemas: Record<SchemaName, SchemaObject> = {
   TokenResult,
   LegacyTokenResult,
   Problem,
+  FieldValue,
+  StringValue,
+  NumericValue,
+  BooleanValue,
+  DateValue,
+  DateTimeValue,
+  TimeValue,
+  TimespanValue,
+  MultiselectionValue,
+  FileValue,
+  LinkValue,
+  LatitudeValue,
+  LongitudeValue,
+  WktShapeValue,
+  ImageUriValue,
+  ColorValue,
+  IconValue,
+  RichTextValue,
 }

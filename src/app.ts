@@ -87,6 +87,8 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   const served: OpenAPIObject = servedDocument(config.productVersion, modeOf(config.strict))
 
   app.decorate('store', createStore(fixture, deps))
+  // An older fixture still loads; say once, at start, what it should change (type names, value forms).
+  for (const notice of fixture.notices ?? []) app.log.warn(notice)
   app.decorate('tokens', createTokenStore(deps, config.tokenTtl, config.maxSessions))
   app.decorate('profile', resolveProfile(config.productVersion))
   app.decorate('mockConfig', config)

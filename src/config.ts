@@ -1,3 +1,4 @@
+import { isTimeZone } from './store/data-types.ts'
 import { accessSync, constants } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { CommanderError, Option, type Command } from 'commander'
@@ -64,6 +65,8 @@ export interface MockConfig {
   allowedHosts: string[]
   /** File the usage of the API (shapes, not values) is recorded to, written at stop; not recorded when undefined. */
   recordUsage: string | undefined
+  /** `--time-zone`: the installation's time zone (IANA name), over the fixture's `organization.timeZone` (default UTC). */
+  timeZone: string | undefined
 }
 
 export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const
@@ -102,6 +105,7 @@ export const DEFAULTS: MockConfig = {
   stateSync: 'never',
   allowedHosts: [],
   recordUsage: undefined,
+  timeZone: undefined,
 }
 
 /** A flag or variable the mock cannot start with; the message says which and why. */
@@ -233,6 +237,7 @@ export const MOCK_FLAGS: FlagSpec[] = [
   flag('--state-sync <mode>', "never: each change is written to --state-file's change log before it is answered (survives a killed process); always: flushed to the disk too (survives a power loss)", ['MOCK_STATE_SYNC'], 'never'),
   repeatable(flag('--allowed-host <name>', 'answer requests for this host name too, besides localhost and loopback addresses (repeatable; .example.test for subdomains too, * for any); other Host headers get 403', ['MOCK_ALLOWED_HOSTS'], 'none'), allowedHostNames),
   flag('--record-usage <file>', 'record what clients use of the API (operations, query options, fields and types, never values or secrets) and write it to this file at stop; GET /__mock/usage reads it live', ['MOCK_RECORD_USAGE']),
+  flag('--time-zone <zone>', "the installation's time zone (IANA name such as Europe/Rome): the wall clock of the DateTime values the mock stamps, over the fixture's organization.timeZone", ['MOCK_TIME_ZONE'], "the fixture's, else UTC"),
   flag('--strict', "refuse with 400 STRICT_MODE what the API's description does not promise, instead of accepting it with a warning", ['MOCK_STRICT']),
   flag('--https', 'serve HTTPS with a self-signed certificate made at start (its SHA-256 fingerprint is printed)', ['MOCK_HTTPS']),
   flag('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key)', ['MOCK_TLS_CERT']),
@@ -315,6 +320,7 @@ interface ParsedFlags {
   journalLimit?: string
   journalBodyLimit?: string
   deviate?: string | string[]
+  timeZone?: string
 }
 
 /**
@@ -379,5 +385,12 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     stateSync: v.stateSync === undefined ? DEFAULTS.stateSync : oneOf('state-sync', STATE_SYNC_MODES)(v.stateSync),
     allowedHosts: v.allowedHost ?? [],
     recordUsage: v.recordUsage === undefined ? undefined : writableFile('--record-usage', v.recordUsage),
+    timeZone: v.timeZone === undefined ? undefined : timeZoneName(v.timeZone),
   }
+}
+
+/** An IANA time zone name this runtime knows. */
+function timeZoneName(text: string): string {
+  if (!isTimeZone(text)) throw new ConfigError(`--time-zone must be an IANA time zone name such as UTC, Europe/Rome or America/New_York; got ${JSON.stringify(text)}`)
+  return text
 }

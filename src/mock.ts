@@ -24,7 +24,8 @@ export interface LaunchedMock extends RunningMock {
  * rows it asks for.
  */
 export function prepareFixture(config: MockConfig, given?: unknown): Fixture {
-  const fixture = given === undefined ? loadFixture(config.fixture) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture))
+  const zone = config.timeZone === undefined ? {} : { timeZone: config.timeZone }
+  const fixture = given === undefined ? loadFixture(config.fixture, zone) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture), zone)
   return config.rows > 0 ? withGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
 }
 
@@ -43,7 +44,7 @@ export async function startMock(options: StartOptions = {}): Promise<LaunchedMoc
   const base = deps ?? systemDeps(clock)
   const tls = await serverTls(config)
   // With a state file that exists, its data instead (saved rows included, its change log replayed).
-  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile, { ...base, now: clock.now })
+  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile, { ...base, now: clock.now }, config.timeZone)
   const app = await buildApp(config, restored?.fixture ?? prepareFixture(config, fixtureData), {
     ...base,
     now: clock.now,

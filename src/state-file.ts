@@ -42,13 +42,13 @@ function digestOf(text: string): string {
  * fixture is) with the changes of its log replayed, else undefined. That is also what a reset
  * returns to. Temporary files an interrupted write left beside it are removed.
  */
-export function readStateFile(path: string, deps: Deps): RestoredState | undefined {
+export function readStateFile(path: string, deps: Deps, timeZone?: string): RestoredState | undefined {
   const dir = dirname(path)
   const prefix = `${basename(path)}.`
   if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.tmp')) rmSync(join(dir, name), { force: true })
   if (!existsSync(path)) return undefined
   const text = readFileSync(path, 'utf8')
-  const fixture = loadFixture(path, text)
+  const fixture = loadFixture(path, { content: text, ...(timeZone === undefined ? {} : { timeZone }) })
   const digest = digestOf(text)
   const records = readLog(changeLogPath(path), digest)
   if (records.lines.length === 0) return { fixture, digest, replayed: 0, ...(records.warning === undefined ? {} : { warning: records.warning }) }

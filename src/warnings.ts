@@ -22,6 +22,7 @@ export const WARNINGS = {
   NULL_PARAMETER_VALUE: 'A Parameters entry whose value is null reaches the procedure as empty text.',
   NULL_OPTIONAL_MEMBER: 'null sent for an optional member (rk, providerId) reads as the member left out.',
   ROW_LINK_WITHOUT_RELATION_KEY: 'Generate Row Link without relationKey reads as relationKey null.',
+  VALUE_FORM_CONVERTED: "A saved value in another form than its field type's (ISO 8601 text into a date type, true/false into a Boolean, digits in quotes into a number) is converted to the type's form.",
 } as const satisfies Record<string, string>
 
 export type WarningCode = keyof typeof WARNINGS

@@ -67,7 +67,12 @@ export const operation: OperationObject = {
         'application/zip': {
           schema: binary('application/zip'),
           examples: {
-            folder: { summary: 'Photos.zip: front.jpg and back.jpg', description: 'Built on request from the folder\'s files.', [REQUEST_EXAMPLE]: 'folder' },
+            folder: {
+              summary: 'Photos.zip: front.jpg and back.jpg',
+              description: 'Built on request from the folder\'s files; the archive a fresh mock sends for the Photos folder.',
+              externalValue: fixtureFile('Photos.zip'),
+              [REQUEST_EXAMPLE]: 'folder',
+            },
           },
         },
       },

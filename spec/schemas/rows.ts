@@ -3,11 +3,6 @@ import type { SchemaObject } from 'openapi3-ts/oas31'
 import { schemaRef } from '../refs.ts'
 import { MOCK_DEFINED } from '../extensions.ts'
 
-/** A value a user-defined field can hold; the set of fields depends on the application. */
-export const scalarValue: SchemaObject = {
-  type: ['string', 'number', 'boolean', 'null'],
-  description: 'Value of a user-defined field. Which fields exist, and their types, depend on the application.',
-}
 
 const nullableUser: SchemaObject = {
   type: ['integer', 'string', 'null'],
@@ -49,16 +44,19 @@ export const ReadRow: SchemaObject = {
       description: 'Attachment marker, nullable in the published description; the mock sends how many files the row has, or null for none.',
     },
     DT_CREATION: {
-      type: ['string', 'null'],
-      format: 'date-time',
-      [MOCK_DEFINED]: 'type format',
-      description: 'When the row was created; nullable in the published description, which leaves its format open. The mock sends RFC 3339 text.',
+      anyOf: [schemaRef('DateTimeValue'), { type: 'null' }],
+      // The published description says only "nullable"; the form is the product's reference's.
+      [MOCK_DEFINED]: true,
+      description:
+        "When the row was created: a DateTime number yyyyMMddHHmmss in the installation's time zone (the product's reference, Data Types; " +
+        'the description\'s attachment record writes its `DT_CREATION` so too), nullable in the published description.',
+      examples: [20240304081500],
     },
     DT_LAST_UPDATE: {
-      type: ['string', 'null'],
-      format: 'date-time',
-      [MOCK_DEFINED]: 'type format',
+      anyOf: [schemaRef('DateTimeValue'), { type: 'null' }],
+      [MOCK_DEFINED]: true,
       description: 'When the row was last changed; as `DT_CREATION`.',
+      examples: [20240306111500],
     },
     ROW_ORDER: {
       type: ['integer', 'null'],
@@ -69,7 +67,7 @@ export const ReadRow: SchemaObject = {
     USER_ID_LAST_UPDATE: nullableUser,
   },
   // User-defined fields are "not shown" in the description (Resources): a value of any kind may come back.
-  additionalProperties: { ...scalarValue, [MOCK_DEFINED]: 'type', description: `${scalarValue.description} The mock sends text, numbers, booleans and null.` },
+  additionalProperties: schemaRef('FieldValue'),
 }
 
 export const WriteRow: SchemaObject = {
@@ -90,9 +88,13 @@ export const WriteRow: SchemaObject = {
       description: 'Null when creating; when updating, the row version read last, as an integer.',
     },
   },
+  // A user-defined field, or the storage's Identity field (null when creating, omitted when updating).
   additionalProperties: {
-    ...scalarValue,
-    description: 'A field of the row: a user-defined field, or the storage\'s Identity field (null when creating, omitted when updating).',
+    anyOf: [schemaRef('FieldValue'), { type: 'boolean' }],
+    [MOCK_DEFINED]: 'boolean',
+    description:
+      "A field's value in its type's form (FieldValue). `true`/`false` are accepted too and converted to a Boolean's 1/0 with a " +
+      '`VALUE_FORM_CONVERTED` warning (refused in strict mode), as clients written for JSON booleans send them.',
   },
 }
 

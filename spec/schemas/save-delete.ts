@@ -12,7 +12,7 @@ export const SaveDetailGroup: SchemaObject = {
     'Every new detail row may carry `Id` -1, as the published description shows.',
   required: ['RelationKey', 'Rows'],
   properties: {
-    RelationKey: { type: 'string', minLength: 1, description: 'Detail Relation Key of the detail table.' },
+    RelationKey: { type: 'string', minLength: 1, description: 'Detail Relation Key of the detail table: a name, or a GUID as real installations have them (GUIDs compare without regard to case).' },
     Rows: {
       type: 'array',
       items: schemaRef('WriteRow'),
@@ -134,7 +134,12 @@ export const SaveResult: SchemaObject = {
   type: 'object',
   title: 'Save result',
   [PRODUCT_VERSIONS]: RANGES.current,
-  description: 'Outcome of a save. A refused save (stale TIMESTAMP, unknown Id, duplicate identity value, ...) still answers 200, with `IsSaveSuccessfully` false.',
+  description:
+    'Outcome of a save. A refused save (stale TIMESTAMP, unknown Id, duplicate identity value, a value in no form of its field\'s type, ...) ' +
+    'still answers 200, with `IsSaveSuccessfully` false. An application whose designer chose to save each row on its own (the mock\'s ' +
+    '`saveMode: "per-row"`) writes the rows without problems and reports the others in `ReturnStates` (their `Id` and `RelationKey`); ' +
+    'the counters and `PrimaryKeyData` then say what was written, and `IsSaveSuccessfully` is true only when every row was saved (the mock\'s choice).',
+  [MOCK_DEFINED]: 'IsSaveSuccessfully in the per-row save mode',
   ...result('IsSaveSuccessfully', true),
 }
 
@@ -215,7 +220,7 @@ export const DeleteRequestLegacy: SchemaObject = {
         items: {
           type: 'object',
           required: ['Row', 'Details'],
-          properties: { Row: schemaRef('RowKey'), Details: { type: 'array', maxItems: 0, description: 'Always empty.' } },
+          properties: { Row: schemaRef('RowKey'), Details: { type: 'array', maxItems: 0, items: { description: 'None: the array is always empty.' }, description: 'Always empty.' } },
           additionalProperties: false,
         },
       },

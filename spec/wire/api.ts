@@ -320,15 +320,15 @@ export interface components {
             /** @description Attachment marker, nullable in the published description; the mock sends how many files the row has, or null for none. */
             CT_ATTACHMENTS: number | null;
             /**
-             * Format: date-time
-             * @description When the row was created; nullable in the published description, which leaves its format open. The mock sends RFC 3339 text.
+             * @description When the row was created: a DateTime number yyyyMMddHHmmss in the installation's time zone (the product's reference, Data Types; the description's attachment record writes its `DT_CREATION` so too), nullable in the published description.
+             * @example 20240304081500
              */
-            DT_CREATION: string | null;
+            DT_CREATION: components["schemas"]["DateTimeValue"] | null;
             /**
-             * Format: date-time
              * @description When the row was last changed; as `DT_CREATION`.
+             * @example 20240306111500
              */
-            DT_LAST_UPDATE: string | null;
+            DT_LAST_UPDATE: components["schemas"]["DateTimeValue"] | null;
             /** @description Row order, nullable in the published description; the mock sends the row's position in the order rows were created. */
             ROW_ORDER: number | null;
             /** @description User who created or last changed the row: a user Id, or a name on installations that store names. The published description says only "nullable"; the mock sends the user's Id. */
@@ -336,7 +336,7 @@ export interface components {
             /** @description User who created or last changed the row: a user Id, or a name on installations that store names. The published description says only "nullable"; the mock sends the user's Id. */
             USER_ID_LAST_UPDATE: number | string | null;
         } & {
-            [key: string]: string | number | boolean | null;
+            [key: string]: components["schemas"]["FieldValue"];
         };
         /**
          * Row as written
@@ -348,7 +348,7 @@ export interface components {
             /** @description Null when creating; when updating, the row version read last, as an integer. */
             TIMESTAMP: number | null;
         } & {
-            [key: string]: string | number | boolean | null;
+            [key: string]: components["schemas"]["FieldValue"] | boolean;
         };
         /**
          * Rows
@@ -416,14 +416,14 @@ export interface components {
          * @description Detail rows saved under their master row, for one Detail Relation Key. Rows are sent as they are, without a `Row` wrapper. Every new detail row may carry `Id` -1, as the published description shows.
          */
         SaveDetailGroup: {
-            /** @description Detail Relation Key of the detail table. */
+            /** @description Detail Relation Key of the detail table: a name, or a GUID as real installations have them (GUIDs compare without regard to case). */
             RelationKey: string;
             /** @description The rows to create or update. The published description shows no empty list: the mock's default mode takes one and saves nothing (with the warning EMPTY_DETAIL_GROUP); strict mode refuses it. */
             Rows: components["schemas"]["WriteRow"][];
         };
         /**
          * Save result
-         * @description Outcome of a save. A refused save (stale TIMESTAMP, unknown Id, duplicate identity value, ...) still answers 200, with `IsSaveSuccessfully` false.
+         * @description Outcome of a save. A refused save (stale TIMESTAMP, unknown Id, duplicate identity value, a value in no form of its field's type, ...) still answers 200, with `IsSaveSuccessfully` false. An application whose designer chose to save each row on its own (the mock's `saveMode: "per-row"`) writes the rows without problems and reports the others in `ReturnStates` (their `Id` and `RelationKey`); the counters and `PrimaryKeyData` then say what was written, and `IsSaveSuccessfully` is true only when every row was saved (the mock's choice).
          */
         SaveResult: {
             /** @description True when the whole request was carried out; false when it was refused and nothing changed. */
@@ -795,6 +795,119 @@ export interface components {
                 message: string;
             }[];
         };
+        /**
+         * Field value
+         * @description Value of a user-defined field, in the form of the field's data type (one of the schemas below); null for no value. Which fields exist, and their types, depend on the application. A save may send a value in another form that says one thing only (ISO 8601 text into a date type, true/false into a Boolean, digits in quotes into a number): the mock converts it with a `VALUE_FORM_CONVERTED` warning, and refuses it in strict mode.
+         */
+        FieldValue: components["schemas"]["StringValue"] | components["schemas"]["NumericValue"] | components["schemas"]["BooleanValue"] | components["schemas"]["DateValue"] | components["schemas"]["DateTimeValue"] | components["schemas"]["TimeValue"] | components["schemas"]["TimespanValue"] | components["schemas"]["MultiselectionValue"] | components["schemas"]["FileValue"] | components["schemas"]["LinkValue"] | components["schemas"]["LatitudeValue"] | components["schemas"]["LongitudeValue"] | components["schemas"]["WktShapeValue"] | components["schemas"]["ImageUriValue"] | components["schemas"]["ColorValue"] | components["schemas"]["IconValue"] | components["schemas"]["RichTextValue"] | null;
+        /**
+         * String
+         * @description Text.
+         * @example Northwind Traders
+         */
+        StringValue: string;
+        /**
+         * Numeric
+         * @description An integer or a decimal number, as the application's format for the field says (decimal places).
+         * @example 18.9
+         */
+        NumericValue: number;
+        /**
+         * Boolean
+         * @description The number 0 (false) or 1 (true).
+         * @example 1
+         * @enum {integer}
+         */
+        BooleanValue: 0 | 1;
+        /**
+         * Date
+         * @description The number yyyyMMdd, in the installation's time zone. The mock refuses a date that is not in the calendar (20240231).
+         * @example 20220101
+         */
+        DateValue: number;
+        /**
+         * DateTime
+         * @description The number yyyyMMddHHmmss, on the wall clock of the installation's time zone (not UTC). The mock's zone is the fixture's `organization.timeZone` or `--time-zone` (default UTC).
+         * @example 20220101221000
+         */
+        DateTimeValue: number;
+        /**
+         * Time
+         * @description The number HHmmss.
+         * @example 181035
+         */
+        TimeValue: number;
+        /**
+         * Timespan
+         * @description A duration in milliseconds.
+         * @example 60000
+         */
+        TimespanValue: number;
+        /**
+         * Multiselection
+         * @description An array of the selected values. The product's reference does not show the elements' shape; the mock takes texts or numbers. In `$filter`, `eq` matches a row whose array holds the value and `ne` one whose array does not (the mock's choice); other operators are refused.
+         * @example [
+         *       "Fragile",
+         *       "Express"
+         *     ]
+         */
+        MultiselectionValue: (string | number)[];
+        /**
+         * File
+         * @description The file's bytes as Base64 text.
+         * @example UE9EIDAwMDEgc2lnbmVk
+         */
+        FileValue: string;
+        /**
+         * Link
+         * Format: uri
+         * @description A URL.
+         * @example https://tracking.example.test/DLV-2024-0001
+         */
+        LinkValue: string;
+        /**
+         * Latitude
+         * @description Decimal degrees.
+         * @example 45.4642
+         */
+        LatitudeValue: number;
+        /**
+         * Longitude
+         * @description Decimal degrees.
+         * @example 9.19
+         */
+        LongitudeValue: number;
+        /**
+         * WKT Shape
+         * @description A shape as Well-Known Text, typically a polygon.
+         * @example POLYGON((9.18 45.45, 9.20 45.45, 9.20 45.47, 9.18 45.47, 9.18 45.45))
+         */
+        WktShapeValue: string;
+        /**
+         * Image Uri
+         * Format: uri
+         * @description The URI of an image.
+         * @example https://images.example.test/deliveries/0001.jpg
+         */
+        ImageUriValue: string;
+        /**
+         * Color
+         * @description An RGBA colour as text. The reference does not show the notation; the mock takes `#RRGGBBAA`, `#RRGGBB`, `#RGB(A)` and `rgba(r, g, b, a)`.
+         * @example #1E88E5FF
+         */
+        ColorValue: string;
+        /**
+         * Icon
+         * @description Text naming an icon.
+         * @example truck
+         */
+        IconValue: string;
+        /**
+         * Rich Text
+         * @description HTML text.
+         * @example <p>Deliver to <b>Milano</b> depot.</p>
+         */
+        RichTextValue: string;
     };
     responses: {
         /** @description The published description defines no error statuses; this is what the mock answers when the body is not well-formed, breaks the operation's schema, or a query option or `$filter` cannot be parsed, and in strict mode when the request relies on something the published description does not promise. Schema violations are all listed in `violations`. */
@@ -880,7 +993,7 @@ export interface components {
          */
         SessionToken: string;
         /**
-         * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+         * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
          * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
          */
         WorkspaceId: string;
@@ -1137,7 +1250,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1185,7 +1298,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1233,7 +1346,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1286,7 +1399,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1328,7 +1441,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1382,7 +1495,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1420,7 +1533,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1466,7 +1579,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];
@@ -1514,7 +1627,7 @@ export interface operations {
                  */
                 SessionToken: components["parameters"]["SessionToken"];
                 /**
-                 * @description Id of the workspace holding the application (releases before 3.0 called it the Domain Id).
+                 * @description Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.
                  * @example 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70
                  */
                 WorkspaceId: components["parameters"]["WorkspaceId"];

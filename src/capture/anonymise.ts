@@ -1,10 +1,11 @@
 import { deriveSeed, mulberry32 } from '../fixtures/prng.ts'
-import { valueFits } from '../store/field-values.ts'
+import { utcMsToWall, valueFits, type FieldType } from '../store/data-types.ts'
 
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
 const LOWER = 'abcdefghijklmnopqrstuvwxyz'
 const DIGITS = '0123456789'
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?$/
 const EMAIL = /^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$/
 
 /** The observed range of a numeric field, and whether its values are whole. */
@@ -87,8 +88,57 @@ export class Anonymiser {
     return Math.round((range.min + random() * (range.max - range.min)) * scale) / scale
   }
 
+  /** A DateTime number within the span (wall-clock milliseconds); the same value gives the same number. */
+  dateTime(value: number, span: DateSpan | undefined): number {
+    if (span === undefined) return value
+    const random = mulberry32(deriveSeed(this.#seed, 'dateTime', String(value)))
+    return utcMsToWall(span.min + Math.floor(random() * (span.max - span.min + 1)))
+  }
+
+  /**
+   * A text in place of a value of a text type that stays valid for it: Base64 stays Base64 of
+   * the same length, a URL keeps its scheme, host and shape, a colour stays a colour, a WKT shape
+   * its keyword and coordinates' shape; HTML keeps its tags.
+   */
+  typedText(type: FieldType, value: string, span?: DateSpan): string {
+    if (!valueFits(type, value)) return this.text(value, span)
+    switch (type) {
+      case 'File':
+        return this.#mapped(value, (v, random) => Buffer.from(Buffer.from(v, 'base64').map(() => Math.floor(random() * 256))).toString('base64'))
+      case 'Link':
+      case 'ImageUri': {
+        const url = new URL(value)
+        return this.#mapped(value, (_v, random, attempt) => `${url.protocol}//${url.host}${mapCharacters(url.pathname + url.search + url.hash, random, attempt)}`)
+      }
+      case 'Color':
+      case 'WktShape':
+      case 'Icon':
+        // A colour, a shape or an icon name says nothing of the people or business behind it.
+        return value
+      case 'RichText':
+        return this.#mapped(value, (v, random, attempt) => v.replace(/>([^<]+)</g, (_m, inner: string) => `>${mapCharacters(inner, random, attempt)}<`))
+      default:
+        return this.text(value, span)
+    }
+  }
+
+  /** One shape function's output, checked as `text` checks its own: never an original, never another value's. */
+  #mapped(value: string, shape: (value: string, random: () => number, attempt: number) => string): string {
+    const known = this.#texts.get(value)
+    if (known !== undefined) return known
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const candidate = shape(value, mulberry32(deriveSeed(this.#seed, 'typed', value, String(attempt))), attempt)
+      if (!this.#forbidden.has(candidate) && !this.#taken.has(candidate)) {
+        this.#texts.set(value, candidate)
+        this.#taken.add(candidate)
+        return candidate
+      }
+    }
+    return this.text(value)
+  }
+
   #shape(value: string, random: () => number, span: DateSpan | undefined, attempt: number): string {
-    if (span !== undefined && (valueFits('date-time', value) || ISO_DATE.test(value))) {
+    if (span !== undefined && (ISO_DATE_TIME.test(value) || ISO_DATE.test(value))) {
       const iso = new Date(span.min + Math.floor(random() * (span.max - span.min + 1))).toISOString()
       return ISO_DATE.test(value) ? iso.slice(0, 10) : iso
     }
@@ -124,8 +174,9 @@ export function rangeOf(values: readonly number[]): NumberRange {
   return { min: Math.min(...values), max: Math.max(...values), integer: values.every(Number.isInteger), decimals }
 }
 
-/** The span of the date texts of one field. */
-export function spanOf(values: readonly string[]): DateSpan | undefined {
-  const times = values.map((value) => Date.parse(value)).filter((time) => !Number.isNaN(time))
-  return times.length === 0 ? undefined : { min: Math.min(...times), max: Math.max(...times) }
+/** The span of the date texts (or of the times, in milliseconds) of one field. */
+export function spanOf(values: readonly string[] | readonly number[]): DateSpan | undefined {
+  const times = values.map((value) => (typeof value === 'number' ? value : Date.parse(value))).filter((time) => !Number.isNaN(time))
+  // Whole seconds, as DateTime numbers have them.
+  return times.length === 0 ? undefined : { min: Math.min(...times), max: Math.max(...times) - (Math.max(...times) % 1000) }
 }

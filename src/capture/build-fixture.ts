@@ -1,4 +1,4 @@
-import { valueFits } from '../store/field-values.ts'
+import { convertValue, isDateType, utcMsToWall, valueFits, wallToUtcMs } from '../store/data-types.ts'
 import type { FieldDef, FieldValue } from '../store/types.ts'
 import type { FileAttachment, FileRow, FileStorage, FixtureFile } from '../fixtures/file-format.ts'
 import { deriveSeed, mulberry32 } from '../fixtures/prng.ts'
@@ -104,7 +104,8 @@ function profiles(storage: CapturedStorage, kept: ReadonlySet<string>): FieldPro
       field,
       range: numbers.length > 0 ? rangeOf(numbers) : undefined,
       span: texts.length > 0 && texts.every((text) => DATE_LIKE.test(text)) ? spanOf(texts) : undefined,
-      kept: kept.has(field.name),
+      // Dates are kept as read: any value of a date type is as anonymous as another, and stays valid.
+      kept: kept.has(field.name) || isDateType(field.type),
     }
   })
 }
@@ -112,12 +113,12 @@ function profiles(storage: CapturedStorage, kept: ReadonlySet<string>): FieldPro
 /** A `generate` fragment (JSON Schema for json-schema-faker) that makes values like those read. */
 function generateSchema(profile: FieldProfile, values: readonly FieldValue[]): Record<string, unknown> | undefined {
   const { field, range } = profile
-  if ((field.type === 'integer' || field.type === 'number') && range !== undefined) {
-    return field.type === 'integer' || range.decimals === 0
+  if (field.type === 'Numeric' && range !== undefined) {
+    return field.decimals === 0 || range.decimals === 0
       ? { minimum: range.min, maximum: range.max }
       : { minimum: range.min, maximum: range.max, multipleOf: 10 ** -Math.min(range.decimals, 6) }
   }
-  if (field.type === 'string') {
+  if (field.type === 'String') {
     const distinct = [...new Set(values.filter((value): value is string => typeof value === 'string'))]
     if (distinct.length > 0 && distinct.length <= 20) return { enum: distinct }
     const lengths = distinct.map((text) => text.length)
@@ -153,12 +154,13 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
   ]
   const built = storages.map(({ name, key, storage, kept }) => {
     const fieldProfiles = profiles(storage, kept)
-    const dateSpan = spanOf(storage.rows.flatMap((row) => [row.DT_CREATION, row.DT_LAST_UPDATE]).filter((value): value is string => valueFits('date-time', value) && value !== null))
+    const dateSpan = spanOf(storage.rows.flatMap((row) => [row.DT_CREATION, row.DT_LAST_UPDATE]).filter((value): value is number => typeof value === 'number' && valueFits('DateTime', value)).map(wallToUtcMs))
     const fields: FieldDef[] = fieldProfiles
       .filter(({ field }) => field.name !== storage.identityField)
       .map((profile) => {
         const generate = options.rowsAsGenerator && !profile.kept ? generateSchema(profile, storage.rows.map((row) => convert(profile, row[profile.field.name]))) : undefined
-        return generate === undefined ? { name: profile.field.name, type: profile.field.type } : { name: profile.field.name, type: profile.field.type, generate }
+        const { name, type, decimals } = profile.field
+        return { name, type, ...(decimals === undefined ? {} : { decimals }), ...(generate === undefined ? {} : { generate }) }
       })
     const storageId = storage.storageId ?? generatedGuid(options.seed, name)
     if (storage.storageId === undefined) notes.push(`storage ${name}: Id ${storageId} generated (the API does not tell it${key === null ? '; --storage-id gives it' : ''})`)
@@ -166,23 +168,25 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
     const rows = options.rowsAsGenerator ? [] : storage.rows.map((row) => fileRow(row, fieldProfiles))
     return { key, fileStorage, rows }
 
-    /** Creation within the span seen; the last update as long after it as it was. */
+    /** Creation within the span seen; the last update as long after it as it was (DateTime numbers, wall clock). */
     function anonymiseDates(out: Record<string, FieldValue>, span: DateSpan | undefined): void {
       const created = out.DT_CREATION
       const updated = out.DT_LAST_UPDATE
-      if (typeof created === 'string') out.DT_CREATION = anonymiser.text(created, span)
-      if (typeof updated === 'string') {
+      if (typeof created === 'number') out.DT_CREATION = anonymiser.dateTime(created, span)
+      if (typeof updated === 'number') {
         out.DT_LAST_UPDATE =
-          typeof created === 'string'
-            ? new Date(Date.parse(out.DT_CREATION as string) + Math.max(0, Date.parse(updated) - Date.parse(created))).toISOString()
-            : anonymiser.text(updated, span)
+          typeof created === 'number'
+            ? utcMsToWall(wallToUtcMs(out.DT_CREATION as number) + Math.max(0, wallToUtcMs(updated) - wallToUtcMs(created)))
+            : anonymiser.dateTime(updated, span)
       }
     }
 
-    function convert(profile: FieldProfile, value: unknown): FieldValue {
-      if (value === null || value === undefined) return null
+    function convert(profile: FieldProfile, read: unknown): FieldValue {
+      if (read === null || read === undefined) return null
+      // Values read in another form than their type's (ISO texts, true/false) go into the fixture in the type's form.
+      const value = convertValue(profile.field.type, read, 'UTC')?.value ?? read
       if (profile.kept || !options.anonymise) return value as FieldValue
-      if (typeof value === 'string') return text(value, profile.span)
+      if (typeof value === 'string') return options.anonymise ? anonymiser.typedText(profile.field.type, value, profile.span) : value
       if (typeof value === 'number' && profile.range !== undefined) return anonymiser.number(profile.field.name, value, profile.range)
       return value as FieldValue
     }
@@ -196,7 +200,7 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
       for (const name of SYSTEM_KEPT) {
         const value = row[name]
         // Kept only in the forms the loader takes; an installation's own formats are left to the store.
-        if (name.startsWith('DT_') ? valueFits('date-time', value) && value !== null : Number.isSafeInteger(value) && (value as number) >= 1) out[name] = value as FieldValue
+        if (name.startsWith('DT_') ? value !== null && valueFits('DateTime', value) : Number.isSafeInteger(value) && (value as number) >= 1) out[name] = value as FieldValue
       }
       if (options.anonymise) anonymiseDates(out, dateSpan)
       const rank = typeof row.TIMESTAMP === 'string' ? ranks.get(row.TIMESTAMP) : undefined

@@ -2,7 +2,7 @@ import { ApiError, type Client } from '../client/client.ts'
 import { TransportError } from '../client/transport.ts'
 import { bufferOf } from '../bytes.ts'
 import type { CapturedAttachment, Captured, CapturedStorage } from './build-fixture.ts'
-import { inferFields, inferIdentityField, linkNameScore, type InferredField, type ReadRow } from './infer.ts'
+import { inferFields, inferIdentityField, isIntegerField, linkNameScore, type InferredField, type ReadRow } from './infer.ts'
 
 /** What to read, and how much. */
 export interface CaptureOptions {
@@ -120,7 +120,7 @@ async function captureDetail(client: Client, relationKey: string, masterIds: Rea
   const identityField = inferIdentityField(probe, probeFields)
   if (identityField === undefined) throw new CaptureError(`relation key ${relationKey}: cannot tell its Identity field from the rows`)
   const given = options.masterFields[relationKey]
-  if (given !== undefined && probeFields.find((field) => field.name === given)?.type !== 'integer') {
+  if (given !== undefined && !probeFields.some((field) => field.name === given && isIntegerField(field))) {
     throw new CaptureError(`--master-field ${relationKey}=${given}: the detail rows read do not hold it as an integer (the master row's Id)`)
   }
   const masterField = given ?? (await findMasterField(client, probe, probeFields.filter((field) => field.name !== identityField)))
@@ -143,7 +143,7 @@ async function captureDetail(client: Client, relationKey: string, masterIds: Rea
  * forty values at a time, ask).
  */
 async function findMasterField(client: Client, probe: readonly ReadRow[], fields: readonly InferredField[]): Promise<string | undefined> {
-  const candidates = fields.filter((field) => field.type === 'integer').sort((a, b) => linkNameScore(b.name) - linkNameScore(a.name))
+  const candidates = fields.filter(isIntegerField).sort((a, b) => linkNameScore(b.name) - linkNameScore(a.name))
   for (const field of candidates) {
     const values = [...new Set(probe.map((row) => row[field.name]).filter((value): value is number => typeof value === 'number'))]
     if (values.length === 0) continue

@@ -1,3 +1,5 @@
+import { PRODUCT_TYPES, type ProductType } from '../store/data-types.ts'
+import { overrideFieldTypes } from '../capture/infer.ts'
 import { writeFileSync } from 'node:fs'
 import { Option, type Command } from 'commander'
 import { createClient, ApiError } from '../client/client.ts'
@@ -31,6 +33,7 @@ export function captureCommand(): Command {
   command.addOption(new Option('--fixture-username <email>', `the captured user's sign-in name in the fixture (default: ${DEFAULT_FIXTURE_USERNAME}; with --no-anonymise, --username)`).env('APPDATA_FIXTURE_USERNAME'))
   command.addOption(new Option('--fixture-password <password>', "the captured user's password in the fixture (never the real one)").env('APPDATA_FIXTURE_PASSWORD').default('sandbox-pass'))
   command.addOption(new Option('--identity-field <name>', "the master storage's Identity field (inferred from the rows when left out)").env('APPDATA_IDENTITY_FIELD'))
+  command.addOption(new Option('--field-type <field=type>', "the product data type of a field, as Field=Type (repeatable), where the values cannot tell it (a 0/1 field that is a Boolean)").argParser(collect).default([], 'inferred'))
   command.addOption(new Option('--master-field <key=field>', 'the field of a detail table that holds its master\'s Id, as RelationKey=Field (repeatable; inferred when left out)').env('APPDATA_MASTER_FIELDS').argParser(collect).default([], 'inferred'))
   command.addOption(new Option('--storage-id <guid>', "the master storage's Id (the API does not tell it; generated when left out)").env('APPDATA_STORAGE_ID'))
   command.addOption(new Option('--rows-as-generator', 'write generate schemas and no rows, so the mock\'s --rows N makes rows of the same shape at any size').env('APPDATA_ROWS_AS_GENERATOR'))
@@ -63,6 +66,19 @@ interface Flags extends ConnectionFlags {
   rowsAsGenerator?: boolean
   seed: number
   concurrency: number
+  fieldType: string[]
+}
+
+/** `--field-type Delivered=Boolean` as a map; a malformed one, or a name that is no product type, is a bad flag. */
+function fieldTypes(entries: readonly string[]): Record<string, ProductType> {
+  return Object.fromEntries(
+    entries.map((entry) => {
+      const match = /^([^=]+)=(.+)$/.exec(entry)
+      const type = match?.[2] as ProductType | undefined
+      if (match === null || type === undefined || !PRODUCT_TYPES.includes(type)) throw new ConfigError(`--field-type takes Field=Type, Type one of ${PRODUCT_TYPES.join(', ')}; got "${entry}"`)
+      return [match[1] as string, type]
+    }),
+  )
 }
 
 /** `--master-field OrderLines=MasterId` as a map; a malformed one is a bad flag. */
@@ -84,6 +100,7 @@ function masterFields(entries: readonly string[]): Record<string, string> {
 export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' | 'stderr' | 'transport'>, now: () => Date = () => new Date()): Promise<number> {
   const command = captureCommand().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true)
   let fields: Record<string, string> = {}
+  let types: Record<string, ProductType> = {}
   const flags = parseFlags<Flags>(command, argv, io.stderr, (parsed) => {
     // The negated switch's variable, read as the others are (1/0, true/false, ...).
     if (process.env.APPDATA_ANONYMISE !== undefined && command.getOptionValueSource('anonymise') !== 'cli') parsed.anonymise = switchOn('APPDATA_ANONYMISE', process.env.APPDATA_ANONYMISE)
@@ -93,6 +110,7 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
     if (parsed.fixtureUsername !== undefined && !/^[^\s@]+@[^\s@]+$/.test(parsed.fixtureUsername)) throw new ConfigError(`--fixture-username takes an e-mail address (name@domain), got "${parsed.fixtureUsername}"`)
     if (parsed.fixturePassword === '') throw new ConfigError('--fixture-password must not be empty')
     fields = masterFields(parsed.masterField)
+    types = fieldTypes(parsed.fieldType)
   })
   if (typeof flags === 'number') return flags
   const redact = redactor([flags.password])
@@ -134,6 +152,8 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
       progress: say,
       now,
     })
+    const overridden = overrideFieldTypes([captured.master, ...captured.details], types)
+    if (overridden !== undefined) throw new CaptureError(overridden)
     const { fixture, notes } = buildFixture(captured, { anonymise: flags.anonymise, seed: flags.seed, username: flags.fixtureUsername, password: flags.fixturePassword, rowsAsGenerator: flags.rowsAsGenerator === true })
     writeFileSync(flags.out, `${JSON.stringify({ description: `Captured from ${transport.target} on ${captured.capturedAt} by appdata-kit ${PACKAGE_VERSION}${flags.anonymise ? ', anonymised' : ''}. ${notes.join('. ')}.`, ...fixture }, null, 2)}\n`)
     for (const storage of [{ name: 'master', ...captured.master }, ...captured.details.map((d) => ({ name: d.relationKey, ...d }))]) {

@@ -76,7 +76,12 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
   return {
     reset: () => resetMock(parts, startFixture),
     loadFixture: (fixture, options = {}) =>
-      loadFixtureInto(parts.store, fixture, { source: 'loadFixture', ...options, baseDir: options.baseDir ?? fixtureDir }),
+      loadFixtureInto(parts.store, fixture, {
+        source: 'loadFixture',
+        ...(parts.mockConfig.timeZone === undefined ? {} : { timeZone: parts.mockConfig.timeZone }),
+        ...options,
+        baseDir: options.baseDir ?? fixtureDir,
+      }),
     state: () => toFixtureFile(parts.store.snapshot()),
     addAttachment: (input) => addAttachments(parts.store, input, parts.mockConfig.uploadLimit),
     emails: () => [...parts.outbox.list()],

@@ -38,6 +38,8 @@ export interface LoadFixtureOptions {
    * to make the mock read, and then serve as an attachment, any file of the machine it runs on.
    */
   confineFiles?: boolean
+  /** `--time-zone`, over the fixture's own. */
+  timeZone?: string
 }
 
 /** Counts of a fixture, for the control plane's answers. */
@@ -74,7 +76,7 @@ export function loadFixtureInto(store: Store, json: unknown, options: LoadFixtur
     const problems = escapingPayloads(json, options.baseDir)
     if (problems.length > 0) throw new FixtureError(source, problems)
   }
-  let fixture = parseFixture(json, source, options.baseDir)
+  let fixture = parseFixture(json, source, options.baseDir, options.timeZone === undefined ? {} : { timeZone: options.timeZone })
   const rows = options.rows ?? 0
   if (rows > 0) {
     try {

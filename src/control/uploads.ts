@@ -115,7 +115,7 @@ export function addAttachments(store: Store, input: UploadInput, uploadLimit: nu
   for (const file of files) {
     added.push(add(store, { ...base, folderId: target, isFolder: false, name: file.name, mediaType: file.mediaType, content: file.content, description: input.description ?? '' }))
   }
-  return added.map(toAttachmentRecord)
+  return added.map((attachment) => toAttachmentRecord(attachment, fixture.organization.timeZone))
 }
 
 function add(store: Store, attachment: NewAttachment): AttachmentDef {

@@ -4,7 +4,7 @@ import { isObject } from './reader.ts'
 
 /** Schema keywords an `x-mock-defined` mark may name (a mark of only these words names keywords). */
 const SCHEMA_KEYWORDS = new Set([
-  'type', 'format', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'enum', 'const', 'contentEncoding', 'required',
+  'type', 'format', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'enum', 'const', 'contentEncoding', 'required', 'items',
 ])
 
 /** The keywords a mark names, or undefined when the mark is prose or `true`. */
@@ -29,7 +29,7 @@ function relax(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(relax)
   if (!isObject(node)) return node
   const mark = node[MOCK_DEFINED]
-  const isSchema = 'type' in node || 'properties' in node || 'oneOf' in node || 'items' in node || 'pattern' in node || 'enum' in node
+  const isSchema = 'type' in node || 'properties' in node || 'oneOf' in node || 'anyOf' in node || 'items' in node || 'pattern' in node || 'enum' in node
   if (mark === true && isSchema) return typeof node.description === 'string' ? { description: node.description } : {}
   const keywords = isSchema ? markedKeywords(mark) : undefined
   const out: Record<string, unknown> = {}

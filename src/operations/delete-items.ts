@@ -49,7 +49,7 @@ export const deleteItems: OperationHandler<'deleteItems'> = async (request, repl
     resultObject(profile, application, {
       ok: outcome.ok,
       returnStates: outcome.ok ? [] : outcome.returnStates,
-      counters: { created: 0, updated: 0, deleted: outcome.ok ? outcome.result.deleted : 0 },
+      counters: { created: 0, updated: 0, deleted: outcome.ok ? outcome.result.deleted : (outcome.written?.deleted ?? 0) },
       masterRowLink: null,
     }),
   )

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { relationKeyOf } from '../store/guid.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { warn } from '../plugins/warnings.ts'
@@ -33,8 +34,9 @@ export const listAttachments: OperationHandler<'listAttachments'> = async (reque
   if (query.relationKey !== undefined && query.relationKey.trim() === '') {
     warn(request, 'EMPTY_RELATION_KEY', "relationKey was sent empty; the master row's attachments were listed.")
   }
-  const relationKey = query.relationKey === undefined || query.relationKey.trim() === '' ? null : query.relationKey.trim()
+  const relationKey = query.relationKey === undefined || query.relationKey.trim() === '' ? null : relationKeyOf(query.relationKey.trim())
   const listed = request.server.store.listAttachments(application.id, relationKey, scope.parentId, scope.folderId)
   if (!Array.isArray(listed)) throw storeProblem(listed)
-  return reply.send(listed.map(toAttachmentRecord))
+  const { timeZone } = request.server.store.organization()
+  return reply.send(listed.map((attachment) => toAttachmentRecord(attachment, timeZone)))
 }

@@ -4,6 +4,7 @@ import { applicationOf, requireWriter } from './context.ts'
 import { warn } from '../plugins/warnings.ts'
 import { resultObject } from './results.ts'
 import { rowLinkUrl } from './row-link-url.ts'
+import { convertSaveValues } from './value-forms.ts'
 
 /**
  * Save (create or update) masters with their details, all or nothing. The store checks the
@@ -15,7 +16,7 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
   const body = request.body
   const empty = body.Rows.flatMap((master) => master.Details.filter((group) => group.Rows.length === 0).map((group) => group.RelationKey))
   if (empty.length > 0) warn(request, 'EMPTY_DETAIL_GROUP', `Detail group${empty.length > 1 ? 's' : ''} ${empty.join(', ')} had no rows.`)
-  const command: SaveCommand = {
+  const sent: SaveCommand = {
     applicationId: application.id,
     userId: user.id,
     masters: body.Rows.map((master) => ({
@@ -23,12 +24,17 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
       details: master.Details.map((group) => ({ relationKey: group.RelationKey, rows: group.Rows })),
     })),
   }
+  const command = convertSaveValues(request, application, sent)
   const outcome = request.server.store.save(command)
   const profile = request.server.profile
   if (!outcome.ok) {
+    // Per-row save mode: the rows without problems were written; the counters and keys say which.
+    const written = outcome.written
+    const counters = { created: written?.created ?? 0, updated: written?.updated ?? 0, deleted: 0 }
+    const link = written?.firstMasterId == null ? null : rowLinkUrl(request, application.id, [written.firstMasterId])
     return reply.send({
-      ...resultObject(profile, application, { ok: false, returnStates: outcome.returnStates, counters: { created: 0, updated: 0, deleted: 0 }, masterRowLink: null }),
-      ReturnData: { PrimaryKeyData: {} },
+      ...resultObject(profile, application, { ok: false, returnStates: outcome.returnStates, counters, masterRowLink: link }),
+      ReturnData: { PrimaryKeyData: written?.primaryKeyData ?? {} },
     })
   }
   const { result } = outcome

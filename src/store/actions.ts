@@ -1,3 +1,4 @@
+import { dateTimeIn } from './data-types.ts'
 import { Plan } from './plan.ts'
 import type { StoreState } from './state.ts'
 import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError } from './types.ts'
@@ -31,7 +32,7 @@ export function planAction(state: StoreState, cmd: ActionCommand, deps: Deps): {
   const ids = [...new Set(text.split(',').map((part) => Number(part.trim())))].filter((id) => Number.isSafeInteger(id) && id > 0)
   const plan = new Plan(state)
   const masters = plan.of(app.master)
-  const now = new Date(deps.now()).toISOString()
+  const now = dateTimeIn(deps.now(), state.fixture.organization.timeZone)
   for (const id of ids) {
     const current = app.master.get(id)
     if (current === undefined) continue

@@ -1,3 +1,4 @@
+import { relationKeyOf } from './guid.ts'
 import { describeValue } from './field-values.ts'
 import { Plan } from './plan.ts'
 import type { StoreState } from './state.ts'
@@ -28,7 +29,7 @@ export function planDelete(state: StoreState, cmd: DeleteCommand): DeleteOutcome
   const deletedMasters: number[] = []
   const named = new Set<string>()
   for (const group of cmd.groups) {
-    const table = group.relationKey === null ? app.master : app.details.get(group.relationKey)
+    const table = group.relationKey === null ? app.master : app.details.get(relationKeyOf(group.relationKey))
     if (table === undefined) {
       const known = [...app.details.keys()].join(', ') || '(none)'
       problems.push({ code: 'UNKNOWN_RELATION_KEY', message: `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`, relationKey: group.relationKey, id: 0 })

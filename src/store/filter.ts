@@ -1,6 +1,7 @@
 import { fieldsOf, printLiteral, type CompareOp, type FilterLiteral, type FilterNode } from './filter-ast.ts'
 import { parseFilter, type FilterError } from './filter-parser.ts'
 import { Lru } from './lru.ts'
+import { isDateType, isNumericType, isTextType, TYPE_FORMS, valueFits } from './data-types.ts'
 import type { FieldLookup, FieldType, FieldValue, Row } from './types.ts'
 
 export type { FilterError } from './filter-parser.ts'
@@ -19,10 +20,14 @@ export interface Predicate {
  * Compiles filter text against a storage's fields (system fields included).
  *
  * Semantics, chosen to match a SQL back end since the product filters in its database:
- * - number and integer fields compare as numbers; a quoted number (`Amount gt '10'`, as the
- *   description's sample quotes every value) is read as a number; other fields compare as strings,
- *   date-time fields as their ISO 8601 text, by UTF-16 code units (no locale collation).
- * - `contains`, `startswith`, `endswith` are case-sensitive and apply to text and date-time fields.
+ * - fields whose values are numbers (Numeric, Identity, Timespan, Latitude, Longitude, Boolean 0/1,
+ *   and Date, DateTime, Time as their yyyyMMdd... numbers) compare as numbers; a quoted number
+ *   (`Amount gt '10'`, as the description's sample quotes every value) is read as a number; text
+ *   fields compare as strings, by UTF-16 code units (no locale collation). Boolean fields take eq
+ *   and ne only.
+ * - Multiselection (the mock's choice): `eq 'x'` matches a row whose array holds x, `ne 'x'` one
+ *   whose array does not; other operators and the text functions are refused.
+ * - `contains`, `startswith`, `endswith` are case-sensitive and apply to text fields.
  * - A null field value makes any comparison unknown, and unknown is neither true nor false
  *   (three-valued logic): `Status ne 'Open'` does not match a row whose Status is null, and
  *   neither does `not (Status eq 'Open')`. Only `eq null` / `ne null` test for null.
@@ -83,7 +88,7 @@ function compileNode(node: FilterNode, fields: FieldLookup): Test | FilterError 
     case 'call': {
       const type = fieldType(node.field, node.fieldPos, fields)
       if (typeof type !== 'string') return type
-      if (type !== 'string' && type !== 'date-time') {
+      if (!isTextType(type)) {
         return bad(node.fieldPos, `${node.fn}() applies to text fields; ${node.field} is ${type}`)
       }
       const { field, value } = node
@@ -124,8 +129,18 @@ function compileComparison(node: Extract<FilterNode, { kind: 'compare' }>, field
   const converted = operandFor(type, node.value)
   if ('problem' in converted) return bad(node.valuePos, `${converted.problem} for ${field} (${type})`)
   const operand = converted.operand
-  if (typeof operand === 'boolean' && op !== 'eq' && op !== 'ne') {
-    return bad(node.valuePos, `boolean fields can only be compared with eq or ne, not ${op}`)
+  if ((type === 'Boolean' || type === 'Multiselection') && op !== 'eq' && op !== 'ne') {
+    return bad(node.valuePos, `${type} fields can only be compared with eq or ne, not ${op}`)
+  }
+  if (type === 'Multiselection') {
+    // The mock's choice: eq matches a row whose array holds the value, ne one whose array does not.
+    const wanted = String(operand)
+    const holdsIt = (v: readonly unknown[]) => v.some((item) => String(item) === wanted)
+    return (row) => {
+      const v = row[field]
+      if (!Array.isArray(v)) return null
+      return op === 'eq' ? holdsIt(v) : !holdsIt(v)
+    }
   }
   const holds = COMPARATORS[op]
   return (row) => {
@@ -135,7 +150,7 @@ function compileComparison(node: Extract<FilterNode, { kind: 'compare' }>, field
   }
 }
 
-type Operand = string | number | boolean
+type Operand = string | number
 
 const COMPARATORS: Record<CompareOp, (a: FieldValue, b: Operand) => boolean> = {
   eq: (a, b) => a === b,
@@ -148,27 +163,35 @@ const COMPARATORS: Record<CompareOp, (a: FieldValue, b: Operand) => boolean> = {
 
 const NUMERIC_TEXT = /^\s*-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*$/
 
-/** The literal converted to the field's kind of value, or why it cannot be. */
+/**
+ * The literal converted to the field's kind of value, or why it cannot be. Quoted and unquoted
+ * literals read alike: `Amount gt '10'` as `Amount gt 10` (the description's sample quotes every
+ * value), dates as their numbers (`DT_CREATION ge 20240301000000` or `'20240301000000'`), a
+ * Boolean as 0/1 (`true`/`false` read as 1/0).
+ */
 function operandFor(type: FieldType, literal: Exclude<FilterLiteral, { type: 'null' }>): { operand: Operand } | { problem: string } {
-  switch (type) {
-    case 'number':
-    case 'integer':
-      if (literal.type === 'number') return { operand: literal.value }
-      if (literal.type === 'string' && NUMERIC_TEXT.test(literal.value)) return { operand: Number(literal.value) }
-      return { problem: `expected a number, found ${printLiteral(literal)}` }
-    case 'boolean':
-      if (literal.type === 'boolean') return { operand: literal.value }
-      if (literal.type === 'string' && (literal.value === 'true' || literal.value === 'false')) return { operand: literal.value === 'true' }
-      return { problem: `expected true or false, found ${printLiteral(literal)}` }
-    case 'date-time':
-      if (literal.type === 'string') return { operand: literal.value }
-      return { problem: `expected a quoted ISO 8601 date-time, found ${printLiteral(literal)}` }
-    case 'string':
-      if (literal.type === 'string') return { operand: literal.value }
-      // An unquoted number against a text field means its digits (`Code eq 42`).
-      if (literal.type === 'number') return { operand: literal.raw }
-      return { problem: `expected a quoted text, found ${printLiteral(literal)}` }
+  if (type === 'Boolean') {
+    if (literal.type === 'boolean') return { operand: literal.value ? 1 : 0 }
+    const text = literal.type === 'number' ? literal.raw : literal.value
+    if (text === '0' || text === '1') return { operand: Number(text) }
+    if (text === 'true' || text === 'false') return { operand: text === 'true' ? 1 : 0 }
+    return { problem: `expected 0 or 1, found ${printLiteral(literal)}` }
   }
+  if (isNumericType(type)) {
+    const number = literal.type === 'number' ? literal.value : literal.type === 'string' && NUMERIC_TEXT.test(literal.value) ? Number(literal.value) : undefined
+    if (number === undefined) return { problem: `expected ${TYPE_FORMS[type]}, found ${printLiteral(literal)}` }
+    if (isDateType(type) && !valueFits(type, number)) return { problem: `expected ${TYPE_FORMS[type]}, found ${printLiteral(literal)}, which is not one` }
+    return { operand: number }
+  }
+  if (type === 'Multiselection') {
+    if (literal.type === 'string') return { operand: literal.value }
+    if (literal.type === 'number') return { operand: literal.raw }
+    return { problem: `expected a quoted element value, found ${printLiteral(literal)}` }
+  }
+  if (literal.type === 'string') return { operand: literal.value }
+  // An unquoted number against a text field means its digits (`Code eq 42`).
+  if (literal.type === 'number') return { operand: literal.raw }
+  return { problem: `expected a quoted text, found ${printLiteral(literal)}` }
 }
 
 function fieldType(name: string, position: number, fields: FieldLookup): FieldType | FilterError {

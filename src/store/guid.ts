@@ -7,3 +7,13 @@
 export function guidKey(id: string): string {
   return id.toLowerCase()
 }
+
+const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+
+/**
+ * A Detail Relation Key as the store keys it: real installations' keys are GUIDs, which compare
+ * without regard to case (kept in lower case); a key that is a name is kept as written.
+ */
+export function relationKeyOf(key: string): string {
+  return GUID.test(key) ? key.toLowerCase() : key
+}

@@ -10,13 +10,14 @@ export interface SlotOrder {
 
 /**
  * How `$orderby` compares two values: nulls first ascending (last descending), as SQL Server
- * sorts; numbers numerically; text by UTF-16 code units, without locale collation; false before true.
+ * sorts; numbers numerically; text by UTF-16 code units, without locale collation (Boolean 0/1 and the date types are numbers).
+ * Multiselection fields are refused before this (an array has no order).
  */
 export function compareValues(x: FieldValue, y: FieldValue): number {
   if (x === y) return 0
   if (x === null) return -1
   if (y === null) return 1
-  return x < y ? -1 : x > y ? 1 : 0
+  return (x as string | number) < (y as string | number) ? -1 : (x as string | number) > (y as string | number) ? 1 : 0
 }
 
 /** Compares two slots by the order, ties by slot (which is Id order), so every order is total and paging stable. */
@@ -73,8 +74,7 @@ function sortKeys(slots: readonly number[], column: Column): Float64Array {
     const value = column.get(slots[i] as number)
     if (value === null) keys[i] = Number.NEGATIVE_INFINITY
     else if (typeof value === 'string') keys[i] = (rank as Map<string, number>).get(value) as number
-    else if (typeof value === 'boolean') keys[i] = value ? 1 : 0
-    else keys[i] = value
+    else keys[i] = value as number
   }
   return keys
 }

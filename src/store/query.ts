@@ -1,3 +1,4 @@
+import { relationKeyOf } from './guid.ts'
 import type { Predicate } from './filter.ts'
 import { serializeRow } from './row-json.ts'
 import type { StoreState } from './state.ts'
@@ -15,7 +16,7 @@ export function tableFor(state: StoreState, applicationId: string, relationKey: 
   const app = state.apps.get(applicationId)
   if (app === undefined) return { error: 'UNKNOWN_APPLICATION', message: `application ${applicationId} does not exist` }
   if (relationKey === null) return app.master
-  const table = app.details.get(relationKey)
+  const table = app.details.get(relationKeyOf(relationKey))
   if (table !== undefined) return table
   const known = [...app.details.keys()].join(', ') || '(none)'
   return { error: 'UNKNOWN_RELATION_KEY', message: `relation key ${relationKey} is not one of application ${app.def.name}'s (${known})` }
@@ -28,6 +29,8 @@ function checkQuery(table: Table, q: ParsedQuery, hidden: readonly string[]): Pr
     if (!table.fields.has(field) || hiddenSet.has(field)) {
       return { error: 'UNKNOWN_FIELD', message: `$orderby: unknown field ${field} in storage ${table.storage.name}` }
     }
+    // The mock's choice: an array has no order, so a Multiselection field cannot order rows.
+    if (table.fields.get(field) === 'Multiselection') return { error: 'BAD_QUERY', message: `$orderby: ${field} is a Multiselection field, whose arrays have no order; order by another field` }
   }
   if (q.filter === null) return null
   const compiled = table.filters.get(q.filter)

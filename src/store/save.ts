@@ -1,4 +1,6 @@
-import { describeValue, valueFits } from './field-values.ts'
+import { relationKeyOf } from './guid.ts'
+import { describeValue } from './field-values.ts'
+import { dateTimeIn, TYPE_FORMS, valueFits } from './data-types.ts'
 import { Plan, type TablePlan } from './plan.ts'
 import { decodeRowVersion } from './row-version.ts'
 import type { StoreState } from './state.ts'
@@ -40,7 +42,7 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
   if (app === undefined) {
     return { ok: false, returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }] }
   }
-  const ctx: Context = { plan: new Plan(state), now: new Date(deps.now()).toISOString(), userId: cmd.userId, problems: [] }
+  const ctx: Context = { plan: new Plan(state), now: dateTimeIn(deps.now(), state.fixture.organization.timeZone), userId: cmd.userId, problems: [] }
   const masters = ctx.plan.of(app.master)
   const result: SaveResult = {
     created: 0,
@@ -66,7 +68,7 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
     const positions = new Map<string, number>()
     const created = new Map<string, Array<{ position: number; tempId: number; id: number }>>()
     for (const group of master.details) {
-      const table = app.details.get(group.relationKey)
+      const table = app.details.get(relationKeyOf(group.relationKey))
       if (table === undefined) {
         const known = [...app.details.keys()].join(', ') || '(none)'
         ctx.problems.push(problem('UNKNOWN_RELATION_KEY', `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`, group.relationKey, master.row.Id))
@@ -101,7 +103,8 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
 
 interface Context {
   plan: Plan
-  now: string
+  /** DateTime number of the installation's wall clock (the mock's clock, in the fixture's time zone). */
+  now: number
   userId: number
   problems: ReturnState[]
 }
@@ -150,16 +153,18 @@ function checkFields(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScop
   const values = new Map<string, FieldValue>()
   for (const [name, value] of Object.entries(row)) {
     if (value === undefined || isSystemField(name, storage)) continue
+    const def = storage.fields.find((f) => f.name === name)
     const type = plan.table.fields.get(name)
     if (type === undefined) {
       ctx.problems.push(problem('UNKNOWN_FIELD', `${what} ${row.Id}: ${name} is not a field of storage ${storage.name}`, scope.relationKey, row.Id, name))
       continue
     }
-    if (!valueFits(type, value)) {
-      ctx.problems.push(problem('INVALID_VALUE', `${what} ${row.Id}: ${name} is a ${type} field; got ${describeValue(value)}`, scope.relationKey, row.Id, name))
+    if (!valueFits(type, value, def?.decimals)) {
+      const decimals = def?.decimals === undefined ? '' : ` with at most ${def.decimals} decimals`
+      ctx.problems.push(problem('INVALID_VALUE', `${what} ${row.Id}: ${name} is a ${type} field, whose values are ${TYPE_FORMS[type]}${decimals}; got ${describeValue(value)}`, scope.relationKey, row.Id, name))
       continue
     }
-    values.set(name, value)
+    values.set(name, value as FieldValue)
   }
   return values
 }

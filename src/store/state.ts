@@ -1,4 +1,5 @@
 import { AttachmentStore } from './attachments.ts'
+import { dateTimeIn } from './data-types.ts'
 import { Table } from './table.ts'
 import type { ApplicationDef, Deps, FieldValue, Fixture, Row, Sequences } from './types.ts'
 import { emitGeneratedRows, generationTarget } from '../fixtures/generate.ts'
@@ -36,7 +37,7 @@ export interface StoreState {
 export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, generation: number): StoreState {
   const attachments = new AttachmentStore(fixture.attachments)
   const state: StoreState = { fixture, apps: new Map(), storages: new Map(), attachments, nextVersion: firstVersion, generation }
-  const loadedAt = new Date(deps.now()).toISOString()
+  const loadedAt = dateTimeIn(deps.now(), fixture.organization.timeZone)
   for (const def of fixture.applications) {
     const master = new Table(def.id, null, def.master, null)
     const details = new Map(def.details.map((d) => [d.relationKey, new Table(def.id, d.relationKey, d.storage, d.masterField)]))
@@ -82,12 +83,12 @@ function applySequence(table: Table, sequence: Sequences[string] | undefined): v
 class TableLoader {
   readonly #table: Table
   readonly #state: StoreState
-  readonly #loadedAt: string
+  readonly #loadedAt: number
   readonly #fileCounts: Map<number, number>
   readonly #assigned: Record<string, FieldValue> = {}
 
   /** `expected`: rows the generator will add after the fixture's, so the table is sized once. */
-  constructor(table: Table, source: readonly Row[], state: StoreState, loadedAt: string, expected: number) {
+  constructor(table: Table, source: readonly Row[], state: StoreState, loadedAt: number, expected: number) {
     this.#table = table
     this.#state = state
     this.#loadedAt = loadedAt

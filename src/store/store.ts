@@ -1,3 +1,4 @@
+import { deleteRowByRow, saveRowByRow } from './per-row.ts'
 import { planAction } from './actions.ts'
 import { changeRecord, replayRecord, reservationRecord, type ChangeRecord } from './change-record.ts'
 import { planDelete } from './delete.ts'
@@ -14,6 +15,7 @@ import type {
   AttachmentDef,
   DeleteCommand,
   DeleteOutcome,
+  DeleteResult,
   Deps,
   Fixture,
   NewAttachment,
@@ -23,8 +25,10 @@ import type {
   Row,
   SaveCommand,
   SaveOutcome,
+  SaveResult,
   StoreChanges,
   StoreError,
+  WriteOutcome,
 } from './types.ts'
 
 /**
@@ -64,11 +68,12 @@ export interface Store {
   planSave(cmd: SaveCommand): SaveOutcome
   /** Writes the changes of the latest plan; throws (a bug) if the store changed since it was planned. */
   applySave(changes: StoreChanges): void
-  /** planSave, then applySave when ok. */
-  save(cmd: SaveCommand): SaveOutcome
+  /** planSave, then applySave when ok; in an application's per-row save mode, one master row at a time. */
+  save(cmd: SaveCommand): WriteOutcome<SaveResult>
   planDelete(cmd: DeleteCommand): DeleteOutcome
   applyDelete(changes: StoreChanges): void
-  delete(cmd: DeleteCommand): DeleteOutcome
+  /** planDelete, then applyDelete when ok; in an application's per-row save mode, one row at a time. */
+  delete(cmd: DeleteCommand): WriteOutcome<DeleteResult>
   /** `count` consecutive Identity values that later automatic assignments will not hand out. */
   reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND' | 'INVALID_COUNT'>
 
@@ -126,6 +131,7 @@ export function createStore(initial: Fixture, deps: Deps): Store {
     planSave: (cmd) => planSave(state, cmd, deps),
     applySave: commit,
     save(cmd) {
+      if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return saveRowByRow(state, cmd, deps, commit)
       const outcome = planSave(state, cmd, deps)
       if (outcome.ok) commit(outcome.changes)
       return outcome
@@ -133,6 +139,7 @@ export function createStore(initial: Fixture, deps: Deps): Store {
     planDelete: (cmd) => planDelete(state, cmd),
     applyDelete: commit,
     delete(cmd) {
+      if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return deleteRowByRow(state, cmd, commit)
       const outcome = planDelete(state, cmd)
       if (outcome.ok) commit(outcome.changes)
       return outcome

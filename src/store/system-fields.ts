@@ -5,14 +5,15 @@ import type { FieldType, StorageDef } from './types.ts'
  * orders use. The storage's Identity field (for example `IdRow`) is one more, named per storage.
  */
 export const SYSTEM_FIELDS: Readonly<Record<string, FieldType>> = {
-  Id: 'integer',
-  CT_ATTACHMENTS: 'integer',
-  DT_CREATION: 'date-time',
-  DT_LAST_UPDATE: 'date-time',
-  ROW_ORDER: 'integer',
-  TIMESTAMP: 'integer',
-  USER_ID_CREATION: 'integer',
-  USER_ID_LAST_UPDATE: 'integer',
+  Id: 'Identity',
+  CT_ATTACHMENTS: 'Identity',
+  // DateTime numbers in the installation's time zone (the product's reference, Data Types).
+  DT_CREATION: 'DateTime',
+  DT_LAST_UPDATE: 'DateTime',
+  ROW_ORDER: 'Identity',
+  TIMESTAMP: 'Identity',
+  USER_ID_CREATION: 'Identity',
+  USER_ID_LAST_UPDATE: 'Identity',
 }
 
 /** System fields a fixture may set on its rows; the others are the store's to compute. */
@@ -36,7 +37,7 @@ export function columnsOf(storage: StorageDef): string[] {
 export function fieldLookupOf(storage: StorageDef): Map<string, FieldType> {
   const lookup = new Map<string, FieldType>()
   for (const [name, type] of Object.entries(SYSTEM_FIELDS)) lookup.set(name, type)
-  lookup.set(storage.identityField, 'integer')
+  lookup.set(storage.identityField, 'Identity')
   for (const field of storage.fields) lookup.set(field.name, field.type)
   return lookup
 }

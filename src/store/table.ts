@@ -74,7 +74,7 @@ export class Table {
     this.fields = fieldLookupOf(storage)
     this.filters = new FilterCache(this.fields)
     this.#byMaster = masterField === null ? null : new IntMap()
-    this.#data = this.columns.map((name) => columnFor(this.fields.get(name) ?? 'string', INITIAL_CAPACITY))
+    this.#data = this.columns.map((name) => columnFor(this.fields.get(name) ?? 'String', INITIAL_CAPACITY))
     this.columns.forEach((name, i) => this.#byName.set(name, this.#data[i] as Column))
     this.#ids = this.#byName.get('Id') as Column
     this.#materialize = materializer(this.columns)

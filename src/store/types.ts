@@ -3,8 +3,12 @@
  * spellings of a product release; operations translate between the two.
  */
 
-/** A value a row field can hold. */
-export type FieldValue = string | number | boolean | null
+import type { FieldType } from './data-types.ts'
+
+export type { FieldType } from './data-types.ts'
+
+/** A value a row field can hold (a Multiselection holds an array; booleans only before conversion). */
+export type FieldValue = string | number | boolean | null | ReadonlyArray<string | number>
 
 /** A row as the store keeps it: system fields plus user fields, keyed by physical field name. */
 export interface Row {
@@ -14,11 +18,11 @@ export interface Row {
   [field: string]: FieldValue
 }
 
-export type FieldType = 'string' | 'number' | 'integer' | 'boolean' | 'date-time'
-
 export interface FieldDef {
   name: string
   type: FieldType
+  /** Numeric only: decimal places the application's format allows (0: integers); absent, any. */
+  decimals?: number
   /** Optional JSON Schema fragment used to generate realistic values (`--rows`). */
   generate?: Record<string, unknown>
 }
@@ -44,7 +48,11 @@ export interface ApplicationDef {
   name: string
   master: StorageDef
   details: DetailDef[]
+  /** How a save or delete writes its rows: all in one operation (default) or each master row on its own. */
+  saveMode: SaveMode
 }
+
+export type SaveMode = 'all-or-nothing' | 'per-row'
 
 export interface UserDef {
   id: number
@@ -71,6 +79,8 @@ export interface OrganizationDef {
   legacyClientId: string
   users: UserDef[]
   workspaces: WorkspaceDef[]
+  /** IANA name of the installation's time zone: the wall clock of the DateTime values the mock stamps. */
+  timeZone: string
 }
 
 export interface AttachmentDef {
@@ -128,6 +138,8 @@ export interface Fixture {
   generated?: GeneratedRows
   /** Where each storage's sequences stand, by storage Id (a state export keeps them); else after the largest values. */
   sequences?: Sequences
+  /** What loading changed in an older fixture (type names, value forms), said once at start. */
+  notices?: string[]
 }
 
 /** Per storage Id, the next database Id and the next Identity value to hand out. */
@@ -267,6 +279,12 @@ export interface StoreChanges {
 export type PlanOutcome<R> = { ok: false; returnStates: ReturnState[] } | { ok: true; changes: StoreChanges; result: R }
 
 export type SaveOutcome = PlanOutcome<SaveResult>
+
+/**
+ * What a save or delete did, once written. `written`: in the per-row save mode, what the rows
+ * without problems wrote while others failed.
+ */
+export type WriteOutcome<R> = { ok: true; result: R } | { ok: false; returnStates: ReturnState[]; written?: R }
 
 /** What a successful delete did. */
 export interface DeleteResult {

@@ -62,10 +62,13 @@ describe('capture', () => {
     // The loader takes it unchanged.
     const loaded = parseFixture(JSON.parse(JSON.stringify(fixture)), 'captured')
     const [app] = loaded.applications
-    expect(app?.master.fields.map((f) => [f.name, f.type])).toEqual([['Customer', 'string'], ['Amount', 'number'], ['Status', 'string']])
-    expect(app?.details.map((d) => [d.relationKey, d.masterField, d.storage.fields.map((f) => [f.name, f.type])])).toEqual([
-      ['OrderLines', 'MasterId', [['MasterId', 'integer'], ['Product', 'string'], ['Quantity', 'integer'], ['UnitPrice', 'number']]],
+    expect(app?.master.fields.map((f) => [f.name, f.type])).toEqual([['Customer', 'String'], ['Amount', 'Numeric'], ['Status', 'String']])
+    expect(app?.details.map((d) => [d.relationKey, d.masterField, d.storage.fields.map((f) => [f.name, f.type, f.decimals])])).toEqual([
+      ['OrderLines', 'MasterId', [['MasterId', 'Numeric', 0], ['Product', 'String', undefined], ['Quantity', 'Numeric', 0], ['UnitPrice', 'Numeric', undefined]]],
     ])
+    // Dated as the product dates rows: DateTime numbers, kept as the loader takes them.
+    expect(loaded.notices).toBeUndefined()
+    for (const row of loaded.data[app?.id ?? '']?.masters ?? []) expect(String(row.DT_CREATION)).toMatch(/^20\d{12}$/)
 
     const text = JSON.stringify(fixture)
     const originals = stringsOf([...captured.master.rows, ...(captured.details[0]?.rows ?? []), ...captured.attachments.map((a) => ({ Name: a.record.Name }))])

@@ -1,20 +1,30 @@
 import { describe, expect, it } from 'vitest'
 import { inferFields, inferIdentityField, linkNameScore } from '../../src/capture/infer.ts'
 
-const system = { CT_ATTACHMENTS: null, DT_CREATION: '2026-01-01T00:00:00Z', DT_LAST_UPDATE: null, ROW_ORDER: 1, TIMESTAMP: 'AAAAAAAAAAE=', USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: null }
+const system = { CT_ATTACHMENTS: null, DT_CREATION: 20260101000000, DT_LAST_UPDATE: null, ROW_ORDER: 1, TIMESTAMP: 'AAAAAAAAAAE=', USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: null }
 
 describe('inferFields', () => {
   it.each([
-    [[1, 2, 3], 'integer'],
-    [[1, 2.5], 'number'],
-    [[true, false], 'boolean'],
-    [['2026-01-01T10:00:00Z', '2026-02-01T10:00:00.123+01:00'], 'date-time'],
-    [['2026-01-01', 'x'], 'string'],
-    [[1, 'one'], 'string'],
-    [[null, null], 'string'],
-  ])('takes %j for %s', (values, type) => {
+    [[1, 2, 3], 'Numeric', 0],
+    [[1, 2.5], 'Numeric', undefined],
+    // 0/1 cannot tell a Boolean from a count: Numeric unless --field-type says otherwise.
+    [[0, 1, 1], 'Numeric', 0],
+    [[true, false], 'Boolean', undefined],
+    [[20240101, 20240315], 'Date', undefined],
+    [[20240101221000, 20240315081500], 'DateTime', undefined],
+    [[181035, 90000], 'Time', undefined],
+    // Whole numbers that happen to be valid times without an hour stay Numeric.
+    [[12, 45], 'Numeric', 0],
+    [[20240231, 20240101], 'Numeric', 0],
+    [[['Fragile'], ['Express', 'Signature'], []], 'Multiselection', undefined],
+    [['2026-01-01T10:00:00Z', '2026-02-01T10:00:00.123+01:00'], 'DateTime', undefined],
+    [['2026-01-01', 'x'], 'String', undefined],
+    [[1, 'one'], 'String', undefined],
+    [[null, null], 'String', undefined],
+  ])('takes %j for %s', (values, type, decimals) => {
     const rows = values.map((value, i) => ({ Id: i + 1, ...system, Field: value }))
-    expect(inferFields(rows)).toEqual([{ name: 'Field', type, nullable: values.includes(null as never), distinct: new Set(values.filter((v) => v !== null).map((v) => JSON.stringify(v))).size }])
+    const distinct = new Set(values.filter((v) => v !== null).map((v) => JSON.stringify(v))).size
+    expect(inferFields(rows)).toEqual([{ name: 'Field', type, ...(decimals === undefined ? {} : { decimals }), nullable: values.includes(null as never), distinct }])
   })
 
   it('leaves out the system fields and keeps the order the rows give', () => {
@@ -23,7 +33,7 @@ describe('inferFields', () => {
 
   it('marks a field nullable when a row lacks it or holds null', () => {
     const fields = inferFields([{ Id: 1, A: 1 }, { Id: 2 }])
-    expect(fields).toEqual([{ name: 'A', type: 'integer', nullable: true, distinct: 1 }])
+    expect(fields).toEqual([{ name: 'A', type: 'Numeric', decimals: 0, nullable: true, distinct: 1 }])
   })
 })
 

@@ -50,7 +50,7 @@ describe('capture, then a mock of the capture', () => {
   it('reads only: sign-in, Get Items, Count, the attachments list and download', () => {
     const operations = new Set(source.requests({ limit: 10_000 }).map((entry) => entry.operationId))
     expect([...operations].sort()).toEqual(['downloadAttachment', 'listAttachments', 'queryItems', 'signIn'])
-    expect(captureOutput).toContain('master: 200 of 200 rows; Identity field IdRow; fields Customer string, Amount number, Status string')
+    expect(captureOutput).toContain('master: 200 of 200 rows; Identity field IdRow; fields Customer String, Amount Numeric, Status String')
     expect(captureOutput).toContain('OrderLines: 400 of 400 rows; Identity field IdRow, master link MasterId')
   })
 

@@ -24,7 +24,7 @@ describe('startMock() controls', () => {
     expect(store().getRow(IDS.applicationId, null, 25)).toBeNull()
 
     const reset = mock.reset()
-    expect(reset.fixture.masterRows).toBe(28)
+    expect(reset.fixture.masterRows).toBe(38)
     expect(store().getRow(IDS.applicationId, null, 25)).not.toBeNull()
   })
 

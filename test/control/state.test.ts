@@ -20,7 +20,7 @@ describe('POST /__mock/reset', () => {
 
     const reply = await mock.request('POST', '/__mock/reset')
     expect(reply.status).toBe(200)
-    expect(reply.body).toMatchObject({ reset: true, kept: ['sessions', 'clock'], fixture: { applications: 2, masterRows: 28, detailRows: 50 } })
+    expect(reply.body).toMatchObject({ reset: true, kept: ['sessions', 'clock'], fixture: { applications: 3, masterRows: 38, detailRows: 50 } })
 
     // Same token: sessions survive a reset.
     const after = await readMaster(mock, token, 3)

@@ -20,6 +20,9 @@ export const IDS = {
   masterStorageId: '5e7d0c1a-1111-4111-8111-000000000001',
   detailStorageId: '5e7d0c1a-1111-4111-8111-000000000002',
   relationKey: 'OrderLines',
+  /** The Deliveries application: one field of each product data type. */
+  deliveriesId: 'a1b2c3d4-0000-4000-8000-000000000003',
+  deliveriesStorageId: '5e7d0c1a-1111-4111-8111-000000000004',
   actionOk: 'c0ffee00-0000-4000-8000-000000000001',
   actionFails: 'c0ffee00-0000-4000-8000-000000000002',
   providerId: 'e0000000-0000-4000-8000-000000000001',

@@ -38,6 +38,7 @@ const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send }> = [
   { code: 'NULL_PARAMETER_VALUE', send: action([{ Name: 'Parameters', Value: [{ key: 'Period', value: null }] }]) },
   { code: 'NULL_OPTIONAL_MEMBER', send: post('/ExplorerApi/api/attachments/download', { ids: [1], rk: null }) },
   { code: 'ROW_LINK_WITHOUT_RELATION_KEY', send: post('/ExplorerApi/api/metadata/generaterowlink', { values: 1, valueType: 1 }) },
+  { code: 'VALUE_FORM_CONVERTED', send: post('/ExplorerApi/api/items/save', { Rows: [{ Row: { Id: 1, TIMESTAMP: 0, Amount: '12.5' }, Details: [] }] }) },
   { code: 'UNKNOWN_MEMBER', send: post('/ExplorerApi/api/attachments/download', { ids: [1], format: 'zip' }) },
   { code: 'UNKNOWN_PARAMETER', send: post('/ExplorerApi/api/items?culture=de-DE', { query: '$top=1' }) },
   { code: 'EMPTY_DELETE_GROUP', send: post('/ExplorerApi/api/items/delete', [{ RelationKey: null, Rows: [] }]) },

@@ -92,3 +92,17 @@ describe('parseConfig: the flags and variables of npm start', () => {
     expect(parseConfig(['--version'], {}).print?.trim()).toBe(PACKAGE_VERSION)
   })
 })
+
+describe('parseConfig: --time-zone', () => {
+  it('takes an IANA name from the flag or MOCK_TIME_ZONE, the flag first; none leaves the fixture\'s', () => {
+    expect(parseConfig([], {}).timeZone).toBeUndefined()
+    expect(parseConfig(['--time-zone', 'Europe/Rome'], {}).timeZone).toBe('Europe/Rome')
+    expect(parseConfig([], { MOCK_TIME_ZONE: 'America/New_York' }).timeZone).toBe('America/New_York')
+    expect(parseConfig(['--time-zone', 'UTC'], { MOCK_TIME_ZONE: 'Asia/Tokyo' }).timeZone).toBe('UTC')
+  })
+
+  it('refuses a name that is no time zone, saying what it takes', () => {
+    expect(() => parseConfig(['--time-zone', 'Mars/Olympus'], {})).toThrow(ConfigError)
+    expect(() => parseConfig(['--time-zone', 'Mars/Olympus'], {})).toThrow('--time-zone must be an IANA time zone name')
+  })
+})

@@ -35,9 +35,9 @@ describe('conformance helper', () => {
   })
 
   it('holds a real installation only to the description: the mock\'s own choices are set aside', () => {
-    const row = { Id: 1, TIMESTAMP: 'AAAAAAAAAAE=', CT_ATTACHMENTS: null, DT_CREATION: '2024-01-01T00:00:00Z', DT_LAST_UPDATE: null, ROW_ORDER: 1, USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: 1 }
-    // Formats the description leaves open: dates as numbers, a marker as text, a row version of other length.
-    const installation = { ...row, DT_CREATION: 20240101, CT_ATTACHMENTS: 'yes', TIMESTAMP: 'AAE=' }
+    const row = { Id: 1, TIMESTAMP: 'AAAAAAAAAAE=', CT_ATTACHMENTS: null, DT_CREATION: 20240101000000, DT_LAST_UPDATE: null, ROW_ORDER: 1, USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: 1 }
+    // Formats the description leaves open: dates as ISO text, a marker as text, a row version of other length.
+    const installation = { ...row, DT_CREATION: '2024-01-01T00:00:00Z', CT_ATTACHMENTS: 'yes', TIMESTAMP: 'AAE=' }
     const rows = (body: unknown, holdTo?: 'mock' | 'description') =>
       conformanceProblems('3.0.19', { method: 'POST', path: '/ExplorerApi/api/items', status: 200, contentType: 'application/json', body }, holdTo)
     expect(rows([row])).toEqual([])

@@ -7,21 +7,23 @@ import type { FieldType, Row } from '../../src/store/types.ts'
 import { runs } from '../helpers/property-runs.ts'
 
 const FIELDS = new Map<string, FieldType>([
-  ['Id', 'integer'],
-  ['Customer', 'string'],
-  ['Amount', 'number'],
-  ['Qty', 'integer'],
-  ['Active', 'boolean'],
-  ['Created', 'date-time'],
-  ['Code', 'string'],
+  ['Id', 'Identity'],
+  ['Customer', 'String'],
+  ['Amount', 'Numeric'],
+  ['Qty', 'Numeric'],
+  ['Active', 'Boolean'],
+  ['Created', 'DateTime'],
+  ['Code', 'String'],
+  ['Tags', 'Multiselection'],
+  ['Day', 'Date'],
 ])
 
 const ROWS: Row[] = [
-  { Id: 1, TIMESTAMP: 1, Customer: 'Acme', Amount: 10, Qty: 1, Active: true, Created: '2024-01-05T10:00:00.000Z', Code: '42' },
-  { Id: 2, TIMESTAMP: 1, Customer: 'Acme Ltd', Amount: 99.5, Qty: 5, Active: false, Created: '2024-02-01T00:00:00.000Z', Code: '7' },
-  { Id: 3, TIMESTAMP: 1, Customer: "O'Brien", Amount: 250, Qty: 12, Active: true, Created: '2024-03-15T08:30:00.000Z', Code: null },
-  { Id: 4, TIMESTAMP: 1, Customer: null, Amount: null, Qty: null, Active: null, Created: null, Code: 'x' },
-  { Id: 5, TIMESTAMP: 1, Customer: 'acme', Amount: 1000, Qty: 50, Active: true, Created: '2023-12-31T23:59:59.000Z', Code: '042' },
+  { Id: 1, TIMESTAMP: 1, Customer: 'Acme', Amount: 10, Qty: 1, Active: 1, Created: 20240105100000, Code: '42', Tags: ['Fragile', 'Express'], Day: 20240105 },
+  { Id: 2, TIMESTAMP: 1, Customer: 'Acme Ltd', Amount: 99.5, Qty: 5, Active: 0, Created: 20240201000000, Code: '7', Tags: [], Day: 20240201 },
+  { Id: 3, TIMESTAMP: 1, Customer: "O'Brien", Amount: 250, Qty: 12, Active: 1, Created: 20240315083000, Code: null, Tags: ['Express', 7], Day: 20240315 },
+  { Id: 4, TIMESTAMP: 1, Customer: null, Amount: null, Qty: null, Active: null, Created: null, Code: 'x', Tags: null, Day: null },
+  { Id: 5, TIMESTAMP: 1, Customer: 'acme', Amount: 1000, Qty: 50, Active: 1, Created: 20231231235959, Code: '042', Tags: ['Fragile'], Day: 20231231 },
 ]
 
 function compile(text: string): Predicate {
@@ -52,11 +54,23 @@ describe('compileFilter: comparisons', () => {
     ['Amount gt -1e3', [1, 2, 3, 5]],
     ['Qty ge 12', [3, 5]],
     ['Id le 2', [1, 2]],
+    // Boolean 0/1; true/false and quoted digits read alike.
+    ['Active eq 1', [1, 3, 5]],
     ['Active eq true', [1, 3, 5]],
     ["Active eq 'false'", [2]],
-    ['Active ne true', [2]],
-    ["Created ge '2024-02-01T00:00:00.000Z'", [2, 3]],
-    ["Created lt '2024'", [5]],
+    ["Active eq '0'", [2]],
+    ['Active ne 1', [2]],
+    // Dates as their numbers, quoted or not.
+    ['Created ge 20240201000000', [2, 3]],
+    ["Created ge '20240201000000'", [2, 3]],
+    ['Created lt 20240101000000', [5]],
+    ['Day eq 20240315', [3]],
+    ["Day le '20240105'", [1, 5]],
+    // Multiselection: eq holds the element, ne does not (the mock's choice).
+    ["Tags eq 'Fragile'", [1, 5]],
+    ["Tags ne 'Fragile'", [2, 3]],
+    ['Tags eq 7', [3]],
+    ['Tags eq null', [4]],
     ['Code eq 42', [1]],
     ["Code eq '042'", [5]],
     ['Customer eq null', [4]],
@@ -75,7 +89,6 @@ describe('compileFilter: text functions (case-sensitive)', () => {
     ["startswith(Customer,'acme')", [5]],
     ["endswith(Customer,'Ltd')", [2]],
     ["endswith(Customer,'''Brien')", [3]],
-    ["startswith(Created,'2024-03')", [3]],
     ["not contains(Customer,'cme')", [3]],
   ])('%s -> %j', (text, expected) => expect(ids(text)).toEqual(expected))
 })
@@ -130,12 +143,17 @@ describe('compileFilter: errors name the position and what was expected', () => 
     ['Id eq -', 'BAD_FILTER', 7, "expected a number after '-'"],
     ["contains(Customer 'a')", 'BAD_FILTER', 19, "',' after the field name in contains()"],
     ['contains(Customer,5)', 'BAD_FILTER', 19, 'a quoted text as the second argument of contains()'],
-    ["contains(Amount,'5')", 'BAD_FILTER', 10, 'contains() applies to text fields; Amount is number'],
-    ["Amount eq 'ten'", 'BAD_FILTER', 11, "expected a number, found 'ten' for Amount (number)"],
+    ["contains(Amount,'5')", 'BAD_FILTER', 10, 'contains() applies to text fields; Amount is Numeric'],
+    ["startswith(Created,'2024')", 'BAD_FILTER', 12, 'startswith() applies to text fields; Created is DateTime'],
+    ["contains(Tags,'Fra')", 'BAD_FILTER', 10, 'contains() applies to text fields; Tags is Multiselection'],
+    ["Amount eq 'ten'", 'BAD_FILTER', 11, "expected a number, found 'ten' for Amount (Numeric)"],
     ['Amount gt null', 'BAD_FILTER', 11, 'null can only be compared with eq or ne, not gt'],
-    ['Active gt true', 'BAD_FILTER', 11, 'boolean fields can only be compared with eq or ne'],
-    ['Active eq 1', 'BAD_FILTER', 11, 'expected true or false, found 1'],
-    ['Created gt 2024', 'BAD_FILTER', 12, 'expected a quoted ISO 8601 date-time'],
+    ['Active gt 0', 'BAD_FILTER', 11, 'Boolean fields can only be compared with eq or ne'],
+    ['Active eq 2', 'BAD_FILTER', 11, 'expected 0 or 1, found 2'],
+    ["Tags gt 'a'", 'BAD_FILTER', 9, 'Multiselection fields can only be compared with eq or ne'],
+    ['Created gt 2024', 'BAD_FILTER', 12, 'expected a number yyyyMMddHHmmss (20240301101500), found 2024, which is not one'],
+    ["Created gt '2024-02-01T00:00:00Z'", 'BAD_FILTER', 12, "expected a number yyyyMMddHHmmss (20240301101500), found '2024-02-01T00:00:00Z'"],
+    ['Day eq 20240231', 'BAD_FILTER', 8, 'expected a number yyyyMMdd (20240301), found 20240231, which is not one'],
     ['Customer eq true', 'BAD_FILTER', 13, 'expected a quoted text, found true'],
     ["Colour eq 'red'", 'UNKNOWN_FIELD', 1, 'unknown field Colour; fields: Id, Customer, Amount'],
     ["Id eq 1 and contains(Colour,'r')", 'UNKNOWN_FIELD', 22, 'unknown field Colour'],

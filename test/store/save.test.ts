@@ -1,24 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import { encodeRowVersion } from '../../src/store/row-version.ts'
-import type { ReturnState, SaveCommand, SaveOutcome, WireRow } from '../../src/store/types.ts'
+import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/types.ts'
 import { APP, fixedDeps, LINES, newStore, NOW, row, rows, snapshot } from './support.ts'
 
-const NOW_ISO = new Date(NOW).toISOString()
+/** NOW as the DateTime number the store stamps (the default fixture's zone is UTC). */
+const NOW_STAMP = 20250203040506
 
 function master(r: WireRow, details: Array<{ relationKey: string; rows: WireRow[] }> = []): SaveCommand['masters'][number] {
   return { row: r, details }
 }
 
-function save(store: ReturnType<typeof newStore>, masters: SaveCommand['masters'], userId = 1): SaveOutcome {
+function save(store: ReturnType<typeof newStore>, masters: SaveCommand['masters'], userId = 1): WriteOutcome<SaveResult> {
   return store.save({ applicationId: APP, userId, masters })
 }
 
-function okResult(outcome: SaveOutcome) {
+function okResult(outcome: WriteOutcome<SaveResult>) {
   if (!outcome.ok) throw new Error(`save failed: ${JSON.stringify(outcome.returnStates)}`)
   return outcome.result
 }
 
-function codes(outcome: SaveOutcome): Array<ReturnState['code']> {
+function codes(outcome: WriteOutcome<SaveResult>): Array<ReturnState['code']> {
   if (outcome.ok) throw new Error('save unexpectedly succeeded')
   return outcome.returnStates.map((s) => s.code)
 }
@@ -47,7 +48,7 @@ describe('save: create', () => {
     })
     expect(row(store, 26)).toEqual({
       Id: 26, IdRow: 1026, Customer: 'Zeta Foods', Amount: 12.5, Status: 'New',
-      CT_ATTACHMENTS: null, DT_CREATION: NOW_ISO, DT_LAST_UPDATE: NOW_ISO, ROW_ORDER: 26,
+      CT_ATTACHMENTS: null, DT_CREATION: NOW_STAMP, DT_LAST_UPDATE: NOW_STAMP, ROW_ORDER: 26,
       TIMESTAMP: before + 1, USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: 1,
     })
     expect(row(store, 51, LINES)).toMatchObject({ MasterId: 26, Product: 'Crate', IdRow: 5051, ROW_ORDER: 51, TIMESTAMP: before + 2 })
@@ -156,7 +157,7 @@ describe('save: update', () => {
     expect(row(store, 3)).toEqual({
       ...old,
       Status: 'Shipped',
-      DT_LAST_UPDATE: new Date(NOW + 60_000).toISOString(),
+      DT_LAST_UPDATE: 20250203040606,
       USER_ID_LAST_UPDATE: 2,
       TIMESTAMP: store.currentRowVersion(),
     })
@@ -203,7 +204,7 @@ describe('save: update', () => {
   it('ignores system fields other than Id, TIMESTAMP and the Identity field', () => {
     const store = newStore()
     const old = { ...row(store, 2) }
-    okResult(save(store, [master({ Id: 2, TIMESTAMP: old.TIMESTAMP, DT_CREATION: '1999-01-01T00:00:00Z', ROW_ORDER: 99, CT_ATTACHMENTS: 7, USER_ID_CREATION: 9, Status: 'Closed' })]))
+    okResult(save(store, [master({ Id: 2, TIMESTAMP: old.TIMESTAMP, DT_CREATION: 19990101000000, ROW_ORDER: 99, CT_ATTACHMENTS: 7, USER_ID_CREATION: 9, Status: 'Closed' })]))
     expect(row(store, 2)).toMatchObject({ DT_CREATION: old.DT_CREATION, ROW_ORDER: old.ROW_ORDER, CT_ATTACHMENTS: null, USER_ID_CREATION: 1, Status: 'Closed' })
   })
 

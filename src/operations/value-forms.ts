@@ -1,0 +1,50 @@
+import type { FastifyRequest } from 'fastify'
+import { convertValue, TYPE_FORMS } from '../store/data-types.ts'
+import { isSystemField } from '../store/system-fields.ts'
+import type { ApplicationDef, SaveCommand, StorageDef, WireRow } from '../store/types.ts'
+import { warn } from '../plugins/warnings.ts'
+
+/**
+ * A save's values in the forms of their fields' types (the product's reference, Data Types). A
+ * value sent in another form that says one thing only (ISO 8601 text into a DateTime, `true` into
+ * a Boolean, `"12.5"` into a Numeric) is converted, with one `VALUE_FORM_CONVERTED` warning per
+ * field naming the field, its type and the form expected; strict mode refuses the save instead,
+ * before anything is written. Values in no form of their type pass through unchanged, for the
+ * store to refuse (INVALID_VALUE).
+ */
+export function convertSaveValues(request: FastifyRequest, application: ApplicationDef, command: SaveCommand): SaveCommand {
+  const timeZone = request.server.store.organization().timeZone
+  const seen = new Map<string, { what: string; type: string; from: string; count: number }>()
+  const convertRow = (row: WireRow, storage: StorageDef, table: string): WireRow => {
+    let out: WireRow | undefined
+    for (const field of storage.fields) {
+      const value = row[field.name]
+      if (value === undefined || value === null || isSystemField(field.name, storage)) continue
+      const conversion = convertValue(field.type, value, timeZone)
+      if (conversion === undefined) continue
+      out ??= { ...row }
+      out[field.name] = conversion.value
+      const key = `${table}\u0000${field.name}`
+      const known = seen.get(key)
+      if (known === undefined) seen.set(key, { what: `${table} field ${field.name}`, type: field.type, from: conversion.from, count: 1 })
+      else known.count++
+    }
+    return out ?? row
+  }
+  const details = new Map(application.details.map((d) => [d.relationKey, d.storage]))
+  const converted: SaveCommand = {
+    ...command,
+    masters: command.masters.map((master) => ({
+      row: convertRow(master.row, application.master, application.master.name),
+      details: master.details.map((group) => {
+        const storage = details.get(group.relationKey)
+        return storage === undefined ? group : { ...group, rows: group.rows.map((row) => convertRow(row, storage, group.relationKey)) }
+      }),
+    })),
+  }
+  for (const { what, type, from, count } of seen.values()) {
+    const times = count === 1 ? '' : ` (${count} rows)`
+    warn(request, 'VALUE_FORM_CONVERTED', `${what} is a ${type} field, whose values are ${TYPE_FORMS[type as keyof typeof TYPE_FORMS]}; ${from}${times} was converted.`)
+  }
+  return converted
+}

@@ -1,0 +1,272 @@
+/**
+ * The product's data types and the forms their values take on the wire, in fixtures and in the
+ * store (the product's reference, Data Types): Boolean 0/1, Date `yyyyMMdd`, DateTime
+ * `yyyyMMddHHmmss` and Time `HHmmss` as numbers in the installation's time zone, Timespan in
+ * milliseconds, File as Base64 text, Multiselection as an array. Pure functions: no clock, no I/O.
+ */
+
+/** The type names a fixture field takes, as the product names its data types. */
+export const PRODUCT_TYPES = [
+  'String',
+  'Numeric',
+  'Boolean',
+  'Date',
+  'DateTime',
+  'Time',
+  'Timespan',
+  'Multiselection',
+  'File',
+  'Link',
+  'Latitude',
+  'Longitude',
+  'WktShape',
+  'ImageUri',
+  'Color',
+  'Icon',
+  'RichText',
+] as const
+
+export type ProductType = (typeof PRODUCT_TYPES)[number]
+
+/** A user field's type, or Identity: the integer system fields and the storage's Identity field. */
+export type FieldType = ProductType | 'Identity'
+
+/** The type names of fixtures written before the product's names, and what they now mean. */
+export const LEGACY_TYPE_NAMES: Readonly<Record<string, { type: ProductType; decimals?: number }>> = {
+  string: { type: 'String' },
+  number: { type: 'Numeric' },
+  // An integer field is a Numeric field whose format has no decimals.
+  integer: { type: 'Numeric', decimals: 0 },
+  boolean: { type: 'Boolean' },
+  'date-time': { type: 'DateTime' },
+}
+
+/** What a value of each type looks like, as problems and warnings say it. */
+export const TYPE_FORMS: Readonly<Record<FieldType, string>> = {
+  Identity: 'an integer',
+  String: 'text',
+  Numeric: 'a number',
+  Boolean: 'the number 0 (false) or 1 (true)',
+  Date: 'a number yyyyMMdd (20240301)',
+  DateTime: 'a number yyyyMMddHHmmss (20240301101500)',
+  Time: 'a number HHmmss (181035)',
+  Timespan: 'an integer number of milliseconds (60000)',
+  Multiselection: 'an array of texts or numbers (["Fragile", "Express"])',
+  File: 'Base64 text',
+  Link: 'an absolute URL',
+  Latitude: 'a decimal number from -90 to 90',
+  Longitude: 'a decimal number from -180 to 180',
+  WktShape: 'WKT text (POLYGON((...)))',
+  ImageUri: 'an absolute URI',
+  Color: 'RGBA colour text (#RRGGBBAA, #RRGGBB or rgba(r, g, b, a))',
+  Icon: 'text naming an icon',
+  RichText: 'HTML text',
+}
+
+/** Types whose values are numbers: stored in number columns, compared and ordered as numbers. */
+const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set(['Identity', 'Numeric', 'Boolean', 'Date', 'DateTime', 'Time', 'Timespan', 'Latitude', 'Longitude'])
+
+/** Types whose values are text. */
+const TEXT_TYPES: ReadonlySet<FieldType> = new Set(['String', 'File', 'Link', 'WktShape', 'ImageUri', 'Color', 'Icon', 'RichText'])
+
+export function isNumericType(type: FieldType): boolean {
+  return NUMERIC_TYPES.has(type)
+}
+
+export function isTextType(type: FieldType): boolean {
+  return TEXT_TYPES.has(type)
+}
+
+/** The date types: what the time zone and the date conversions apply to. */
+export function isDateType(type: FieldType): type is 'Date' | 'DateTime' | 'Time' {
+  return type === 'Date' || type === 'DateTime' || type === 'Time'
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const WKT = /^\s*(?:POINT|LINESTRING|POLYGON|MULTIPOINT|MULTILINESTRING|MULTIPOLYGON|GEOMETRYCOLLECTION)(?:\s+(?:Z|M|ZM))?\s*(?:\(|EMPTY\b)/i
+const HEX_COLOR = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/
+const RGB_COLOR = /^rgba?\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*(?:,\s*(?:0|1|0?\.\d+)\s*)?\)$/i
+
+/** Whether a number is a calendar date yyyyMMdd (years 1000 to 9999, so always 8 digits). */
+export function isDateNumber(value: number): boolean {
+  if (!Number.isSafeInteger(value) || value < 10000101 || value > 99991231) return false
+  return isCalendarDate(Math.floor(value / 10000), Math.floor(value / 100) % 100, value % 100)
+}
+
+/** Whether a number is a time of day HHmmss. */
+export function isTimeNumber(value: number): boolean {
+  if (!Number.isSafeInteger(value) || value < 0 || value > 235959) return false
+  return Math.floor(value / 100) % 100 < 60 && value % 100 < 60
+}
+
+/** Whether a number is a date and time yyyyMMddHHmmss. */
+export function isDateTimeNumber(value: number): boolean {
+  if (!Number.isSafeInteger(value) || value < 10000101000000 || value > 99991231235959) return false
+  return isDateNumber(Math.floor(value / 1000000)) && isTimeNumber(value % 1000000)
+}
+
+function isCalendarDate(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false
+  const days = [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+  return day <= (days[month - 1] as number)
+}
+
+/** Decimal places of a number as written (JSON's shortest form). */
+function decimalsOfNumber(value: number): number {
+  const text = String(value)
+  if (text.includes('e-')) return Number(text.split('e-')[1]) + (text.split('e')[0]?.split('.')[1]?.length ?? 0)
+  return text.split('.')[1]?.length ?? 0
+}
+
+/**
+ * Whether a value has the form of its type, exactly (no conversion). Null fits every field (the
+ * description marks fields nullable). `decimals`: the Numeric field's format (0: integers only).
+ */
+export function valueFits(type: FieldType, value: unknown, decimals?: number): boolean {
+  if (value === null) return true
+  switch (type) {
+    case 'Identity':
+      return Number.isSafeInteger(value)
+    case 'Numeric':
+      return typeof value === 'number' && Number.isFinite(value) && (decimals === undefined || decimalsOfNumber(value) <= decimals)
+    case 'Boolean':
+      return value === 0 || value === 1
+    case 'Date':
+      return typeof value === 'number' && isDateNumber(value)
+    case 'DateTime':
+      return typeof value === 'number' && isDateTimeNumber(value)
+    case 'Time':
+      return typeof value === 'number' && isTimeNumber(value)
+    case 'Timespan':
+      return Number.isSafeInteger(value)
+    case 'Latitude':
+      return typeof value === 'number' && value >= -90 && value <= 90
+    case 'Longitude':
+      return typeof value === 'number' && value >= -180 && value <= 180
+    case 'Multiselection':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string' || (typeof item === 'number' && Number.isFinite(item)))
+    case 'File':
+      return typeof value === 'string' && BASE64.test(value)
+    case 'Link':
+    case 'ImageUri':
+      return typeof value === 'string' && isAbsoluteUri(value)
+    case 'WktShape':
+      return typeof value === 'string' && WKT.test(value)
+    case 'Color':
+      return typeof value === 'string' && (HEX_COLOR.test(value) || RGB_COLOR.test(value))
+    case 'String':
+    case 'Icon':
+    case 'RichText':
+      return typeof value === 'string'
+  }
+}
+
+function isAbsoluteUri(text: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(text) && URL.canParse(text)
+}
+
+/** A converted value, and what it was converted from (for the warning). */
+export interface Conversion {
+  value: unknown
+  from: string
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i
+const ISO_TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/
+const NUMERIC_TEXT = /^\s*-?\d+(?:\.\d+)?\s*$/
+
+/**
+ * The value in its type's form when it was sent in another form that says one thing only: ISO
+ * 8601 text into a date type (an offset or `Z` is moved into `timeZone`; no offset reads as the
+ * installation's wall clock), `true`/`false` into a Boolean, digits in quotes into a number type.
+ * undefined when the value is already in form or cannot be read unambiguously (an impossible
+ * date, 13 digits into a DateTime, an array into a number).
+ */
+export function convertValue(type: FieldType, value: unknown, timeZone: string): Conversion | undefined {
+  if (value === null || valueFits(type, value)) return undefined
+  if (type === 'Boolean') {
+    if (typeof value === 'boolean') return { value: value ? 1 : 0, from: String(value) }
+    if (value === '0' || value === '1') return { value: Number(value), from: `the text "${value}"` }
+    if (value === 'true' || value === 'false') return { value: value === 'true' ? 1 : 0, from: `the text "${value}"` }
+    return undefined
+  }
+  if (typeof value !== 'string') return undefined
+  const from = `the text ${JSON.stringify(value)}`
+  if (isDateType(type)) {
+    const converted = dateFromText(type, value.trim(), timeZone)
+    return converted === undefined || !valueFits(type, converted) ? undefined : { value: converted, from }
+  }
+  if (isNumericType(type) && NUMERIC_TEXT.test(value)) {
+    const number = Number(value)
+    return valueFits(type, number) ? { value: number, from } : undefined
+  }
+  return undefined
+}
+
+/** A date type's number from ISO 8601 text or from its own digits in quotes; undefined when the text is neither. */
+function dateFromText(type: 'Date' | 'DateTime' | 'Time', text: string, timeZone: string): number | undefined {
+  if (/^\d+$/.test(text)) {
+    const digits = { Date: 8, DateTime: 14, Time: 6 }[type]
+    return text.length === digits ? Number(text) : undefined
+  }
+  if (type === 'Time') {
+    const m = ISO_TIME.exec(text)
+    return m === null ? undefined : Number(`${m[1]}${m[2]}${m[3] ?? '00'}`)
+  }
+  if (type === 'Date') {
+    const m = ISO_DATE.exec(text)
+    return m === null ? undefined : Number(`${m[1]}${m[2]}${m[3]}`)
+  }
+  const m = ISO_DATE_TIME.exec(text)
+  if (m === null) return undefined
+  const [, y, mo, d, h, mi, s = '00', offset] = m as unknown as string[]
+  const wall = Number(`${y}${mo}${d}${h}${mi}${s}`)
+  if (offset === undefined || !isDateTimeNumber(wall)) return wall
+  // An instant (Z or an offset): the installation's wall clock at that instant.
+  const sign = offset.toUpperCase() === 'Z' ? 0 : offset.startsWith('-') ? -1 : 1
+  const digits = offset.replace(/[^0-9]/g, '')
+  const offsetMs = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0)) * 60000
+  return dateTimeIn(wallToUtcMs(wall) - offsetMs, timeZone)
+}
+
+/** Milliseconds of a wall-clock DateTime number read as if it were UTC (for arithmetic on wall clocks). */
+export function wallToUtcMs(value: number): number {
+  const s = String(value)
+  return Date.UTC(Number(s.slice(0, 4)), Number(s.slice(4, 6)) - 1, Number(s.slice(6, 8)), Number(s.slice(8, 10)), Number(s.slice(10, 12)), Number(s.slice(12, 14)))
+}
+
+/** The DateTime number of a wall clock held as UTC milliseconds (the inverse of wallToUtcMs). */
+export function utcMsToWall(ms: number): number {
+  const iso = new Date(ms).toISOString()
+  return Number(iso.slice(0, 19).replace(/[-T:]/g, ''))
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone)
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    formatters.set(timeZone, formatter)
+  }
+  return formatter
+}
+
+/** Whether the name is an IANA time zone this runtime knows (`UTC`, `Europe/Rome`). */
+export function isTimeZone(name: string): boolean {
+  try {
+    formatterOf(name)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The DateTime number yyyyMMddHHmmss of an instant (epoch milliseconds) on the wall clock of `timeZone`. */
+export function dateTimeIn(ms: number, timeZone: string): number {
+  if (timeZone === 'UTC') return utcMsToWall(ms)
+  const parts: Record<string, string> = {}
+  for (const part of formatterOf(timeZone).formatToParts(new Date(ms))) parts[part.type] = part.value
+  return Number(`${parts.year?.padStart(4, '0')}${parts.month}${parts.day}${parts.hour}${parts.minute}${parts.second}`)
+}
