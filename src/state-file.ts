@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { createStore } from './store/store.ts'
 import { toFixtureFile } from './fixtures/export.ts'
 import { loadFixture } from './fixtures/load.ts'
-import type { ChangeRecord } from './store/change-record.ts'
+import type { ChangeRecord } from './store/types.ts'
 import type { Deps, Fixture } from './store/types.ts'
 import { ConfigError, type StateSync } from './config.ts'
 

@@ -12,7 +12,6 @@ import { resetMock, type ResetResult } from './reset.ts'
 import { addAttachments, type UploadInput } from './uploads.ts'
 import { toFixtureFile } from '../fixtures/export.ts'
 import type { FixtureFile } from '../fixtures/file-format.ts'
-import type { UsageRecorder } from '../usage/recorder.ts'
 import type { UsageFile } from '../usage/file.ts'
 import { ProblemError } from '../errors.ts'
 
@@ -64,7 +63,8 @@ export interface ControlledParts {
   faults: FaultTable
   clock: MockClock
   mockConfig: MockConfig
-  usage: UsageRecorder | null
+  /** The usage recorder (`--record-usage`), typed by what the controls read of it. */
+  usage: { usage(): UsageFile } | null
 }
 
 /**

@@ -1,18 +1,6 @@
 import { applyChanges, type TableChange } from './plan.ts'
 import type { StoreState } from './state.ts'
-import type { Row, StoreChanges } from './types.ts'
-
-/**
- * A committed write as the state file's change log keeps it, one JSON line each: what the write
- * left behind (whole rows, deleted Ids, where the sequences stand), never the request that made
- * it, so replaying it needs no clock, no randomness and no checks. Every field is an absolute
- * value, so a record means the same however often it is read.
- */
-export type ChangeRecord =
-  /** A save, delete or custom action: per storage the rows written, the Ids deleted and [nextId, nextIdentity, nextRowOrder]; the next row version. */
-  | { v: number; t: Array<{ s: string; p: Row[]; d: number[]; n: [number, number, number] }> }
-  /** An identity reservation: the storage's sequence moved to `i`. */
-  | { s: string; i: number }
+import type { ChangeRecord, StoreChanges } from './types.ts'
 
 /** The record of changes about to be applied (planned against the store's current generation). */
 export function changeRecord(changes: StoreChanges): ChangeRecord {

@@ -1,6 +1,6 @@
 import { deleteRowByRow, saveRowByRow } from './per-row.ts'
 import { planAction } from './actions.ts'
-import { changeRecord, replayRecord, reservationRecord, type ChangeRecord } from './change-record.ts'
+import { changeRecord, replayRecord, reservationRecord } from './change-record.ts'
 import { planDelete } from './delete.ts'
 import { reserveIdentities } from './identities.ts'
 import { applyChanges } from './plan.ts'
@@ -29,6 +29,7 @@ import type {
   StoreChanges,
   StoreError,
   WriteOutcome,
+  ChangeRecord,
 } from './types.ts'
 
 /**

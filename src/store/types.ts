@@ -317,3 +317,15 @@ export interface ActionOutcome {
 
 /** An attachment to add (the control plane's upload): the store assigns the Id and the time. */
 export type NewAttachment = Omit<AttachmentDef, 'id' | 'createdAt' | 'file' | 'description'> & { description?: string }
+
+/**
+ * A committed write as the state file's change log keeps it, one JSON line each: what the write
+ * left behind (whole rows, deleted Ids, where the sequences stand), never the request that made
+ * it, so replaying it needs no clock, no randomness and no checks. Every field is an absolute
+ * value, so a record means the same however often it is read.
+ */
+export type ChangeRecord =
+  /** A save, delete or custom action: per storage the rows written, the Ids deleted and [nextId, nextIdentity, nextRowOrder]; the next row version. */
+  | { v: number; t: Array<{ s: string; p: Row[]; d: number[]; n: [number, number, number] }> }
+  /** An identity reservation: the storage's sequence moved to `i`. */
+  | { s: string; i: number }
