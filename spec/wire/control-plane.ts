@@ -981,6 +981,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
             404: components["responses"]["NotFound"];
         };
     };
