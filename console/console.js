@@ -203,7 +203,7 @@ async function dataView() {
     h('section', { 'aria-label': 'Data' },
       h('div', { class: 'apps', role: 'list' }, applications.map((application) =>
         h('button', { role: 'listitem', class: 'app', 'data-app': application.id, onclick: () => openApplication(state, application, body) },
-          h('strong', {}, application.name), ' ', h('span', { class: 'muted' }, `${(state.data?.[application.id]?.masters ?? []).length} rows in the fixture file, ${(application.details ?? []).map((d) => d.relationKey).join(', ') || 'no details'}`)))),
+          h('strong', {}, application.name), ' ', h('span', { class: 'muted' }, `${(state.data?.[application.id]?.masters ?? []).length} master rows; details: ${(application.details ?? []).map((d) => d.relationKey).join(', ') || 'none'}`)))),
       body))
   await openApplication(state, applications[0], body)
 }
