@@ -109,6 +109,18 @@ describe('mock console at /__mock/ui, in Chromium', () => {
     }
   })
 
+  it("leaves the console's own API requests out of the journal view unless asked", async () => {
+    await tab('Requests')
+    const entries = page.locator('#journal details.entry')
+    await entries.first().waitFor({ timeout: 5_000 })
+    const shown = await entries.count()
+    expect(await page.locator('#journal').innerText()).not.toContain('/connect/token')
+    await page.getByLabel("the console's own").check()
+    await expect.poll(() => entries.count(), { timeout: 5_000 }).toBeGreaterThan(shown)
+    expect(await page.locator('#journal').innerText()).toContain('/identityprovider/acme/connect/token')
+    await page.getByLabel("the console's own").uncheck()
+  })
+
   it('adds a fault that makes the next request fail, and removes it', async () => {
     await tab('Faults and clock')
     await page.getByText('No fault rules').waitFor({ timeout: 5_000 })
