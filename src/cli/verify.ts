@@ -6,13 +6,14 @@ import type { Target } from '../../contracts/types.ts'
 import { TransportError, type Transport } from '../client/transport.ts'
 import { apiDocument } from '../document/reader.ts'
 import { compareRuns, type Difference } from '../compare/compare.ts'
-import { recordingTransport } from '../compare/recording.ts'
+import { recordingTransport, type Exchange } from '../compare/recording.ts'
 import { collect, connectionOptions, connectionTransport, EXIT, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'
 import { ConfigError, emulatedRelease } from '../config.ts'
 import { subcommand } from './command.ts'
 import { verifyUsage } from '../usage/verify-usage.ts'
 import { UsageFileError } from '../usage/file.ts'
+import { htmlReport, type HtmlReportInput } from './verify-html.ts'
 import { differenceLines, jsonReport, junitXml, redactor, redactReport, resultLines, summaryLines, type Redactor } from './verify-report.ts'
 
 /** Where verify writes, and whether it writes to a terminal (progress) or a log (failures only). */
@@ -53,6 +54,7 @@ export function verifyCommand(): Command {
   command.addOption(new Option('--as-installation', 'hold even a mock only to the API\'s description, as a real installation').env('APPDATA_AS_INSTALLATION'))
   command.addOption(new Option('--junit <file>', 'write a JUnit XML report').env('APPDATA_JUNIT'))
   command.addOption(new Option('--json <file>', 'write a JSON report').env('APPDATA_JSON'))
+  command.addOption(new Option('--html <file>', 'write a self-contained HTML report, with the exchanges of each failed contract (runs one contract at a time)').env('APPDATA_HTML'))
   command.addOption(new Option('--usage <file>', 'check exactly what a client used, as a mock started with --record-usage recorded it, instead of the contracts').env('APPDATA_USAGE'))
   command.addOption(new Option('--compare-with <url>', 'base URL of a second installation (or mock): the same cases run against both, and where their answers differ is reported').env('APPDATA_COMPARE_WITH'))
   command.addOption(new Option('--compare-org <name>', 'organization of the second installation').env('APPDATA_COMPARE_ORG').default(undefined, '--org'))
@@ -84,6 +86,7 @@ interface Flags extends ConnectionFlags {
   asInstallation?: boolean
   junit?: string
   json?: string
+  html?: string
   usage?: string
   compareWith?: string
   compareOrg?: string
@@ -120,8 +123,11 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
     if (flags.usage !== undefined) return await usageRun(flags.usage, first, flags, io, redact, say)
     if (flags.compareWith === undefined) {
       say(targetLine(first, flags))
-      const report = await runAgainst(first, flags, io, redact, say)
-      writeReports(flags, redactReport(report, redact), redact)
+      // For --html, every exchange is kept with the contract that sent it (which needs one contract at a time).
+      const recording = flags.html === undefined ? undefined : recordingTransport(first.target.transport)
+      const prepared = recording === undefined ? first : { ...first, target: { ...first.target, transport: recording } }
+      const report = await runAgainst(prepared, flags, io, redact, say, recording === undefined ? undefined : (part) => (recording.part = part))
+      writeReports(flags, redactReport(report, redact), redact, undefined, recording?.exchanges)
       return failedRun(report) ? EXIT.failed : EXIT.ok
     }
     const second = await prepareTarget(secondSide(flags), flags, io, redact, transports)
@@ -152,7 +158,7 @@ async function usageRun(path: string, prepared: Prepared, flags: Flags, io: Io, 
       onSecret: (secret) => redact.add(secret),
       onCleanup: (cleanup) => io.onPending?.(() => cleanup.pending()),
     })
-    writeReports(flags, redactReport(report, redact), redact)
+    writeReports(flags, redactReport(report, redact), redact, undefined, [], 'usage')
     return failedRun(report) ? EXIT.failed : EXIT.ok
   } catch (error) {
     if (!(error instanceof UsageFileError)) throw error
@@ -283,7 +289,7 @@ async function compare([first, second]: [Prepared, Prepared], flags: Flags, io: 
   const [a, b] = reports as [RunReport, RunReport]
   const differences = [...outcomeDifferences(a, b), ...compareRuns(sides[0]?.recording.exchanges ?? [], sides[1]?.recording.exchanges ?? [], apiDocument())]
   for (const line of differenceLines(differences, a.target, b.target)) say(line)
-  writeReports(flags, redactReport(a, redact), redact, { second: redactReport(b, redact), differences })
+  writeReports(flags, redactReport(a, redact), redact, { second: redactReport(b, redact), differences, exchanges: sides.map((side) => side.recording.exchanges) })
   // Differences, a contract failing on either side, or rows left behind: exit 1.
   return differences.length > 0 || failedRun(a) || failedRun(b) ? EXIT.failed : EXIT.ok
 }
@@ -316,7 +322,22 @@ function checkFlags(flags: Flags): void {
   }
 }
 
-function writeReports(flags: Flags, report: RunReport, redact: (text: string) => string, comparison?: { second: RunReport; differences: Difference[] }): void {
+function writeReports(
+  flags: Flags,
+  report: RunReport,
+  redact: (text: string) => string,
+  comparison?: { second: RunReport; differences: Difference[]; exchanges: Exchange[][] },
+  exchanges: readonly Exchange[] = [],
+  kind: 'contracts' | 'usage' = 'contracts',
+): void {
+  if (flags.html !== undefined) {
+    const writtenAt = new Date().toISOString()
+    const input: HtmlReportInput =
+      comparison === undefined
+        ? { kind, first: { report, exchanges }, writtenAt }
+        : { kind: 'comparison', first: { report, exchanges: comparison.exchanges[0] ?? [] }, second: { report: comparison.second, exchanges: comparison.exchanges[1] ?? [] }, differences: comparison.differences, writtenAt }
+    writeFileSync(flags.html, redact(htmlReport(input, redact)))
+  }
   if (flags.junit !== undefined) writeFileSync(flags.junit, redact(junitXml(report)))
   if (flags.json !== undefined) writeFileSync(flags.json, redact(comparison === undefined ? jsonReport(report) : `${JSON.stringify({ first: JSON.parse(jsonReport(report)), second: JSON.parse(jsonReport(comparison.second)), differences: comparison.differences }, null, 2)}\n`))
 }

@@ -9,6 +9,9 @@ export interface Exchange {
   status: number
   contentType: string
   body: Uint8Array
+  /** What was sent besides the request line, for reports that show the exchange (`verify --html`); secrets are masked there. */
+  requestHeaders?: Record<string, string>
+  requestBody?: string | Uint8Array
 }
 
 /**
@@ -24,7 +27,16 @@ export function recordingTransport(inner: Transport): Transport & { exchanges: E
     close: () => inner.close(),
     async send(request: Parameters<Transport['send']>[0]): Promise<WireResponse> {
       const part = recording.part
-      const remember = (status: number, contentType: string, body: Uint8Array) => recording.exchanges.push({ part, method: request.method, path: request.path, status, contentType, body })
+      const remember = (status: number, contentType: string, body: Uint8Array) => recording.exchanges.push({
+          part,
+          method: request.method,
+          path: request.path,
+          status,
+          contentType,
+          body,
+          ...(request.headers === undefined ? {} : { requestHeaders: request.headers }),
+          ...(request.body === undefined ? {} : { requestBody: request.body }),
+        })
       try {
         const response = await inner.send(request)
         remember(response.status, response.headers['content-type'] ?? '', response.body)

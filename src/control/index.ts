@@ -6,9 +6,10 @@ import type { Fixture } from '../store/types.ts'
 import { controlPlaneAccess, controlRequestRefusal, controlTokenMatches, presentedControlToken } from './access.ts'
 import { createControls, type MockControls } from './controls.ts'
 import { health, registerControlRoutes } from './routes.ts'
+import { CONSOLE_OPERATION, registerConsole } from './console.ts'
 
 /** Control operations served without the control token. */
-const OPEN_OPERATIONS = new Set(['getControlPlaneDocument', 'getHealth'])
+const OPEN_OPERATIONS = new Set(['getControlPlaneDocument', 'getHealth', CONSOLE_OPERATION])
 
 export type { MockControls } from './controls.ts'
 
@@ -65,7 +66,7 @@ export async function registerControlPlane(app: FastifyInstance, startFixture: F
       const token = access.token
       if (token !== undefined) {
         scope.addHook('onRequest', async (request) => {
-          // The document and the health hold nothing secret; the docs page and waiting scripts fetch them without credentials.
+          // The document, the health and the console's files hold nothing secret; the docs page, the console and waiting scripts fetch them without credentials.
           if (OPEN_OPERATIONS.has(request.routeOptions.config?.controlOperationId ?? '')) return
           if (!controlTokenMatches(presentedControlToken(request.headers), token)) {
             throw new ProblemError('CONTROL_TOKEN', 'Send the control token (--control-token) in Authorization: Bearer <token> or X-Mock-Control-Token.')
@@ -73,6 +74,7 @@ export async function registerControlPlane(app: FastifyInstance, startFixture: F
         })
       }
       registerControlRoutes(scope)
+      registerConsole(scope)
     },
   )
 }

@@ -188,7 +188,7 @@ describe('the packed package in an empty project', () => {
 
   it('ships compiled code with declarations and maps, the fixture and the documents, and no TypeScript sources or tests', () => {
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n')
-    for (const file of ['package/dist/src/index.js', 'package/dist/src/index.d.ts', 'package/dist/src/index.js.map', 'package/bin/appdata-kit.js', 'package/fixtures/default.json', 'package/fixtures/files/invoice.pdf', 'package/spec/openapi.json', 'package/fixtures/fixture.schema.json']) {
+    for (const file of ['package/dist/src/index.js', 'package/dist/src/index.d.ts', 'package/dist/src/index.js.map', 'package/bin/appdata-kit.js', 'package/fixtures/default.json', 'package/fixtures/files/invoice.pdf', 'package/spec/openapi.json', 'package/fixtures/fixture.schema.json', 'package/console/index.html', 'package/console/console.js']) {
       expect(listing).toContain(file)
     }
     expect(listing.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([])
@@ -214,6 +214,8 @@ describe('the packed package in an empty project', () => {
       body: 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession',
     })
     expect(signIn.status).toBe(200)
+    // The console's files come from the package too.
+    for (const file of ['', '/console.js', '/dom.js', '/api.js', '/console.css']) expect((await fetch(`${run.url}/__mock/ui${file}`)).status).toBe(200)
     process.kill(run.child.pid as number, 'SIGTERM')
     expect((await run.exited).code).toBe(0)
   })
