@@ -84,7 +84,7 @@ describe('mock console at /__mock/ui, in Chromium', () => {
   it('shows the fixture\'s applications and opens a master row with its lines, attachments and row version', async () => {
     await tab('Data')
     await page.locator('button.app', { hasText: 'Orders' }).waitFor({ timeout: 5_000 })
-    expect(await page.locator('button.app strong').allInnerTexts()).toEqual(['Orders', 'Suppliers'])
+    expect(await page.locator('button.app strong').allInnerTexts()).toEqual(['Orders', 'Suppliers', 'Deliveries'])
     await page.getByText('rows 1–20 of 25').waitFor({ timeout: 5_000 })
     // The mock's own $filter language; a refused filter says why, beside the box.
     await page.getByLabel('$filter').fill("Status eq 'Shipped' and")
