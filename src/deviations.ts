@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { resultObject } from './operations/results.ts'
+import type { DeviationName } from './deviation-names.ts'
 
 /**
  * Faults the mock can be started with on purpose (`--deviate NAME`, left out of `--help`), each the
@@ -47,8 +48,13 @@ function dropOption(app: FastifyInstance, option: string): void {
   })
 }
 
-/** Every deviation: what it breaks, for people, and how. */
-export const DEVIATIONS: Record<string, { breaks: string; install(app: FastifyInstance): void }> = {
+interface Deviation {
+  breaks: string
+  install(app: FastifyInstance): void
+}
+
+/** Every deviation: what it breaks, for people, and how; exactly the names `--deviate` takes. */
+export const DEVIATIONS: Record<string, Deviation> = {
   'id-as-text': {
     breaks: 'read rows carry Id as a text',
     install: (app) => editAnswers(app, ITEMS, (body) => (isRows(body) ? body.map((row) => ({ ...row, Id: String(row.Id) })) : body)),
@@ -206,7 +212,7 @@ export const DEVIATIONS: Record<string, { breaks: string; install(app: FastifyIn
         if (typeof text === 'string' && decodeURIComponent(text.replace(/%(?![0-9a-f]{2})/gi, '%25')).includes("''")) throw new Error('deviation quote-crash')
       }),
   },
-}
+} satisfies Record<DeviationName, Deviation>
 
 /** Installs the named deviations on a mock; call before the routes are registered. */
 export function installDeviations(app: FastifyInstance, names: readonly string[]): void {
