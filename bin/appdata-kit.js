@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-// The compiled command line, in this same process, so signals (Ctrl-C, SIGTERM from a CI job) reach the mock directly.
-import '../dist/src/cli/main.js'
+// The command line, bundled by `npm run build` (scripts/bundle-bin.mjs), in this same process, so
+// signals (Ctrl-C, SIGTERM from a CI job) reach the mock directly.
+import '../dist/bin/main.mjs'

@@ -15,7 +15,6 @@ import { registerFaults } from './plugins/faults.ts'
 import { registerWarnings } from './plugins/warnings.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { registerHostCheck } from './plugins/host-check.ts'
-import { installDeviations } from './deviations.ts'
 import { registerUsage } from './usage/recorder.ts'
 import { MOCK_HEADER } from './mock-header.ts'
 import { loggerOptions, registerRequestLog } from './logging.ts'
@@ -113,8 +112,9 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // Journal and faults hook every API route, so they come before the routes; the control plane needs both.
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
   registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })
-  // Before the routes, so their hooks wrap the normal handlers.
-  installDeviations(app, config.deviate)
+  // Before the routes, so their hooks wrap the normal handlers. Loaded only when asked for: a mock
+  // without --deviate has neither the module nor any of its hooks.
+  if (config.deviate.length > 0) (await import('./deviations.ts')).installDeviations(app, config.deviate)
   // After the deviations, so that what is recorded is what the client received; only when asked for.
   app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
   await registerControlPlane(app, fixture)

@@ -5,7 +5,7 @@ import { CommanderError, Option, type Command } from 'commander'
 import { subcommand } from './cli/command.ts'
 import { inRange, LATEST_VERSION, normalizeVersion } from '../spec/versions.ts'
 import { DEFAULT_MAX_SESSIONS } from './auth/tokens.ts'
-import { DEVIATIONS } from './deviations.ts'
+import { DEVIATION_NAMES, isDeviationName } from './deviation-names.ts'
 import { packageFile } from './package-root.ts'
 
 /** `never`: the change log is written before each answer, left to the system (survives a killed process); `always`: flushed to the disk too (survives a power loss). */
@@ -352,8 +352,8 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
   if (v.https === true && v.tlsCert !== undefined) throw new ConfigError('--https makes a certificate at start; --tls-cert and --tls-key give one: choose one of the two')
   if (v.tlsOut !== undefined && v.https !== true) throw new ConfigError('--tls-out writes the certificate --https makes; without --https there is none to write')
   if (v.quiet === true && v.logLevel !== undefined) throw new ConfigError('--quiet is --log-level warn: give one of the two')
-  const unknown = deviations.filter((name) => !(name in DEVIATIONS))
-  if (unknown.length > 0) throw new ConfigError(`--deviate must be one of ${Object.keys(DEVIATIONS).join(', ')}; got ${unknown.join(', ')}`)
+  const unknown = deviations.filter((name) => !isDeviationName(name))
+  if (unknown.length > 0) throw new ConfigError(`--deviate must be one of ${DEVIATION_NAMES.join(', ')}; got ${unknown.join(', ')}`)
   return {
     print: undefined,
     port: number('port', v.port, DEFAULTS.port, 0, 65535),

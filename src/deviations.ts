@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { resultObject } from './operations/results.ts'
 import { parseQueryString } from './store/query-string.ts'
+import type { DeviationName } from './deviation-names.ts'
 
 /**
  * Faults the mock can be started with on purpose (`--deviate NAME`, left out of `--help`), each the
@@ -75,8 +76,13 @@ function editDownloads(app: FastifyInstance, edit: (reply: FastifyReply, payload
 /** An empty zip archive: only the end-of-central-directory record. */
 const EMPTY_ZIP = Buffer.concat([Buffer.from('504b0506', 'hex'), Buffer.alloc(18)])
 
-/** Every deviation: what it breaks, for people, and how. */
-export const DEVIATIONS: Record<string, { breaks: string; install(app: FastifyInstance): void }> = {
+interface Deviation {
+  breaks: string
+  install(app: FastifyInstance): void
+}
+
+/** Every deviation: what it breaks, for people, and how; exactly the names `--deviate` takes. */
+export const DEVIATIONS: Record<string, Deviation> = {
   'id-as-text': {
     breaks: 'read rows carry Id as a text',
     install: (app) => editAnswers(app, ITEMS, (body) => (isRows(body) ? body.map((row) => ({ ...row, Id: String(row.Id) })) : body)),
@@ -391,7 +397,7 @@ export const DEVIATIONS: Record<string, { breaks: string; install(app: FastifyIn
         if (home !== undefined && request.headers.workspaceid !== undefined) request.headers.workspaceid = home.id
       }),
   },
-}
+} satisfies Record<DeviationName, Deviation>
 
 /** Installs the named deviations on a mock; call before the routes are registered. */
 export function installDeviations(app: FastifyInstance, names: readonly string[]): void {

@@ -6,8 +6,11 @@ import { validatorsFor } from './document/validators.ts'
 import { describeViolations } from './validation/violations.ts'
 import type { Handler, Handlers, RouteOf } from './wire/operations.ts'
 
-/** A step of a route before its handler (authentication, checks); it throws a ProblemError to refuse. */
-export type RouteStep = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+/**
+ * A step of a route before its handler (authentication, checks); it throws a ProblemError (or
+ * rejects with one) to refuse. A step with nothing to wait for returns nothing.
+ */
+export type RouteStep = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>
 
 /** How the routes of one document are made. */
 export interface DocumentRoutes<Ops> {
@@ -52,7 +55,7 @@ function registerOne<Ops, K extends keyof Ops>(scope: FastifyInstance, routes: D
   // test runs use a handful of the operations.
   let validate: ReturnType<DocumentValidatorsOf['requestValidator']> | undefined
   const prepare = routes.prepare?.[id]
-  const check: RouteStep = async (request) => {
+  const check: RouteStep = (request) => {
     prepare?.(request)
     validate ??= validatorsFor(routes.document).requestValidator(entry, { skipBody: routes.ownBodyCheck?.has(entry.operationId) === true })
     const found = validate(request)
@@ -66,9 +69,36 @@ function registerOne<Ops, K extends keyof Ops>(scope: FastifyInstance, routes: D
     method: entry.method.toUpperCase() as Uppercase<OperationEntry['method']>,
     url: fastifyPath(entry.path),
     config: routes.config(entry),
-    preHandler: [...(routes.before?.(entry) ?? []), check, ...(routes.after?.(entry) ?? [])],
+    preHandler: inTurn([...(routes.before?.(entry) ?? []), check, ...(routes.after?.(entry) ?? [])]),
     handler,
   })
+}
+
+/**
+ * The steps as one preHandler hook, called in turn: a step that has nothing to wait for costs its
+ * call, not a promise, a microtask turn and a pass of Fastify's hook runner. The first step that
+ * throws or rejects refuses the request, as a hook of its own would.
+ */
+function inTurn(steps: readonly RouteStep[]) {
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
+    let i = 0
+    const next = (): void => {
+      try {
+        while (i < steps.length) {
+          const waiting = (steps[i++] as RouteStep)(request, reply)
+          if (waiting !== undefined) {
+            waiting.then(next, done)
+            return
+          }
+        }
+      } catch (error) {
+        done(error as Error)
+        return
+      }
+      done()
+    }
+    next()
+  }
 }
 
 /**

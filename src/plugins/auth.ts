@@ -20,7 +20,7 @@ function tokenOf(request: FastifyRequest, scheme: SecurityScheme): string | unde
  * token learns that first.
  */
 export function authenticate(scheme: SecurityScheme) {
-  return async function authenticateRequest(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return function authenticateRequest(request: FastifyRequest, _reply: FastifyReply): void {
     const token = tokenOf(request, scheme)
     const where = scheme === 'SessionToken' ? 'the SessionToken header' : 'an Authorization: Bearer header'
     if (token === undefined) throw new ProblemError('MISSING_TOKEN', `Sign in and send the access_token in ${where}.`)
@@ -42,7 +42,7 @@ export function authenticate(scheme: SecurityScheme) {
  * Authorization after validation: the workspace must be the user's (403). The application, when
  * the operation takes one, must exist in that workspace (404).
  */
-export async function authorize(request: FastifyRequest): Promise<void> {
+export function authorize(request: FastifyRequest): void {
   const principal = request.principal
   if (principal === null) return
   const workspaceId = request.headers.workspaceid

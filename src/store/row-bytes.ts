@@ -4,7 +4,8 @@ const ARENA_SIZE = 1024 * 1024
 /**
  * The UTF-8 JSON texts of a table's rows in one projection, by slot, kept as bytes in large
  * buffers (arenas) so a page is a copy of ready bytes: no string building, no re-encoding per
- * request. A write forgets the row's bytes (they are written again at its next read). Memory is
+ * request. Each text is followed by a comma in its arena, so rows stored one after the other
+ * (a first read of a page stores them so) go out as one copy, separators included. A write forgets the row's bytes (they are written again at its next read). Memory is
  * bounded: past `limit` bytes the oldest arena is dropped and the rows in it serialize again
  * when next read.
  */
@@ -52,23 +53,41 @@ export class RowBytes {
 
   /** Copies the slot's bytes into `target` at `at`; returns where the copy ends. Call only when held. */
   copyTo(slot: number, target: Buffer, at: number): number {
-    const arena = this.#arenas.get(this.#arenaOf[slot] as number) as Buffer
-    const start = this.#offset[slot] as number
-    const length = this.#length[slot] as number
-    arena.copy(target, at, start, start + length)
-    return at + length
+    return this.copyRun(slot, slot, target, at)
   }
 
-  /** Keeps the slot's text; returns its byte length. */
+  /**
+   * Whether slot `next`'s text follows slot `slot`'s in the same held arena, one comma between:
+   * then a page copies both (and the comma) at once.
+   */
+  follows(slot: number, next: number): boolean {
+    const arena = this.#arenaOf[slot] as number
+    return arena !== 0 && this.#arenaOf[next] === arena && this.#offset[next] === (this.#offset[slot] as number) + (this.#length[slot] as number) + 1
+  }
+
+  /**
+   * Copies the texts from `first` to `last`, with the commas between, into `target` at `at`;
+   * returns where the copy ends. Call only for held slots where each follows the one before.
+   */
+  copyRun(first: number, last: number, target: Buffer, at: number): number {
+    const arena = this.#arenas.get(this.#arenaOf[first] as number) as Buffer
+    const start = this.#offset[first] as number
+    const end = (this.#offset[last] as number) + (this.#length[last] as number)
+    arena.copy(target, at, start, end)
+    return at + end - start
+  }
+
+  /** Keeps the slot's text (and a comma after it); returns the text's byte length. */
   store(slot: number, text: string): number {
     const length = Buffer.byteLength(text)
-    if (this.#current === undefined || this.#used + length > this.#current.length) this.#newArena(Math.max(ARENA_SIZE, length))
+    if (this.#current === undefined || this.#used + length + 1 > this.#current.length) this.#newArena(Math.max(ARENA_SIZE, length + 1))
     const current = this.#current as Buffer
     current.write(text, this.#used, 'utf8')
+    current[this.#used + length] = 0x2c
     this.#arenaOf[slot] = this.#currentId
     this.#offset[slot] = this.#used
     this.#length[slot] = length
-    this.#used += length
+    this.#used += length + 1
     return length
   }
 

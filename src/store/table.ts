@@ -240,12 +240,20 @@ export class Table {
     const out = Buffer.allocUnsafe(total)
     let at = 0
     out[at++] = 0x5b
-    for (let i = from; i < to; i++) {
+    let i = from
+    while (i < to) {
       if (i > from) out[at++] = 0x2c
-      const slot = this.slotAt(selected, i)
+      const first = this.slotAt(selected, i)
       // Stored just above unless an arena was dropped meanwhile; then it is serialized again.
-      if (bytes.lengthOf(slot) < 0) bytes.store(slot, serializeRow(this.#materialize(this.#data, slot), projection))
-      at = bytes.copyTo(slot, out, at)
+      if (bytes.lengthOf(first) < 0) bytes.store(first, serializeRow(this.#materialize(this.#data, first), projection))
+      // Rows stored one after the other go out in one copy, with the commas between them.
+      let last = first
+      for (i += 1; i < to; i++) {
+        const next = this.slotAt(selected, i)
+        if (!bytes.follows(last, next)) break
+        last = next
+      }
+      at = bytes.copyRun(first, last, out, at)
     }
     out[at++] = 0x5d
     return at === total ? out : out.subarray(0, at)

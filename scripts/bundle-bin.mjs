@@ -1,0 +1,28 @@
+// The command line as a few bundled files (dist/bin/), so `npx appdata-kit mock` loads a handful of
+// modules instead of several hundred: resolving and reading each file is most of a start.
+// Run by `npm run build` after tsc. Each command stays in a chunk of its own (code splitting), so
+// `--version` or `mock` never parses the code of `verify` or `capture`.
+import { build } from 'esbuild'
+import { rmSync } from 'node:fs'
+
+const outdir = new URL('../dist/bin/', import.meta.url).pathname
+rmSync(outdir, { recursive: true, force: true })
+await build({
+  entryPoints: [new URL('../src/cli/main.ts', import.meta.url).pathname],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.10',
+  outExtension: { '.js': '.mjs' },
+  // CommonJS dependencies call require() for Node's own modules; an ES module has none of its own.
+  banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },
+  // Loaded from node_modules as they are, and only when asked for (the docs page, a terminal's log
+  // format, a self-signed certificate, the YAML document): Swagger UI reads its assets and
+  // package.json next to its own code, and yaml's CommonJS build loses its named exports when a
+  // bundle imports it dynamically.
+  external: ['@fastify/swagger', '@fastify/swagger-ui', 'pino-pretty', 'selfsigned', 'yaml'],
+  sourcemap: true,
+  logLevel: 'warning',
+})
