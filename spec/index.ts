@@ -86,7 +86,7 @@ function declareWarningsHeader(document: OpenAPIObject): void {
     [WARNINGS_HEADER_NAME]: {
       description:
         'The codes of the warnings the request raised, comma-separated: what it relied on that the published description does not ' +
-        'promise (the README lists the codes). Sent by the mock only; a real installation does not.',
+        'promise (docs/behaviour.md lists the codes). Sent by the mock only; a real installation does not.',
       [MOCK_DEFINED]: true,
       schema: { type: 'string', pattern: '^[A-Z][A-Z_]*(, [A-Z][A-Z_]*)*$' },
       example: 'UNSUPPORTED_QUERY_OPTION',

@@ -19,7 +19,7 @@ export const Problem: SchemaObject = {
     code: {
       type: 'string',
       pattern: '^[A-Z][A-Z_]*$',
-      description: 'Stable code of the kind of problem (for example `TOKEN_EXPIRED`, `VALIDATION`); the README lists them all.',
+      description: 'Stable code of the kind of problem (for example `TOKEN_EXPIRED`, `VALIDATION`); docs/behaviour.md lists them all (the problem catalog).',
     },
     error: {
       type: 'string',

@@ -773,7 +773,7 @@ export interface components {
              * @description Identifies this occurrence.
              */
             instance?: string;
-            /** @description Stable code of the kind of problem (for example `TOKEN_EXPIRED`, `VALIDATION`); the README lists them all. */
+            /** @description Stable code of the kind of problem (for example `TOKEN_EXPIRED`, `VALIDATION`); docs/behaviour.md lists them all (the problem catalog). */
             code?: string;
             /**
              * @description On a refused sign-in: the OAuth 2.0 error code (RFC 6749, section 5.2).
@@ -1023,7 +1023,7 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description The codes of the warnings the request raised, comma-separated: what it relied on that the published description does not promise (the README lists the codes). Sent by the mock only; a real installation does not.
+         * @description The codes of the warnings the request raised, comma-separated: what it relied on that the published description does not promise (docs/behaviour.md lists the codes). Sent by the mock only; a real installation does not.
          * @example UNSUPPORTED_QUERY_OPTION
          */
         "X-Mock-Warnings": string;

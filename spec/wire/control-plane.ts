@@ -419,7 +419,7 @@ export interface components {
              * @enum {unknown}
              */
             fault: "latency" | "status" | "drop" | "commitThenDrop" | null;
-            /** @description What the request relied on that the API's description does not promise, in the order found (the README lists every code). The answer carried the codes in `X-Mock-Warnings`; in strict mode the request was refused instead. */
+            /** @description What the request relied on that the API's description does not promise, in the order found (docs/behaviour.md lists every code). The answer carried the codes in `X-Mock-Warnings`; in strict mode the request was refused instead. */
             warnings: {
                 code: string;
                 message: string;
@@ -610,7 +610,7 @@ export interface components {
              * @description Identifies this occurrence.
              */
             instance?: string;
-            /** @description Stable code of the kind of problem (for example `TOKEN_EXPIRED`, `VALIDATION`); the README lists them all. */
+            /** @description Stable code of the kind of problem (for example `TOKEN_EXPIRED`, `VALIDATION`); docs/behaviour.md lists them all (the problem catalog). */
             code?: string;
             /**
              * @description On a refused sign-in: the OAuth 2.0 error code (RFC 6749, section 5.2).

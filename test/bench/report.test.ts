@@ -1,10 +1,10 @@
 /**
  * The bench's pure parts: what it hands wrk, how it reads wrk's result, how it judges a target
- * against the load generator's ceiling, and how it rewrites the README's block. No load is run here.
+ * against the load generator's ceiling, and how it rewrites the performance page's block. No load is run here.
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { atLeast, BOUNDED, README_END, README_START, replaceBenchBlock, rpsCell } from './lib/report.ts'
+import { atLeast, BLOCK_PAGE, BOUNDED, BLOCK_END, BLOCK_START, replaceBenchBlock, rpsCell } from './lib/report.ts'
 import { AMOUNT_MARK, luaScript, parseWrkOutput, requestFile, RESULT_MARK } from './lib/wrk-output.ts'
 
 /** The records of a request file: each its length on a line, then that many bytes. */
@@ -94,17 +94,18 @@ describe('targets against the load generator\'s ceiling', () => {
   })
 })
 
-describe('the README block', () => {
+describe('the bench block of the performance page', () => {
   it('replaces only what lies between the markers', () => {
-    const text = `# A\n\nbefore\n${README_START}\nold figures\n${README_END}\nafter\n`
-    expect(replaceBenchBlock(text, '| new | table |\n')).toBe(`# A\n\nbefore\n${README_START}\n| new | table |\n${README_END}\nafter\n`)
+    const text = `# A\n\nbefore\n${BLOCK_START}\nold figures\n${BLOCK_END}\nafter\n`
+    expect(replaceBenchBlock(text, '| new | table |\n')).toBe(`# A\n\nbefore\n${BLOCK_START}\n| new | table |\n${BLOCK_END}\nafter\n`)
   })
 
-  it('fails without the markers, and the README has them in its Performance section', () => {
+  it('fails without the markers, and the performance page has them, once each', () => {
     expect(() => replaceBenchBlock('# A\nno block\n', 'x')).toThrow(/no .* block/)
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-    const performance = readme.slice(readme.indexOf('## Performance'), readme.indexOf('## Tests'))
-    expect(performance).toContain(README_START)
-    expect(performance.indexOf(README_END)).toBeGreaterThan(performance.indexOf(README_START))
+    const performance = readFileSync(new URL(`../../${BLOCK_PAGE}`, import.meta.url), 'utf8')
+    expect(performance.split(BLOCK_START)).toHaveLength(2)
+    expect(performance.split(BLOCK_END)).toHaveLength(2)
+    expect(performance).toContain(BLOCK_START)
+    expect(performance.indexOf(BLOCK_END)).toBeGreaterThan(performance.indexOf(BLOCK_START))
   })
 })

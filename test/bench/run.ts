@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every workload of the benchmark in one go, servers on one core and the load
  * generator (wrk) on the other, compared servers alternated round by round; prints the tables and
- * writes them to test/bench/RESULTS.md, and their targets to the README's Performance section, from
+ * writes them to test/bench/RESULTS.md, and their targets to docs/performance.md, from
  * the same run. Timings are never asserted anywhere: the machines are shared, so the ratios to
  * baselines measured in the same run are what counts, and every throughput sits beside the load
  * generator's own ceiling (bare node:http answering the same bytes).
@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
-import { markdown, README_END, README_START, replaceBenchBlock, targetsTable, type Check, type Outcome, type Table } from './lib/report.ts'
+import { BLOCK_PAGE, markdown, BLOCK_END, BLOCK_START, replaceBenchBlock, targetsTable, type Check, type Outcome, type Table } from './lib/report.ts'
 import { PINNING, ROOT, stopAll } from './lib/processes.ts'
 import { ensureWrk, wrkVersion } from './lib/wrk.ts'
 import { pages } from './workloads/w1-pages.ts'
@@ -102,16 +102,16 @@ const text = ['# Benchmark results', '', ...label, ...noGenerator, method, '', m
 process.stdout.write(text)
 if (only === undefined) {
   writeFileSync(join(ROOT, 'test/bench/RESULTS.md'), text)
-  const readmePath = join(ROOT, 'README.md')
+  const pagePath = join(ROOT, BLOCK_PAGE)
   const block = [
     ...label,
     ...noGenerator,
-    `The last run (${date}, ${machine}, load generator ${generator}, ${settings.rounds} round(s) of ${settings.seconds} s, ${took} in all); every table, with each workload's ceiling, is in [\`test/bench/RESULTS.md\`](test/bench/RESULTS.md):`,
+    `The last run (${date}, ${machine}, load generator ${generator}, ${settings.rounds} round(s) of ${settings.seconds} s, ${took} in all); every table, with each workload's ceiling, is in [\`test/bench/RESULTS.md\`](../test/bench/RESULTS.md):`,
     '',
     markdown({ ...targetsTable(checks), title: 'Targets' }).replace(/^### Targets\n\n/, ''),
   ].join('\n')
-  writeFileSync(readmePath, replaceBenchBlock(readFileSync(readmePath, 'utf8'), block))
-  log(`wrote test/bench/RESULTS.md and the README block between ${README_START.slice(0, 20)}… and ${README_END}`)
+  writeFileSync(pagePath, replaceBenchBlock(readFileSync(pagePath, 'utf8'), block))
+  log(`wrote test/bench/RESULTS.md and the block of ${BLOCK_PAGE} between ${BLOCK_START.slice(0, 20)}… and ${BLOCK_END}`)
 }
 log(`the whole run took ${took}`)
 // A run that could not measure its HTTP workloads is not a finished benchmark.

@@ -3,7 +3,7 @@
  * installs the tarball from npm's local cache (no network), and every entry point run from there:
  * the bin, `startMock` and `createClient` from plain JavaScript, the JSON files, the types under a
  * consumer's strict `tsc` (with Node's types, and in a second project without them, as a browser
- * project compiles), and the README's vitest example as written.
+ * project compiles), and every runnable code block of the README and of docs/ as written.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, runToEnd, startProcess, stopStarted } from '../cli/processes.ts'
 import { createConsumer, packProject } from './consumer.ts'
 import { createServer, type AddressInfo } from 'node:net'
+import { stripVTControlCharacters } from 'node:util'
+import { runnableBlocks } from '../helpers/markdown.ts'
 
 /** A port nothing listens on right now. */
 async function freePort(): Promise<number> {
@@ -23,13 +25,12 @@ async function freePort(): Promise<number> {
   return port
 }
 
-/** The README's code block whose info string names the file (```js orders.test.js, ```sh ci-recipe.sh). */
-function readmeExample(language: string, file: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-  const match = new RegExp('```' + language + ' ' + file.replace('.', '\\.') + '\\n([\\s\\S]*?)\\n```').exec(readme)
-  if (match === null) throw new Error(`README has no \`\`\`${language} ${file} block`)
-  return `${match[1]}\n`
-}
+/** The runnable code blocks of the README and docs/ (```js NAME.test.js, ```sh NAME.sh; see test/helpers/markdown.ts). */
+const RUNNABLE = runnableBlocks()
+const VITEST_FILES = RUNNABLE.filter(({ language }) => language === 'js')
+const SHELL_RECIPES = RUNNABLE.filter(({ language }) => language === 'sh')
+/** The project's files for the runnable blocks: vitest files under test/, recipes at its root. */
+const RUNNABLE_FILES = Object.fromEntries(RUNNABLE.map(({ language, file, code }) => [language === 'js' ? `test/${file}` : (file as string), code]))
 
 /** What the shell recipe's `npm run integration-tests` stands for: a sign-in against the mock it started. */
 const INTEGRATION_TESTS = `
@@ -173,8 +174,7 @@ describe('the packed package in an empty project', () => {
       'required.cjs': "const kit = require('appdata-kit')\nconsole.log(typeof kit.startMock, typeof kit.createClient)\n",
       'typed.ts': TYPED,
       'tsconfig.json': TSCONFIG,
-      'test/orders.test.js': readmeExample('js', 'orders.test.js'),
-      'ci-recipe.sh': readmeExample('sh', 'ci-recipe.sh'),
+      ...RUNNABLE_FILES,
       'integration.js': INTEGRATION_TESTS,
     }, { 'integration-tests': 'node integration.js' })
     // TypeScript alone: neither @types/node nor anything that would bring it.
@@ -247,19 +247,27 @@ describe('the packed package in an empty project', () => {
     expect(run.code, run.stdout + run.stderr).toBe(0)
   }, TSC_TIMEOUT)
 
-  it("runs the README's shell recipe as written: start in the background, wait on health, test, stop by PID", async () => {
-    const port = await freePort()
-    const run = await runToEnd('bash', ['-euo', 'pipefail', 'ci-recipe.sh'], { cwd: consumer, env: { PORT: String(port) } })
-    expect(run.code, run.stdout + run.stderr).toBe(0)
-    expect(run.stdout).toContain('signed in: 200')
-    expect(run.stdout).toContain(`listening on http://127.0.0.1:${port}`)
-    // Stopped by its PID: nothing listens there any more.
-    await expect(fetch(`http://127.0.0.1:${port}/__mock/health`)).rejects.toThrow()
+  it("runs every shell recipe of the README and docs/ as written, each with a free PORT; the README's starts the mock, waits on health, tests, stops it by PID", async () => {
+    expect(SHELL_RECIPES.map(({ file }) => file)).toContain('ci-recipe.sh')
+    for (const { page, line, file } of SHELL_RECIPES) {
+      const port = await freePort()
+      const run = await runToEnd('bash', ['-euo', 'pipefail', file as string], { cwd: consumer, env: { PORT: String(port) } })
+      expect(run.code, `${page}:${line} ${file}\n${run.stdout}${run.stderr}`).toBe(0)
+      if (file !== 'ci-recipe.sh') continue
+      expect(run.stdout).toContain('signed in: 200')
+      expect(run.stdout).toContain(`listening on http://127.0.0.1:${port}`)
+      // Stopped by its PID: nothing listens there any more.
+      await expect(fetch(`http://127.0.0.1:${port}/__mock/health`)).rejects.toThrow()
+    }
   })
 
-  it("runs the README's vitest example as written", async () => {
+  it("runs every vitest example of the README and docs/ as written (orders.test.js, control-plane.test.js, ...)", async () => {
+    expect(VITEST_FILES.map(({ file }) => file)).toEqual(expect.arrayContaining(['orders.test.js', 'control-plane.test.js']))
     const run = await runToEnd(join(consumer, 'node_modules/.bin/vitest'), ['run', '--reporter=verbose'], { cwd: consumer })
     expect(run.code, run.stdout + run.stderr).toBe(0)
-    expect(run.stdout).toMatch(/2 passed/)
+    // Every file ran and passed: one vitest file per block, none failed or left out.
+    const files = /Test Files\s+(\d+) passed \((\d+)\)/.exec(stripVTControlCharacters(run.stdout))
+    expect(files?.slice(1).map(Number), run.stdout).toEqual([VITEST_FILES.length, VITEST_FILES.length])
+    for (const { file } of VITEST_FILES) expect(run.stdout).toContain(`test/${file}`)
   })
 })

@@ -47,7 +47,7 @@ export const JournalEntry: SchemaObject = {
     warnings: {
       type: 'array',
       description:
-        'What the request relied on that the API\'s description does not promise, in the order found (the README lists every code). ' +
+        'What the request relied on that the API\'s description does not promise, in the order found (docs/behaviour.md lists every code). ' +
         'The answer carried the codes in `X-Mock-Warnings`; in strict mode the request was refused instead.',
       items: {
         type: 'object',

@@ -68,13 +68,15 @@ export function targetsTable(checks: readonly Check[]): Table {
   }
 }
 
-export const README_START = '<!-- bench:start (written by npm run bench from the run that wrote test/bench/RESULTS.md; do not edit) -->'
-export const README_END = '<!-- bench:end -->'
+/** The page whose bench block `npm run bench` rewrites, from the repository's root. */
+export const BLOCK_PAGE = 'docs/performance.md'
+export const BLOCK_START = '<!-- bench:start (written by npm run bench from the run that wrote test/bench/RESULTS.md; do not edit) -->'
+export const BLOCK_END = '<!-- bench:end -->'
 
-/** `text` with what lies between the README's bench markers replaced by `block`; throws when the markers are missing. */
+/** `text` with what lies between the bench markers of a page (BLOCK_PAGE) replaced by `block`; throws when the markers are missing. */
 export function replaceBenchBlock(text: string, block: string): string {
-  const start = text.indexOf(README_START)
-  const end = text.indexOf(README_END)
-  if (start === -1 || end === -1 || end < start) throw new Error(`the README has no ${README_START} … ${README_END} block`)
-  return `${text.slice(0, start + README_START.length)}\n${block.trim()}\n${text.slice(end)}`
+  const start = text.indexOf(BLOCK_START)
+  const end = text.indexOf(BLOCK_END)
+  if (start === -1 || end === -1 || end < start) throw new Error(`the page has no ${BLOCK_START} … ${BLOCK_END} block`)
+  return `${text.slice(0, start + BLOCK_START.length)}\n${block.trim()}\n${text.slice(end)}`
 }
