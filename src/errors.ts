@@ -1,6 +1,6 @@
 /**
  * The one catalog of errors the mock answers with. The API's description defines no error statuses
- * or bodies (Errors, points 4 and 5); these are the mock's choice, documented in the README.
+ * or bodies (Errors, points 4 and 5); these are the mock's choice, documented in docs/behaviour.md.
  * Every error reply is `application/problem+json` (RFC 9457) built from an entry here.
  */
 export const PROBLEMS = {

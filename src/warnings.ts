@@ -3,7 +3,7 @@
  * mock accepts (a real installation most plausibly does) and reports, so a team learns that its
  * client relies on something the description does not promise. In strict mode (`--strict`,
  * `MOCK_STRICT=1`, or the `X-Mock-Strict` header) each one is refused instead, with a 400
- * `STRICT_MODE` problem naming the rule. The README lists every code next to the problem catalog.
+ * `STRICT_MODE` problem naming the rule. docs/behaviour.md lists every code next to the problem catalog.
  */
 export const WARNINGS = {
   UNKNOWN_MEMBER: 'A body member the operation does not name is ignored.',

@@ -1,6 +1,6 @@
 /**
  * TIMESTAMP as the wire carries it in read results: base64 of the row version as an 8-byte
- * big-endian integer (the mock's choice, see the README). Save and delete take the plain integer.
+ * big-endian integer (the mock's choice, see docs/behaviour.md). Save and delete take the plain integer.
  * Versions stay below 2^53 so they survive JSON numbers and JavaScript arithmetic.
  */
 

@@ -11,7 +11,7 @@ import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, Save
  * Checks a whole save and decides every write, changing nothing.
  * One `ReturnState` per problem, all of them; the caller applies `changes` only when ok.
  *
- * Rules (the description, Save, plus what the mock chooses where it is silent; see the README):
+ * Rules (the description, Save, plus what the mock chooses where it is silent; see docs/behaviour.md):
  * - `Id` < 0 creates: the row gets the table's next Id; `TIMESTAMP` must be null (or absent).
  *   The Identity field null or absent gets the next Identity value not taken and not reserved;
  *   an explicit value is kept unless another row holds it (DUPLICATE_KEY).
