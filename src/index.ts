@@ -8,8 +8,8 @@
  * const rows = await mock.client.rows({ top: 5 })
  * await mock.close()
  */
-import { startMock as startMockServer } from './mock.ts'
-import type { RunningMock, StartOptions } from './running-mock.ts'
+import { startMock as startMockServer } from './mock/mock.ts'
+import type { RunningMock, StartOptions } from './mock/running-mock.ts'
 
 /**
  * Starts the mock and resolves when it listens. `port: 0` picks a free port; the URL tells which.
@@ -21,9 +21,9 @@ import type { RunningMock, StartOptions } from './running-mock.ts'
  * await mock.close()
  */
 export const startMock: (options?: StartOptions) => Promise<RunningMock> = startMockServer
-export type { RunningMock, StartOptions, LogStream } from './running-mock.ts'
-export type { MockConfig } from './config.ts'
-export type { MockControls } from './control/controls.ts'
+export type { RunningMock, StartOptions, LogStream } from './mock/running-mock.ts'
+export type { MockConfig } from './mock/config.ts'
+export type { MockControls } from './mock/control/controls.ts'
 export {
   createClient,
   rowVersion,
@@ -50,7 +50,7 @@ export { httpTransport, injectTransport, TransportError, type Transport, type Wi
 export type { FixtureFile, FileApplication, FileStorage, FileRow, FileAttachment } from './fixtures/file-format.ts'
 export { FixtureError } from './fixtures/load.ts'
 export { ProblemError, PROBLEMS, type ProblemCode, type ProblemBody } from './errors.ts'
-export { WARNINGS, type WarningCode } from './warnings.ts'
+export { WARNINGS, type WarningCode } from './mock/warnings.ts'
 export { buildDocument } from '../spec/index.ts'
 export { buildControlPlaneDocument } from '../spec/control-plane.ts'
 export type { paths, components, operations } from '../spec/wire/api.ts'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { CommanderError, Option, type Command } from 'commander'
 import { httpTransport, type Transport } from '../client/transport.ts'
-import { ConfigError, switchOn } from '../config.ts'
+import { ConfigError, switchOn } from '../mock/config.ts'
 
 /** Exit codes of the commands that talk to an installation. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander'
 import { subcommand } from './command.ts'
 import { EXIT, parseFlags } from './connection.ts'
-import { ConfigError } from '../config.ts'
+import { ConfigError } from '../mock/config.ts'
 import { readUsageFile, UsageFileError } from '../usage/file.ts'
 import { coverageMarkdown, coverageOf, coverageText } from '../usage/coverage.ts'
 

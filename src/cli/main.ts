@@ -47,7 +47,7 @@ async function verify(argv: string[]): Promise<never> {
 const io = { stdout: (text: string) => process.stdout.write(text), stderr: (text: string) => process.stderr.write(text) }
 
 async function mock(argv: string[]): Promise<void> {
-  const { runMock } = await import('../server.ts')
+  const { runMock } = await import('../mock/server.ts')
   await runMock(argv, process.env)
 }
 

@@ -4,7 +4,7 @@ import { CommanderError, Option, type Command } from 'commander'
 import { toJson, toYaml } from '../../spec/serialize.ts'
 import { controlPlaneDocument, servedDocument } from '../document/reader.ts'
 import { modeOf } from '../document/modes.ts'
-import { ConfigError, emulatedRelease } from '../config.ts'
+import { ConfigError, emulatedRelease } from '../mock/config.ts'
 import { subcommand } from './command.ts'
 import { EXIT, type Io } from './verify.ts'
 

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander'
 import { subcommand } from './command.ts'
 import { EXIT, parseFlags } from './connection.ts'
-import { ConfigError } from '../config.ts'
+import { ConfigError } from '../mock/config.ts'
 import { mergeUsage, readUsageFile, UsageFileError, writeUsageFile } from '../usage/file.ts'
 
 /** The `usage` command: `usage merge A B... --out FILE`. */

@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
-import { toViolations } from '../validation/violations.ts'
+import { toViolations } from './violations.ts'
 import { escapePointer, isObject, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { ProblemError, type ProblemCode } from '../errors.ts'
-import type { Principal } from '../auth/principal.ts'
+import type { Principal } from '../mock/auth/principal.ts'
 import type { ApplicationDef } from '../store/types.ts'
 import { guidKey } from '../store/guid.ts'
 

@@ -1,6 +1,6 @@
 import type { DeleteCommand } from '../store/types.ts'
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
-import { warn } from '../plugins/warnings.ts'
+import { warn } from '../mock/plugins/warnings.ts'
 import { applicationOf, requireWriter } from './context.ts'
 import { resultObject } from './results.ts'
 

@@ -5,7 +5,7 @@ import { bufferOf } from '../bytes.ts'
 import type { ApplicationDef, AttachmentDef } from '../store/types.ts'
 import type { Store } from '../store/store.ts'
 import { applicationOf } from './context.ts'
-import { warn } from '../plugins/warnings.ts'
+import { warn } from '../mock/plugins/warnings.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { contentDisposition } from './content-disposition.ts'
 

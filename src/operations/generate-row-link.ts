@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { warn } from '../plugins/warnings.ts'
+import { warn } from '../mock/plugins/warnings.ts'
 import { applicationOf } from './context.ts'
 import { rowLinkUrl } from './row-link-url.ts'
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
-import { authenticate } from '../plugins/auth.ts'
-import { hiddenFieldsFor } from '../auth/principal.ts'
+import { authenticate } from '../mock/plugins/auth.ts'
+import { hiddenFieldsFor } from '../mock/auth/principal.ts'
 import { guidKey } from '../store/guid.ts'
 import { principalOf } from './context.ts'
 

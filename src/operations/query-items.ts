@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { hiddenFieldsFor } from '../auth/principal.ts'
+import { hiddenFieldsFor } from '../mock/auth/principal.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import { applicationOf, principalOf, storeProblem } from './context.ts'
-import { warn } from '../plugins/warnings.ts'
+import { warn } from '../mock/plugins/warnings.ts'
 
 /**
  * Get Items and Get Items Count share one path: the `query` text decides. The page is sent as

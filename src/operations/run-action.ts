@@ -1,6 +1,6 @@
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { warn } from '../plugins/warnings.ts'
+import { warn } from '../mock/plugins/warnings.ts'
 import { guidKey } from '../store/guid.ts'
 import { applicationOf, principalOf, requireWriter } from './context.ts'
 

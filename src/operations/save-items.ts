@@ -1,7 +1,7 @@
 import type { SaveCommand } from '../store/types.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { applicationOf, requireWriter } from './context.ts'
-import { warn } from '../plugins/warnings.ts'
+import { warn } from '../mock/plugins/warnings.ts'
 import { resultObject } from './results.ts'
 import { rowLinkUrl } from './row-link-url.ts'
 import { convertSaveValues } from './value-forms.ts'

@@ -1,7 +1,7 @@
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { principalOf } from './context.ts'
-import { warn } from '../plugins/warnings.ts'
+import { warn } from '../mock/plugins/warnings.ts'
 import { guidKey } from '../store/guid.ts'
 
 /** Queues an e-mail into the mock's outbox (nothing is sent); 200 with an empty body, as the description shows. */

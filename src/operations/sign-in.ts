@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
-import { checkCredentials } from '../auth/credentials.ts'
-import { warn } from '../plugins/warnings.ts'
+import { checkCredentials } from '../mock/auth/credentials.ts'
+import { warn } from '../mock/plugins/warnings.ts'
 import type { ApiBody, ApiResult, OperationHandler } from '../wire/operations.ts'
 
 const KNOWN_SCOPES = new Set(['openid', 'apiv1', 'nosession'])

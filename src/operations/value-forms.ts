@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { convertValue, TYPE_FORMS } from '../store/data-types.ts'
 import { isSystemField } from '../store/system-fields.ts'
 import type { ApplicationDef, SaveCommand, StorageDef, WireRow } from '../store/types.ts'
-import { warn } from '../plugins/warnings.ts'
+import { warn } from '../mock/plugins/warnings.ts'
 
 /**
  * A save's values in the forms of their fields' types (the product's reference, Data Types). A

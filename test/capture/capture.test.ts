@@ -9,7 +9,7 @@ import { captureApplication, CaptureError, type CaptureOptions } from '../../src
 import { parseFixture } from '../../src/fixtures/load.ts'
 import { createClient } from '../../src/client/client.ts'
 import type { Transport } from '../../src/client/transport.ts'
-import { startMock, type LaunchedMock } from '../../src/mock.ts'
+import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import { IDS } from '../helpers/http.ts'
 
 function options(overrides: Partial<CaptureOptions> = {}): CaptureOptions {

@@ -12,7 +12,7 @@ import { mulberry32 } from '../../src/fixtures/prng.ts'
 import { IDS } from '../helpers/http.ts'
 import { ROOT, startProcess, stopStarted, type Started } from './processes.ts'
 
-const SERVER = join(ROOT, 'dist/src/server.js')
+const SERVER = join(ROOT, 'dist/src/mock/server.js')
 
 afterEach(stopStarted)
 const folders: string[] = []

@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { IDS } from '../helpers/http.ts'
 import { ROOT, startProcess, stopStarted } from './processes.ts'
 
-const SERVER = join(ROOT, 'dist/src/server.js')
+const SERVER = join(ROOT, 'dist/src/mock/server.js')
 const SIGN_IN_FORM = 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession'
 const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-loaded-'))
 // Writes every module of the package the process resolves to standard error, one a line.
@@ -38,11 +38,11 @@ async function loadedBy(args: string[]): Promise<string> {
 describe('deviations', () => {
   it('are not loaded by a mock started without --deviate', async () => {
     const loaded = await loadedBy([])
-    expect(loaded).toContain('/dist/src/app.js')
-    expect(loaded).not.toContain('/dist/src/deviations.js')
+    expect(loaded).toContain('/dist/src/mock/app.js')
+    expect(loaded).not.toContain('/dist/src/deviate/deviations.js')
   })
 
   it('are loaded by a mock started with --deviate', async () => {
-    expect(await loadedBy(['--deviate', 'id-as-text'])).toContain('/dist/src/deviations.js')
+    expect(await loadedBy(['--deviate', 'id-as-text'])).toContain('/dist/src/deviate/deviations.js')
   })
 })

@@ -17,7 +17,7 @@ import { createClient } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
 import { ROOT, runToEnd, startProcess, stopStarted } from './processes.ts'
 
-const SERVER = join(ROOT, 'dist/src/server.js')
+const SERVER = join(ROOT, 'dist/src/mock/server.js')
 const BIN = join(ROOT, 'bin/appdata-kit.js')
 const SIGN_IN_FORM = 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession'
 // eslint-disable-next-line no-control-regex

@@ -12,7 +12,7 @@ import { createClient, rowVersion } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
 import { ROOT, startProcess, stopStarted } from './processes.ts'
 
-const SERVER = join(ROOT, 'dist/src/server.js')
+const SERVER = join(ROOT, 'dist/src/mock/server.js')
 
 afterEach(stopStarted)
 

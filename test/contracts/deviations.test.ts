@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { CONTRACTS } from '../../contracts/index.ts'
-import { DEVIATIONS } from '../../src/deviations.ts'
+import { DEVIATIONS } from '../../src/deviate/deviations.ts'
 import { startTestMock } from '../helpers/http.ts'
 import { verify, verifyFlags } from './support.ts'
 

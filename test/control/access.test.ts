@@ -3,7 +3,7 @@
  * would open a port beyond this machine), the token check over HTTP on 127.0.0.1, and the switch.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { controlPlaneAccess, controlTokenMatches, isLoopbackHost, presentedControlToken } from '../../src/control/access.ts'
+import { controlPlaneAccess, controlTokenMatches, isLoopbackHost, presentedControlToken } from '../../src/mock/control/access.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
 
 describe('isLoopbackHost', () => {

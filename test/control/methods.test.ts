@@ -4,7 +4,7 @@ import { MINIMAL_FIXTURE } from '../../spec/control-plane.ts'
 import { fixedDeps } from '../../src/deps.ts'
 import { ProblemError } from '../../src/errors.ts'
 import { FixtureError } from '../../src/fixtures/load.ts'
-import { startMock, type LaunchedMock } from '../../src/mock.ts'
+import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import { IDS } from '../helpers/http.ts'
 
 describe('startMock() controls', () => {

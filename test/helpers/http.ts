@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest'
-import { startMock, type LaunchedMock, type StartOptions } from '../../src/mock.ts'
+import { startMock, type LaunchedMock, type StartOptions } from '../../src/mock/mock.ts'
 import { fixedDeps } from '../../src/deps.ts'
 import { createClient, rowVersion } from '../../src/client/client.ts'
 import { httpTransport, type Transport } from '../../src/client/transport.ts'

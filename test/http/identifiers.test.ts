@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startMock, type LaunchedMock } from '../../src/mock.ts'
+import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
 import { capture } from '../contracts/support.ts'
 

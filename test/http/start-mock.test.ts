@@ -3,8 +3,8 @@
  * set up for it, the controls, HTTPS on request, and refusals of settings it cannot emulate.
  */
 import { describe, expect, it } from 'vitest'
-import { startMock } from '../../src/mock.ts'
-import { ConfigError } from '../../src/config.ts'
+import { startMock } from '../../src/mock/mock.ts'
+import { ConfigError } from '../../src/mock/config.ts'
 import { IDS } from '../helpers/http.ts'
 
 describe('startMock()', () => {

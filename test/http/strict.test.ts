@@ -4,8 +4,8 @@
  * `STRICT_MODE` problem naming the rule by `--strict`, `MOCK_STRICT` or the `X-Mock-Strict` header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { STRICT_HEADER, WARNINGS, type WarningCode } from '../../src/warnings.ts'
-import { parseConfig } from '../../src/config.ts'
+import { STRICT_HEADER, WARNINGS, type WarningCode } from '../../src/mock/warnings.ts'
+import { parseConfig } from '../../src/mock/config.ts'
 import { IDS, startTestMock, type Reply, type TestClient } from '../helpers/http.ts'
 
 type Send = (client: TestClient, token: string, headers: Record<string, string>) => Promise<Reply>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, DEFAULTS, parseConfig } from '../../src/config.ts'
+import { ConfigError, DEFAULTS, parseConfig } from '../../src/mock/config.ts'
 import { PACKAGE_VERSION } from '../../src/package-root.ts'
 
 describe('parseConfig: the flags and variables of npm start', () => {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startMock } from '../../src/mock.ts'
+import { startMock } from '../../src/mock/mock.ts'
 import { createOrder, downloadInvoice, setStatus, signIn, syncOpenOrders } from '../../examples/order-sync/src/order-sync.ts'
 import { IDS, startTestMock } from '../helpers/http.ts'
 import { verify } from '../contracts/support.ts'
@@ -58,7 +58,7 @@ describe('verify --usage with the usage of examples/order-sync', () => {
   })
 
   it('fails against a mock started with --deviate ignore-orderby, naming the paging interaction (the command line, over HTTP)', async () => {
-    const server = await startProcess(process.execPath, [join(ROOT, 'dist/src/server.js'), '--port', '0', '--quiet', '--deviate', 'ignore-orderby'])
+    const server = await startProcess(process.execPath, [join(ROOT, 'dist/src/mock/server.js'), '--port', '0', '--quiet', '--deviate', 'ignore-orderby'])
     const result = await runToEnd(process.execPath, [join(ROOT, 'bin/appdata-kit.js'), 'verify', ...flags(server.url as string, withDownload)])
     expect(result.code, result.stdout + result.stderr).toBe(1)
     expect(result.stdout).toContain("FAIL Get Items on master rows, filter Status eq <string>, order by Customer asc, top 4, skip: the installation ignores the order")

@@ -11,7 +11,7 @@ import { IDS, startTestMock } from '../helpers/http.ts'
 import { ROOT, runToEnd, startProcess, stopStarted } from '../cli/processes.ts'
 import type { UsageFile } from '../../src/usage/file.ts'
 
-const SERVER = join(ROOT, 'dist/src/server.js')
+const SERVER = join(ROOT, 'dist/src/mock/server.js')
 const BIN = join(ROOT, 'bin/appdata-kit.js')
 const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-usage-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -10,7 +10,7 @@ const SIGN_IN = 'client_id=appdataapiv1&username=admin%40acme.test&password=admi
 
 /** The compiled mock as `npm start` runs it, with `masters` orders in all (the fixture's 25 included). */
 export function startMockServer(masters: number, extra: string[] = []): Promise<Server> {
-  return startServer(`mock ${masters}`, [process.execPath, '--max-semi-space-size=64', 'dist/src/server.js', '--port', '0', '--rows', String(Math.max(0, masters - 25)), '--quiet', ...extra])
+  return startServer(`mock ${masters}`, [process.execPath, '--max-semi-space-size=64', 'dist/src/mock/server.js', '--port', '0', '--rows', String(Math.max(0, masters - 25)), '--quiet', ...extra])
 }
 
 /** Signs in; the data headers for the Orders application. */

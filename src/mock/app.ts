@@ -1,0 +1,146 @@
+import Fastify, { LogController, type FastifyInstance } from 'fastify'
+import cors from '@fastify/cors'
+import type { OpenAPIObject } from 'openapi3-ts/oas31'
+import type { MockConfig } from './config.ts'
+import type { MockClock } from '../deps.ts'
+import { resolveProfile, type Profile } from '../../spec/profiles.ts'
+import { controlPlaneDocument, releaseDocument, servedDocument } from '../document/reader.ts'
+import { modeOf } from '../document/modes.ts'
+import { frameworkProblem, registerErrorHandling, sendProblem } from './plugins/error-handler.ts'
+import { registerLimits } from './plugins/limits.ts'
+import { registerFormBody } from './plugins/form-body.ts'
+import { registerDocs } from './plugins/docs.ts'
+import { registerJournal } from './plugins/journal.ts'
+import { registerFaults } from './plugins/faults.ts'
+import { registerWarnings } from './plugins/warnings.ts'
+import { registerAllowedMethods } from './plugins/allowed-methods.ts'
+import { registerHostCheck } from './plugins/host-check.ts'
+import { registerUsage } from '../usage/recorder.ts'
+import { MOCK_HEADER } from './mock-header.ts'
+import { loggerOptions, registerRequestLog } from './logging.ts'
+import type { ServerTls } from './tls.ts'
+import { WARNINGS_HEADER, STRICT_HEADER } from './warnings.ts'
+import { registerControlPlane } from './control/index.ts'
+import { controlPlaneAccess, isControlUrl } from './control/access.ts'
+import { registerOperations } from '../operations/index.ts'
+import { registerRowLinks } from '../operations/open-row-link.ts'
+import { createOutbox, type Outbox } from './outbox.ts'
+import { createTokenStore, type TokenStore } from './auth/tokens.ts'
+import type { Principal } from './auth/principal.ts'
+import { createStore, type Store } from '../store/store.ts'
+import type { Deps, Fixture } from '../store/types.ts'
+import type { LogStream } from './running-mock.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    store: Store
+    tokens: TokenStore
+    profile: Profile
+    mockConfig: MockConfig
+    clock: MockClock
+    outbox: Outbox
+  }
+  interface FastifyRequest {
+    principal: Principal | null
+  }
+  interface FastifyContextConfig {
+    operationId?: string
+  }
+}
+
+/** What `buildApp` needs besides the configuration. */
+export interface AppDeps extends Deps {
+  clock: MockClock
+  /** Where log lines go; standard output when absent. */
+  logStream?: LogStream
+  /** Serve HTTPS with this certificate and key (see `serverTls`); plain HTTP when absent. */
+  tls?: ServerTls
+}
+
+/**
+ * Builds the mock for one release and one fixture: routes and validators from the document,
+ * the store, tokens, limits and the documentation page. Never listens; `server.ts` and
+ * `startMock()` do.
+ */
+export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: await loggerOptions(config, deps.logStream),
+    // One line per request, written by registerRequestLog with the operation and the problem code.
+    logController: new LogController({ disableRequestLogging: true }),
+    ...(deps.tls === undefined ? {} : { https: { cert: deps.tls.cert, key: deps.tls.key } }),
+    bodyLimit: config.bodyLimit,
+    // Members named `__proto__` or `constructor` are valid JSON: they stay own members (JSON.parse
+    // never sets a prototype) and meet the same checks as any other unknown member, not a 400 BAD_JSON.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    // Node's default header limit (16 KB) would answer 431 for long URLs before the 414 that explains.
+    http: { maxHeaderSize: 1024 * 1024 },
+    // A path parameter may be as long as the URL may be; longer URLs get the 414 that explains.
+    // Paths match in any case, as the product's routing does (`/ExplorerApi/api/Items/save` too);
+    // path parameters keep the case they were sent in.
+    routerOptions: { maxParamLength: config.maxUrlLength, ignoreTrailingSlash: true, caseSensitive: false },
+    frameworkErrors: (error, request, reply) => sendProblem(reply, frameworkProblem(error, request.url, config.maxUrlLength), request),
+  })
+  const document = releaseDocument(config.productVersion)
+  // What the mock's clients read: the document of its own mode and release, which says exactly what it accepts.
+  const served: OpenAPIObject = servedDocument(config.productVersion, modeOf(config.strict))
+
+  app.decorate('store', createStore(fixture, deps))
+  // An older fixture still loads; say once, at start, what it should change (type names, value forms).
+  for (const notice of fixture.notices ?? []) app.log.warn(notice)
+  app.decorate('tokens', createTokenStore(deps, config.tokenTtl, config.maxSessions))
+  app.decorate('profile', resolveProfile(config.productVersion))
+  app.decorate('mockConfig', config)
+  app.decorate('clock', deps.clock)
+  app.decorate('outbox', createOutbox())
+  app.decorateRequest('principal', null)
+
+  // Every answer names the mock and the release it emulates, so `verify` knows it also may check the mock's own choices.
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header(MOCK_HEADER, config.productVersion)
+    done()
+  })
+  registerRequestLog(app, config.logLevel)
+  // Before anything else answers: a page that rebound its name to this machine gets nothing but the 403.
+  registerHostCheck(app, config)
+  registerAllowedMethods(app)
+  if (config.cors !== undefined) await registerCors(app, config.cors)
+  registerErrorHandling(app, config.bodyLimit)
+  registerLimits(app, config.maxUrlLength)
+  registerFormBody(app)
+  registerWarnings(app)
+  // Journal and faults hook every API route, so they come before the routes; the control plane needs both.
+  registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
+  registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })
+  // Before the routes, so their hooks wrap the normal handlers. Loaded only when asked for: a mock
+  // without --deviate has neither the module nor any of its hooks.
+  if (config.deviate.length > 0) (await import('../deviate/deviations.ts')).installDeviations(app, config.deviate)
+  // After the deviations, so that what is recorded is what the client received; only when asked for.
+  app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
+  await registerControlPlane(app, fixture)
+  await registerDocs(app, served, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
+  registerOperations(app, document)
+  registerRowLinks(app)
+  return app
+}
+
+/**
+ * Browser calls from the given origins (`*` for any), preflights included, for every API route
+ * (@fastify/cors answers OPTIONS itself), never for the control plane. The request headers are
+ * those the API and the mock take; the exposed ones let a page read the mock's warnings and a
+ * download's file name.
+ */
+async function registerCors(app: FastifyInstance, origins: string[]): Promise<void> {
+  const allowed = origins.includes('*') ? '*' : origins
+  const options = {
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+    allowedHeaders: ['SessionToken', 'WorkspaceId', 'ApplicationId', 'Authorization', 'Content-Type', 'Accept', STRICT_HEADER],
+    exposedHeaders: [WARNINGS_HEADER, 'Content-Disposition', MOCK_HEADER, 'Allow', 'Retry-After'],
+    maxAge: 600,
+  }
+  await app.register(cors, {
+    hook: 'onRequest',
+    // The control plane can read every fixture's passwords and replace the data: no browser page may call it.
+    delegator: (request, callback) => callback(null, { ...options, origin: isControlUrl(request.url) ? false : allowed }),
+  })
+}

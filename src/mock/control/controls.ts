@@ -1,0 +1,101 @@
+import { dirname, resolve } from 'node:path'
+import type { MockConfig } from '../config.ts'
+import type { MockClock } from '../../deps.ts'
+import type { Outbox, QueuedEmail } from '../outbox.ts'
+import type { Store } from '../../store/store.ts'
+import type { Fixture } from '../../store/types.ts'
+import { advanceClock, readClock, type ClockState } from './clock.ts'
+import type { FaultList, FaultRuleInput, FaultTable } from './faults.ts'
+import { loadFixtureInto, type FixtureLoadResult, type LoadFixtureOptions } from './fixtures.ts'
+import type { JournalEntry, JournalFilter, Journal } from './journal.ts'
+import { resetMock, type ResetResult } from './reset.ts'
+import { addAttachments, type UploadInput } from './uploads.ts'
+import { toFixtureFile } from '../../fixtures/export.ts'
+import type { FixtureFile } from '../../fixtures/file-format.ts'
+import type { UsageFile } from '../../usage/file.ts'
+import { ProblemError } from '../../errors.ts'
+
+/**
+ * The control plane as plain methods: what `/__mock/` offers over HTTP, for tests that start the
+ * mock in-process with `startMock()` and need no HTTP to steer it. The HTTP routes call these
+ * same methods, so both give the same results and the same refusals (`ProblemError`, or
+ * `FixtureError` for a bad fixture).
+ * @example
+ * const mock = await startMock({ port: 0 })
+ * beforeEach(() => mock.reset())
+ * mock.setFaults([{ operationId: 'saveItems', status: 503, times: 1 }])
+ * expect(mock.emails()).toHaveLength(1)
+ */
+export interface MockControls {
+  /** Data back to the start fixture; outbox, fault rules and journal emptied; sessions and clock kept. */
+  reset(): ResetResult
+  /** Replaces the data with this fixture object (same format as fixtures/default.json); throws FixtureError naming each problem. */
+  loadFixture(fixture: unknown, options?: Partial<LoadFixtureOptions>): FixtureLoadResult
+  /** The data as it is now, in the fixture format (`loadFixture()` and `--fixture` take it back). */
+  state(): FixtureFile
+  /** Attaches files to a row; returns the new records in the API's attachment record shape. */
+  addAttachment(input: UploadInput): Array<Record<string, unknown>>
+  /** E-mails queued through Send Email, oldest first. */
+  emails(): readonly QueuedEmail[]
+  clearEmails(): number
+  /** The request journal's entries, oldest first. */
+  requests(filter?: JournalFilter): JournalEntry[]
+  clearRequests(): number
+  /** Replaces every fault rule; `seed` makes `rate` draws repeatable. */
+  setFaults(rules: FaultRuleInput[], options?: { seed?: number }): FaultList
+  faults(): FaultList
+  clearFaults(): number
+  /** Moves the mock's clock forward by `ms` without waiting. */
+  advanceClock(ms: number): ClockState
+  clock(): ClockState
+  /**
+   * What clients used of the API so far, as `--record-usage` writes it at stop (shapes, never
+   * values or secrets); refused (404 problem) when the mock does not record.
+   */
+  usage(): UsageFile
+}
+
+/** What the controls act on: the decorations `buildApp` gives the Fastify instance. */
+export interface ControlledParts {
+  store: Store
+  outbox: Outbox
+  journal: Journal
+  faults: FaultTable
+  clock: MockClock
+  mockConfig: MockConfig
+  /** The usage recorder (`--record-usage`), typed by what the controls read of it. */
+  usage: { usage(): UsageFile } | null
+}
+
+/**
+ * The controls of one mock. `startFixture` is what `reset()` returns to: the fixture the mock was
+ * built with, whatever is loaded later.
+ */
+export function createControls(parts: ControlledParts, startFixture: Fixture): MockControls {
+  const fixtureDir = dirname(resolve(parts.mockConfig.fixture))
+  return {
+    reset: () => resetMock(parts, startFixture),
+    loadFixture: (fixture, options = {}) =>
+      loadFixtureInto(parts.store, fixture, {
+        source: 'loadFixture',
+        ...(parts.mockConfig.timeZone === undefined ? {} : { timeZone: parts.mockConfig.timeZone }),
+        ...options,
+        baseDir: options.baseDir ?? fixtureDir,
+      }),
+    state: () => toFixtureFile(parts.store.snapshot()),
+    addAttachment: (input) => addAttachments(parts.store, input, parts.mockConfig.uploadLimit),
+    emails: () => [...parts.outbox.list()],
+    clearEmails: () => parts.outbox.clear(),
+    requests: (filter) => parts.journal.read(filter).entries,
+    clearRequests: () => parts.journal.clear(),
+    setFaults: (rules, options = {}) => parts.faults.set(options.seed === undefined ? { rules } : { rules, seed: options.seed }),
+    faults: () => parts.faults.list(),
+    clearFaults: () => parts.faults.clear(),
+    advanceClock: (ms) => advanceClock(parts.clock, ms),
+    clock: () => readClock(parts.clock),
+    usage: () => {
+      if (parts.usage === null) throw new ProblemError('NOT_FOUND', 'This mock does not record usage: start it with --record-usage FILE (MOCK_RECORD_USAGE, or startMock({ recordUsage: FILE })).')
+      return parts.usage.usage()
+    },
+  }
+}

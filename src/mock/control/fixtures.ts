@@ -1,0 +1,107 @@
+import { isAbsolute, relative, resolve } from 'node:path'
+import { generationTarget, withGeneratedRows } from '../../fixtures/generate.ts'
+import { FixtureError, parseFixture, type FixtureProblem } from '../../fixtures/load.ts'
+import { pointer } from '../../fixtures/fixture-error.ts'
+import { ProblemError } from '../../errors.ts'
+import type { Store } from '../../store/store.ts'
+import type { Fixture } from '../../store/types.ts'
+
+/** What the store holds after a reset or a load (the `FixtureSummary` schema). */
+export interface FixtureSummary {
+  organization: string
+  applications: number
+  users: number
+  masterRows: number
+  detailRows: number
+  attachments: number
+}
+
+/** The answer to a fixture load (the `FixtureLoadResult` schema). */
+export interface FixtureLoadResult {
+  loaded: true
+  generatedRows: number
+  fixture: FixtureSummary
+}
+
+/** How to load a fixture. */
+export interface LoadFixtureOptions {
+  /** Generated master rows to add to the fixture's first application. */
+  rows?: number
+  /** Seed of the generated rows (default 1, as `--seed`). */
+  seed?: number
+  /** Named in error messages. */
+  source?: string
+  /** Directory payload `file` paths resolve against. */
+  baseDir: string
+  /**
+   * Refuse payload paths outside `baseDir`. On for HTTP: a control-plane caller must not be able
+   * to make the mock read, and then serve as an attachment, any file of the machine it runs on.
+   */
+  confineFiles?: boolean
+  /** `--time-zone`, over the fixture's own. */
+  timeZone?: string
+}
+
+/** Counts of a fixture, for the control plane's answers. */
+export function summarizeFixture(fixture: Fixture): FixtureSummary {
+  let masterRows = 0
+  let detailRows = 0
+  for (const data of Object.values(fixture.data)) {
+    masterRows += data.masters.length
+    for (const rows of Object.values(data.details)) detailRows += rows.length
+  }
+  const generated = fixture.generated
+  if (generated !== undefined) {
+    masterRows += generated.rows
+    detailRows += generated.rows * (generated.detailsPerMaster ?? 2) * generationTarget(fixture, generated).details.length
+  }
+  return {
+    organization: fixture.organization.physicalName,
+    applications: fixture.applications.length,
+    users: fixture.organization.users.length,
+    masterRows,
+    detailRows,
+    attachments: fixture.attachments.length,
+  }
+}
+
+/**
+ * Checks a fixture object as start-up checks a fixture file, adds generated rows when asked, and
+ * makes it the store's data. Throws `FixtureError` naming every problem's JSON path, and
+ * changes nothing then.
+ */
+export function loadFixtureInto(store: Store, json: unknown, options: LoadFixtureOptions): FixtureLoadResult {
+  const source = options.source ?? 'fixture'
+  if (options.confineFiles === true) {
+    const problems = escapingPayloads(json, options.baseDir)
+    if (problems.length > 0) throw new FixtureError(source, problems)
+  }
+  let fixture = parseFixture(json, source, options.baseDir, options.timeZone === undefined ? {} : { timeZone: options.timeZone })
+  const rows = options.rows ?? 0
+  if (rows > 0) {
+    try {
+      fixture = withGeneratedRows(fixture, { rows, seed: options.seed ?? 1 })
+    } catch (error) {
+      if (error instanceof RangeError) throw new ProblemError('VALIDATION', error.message)
+      throw error
+    }
+  }
+  store.reset(fixture)
+  return { loaded: true, generatedRows: rows, fixture: summarizeFixture(fixture) }
+}
+
+/** Payload paths that are absolute or climb out of `baseDir`. */
+function escapingPayloads(json: unknown, baseDir: string): FixtureProblem[] {
+  const attachments = (json as { attachments?: unknown } | null)?.attachments
+  if (!Array.isArray(attachments)) return []
+  const problems: FixtureProblem[] = []
+  attachments.forEach((attachment: unknown, index) => {
+    const file = (attachment as { file?: unknown } | null)?.file
+    if (typeof file !== 'string') return
+    const inside = relative(baseDir, resolve(baseDir, file))
+    if (isAbsolute(file) || inside.startsWith('..') || isAbsolute(inside)) {
+      problems.push({ path: pointer('attachments', index, 'file'), message: `must be a path inside ${baseDir} (the directory of the mock's fixture), got ${file}` })
+    }
+  })
+  return problems
+}

@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify'
+import { ProblemError } from '../../errors.ts'
+import { FixtureError } from '../../fixtures/load.ts'
+import { controlPlaneDocument } from '../../document/reader.ts'
+import { registerDocumentRoutes } from '../routes.ts'
+import type { ControlOperations, Handlers } from '../../wire/operations.ts'
+import { readUpload } from './multipart.ts'
+import { PACKAGE_VERSION } from '../../package-root.ts'
+
+/** A refused fixture as a 400 problem whose `violations` point into the fixture. */
+function fixtureProblem(error: FixtureError): ProblemError {
+  const violations = error.problems.map((p) => ({ pointer: p.path, keyword: 'fixture', message: p.message }))
+  // The root's pointer is the empty text; people read it better as "/".
+  const shown = error.problems.slice(0, 3).map((p) => `${p.path === '' ? '/' : p.path} ${p.message}`)
+  const more = error.problems.length > 3 ? ` (and ${error.problems.length - 3} more)` : ''
+  return new ProblemError('BAD_FIXTURE', `The fixture is refused: ${shown.join('; ')}${more}.`, { violations })
+}
+
+/** `GET /__mock/health`: up, with the versions; served whether the control plane is on or off. */
+export const health: Handlers<ControlOperations>['getHealth'] = (request) => ({
+  status: 'ok' as const,
+  version: PACKAGE_VERSION,
+  productVersion: request.server.mockConfig.productVersion,
+})
+
+/** Handlers by the control document's operationIds, each typed for its operation. */
+const HANDLERS: Handlers<ControlOperations> = {
+  getHealth: health,
+  getControlPlaneDocument: (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(controlPlaneDocument())),
+  resetMock: (request) => request.server.controls.reset(),
+  loadFixture: (request) => {
+    try {
+      return request.server.controls.loadFixture(request.body, { ...request.query, source: 'POST /__mock/fixture', confineFiles: true })
+    } catch (error) {
+      throw error instanceof FixtureError ? fixtureProblem(error) : error
+    }
+  },
+  exportState: (request) => request.server.controls.state(),
+  uploadAttachments: async (request, reply) => {
+    const input = await readUpload(request, request.server.mockConfig.uploadLimit)
+    return reply.code(201).send(request.server.controls.addAttachment(input))
+  },
+  listEmails: (request) => {
+    const emails = request.server.controls.emails()
+    return { count: emails.length, emails }
+  },
+  clearEmails: (request) => ({ cleared: request.server.controls.clearEmails() }),
+  listRequests: (request) => request.server.journal.read(request.query),
+  clearRequests: (request) => ({ cleared: request.server.controls.clearRequests() }),
+  readUsage: (request) => request.server.controls.usage(),
+  listFaults: (request) => request.server.controls.faults(),
+  setFaults: (request) => {
+    const { rules, seed } = request.body
+    return request.server.controls.setFaults(rules, seed === undefined ? {} : { seed })
+  },
+  clearFaults: (request) => ({ cleared: request.server.controls.clearFaults() }),
+  readClock: (request) => request.server.controls.clock(),
+  advanceClock: (request) => {
+    const body = request.body
+    return request.server.controls.advanceClock(body.advanceMs ?? (body.advanceSeconds ?? 0) * 1000)
+  },
+}
+
+/** The upload's parts are checked once read; a fixture by the fixture loader, whose refusals name paths in the fixture. */
+const OWN_BODY_CHECK = new Set(['uploadAttachments', 'loadFixture'])
+
+/**
+ * Registers one route per operation of the control-plane document, with its query and JSON body
+ * checked against the document before the handler runs (400 naming each field).
+ */
+export function registerControlRoutes(scope: FastifyInstance): void {
+  registerDocumentRoutes(scope, {
+    document: controlPlaneDocument(),
+    handlers: HANDLERS,
+    config: (entry) => ({ controlOperationId: entry.operationId }),
+    ownBodyCheck: OWN_BODY_CHECK,
+  })
+}

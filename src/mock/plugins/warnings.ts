@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { ProblemError } from '../../errors.ts'
+import { STRICT_HEADER, strictFromHeader, WARNINGS, WARNINGS_HEADER, type MockWarning, type WarningCode } from '../warnings.ts'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Warnings this request raised so far; null until the first (decorated null, set by `warn`). */
+    mockWarnings: MockWarning[] | null
+  }
+}
+
+/** Whether this request is handled strictly: the mock's setting, unless the request's header says otherwise. */
+export function isStrict(request: FastifyRequest): boolean {
+  return strictFromHeader(request.headers[STRICT_HEADER], request.server.mockConfig.strict)
+}
+
+/**
+ * Records that the request relies on something the API's description does not promise. In
+ * strict mode it refuses the request instead (400 `STRICT_MODE`), so call it before anything
+ * is written.
+ */
+export function warn(request: FastifyRequest, code: WarningCode, message: string): void {
+  if (isStrict(request)) {
+    throw new ProblemError('STRICT_MODE', `${message} ${WARNINGS[code]} The API's description does not promise this, so strict mode refuses it (warning ${code}).`, {
+      warning: code,
+    })
+  }
+  request.mockWarnings ??= []
+  request.mockWarnings.push({ code, message })
+}
+
+/**
+ * Reports the warnings of each request in the `X-Mock-Warnings` response header (the codes, in
+ * order, each once); the request's log line names them at warn level; the journal records them with the exchange.
+ */
+export function registerWarnings(app: FastifyInstance): void {
+  app.decorateRequest('mockWarnings', null)
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const warnings = request.mockWarnings
+    if (warnings !== null) {
+      reply.header(WARNINGS_HEADER, [...new Set(warnings.map((w) => w.code))].join(', '))
+    }
+    done(null, payload)
+  })
+}

@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
+import { ConfigError, parseConfig } from './config.ts'
+import { startMock, type LaunchedMock } from './mock.ts'
+import { PACKAGE_VERSION } from '../package-root.ts'
+import { exitWith } from '../cli/exit.ts'
+import { changeLogPath } from './state-file.ts'
+
+/** How long a stop waits for requests in flight before it closes every connection and exits anyway. */
+export const STOP_GRACE_MS = 1500
+
+/**
+ * `npm start` and `appdata-kit mock`: parse flags and variables, start the mock, print where it
+ * listens, stop cleanly on SIGTERM or SIGINT. Exit 2 for a flag or variable it cannot use, 1 when
+ * it cannot start (a port in use, a bad fixture).
+ */
+export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  let config
+  try {
+    config = parseConfig(argv, env)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`appdata-kit mock: ${error.message}\n(appdata-kit mock --help lists every flag)\n`)
+    process.exit(2)
+  }
+  if (config.print !== undefined) {
+    process.stdout.write(config.print.endsWith('\n') ? config.print : `${config.print}\n`)
+    return
+  }
+  const { print: _print, ...mockConfig } = config
+  const started = Date.now()
+  const restoring = mockConfig.stateFile !== undefined && existsSync(mockConfig.stateFile)
+  const mock = await startMock(mockConfig)
+  stopOnSignals(mock)
+  const fixture = mock.app.store.fixture
+  const rows = mockConfig.rows > 0 ? ` + ${mockConfig.rows} generated rows` : ''
+  const data = restoring ? `state restored from ${mockConfig.stateFile}` : `fixture ${mockConfig.fixture}${rows}`
+  const lines = [
+    `appdata-kit ${PACKAGE_VERSION}: mock of release ${mockConfig.productVersion} (${data}, organization ${fixture.organization.physicalName}) ready in ${Date.now() - started} ms`,
+  ]
+  if (mockConfig.stateFile !== undefined) {
+    const synced = mockConfig.stateSync === 'always' ? ', flushed to the disk' : ''
+    lines.push(`data kept in ${mockConfig.stateFile}: every change written to ${changeLogPath(mockConfig.stateFile)} before it is answered${synced}; the file rewritten every ${mockConfig.stateInterval} s with changes, and at stop`)
+  }
+  if (mockConfig.recordUsage !== undefined) lines.push(`usage recorded to ${mockConfig.recordUsage} at stop (live at ${mock.url}/__mock/usage)`)
+  if (mock.tls !== undefined) {
+    const written = mockConfig.tlsOut === undefined ? '' : `, written to ${mockConfig.tlsOut}/cert.pem`
+    lines.push(`${mock.tls.selfSigned ? 'self-signed ' : ''}certificate SHA-256 fingerprint ${mock.tls.fingerprint256}${written}`)
+  }
+  lines.push(`documentation at ${mock.url}/docs, health at ${mock.url}/__mock/health`, `listening on ${mock.url}`)
+  // With --log-format json every line is JSON, these too (scripts still find "listening on URL" in the last).
+  const json = (msg: string) => JSON.stringify({ level: 30, time: Date.now(), msg, ...(msg.startsWith('listening on') ? { url: mock.url } : {}) })
+  process.stdout.write(`${lines.map((line) => (mockConfig.logFormat === 'json' ? json(line) : line)).join('\n')}\n`)
+}
+
+/**
+ * SIGTERM or SIGINT: stop accepting, let requests in flight finish, close idle keep-alive
+ * connections at once and each busy one as soon as its answer is sent, then exit 0. Whatever is still
+ * open after STOP_GRACE_MS is cut, so a CI job or `docker stop` never waits on a client's
+ * keep-alive. A second signal exits at once.
+ */
+function stopOnSignals(mock: LaunchedMock): void {
+  let stopping = false
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      // A second signal does not wait for requests in flight, but saved rows still reach the state file, and the usage its file.
+      const failed = [mock.saveState(), mock.saveUsage()].filter((reason) => reason !== undefined).join('; ') || undefined
+      if (failed !== undefined) process.stderr.write(`appdata-kit mock: ${failed}\n`)
+      process.exit(failed === undefined ? 0 : 1)
+    }
+    stopping = true
+    mock.app.log.info(`${signal}: stopping`)
+    // Node closes idle connections once when closing starts; one that finishes its request later would wait for its keep-alive timeout.
+    const idle = setInterval(() => mock.app.server.closeIdleConnections(), 25)
+    idle.unref()
+    const cut = setTimeout(() => {
+      mock.app.server.closeAllConnections()
+      setTimeout(() => {
+        // The state and usage files are written synchronously, so they are complete before the exit.
+        const failed = [mock.saveState(), mock.saveUsage()].filter((reason) => reason !== undefined).join('; ') || undefined
+        if (failed !== undefined) process.stderr.write(`appdata-kit mock: ${failed}\n`)
+        process.exit(failed === undefined ? 0 : 1)
+      }, 200).unref()
+    }, STOP_GRACE_MS)
+    cut.unref()
+    mock.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`appdata-kit mock: stopping failed: ${(error as Error).message}\n`)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runMock(process.argv.slice(2), process.env).catch(exitWith)
+}
