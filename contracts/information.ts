@@ -6,6 +6,7 @@
  * description does give, is a contract's: attachments.record-dates).
  */
 import type { Client, ReadRow } from '../src/client/client.ts'
+import { isDateNumber, isDateTimeNumber } from '../src/store/data-types.ts'
 import { SYSTEM_FIELDS, type Facts } from './facts.ts'
 import type { Target } from './types.ts'
 
@@ -17,16 +18,6 @@ export interface Finding {
   finding: string
 }
 
-/** Whether digits read as a real calendar moment: yyyyMMdd, then HHmmss when given. */
-function realMoment(digits: string): boolean {
-  const [year, month, day] = [Number(digits.slice(0, 4)), Number(digits.slice(4, 6)), Number(digits.slice(6, 8))]
-  const date = new Date(Date.UTC(year, month - 1, day))
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return false
-  if (digits.length === 8) return true
-  const [h, m, s] = [Number(digits.slice(8, 10)), Number(digits.slice(10, 12)), Number(digits.slice(12, 14))]
-  return h < 24 && m < 60 && s < 60
-}
-
 /** The form of one value, in the words of the product's data types where one fits. */
 export function formOf(value: unknown): string {
   if (value === null || value === undefined) return 'null'
@@ -34,9 +25,8 @@ export function formOf(value: unknown): string {
   if (typeof value === 'boolean') return 'boolean true/false'
   if (typeof value === 'number') {
     if (!Number.isInteger(value)) return 'decimal number'
-    const digits = String(value)
-    if (/^\d{14}$/.test(digits) && realMoment(digits)) return 'number yyyyMMddHHmmss'
-    if (/^\d{8}$/.test(digits) && realMoment(digits)) return 'number yyyyMMdd'
+    if (isDateTimeNumber(value)) return 'number yyyyMMddHHmmss'
+    if (isDateNumber(value)) return 'number yyyyMMdd'
     return 'integer'
   }
   if (typeof value === 'string') {

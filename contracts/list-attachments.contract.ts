@@ -1,5 +1,6 @@
 /** Get Attachments List: the records of a row's attachments. */
 import { RANGES } from '../spec/versions.ts'
+import { isDateTimeNumber } from '../src/store/data-types.ts'
 import { ApiError, type AttachmentRecord, type ReadRow } from '../src/client/client.ts'
 import { shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
@@ -62,12 +63,7 @@ export const folderContents: Contract = {
 
 /** The description's form of the attachment record's DT_CREATION: yyyymmddhhmmss as a number, a real moment. */
 export function isCompactTime(value: unknown): boolean {
-  if (!Number.isSafeInteger(value)) return false
-  const digits = String(value)
-  if (!/^\d{14}$/.test(digits)) return false
-  const [y, mo, d, h, mi, s] = [0, 4, 6, 8, 10, 12].map((at, i) => Number(digits.slice(at, i === 0 ? 4 : at + 2)))
-  const date = new Date(Date.UTC(y as number, (mo as number) - 1, d, h, mi, s))
-  return date.getUTCMonth() === (mo as number) - 1 && date.getUTCDate() === d && (h as number) < 24 && (mi as number) < 60 && (s as number) < 60
+  return typeof value === 'number' && isDateTimeNumber(value)
 }
 
 export const recordDates: Contract = {

@@ -1,4 +1,4 @@
-import { convertValue, isDateType, utcMsToWall, valueFits, wallToUtcMs } from '../store/data-types.ts'
+import { convertValue, isDateTimeNumber, isDateType, utcMsToWall, valueFits, wallToUtcMs } from '../store/data-types.ts'
 import type { FieldDef, FieldValue } from '../store/types.ts'
 import type { FileAttachment, FileRow, FileStorage, FixtureFile } from '../fixtures/file-format.ts'
 import { deriveSeed, mulberry32 } from '../fixtures/prng.ts'
@@ -276,9 +276,5 @@ function fileAttachment(attachment: CapturedAttachment, captured: Captured, opti
 
 /** The attachments list's `yyyymmddhhmmss` number as an ISO date-time. */
 function dateOf(value: unknown): string | undefined {
-  const digits = typeof value === 'number' ? String(value) : ''
-  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(digits)
-  if (match === null) return undefined
-  const iso = `${match[1]}-${match[2]}-${match[3]}T${match[4]}:${match[5]}:${match[6]}.000Z`
-  return Number.isNaN(Date.parse(iso)) ? undefined : iso
+  return typeof value === 'number' && isDateTimeNumber(value) ? new Date(wallToUtcMs(value)).toISOString() : undefined
 }

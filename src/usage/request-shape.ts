@@ -163,8 +163,6 @@ export function requestShape(operation: string, url: string, headers: Record<str
       shape.query = queryShape(String((body as { query?: unknown } | null)?.query ?? ''))
       break
     case 'queryItemsLegacy':
-      shape.query = queryShape(urlQuery)
-      break
     case 'listAttachments':
       shape.query = queryShape(urlQuery)
       break
