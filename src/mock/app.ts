@@ -117,6 +117,8 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   if (config.deviate.length > 0) (await import('../deviate/deviations.ts')).installDeviations(app, config.deviate)
   // After the deviations, so that what is recorded is what the client received; only when asked for.
   app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
+  // Both add onSend hooks that read or change answers: ready answers then go through them (src/mock/ready-answer.ts).
+  app.decorate('readyWrites', config.deviate.length === 0 && config.recordUsage === undefined)
   await registerControlPlane(app, fixture)
   await registerDocs(app, served, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
   registerOperations(app, document)

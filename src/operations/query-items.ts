@@ -5,6 +5,7 @@ import { hiddenFieldsFor } from '../mock/auth/principal.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import { applicationOf, principalOf, storeProblem } from './context.ts'
 import { warn } from '../mock/plugins/warnings.ts'
+import { sendReady } from '../mock/ready-answer.ts'
 
 /**
  * Get Items and Get Items Count share one path: the `query` text decides. The page is sent as
@@ -34,5 +35,5 @@ export function answerQuery(request: FastifyRequest, reply: FastifyReply, parsed
   }
   const page = store.queryRows(application.id, relationKey, query, hidden)
   if ('error' in page) throw storeProblem(page)
-  return reply.type('application/json; charset=utf-8').send(page.body)
+  return sendReady(request, reply, page)
 }

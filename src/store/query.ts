@@ -1,5 +1,6 @@
 import { relationKeyOf } from './guid.ts'
 import type { Predicate } from './filter.ts'
+import type { ReadyBytes } from './row-bytes.ts'
 import { serializeRow } from './row-json.ts'
 import type { StoreState } from './state.ts'
 import type { Table } from './table.ts'
@@ -44,7 +45,7 @@ function checkQuery(table: Table, q: ParsedQuery, hidden: readonly string[]): Pr
  * A page of rows as a JSON array in UTF-8 bytes, ready to send: rows not written since they were
  * last read are not serialized again (see Table.page).
  */
-export function queryRows(state: StoreState, applicationId: string, relationKey: string | null, q: ParsedQuery, hidden: readonly string[]): { body: Buffer } | QueryError {
+export function queryRows(state: StoreState, applicationId: string, relationKey: string | null, q: ParsedQuery, hidden: readonly string[]): ReadyBytes | QueryError {
   const table = tableFor(state, applicationId, relationKey)
   if ('error' in table) return table
   const predicate = checkQuery(table, q, hidden)
@@ -52,7 +53,7 @@ export function queryRows(state: StoreState, applicationId: string, relationKey:
   const selected = table.select(q.filter, predicate, q.orderBy)
   const from = Math.min(q.skip, selected.count)
   const to = q.top === null ? selected.count : Math.min(selected.count, q.skip + q.top)
-  return { body: table.page(selected, from, Math.max(from, to), table.projection(hidden)) }
+  return table.page(selected, from, Math.max(from, to), table.projection(hidden))
 }
 
 /** How many rows the query's filter selects (`$top` and `$skip` do not apply, as with `$inlinecount=allpages`). */

@@ -1,3 +1,20 @@
+/**
+ * A JSON answer as ready UTF-8 bytes: views of the store's arenas and the brackets and commas
+ * between them, in order, and their total length. The mock writes the pieces as they are (one
+ * system call for all of them); `body` joins them into one buffer, a copy, for whoever needs one.
+ */
+export class ReadyBytes {
+  constructor(
+    readonly chunks: readonly Buffer[],
+    readonly length: number,
+  ) {}
+
+  /** The answer as one buffer (a copy of the pieces, made when asked for). */
+  get body(): Buffer {
+    return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks as Buffer[], this.length)
+  }
+}
+
 /** Bytes of one arena: rows' JSON texts are packed into buffers of this size, outside the V8 heap. */
 const ARENA_SIZE = 1024 * 1024
 
@@ -75,6 +92,17 @@ export class RowBytes {
     const end = (this.#offset[last] as number) + (this.#length[last] as number)
     arena.copy(target, at, start, end)
     return at + end - start
+  }
+
+  /**
+   * The texts from `first` to `last`, with the commas between, as a view of the arena: no copy.
+   * An arena is never written where it already holds text, so the view stays as it is while an
+   * answer that holds it is still being written, whatever the store does meanwhile. Call only for
+   * held slots where each follows the one before.
+   */
+  run(first: number, last: number): Buffer {
+    const arena = this.#arenas.get(this.#arenaOf[first] as number) as Buffer
+    return arena.subarray(this.#offset[first] as number, (this.#offset[last] as number) + (this.#length[last] as number))
   }
 
   /** Keeps the slot's text (and a comma after it); returns the text's byte length. */

@@ -8,6 +8,7 @@ import { countRows, getRow, queryRows, tableFor } from './query.ts'
 import { planSave } from './save.ts'
 import { buildState, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
+import type { ReadyBytes } from './row-bytes.ts'
 import type {
   ActionCommand,
   ActionOutcome,
@@ -58,8 +59,8 @@ export interface Store {
   /** Grows with every write: a snapshot taken at the same generation holds the same data. */
   generation(): number
 
-  /** A page of rows as a JSON array in UTF-8 bytes (a Buffer, typed as the web's bytes: the package's public types reach this interface); TIMESTAMP as base64, hidden fields left out. */
-  queryRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields: readonly string[]): { body: Uint8Array } | QueryError
+  /** A page of rows as a JSON array in UTF-8 bytes, as pieces ready to write (`body` joins them); TIMESTAMP as base64, hidden fields left out. */
+  queryRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields: readonly string[]): ReadyBytes | QueryError
   /** Rows the query's filter selects, ignoring `$top` / `$skip`. */
   countRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields?: readonly string[]): { count: number } | QueryError
   /** One row with its JSON text (hidden fields left out), or null when it does not exist. */

@@ -3,11 +3,17 @@ import { FilterCache, type Predicate } from './filter.ts'
 import type { FilterNode } from './filter-ast.ts'
 import { IntMap } from './int-map.ts'
 import { slotOrder, sortSlots, type SlotOrder } from './order-slots.ts'
-import { RowBytes } from './row-bytes.ts'
+import { ReadyBytes, RowBytes } from './row-bytes.ts'
 import { projectionKey, projectionOf, serializeRow, type Projection } from './row-json.ts'
 import { Selections } from './selections.ts'
 import { columnsOf, fieldLookupOf } from './system-fields.ts'
 import type { FieldLookup, FieldValue, OrderItem, Row, StorageDef } from './types.ts'
+
+const OPEN_BRACKET = Buffer.from('[')
+const CLOSE_BRACKET = Buffer.from(']')
+const COMMA = Buffer.from(',')
+/** Pieces of a page written as they are; a page of more is joined into one buffer (see Table.page). */
+const MAX_PIECES = 64
 
 /** Slots a new table has room for; it doubles as rows come. */
 const INITIAL_CAPACITY = 64
@@ -225,38 +231,42 @@ export class Table {
 
   /**
    * Rows `from` to `to` (exclusive) of a selection as a JSON array in UTF-8 bytes: each row's
-   * text is serialized at most once between writes to it and kept as bytes, and the page is one
-   * copy of them with the brackets and commas between.
+   * text is serialized at most once between writes to it and kept as bytes, and the page is made
+   * of views of those bytes, one per run of rows stored one after the other, with the brackets
+   * and commas between: nothing is copied. A page of many short runs (rows written one by one
+   * since they were read in this order) is joined into one buffer instead, since a write per
+   * piece would cost more than the copy.
    */
-  page(selected: Selected, from: number, to: number, projection: Projection): Buffer {
+  page(selected: Selected, from: number, to: number, projection: Projection): ReadyBytes {
     const bytes = this.#bytesFor(projection)
-    let total = 2 + Math.max(0, to - from - 1)
+    // Rows not held are stored first, in page order, so that they follow one another.
     for (let i = from; i < to; i++) {
       const slot = this.slotAt(selected, i)
-      let length = bytes.lengthOf(slot)
-      if (length < 0) length = bytes.store(slot, serializeRow(this.#materialize(this.#data, slot), projection))
-      total += length
+      if (bytes.lengthOf(slot) < 0) bytes.store(slot, serializeRow(this.#materialize(this.#data, slot), projection))
     }
-    const out = Buffer.allocUnsafe(total)
-    let at = 0
-    out[at++] = 0x5b
+    const chunks: Buffer[] = [OPEN_BRACKET]
+    let length = 2
     let i = from
     while (i < to) {
-      if (i > from) out[at++] = 0x2c
+      if (i > from) {
+        chunks.push(COMMA)
+        length += 1
+      }
       const first = this.slotAt(selected, i)
       // Stored just above unless an arena was dropped meanwhile; then it is serialized again.
       if (bytes.lengthOf(first) < 0) bytes.store(first, serializeRow(this.#materialize(this.#data, first), projection))
-      // Rows stored one after the other go out in one copy, with the commas between them.
       let last = first
       for (i += 1; i < to; i++) {
         const next = this.slotAt(selected, i)
         if (!bytes.follows(last, next)) break
         last = next
       }
-      at = bytes.copyRun(first, last, out, at)
+      const run = bytes.run(first, last)
+      chunks.push(run)
+      length += run.length
     }
-    out[at++] = 0x5d
-    return at === total ? out : out.subarray(0, at)
+    chunks.push(CLOSE_BRACKET)
+    return chunks.length > MAX_PIECES ? new ReadyBytes([Buffer.concat(chunks, length)], length) : new ReadyBytes(chunks, length)
   }
 
   #bytesFor(projection: Projection): RowBytes {

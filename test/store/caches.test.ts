@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { APP, LINES, newStore, q, row, rows } from './support.ts'
+import { APP, defaultFixture, LINES, newStore, q, row, rows } from './support.ts'
 
 describe('cached JSON texts and orders follow writes', () => {
   it('a page read after an update shows the new value (and the new TIMESTAMP)', () => {
@@ -78,5 +78,47 @@ describe('reset', () => {
     store.reset(smaller)
     expect(store.countRows(APP, null, q(''))).toEqual({ count: 2 })
     expect(store.fixture).toBe(smaller)
+  })
+})
+
+describe('a page is written from the bytes the store keeps, not from a copy', () => {
+  const pieces = (page: ReturnType<ReturnType<typeof newStore>['queryRows']>) => {
+    if ('error' in page) throw new Error(page.message)
+    return page
+  }
+
+  it('two reads of an unchanged page hand out views of the same memory, brackets and commas between', () => {
+    const store = newStore()
+    const first = pieces(store.queryRows(APP, null, q('$top=5'), []))
+    const second = pieces(store.queryRows(APP, null, q('$top=5'), []))
+    // '[', one run of five rows (stored one after the other by the first read), ']'.
+    expect(first.chunks.map((c) => c.length === 1 ? c.toString() : 'rows')).toEqual(['[', 'rows', ']'])
+    expect(second.chunks[1]?.buffer).toBe(first.chunks[1]?.buffer)
+    expect(second.chunks[1]?.byteOffset).toBe(first.chunks[1]?.byteOffset)
+    expect(first.length).toBe(first.chunks.reduce((n, c) => n + c.length, 0))
+    expect(JSON.parse(first.body.toString('utf8'))).toHaveLength(5)
+  })
+
+  it('a write does not change bytes already handed out: an answer still being written stays whole', () => {
+    const store = newStore()
+    const before = pieces(store.queryRows(APP, null, q('$top=5'), []))
+    const text = before.body.toString('utf8')
+    store.save({ applicationId: APP, userId: 1, masters: [{ row: { Id: 3, TIMESTAMP: row(store, 3).TIMESTAMP, Customer: 'Renamed SA' }, details: [] }] })
+    const after = pieces(store.queryRows(APP, null, q('$top=5'), []))
+    expect(before.body.toString('utf8')).toBe(text)
+    expect(after.body.toString('utf8')).toContain('Renamed SA')
+    // Rows 1-2 and 4-5 are still where the first read stored them; row 3 was stored anew.
+    expect(after.chunks.filter((c) => c.length > 1)).toHaveLength(3)
+  })
+
+  it('a page of many short runs is joined into one buffer', () => {
+    const store = newStore({ ...defaultFixture, generated: { rows: 75, seed: 7 } })
+    // Read in ascending order first, no two rows of a descending page follow one another in the store.
+    const ids = rows(store, '$orderby=Id asc').map((r) => r.Id as number).reverse()
+    const page = pieces(store.queryRows(APP, null, q('$orderby=Id desc'), []))
+    expect(ids).toHaveLength(100)
+    expect(page.chunks).toHaveLength(1)
+    expect(page.chunks[0]?.length).toBe(page.length)
+    expect(JSON.parse(page.body.toString('utf8')).map((r: { Id: number }) => r.Id)).toEqual(ids)
   })
 })

@@ -1,5 +1,6 @@
 import type { MockWarning } from '../warnings.ts'
 import { redactHeaders, redactUrl, redactValue } from './redact.ts'
+import { ReadyBytes } from '../../store/row-bytes.ts'
 
 /** The fault rule effect applied to a request (src/mock/plugins/faults.ts). */
 export type FaultEffect = 'latency' | 'status' | 'drop' | 'commitThenDrop'
@@ -158,7 +159,8 @@ function showRequestBody(body: RecordedBody | undefined): unknown {
 function showResponseBody(body: RecordedBody | undefined, contentType: string | null): unknown {
   if (body === undefined) return null
   if (!body.kept) return body.note
-  const value = body.value
+  // An answer written as ready bytes is joined only now, when the journal is read.
+  const value = body.value instanceof ReadyBytes ? body.value.body : body.value
   const text = typeof value === 'string' ? value : Buffer.isBuffer(value) && isTextual(contentType) ? value.toString('utf8') : undefined
   if (text === undefined) return Buffer.isBuffer(value) ? `[${value.byteLength} bytes of ${contentType ?? 'unknown type'}]` : null
   if (text === '') return ''

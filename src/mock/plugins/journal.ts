@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../control/journal.ts'
 import { isControlUrl } from '../control/access.ts'
+import { ReadyBytes } from '../../store/row-bytes.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,8 +41,9 @@ function requestHeaders(request: FastifyRequest, limit: number): FastifyRequest[
 
 function payloadBody(payload: unknown, limit: number): RecordedBody {
   if (payload === null || payload === undefined) return { kept: true, value: '' }
-  if (Buffer.isBuffer(payload)) {
-    return payload.byteLength > limit ? { kept: false, note: `[${payload.byteLength} bytes, over the journal's ${limit}-byte limit]` } : { kept: true, value: payload }
+  if (Buffer.isBuffer(payload) || payload instanceof ReadyBytes) {
+    const length = Buffer.isBuffer(payload) ? payload.byteLength : payload.length
+    return length > limit ? { kept: false, note: `[${length} bytes, over the journal's ${limit}-byte limit]` } : { kept: true, value: payload }
   }
   if (typeof payload === 'string') {
     // UTF-8 takes 1 to 3 bytes per UTF-16 unit, so the length alone settles most cases without scanning the text.
@@ -50,6 +52,15 @@ function payloadBody(payload: unknown, limit: number): RecordedBody {
     return { kept: false, note: `[${Buffer.byteLength(payload)} bytes, over the journal's ${limit}-byte limit]` }
   }
   return { kept: false, note: '[streamed body, not kept]' }
+}
+
+/**
+ * Keeps the answer's body for the journal, by reference, when the journal keeps bodies (the onSend
+ * hook, and answers written as ready bytes, which pass no onSend hook).
+ */
+export function keepJournalPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
+  const limit = request.server.journal.bodyLimit
+  if (limit > 0 && !isControlUrl(request.url)) reply.journalPayload = payloadBody(payload, limit)
 }
 
 /**
@@ -92,7 +103,7 @@ export function registerJournal(app: FastifyInstance, options: { capacity: numbe
   app.decorateRequest('sentBody', null)
   if (journal.bodyLimit > 0) {
     app.addHook('onSend', (request, reply, payload, done) => {
-      if (!isControlUrl(request.url)) reply.journalPayload = payloadBody(payload, journal.bodyLimit)
+      keepJournalPayload(request, reply, payload)
       done(null, payload)
     })
   }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../../errors.ts'
 import { STRICT_HEADER, strictFromHeader, WARNINGS, WARNINGS_HEADER, type MockWarning, type WarningCode } from '../warnings.ts'
 
@@ -36,10 +36,13 @@ export function warn(request: FastifyRequest, code: WarningCode, message: string
 export function registerWarnings(app: FastifyInstance): void {
   app.decorateRequest('mockWarnings', null)
   app.addHook('onSend', (request, reply, payload, done) => {
-    const warnings = request.mockWarnings
-    if (warnings !== null) {
-      reply.header(WARNINGS_HEADER, [...new Set(warnings.map((w) => w.code))].join(', '))
-    }
+    setWarningsHeader(request, reply)
     done(null, payload)
   })
+}
+
+/** The request's warnings in `X-Mock-Warnings`, when it raised any (the onSend hook, and answers written as ready bytes). */
+export function setWarningsHeader(request: FastifyRequest, reply: FastifyReply): void {
+  const warnings = request.mockWarnings
+  if (warnings !== null) reply.header(WARNINGS_HEADER, [...new Set(warnings.map((w) => w.code))].join(', '))
 }
