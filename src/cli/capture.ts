@@ -8,7 +8,7 @@ import { buildFixture, DEFAULT_FIXTURE_USERNAME } from '../capture/build-fixture
 import { captureApplication, CaptureError } from '../capture/capture.ts'
 import { ConfigError, emulatedRelease, switchOn, writableFile } from '../mock/config.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
-import { subcommand } from './command.ts'
+import { subcommand } from '../cli-base/command.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
 import { collect, connectionOptions, connectionTransport, EXIT, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'

@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander'
-import { subcommand } from './command.ts'
+import { subcommand } from '../cli-base/command.ts'
 import { EXIT, parseFlags } from './connection.ts'
 import { ConfigError } from '../mock/config.ts'
-import { readUsageFile, UsageFileError } from '../usage/file.ts'
+import { readUsageFile, UsageFileError } from '../usage-file/file.ts'
 import { coverageMarkdown, coverageOf, coverageText } from '../usage/coverage.ts'
 
 /** The `coverage` command's flags. */

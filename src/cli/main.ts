@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander'
 import { PACKAGE_VERSION } from '../package-root.ts'
-import { exitWith } from './exit.ts'
+import { exitWith } from '../cli-base/exit.ts'
 
 // Each command's modules load only when it runs, so `--version` and `--help` answer at once.
 const USAGE_EXIT = 2

@@ -5,7 +5,7 @@ import { toJson, toYaml } from '../../spec/serialize.ts'
 import { controlPlaneDocument, servedDocument } from '../document/reader.ts'
 import { modeOf } from '../document/modes.ts'
 import { ConfigError, emulatedRelease } from '../mock/config.ts'
-import { subcommand } from './command.ts'
+import { subcommand } from '../cli-base/command.ts'
 import { EXIT, type Io } from './verify.ts'
 
 /** The `spec` command's flags. */

@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander'
-import { subcommand } from './command.ts'
+import { subcommand } from '../cli-base/command.ts'
 import { EXIT, parseFlags } from './connection.ts'
 import { ConfigError } from '../mock/config.ts'
-import { mergeUsage, readUsageFile, UsageFileError, writeUsageFile } from '../usage/file.ts'
+import { mergeUsage, readUsageFile, UsageFileError, writeUsageFile } from '../usage-file/file.ts'
 
 /** The `usage` command: `usage merge A B... --out FILE`. */
 export function usageCommand(): Command {

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url'
 import { ConfigError, parseConfig } from './config.ts'
 import { startMock, type LaunchedMock } from './mock.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
-import { exitWith } from '../cli/exit.ts'
+import { exitWith } from '../cli-base/exit.ts'
 import { changeLogPath } from './state-file.ts'
 
 /** How long a stop waits for requests in flight before it closes every connection and exits anyway. */

@@ -1,7 +1,7 @@
 import { resolveProfile } from '../../spec/profiles.ts'
 import { listOperations, releaseDocument } from '../document/reader.ts'
 import { COMPARE_OPS, TEXT_FUNCTIONS } from '../store/filter-ast.ts'
-import type { Interaction, UsageFile } from './file.ts'
+import type { Interaction, UsageFile } from '../usage-file/file.ts'
 import { operatorsOf } from './template.ts'
 
 /**

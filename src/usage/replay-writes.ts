@@ -4,9 +4,9 @@ import { readById } from '../../contracts/reads.ts'
 import { SYSTEM_FIELDS } from '../../contracts/facts.ts'
 import type { ContractContext } from '../../contracts/types.ts'
 import { rowVersion, type ReadRow, type SaveRequest } from '../client/client.ts'
-import type { Interaction } from './file.ts'
-import type { RowKind } from './request-shape.ts'
-import type { Shape } from './shape.ts'
+import type { Interaction } from '../usage-file/file.ts'
+import type { RowKind } from '../usage-file/request-shape.ts'
+import type { Shape } from '../usage-file/shape.ts'
 
 /**
  * Saves and deletes of a usage file, replayed with `--allow-writes` only, on rows verify creates

@@ -1,7 +1,7 @@
 import { runContracts, type RunOptions, type RunReport } from '../../contracts/runner.ts'
 import type { ContractResult, Target } from '../../contracts/types.ts'
 import { summaryLines } from '../cli/verify-report.ts'
-import { readUsageFile } from './file.ts'
+import { readUsageFile } from '../usage-file/file.ts'
 import { usageContracts } from './replay.ts'
 
 export interface UsageRunOptions extends Pick<RunOptions, 'concurrency' | 'only' | 'skip' | 'signal' | 'onSecret' | 'onCleanup'> {

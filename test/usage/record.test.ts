@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { IDS, startTestMock } from '../helpers/http.ts'
 import { ROOT, runToEnd, startProcess, stopStarted } from '../cli/processes.ts'
-import type { UsageFile } from '../../src/usage/file.ts'
+import type { UsageFile } from '../../src/usage-file/file.ts'
 
 const SERVER = join(ROOT, 'dist/src/mock/server.js')
 const BIN = join(ROOT, 'bin/appdata-kit.js')

@@ -12,7 +12,7 @@ import { resetMock, type ResetResult } from './reset.ts'
 import { addAttachments, type UploadInput } from './uploads.ts'
 import { toFixtureFile } from '../../fixtures/export.ts'
 import type { FixtureFile } from '../../fixtures/file-format.ts'
-import type { UsageFile } from '../../usage/file.ts'
+import type { UsageFile } from '../../usage-file/file.ts'
 import { ProblemError } from '../../errors.ts'
 
 /**

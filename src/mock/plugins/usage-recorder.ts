@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { UsageAccumulator, writeUsageFile, type UsageFile } from './file.ts'
-import { requestShape } from './request-shape.ts'
-import { ShapeAccumulator } from './shape.ts'
+import { UsageAccumulator, writeUsageFile, type UsageFile } from '../../usage-file/file.ts'
+import { requestShape } from '../../usage-file/request-shape.ts'
+import { ShapeAccumulator } from '../../usage-file/shape.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
