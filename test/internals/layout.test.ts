@@ -68,7 +68,7 @@ const ALLOWED: Record<string, string[]> = {
   // helpers, never its server, app or control plane.
   'src/operations': [
     'src/operations', 'src/store', 'src/document', 'src/wire', 'src/mock/auth', 'src/mock/plugins/auth.ts',
-    'src/mock/plugins/warnings.ts', 'src/mock/routes.ts', 'src/errors.ts', 'src/bytes.ts', 'spec',
+    'src/mock/plugins/warnings.ts', 'src/mock/ready-answer.ts', 'src/mock/routes.ts', 'src/errors.ts', 'src/bytes.ts', 'spec',
   ],
   'src/deviate': ['src/deviate', 'src/operations', 'src/store'],
   'src/capture': ['src/capture', 'src/client', 'src/store', 'src/fixtures', 'src/bytes.ts'],
