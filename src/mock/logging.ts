@@ -14,6 +14,12 @@ declare module 'fastify' {
  * The mock's logger (pino, through Fastify): one line per request at info, written readably on a
  * terminal (pino-pretty) and as JSON lines otherwise or with `--log-format json`. Secrets in URLs
  * are never written. `stream` replaces standard output (tests read it).
+ *
+ * JSON lines go through `process.stdout`, not pino's own synchronous destination: on a pipe (a CI
+ * runner, `| tee`, a container's log) Node writes at once while the reader keeps up and queues in
+ * memory while it falls behind, so a slow reader never stalls the answers; a file is written as it
+ * comes. The stop waits for the queue to drain (`drainStdout`). pino's asynchronous destination is
+ * not used: on a non-blocking pipe it loses lines when the pipe fills (sonic-boom 4.2.1).
  */
 export async function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFormat'>, stream?: LogStream): Promise<FastifyServerOptions['logger']> {
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && stream === undefined && process.stdout.isTTY === true)
@@ -28,7 +34,7 @@ export async function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFo
         singleLine: true,
         sync: true,
       })
-    : stream
+    : (stream ?? process.stdout)
   return {
     level: config.logLevel,
     ...(destination === undefined ? {} : { stream: destination }),
@@ -59,5 +65,19 @@ export function registerRequestLog(app: FastifyInstance, level: MockConfig['logL
       .join(' ')
     request.log[lineLevel]({ request: { method: request.method, path, operationId, status: reply.statusCode, code: reply.problemCode, ms, warnings } }, line)
     done()
+  })
+}
+
+/**
+ * Resolves once the lines queued for standard output are written, or after `ms` (a reader that
+ * stopped reading does not keep the mock alive).
+ */
+export function drainStdout(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    process.stdout.write('', () => {
+      clearTimeout(timer)
+      resolve()
+    })
   })
 }

@@ -5,6 +5,7 @@ import { startMock, type LaunchedMock } from './mock.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
 import { exitWith } from '../cli-base/exit.ts'
 import { changeLogPath } from './state-file.ts'
+import { drainStdout } from './logging.ts'
 
 /** How long a stop waits for requests in flight before it closes every connection and exits anyway. */
 export const STOP_GRACE_MS = 1500
@@ -53,6 +54,9 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
   process.stdout.write(`${lines.map((line) => (mockConfig.logFormat === 'json' ? json(line) : line)).join('\n')}\n`)
 }
 
+/** How long a stop waits for queued log lines to reach a reader that is behind. */
+const LOG_DRAIN_MS = 1000
+
 /**
  * SIGTERM or SIGINT: stop accepting, let requests in flight finish, close idle keep-alive
  * connections at once and each busy one as soon as its answer is sent, then exit 0. Whatever is still
@@ -84,7 +88,8 @@ function stopOnSignals(mock: LaunchedMock): void {
     }, STOP_GRACE_MS)
     cut.unref()
     mock.close().then(
-      () => process.exit(0),
+      // Log lines still queued for a slow reader are written first (see loggerOptions).
+      () => void drainStdout(LOG_DRAIN_MS).then(() => process.exit(0)),
       (error: unknown) => {
         process.stderr.write(`appdata-kit mock: stopping failed: ${(error as Error).message}\n`)
         process.exit(1)

@@ -242,6 +242,47 @@ describe('npm start', () => {
   })
 })
 
+describe('the log of a busy mock', () => {
+  it('is written without blocking: a reader that falls behind does not stall the answers, and no line is lost', async () => {
+    const run = await startServer(['--port', '0', '--log-format', 'json'])
+    expect(run.url).toBeDefined()
+    // Stop reading the mock's output: the pipe fills after 64 KB, some 300 request lines.
+    run.child.stdout?.pause()
+    const count = 1200
+    const agent = new HttpAgent({ keepAlive: true, maxSockets: 4 })
+    const answered = await new Promise<number>((resolve, reject) => {
+      let done = 0
+      let sent = 0
+      const timer = setTimeout(() => reject(new Error(`${done} of ${count} answered in 20 s: the log write blocked the mock`)), 20_000)
+      const next = (): void => {
+        if (sent === count) return
+        sent += 1
+        const request = httpRequest(`${run.url}/__mock/health?n=${sent}`, { agent }, (response) => {
+          response.resume()
+          response.on('end', () => {
+            done += 1
+            if (done === count) {
+              clearTimeout(timer)
+              resolve(done)
+            } else next()
+          })
+        })
+        request.on('error', reject)
+        request.end()
+      }
+      for (let i = 0; i < 4; i++) next()
+    })
+    agent.destroy()
+    expect(answered).toBe(count)
+    // Stopped while the lines wait in its queue, the mock writes them before it exits.
+    run.child.kill('SIGTERM')
+    run.child.stdout?.resume()
+    expect((await run.exited).code).toBe(0)
+    const seen = new Set(run.stdout.split('\n').flatMap((line) => /\/__mock\/health\?n=(\d+)/.exec(line)?.[1] ?? []).map(Number))
+    expect(Array.from({ length: count }, (_, i) => i + 1).filter((n) => !seen.has(n))).toEqual([])
+  }, 60_000)
+})
+
 describe('the appdata-kit command', () => {
   const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string
 
