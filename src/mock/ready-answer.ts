@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ReadyBytes } from '../store/row-bytes.ts'
+import { bufferOf } from '../bytes.ts'
+import type { ReadyBytes } from '../store/ready-bytes.ts'
 import { keepJournalPayload } from './plugins/journal.ts'
 import { setWarningsHeader } from './plugins/warnings.ts'
 
@@ -31,7 +32,7 @@ const JSON_UTF8 = 'application/json; charset=utf-8'
  */
 export function sendReady(request: FastifyRequest, reply: FastifyReply, ready: ReadyBytes): FastifyReply {
   reply.type(JSON_UTF8)
-  if (!request.server.readyWrites || request.mockFault !== null || request.method === 'HEAD' || ready.chunks.length === 1) return reply.send(ready.body)
+  if (!request.server.readyWrites || request.mockFault !== null || request.method === 'HEAD' || ready.chunks.length === 1) return reply.send(bufferOf(ready.body))
   setWarningsHeader(request, reply)
   keepJournalPayload(request, reply, ready)
   reply.hijack()

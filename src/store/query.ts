@@ -1,6 +1,6 @@
 import { relationKeyOf } from './guid.ts'
 import type { Predicate } from './filter.ts'
-import type { ReadyBytes } from './row-bytes.ts'
+import type { ReadyBytes } from './ready-bytes.ts'
 import { serializeRow } from './row-json.ts'
 import type { StoreState } from './state.ts'
 import type { Table } from './table.ts'

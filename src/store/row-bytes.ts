@@ -1,20 +1,3 @@
-/**
- * A JSON answer as ready UTF-8 bytes: views of the store's arenas and the brackets and commas
- * between them, in order, and their total length. The mock writes the pieces as they are (one
- * system call for all of them); `body` joins them into one buffer, a copy, for whoever needs one.
- */
-export class ReadyBytes {
-  constructor(
-    readonly chunks: readonly Buffer[],
-    readonly length: number,
-  ) {}
-
-  /** The answer as one buffer (a copy of the pieces, made when asked for). */
-  get body(): Buffer {
-    return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks as Buffer[], this.length)
-  }
-}
-
 /** Bytes of one arena: rows' JSON texts are packed into buffers of this size, outside the V8 heap. */
 const ARENA_SIZE = 1024 * 1024
 

@@ -8,7 +8,7 @@ import { countRows, getRow, queryRows, tableFor } from './query.ts'
 import { planSave } from './save.ts'
 import { buildState, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
-import type { ReadyBytes } from './row-bytes.ts'
+import type { ReadyBytes } from './ready-bytes.ts'
 import type {
   ActionCommand,
   ActionOutcome,

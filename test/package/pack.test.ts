@@ -192,6 +192,11 @@ describe('the packed package in an empty project', () => {
       expect(listing).toContain(file)
     }
     expect(listing.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([])
+    // The README's links to its pages (docs/...) and other files of the project resolve in the package, as on the registry's page.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const linked = [...readme.matchAll(/\]\((?!https?:|#|mailto:)([^)#\s]+)/g)].map((m) => m[1]!).filter((target) => target.startsWith('docs/'))
+    expect(linked.length).toBeGreaterThan(5)
+    expect(linked.filter((target) => !listing.includes(`package/${target}`))).toEqual([])
     expect(listing.filter((file) => file.startsWith('package/test/'))).toEqual([])
     const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules/appdata-kit/package.json'), 'utf8'))
     expect(manifest.private).toBeUndefined()

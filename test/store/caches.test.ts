@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { textOf } from '../../src/bytes.ts'
 import { APP, defaultFixture, LINES, newStore, q, row, rows } from './support.ts'
 
 describe('cached JSON texts and orders follow writes', () => {
@@ -92,21 +93,21 @@ describe('a page is written from the bytes the store keeps, not from a copy', ()
     const first = pieces(store.queryRows(APP, null, q('$top=5'), []))
     const second = pieces(store.queryRows(APP, null, q('$top=5'), []))
     // '[', one run of five rows (stored one after the other by the first read), ']'.
-    expect(first.chunks.map((c) => c.length === 1 ? c.toString() : 'rows')).toEqual(['[', 'rows', ']'])
+    expect(first.chunks.map((c) => c.length === 1 ? textOf(c) : 'rows')).toEqual(['[', 'rows', ']'])
     expect(second.chunks[1]?.buffer).toBe(first.chunks[1]?.buffer)
     expect(second.chunks[1]?.byteOffset).toBe(first.chunks[1]?.byteOffset)
     expect(first.length).toBe(first.chunks.reduce((n, c) => n + c.length, 0))
-    expect(JSON.parse(first.body.toString('utf8'))).toHaveLength(5)
+    expect(JSON.parse(textOf(first.body))).toHaveLength(5)
   })
 
   it('a write does not change bytes already handed out: an answer still being written stays whole', () => {
     const store = newStore()
     const before = pieces(store.queryRows(APP, null, q('$top=5'), []))
-    const text = before.body.toString('utf8')
+    const text = textOf(before.body)
     store.save({ applicationId: APP, userId: 1, masters: [{ row: { Id: 3, TIMESTAMP: row(store, 3).TIMESTAMP, Customer: 'Renamed SA' }, details: [] }] })
     const after = pieces(store.queryRows(APP, null, q('$top=5'), []))
-    expect(before.body.toString('utf8')).toBe(text)
-    expect(after.body.toString('utf8')).toContain('Renamed SA')
+    expect(textOf(before.body)).toBe(text)
+    expect(textOf(after.body)).toContain('Renamed SA')
     // Rows 1-2 and 4-5 are still where the first read stored them; row 3 was stored anew.
     expect(after.chunks.filter((c) => c.length > 1)).toHaveLength(3)
   })
@@ -119,6 +120,6 @@ describe('a page is written from the bytes the store keeps, not from a copy', ()
     expect(ids).toHaveLength(100)
     expect(page.chunks).toHaveLength(1)
     expect(page.chunks[0]?.length).toBe(page.length)
-    expect(JSON.parse(page.body.toString('utf8')).map((r: { Id: number }) => r.Id)).toEqual(ids)
+    expect(JSON.parse(textOf(page.body)).map((r: { Id: number }) => r.Id)).toEqual(ids)
   })
 })

@@ -1,6 +1,7 @@
 import type { MockWarning } from '../warnings.ts'
 import { redactHeaders, redactUrl, redactValue } from './redact.ts'
-import { ReadyBytes } from '../../store/row-bytes.ts'
+import { ReadyBytes } from '../../store/ready-bytes.ts'
+import { bufferOf } from '../../bytes.ts'
 
 /** The fault rule effect applied to a request (src/mock/plugins/faults.ts). */
 export type FaultEffect = 'latency' | 'status' | 'drop' | 'commitThenDrop'
@@ -160,7 +161,7 @@ function showResponseBody(body: RecordedBody | undefined, contentType: string | 
   if (body === undefined) return null
   if (!body.kept) return body.note
   // An answer written as ready bytes is joined only now, when the journal is read.
-  const value = body.value instanceof ReadyBytes ? body.value.body : body.value
+  const value = body.value instanceof ReadyBytes ? bufferOf(body.value.body) : body.value
   const text = typeof value === 'string' ? value : Buffer.isBuffer(value) && isTextual(contentType) ? value.toString('utf8') : undefined
   if (text === undefined) return Buffer.isBuffer(value) ? `[${value.byteLength} bytes of ${contentType ?? 'unknown type'}]` : null
   if (text === '') return ''

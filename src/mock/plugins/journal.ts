@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../control/journal.ts'
 import { isControlUrl } from '../control/access.ts'
-import { ReadyBytes } from '../../store/row-bytes.ts'
+import { ReadyBytes } from '../../store/ready-bytes.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
