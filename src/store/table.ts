@@ -343,6 +343,9 @@ export class Table {
       if (typeof masterId === 'number') {
         const ids = this.#byMaster.get(masterId)
         if (ids === undefined) this.#byMaster.set(masterId, [id])
+        // A short list grows by an exact copy: growing an array in place reserves spare slots, which
+        // at a million orders with two lines each was 136 MB more heap (and more for the collector to copy).
+        else if (ids.length < 16 && (ids[ids.length - 1] as number) < id) this.#byMaster.set(masterId, ids.concat(id))
         else if (!ids.includes(id)) insertSorted(ids, id)
       }
     }
