@@ -91,8 +91,8 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   })
   const document = releaseDocument(config.productVersion)
-  // What the mock's clients read: the document of its own mode and release, which says exactly what it accepts.
-  const served: OpenAPIObject = servedDocument(config.productVersion, modeOf(config.strict))
+  // What the mock's clients read: the document of its own mode and release, which says exactly what it accepts (built at the first read).
+  const served = (): OpenAPIObject => servedDocument(config.productVersion, modeOf(config.strict))
 
   app.decorate('store', createStore(fixture, deps))
   // An older fixture still loads; say once, at start, what it should change (type names, value forms).
