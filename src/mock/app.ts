@@ -57,6 +57,11 @@ export interface AppDeps extends Deps {
   tls?: ServerTls
 }
 
+/** Fastify's schema compilers for the mock: a route that declares a schema fails to register, saying why. */
+function noRouteSchemas(): never {
+  throw new Error('a route of the mock declares a Fastify schema: requests are checked against the API document (src/document/validators.ts), not by Fastify')
+}
+
 /**
  * Builds the mock for one release and one fixture: routes and validators from the document,
  * the store, tokens, limits and the documentation page. Never listens; `server.ts` and
@@ -80,10 +85,14 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
     // path parameters keep the case they were sent in.
     routerOptions: { maxParamLength: config.maxUrlLength, ignoreTrailingSlash: true, caseSensitive: false },
     frameworkErrors: (error, request, reply) => sendProblem(reply, frameworkProblem(error, request.url, config.maxUrlLength), request),
+    // Requests are checked against the API document by the mock's own validators and answers are
+    // written by its operations: no route gives Fastify a schema. Fastify would otherwise load its
+    // own compilers (Ajv with JTD, fast-json-stringify) for every instance, a third of a first start.
+    schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   })
   const document = releaseDocument(config.productVersion)
-  // What the mock's clients read: the document of its own mode and release, which says exactly what it accepts.
-  const served: OpenAPIObject = servedDocument(config.productVersion, modeOf(config.strict))
+  // What the mock's clients read: the document of its own mode and release, which says exactly what it accepts (built at the first read).
+  const served = (): OpenAPIObject => servedDocument(config.productVersion, modeOf(config.strict))
 
   app.decorate('store', createStore(fixture, deps))
   // An older fixture still loads; say once, at start, what it should change (type names, value forms).

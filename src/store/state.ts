@@ -63,7 +63,8 @@ export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, g
     if (generating !== undefined) {
       // Straight into the tables: a million generated rows are never held as objects as well.
       const masters = loaders.get(app.master) as TableLoader
-      emitGeneratedRows(fixture, generating, { master: (row) => masters.add(row), detail: (key, row) => loaders.get(app.details.get(key) as Table)?.add(row) })
+      const byKey = new Map([...app.details].map(([key, table]) => [key, loaders.get(table) as TableLoader]))
+      emitGeneratedRows(fixture, generating, { master: (row) => masters.add(row), detail: (key, row) => byKey.get(key)?.add(row) })
     }
     for (const table of loaders.keys()) applySequence(table, fixture.sequences?.[table.storage.id])
   }
@@ -85,7 +86,10 @@ class TableLoader {
   readonly #state: StoreState
   readonly #loadedAt: number
   readonly #fileCounts: Map<number, number>
-  readonly #assigned: Record<string, FieldValue> = {}
+  readonly #identityField: string
+  /** The fields the store assigns (ASSIGNED's order, NaN for null), written over the source's: reused for every row. */
+  readonly #assigned = new Float64Array(ASSIGNED.length + 1)
+  readonly #load: (source: Readonly<Row>, assigned: Float64Array) => void
 
   /** `expected`: rows the generator will add after the fixture's, so the table is sized once. */
   constructor(table: Table, source: readonly Row[], state: StoreState, loadedAt: number, expected: number) {
@@ -93,11 +97,12 @@ class TableLoader {
     this.#state = state
     this.#loadedAt = loadedAt
     this.#fileCounts = state.attachments.fileCounts(table.applicationId, table.relationKey)
+    this.#identityField = table.storage.identityField
+    this.#load = table.loader([...ASSIGNED, this.#identityField])
     const rows = isSortedById(source) ? source : [...source].sort((a, b) => a.Id - b.Id)
-    const identityField = table.storage.identityField
     let maxIdentity = 0
     for (const row of rows) {
-      const identity = row[identityField]
+      const identity = row[this.#identityField]
       if (typeof identity === 'number' && identity > maxIdentity) maxIdentity = identity
       if (typeof row.ROW_ORDER === 'number' && row.ROW_ORDER >= table.nextRowOrder) table.nextRowOrder = row.ROW_ORDER + 1
     }
@@ -109,21 +114,27 @@ class TableLoader {
   /** One more row, in ascending Id order; the table copies its values. */
   add(source: Readonly<Row>): void {
     const table = this.#table
-    const identityField = table.storage.identityField
-    const identity = source[identityField]
+    const identity = source[this.#identityField]
     const created = source.DT_CREATION ?? this.#loadedAt
-    // The assigned fields are written over the source's (one object reused per load, not one per row).
     const assigned = this.#assigned
-    assigned[identityField] = typeof identity === 'number' ? identity : table.nextIdentity++
-    assigned.DT_CREATION = created
-    assigned.DT_LAST_UPDATE = source.DT_LAST_UPDATE ?? created
-    assigned.USER_ID_LAST_UPDATE = source.USER_ID_LAST_UPDATE ?? source.USER_ID_CREATION ?? null
-    assigned.ROW_ORDER = typeof source.ROW_ORDER === 'number' ? source.ROW_ORDER : table.nextRowOrder++
-    assigned.TIMESTAMP = source.TIMESTAMP > 0 ? source.TIMESTAMP : this.#state.nextVersion++
-    assigned.CT_ATTACHMENTS = this.#fileCounts.get(source.Id) ?? null
-    table.loadAssigned(source, assigned)
+    assigned[0] = numberOrNaN(created)
+    assigned[1] = numberOrNaN(source.DT_LAST_UPDATE ?? created)
+    assigned[2] = numberOrNaN(source.USER_ID_LAST_UPDATE ?? source.USER_ID_CREATION)
+    assigned[3] = typeof source.ROW_ORDER === 'number' ? source.ROW_ORDER : table.nextRowOrder++
+    assigned[4] = source.TIMESTAMP > 0 ? numberOrNaN(source.TIMESTAMP) : this.#state.nextVersion++
+    assigned[5] = this.#fileCounts.get(source.Id) ?? Number.NaN
+    assigned[6] = typeof identity === 'number' ? identity : table.nextIdentity++
+    this.#load(source, assigned)
     table.nextId = source.Id + 1
   }
+}
+
+/** The system fields the store assigns to every row it loads (the Identity field comes after them). */
+const ASSIGNED = ['DT_CREATION', 'DT_LAST_UPDATE', 'USER_ID_LAST_UPDATE', 'ROW_ORDER', 'TIMESTAMP', 'CT_ATTACHMENTS'] as const
+
+/** A value as a number column holds it: anything but a number is null, held as NaN. */
+function numberOrNaN(value: FieldValue | undefined): number {
+  return typeof value === 'number' ? value : Number.NaN
 }
 
 function isSortedById(rows: readonly Row[]): boolean {

@@ -2,12 +2,31 @@
  * `startMock()` as a user's test calls it: a free port, the package's default fixture, a client
  * set up for it, the controls, HTTPS on request, and refusals of settings it cannot emulate.
  */
+import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { startMock } from '../../src/mock/mock.ts'
 import { ConfigError } from '../../src/mock/config.ts'
 import { IDS } from '../helpers/http.ts'
 
+/** In a fresh process, the compiled package's startMock() once: which of Fastify's schema compilers Node then holds. */
+const COMPILERS_AFTER_START = `
+  import { createRequire } from 'node:module'
+  const { startMock } = await import('./dist/src/index.js')
+  const mock = await startMock({ logLevel: 'silent' })
+  await mock.client.signIn({ username: 'admin@acme.test', password: 'admin-pass' })
+  await mock.client.rows({ top: 1 })
+  await mock.close()
+  const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => /@fastify[\\/](ajv-compiler|fast-json-stringify-compiler)[\\/]/.test(path))
+  process.stdout.write(JSON.stringify(loaded))
+`
+
 describe('startMock()', () => {
+  it('starts without Fastify\'s schema compilers: requests are checked against the document, not by route schemas', () => {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', COMPILERS_AFTER_START], { cwd: new URL('../../', import.meta.url).pathname, encoding: 'utf8' })
+    expect(run.stderr).toBe('')
+    expect(JSON.parse(run.stdout)).toEqual([])
+  })
+
   it('listens on a free port with the default fixture and gives a client set up for its Orders application', async () => {
     const mock = await startMock({ logLevel: 'silent' })
     try {

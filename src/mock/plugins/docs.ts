@@ -47,19 +47,21 @@ async function yamlText(document: OpenAPIObject): Promise<string> {
 /**
  * Serves the document of the mock's own mode and release (src/document/modes.ts) at `/openapi.json`
  * and `/openapi.yaml`, and a documentation page at `/docs`, so what a client reads is what this mock
- * does. With the control plane on, the page offers its document as a second definition.
+ * does. With the control plane on, the page offers its document as a second definition. `document`
+ * is asked for at the first request that reads it: building a release's view is a good part of a
+ * first start, and most runs never read it.
  */
-export async function registerDocs(app: FastifyInstance, document: OpenAPIObject, controlDocument?: OpenAPIObject): Promise<void> {
-  const json = perOrigin((origin) => JSON.stringify(withOrigin(document, origin)))
-  const yaml = perOrigin((origin) => yamlText(withOrigin(document, origin)))
+export async function registerDocs(app: FastifyInstance, document: () => OpenAPIObject, controlDocument?: OpenAPIObject): Promise<void> {
+  const json = perOrigin((origin) => JSON.stringify(withOrigin(document(), origin)))
+  const yaml = perOrigin((origin) => yamlText(withOrigin(document(), origin)))
   app.get('/openapi.json', async (request, reply) => reply.type('application/json; charset=utf-8').send(await json(request)))
   app.get('/openapi.yaml', async (request, reply) => reply.type('application/yaml; charset=utf-8').send(await yaml(request)))
-  const definitions = controlDocument === undefined ? {} : controlPlaneDefinition(app, document.info.title, controlDocument)
+  const definitions = controlDocument === undefined ? () => ({}) : controlPlaneDefinition(app, controlDocument)
   // The page (Swagger UI and its assets) is made at its first request, in an app of its own that
   // this one forwards /docs to: its plugins are a good part of a start, and most runs never open it.
   let page: Promise<FastifyInstance> | undefined
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
-    page ??= documentationPage(document, definitions)
+    page ??= documentationPage(document(), definitions(document().info.title))
     const answer = await (await page).inject({ method: request.method as 'GET', url: request.url, headers: { ...request.headers, [ORIGIN_HEADER]: publicBase(request) } })
     for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) reply.header(name, value)
     return reply.code(answer.statusCode).send(answer.rawPayload)
@@ -88,15 +90,15 @@ async function documentationPage(document: OpenAPIObject, definitions: Record<st
   return docs
 }
 
-/** The page's definition selector: the API first, the control plane second. */
-function controlPlaneDefinition(app: FastifyInstance, main: string, controlDocument: OpenAPIObject): Record<string, unknown> {
+/** Serves the control plane's document for the page; the page's definition selector (the API, titled `main`, first; the control plane second). */
+function controlPlaneDefinition(app: FastifyInstance, controlDocument: OpenAPIObject): (main: string) => Record<string, unknown> {
   const text = perOrigin((origin) => JSON.stringify(withOrigin(forPage(controlDocument), origin)))
   app.get('/docs/control-plane.json', async (request, reply) => reply.type('application/json; charset=utf-8').send(await text(request)))
-  return {
+  return (main) => ({
     urls: [
       { url: '/docs/json', name: main },
       { url: '/docs/control-plane.json', name: String(controlDocument.info.title) },
     ],
     'urls.primaryName': main,
-  }
+  })
 }
