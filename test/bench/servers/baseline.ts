@@ -5,6 +5,7 @@
  *   named for the request's path, else FILE): the load generator's ceiling for a workload, measured with
  *   the mock's own answers;
  * - `fastify-text PAGE`: bare Fastify answering the page pre-serialized, as a string;
+ * - `fastify-bytes PAGE`: bare Fastify answering the page as pre-encoded bytes (no UTF-8 encoding per request);
  * - `fastify-stringify ROWS`: Fastify keeping the rows as objects, slicing and `JSON.stringify`ing a page per request;
  * - `fastify-append ROWS`: Fastify parsing each save body and appending it, and answering reads by
  *   slicing and stringifying (the write baselines).
@@ -39,6 +40,9 @@ if (mode === 'node-bytes') {
   const skipOf = (body: unknown) => Number(/\$skip=(\d+)/.exec(String((body as { query?: string } | null)?.query ?? ''))?.[1] ?? 0)
   if (mode === 'fastify-text') {
     const page = readFileSync(file, 'utf8')
+    app.post('/ExplorerApi/api/items', async (_request, reply) => reply.type(JSON_TYPE).send(page))
+  } else if (mode === 'fastify-bytes') {
+    const page = readFileSync(file)
     app.post('/ExplorerApi/api/items', async (_request, reply) => reply.type(JSON_TYPE).send(page))
   } else {
     const rows = JSON.parse(readFileSync(file, 'utf8')) as unknown[]
