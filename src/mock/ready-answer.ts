@@ -28,7 +28,7 @@ const JSON_UTF8 = 'application/json; charset=utf-8'
  * `reply.hijack()`; onResponse hooks (request log, journal entry) still run when the answer is
  * written. When a hook that needs the payload is on (usage recording, deviations, a fault rule on
  * this request), the pieces are joined and sent the usual way. A test lists the app's onSend hooks,
- * so a new one cannot be skipped unnoticed (test/internals/ready-answer.test.ts).
+ * so a new one cannot be skipped unnoticed (test/http/ready-answer.test.ts).
  */
 export function sendReady(request: FastifyRequest, reply: FastifyReply, ready: ReadyBytes): FastifyReply {
   reply.type(JSON_UTF8)

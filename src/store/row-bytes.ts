@@ -3,11 +3,11 @@ const ARENA_SIZE = 1024 * 1024
 
 /**
  * The UTF-8 JSON texts of a table's rows in one projection, by slot, kept as bytes in large
- * buffers (arenas) so a page is a copy of ready bytes: no string building, no re-encoding per
- * request. Each text is followed by a comma in its arena, so rows stored one after the other
- * (a first read of a page stores them so) go out as one copy, separators included. A write forgets the row's bytes (they are written again at its next read). Memory is
- * bounded: past `limit` bytes the oldest arena is dropped and the rows in it serialize again
- * when next read.
+ * buffers (arenas) so a page is made of ready bytes: no string building, no re-encoding, no copy
+ * per request. Each text is followed by a comma in its arena, so rows stored one after the other
+ * (a first read of a page stores them so) go out as one view of the arena, separators included.
+ * A write forgets the row's bytes (they are written again at its next read). Memory is bounded:
+ * past `limit` bytes the oldest arena is dropped and the rows in it serialize again when next read.
  */
 export class RowBytes {
   readonly #limit: number
@@ -51,30 +51,13 @@ export class RowBytes {
     return arena !== 0 && this.#arenas.has(arena) ? (this.#length[slot] as number) : -1
   }
 
-  /** Copies the slot's bytes into `target` at `at`; returns where the copy ends. Call only when held. */
-  copyTo(slot: number, target: Buffer, at: number): number {
-    return this.copyRun(slot, slot, target, at)
-  }
-
   /**
    * Whether slot `next`'s text follows slot `slot`'s in the same held arena, one comma between:
-   * then a page copies both (and the comma) at once.
+   * then one view holds both (and the comma).
    */
   follows(slot: number, next: number): boolean {
     const arena = this.#arenaOf[slot] as number
     return arena !== 0 && this.#arenaOf[next] === arena && this.#offset[next] === (this.#offset[slot] as number) + (this.#length[slot] as number) + 1
-  }
-
-  /**
-   * Copies the texts from `first` to `last`, with the commas between, into `target` at `at`;
-   * returns where the copy ends. Call only for held slots where each follows the one before.
-   */
-  copyRun(first: number, last: number, target: Buffer, at: number): number {
-    const arena = this.#arenas.get(this.#arenaOf[first] as number) as Buffer
-    const start = this.#offset[first] as number
-    const end = (this.#offset[last] as number) + (this.#length[last] as number)
-    arena.copy(target, at, start, end)
-    return at + end - start
   }
 
   /**
