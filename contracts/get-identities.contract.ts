@@ -2,6 +2,13 @@
 import { createOwnMaster, identityFieldFor, shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
+/** The master storage's Identity field; the contract is skipped when it is not known. */
+async function masterIdentityField(ctx: ContractContext): Promise<string> {
+  const field = identityFieldFor(ctx, await ctx.facts.masters(ctx.client), 'master')
+  if (field === undefined) ctx.skip('the Identity field is not known: pass --identity-field')
+  return field
+}
+
 export const reservedOnce: Contract = {
   id: 'identities.reserved-once',
   title: 'Get Identities answers the count of increasing integers asked for, none of them handed out again by the next call',
@@ -13,8 +20,7 @@ export const reservedOnce: Contract = {
   statements: ['identities.values', 'identities.reserved'],
   data: "two reservations of 2 values for the master storage's Identity field: the second shares no value with the first",
   async run(ctx: ContractContext) {
-    const field = identityFieldFor(ctx, await ctx.facts.masters(ctx.client), 'master')
-    if (field === undefined) ctx.skip('the Identity field is not known: pass --identity-field')
+    const field = await masterIdentityField(ctx)
     const storageId = ctx.target.storageId as string
     const first = await ctx.client.identities(storageId, field, 2)
     const second = await ctx.client.identities(storageId, field, 2)
@@ -35,8 +41,7 @@ export const sequential: Contract = {
   statements: ['identities.values'],
   data: 'three values reserved at once for the master storage\'s Identity field',
   async run(ctx: ContractContext) {
-    const field = identityFieldFor(ctx, await ctx.facts.masters(ctx.client), 'master')
-    if (field === undefined) ctx.skip('the Identity field is not known: pass --identity-field')
+    const field = await masterIdentityField(ctx)
     const values = await ctx.client.identities(ctx.target.storageId as string, field, 3)
     ctx.check(values.length === 3 && values.every((v, i) => Number.isSafeInteger(v) && (i === 0 || v === (values[i - 1] as number) + 1)), { expected: '3 sequential integers (n, n+1, n+2)', received: shown(values) })
   },
@@ -53,8 +58,7 @@ export const notUsedBySaves: Contract = {
   statements: ['identities.reserved'],
   data: "two values reserved for the master storage's Identity field, then an own row created with that field null: the value the service assigns it",
   async run(ctx: ContractContext) {
-    const field = identityFieldFor(ctx, await ctx.facts.masters(ctx.client), 'master')
-    if (field === undefined) ctx.skip('the Identity field is not known: pass --identity-field')
+    const field = await masterIdentityField(ctx)
     const reserved = await ctx.client.identities(ctx.target.storageId as string, field, 2)
     const own = await createOwnMaster(ctx)
     const assigned = own.row[field]

@@ -224,12 +224,4 @@ export function validatorsFor(document: OpenAPIObject): DocumentValidators {
   return validators
 }
 
-/** A standalone JSON Schema 2020-12 (such as the fixture file's), compiled strictly with formats. */
-export function compileJsonSchema(schema: object): ValidateFunction {
-  // Strict, but `type: [..]` unions (nullable values) are intended.
-  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true })
-  addFormats(ajv)
-  return ajv.compile(schema)
-}
-
 export type { ErrorObject, ValidateFunction }

@@ -31,20 +31,19 @@ export function convertSaveValues(request: FastifyRequest, application: Applicat
     }
     return out ?? row
   }
-  const details = new Map(application.details.map((d) => [d.relationKey, d.storage]))
-  const converted: SaveCommand = {
-    ...command,
-    masters: command.masters.map((master) => ({
-      row: convertRow(master.row, application.master, application.master.name),
-      details: master.details.map((group) => {
-        const storage = details.get(group.relationKey)
-        return storage === undefined ? group : { ...group, rows: group.rows.map((row) => convertRow(row, storage, group.relationKey)) }
-      }),
-    })),
-  }
+  const storageOf = (relationKey: string) => application.details.find((d) => d.relationKey === relationKey)?.storage
+  const masters = command.masters.map((master) => ({
+    row: convertRow(master.row, application.master, application.master.name),
+    details: master.details.map((group) => {
+      const storage = storageOf(group.relationKey)
+      return storage === undefined ? group : { ...group, rows: group.rows.map((row) => convertRow(row, storage, group.relationKey)) }
+    }),
+  }))
+  // Every value already in its form (the usual save): the command goes on as the client sent it.
+  if (seen.size === 0) return command
   for (const { what, type, from, count } of seen.values()) {
     const times = count === 1 ? '' : ` (${count} rows)`
     warn(request, 'VALUE_FORM_CONVERTED', `${what} is a ${type} field, whose values are ${TYPE_FORMS[type as keyof typeof TYPE_FORMS]}; ${from}${times} was converted.`)
   }
-  return converted
+  return { ...command, masters }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { encodeRowVersion } from '../../src/store/row-version.ts'
 import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/types.ts'
-import { APP, fixedDeps, LINES, newStore, NOW, row, rows, snapshot } from './support.ts'
+import { APP, fixedDeps, LINES, newStore, row, rows, snapshot } from './support.ts'
 
 /** NOW as the DateTime number the store stamps (the default fixture's zone is UTC). */
 const NOW_STAMP = 20250203040506

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IDS, startTestMock } from '../helpers/http.ts'
+import { startTestMock } from '../helpers/http.ts'
 import { ROOT, runToEnd } from '../cli/processes.ts'
 
 const BIN = join(ROOT, 'bin/appdata-kit.js')

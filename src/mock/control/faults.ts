@@ -50,6 +50,8 @@ export interface FaultTable {
   clear(): number
   /** The rule that applies to a request of this operation, counted as applied; null for none. */
   decide(operationId: string): FaultDecision | null
+  /** Whether any rule is set: with none, a request needs no look-up at all. */
+  hasRules(): boolean
 }
 
 /**
@@ -87,6 +89,7 @@ export function createFaultTable(randomSeed: () => number, knownOperationIds: Re
       rules = []
       return count
     },
+    hasRules: () => rules.length > 0,
     decide(operationId) {
       // The hot path: no rules, no work.
       if (rules.length === 0) return null
