@@ -50,7 +50,7 @@ export { httpTransport, injectTransport, TransportError, type Transport, type Wi
 export type { FixtureFile, FileApplication, FileStorage, FileRow, FileAttachment } from './fixtures/file-format.ts'
 export { FixtureError } from './fixtures/load.ts'
 export { ProblemError, PROBLEMS, type ProblemCode, type ProblemBody } from './errors.ts'
-export { WARNINGS, type WarningCode } from './mock/warnings.ts'
+export { WARNINGS, type WarningCode } from './http/warnings.ts'
 export { buildDocument } from '../spec/index.ts'
 export { buildControlPlaneDocument } from '../spec/control-plane.ts'
 export type { paths, components, operations } from '../spec/wire/api.ts'

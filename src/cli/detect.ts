@@ -1,7 +1,7 @@
 import { normalizeVersion } from '../../spec/versions.ts'
 import { resolveProfile } from '../../spec/profiles.ts'
 import type { Transport, WireResponse } from '../client/transport.ts'
-import { MOCK_HEADER } from '../mock/mock-header.ts'
+import { MOCK_HEADER } from '../wire/mock-header.ts'
 
 /** What probing the sign-in paths tells about an installation. */
 export interface Detected {

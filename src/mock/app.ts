@@ -3,48 +3,38 @@ import cors from '@fastify/cors'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { MockConfig } from './config.ts'
 import type { MockClock } from '../deps.ts'
-import { resolveProfile, type Profile } from '../../spec/profiles.ts'
+import { resolveProfile } from '../../spec/profiles.ts'
 import { controlPlaneDocument, releaseDocument, servedDocument } from '../document/reader.ts'
 import { modeOf } from '../document/modes.ts'
-import { frameworkProblem, registerErrorHandling, sendProblem } from './plugins/error-handler.ts'
+import { frameworkProblem, registerErrorHandling, sendProblem } from '../http/problems.ts'
 import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
 import { registerJournal } from './plugins/journal.ts'
 import { registerFaults } from './plugins/faults.ts'
-import { registerWarnings } from './plugins/warnings.ts'
+import { registerWarnings } from '../http/warn.ts'
+import { registerReadyAnswers } from '../http/ready-answer.ts'
+import { registerRequestContext } from '../http/context.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { registerHostCheck } from './plugins/host-check.ts'
 import { registerUsage } from './plugins/usage-recorder.ts'
-import { MOCK_HEADER } from './mock-header.ts'
+import { MOCK_HEADER } from '../wire/mock-header.ts'
 import { loggerOptions, registerRequestLog } from './logging.ts'
 import type { ServerTls } from './tls.ts'
-import { WARNINGS_HEADER, STRICT_HEADER } from './warnings.ts'
+import { WARNINGS_HEADER, STRICT_HEADER } from '../http/warnings.ts'
 import { registerControlPlane } from './control/index.ts'
 import { controlPlaneAccess, isControlUrl } from './control/access.ts'
 import { registerOperations } from '../operations/index.ts'
 import { registerRowLinks } from '../operations/open-row-link.ts'
-import { createOutbox, type Outbox } from './outbox.ts'
-import { createTokenStore, type TokenStore } from './auth/tokens.ts'
-import type { Principal } from './auth/principal.ts'
-import { createStore, type Store } from '../store/store.ts'
+import { createOutbox } from '../store/outbox.ts'
+import { createTokenStore } from '../http/auth/tokens.ts'
+import { createStore } from '../store/store.ts'
 import type { Deps, Fixture } from '../store/types.ts'
 import type { LogStream } from './running-mock.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    store: Store
-    tokens: TokenStore
-    profile: Profile
     mockConfig: MockConfig
-    clock: MockClock
-    outbox: Outbox
-  }
-  interface FastifyRequest {
-    principal: Principal | null
-  }
-  interface FastifyContextConfig {
-    operationId?: string
   }
 }
 
@@ -102,7 +92,9 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   app.decorate('mockConfig', config)
   app.decorate('clock', deps.clock)
   app.decorate('outbox', createOutbox())
-  app.decorateRequest('principal', null)
+  registerRequestContext(app, { strict: config.strict, publicUrl: config.publicUrl })
+  // Hooks that change payloads (usage recording, deviations) need every page whole: no ready writes then.
+  registerReadyAnswers(app, config.deviate.length === 0 && config.recordUsage === undefined)
 
   // Every answer names the mock and the release it emulates, so `verify` knows it also may check the mock's own choices.
   app.addHook('onRequest', (_request, reply, done) => {
@@ -126,8 +118,6 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   if (config.deviate.length > 0) (await import('../deviate/deviations.ts')).installDeviations(app, config.deviate)
   // After the deviations, so that what is recorded is what the client received; only when asked for.
   app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
-  // Both add onSend hooks that read or change answers: ready answers then go through them (src/mock/ready-answer.ts).
-  app.decorate('readyWrites', config.deviate.length === 0 && config.recordUsage === undefined)
   await registerControlPlane(app, fixture)
   await registerDocs(app, served, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
   registerOperations(app, document)

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path'
 import { CommanderError, Option, type Command } from 'commander'
 import { subcommand } from '../cli-base/command.ts'
 import { inRange, LATEST_VERSION, normalizeVersion } from '../../spec/versions.ts'
-import { DEFAULT_MAX_SESSIONS } from './auth/tokens.ts'
+import { DEFAULT_MAX_SESSIONS } from '../http/auth/tokens.ts'
 import { DEVIATION_NAMES, isDeviationName } from '../deviate/deviation-names.ts'
 import { packageFile } from '../package-root.ts'
 

@@ -1,7 +1,7 @@
 import type { DeleteCommand } from '../store/types.ts'
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
-import { warn } from '../mock/plugins/warnings.ts'
-import { applicationOf, requireWriter } from './context.ts'
+import { warnOrRefuse } from '../http/warn.ts'
+import { applicationOf, requireWriter } from '../http/context.ts'
 import { resultObject } from './results.ts'
 
 type Group = ApiBody<'deleteItems'>[number]
@@ -24,19 +24,19 @@ export const deleteItems: OperationHandler<'deleteItems'> = async (request, repl
   const legacyBody = groups.some(isLegacyGroup)
   const profile = request.server.profile
   if (legacyBody && !profile.legacyDeleteBody) {
-    warn(request, 'LEGACY_DELETE_BODY', `Release ${profile.version} was sent the older delete body.`)
+    warnOrRefuse(request, 'LEGACY_DELETE_BODY', `Release ${profile.version} was sent the older delete body.`)
   }
   if (!legacyBody && profile.legacyDeleteBody) {
-    warn(request, 'CURRENT_DELETE_BODY', `Release ${profile.version} was sent the current delete body.`)
+    warnOrRefuse(request, 'CURRENT_DELETE_BODY', `Release ${profile.version} was sent the current delete body.`)
   }
   const keyOf = (group: Group): string | null | undefined => ('RelationKey' in group ? group.RelationKey : undefined)
   const withoutKey = legacyBody ? 0 : groups.filter((group) => keyOf(group) === undefined).length
   if (withoutKey > 0) {
-    warn(request, 'DELETE_GROUP_WITHOUT_RELATION_KEY', `${withoutKey} group${withoutKey > 1 ? 's' : ''} without RelationKey deleted master rows.`)
+    warnOrRefuse(request, 'DELETE_GROUP_WITHOUT_RELATION_KEY', `${withoutKey} group${withoutKey > 1 ? 's' : ''} without RelationKey deleted master rows.`)
   }
-  if (groups.some((group) => keyOf(group)?.trim() === '')) warn(request, 'EMPTY_RELATION_KEY', 'A group sent RelationKey empty; it deleted master rows.')
+  if (groups.some((group) => keyOf(group)?.trim() === '')) warnOrRefuse(request, 'EMPTY_RELATION_KEY', 'A group sent RelationKey empty; it deleted master rows.')
   const empty = groups.filter((group) => group.Rows.length === 0).length
-  if (empty > 0) warn(request, 'EMPTY_DELETE_GROUP', `${empty} group${empty > 1 ? 's' : ''} had no rows.`)
+  if (empty > 0) warnOrRefuse(request, 'EMPTY_DELETE_GROUP', `${empty} group${empty > 1 ? 's' : ''} had no rows.`)
   const command: DeleteCommand = {
     applicationId: application.id,
     groups: groups.map((group) => ({

@@ -4,8 +4,8 @@ import { ProblemError } from '../errors.ts'
 import { bufferOf } from '../bytes.ts'
 import type { ApplicationDef, AttachmentDef } from '../store/types.ts'
 import type { Store } from '../store/store.ts'
-import { applicationOf } from './context.ts'
-import { warn } from '../mock/plugins/warnings.ts'
+import { applicationOf } from '../http/context.ts'
+import { warnOrRefuse } from '../http/warn.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { contentDisposition } from './content-disposition.ts'
 
@@ -56,7 +56,7 @@ function findAll(store: Store, application: ApplicationDef, ids: readonly number
 export const downloadAttachment: OperationHandler<'downloadAttachment'> = async (request, reply) => {
   const application = applicationOf(request)
   const body = request.body
-  if (body.rk === null) warn(request, 'NULL_OPTIONAL_MEMBER', "rk was null; the attachments were looked up among the master rows'.")
+  if (body.rk === null) warnOrRefuse(request, 'NULL_OPTIONAL_MEMBER', "rk was null; the attachments were looked up among the master rows'.")
   const relationKey = body.rk === undefined || body.rk === null || body.rk === '' ? null : body.rk
   if (relationKey !== null && !application.details.some((d) => d.relationKey === relationKey)) {
     throw new ProblemError('UNKNOWN_RELATION_KEY', `Application ${application.id} has no relation key "${relationKey}".`)

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../wire/operations.ts'
-import { applicationOf, storeProblem } from './context.ts'
+import { applicationOf, storeProblem } from '../http/context.ts'
 import { guidKey } from '../store/guid.ts'
 
 /** Reserves `count` consecutive values of a storage's Identity field; later saves never hand them out. */

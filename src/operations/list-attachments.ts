@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify'
 import { relationKeyOf } from '../store/guid.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { warn } from '../mock/plugins/warnings.ts'
-import { applicationOf, storeProblem } from './context.ts'
+import { warnOrRefuse } from '../http/warn.ts'
+import { applicationOf, storeProblem } from '../http/context.ts'
 import { toAttachmentRecord } from './attachment-record.ts'
 import { parseAttachmentFilter } from './attachment-filter.ts'
 import { ATTACHMENT_FILTER_PATTERN } from '../../spec/patterns.ts'
@@ -32,7 +32,7 @@ export const listAttachments: OperationHandler<'listAttachments'> = async (reque
   const scope = parseAttachmentFilter(query.$filter)
   if (typeof scope === 'string') throw new ProblemError('BAD_FILTER', scope)
   if (query.relationKey !== undefined && query.relationKey.trim() === '') {
-    warn(request, 'EMPTY_RELATION_KEY', "relationKey was sent empty; the master row's attachments were listed.")
+    warnOrRefuse(request, 'EMPTY_RELATION_KEY', "relationKey was sent empty; the master row's attachments were listed.")
   }
   const relationKey = query.relationKey === undefined || query.relationKey.trim() === '' ? null : relationKeyOf(query.relationKey.trim())
   const listed = request.server.store.listAttachments(application.id, relationKey, scope.parentId, scope.folderId)

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
-import { authenticate } from '../mock/plugins/auth.ts'
-import { hiddenFieldsFor } from '../mock/auth/principal.ts'
+import { authenticate } from '../http/steps.ts'
+import { hiddenFieldsFor } from '../http/auth/principal.ts'
 import { guidKey } from '../store/guid.ts'
-import { principalOf } from './context.ts'
+import { principalOf } from '../http/context.ts'
 
 const bySessionToken = authenticate('SessionToken')
 const byBearer = authenticate('BearerAuth')

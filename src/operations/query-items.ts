@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { hiddenFieldsFor } from '../mock/auth/principal.ts'
+import { hiddenFieldsFor } from '../http/auth/principal.ts'
 import { parseQueryString } from '../store/query-string.ts'
-import { applicationOf, principalOf, storeProblem } from './context.ts'
-import { warn } from '../mock/plugins/warnings.ts'
-import { sendReady } from '../mock/ready-answer.ts'
+import { applicationOf, principalOf, storeProblem } from '../http/context.ts'
+import { warnOrRefuse } from '../http/warn.ts'
+import { sendReady } from '../http/ready-answer.ts'
 
 /**
  * Get Items and Get Items Count share one path: the `query` text decides. The page is sent as
@@ -17,9 +17,9 @@ export const queryItems: OperationHandler<'queryItems'> = async (request, reply)
 export function answerQuery(request: FastifyRequest, reply: FastifyReply, parsed: ReturnType<typeof parseQueryString>): FastifyReply {
   if ('error' in parsed) throw storeProblem(parsed)
   if (parsed.ignoredOptions.length > 0) {
-    warn(request, 'UNSUPPORTED_QUERY_OPTION', `The query option${parsed.ignoredOptions.length > 1 ? 's' : ''} ${parsed.ignoredOptions.map((n) => `'${n}'`).join(', ')} changed nothing.`)
+    warnOrRefuse(request, 'UNSUPPORTED_QUERY_OPTION', `The query option${parsed.ignoredOptions.length > 1 ? 's' : ''} ${parsed.ignoredOptions.map((n) => `'${n}'`).join(', ')} changed nothing.`)
   }
-  if (parsed.emptyRelationKey) warn(request, 'EMPTY_RELATION_KEY', 'relationKey was sent empty; master rows were read.')
+  if (parsed.emptyRelationKey) warnOrRefuse(request, 'EMPTY_RELATION_KEY', 'relationKey was sent empty; master rows were read.')
   const application = applicationOf(request)
   const hidden = hiddenFieldsFor(principalOf(request).user, application.id)
   const query = parsed

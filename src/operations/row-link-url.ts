@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { publicBase } from './context.ts'
+import { publicBase } from '../http/context.ts'
 
 /**
  * Where a generated row link points: a page of the mock itself that answers with the rows

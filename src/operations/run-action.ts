@@ -1,8 +1,8 @@
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { warn } from '../mock/plugins/warnings.ts'
+import { warnOrRefuse } from '../http/warn.ts'
 import { guidKey } from '../store/guid.ts'
-import { applicationOf, principalOf, requireWriter } from './context.ts'
+import { applicationOf, principalOf, requireWriter, storeProblem } from '../http/context.ts'
 
 type Parameter = ApiBody<'runAction'>['parametersMap'][number]
 type ProcedureName = Extract<Parameter, { Name: 'ProcedureName' }>
@@ -33,13 +33,13 @@ export const runAction: OperationHandler<'runAction'> = async (request, reply) =
   if (action === undefined) throw new ProblemError('UNKNOWN_ACTION', `No custom action ${body.actionId}.`)
   const procedure = body.parametersMap.find(isProcedureName)
   if (procedure !== undefined && procedureKey(procedure.Value) !== procedureKey(action.procedureName)) {
-    warn(request, 'PROCEDURE_NAME_MISMATCH', `Action ${action.id} runs "${action.procedureName}"; ProcedureName was "${procedure.Value}".`)
+    warnOrRefuse(request, 'PROCEDURE_NAME_MISMATCH', `Action ${action.id} runs "${action.procedureName}"; ProcedureName was "${procedure.Value}".`)
   }
   const others = body.parametersMap.filter((p) => p.Name !== 'ProcedureName' && p.Name !== 'Parameters').map((p) => p.Name)
-  if (others.length > 0) warn(request, 'UNKNOWN_ACTION_PARAMETER', `The parametersMap entr${others.length > 1 ? 'ies' : 'y'} ${others.join(', ')} ${others.length > 1 ? 'were' : 'was'} ignored.`)
+  if (others.length > 0) warnOrRefuse(request, 'UNKNOWN_ACTION_PARAMETER', `The parametersMap entr${others.length > 1 ? 'ies' : 'y'} ${others.join(', ')} ${others.length > 1 ? 'were' : 'was'} ignored.`)
   const parameters = body.parametersMap.filter(isParameters).flatMap((p) => p.Value)
   const nulls = parameters.filter((p) => p.value === null).map((p) => p.key)
-  if (nulls.length > 0) warn(request, 'NULL_PARAMETER_VALUE', `Parameter${nulls.length > 1 ? 's' : ''} ${nulls.join(', ')} had the value null.`)
+  if (nulls.length > 0) warnOrRefuse(request, 'NULL_PARAMETER_VALUE', `Parameter${nulls.length > 1 ? 's' : ''} ${nulls.join(', ')} had the value null.`)
   // An action that changes rows is a write: the read-only user may only run the others.
   const { user } = action.effect === undefined ? principalOf(request) : requireWriter(request)
   const outcome = request.server.store.runAction({
@@ -48,6 +48,6 @@ export const runAction: OperationHandler<'runAction'> = async (request, reply) =
     userId: user.id,
     parameters: parameters.map(({ key, value }) => ({ key, value: value ?? '' })),
   })
-  if ('error' in outcome) throw new ProblemError('UNKNOWN_ACTION', outcome.message)
+  if ('error' in outcome) throw storeProblem(outcome)
   return reply.send({ Message: outcome.message, IsSuccessful: outcome.isSuccessful, Result: outcome.result, IsAsync: outcome.isAsync })
 }

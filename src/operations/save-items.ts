@@ -1,7 +1,7 @@
 import type { SaveCommand } from '../store/types.ts'
 import type { OperationHandler } from '../wire/operations.ts'
-import { applicationOf, requireWriter } from './context.ts'
-import { warn } from '../mock/plugins/warnings.ts'
+import { applicationOf, requireWriter } from '../http/context.ts'
+import { warnOrRefuse } from '../http/warn.ts'
 import { resultObject } from './results.ts'
 import { rowLinkUrl } from './row-link-url.ts'
 import { convertSaveValues } from './value-forms.ts'
@@ -15,7 +15,7 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
   const { user } = requireWriter(request)
   const body = request.body
   const empty = body.Rows.flatMap((master) => master.Details.filter((group) => group.Rows.length === 0).map((group) => group.RelationKey))
-  if (empty.length > 0) warn(request, 'EMPTY_DETAIL_GROUP', `Detail group${empty.length > 1 ? 's' : ''} ${empty.join(', ')} had no rows.`)
+  if (empty.length > 0) warnOrRefuse(request, 'EMPTY_DETAIL_GROUP', `Detail group${empty.length > 1 ? 's' : ''} ${empty.join(', ')} had no rows.`)
   const sent: SaveCommand = {
     applicationId: application.id,
     userId: user.id,

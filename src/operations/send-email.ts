@@ -1,14 +1,14 @@
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { principalOf } from './context.ts'
-import { warn } from '../mock/plugins/warnings.ts'
+import { principalOf } from '../http/context.ts'
+import { warnOrRefuse } from '../http/warn.ts'
 import { guidKey } from '../store/guid.ts'
 
 /** Queues an e-mail into the mock's outbox (nothing is sent); 200 with an empty body, as the description shows. */
 export const sendEmail: OperationHandler<'sendEmail'> = async (request, reply) => {
   const { user } = principalOf(request)
   const body = request.body
-  if (body.providerId === null) warn(request, 'NULL_OPTIONAL_MEMBER', 'providerId was null; the default provider was used.')
+  if (body.providerId === null) warnOrRefuse(request, 'NULL_OPTIONAL_MEMBER', 'providerId was null; the default provider was used.')
   const providerId = body.providerId === undefined || body.providerId === null ? null : guidKey(body.providerId)
   const providers = request.server.store.fixture.emailProviders
   const provider = providerId === null ? (providers.find((p) => p.isDefault) ?? providers[0]) : providers.find((p) => p.id === providerId)

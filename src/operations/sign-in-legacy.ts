@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { checkCredentials } from '../mock/auth/credentials.ts'
+import { checkCredentials } from '../http/auth/credentials.ts'
 
 /** Legacy sign-in (below 3.0): JSON body, answers with the user's Domain (today's Workspace). */
 export const signInLegacy: OperationHandler<'signInLegacy'> = async (request, reply) => {

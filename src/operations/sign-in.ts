@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
-import { checkCredentials } from '../mock/auth/credentials.ts'
-import { warn } from '../mock/plugins/warnings.ts'
+import { checkCredentials } from '../http/auth/credentials.ts'
+import { warnOrRefuse } from '../http/warn.ts'
 import type { ApiBody, ApiResult, OperationHandler } from '../wire/operations.ts'
 
 const KNOWN_SCOPES = new Set(['openid', 'apiv1', 'nosession'])
@@ -28,7 +28,7 @@ export function clientIdFromBasicAuth(request: FastifyRequest): void {
     clientId = encoded
   }
   if (clientId === '') return
-  warn(request, 'CLIENT_ID_BY_BASIC_AUTH', 'client_id was taken from the Authorization: Basic header.')
+  warnOrRefuse(request, 'CLIENT_ID_BY_BASIC_AUTH', 'client_id was taken from the Authorization: Basic header.')
   // The journal shows the form as sent; the handler reads it with the client id filled in.
   request.sentBody = form
   request.body = { ...form, client_id: clientId }
@@ -69,7 +69,7 @@ async function answerSignIn(request: SignInRequest, reply: FastifyReply, named: 
   }
   const form = request.body
   const extra = Object.keys(form).filter((name) => !FORM_FIELDS.has(name))
-  if (extra.length > 0) warn(request, 'SIGN_IN_EXTRA_PARAMETER', `The form field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} ${extra.length > 1 ? 'were' : 'was'} ignored.`)
+  if (extra.length > 0) warnOrRefuse(request, 'SIGN_IN_EXTRA_PARAMETER', `The form field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} ${extra.length > 1 ? 'were' : 'was'} ignored.`)
   if (form.client_id !== organization.clientId) {
     throw new ProblemError('INVALID_CLIENT', `client_id "${form.client_id}" is not a client of this installation.`, { error: 'invalid_client' })
   }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { convertValue, TYPE_FORMS } from '../store/data-types.ts'
 import { isSystemField } from '../store/system-fields.ts'
 import type { ApplicationDef, SaveCommand, StorageDef, WireRow } from '../store/types.ts'
-import { warn } from '../mock/plugins/warnings.ts'
+import { warnOrRefuse } from '../http/warn.ts'
 
 /**
  * A save's values in the forms of their fields' types (the product's reference, Data Types). A
@@ -43,7 +43,7 @@ export function convertSaveValues(request: FastifyRequest, application: Applicat
   if (seen.size === 0) return command
   for (const { what, type, from, count } of seen.values()) {
     const times = count === 1 ? '' : ` (${count} rows)`
-    warn(request, 'VALUE_FORM_CONVERTED', `${what} is a ${type} field, whose values are ${TYPE_FORMS[type as keyof typeof TYPE_FORMS]}; ${from}${times} was converted.`)
+    warnOrRefuse(request, 'VALUE_FORM_CONVERTED', `${what} is a ${type} field, whose values are ${TYPE_FORMS[type as keyof typeof TYPE_FORMS]}; ${from}${times} was converted.`)
   }
   return { ...command, masters }
 }

@@ -12,12 +12,12 @@ import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError 
  * and USER_ID_LAST_UPDATE like any update. An action reporting failure changes nothing. Changes
  * nothing itself: the store applies `changes` (through the one place every committed write passes).
  */
-export function planAction(state: StoreState, cmd: ActionCommand, deps: Deps): { outcome: ActionOutcome; changes?: StoreChanges } | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND'> {
+export function planAction(state: StoreState, cmd: ActionCommand, deps: Deps): { outcome: ActionOutcome; changes?: StoreChanges } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_ACTION'> {
   const app = state.apps.get(cmd.applicationId)
   if (app === undefined) return { error: 'UNKNOWN_APPLICATION', message: `application ${cmd.applicationId} does not exist` }
   const action = state.fixture.actions.find((a) => a.id === cmd.actionId)
   if (action === undefined || (action.applicationId !== undefined && action.applicationId !== cmd.applicationId)) {
-    return { error: 'NOT_FOUND', message: `custom action ${cmd.actionId} does not exist in application ${app.def.name}` }
+    return { error: 'UNKNOWN_ACTION', message: `custom action ${cmd.actionId} does not exist in application ${app.def.name}` }
   }
   const outcome: ActionOutcome = {
     message: action.message,

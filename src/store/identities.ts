@@ -18,15 +18,15 @@ export function reserveIdentities(
   storageId: string,
   fieldName: string,
   count: number,
-): number[] | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND' | 'INVALID_COUNT'> {
+): number[] | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_STORAGE' | 'INVALID_COUNT'> {
   const app = state.apps.get(applicationId)
   if (app === undefined) return { error: 'UNKNOWN_APPLICATION', message: `application ${applicationId} does not exist` }
   const table = state.storages.get(storageId)
   if (table === undefined || table.applicationId !== applicationId) {
-    return { error: 'NOT_FOUND', message: `storage ${storageId} is not a storage of application ${app.def.name}` }
+    return { error: 'UNKNOWN_STORAGE', message: `storage ${storageId} is not a storage of application ${app.def.name}` }
   }
   if (fieldName !== table.storage.identityField) {
-    return { error: 'NOT_FOUND', message: `${fieldName} is not the Identity field of storage ${table.storage.name} (it is ${table.storage.identityField})` }
+    return { error: 'UNKNOWN_STORAGE', message: `${fieldName} is not the Identity field of storage ${table.storage.name} (it is ${table.storage.identityField})` }
   }
   if (!Number.isSafeInteger(count) || count < 1 || count > MAX_RESERVATION) {
     return { error: 'INVALID_COUNT', message: `count must be an integer from 1 to ${MAX_RESERVATION}, got ${count}` }

@@ -77,10 +77,10 @@ export interface Store {
   /** planDelete, then applyDelete when ok; in an application's per-row save mode, one row at a time. */
   delete(cmd: DeleteCommand): WriteOutcome<DeleteResult>
   /** `count` consecutive Identity values that later automatic assignments will not hand out. */
-  reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND' | 'INVALID_COUNT'>
+  reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_STORAGE' | 'INVALID_COUNT'>
 
   /** A custom action's result, its effect applied. */
-  runAction(cmd: ActionCommand): ActionOutcome | StoreError<'UNKNOWN_APPLICATION' | 'NOT_FOUND'>
+  runAction(cmd: ActionCommand): ActionOutcome | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_ACTION'>
 
   /** Files and folders at a row's top level (`folderId` null or absent) or inside one of its folders. */
   listAttachments(applicationId: string, relationKey: string | null, parentId: number, folderId?: number | null): AttachmentDef[] | QueryError
@@ -88,7 +88,7 @@ export interface Store {
   /** Every file below a folder with its path inside it, for the folder's .zip download. */
   folderFiles(folder: AttachmentDef): Array<{ path: string; attachment: AttachmentDef }>
   /** Adds a file or folder to an existing row (the control plane's upload); updates CT_ATTACHMENTS. */
-  addAttachment(input: NewAttachment): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'NOT_FOUND'>
+  addAttachment(input: NewAttachment): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>
 
   /** Who hears of every committed write (the state file's change log); none by default, which costs nothing. */
   onCommit(listener: CommitListener | undefined): void
@@ -180,15 +180,15 @@ export function createStore(initial: Fixture, deps: Deps): Store {
   return store
 }
 
-function addAttachment(state: StoreState, input: NewAttachment, deps: Deps): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'NOT_FOUND'> {
+function addAttachment(state: StoreState, input: NewAttachment, deps: Deps): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'> {
   const table = tableFor(state, input.applicationId, input.relationKey)
   if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
   const row = table.get(input.parentId)
-  if (row === undefined) return { error: 'NOT_FOUND', message: `row ${input.parentId} does not exist in storage ${table.storage.name}` }
+  if (row === undefined) return { error: 'UNKNOWN_ROW', message: `row ${input.parentId} does not exist in storage ${table.storage.name}` }
   if (input.folderId !== null) {
     const folder = state.attachments.get(input.applicationId, input.relationKey, input.folderId)
     if (folder === undefined || !folder.isFolder || folder.parentId !== input.parentId) {
-      return { error: 'NOT_FOUND', message: `folder ${input.folderId} is not a folder of row ${input.parentId}` }
+      return { error: 'UNKNOWN_ROW', message: `folder ${input.folderId} is not a folder of row ${input.parentId}` }
     }
   }
   const attachment: AttachmentDef = {

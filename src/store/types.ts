@@ -202,7 +202,9 @@ export type StoreErrorCode =
   | 'UNKNOWN_FIELD'
   | 'UNKNOWN_RELATION_KEY'
   | 'UNKNOWN_APPLICATION'
-  | 'NOT_FOUND'
+  | 'UNKNOWN_STORAGE'
+  | 'UNKNOWN_ACTION'
+  | 'UNKNOWN_ROW'
   | 'INVALID_COUNT'
 
 /** A failure returned as a value: `message` says exactly what was not understood or not found. */

@@ -5,7 +5,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MOCK_HEADER } from '../../src/mock/mock-header.ts'
+import { MOCK_HEADER } from '../../src/wire/mock-header.ts'
 import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import { IDS } from '../helpers/http.ts'
 import { verify } from '../contracts/support.ts'

@@ -27,15 +27,16 @@ describe('a page written as ready bytes', () => {
   afterAll(() => mock.close())
 
   it('is written past the onSend hooks only when every always-on hook is one it does itself', () => {
-    // Warnings header, journal body, fault cut after the handler: sendReady does the first two and
-    // leaves a request with a fault rule to the hooks. A new onSend hook must be added to it (or
-    // turn readyWrites off) before this list changes.
+    // Warnings header and journal body are payload taps, which sendReady runs itself; the fault
+    // cut after the handler marks its request to go through the hooks. Any other onSend hook must
+    // be added as a tap (src/http/ready-answer.ts) or turn readyWrites off before this list changes.
+    const app = mock.mock.app as unknown as { readyWrites: boolean; payloadTaps: Array<{ name: string }> }
     const sources = onSendHooks(mock).map((hook) => hook.toString())
-    expect(sources).toHaveLength(3)
-    expect(sources.filter((s) => s.includes('setWarningsHeader'))).toHaveLength(1)
-    expect(sources.filter((s) => s.includes('keepJournalPayload'))).toHaveLength(1)
+    expect(app.payloadTaps.map((tap) => tap.name)).toEqual(['setWarningsHeader', 'keepJournalPayload'])
+    expect(sources).toHaveLength(app.payloadTaps.length + 1)
+    expect(sources.filter((s) => s.includes('tap(request, reply, payload)'))).toHaveLength(app.payloadTaps.length)
     expect(sources.filter((s) => s.includes('commitThenDrop'))).toHaveLength(1)
-    expect((mock.mock.app as unknown as { readyWrites: boolean }).readyWrites).toBe(true)
+    expect(app.readyWrites).toBe(true)
   })
 
   it('carries its length, the warnings header, and lands in the journal with its body', async () => {

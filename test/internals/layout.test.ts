@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest'
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const SRC = join(ROOT, 'src')
-/** spec/ is read too, so that a path through the document's modules counts when following imports. */
+/** spec/ and contracts/ are read too: a path through the document's modules counts when following imports, and the contracts are held black-box. */
 const SPEC = join(ROOT, 'spec')
+const CONTRACTS = join(ROOT, 'contracts')
 
 interface Edge { from: string; to: string; dynamic: boolean }
 
@@ -26,9 +27,9 @@ function sourceFiles(dir: string): string[] {
 const STATIC = /\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|^\s*import\s*['"](\.{1,2}\/[^'"]+)['"]/gm
 const DYNAMIC = /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g
 
-/** Every relative import in src/ and spec/, as repository paths (src/mock/app.ts -> src/deviate/deviations.ts). */
+/** Every relative import in src/, spec/ and contracts/, as repository paths (src/mock/app.ts -> src/deviate/deviations.ts). */
 function edges(): Edge[] {
-  return [...sourceFiles(SRC), ...sourceFiles(SPEC)].flatMap((file) => {
+  return [...sourceFiles(SRC), ...sourceFiles(SPEC), ...sourceFiles(CONTRACTS)].flatMap((file) => {
     const text = readFileSync(file, 'utf8')
     const from = relative(ROOT, file)
     const to = (spec: string): string => relative(ROOT, resolve(dirname(file), spec)).replace(/\.js$/, '.ts')
@@ -49,31 +50,71 @@ const COMMANDS = ['src/cli', 'src/usage', 'src/capture', 'src/compare']
 
 /**
  * What each folder may import, and nothing else in the repository. src/cli, the commands' front,
- * may import anything; every other folder is listed.
+ * may import anything; every other folder is listed. The request path runs one way:
+ * mock -> operations -> http -> store, with document, wire and errors beside it.
  */
 const ALLOWED: Record<string, string[]> = {
-  'src/store': ['src/store', 'src/fixtures', 'spec'],
+  'src/store': ['src/store', 'src/wire', 'spec'],
   'src/wire': ['src/wire', 'spec'],
   'src/document': ['src/document', 'src/errors.ts', 'src/package-root.ts', 'spec'],
+  'src/http': ['src/http', 'src/store', 'src/document', 'src/wire', 'src/errors.ts', 'src/deps.ts', 'src/bytes.ts', 'spec'],
+  'src/operations': ['src/operations', 'src/http', 'src/store', 'src/document', 'src/wire', 'src/errors.ts', 'src/bytes.ts', 'spec'],
   'src/client': ['src/client', 'src/wire', 'src/document', 'src/bytes.ts', 'spec'],
-  'src/fixtures': ['src/fixtures', 'src/store', 'src/document', 'spec'],
+  'src/fixtures': ['src/fixtures', 'src/store', 'src/document', 'src/wire', 'spec'],
   'src/usage-file': ['src/usage-file', 'src/store'],
   'src/cli-base': ['src/cli-base', 'src/package-root.ts'],
   'src/mock': [
-    'src/mock', 'src/operations', 'src/store', 'src/document', 'src/wire', 'src/fixtures', 'src/client',
+    'src/mock', 'src/operations', 'src/http', 'src/store', 'src/document', 'src/wire', 'src/fixtures', 'src/client',
     'src/usage-file', 'src/cli-base', 'src/deviate/deviation-names.ts', 'src/deviate/deviations.ts',
     'src/errors.ts', 'src/deps.ts', 'src/bytes.ts', 'src/package-root.ts', 'spec',
   ],
-  // The operations answer inside the mock's request path: its credentials, warnings and route
-  // helpers, never its server, app or control plane.
-  'src/operations': [
-    'src/operations', 'src/store', 'src/document', 'src/wire', 'src/mock/auth', 'src/mock/plugins/auth.ts',
-    'src/mock/plugins/warnings.ts', 'src/mock/ready-answer.ts', 'src/mock/routes.ts', 'src/errors.ts', 'src/bytes.ts', 'spec',
-  ],
   'src/deviate': ['src/deviate', 'src/operations', 'src/store'],
-  'src/capture': ['src/capture', 'src/client', 'src/store', 'src/fixtures', 'src/bytes.ts'],
+  'src/capture': ['src/capture', 'src/client', 'src/wire', 'src/store', 'src/fixtures', 'src/bytes.ts'],
   'src/compare': ['src/compare', 'src/client', 'src/document', 'src/bytes.ts'],
-  'src/usage': ['src/usage', 'src/usage-file', 'src/store', 'src/client', 'src/document', 'src/wire', 'src/cli/verify-report.ts', 'contracts', 'spec'],
+  'src/usage': ['src/usage', 'src/usage-file', 'src/store', 'src/client', 'src/document', 'src/wire', 'contracts', 'spec'],
+  // Black-box: the contracts run against real installations, so they know the API only as a client does.
+  contracts: ['contracts', 'src/client', 'src/wire', 'src/document', 'src/bytes.ts', 'spec'],
+}
+
+/** The imports of a set of edges that the folders' rules forbid. */
+function forbidden(edges: Edge[]): Edge[] {
+  return edges.filter((edge) => {
+    const area = Object.keys(ALLOWED).find((name) => within(edge.from, name))
+    return area !== undefined && !ALLOWED[area]!.some((ok) => within(edge.to, ok))
+  })
+}
+
+/** Every cycle of imports between files (Tarjan's strongly connected components of more than one file). */
+function cycles(edges: Edge[]): string[][] {
+  const next = new Map<string, string[]>()
+  for (const edge of edges) next.set(edge.from, [...(next.get(edge.from) ?? []), edge.to])
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const found: string[][] = []
+  const visit = (file: string): void => {
+    index.set(file, index.size)
+    low.set(file, index.get(file)!)
+    stack.push(file)
+    onStack.add(file)
+    for (const to of next.get(file) ?? []) {
+      if (!index.has(to)) {
+        visit(to)
+        low.set(file, Math.min(low.get(file)!, low.get(to)!))
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!))
+    }
+    if (low.get(file) === index.get(file)) {
+      const component: string[] = []
+      for (let top = stack.pop(); top !== undefined; top = top === file ? undefined : stack.pop()) {
+        onStack.delete(top)
+        component.push(top)
+      }
+      if (component.length > 1) found.push(component.sort())
+    }
+  }
+  for (const file of next.keys()) if (!index.has(file)) visit(file)
+  return found
 }
 
 /** Every file reached from the files of an area by following imports (static and dynamic). */
@@ -93,20 +134,43 @@ describe('the import direction of src/', () => {
   it('finds the imports it checks', () => {
     expect(importsOf('src/store').length).toBeGreaterThan(20)
     expect(importsOf('src/mock').length).toBeGreaterThan(50)
+    expect(importsOf('src/http').length).toBeGreaterThan(10)
+    expect(importsOf('contracts').length).toBeGreaterThan(20)
   })
 
   for (const [area, allowed] of Object.entries(ALLOWED)) {
     it(`${area} imports only ${allowed.join(', ')}`, () => {
-      expect(show(importsOf(area).filter((edge) => !allowed.some((ok) => within(edge.to, ok))))).toEqual([])
+      expect(show(forbidden(importsOf(area)))).toEqual([])
     })
   }
 
-  it('the store imports neither the mock, the operations nor the commands', () => {
-    const forbidden = ['src/mock', 'src/operations', 'src/deviate', ...COMMANDS, 'src/cli-base', 'src/usage-file', 'src/client', 'src/index.ts']
-    expect(show(importsOf('src/store').filter((edge) => forbidden.some((area) => within(edge.to, area))))).toEqual([])
+  it('has no import cycle between files of src/, spec/ and contracts/', () => {
+    expect(cycles(ALL)).toEqual([])
   })
 
-  for (const area of ['src/mock', 'src/operations']) {
+  it('catches each import the layout forbids when it is added back', () => {
+    // The imports that once made the request path zigzag, each added to today's imports in turn.
+    const added: Array<Omit<Edge, 'dynamic'>> = [
+      { from: 'src/operations/index.ts', to: 'src/mock/app.ts' },
+      { from: 'src/http/routes.ts', to: 'src/operations/index.ts' },
+      { from: 'src/http/context.ts', to: 'src/mock/config.ts' },
+      { from: 'src/store/state.ts', to: 'src/fixtures/generate.ts' },
+      { from: 'contracts/information.ts', to: 'src/store/data-types.ts' },
+      { from: 'src/usage/verify-usage.ts', to: 'src/cli/verify-report.ts' },
+    ]
+    for (const edge of added) expect(show(forbidden([...ALL, { ...edge, dynamic: false }]))).toEqual([`${edge.from} -> ${edge.to}`])
+    // Within a folder only the cycle check sees it: the document's reader and modes once imported each other.
+    const back = ALL.find((edge) => edge.from === 'src/document/reader.ts' && edge.to === 'src/document/modes.ts')
+    expect(back).toBeDefined()
+    expect(cycles([...ALL, { from: 'src/document/modes.ts', to: 'src/document/reader.ts', dynamic: false }])).toEqual([['src/document/modes.ts', 'src/document/reader.ts']])
+  })
+
+  it('the store imports neither the mock, the request path, the operations nor the commands', () => {
+    const forbiddenAreas = ['src/mock', 'src/http', 'src/operations', 'src/deviate', 'src/fixtures', ...COMMANDS, 'src/cli-base', 'src/usage-file', 'src/client', 'src/index.ts']
+    expect(show(importsOf('src/store').filter((edge) => forbiddenAreas.some((area) => within(edge.to, area))))).toEqual([])
+  })
+
+  for (const area of ['src/mock', 'src/operations', 'src/http']) {
     it(`${area} reaches no command (${COMMANDS.join(', ')}), directly or through another module`, () => {
       const reached = [...reachedFrom(area).values()].filter((path) => COMMANDS.some((command) => within(path[path.length - 1]!, command)))
       expect(reached.map((path) => path.join(' -> '))).toEqual([])

@@ -22,7 +22,7 @@ describe('runAction', () => {
   })
 
   it('does not know other actions', () => {
-    expect(newStore().runAction({ applicationId: APP, actionId: 'c0ffee00-0000-4000-8000-000000000009', userId: 1, parameters: [] })).toMatchObject({ error: 'NOT_FOUND' })
+    expect(newStore().runAction({ applicationId: APP, actionId: 'c0ffee00-0000-4000-8000-000000000009', userId: 1, parameters: [] })).toMatchObject({ error: 'UNKNOWN_ACTION' })
   })
 })
 
@@ -60,7 +60,7 @@ describe('attachments', () => {
     expect(added).toMatchObject({ id: 6, name: 'note.txt', description: '', createdAt: '2025-02-03T04:05:06.000Z' })
     expect(row(store, 2)).toEqual({ ...before, CT_ATTACHMENTS: 1 })
     expect(rows(store, '$filter=Id eq 2')[0]?.CT_ATTACHMENTS).toBe(1)
-    expect(store.addAttachment({ applicationId: APP, relationKey: null, parentId: 404, folderId: null, isFolder: false, name: 'x', mediaType: 'text/plain', userId: 1 })).toMatchObject({ error: 'NOT_FOUND' })
-    expect(store.addAttachment({ applicationId: APP, relationKey: null, parentId: 2, folderId: 1, isFolder: false, name: 'x', mediaType: 'text/plain', userId: 1 })).toMatchObject({ error: 'NOT_FOUND', message: 'folder 1 is not a folder of row 2' })
+    expect(store.addAttachment({ applicationId: APP, relationKey: null, parentId: 404, folderId: null, isFolder: false, name: 'x', mediaType: 'text/plain', userId: 1 })).toMatchObject({ error: 'UNKNOWN_ROW' })
+    expect(store.addAttachment({ applicationId: APP, relationKey: null, parentId: 2, folderId: 1, isFolder: false, name: 'x', mediaType: 'text/plain', userId: 1 })).toMatchObject({ error: 'UNKNOWN_ROW', message: 'folder 1 is not a folder of row 2' })
   })
 })

@@ -33,8 +33,8 @@ describe('reserveIdentities', () => {
   })
 
   it.each<[string, string, number, string, string]>([
-    ['00000000-0000-4000-8000-000000000000', 'IdRow', 1, 'NOT_FOUND', 'storage 00000000-0000-4000-8000-000000000000 is not a storage of application Orders'],
-    [MASTER_STORAGE, 'Customer', 1, 'NOT_FOUND', 'Customer is not the Identity field of storage Orders (it is IdRow)'],
+    ['00000000-0000-4000-8000-000000000000', 'IdRow', 1, 'UNKNOWN_STORAGE', 'storage 00000000-0000-4000-8000-000000000000 is not a storage of application Orders'],
+    [MASTER_STORAGE, 'Customer', 1, 'UNKNOWN_STORAGE', 'Customer is not the Identity field of storage Orders (it is IdRow)'],
     [MASTER_STORAGE, 'IdRow', 0, 'INVALID_COUNT', 'count must be an integer from 1 to 10000, got 0'],
     [MASTER_STORAGE, 'IdRow', 2.5, 'INVALID_COUNT', 'count must be an integer'],
     [MASTER_STORAGE, 'IdRow', 10_001, 'INVALID_COUNT', 'count must be an integer'],

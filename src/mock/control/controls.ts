@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path'
 import type { MockConfig } from '../config.ts'
 import type { MockClock } from '../../deps.ts'
-import type { Outbox, QueuedEmail } from '../outbox.ts'
+import type { Outbox, QueuedEmail } from '../../store/outbox.ts'
 import type { Store } from '../../store/store.ts'
 import type { Fixture } from '../../store/types.ts'
 import { advanceClock, readClock, type ClockState } from './clock.ts'

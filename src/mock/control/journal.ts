@@ -1,4 +1,4 @@
-import type { MockWarning } from '../warnings.ts'
+import type { MockWarning } from '../../http/warnings.ts'
 import { redactHeaders, redactUrl, redactValue } from './redact.ts'
 import { ReadyBytes } from '../../store/ready-bytes.ts'
 import { bufferOf } from '../../bytes.ts'

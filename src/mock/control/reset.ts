@@ -1,4 +1,4 @@
-import type { Outbox } from '../outbox.ts'
+import type { Outbox } from '../../store/outbox.ts'
 import type { Store } from '../../store/store.ts'
 import type { Fixture } from '../../store/types.ts'
 import { summarizeFixture, type FixtureSummary } from './fixtures.ts'

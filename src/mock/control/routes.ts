@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { ProblemError } from '../../errors.ts'
 import { FixtureError } from '../../fixtures/load.ts'
-import { controlPlaneDocument } from '../../document/reader.ts'
-import { registerDocumentRoutes } from '../routes.ts'
-import type { ControlOperations, Handlers } from '../../wire/operations.ts'
+import { controlPlaneDocument, listOperations } from '../../document/reader.ts'
+import { fastifyPath, requestCheck, routeMethod } from '../../http/request-check.ts'
+import { inTurn } from '../../http/steps.ts'
+import type { ControlOperations, Handler, Handlers, RouteOf } from '../../wire/operations.ts'
 import { readUpload } from './multipart.ts'
 import { PACKAGE_VERSION } from '../../package-root.ts'
 
@@ -64,15 +65,27 @@ const HANDLERS: Handlers<ControlOperations> = {
 /** The upload's parts are checked once read; a fixture by the fixture loader, whose refusals name paths in the fixture. */
 const OWN_BODY_CHECK = new Set(['uploadAttachments', 'loadFixture'])
 
+function hasHandler(id: string): id is keyof ControlOperations {
+  return Object.hasOwn(HANDLERS, id)
+}
+
 /**
- * Registers one route per operation of the control-plane document, with its query and JSON body
- * checked against the document before the handler runs (400 naming each field).
+ * Registers one plain route per operation of the control-plane document, its query and JSON body
+ * checked against the document before the handler runs (400 naming each field; members the
+ * document does not name are refused). Validators are compiled here, at start.
  */
 export function registerControlRoutes(scope: FastifyInstance): void {
-  registerDocumentRoutes(scope, {
-    document: controlPlaneDocument(),
-    handlers: HANDLERS,
-    config: (entry) => ({ controlOperationId: entry.operationId }),
-    ownBodyCheck: OWN_BODY_CHECK,
-  })
+  const document = controlPlaneDocument()
+  for (const entry of listOperations(document)) {
+    const id = entry.operationId
+    if (!hasHandler(id)) throw new Error(`control operation ${id} (${entry.method.toUpperCase()} ${entry.path}) has no handler`)
+    const handler = HANDLERS[id] as Handler<ControlOperations, typeof id>
+    scope.route<RouteOf<ControlOperations, typeof id>>({
+      method: routeMethod(entry),
+      url: fastifyPath(entry.path),
+      config: { controlOperationId: id },
+      preHandler: inTurn([requestCheck(document, entry, { skipBody: OWN_BODY_CHECK.has(id) })]),
+      handler,
+    })
+  }
 }

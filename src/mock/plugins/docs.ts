@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { publicBase } from '../../operations/context.ts'
+import { publicBase } from '../../http/context.ts'
 
 type Dialected = OpenAPIObject & { jsonSchemaDialect?: string }
 

@@ -63,6 +63,8 @@ export function registerFaults(app: FastifyInstance, options: { randomSeed: () =
     const decision = operationId === undefined ? null : table.decide(operationId)
     if (decision === null) return done()
     request.mockFault = { effect: effectOf(decision), ruleId: decision.ruleId, journaled: false }
+    // A cut after the handler needs the onSend hook below, so no page skips it as a ready answer.
+    request.answerThroughHooks = true
     const act = (): void => {
       const action = decision.action
       if (action?.kind === 'status') {

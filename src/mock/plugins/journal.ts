@@ -2,14 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../control/journal.ts'
 import { isControlUrl } from '../control/access.ts'
 import { ReadyBytes } from '../../store/ready-bytes.ts'
+import { addPayloadTap } from '../../http/ready-answer.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     journal: Journal
-  }
-  interface FastifyRequest {
-    /** The body as the client sent it, when a step before validation adapted it (null otherwise). */
-    sentBody: unknown
   }
   interface FastifyReply {
     /** The payload onSend saw, for the journal; set only when bodies are kept. */
@@ -54,11 +51,8 @@ function payloadBody(payload: unknown, limit: number): RecordedBody {
   return { kept: false, note: '[streamed body, not kept]' }
 }
 
-/**
- * Keeps the answer's body for the journal, by reference, when the journal keeps bodies (the onSend
- * hook, and answers written as ready bytes, which pass no onSend hook).
- */
-export function keepJournalPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
+/** Keeps the answer's body for the journal, by reference (a payload tap: answers written as ready bytes too). */
+function keepJournalPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
   const limit = request.server.journal.bodyLimit
   if (limit > 0 && !isControlUrl(request.url)) reply.journalPayload = payloadBody(payload, limit)
 }
@@ -100,13 +94,7 @@ export function registerJournal(app: FastifyInstance, options: { capacity: numbe
   const journal = createJournal(options)
   app.decorate('journal', journal)
   app.decorateReply('journalPayload', null)
-  app.decorateRequest('sentBody', null)
-  if (journal.bodyLimit > 0) {
-    app.addHook('onSend', (request, reply, payload, done) => {
-      keepJournalPayload(request, reply, payload)
-      done(null, payload)
-    })
-  }
+  if (journal.bodyLimit > 0) addPayloadTap(app, keepJournalPayload)
   app.addHook('onResponse', (request, reply, done) => {
     if (!isControlUrl(request.url) && request.mockFault?.journaled !== true) recordExchange(request, reply, reply.statusCode)
     done()

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ProblemError, type ProblemCode } from '../../errors.ts'
+import { ProblemError, type ProblemCode } from '../errors.ts'
 
 /** Fastify's own errors that a client can cause, as catalog codes. */
 const FASTIFY_CODES: Record<string, ProblemCode> = {
