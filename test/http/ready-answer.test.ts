@@ -1,5 +1,5 @@
 /**
- * Pages written as ready bytes (src/mock/ready-answer.ts) skip Fastify's onSend hooks, so they must
+ * Pages written as ready bytes (src/http/ready-answer.ts) skip Fastify's onSend hooks, so they must
  * do what those hooks do, and go through them whenever a hook that needs the payload is on.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
