@@ -28,6 +28,7 @@ import { createOutbox, type Outbox } from './outbox.ts'
 import { createTokenStore, type TokenStore } from './auth/tokens.ts'
 import type { Principal } from './auth/principal.ts'
 import { createStore, type Store } from '../store/store.ts'
+import { rowGenerator } from '../fixtures/generate.ts'
 import type { Deps, Fixture } from '../store/types.ts'
 import type { LogStream } from './running-mock.ts'
 
@@ -94,7 +95,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // What the mock's clients read: the document of its own mode and release, which says exactly what it accepts (built at the first read).
   const served = (): OpenAPIObject => servedDocument(config.productVersion, modeOf(config.strict))
 
-  app.decorate('store', createStore(fixture, deps))
+  app.decorate('store', createStore(fixture, deps, rowGenerator))
   // An older fixture still loads; say once, at start, what it should change (type names, value forms).
   for (const notice of fixture.notices ?? []) app.log.warn(notice)
   app.decorate('tokens', createTokenStore(deps, config.tokenTtl, config.maxSessions))

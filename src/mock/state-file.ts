@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { createStore } from '../store/store.ts'
 import { toFixtureFile } from '../fixtures/export.ts'
 import { loadFixture } from '../fixtures/load.ts'
+import { rowGenerator } from '../fixtures/generate.ts'
 import type { ChangeRecord } from '../store/types.ts'
 import type { Deps, Fixture } from '../store/types.ts'
 import { ConfigError, type StateSync } from './config.ts'
@@ -53,7 +54,7 @@ export function readStateFile(path: string, deps: Deps, timeZone?: string): Rest
   const records = readLog(changeLogPath(path), digest)
   if (records.lines.length === 0) return { fixture, digest, replayed: 0, ...(records.warning === undefined ? {} : { warning: records.warning }) }
   // Replayed into a store of its own, whose data becomes the start's: what the mock answered before the crash.
-  const store = createStore(fixture, deps)
+  const store = createStore(fixture, deps, rowGenerator)
   const replay = replayLines(store, changeLogPath(path), records.lines, records.torn)
   return { fixture: store.snapshot(), digest, ...replay }
 }
