@@ -1,4 +1,4 @@
-import { PRODUCT_TYPES, type ProductType } from '../store/data-types.ts'
+import { PRODUCT_TYPES, type ProductType } from '../wire/type-forms.ts'
 import { overrideFieldTypes } from '../capture/infer.ts'
 import { writeFileSync } from 'node:fs'
 import { Option, type Command } from 'commander'

@@ -3,9 +3,9 @@
  * spellings of a product release; operations translate between the two.
  */
 
-import type { FieldType } from './data-types.ts'
+import type { FieldType } from '../wire/type-forms.ts'
 
-export type { FieldType } from './data-types.ts'
+export type { FieldType } from '../wire/type-forms.ts'
 
 /** A value a row field can hold (a Multiselection holds an array; booleans only before conversion). */
 export type FieldValue = string | number | boolean | null | ReadonlyArray<string | number>
