@@ -14,7 +14,8 @@ import { subcommand } from '../cli-base/command.ts'
 import { verifyUsage } from '../usage/verify-usage.ts'
 import { UsageFileError } from '../usage-file/file.ts'
 import { htmlReport, type HtmlReportInput } from './verify-html.ts'
-import { differenceLines, jsonReport, junitXml, redactor, redactReport, resultLines, summaryLines, type Redactor } from './verify-report.ts'
+import { differenceLines, jsonReport, junitXml, redactor, redactReport, resultLines, type Redactor } from './verify-report.ts'
+import { summaryLines } from '../../contracts/summary.ts'
 
 /** Where verify writes, and whether it writes to a terminal (progress) or a log (failures only). */
 export interface Io {
