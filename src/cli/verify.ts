@@ -7,9 +7,10 @@ import { TransportError, type Transport } from '../client/transport.ts'
 import { apiDocument } from '../document/reader.ts'
 import { compareRuns, type Difference } from '../compare/compare.ts'
 import { recordingTransport, type Exchange } from '../compare/recording.ts'
-import { collect, connectionOptions, connectionTransport, EXIT, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
+import { collect, connectionOptions, connectionTransport, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'
-import { ConfigError, emulatedRelease } from '../mock/config.ts'
+import { emulatedRelease } from '../mock/config.ts'
+import { ConfigError, EXIT } from '../cli-base/exit.ts'
 import { subcommand } from '../cli-base/command.ts'
 import { verifyUsage } from '../usage/verify-usage.ts'
 import { UsageFileError } from '../usage-file/file.ts'
@@ -29,8 +30,6 @@ export interface Io {
   /** The transport to use instead of HTTP (tests); the base URL is still required and reported. */
   transport?: Transport
 }
-
-export { EXIT }
 
 /** The verify command's flags; every one can also come from an environment variable. */
 export function verifyCommand(): Command {

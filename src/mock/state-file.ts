@@ -8,7 +8,8 @@ import { loadFixture } from '../fixtures/load.ts'
 import { rowGenerator } from '../fixtures/generate.ts'
 import type { ChangeRecord } from '../store/types.ts'
 import type { Deps, Fixture } from '../store/types.ts'
-import { ConfigError, type StateSync } from './config.ts'
+import type { StateSync } from './config.ts'
+import { ConfigError } from '../cli-base/exit.ts'
 
 /**
  * `--state-file` keeps the data in two files: the snapshot (FILE, a fixture) and the change log
