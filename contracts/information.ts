@@ -6,7 +6,7 @@
  * description does give, is a contract's: attachments.record-dates).
  */
 import type { Client, ReadRow } from '../src/client/client.ts'
-import { isDateNumber, isDateTimeNumber } from '../src/store/data-types.ts'
+import { isDateNumber, isDateTimeNumber } from '../src/wire/type-forms.ts'
 import { SYSTEM_FIELDS, type Facts } from './facts.ts'
 import type { Target } from './types.ts'
 

@@ -1,6 +1,6 @@
 /** Get Attachments List: the records of a row's attachments. */
 import { RANGES } from '../spec/versions.ts'
-import { isDateTimeNumber } from '../src/store/data-types.ts'
+import { isDateTimeNumber } from '../src/wire/type-forms.ts'
 import { ApiError, type AttachmentRecord, type ReadRow } from '../src/client/client.ts'
 import { shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'

@@ -1,5 +1,6 @@
 import { deriveSeed, mulberry32 } from '../fixtures/prng.ts'
-import { utcMsToWall, valueFits, type FieldType } from '../store/data-types.ts'
+import { utcMsToWall } from '../store/data-types.ts'
+import { valueFits, type FieldType } from '../wire/type-forms.ts'
 
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
 const LOWER = 'abcdefghijklmnopqrstuvwxyz'

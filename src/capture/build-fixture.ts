@@ -1,4 +1,5 @@
-import { convertValue, isDateTimeNumber, isDateType, utcMsToWall, valueFits, wallToUtcMs } from '../store/data-types.ts'
+import { convertValue, isDateType, utcMsToWall, wallToUtcMs } from '../store/data-types.ts'
+import { isDateTimeNumber, valueFits } from '../wire/type-forms.ts'
 import type { FieldDef, FieldValue } from '../store/types.ts'
 import type { FileAttachment, FileRow, FileStorage, FixtureFile } from '../fixtures/file-format.ts'
 import { deriveSeed, mulberry32 } from '../fixtures/prng.ts'

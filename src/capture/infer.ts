@@ -1,4 +1,5 @@
-import { convertValue, TYPE_FORMS, valueFits, type ProductType } from '../store/data-types.ts'
+import { convertValue, TYPE_FORMS } from '../store/data-types.ts'
+import { valueFits, type ProductType } from '../wire/type-forms.ts'
 import { SYSTEM_FIELDS } from '../store/system-fields.ts'
 import type { FieldType } from '../store/types.ts'
 

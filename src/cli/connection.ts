@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { CommanderError, Option, type Command } from 'commander'
 import { httpTransport, type Transport } from '../client/transport.ts'
-import { ConfigError, switchOn } from '../mock/config.ts'
-
-/** Exit codes of the commands that talk to an installation. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
+import { switchOn } from '../mock/config.ts'
+import { ConfigError, EXIT, exitCodeOf } from '../cli-base/exit.ts'
 
 /** A repeatable flag; its variable takes a comma-separated list. */
 export const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((item) => item.trim()).filter((item) => item !== '')]
@@ -85,15 +83,9 @@ export function parseFlags<F>(command: Command, argv: readonly string[], stderr:
     check(flags)
     return flags
   } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.exitCode === 0) return EXIT.ok
-      if (error.code === 'appdata-kit.invalidValue') stderr(`error: ${error.message}\n`)
-      return EXIT.usage
-    }
-    if (error instanceof ConfigError) {
-      stderr(`error: ${error.message}\n`)
-      return EXIT.usage
-    }
-    throw error
+    if (!(error instanceof CommanderError || error instanceof ConfigError)) throw error
+    // Commander has written its own errors already; the refusals of our checks are written here.
+    if (error instanceof ConfigError || error.code === 'appdata-kit.invalidValue') stderr(`error: ${error.message}\n`)
+    return exitCodeOf(error)
   }
 }

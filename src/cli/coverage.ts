@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander'
 import { subcommand } from '../cli-base/command.ts'
-import { EXIT, parseFlags } from './connection.ts'
-import { ConfigError } from '../mock/config.ts'
+import { parseFlags } from './connection.ts'
+import { ConfigError, EXIT } from '../cli-base/exit.ts'
 import { readUsageFile, UsageFileError } from '../usage-file/file.ts'
 import { coverageMarkdown, coverageOf, coverageText } from '../usage/coverage.ts'
 

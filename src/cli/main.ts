@@ -1,9 +1,8 @@
 import { Command, CommanderError } from 'commander'
 import { PACKAGE_VERSION } from '../package-root.ts'
-import { exitWith } from '../cli-base/exit.ts'
+import { exitCodeOf, exitWith } from '../cli-base/exit.ts'
 
 // Each command's modules load only when it runs, so `--version` and `--help` answer at once.
-const USAGE_EXIT = 2
 
 /**
  * `appdata-kit verify` as a process. Ctrl-C or SIGTERM (a CI job cancelled) stops the contracts at
@@ -112,7 +111,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     program.parse(args, { from: 'user' })
   } catch (error) {
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : USAGE_EXIT)
+    if (error instanceof CommanderError) process.exit(exitCodeOf(error))
     throw error
   }
   if (chosen !== undefined) await COMMANDS[chosen.name]?.run(chosen.argv)

@@ -4,9 +4,10 @@ import { CommanderError, Option, type Command } from 'commander'
 import { toJson, toYaml } from '../../spec/serialize.ts'
 import { controlPlaneDocument, servedDocument } from '../document/reader.ts'
 import { modeOf } from '../document/modes.ts'
-import { ConfigError, emulatedRelease } from '../mock/config.ts'
+import { emulatedRelease } from '../mock/config.ts'
 import { subcommand } from '../cli-base/command.ts'
-import { EXIT, type Io } from './verify.ts'
+import type { Io } from './verify.ts'
+import { ConfigError, EXIT, exitCodeOf } from '../cli-base/exit.ts'
 
 /** The `spec` command's flags. */
 export function specCommand(): Command {
@@ -38,7 +39,7 @@ export function runSpec(argv: readonly string[], io: Pick<Io, 'stdout' | 'stderr
     command.parse([...argv], { from: 'user' })
     flags = command.opts<Flags>()
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage
+    if (error instanceof CommanderError) return exitCodeOf(error)
     throw error
   }
   try {
@@ -56,12 +57,8 @@ export function runSpec(argv: readonly string[], io: Pick<Io, 'stdout' | 'stderr
     }
     return EXIT.ok
   } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr(`error: ${error.message}\n`)
-      return EXIT.usage
-    }
     io.stderr(`error: ${(error as Error).message}\n`)
-    return EXIT.failed
+    return exitCodeOf(error)
   }
 }
 

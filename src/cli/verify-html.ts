@@ -2,7 +2,8 @@ import type { RunReport } from '../../contracts/runner.ts'
 import type { ContractResult } from '../../contracts/types.ts'
 import type { Difference } from '../compare/compare.ts'
 import type { Exchange } from '../compare/recording.ts'
-import { failureLine, summarize } from './verify-report.ts'
+import { failureLine } from './verify-report.ts'
+import { summarize } from '../../contracts/summary.ts'
 
 /**
  * `verify --html FILE`: the run as one HTML file with nothing to fetch (styles inline, no

@@ -1,6 +1,7 @@
 import builderModule, { type Builder } from 'junit-report-builder'
 import type { RunReport } from '../../contracts/runner.ts'
 import type { ContractResult, Failure } from '../../contracts/types.ts'
+import { summarize, summaryLines } from '../../contracts/summary.ts'
 import type { Difference } from '../compare/compare.ts'
 
 // junit-report-builder ships CommonJS; under NodeNext its default export types as the module object.
@@ -49,20 +50,6 @@ export function redactReport(report: RunReport, redact: (text: string) => string
   return JSON.parse(JSON.stringify(report), (_key, value: unknown) => (typeof value === 'string' ? redact(value) : value)) as RunReport
 }
 
-export interface Summary {
-  passed: number
-  failed: number
-  skipped: number
-}
-
-export function summarize(results: readonly ContractResult[]): Summary {
-  return {
-    passed: results.filter((r) => r.outcome === 'passed').length,
-    failed: results.filter((r) => r.outcome === 'failed').length,
-    skipped: results.filter((r) => r.outcome === 'skipped').length,
-  }
-}
-
 /** One failure on one line: what was expected, what came back, and where. */
 export function failureLine(failure: Failure): string {
   const where = [failure.exchange, failure.schemaPath === undefined || failure.schemaPath === '' ? undefined : `schema ${failure.schemaPath}`].filter((x) => x !== undefined).join('; ')
@@ -78,26 +65,6 @@ export function resultLines(result: ContractResult, terminal: boolean): string[]
   }
   if (!terminal) return notes
   return [result.outcome === 'passed' ? `  ok ${contract.id}` : `skip ${contract.id}: ${result.reason ?? ''}`, ...notes]
-}
-
-/** The closing lines: counts, the skipped reasons grouped, and what the cleanup did. */
-export function summaryLines(report: RunReport): string[] {
-  const counts = summarize(report.results)
-  const lines = [
-    `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped of ${report.results.length} contracts in ${(report.durationMs / 1000).toFixed(1)} s${report.interrupted ? ' (interrupted)' : ''}`,
-  ]
-  const reasons = new Map<string, number>()
-  for (const result of report.results) if (result.outcome === 'skipped') reasons.set(result.reason ?? '', (reasons.get(result.reason ?? '') ?? 0) + 1)
-  for (const [reason, count] of [...reasons].sort((a, b) => b[1] - a[1])) lines.push(`  skipped ${count}: ${reason}`)
-  if (report.information.length > 0) {
-    lines.push('information (where the description is silent; never a failure):')
-    for (const finding of report.information) lines.push(`  info ${finding.topic}: ${finding.finding}`)
-  }
-  if (report.cleanup.removed > 0 || report.cleanup.left.length > 0) {
-    lines.push(`cleanup: removed the ${report.cleanup.removed} row(s) this run created`)
-    for (const row of report.cleanup.left) lines.push(`  NOT REMOVED: ${row.relationKey === null ? 'master row' : `${row.relationKey} row`}${row.id === null ? '' : ` ${row.id}`}: ${row.reason}`)
-  }
-  return lines
 }
 
 /** The run as a JUnit XML report: one suite per area (the id's first part), one case per contract. */

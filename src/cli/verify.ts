@@ -7,14 +7,16 @@ import { TransportError, type Transport } from '../client/transport.ts'
 import { apiDocument } from '../document/reader.ts'
 import { compareRuns, type Difference } from '../compare/compare.ts'
 import { recordingTransport, type Exchange } from '../compare/recording.ts'
-import { collect, connectionOptions, connectionTransport, EXIT, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
+import { collect, connectionOptions, connectionTransport, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'
-import { ConfigError, emulatedRelease } from '../mock/config.ts'
+import { emulatedRelease } from '../mock/config.ts'
+import { ConfigError, EXIT } from '../cli-base/exit.ts'
 import { subcommand } from '../cli-base/command.ts'
 import { verifyUsage } from '../usage/verify-usage.ts'
 import { UsageFileError } from '../usage-file/file.ts'
 import { htmlReport, type HtmlReportInput } from './verify-html.ts'
-import { differenceLines, jsonReport, junitXml, redactor, redactReport, resultLines, summaryLines, type Redactor } from './verify-report.ts'
+import { differenceLines, jsonReport, junitXml, redactor, redactReport, resultLines, type Redactor } from './verify-report.ts'
+import { summaryLines } from '../../contracts/summary.ts'
 
 /** Where verify writes, and whether it writes to a terminal (progress) or a log (failures only). */
 export interface Io {
@@ -28,8 +30,6 @@ export interface Io {
   /** The transport to use instead of HTTP (tests); the base URL is still required and reported. */
   transport?: Transport
 }
-
-export { EXIT }
 
 /** The verify command's flags; every one can also come from an environment variable. */
 export function verifyCommand(): Command {

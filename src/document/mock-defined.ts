@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { MEDIA_TYPE_MARK, MOCK_DEFINED } from '../../spec/extensions.ts'
-import { isObject } from './reader.ts'
+import { isObject } from './json.ts'
 
 /** Schema keywords an `x-mock-defined` mark may name (a mark of only these words names keywords). */
 const SCHEMA_KEYWORDS = new Set([

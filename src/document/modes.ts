@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { STRICT_OVERLAY } from '../../spec/extensions.ts'
-import { isObject } from './reader.ts'
+import { isObject } from './json.ts'
 
 /**
  * The mock's two modes as documents. The published document (spec/openapi.json) is the default,

@@ -4,6 +4,7 @@ import { packageFile } from '../package-root.ts'
 import { PRODUCT_VERSIONS } from '../../spec/extensions.ts'
 import { inRange } from '../../spec/versions.ts'
 import { checkedDocument, documentForMode, type DocumentMode } from './modes.ts'
+import { isObject, type JsonObject } from './json.ts'
 
 /**
  * Reading the OpenAPI documents: their operations, the view one release has of them, `$ref`
@@ -11,15 +12,8 @@ import { checkedDocument, documentForMode, type DocumentMode } from './modes.ts'
  * client, the contracts and the tests all read the documents through this module.
  */
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
-export type JsonObject = { [key: string]: Json }
-
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
 export type HttpMethod = (typeof HTTP_METHODS)[number]
-
-export function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
 
 /** A JSON pointer segment (RFC 6901): `~` and `/` escaped. */
 export function escapePointer(segment: string): string {

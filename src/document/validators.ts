@@ -3,7 +3,8 @@ import addFormatsModule from 'ajv-formats'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
 import { toViolations } from './violations.ts'
-import { escapePointer, isObject, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
+import { isObject } from './json.ts'
+import { escapePointer, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020

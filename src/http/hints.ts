@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
-import { atPointer, isObject, resolveRef, type OperationEntry } from '../document/reader.ts'
+import { atPointer, resolveRef, type OperationEntry } from '../document/reader.ts'
+import { isObject } from '../document/json.ts'
 import { validatorsFor } from '../document/validators.ts'
 import { decodeRowVersion } from '../store/row-version.ts'
 

@@ -29,6 +29,7 @@ import { registerRowLinks } from '../operations/open-row-link.ts'
 import { createOutbox } from '../store/outbox.ts'
 import { createTokenStore } from '../http/auth/tokens.ts'
 import { createStore } from '../store/store.ts'
+import { rowGenerator } from '../fixtures/generate.ts'
 import type { Deps, Fixture } from '../store/types.ts'
 import type { LogStream } from './running-mock.ts'
 
@@ -84,7 +85,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // What the mock's clients read: the document of its own mode and release, which says exactly what it accepts (built at the first read).
   const served = (): OpenAPIObject => servedDocument(config.productVersion, modeOf(config.strict))
 
-  app.decorate('store', createStore(fixture, deps))
+  app.decorate('store', createStore(fixture, deps, rowGenerator))
   // An older fixture still loads; say once, at start, what it should change (type names, value forms).
   for (const notice of fixture.notices ?? []) app.log.warn(notice)
   app.decorate('tokens', createTokenStore(deps, config.tokenTtl, config.maxSessions))

@@ -3,6 +3,7 @@ import { accessSync, constants } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { CommanderError, Option, type Command } from 'commander'
 import { subcommand } from '../cli-base/command.ts'
+import { ConfigError } from '../cli-base/exit.ts'
 import { inRange, LATEST_VERSION, normalizeVersion } from '../../spec/versions.ts'
 import { DEFAULT_MAX_SESSIONS } from '../http/auth/tokens.ts'
 import { DEVIATION_NAMES, isDeviationName } from '../deviate/deviation-names.ts'
@@ -106,11 +107,6 @@ export const DEFAULTS: MockConfig = {
   allowedHosts: [],
   recordUsage: undefined,
   timeZone: undefined,
-}
-
-/** A flag or variable the mock cannot start with; the message says which and why. */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
 }
 
 /** A release the mock can emulate: 2.x (legacy), 3.0.0 to 3.0.18, 3.0.19 and later 3.x. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { ConfigError, DEFAULTS, emulatedRelease, type MockConfig } from './config.ts'
+import { DEFAULTS, emulatedRelease, type MockConfig } from './config.ts'
+import { ConfigError } from '../cli-base/exit.ts'
 import { buildApp } from './app.ts'
 import { createClock, systemDeps } from '../deps.ts'
 import { dirname } from 'node:path'

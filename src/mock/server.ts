@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import { ConfigError, parseConfig } from './config.ts'
+import { parseConfig } from './config.ts'
 import { startMock, type LaunchedMock } from './mock.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
-import { exitWith } from '../cli-base/exit.ts'
+import { ConfigError, EXIT, exitWith } from '../cli-base/exit.ts'
 import { changeLogPath } from './state-file.ts'
 import { drainStdout } from './logging.ts'
 
@@ -22,7 +22,7 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     process.stderr.write(`appdata-kit mock: ${error.message}\n(appdata-kit mock --help lists every flag)\n`)
-    process.exit(2)
+    process.exit(EXIT.usage)
   }
   if (config.print !== undefined) {
     process.stdout.write(config.print.endsWith('\n') ? config.print : `${config.print}\n`)
@@ -70,7 +70,7 @@ function stopOnSignals(mock: LaunchedMock): void {
       // A second signal does not wait for requests in flight, but saved rows still reach the state file, and the usage its file.
       const failed = [mock.saveState(), mock.saveUsage()].filter((reason) => reason !== undefined).join('; ') || undefined
       if (failed !== undefined) process.stderr.write(`appdata-kit mock: ${failed}\n`)
-      process.exit(failed === undefined ? 0 : 1)
+      process.exit(failed === undefined ? EXIT.ok : EXIT.failed)
     }
     stopping = true
     mock.app.log.info(`${signal}: stopping`)
@@ -83,16 +83,16 @@ function stopOnSignals(mock: LaunchedMock): void {
         // The state and usage files are written synchronously, so they are complete before the exit.
         const failed = [mock.saveState(), mock.saveUsage()].filter((reason) => reason !== undefined).join('; ') || undefined
         if (failed !== undefined) process.stderr.write(`appdata-kit mock: ${failed}\n`)
-        process.exit(failed === undefined ? 0 : 1)
+        process.exit(failed === undefined ? EXIT.ok : EXIT.failed)
       }, 200).unref()
     }, STOP_GRACE_MS)
     cut.unref()
     mock.close().then(
       // Log lines still queued for a slow reader are written first (see loggerOptions).
-      () => void drainStdout(LOG_DRAIN_MS).then(() => process.exit(0)),
+      () => void drainStdout(LOG_DRAIN_MS).then(() => process.exit(EXIT.ok)),
       (error: unknown) => {
         process.stderr.write(`appdata-kit mock: stopping failed: ${(error as Error).message}\n`)
-        process.exit(1)
+        process.exit(EXIT.failed)
       },
     )
   }

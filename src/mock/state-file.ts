@@ -5,9 +5,11 @@ import type { FastifyInstance } from 'fastify'
 import { createStore } from '../store/store.ts'
 import { toFixtureFile } from '../fixtures/export.ts'
 import { loadFixture } from '../fixtures/load.ts'
+import { rowGenerator } from '../fixtures/generate.ts'
 import type { ChangeRecord } from '../store/types.ts'
 import type { Deps, Fixture } from '../store/types.ts'
-import { ConfigError, type StateSync } from './config.ts'
+import type { StateSync } from './config.ts'
+import { ConfigError } from '../cli-base/exit.ts'
 
 /**
  * `--state-file` keeps the data in two files: the snapshot (FILE, a fixture) and the change log
@@ -53,7 +55,7 @@ export function readStateFile(path: string, deps: Deps, timeZone?: string): Rest
   const records = readLog(changeLogPath(path), digest)
   if (records.lines.length === 0) return { fixture, digest, replayed: 0, ...(records.warning === undefined ? {} : { warning: records.warning }) }
   // Replayed into a store of its own, whose data becomes the start's: what the mock answered before the crash.
-  const store = createStore(fixture, deps)
+  const store = createStore(fixture, deps, rowGenerator)
   const replay = replayLines(store, changeLogPath(path), records.lines, records.torn)
   return { fixture: store.snapshot(), digest, ...replay }
 }

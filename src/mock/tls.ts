@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { X509Certificate } from 'node:crypto'
 import { join } from 'node:path'
 import { hostname } from 'node:os'
-import { ConfigError, type MockConfig } from './config.ts'
+import type { MockConfig } from './config.ts'
+import { ConfigError } from '../cli-base/exit.ts'
 
 /** A certificate and key the mock serves HTTPS with, and the certificate's SHA-256 fingerprint. */
 export interface ServerTls {

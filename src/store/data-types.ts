@@ -1,35 +1,11 @@
 /**
- * The product's data types and the forms their values take on the wire, in fixtures and in the
- * store (the product's reference, Data Types): Boolean 0/1, Date `yyyyMMdd`, DateTime
- * `yyyyMMddHHmmss` and Time `HHmmss` as numbers in the installation's time zone, Timespan in
- * milliseconds, File as Base64 text, Multiselection as an array. Pure functions: no clock, no I/O.
+ * The product's data types in the store and in fixtures: the type names of older fixtures, what
+ * each type's values look like in messages, which types are numbers, texts and dates, values
+ * sent in another form converted into their type's, and DateTime numbers on an installation's
+ * wall clock. The types themselves and the predicates that say whether a value has its type's
+ * form are in src/wire/type-forms.ts. Pure functions: no clock, no I/O.
  */
-
-/** The type names a fixture field takes, as the product names its data types. */
-export const PRODUCT_TYPES = [
-  'String',
-  'Numeric',
-  'Boolean',
-  'Date',
-  'DateTime',
-  'Time',
-  'Timespan',
-  'Multiselection',
-  'File',
-  'Link',
-  'Latitude',
-  'Longitude',
-  'WktShape',
-  'ImageUri',
-  'Color',
-  'Icon',
-  'RichText',
-] as const
-
-export type ProductType = (typeof PRODUCT_TYPES)[number]
-
-/** A user field's type, or Identity: the integer system fields and the storage's Identity field. */
-export type FieldType = ProductType | 'Identity'
+import { isDateTimeNumber, valueFits, type FieldType, type ProductType } from '../wire/type-forms.ts'
 
 /** The type names of fixtures written before the product's names, and what they now mean. */
 export const LEGACY_TYPE_NAMES: Readonly<Record<string, { type: ProductType; decimals?: number }>> = {
@@ -80,89 +56,6 @@ export function isTextType(type: FieldType): boolean {
 /** The date types: what the time zone and the date conversions apply to. */
 export function isDateType(type: FieldType): type is 'Date' | 'DateTime' | 'Time' {
   return type === 'Date' || type === 'DateTime' || type === 'Time'
-}
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
-const WKT = /^\s*(?:POINT|LINESTRING|POLYGON|MULTIPOINT|MULTILINESTRING|MULTIPOLYGON|GEOMETRYCOLLECTION)(?:\s+(?:Z|M|ZM))?\s*(?:\(|EMPTY\b)/i
-const HEX_COLOR = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/
-const RGB_COLOR = /^rgba?\(\s*\d{1,3}\s*,\s*\d{1,3}\s*,\s*\d{1,3}\s*(?:,\s*(?:0|1|0?\.\d+)\s*)?\)$/i
-
-/** Whether a number is a calendar date yyyyMMdd (years 1000 to 9999, so always 8 digits). */
-export function isDateNumber(value: number): boolean {
-  if (!Number.isSafeInteger(value) || value < 10000101 || value > 99991231) return false
-  return isCalendarDate(Math.floor(value / 10000), Math.floor(value / 100) % 100, value % 100)
-}
-
-/** Whether a number is a time of day HHmmss. */
-export function isTimeNumber(value: number): boolean {
-  if (!Number.isSafeInteger(value) || value < 0 || value > 235959) return false
-  return Math.floor(value / 100) % 100 < 60 && value % 100 < 60
-}
-
-/** Whether a number is a date and time yyyyMMddHHmmss. */
-export function isDateTimeNumber(value: number): boolean {
-  if (!Number.isSafeInteger(value) || value < 10000101000000 || value > 99991231235959) return false
-  return isDateNumber(Math.floor(value / 1000000)) && isTimeNumber(value % 1000000)
-}
-
-function isCalendarDate(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1) return false
-  const days = [31, year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-  return day <= (days[month - 1] as number)
-}
-
-/** Decimal places of a number as written (JSON's shortest form). */
-function decimalsOfNumber(value: number): number {
-  const text = String(value)
-  if (text.includes('e-')) return Number(text.split('e-')[1]) + (text.split('e')[0]?.split('.')[1]?.length ?? 0)
-  return text.split('.')[1]?.length ?? 0
-}
-
-/**
- * Whether a value has the form of its type, exactly (no conversion). Null fits every field (the
- * description marks fields nullable). `decimals`: the Numeric field's format (0: integers only).
- */
-export function valueFits(type: FieldType, value: unknown, decimals?: number): boolean {
-  if (value === null) return true
-  switch (type) {
-    case 'Identity':
-      return Number.isSafeInteger(value)
-    case 'Numeric':
-      return typeof value === 'number' && Number.isFinite(value) && (decimals === undefined || decimalsOfNumber(value) <= decimals)
-    case 'Boolean':
-      return value === 0 || value === 1
-    case 'Date':
-      return typeof value === 'number' && isDateNumber(value)
-    case 'DateTime':
-      return typeof value === 'number' && isDateTimeNumber(value)
-    case 'Time':
-      return typeof value === 'number' && isTimeNumber(value)
-    case 'Timespan':
-      return Number.isSafeInteger(value)
-    case 'Latitude':
-      return typeof value === 'number' && value >= -90 && value <= 90
-    case 'Longitude':
-      return typeof value === 'number' && value >= -180 && value <= 180
-    case 'Multiselection':
-      return Array.isArray(value) && value.every((item) => typeof item === 'string' || (typeof item === 'number' && Number.isFinite(item)))
-    case 'File':
-      return typeof value === 'string' && BASE64.test(value)
-    case 'Link':
-    case 'ImageUri':
-      return typeof value === 'string' && isAbsoluteUri(value)
-    case 'WktShape':
-      return typeof value === 'string' && WKT.test(value)
-    case 'Color':
-      return typeof value === 'string' && (HEX_COLOR.test(value) || RGB_COLOR.test(value))
-    case 'String':
-    case 'Icon':
-    case 'RichText':
-      return typeof value === 'string'
-  }
-}
-
-function isAbsoluteUri(text: string): boolean {
-  return /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(text) && URL.canParse(text)
 }
 
 /** A converted value, and what it was converted from (for the warning). */

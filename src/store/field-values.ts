@@ -1,5 +1,3 @@
-export { valueFits } from './data-types.ts'
-
 /** A value as an error message quotes it. */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`

@@ -1,6 +1,7 @@
 import { relationKeyOf } from './guid.ts'
 import { describeValue } from './field-values.ts'
-import { dateTimeIn, TYPE_FORMS, valueFits } from './data-types.ts'
+import { dateTimeIn, TYPE_FORMS } from './data-types.ts'
+import { valueFits } from '../wire/type-forms.ts'
 import { Plan, type TablePlan } from './plan.ts'
 import { decodeRowVersion } from './row-version.ts'
 import type { StoreState } from './state.ts'

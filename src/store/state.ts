@@ -1,8 +1,7 @@
 import { AttachmentStore } from './attachments.ts'
 import { dateTimeIn } from './data-types.ts'
 import { Table } from './table.ts'
-import type { ApplicationDef, Deps, FieldValue, Fixture, Row, Sequences } from './types.ts'
-import { emitGeneratedRows, generationTarget } from '../fixtures/generate.ts'
+import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences } from './types.ts'
 
 /** One application's tables. */
 export interface AppTables {
@@ -31,10 +30,10 @@ export interface StoreState {
  * `firstVersion` on, masters before details, unless the fixture gives them), ROW_ORDER (position
  * in Id order, unless given), Identity values missing from the fixture (after the largest one
  * given), DT_CREATION (deps.now() when absent), DT_LAST_UPDATE and USER_ID_LAST_UPDATE (the
- * creation's when absent) and CT_ATTACHMENTS. Generated rows (`fixture.generated`) are made here,
- * after the fixture's own rows of their tables.
+ * creation's when absent) and CT_ATTACHMENTS. Generated rows (`fixture.generated`) are made here by
+ * `generator`, after the fixture's own rows of their tables.
  */
-export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, generation: number): StoreState {
+export function buildState(fixture: Fixture, deps: Deps, generator: RowGenerator, firstVersion: number, generation: number): StoreState {
   const attachments = new AttachmentStore(fixture.attachments)
   const state: StoreState = { fixture, apps: new Map(), storages: new Map(), attachments, nextVersion: firstVersion, generation }
   const loadedAt = dateTimeIn(deps.now(), fixture.organization.timeZone)
@@ -53,7 +52,7 @@ export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, g
     const app = state.apps.get(def.id) as AppTables
     const data = fixture.data[def.id]
     const generated = fixture.generated
-    const generating = generated !== undefined && generationTarget(fixture, generated).id === def.id ? generated : undefined
+    const generating = generated !== undefined && generator.target(fixture, generated).id === def.id ? generated : undefined
     const masterRows = generating?.rows ?? 0
     const detailRows = masterRows * (generating?.detailsPerMaster ?? 2)
     const loaders = new Map<Table, TableLoader>([
@@ -64,7 +63,7 @@ export function buildState(fixture: Fixture, deps: Deps, firstVersion: number, g
       // Straight into the tables: a million generated rows are never held as objects as well.
       const masters = loaders.get(app.master) as TableLoader
       const byKey = new Map([...app.details].map(([key, table]) => [key, loaders.get(table) as TableLoader]))
-      emitGeneratedRows(fixture, generating, { master: (row) => masters.add(row), detail: (key, row) => byKey.get(key)?.add(row) })
+      generator.emit(fixture, generating, { master: (row) => masters.add(row), detail: (key, row) => byKey.get(key)?.add(row) })
     }
     for (const table of loaders.keys()) applySequence(table, fixture.sequences?.[table.storage.id])
   }

@@ -24,6 +24,7 @@ import type {
   ParsedQuery,
   QueryError,
   Row,
+  RowGenerator,
   SaveCommand,
   SaveOutcome,
   SaveResult,
@@ -98,11 +99,13 @@ export interface Store {
 
 /**
  * Builds the store from a fixture. `deps` supplies time (DT_CREATION of rows a fixture leaves
- * undated, DT_LAST_UPDATE of writes); nothing in the store reads the clock otherwise.
+ * undated, DT_LAST_UPDATE of writes); nothing in the store reads the clock otherwise. `generator`
+ * makes the rows a fixture's `generated` asks for, at the start and at every reset (the mock
+ * passes src/fixtures/generate.ts's rowGenerator).
  */
-export function createStore(initial: Fixture, deps: Deps): Store {
+export function createStore(initial: Fixture, deps: Deps, generator: RowGenerator): Store {
   let loaded = initial
-  let state: StoreState = buildState(initial, deps, 1, 0)
+  let state: StoreState = buildState(initial, deps, generator, 1, 0)
   let listener: CommitListener | undefined
 
   // The one place every committed save, delete and action passes: logged first, then applied.
@@ -119,7 +122,7 @@ export function createStore(initial: Fixture, deps: Deps): Store {
     application: (id) => state.apps.get(id)?.def,
     reset(fixture) {
       if (fixture !== undefined) loaded = fixture
-      state = buildState(loaded, deps, state.nextVersion, state.generation + 1)
+      state = buildState(loaded, deps, generator, state.nextVersion, state.generation + 1)
       listener?.(null)
     },
     currentRowVersion: () => state.nextVersion - 1,

@@ -3,9 +3,9 @@
  * spellings of a product release; operations translate between the two.
  */
 
-import type { FieldType } from './data-types.ts'
+import type { FieldType } from '../wire/type-forms.ts'
 
-export type { FieldType } from './data-types.ts'
+export type { FieldType } from '../wire/type-forms.ts'
 
 /** A value a row field can hold (a Multiselection holds an array; booleans only before conversion). */
 export type FieldValue = string | number | boolean | null | ReadonlyArray<string | number>
@@ -154,6 +154,24 @@ export interface GeneratedRows {
   applicationId?: string
   /** Detail rows per master row, in each detail table. Default 2. */
   detailsPerMaster?: number
+}
+
+/** Where generated rows go, table by table, each table's rows in ascending Id order (masters first). */
+export interface GeneratedRowSink {
+  master(row: Row): void
+  detail(relationKey: string, row: Row): void
+}
+
+/**
+ * What makes the rows a fixture's `generated` asks for (src/fixtures/generate.ts has the one the
+ * mock uses). The store is handed it (createStore) rather than importing it: the generator loads
+ * json-schema-faker, and the store stays pure and below the fixtures.
+ */
+export interface RowGenerator {
+  /** The application the rows go to; throws a RangeError for options it cannot use. */
+  target(fixture: Fixture, options: GeneratedRows): ApplicationDef
+  /** Hands the rows to `sink` one at a time (one row object per table, reused: copy what you keep). */
+  emit(fixture: Fixture, options: GeneratedRows, sink: GeneratedRowSink): void
 }
 
 /** Injected sources of time and randomness, so tests are deterministic. */

@@ -1,6 +1,6 @@
 import { runContracts, type RunOptions, type RunReport } from '../../contracts/runner.ts'
 import type { ContractResult, Target } from '../../contracts/types.ts'
-import { summaryLines } from '../cli/verify-report.ts'
+import { summaryLines } from '../../contracts/summary.ts'
 import { readUsageFile } from '../usage-file/file.ts'
 import { usageContracts } from './replay.ts'
 

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import { loadFixture } from '../../src/fixtures/load.ts'
-import { valueFits, type FieldType } from '../../src/store/data-types.ts'
+import { valueFits, type FieldType } from '../../src/wire/type-forms.ts'
 import { IDS } from '../helpers/http.ts'
 import { capture } from '../contracts/support.ts'
 

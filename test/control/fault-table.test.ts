@@ -1,6 +1,6 @@
 /** The fault table's matching, counting and draws, without HTTP. */
 import { describe, expect, it } from 'vitest'
-import { createFaultTable } from '../../src/mock/control/faults.ts'
+import { createFaultTable } from '../../src/mock/control/fault-table.ts'
 import { ProblemError } from '../../src/errors.ts'
 
 const KNOWN = new Set(['saveItems', 'queryItems'])

@@ -1,6 +1,6 @@
 /** The journal's ring buffer and redaction, without HTTP. */
 import { describe, expect, it } from 'vitest'
-import { createJournal, type JournalRecord } from '../../src/mock/control/journal.ts'
+import { createJournal, type JournalRecord } from '../../src/mock/control/journal-store.ts'
 import { REDACTED, redactHeaders, redactValue } from '../../src/mock/control/redact.ts'
 
 function record(url: string, extra: Partial<JournalRecord> = {}): JournalRecord {

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { IDS, mockPerSuite, freshMockPerTest, startTestMock, type TestClient } from '../helpers/http.ts'
 import { fixedDeps } from '../../src/deps.ts'
-import { PRODUCT_TYPES } from '../../src/store/data-types.ts'
+import { PRODUCT_TYPES } from '../../src/wire/type-forms.ts'
 
 const DELIVERIES = { ApplicationId: IDS.deliveriesId }
 const DATE_TIME = /^\d{14}$/

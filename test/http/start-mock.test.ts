@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { startMock } from '../../src/mock/mock.ts'
-import { ConfigError } from '../../src/mock/config.ts'
+import { ConfigError } from '../../src/cli-base/exit.ts'
 import { IDS } from '../helpers/http.ts'
 
 /** In a fresh process, the compiled package's startMock() once: which of Fastify's schema compilers Node then holds. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, DEFAULTS, parseConfig } from '../../src/mock/config.ts'
+import { DEFAULTS, parseConfig } from '../../src/mock/config.ts'
+import { ConfigError } from '../../src/cli-base/exit.ts'
 import { PACKAGE_VERSION } from '../../src/package-root.ts'
 
 describe('parseConfig: the flags and variables of npm start', () => {

@@ -1,4 +1,5 @@
 import { textOf } from '../../src/bytes.ts'
+import { rowGenerator } from '../../src/fixtures/generate.ts'
 import { loadFixture } from '../../src/fixtures/load.ts'
 import { parseQueryString } from '../../src/store/query-string.ts'
 import { createStore, type Store } from '../../src/store/store.ts'
@@ -26,7 +27,7 @@ export function fixedDeps(start = NOW): Deps & { advance(ms: number): void } {
 }
 
 export function newStore(fixture: Fixture = defaultFixture, deps: Deps = fixedDeps()): Store {
-  return createStore(fixture, deps)
+  return createStore(fixture, deps, rowGenerator)
 }
 
 /** A parsed query; fails the test on a parse error. */

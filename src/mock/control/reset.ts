@@ -2,8 +2,8 @@ import type { Outbox } from '../../store/outbox.ts'
 import type { Store } from '../../store/store.ts'
 import type { Fixture } from '../../store/types.ts'
 import { summarizeFixture, type FixtureSummary } from './fixtures.ts'
-import type { FaultTable } from './faults.ts'
-import type { Journal } from './journal.ts'
+import type { FaultTable } from './fault-table.ts'
+import type { Journal } from './journal-store.ts'
 
 /** The answer to a reset (the `ResetResult` schema). */
 export interface ResetResult {

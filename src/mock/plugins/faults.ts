@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../../errors.ts'
-import { createFaultTable, type FaultDecision, type FaultTable } from '../control/faults.ts'
-import type { FaultEffect } from '../control/journal.ts'
+import { createFaultTable, type FaultDecision, type FaultTable } from '../control/fault-table.ts'
+import type { FaultEffect } from '../control/journal-store.ts'
 import { recordExchange } from './journal.ts'
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../control/journal.ts'
+import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../control/journal-store.ts'
 import { isControlUrl } from '../control/access.ts'
 import { ReadyBytes } from '../../store/ready-bytes.ts'
 import { addPayloadTap } from '../../http/ready-answer.ts'

@@ -1,6 +1,7 @@
 /** Helpers the spec tests share for walking the built document, from the project's document reader. */
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { isObject, resolveRef, walk, type Json, type JsonObject } from '../../../src/document/reader.ts'
+import { isObject, type Json, type JsonObject } from '../../../src/document/json.ts'
+import { resolveRef, walk } from '../../../src/document/reader.ts'
 
 export { isObject, walk, type Json, type JsonObject }
 
