@@ -33,6 +33,13 @@ export const Problem: SchemaObject = {
       description: 'On a request refused in strict mode (`STRICT_MODE`): the code of the warning the lenient mock would have raised.',
     },
     allow: { type: 'string', description: 'On 405: the methods the path takes, as in the `Allow` header.' },
+    position: { type: 'integer', minimum: 0, description: 'On a body that is not valid JSON (`BAD_JSON`): the character position where it stops being JSON.' },
+    hint: {
+      type: 'string',
+      description:
+        'What to send instead, where a conversion or a rename is the fix: a TIMESTAMP sent back as the text a read gave (send the number it encodes), ' +
+        'a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type.',
+    },
     violations: {
       type: 'array',
       description: 'For a request that breaks this document\'s schemas: every violation found, not only the first.',

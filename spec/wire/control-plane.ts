@@ -623,6 +623,10 @@ export interface components {
             warning?: string;
             /** @description On 405: the methods the path takes, as in the `Allow` header. */
             allow?: string;
+            /** @description On a body that is not valid JSON (`BAD_JSON`): the character position where it stops being JSON. */
+            position?: number;
+            /** @description What to send instead, where a conversion or a rename is the fix: a TIMESTAMP sent back as the text a read gave (send the number it encodes), a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type. */
+            hint?: string;
             /** @description For a request that breaks this document's schemas: every violation found, not only the first. */
             violations?: {
                 /** @description JSON Pointer (RFC 6901) to the offending value in the request. */

@@ -13,13 +13,22 @@ export function toViolations(part: string, errors: readonly ErrorObject[] | null
     let pointer = `/${part}${error.instancePath}`
     if (error.keyword === 'required') pointer += `/${String(error.params.missingProperty)}`
     if (error.keyword === 'additionalProperties') pointer += `/${String(error.params.additionalProperty)}`
-    const message = error.message ?? error.keyword
+    const message = messageOf(error)
     const key = `${pointer} ${message}`
     if (seen.has(key)) continue
     seen.add(key)
     out.push({ pointer, keyword: error.keyword, message })
   }
   return out
+}
+
+/** Ajv's message, naming the value a `const` or an `enum` wants, which Ajv's own words leave out. */
+function messageOf(error: ErrorObject): string {
+  if (error.keyword === 'const') return `must be ${JSON.stringify(error.params.allowedValue)}`
+  if (error.keyword === 'enum' && Array.isArray(error.params.allowedValues)) {
+    return `must be one of ${(error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`
+  }
+  return error.message ?? error.keyword
 }
 
 /** One sentence naming the first few violations, for the problem's `detail`. */

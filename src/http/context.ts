@@ -35,6 +35,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The API operation a route serves (the document's operationId). */
     operationId?: string
+    /** The media type of the operation's request body, when it takes one (named when a body comes with another). */
+    mediaType?: string | undefined
   }
 }
 

@@ -68,5 +68,8 @@ export function closestAlternative(document: OpenAPIObject, alternatives: readon
     const found = validators.violationsAt(pointer, body)
     if (found.length > 0 && (best === undefined || found.length < best.length)) best = found
   }
-  return best ?? violations
+  if (best === undefined) return violations
+  // Headers, query and path keep their own violations; only the body's are the alternatives'.
+  const isBody = (v: Violation): boolean => v.pointer === '/body' || v.pointer.startsWith('/body/')
+  return [...violations.filter((v) => !isBody(v)), ...best]
 }

@@ -63,11 +63,19 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
   app.setErrorHandler((error, request, reply) => {
     // A method the path lacks is a 404 even when its body does not parse: Fastify parses
     // the body before the not-found handler would run.
-    const problem = request.is404 ? notFound(app, request) : toProblem(error, bodyLimit)
+    const problem = request.is404 ? notFound(app, request) : (error as Partial<FastifyError>).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unreadableType(request) : toProblem(error, bodyLimit)
     if (problem.code === 'INTERNAL') request.log.error({ err: error }, 'unexpected error')
     return sendProblem(reply, problem, request)
   })
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(app, request), request))
+}
+
+/** A body of a type no parser takes (most often: no Content-Type at all): name the type to send. */
+function unreadableType(request: FastifyRequest): ProblemError {
+  const sent = request.headers['content-type']
+  const wanted = request.routeOptions.config?.mediaType ?? 'application/json'
+  const detail = sent === undefined ? 'The request has a body but no Content-Type.' : `A body of type ${JSON.stringify(sent)} is not read here.`
+  return new ProblemError('BAD_BODY', detail, { hint: `Send the body with Content-Type: ${wanted}.` })
 }
 
 /**

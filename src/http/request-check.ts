@@ -1,10 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { ProblemError, type Violation } from '../errors.ts'
-import type { OperationEntry } from '../document/reader.ts'
+import { requestBodyOf, type OperationEntry } from '../document/reader.ts'
 import { validatorsFor } from '../document/validators.ts'
 import { describeViolations } from '../document/violations.ts'
 import type { RouteStep } from './steps.ts'
+import { bodyAlternatives, closestAlternative, validationHint } from './hints.ts'
 
 /** Body members the document does not name (pointers) and query parameters the operation does not declare. */
 export interface UnknownInput {
@@ -53,11 +54,17 @@ export function requestCheck(document: OpenAPIObject, entry: OperationEntry, opt
     throw new Error(`operation ${entry.operationId} (${routeMethod(entry)} ${entry.path}): its request schema does not compile: ${(error as Error).message}`, { cause: error })
   }
   const { prepare, unknownInput } = options
+  const body = options.skipBody === true ? undefined : requestBodyOf(document, entry)
+  const alternatives = body === undefined ? [] : bodyAlternatives(document, body.schemaPointer)
   return (request) => {
     prepare?.(request)
     const found = validate(request)
-    const violations = unknownInput === undefined ? [...found.violations, ...found.unknownMembers.map(unknownMember)] : found.violations
-    if (violations.length > 0) throw new ProblemError('VALIDATION', describeViolations(violations), { violations })
+    const all = unknownInput === undefined ? [...found.violations, ...found.unknownMembers.map(unknownMember)] : found.violations
+    if (all.length > 0) {
+      const violations = closestAlternative(document, alternatives, request.body, all)
+      const hint = validationHint(request, entry, violations)
+      throw new ProblemError('VALIDATION', describeViolations(violations), hint === undefined ? { violations } : { violations, hint })
+    }
     if (found.unknownMembers.length + found.unknownParameters.length > 0) {
       unknownInput?.(request, { members: found.unknownMembers, parameters: found.unknownParameters })
     }

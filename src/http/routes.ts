@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { listOperations, type OperationEntry } from '../document/reader.ts'
+import { listOperations, requestBodyOf, type OperationEntry } from '../document/reader.ts'
 import type { ApiOperations, Handler, Handlers, RouteOf } from '../wire/operations.ts'
 import { requestCheck, fastifyPath, routeMethod, type UnknownInput } from './request-check.ts'
 import { authenticate, authorize, inTurn, type RouteStep, type SecurityScheme } from './steps.ts'
@@ -56,7 +56,7 @@ function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, docume
   app.route<RouteOf<ApiOperations, K>>({
     method: routeMethod(entry),
     url: fastifyPath(entry.path),
-    config: { operationId: entry.operationId },
+    config: { operationId: entry.operationId, mediaType: requestBodyOf(document, entry)?.mediaType },
     preHandler: inTurn(steps),
     handler,
   })

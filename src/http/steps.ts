@@ -35,6 +35,9 @@ export function authenticate(scheme: SecurityScheme) {
       throw new ProblemError(
         check.reason,
         check.reason === 'TOKEN_EXPIRED' ? 'The session token has expired; sign in again.' : 'The session token is not one this installation issued.',
+        scheme === 'SessionToken' && /^Bearer\s/i.test(token)
+          ? { hint: 'Send the access_token alone in the SessionToken header, without "Bearer " (Authorization: Bearer is for the e-mail operation only).' }
+          : {},
       )
     }
     const user = request.server.store.organization().users.find((u) => u.id === check.session.userId)

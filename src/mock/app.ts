@@ -15,6 +15,7 @@ import { registerFaults } from './plugins/faults.ts'
 import { registerWarnings } from '../http/warn.ts'
 import { registerReadyAnswers } from '../http/ready-answer.ts'
 import { registerRequestContext } from '../http/context.ts'
+import { registerJsonBody } from '../http/json-body.ts'
 import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { registerHostCheck } from './plugins/host-check.ts'
 import { registerUsage } from './plugins/usage-recorder.ts'
@@ -110,6 +111,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerErrorHandling(app, config.bodyLimit)
   registerLimits(app, config.maxUrlLength)
   registerFormBody(app)
+  registerJsonBody(app)
   registerWarnings(app)
   // Journal and faults hook every API route, so they come before the routes; the control plane needs both.
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })

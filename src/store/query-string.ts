@@ -59,7 +59,13 @@ function assign(query: ParsedQuery, name: Name, value: string): string | null {
     case '$top':
     case '$skip': {
       const n = nonNegativeInteger(value)
-      if (n === null) return `${name} must be a non-negative integer, got '${value}'`
+      if (n === null) {
+        const digits = /^\s*\d+\s*$/.test(value)
+        // All digits but too large: say the bound, so a client that sends "everything" as a huge number learns what to send.
+        return digits
+          ? `${name} must be a whole number up to ${Number.MAX_SAFE_INTEGER}, got a number of ${value.trim().length} digits${name === '$top' ? '; leave $top out to read every row' : ''}`
+          : `${name} must be a non-negative integer, got '${value}'`
+      }
       if (name === '$top') query.top = n
       else query.skip = n
       return null
