@@ -980,6 +980,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The published description defines no error statuses; this is what the mock answers when a write or a reservation would hand out an Id, an Identity value or a row version (`TIMESTAMP`) past 9007199254740991 (2^53 - 1), the largest integer the mock holds exactly; only a fixture whose sequences or values stand that high gets there. Nothing of the request is written (in the per-row save mode, the rows before the one refused are). */
+        InsufficientStorage: {
+            headers: {
+                "X-Mock-Warnings": components["headers"]["X-Mock-Warnings"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1329,6 +1339,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteItems: {
@@ -1526,6 +1537,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     sendEmail: {
@@ -1665,6 +1677,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
 }
