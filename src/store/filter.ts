@@ -3,6 +3,7 @@ import { parseFilter, type FilterError } from './filter-parser.ts'
 import { Lru } from './lru.ts'
 import { isDateType, isNumericType, isTextType, TYPE_FORMS, valueFits } from './data-types.ts'
 import type { FieldLookup, FieldType, FieldValue, Row } from './types.ts'
+import { shortened } from './field-values.ts'
 
 export type { FilterError } from './filter-parser.ts'
 
@@ -200,7 +201,7 @@ function fieldType(name: string, position: number, fields: FieldLookup): FieldTy
   return {
     error: 'UNKNOWN_FIELD',
     position,
-    message: `$filter, character ${position}: unknown field ${name}; fields: ${[...fields.keys()].join(', ')}`,
+    message: `$filter, character ${position}: unknown field ${shortened(name)}; fields: ${[...fields.keys()].join(', ')}`,
   }
 }
 
