@@ -95,11 +95,14 @@ export const responses: Record<ResponseName, ResponseObject> = {
   ),
   ServiceUnavailable: problem(
     'when a sign-in would pass the number of live sessions the mock keeps (`--max-sessions`, a million by default); ' +
-      'live tokens are never ended early to make room.',
+      'live tokens are never ended early to make room. `POST /__mock/reset?sessions=true` ends them all.',
     {
       tooManySessions: {
         summary: 'Too many live sessions',
-        value: problemExample('TOO_MANY_SESSIONS', 'The mock holds 1000000 live sessions, its limit (--max-sessions); sign in again when some have expired.'),
+        value: problemExample(
+          'TOO_MANY_SESSIONS',
+          'The mock holds 1000000 live sessions, its limit (--max-sessions); sign in again when some have expired, or end them all with POST /__mock/reset?sessions=true.',
+        ),
       },
     },
   ),

@@ -970,7 +970,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The published description defines no error statuses; this is what the mock answers when a sign-in would pass the number of live sessions the mock keeps (`--max-sessions`, a million by default); live tokens are never ended early to make room. */
+        /** @description The published description defines no error statuses; this is what the mock answers when a sign-in would pass the number of live sessions the mock keeps (`--max-sessions`, a million by default); live tokens are never ended early to make room. `POST /__mock/reset?sessions=true` ends them all. */
         ServiceUnavailable: {
             headers: {
                 "X-Mock-Warnings": components["headers"]["X-Mock-Warnings"];
