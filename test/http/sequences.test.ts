@@ -98,6 +98,14 @@ describe('sequences near 2^53', () => {
     const pointers = refused.body.violations.map((v: { pointer: string }) => v.pointer)
     expect(pointers).toContain(`/sequences/${IDS.masterStorageId}/nextIdentity`)
     expect(pointers).toContain(`/data/${IDS.applicationId}/masters/0/Id`)
+    // A row without an Identity value would get the one after the largest given.
+    const noneLeft = JSON.parse(DEFAULT_FIXTURE) as Record<string, any>
+    const [first, second] = noneLeft.data[IDS.applicationId].masters
+    first.IdRow = MAX
+    delete second.IdRow
+    const refusedRow = await mock.request('POST', '/__mock/fixture', { json: noneLeft })
+    expect(refusedRow.status).toBe(400)
+    expect(refusedRow.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual([`/data/${IDS.applicationId}/masters/1/IdRow`])
     // 2^53 itself is where a sequence stands once it has handed out 2^53 - 1, as a state export writes it.
     expect((await mock.request('POST', '/__mock/fixture', { json: withSequences({ nextIdentity: 2 ** 53 }) })).status).toBe(200)
   })
