@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { unzip } from '../../contracts/zip.ts'
-import { startTestMock, type TestClient } from '../helpers/http.ts'
+import { mockPerSuite, startTestMock, type TestClient } from '../helpers/http.ts'
 import { form, IDS, listAttachments, upload } from './support.ts'
 
 /** Bytes that are not valid UTF-8, so a download that decodes and re-encodes them would differ. */
@@ -123,21 +123,14 @@ describe('POST /__mock/attachments', () => {
 })
 
 describe('folder downloads of attachments whose names step out of the folder', () => {
-  let mock: TestClient
-  let token: string
-  beforeAll(async () => {
-    mock = await startTestMock()
-    token = await mock.signIn()
-  })
-  afterAll(() => mock.close())
-
-  const download = (ids: number[]) => mock.post('/ExplorerApi/api/attachments/download', token, { ids })
+  const ctx = mockPerSuite()
+  const download = (ids: number[]) => ctx.mock.post('/ExplorerApi/api/attachments/download', ctx.token, { ids })
 
   it('zips an uploaded folder named .. (and one named . inside it) with entry names that stay inside the archive', async () => {
-    const outer = await upload(mock, form({ parentId: '2', folder: '..' }, [{ name: 'a.txt', bytes: 'a', type: 'text/plain' }]))
+    const outer = await upload(ctx.mock, form({ parentId: '2', folder: '..' }, [{ name: 'a.txt', bytes: 'a', type: 'text/plain' }]))
     expect(outer.status).toBe(201)
     const folderId = outer.body[0].Id as number
-    const inner = await upload(mock, form({ parentId: '2', folderId: String(folderId), folder: '.' }, [{ name: 'b.txt', bytes: 'b', type: 'text/plain' }]))
+    const inner = await upload(ctx.mock, form({ parentId: '2', folderId: String(folderId), folder: '.' }, [{ name: 'b.txt', bytes: 'b', type: 'text/plain' }]))
     expect(inner.status).toBe(201)
 
     const folder = await download([folderId])
@@ -157,7 +150,7 @@ describe('folder downloads of attachments whose names step out of the folder', (
       { ...base, id: 902, folderId: 900, isFolder: false, name: '/etc/passwd', mediaType: 'text/plain', content: Buffer.from('p').toString('base64') },
       { ...base, id: 903, folderId: 900, isFolder: false, name: 'C:x.txt', mediaType: 'text/plain', content: Buffer.from('c').toString('base64') },
     )
-    expect((await mock.request('POST', '/__mock/fixture', { json: fixture })).status).toBe(200)
+    expect((await ctx.mock.request('POST', '/__mock/fixture', { json: fixture })).status).toBe(200)
     const folder = await download([900])
     expect(folder.status).toBe(200)
     expect((await unzip(folder.raw)).map((e) => e.name)).toEqual(['.._x.txt', '_etc_passwd', 'C_x.txt'])

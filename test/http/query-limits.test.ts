@@ -4,28 +4,22 @@
  * split, so one such request does not hold up the mock for everyone else. Sizes as sent in the
  * hardening issue, under the 60 MB body limit; how fast is measured by the benchmarks, not here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MAX_FILTER_NESTING } from '../../src/store/filter-parser.ts'
 import { MAX_ORDERBY_ITEMS } from '../../src/store/query-string.ts'
-import { startTestMock, type Reply, type TestClient } from '../helpers/http.ts'
+import { mockPerSuite, type Reply } from '../helpers/http.ts'
 
 describe('huge $filter and $orderby texts', () => {
-  let mock: TestClient
-  let token: string
-  beforeAll(async () => {
-    mock = await startTestMock()
-    token = await mock.signIn()
-  })
-  afterAll(() => mock.close())
+  const ctx = mockPerSuite()
 
   /** Sends a Get Items body given as text with a health call beside it; both answers, and which came first. */
   async function withHealth(body: string): Promise<{ big: Reply; health: Reply; order: string[] }> {
     const order: string[] = []
-    const bigPending = mock.request('POST', '/ExplorerApi/api/items', { body, headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' } }).then((reply) => {
+    const bigPending = ctx.mock.request('POST', '/ExplorerApi/api/items', { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } }).then((reply) => {
       order.push('big')
       return reply
     })
-    const healthPending = mock.request('GET', '/__mock/health', { unchecked: true }).then((reply) => {
+    const healthPending = ctx.mock.request('GET', '/__mock/health', { unchecked: true }).then((reply) => {
       order.push('health')
       return reply
     })
@@ -50,7 +44,7 @@ describe('huge $filter and $orderby texts', () => {
     expect(big.status).toBe(400)
     expect(big.body.code).toBe('BAD_FILTER')
     expect(big.body.detail).toMatch(/^\$filter, character \d+: more than 256 conditions joined by 'and' \/ 'or'$/)
-    const unknown = await mock.items(token, `$filter=${'A'.repeat(1024 * 1024)} eq 1`)
+    const unknown = await ctx.mock.items(ctx.token, `$filter=${'A'.repeat(1024 * 1024)} eq 1`)
     expect(unknown.body.code).toBe('UNKNOWN_FIELD')
     expect(unknown.raw.length).toBeLessThan(2048)
   })
@@ -66,7 +60,7 @@ describe('huge $filter and $orderby texts', () => {
     expect(health.status).toBe(200)
     expect(order).toEqual(['health', 'big'])
     // The limit itself is an order a client may send.
-    const most = await mock.items(token, `$orderby=${items.slice(0, MAX_ORDERBY_ITEMS).join(',')}&$top=1`)
+    const most = await ctx.mock.items(ctx.token, `$orderby=${items.slice(0, MAX_ORDERBY_ITEMS).join(',')}&$top=1`)
     expect(most.status).toBe(200)
   })
 })
