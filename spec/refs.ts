@@ -76,6 +76,7 @@ export const ERROR_RESPONSES = {
   413: 'PayloadTooLarge',
   414: 'UriTooLong',
   503: 'ServiceUnavailable',
+  507: 'InsufficientStorage',
 } as const
 export type ErrorStatus = keyof typeof ERROR_RESPONSES
 export type ResponseName = (typeof ERROR_RESPONSES)[ErrorStatus]

@@ -1,5 +1,5 @@
 /**
- * components.responses: the problem+json answers for 400, 401, 403, 404, 413, 414 and 503. The published description
+ * components.responses: the problem+json answers for 400, 401, 403, 404, 413, 414, 503 and 507. The published description
  * defines no error status, so each one is the mock's choice and says so. Examples are written with the mock's own
  * problem catalog, so codes and titles are the ones it sends.
  */
@@ -95,11 +95,29 @@ export const responses: Record<ResponseName, ResponseObject> = {
   ),
   ServiceUnavailable: problem(
     'when a sign-in would pass the number of live sessions the mock keeps (`--max-sessions`, a million by default); ' +
-      'live tokens are never ended early to make room.',
+      'live tokens are never ended early to make room. `POST /__mock/reset?sessions=true` ends them all.',
     {
       tooManySessions: {
         summary: 'Too many live sessions',
-        value: problemExample('TOO_MANY_SESSIONS', 'The mock holds 1000000 live sessions, its limit (--max-sessions); sign in again when some have expired.'),
+        value: problemExample(
+          'TOO_MANY_SESSIONS',
+          'The mock holds 1000000 live sessions, its limit (--max-sessions); sign in again when some have expired, or end them all with POST /__mock/reset?sessions=true.',
+        ),
+      },
+    },
+  ),
+  InsufficientStorage: problem(
+    'when a write or a reservation would hand out an Id, an Identity value or a row version (`TIMESTAMP`) past ' +
+      `${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest integer the mock holds exactly; only a fixture whose ` +
+      'sequences or values stand that high gets there. Nothing of the request is written (in the per-row save mode, ' +
+      'the rows before the one refused are).',
+    {
+      sequenceExhausted: {
+        summary: 'Sequence at its end',
+        value: problemExample(
+          'SEQUENCE_EXHAUSTED',
+          `the next IdRow value of storage Orders would pass ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest integer the mock holds exactly; load a fixture with lower values or reset the mock.`,
+        ),
       },
     },
   ),

@@ -46,6 +46,8 @@ export const PROBLEMS = {
   URI_TOO_LONG: { status: 414, title: 'URL too long' },
   // 415: a body type the endpoint does not take
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Body type not taken here' },
+  // 507: a storage's Id or Identity sequence, or the row versions, would pass 2^53 - 1
+  SEQUENCE_EXHAUSTED: { status: 507, title: 'Sequence exhausted' },
   // Injected by a fault rule of the control plane
   INJECTED_FAULT: { status: 503, title: 'Fault injected by the mock control plane' },
   TOO_MANY_SESSIONS: { status: 503, title: 'Too many live sessions' },

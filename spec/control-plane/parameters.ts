@@ -1,4 +1,4 @@
-/** components.parameters of the control plane: the query parameters of fixture load and the journal. */
+/** components.parameters of the control plane: the query parameters of reset, fixture load and the journal. */
 import type { ParameterObject } from 'openapi3-ts/oas31'
 import type { ControlParameterName } from './refs.ts'
 
@@ -30,6 +30,15 @@ export const parameters: Record<ControlParameterName, ParameterObject> = {
     description: 'Only the newest `limit` entries (after the operationId filter).',
     schema: { type: 'integer', minimum: 1, maximum: 100_000 },
     example: 20,
+  },
+  ResetSessions: {
+    name: 'sessions',
+    in: 'query',
+    description:
+      'End every session too: all issued tokens answer 401 `UNKNOWN_TOKEN` afterwards. The way out when sign-ins answer 503 ' +
+      '`TOO_MANY_SESSIONS`; without it a reset keeps sessions, so a token signed in once per suite survives.',
+    schema: { type: 'boolean', default: false },
+    example: true,
   },
   JournalBodies: {
     name: 'bodies',

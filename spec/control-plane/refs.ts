@@ -29,7 +29,7 @@ export type ControlSchemaName =
   | 'Problem'
 
 /** Names of components.parameters. */
-export type ControlParameterName = 'Rows' | 'Seed' | 'JournalOperationId' | 'JournalLimit' | 'JournalBodies'
+export type ControlParameterName = 'Rows' | 'Seed' | 'JournalOperationId' | 'JournalLimit' | 'JournalBodies' | 'ResetSessions'
 
 /** Names of components.responses, keyed by the status each one answers. */
 export const CONTROL_ERROR_RESPONSES = {

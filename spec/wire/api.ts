@@ -974,8 +974,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The published description defines no error statuses; this is what the mock answers when a sign-in would pass the number of live sessions the mock keeps (`--max-sessions`, a million by default); live tokens are never ended early to make room. */
+        /** @description The published description defines no error statuses; this is what the mock answers when a sign-in would pass the number of live sessions the mock keeps (`--max-sessions`, a million by default); live tokens are never ended early to make room. `POST /__mock/reset?sessions=true` ends them all. */
         ServiceUnavailable: {
+            headers: {
+                "X-Mock-Warnings": components["headers"]["X-Mock-Warnings"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The published description defines no error statuses; this is what the mock answers when a write or a reservation would hand out an Id, an Identity value or a row version (`TIMESTAMP`) past 9007199254740991 (2^53 - 1), the largest integer the mock holds exactly; only a fixture whose sequences or values stand that high gets there. Nothing of the request is written (in the per-row save mode, the rows before the one refused are). */
+        InsufficientStorage: {
             headers: {
                 "X-Mock-Warnings": components["headers"]["X-Mock-Warnings"];
                 [name: string]: unknown;
@@ -1333,6 +1343,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteItems: {
@@ -1530,6 +1541,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     sendEmail: {
@@ -1669,6 +1681,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             414: components["responses"]["UriTooLong"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
 }

@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Reset the mock
-         * @description Puts the data back to the fixture the mock started with (rows, row versions aside, and attachments), and empties the e-mail outbox, the fault rules and the request journal. Sessions stay valid, so a test keeps its token, and the clock keeps its offset because time does not go back. A TIMESTAMP read before the reset is stale after it.
+         * @description Puts the data back to the fixture the mock started with (rows, row versions aside, and attachments), and empties the e-mail outbox, the fault rules and the request journal. Sessions stay valid, so a test keeps its token (those of users the start fixture lacks end), unless `sessions=true` ends them all; the clock keeps its offset because time does not go back. A TIMESTAMP read before the reset is stale after it.
          */
         post: operations["resetMock"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Load a fixture
-         * @description Replaces all data with the fixture in the body, after checking it as a fixture file is checked at start. A refused fixture changes nothing and the answer names the JSON path of every problem in `violations`. Outbox, fault rules, journal and sessions are left alone (a session whose user the new fixture lacks stops working). A later reset goes back to the fixture the mock started with.
+         * @description Replaces all data with the fixture in the body, after checking it as a fixture file is checked at start. A refused fixture changes nothing and the answer names the JSON path of every problem in `violations`. Outbox, fault rules, journal and sessions are left alone, except the sessions of users the new fixture lacks, which end. A later reset goes back to the fixture the mock started with.
          */
         post: operations["loadFixture"];
         delete?: never;
@@ -265,7 +265,7 @@ export interface components {
         };
         /**
          * Reset result
-         * @description The data is back to the fixture the mock started with; e-mails, fault rules and journal entries are gone. Sessions and the clock are kept.
+         * @description The data is back to the fixture the mock started with; e-mails, fault rules and journal entries are gone. Sessions (but those of users the start fixture lacks) and the clock are kept, unless `sessions=true` ended every session.
          */
         ResetResult: {
             /** @constant */
@@ -278,8 +278,10 @@ export interface components {
                 faults: number;
                 /** @description Journal entries removed. */
                 requests: number;
+                /** @description Sessions ended: all of them with `sessions=true`, else those of users the start fixture lacks. */
+                sessions: number;
             };
-            /** @description What a reset leaves alone: issued tokens stay valid, and the clock never goes back. */
+            /** @description What a reset leaves alone: issued tokens stay valid (unless `sessions=true`), and the clock never goes back. */
             kept: ("sessions" | "clock")[];
         };
         /**
@@ -724,6 +726,11 @@ export interface components {
          */
         JournalLimit: number;
         /**
+         * @description End every session too: all issued tokens answer 401 `UNKNOWN_TOKEN` afterwards. The way out when sign-ins answer 503 `TOO_MANY_SESSIONS`; without it a reset keeps sessions, so a token signed in once per suite survives.
+         * @example true
+         */
+        ResetSessions: boolean;
+        /**
          * @description Include request headers and bodies and response bodies, with secrets redacted.
          * @example true
          */
@@ -737,7 +744,13 @@ export type $defs = Record<string, never>;
 export interface operations {
     resetMock: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description End every session too: all issued tokens answer 401 `UNKNOWN_TOKEN` afterwards. The way out when sign-ins answer 503 `TOO_MANY_SESSIONS`; without it a reset keeps sessions, so a token signed in once per suite survives.
+                 * @example true
+                 */
+                sessions?: components["parameters"]["ResetSessions"];
+            };
             header?: never;
             path?: never;
             cookie?: never;

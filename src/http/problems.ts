@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError, type ProblemCode } from '../errors.ts'
+import { SequenceExhausted } from '../store/sequence.ts'
 
 /** Fastify's own errors that a client can cause, as catalog codes. */
 const FASTIFY_CODES: Record<string, ProblemCode> = {
@@ -14,6 +15,8 @@ const FASTIFY_CODES: Record<string, ProblemCode> = {
 /** Any thrown value as the one error type the mock replies with. */
 export function toProblem(error: unknown, bodyLimit: number): ProblemError {
   if (error instanceof ProblemError) return error
+  // The store cannot name a problem (it knows no HTTP); a sequence at its end is this one.
+  if (error instanceof SequenceExhausted) return new ProblemError('SEQUENCE_EXHAUSTED', error.message)
   const fastifyError = error as Partial<FastifyError>
   const code = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code]
   if (code === 'PAYLOAD_TOO_LARGE') {

@@ -49,6 +49,22 @@ function findAll(store: Store, application: ApplicationDef, ids: readonly number
 }
 
 /**
+ * An archive entry name from attachment names (folders, then the file): each name one path segment
+ * that stays inside the archive. Names are free text (an upload's `folder=..`, a fixture's
+ * `../x.txt`), and an entry named `../x.txt` would be written outside the folder it is unpacked
+ * into (zip slip), so yazl refuses it: `/` and `\` become `_`, a name of dots only (`.`, `..`) or
+ * an empty one becomes as many `_` (at least one), and a leading drive letter's `:` becomes `_`.
+ */
+function entryName(names: readonly string[]): string {
+  return names
+    .map((name) => {
+      const flat = name.replace(/[\\/]/g, '_').replace(/^([A-Za-z]):/, '$1_')
+      return /^\.*$/.test(flat) ? flat.replaceAll('.', '_') || '_' : flat
+    })
+    .join('/')
+}
+
+/**
  * One file streams as itself; a folder, or several ids, stream as a .zip. The archive is
  * deterministic (listing order, entry times from the attachments, UTF-8 names, stored without
  * compression) so users can compare it byte for byte.
@@ -68,15 +84,16 @@ export const downloadAttachment: OperationHandler<'downloadAttachment'> = async 
     const { size, body: payload } = payloadOf(single)
     return reply.header('content-disposition', contentDisposition(single.name)).type(single.mediaType).header('content-length', size).send(payload)
   }
+  // A single folder's entries are its contents; several ids put a folder's files under its name.
   const entries = found.flatMap((attachment) =>
     attachment.isFolder
-      ? store.folderFiles(attachment).map(({ path, attachment: file }) => ({ path: `${attachment.name}/${path}`, file }))
-      : [{ path: attachment.name, file: attachment }],
+      ? store.folderFiles(attachment).map(({ path, attachment: file }) => ({ path: single === undefined ? [attachment.name, ...path] : path, file }))
+      : [{ path: [attachment.name], file: attachment }],
   )
   const zip = new yazl.ZipFile()
   for (const { path, file } of entries) {
     const { size, body: payload } = payloadOf(file)
-    zip.addReadStream(Buffer.isBuffer(payload) ? Readable.from([payload]) : payload, single === undefined ? path : path.slice(single.name.length + 1), {
+    zip.addReadStream(Buffer.isBuffer(payload) ? Readable.from([payload]) : payload, entryName(path), {
       mtime: new Date(file.createdAt),
       compress: false,
       size,

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { convertValue, TYPE_FORMS } from '../store/data-types.ts'
 import { isSystemField } from '../store/system-fields.ts'
+import { ownValue, setOwn } from '../store/field-values.ts'
 import type { ApplicationDef, SaveCommand, StorageDef, WireRow } from '../store/types.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 
@@ -18,12 +19,12 @@ export function convertSaveValues(request: FastifyRequest, application: Applicat
   const convertRow = (row: WireRow, storage: StorageDef, table: string): WireRow => {
     let out: WireRow | undefined
     for (const field of storage.fields) {
-      const value = row[field.name]
+      const value = ownValue(row, field.name)
       if (value === undefined || value === null || isSystemField(field.name, storage)) continue
       const conversion = convertValue(field.type, value, timeZone)
       if (conversion === undefined) continue
       out ??= { ...row }
-      out[field.name] = conversion.value
+      setOwn(out, field.name, conversion.value)
       const key = `${table}\u0000${field.name}`
       const known = seen.get(key)
       if (known === undefined) seen.set(key, { what: `${table} field ${field.name}`, type: field.type, from: conversion.from, count: 1 })

@@ -1,4 +1,5 @@
 import { dateTimeIn } from './data-types.ts'
+import { setOwn } from './field-values.ts'
 import { Plan } from './plan.ts'
 import type { StoreState } from './state.ts'
 import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError } from './types.ts'
@@ -37,7 +38,7 @@ export function planAction(state: StoreState, cmd: ActionCommand, deps: Deps): {
     const current = app.master.get(id)
     if (current === undefined) continue
     const next: Row = { ...current }
-    for (const [field, value] of Object.entries(effect.set)) if (app.master.fields.has(field)) next[field] = value
+    for (const [field, value] of Object.entries(effect.set)) if (app.master.fields.has(field)) setOwn(next, field, value)
     next.DT_LAST_UPDATE = now
     next.USER_ID_LAST_UPDATE = cmd.userId
     next.TIMESTAMP = plan.takeVersion()

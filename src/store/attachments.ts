@@ -42,19 +42,23 @@ export class AttachmentStore {
     )
   }
 
-  /** Every file below a folder, with its path relative to the folder (for the folder's .zip). */
-  filesUnder(folder: AttachmentDef): Array<{ path: string; attachment: AttachmentDef }> {
-    const files: Array<{ path: string; attachment: AttachmentDef }> = []
-    const visit = (parent: AttachmentDef, prefix: string, seen: Set<number>): void => {
+  /**
+   * Every file below a folder, with its path relative to the folder as the names of the folders
+   * down to it and its own (for the folder's .zip): names are kept whole, since a name may hold
+   * `/` or `..`; the archive makes entry names of them.
+   */
+  filesUnder(folder: AttachmentDef): Array<{ path: string[]; attachment: AttachmentDef }> {
+    const files: Array<{ path: string[]; attachment: AttachmentDef }> = []
+    const visit = (parent: AttachmentDef, prefix: string[], seen: Set<number>): void => {
       // A fixture cannot make a cycle (folders must exist first), but an upload bug must not hang us.
       if (seen.has(parent.id)) return
       seen.add(parent.id)
       for (const child of this.list(parent.applicationId, parent.relationKey, parent.parentId, parent.id)) {
-        if (child.isFolder) visit(child, `${prefix}${child.name}/`, seen)
-        else files.push({ path: `${prefix}${child.name}`, attachment: child })
+        if (child.isFolder) visit(child, [...prefix, child.name], seen)
+        else files.push({ path: [...prefix, child.name], attachment: child })
       }
     }
-    visit(folder, '', new Set())
+    visit(folder, [], new Set())
     return files
   }
 

@@ -1,5 +1,6 @@
 import { COMPARE_OPS, TEXT_FUNCTIONS, type CompareOp, type FilterLiteral, type FilterNode, type TextFunction } from './filter-ast.ts'
 import type { StoreError } from './types.ts'
+import { shortened } from './field-values.ts'
 
 /**
  * Hand-written recursive-descent parser for `$filter`. Grammar (keywords case-insensitive):
@@ -31,9 +32,7 @@ type Token =
 
 /** The tree of a filter text, or where and why it stops making sense. */
 export function parseFilter(text: string): FilterNode | FilterError {
-  const tokens = tokenize(text)
-  if (!Array.isArray(tokens)) return tokens
-  const parser = new Parser(tokens)
+  const parser = new Parser(new Lexer(text))
   try {
     const node = parser.or()
     parser.expectEnd()
@@ -56,54 +55,63 @@ function failure(position: number, message: string): FilterError {
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y
 
-function tokenize(text: string): Token[] | FilterError {
-  const tokens: Token[] = []
-  let i = 0
-  while (i < text.length) {
-    const c = text[i] as string
+/**
+ * The filter's tokens, read as the parser asks for them rather than all at once: the limits on
+ * nesting and conditions then stop a hostile text (50 MB of `(`) after a few tokens, where
+ * tokenising it whole first took seconds and gigabytes while every other request waited.
+ * A character no token starts with stops the parse (a `Stop`) when the parser reaches it.
+ */
+class Lexer {
+  #i = 0
+  constructor(private readonly text: string) {}
+
+  next(): Token {
+    const text = this.text
+    let i = this.#i
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++
     const pos = i + 1
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
-      i++
-    } else if (c === '(' || c === ')' || c === ',') {
-      tokens.push({ t: c, pos })
-      i++
-    } else if (c === "'") {
-      let value = ''
+    if (i >= text.length) {
+      this.#i = i
+      return { t: 'end', pos: text.length + 1 }
+    }
+    const c = text[i] as string
+    if (c === '(' || c === ')' || c === ',') {
+      this.#i = i + 1
+      return { t: c, pos }
+    }
+    if (c === "'") {
+      // Runs between quotes are sliced, not added a character at a time; '' is a quote inside the text.
+      const parts: string[] = []
       let j = i + 1
       for (;;) {
-        if (j >= text.length) return failure(pos, 'this quoted text is never closed; expected a closing quote')
-        const d = text[j] as string
-        if (d === "'") {
-          if (text[j + 1] === "'") {
-            value += "'"
-            j += 2
-            continue
-          }
+        const close = text.indexOf("'", j)
+        if (close < 0) throw new Stop(failure(pos, 'this quoted text is never closed; expected a closing quote'))
+        parts.push(text.slice(j, close))
+        if (text[close + 1] !== "'") {
+          this.#i = close + 1
           break
         }
-        value += d
-        j++
+        parts.push("'")
+        j = close + 2
       }
-      tokens.push({ t: 'string', value, pos })
-      i = j + 1
-    } else if (/[-0-9]/.test(c)) {
+      return { t: 'string', value: parts.join(''), pos }
+    }
+    if (c === '-' || (c >= '0' && c <= '9')) {
       NUMBER.lastIndex = i
       const match = NUMBER.exec(text)
-      if (match === null) return failure(pos, `expected a number after '-', found '${text.slice(i, i + 10)}'`)
+      if (match === null) throw new Stop(failure(pos, `expected a number after '-', found '${text.slice(i, i + 10)}'`))
       const raw = match[0]
-      tokens.push({ t: 'number', value: Number(raw), raw, pos })
-      i += raw.length
-    } else if (/[A-Za-z_]/.test(c)) {
+      this.#i = i + raw.length
+      return { t: 'number', value: Number(raw), raw, pos }
+    }
+    if (/[A-Za-z_]/.test(c)) {
       IDENT.lastIndex = i
       const raw = (IDENT.exec(text) as RegExpExecArray)[0]
-      tokens.push({ t: 'ident', text: raw, pos })
-      i += raw.length
-    } else {
-      return failure(pos, `unexpected character '${c}'`)
+      this.#i = i + raw.length
+      return { t: 'ident', text: raw, pos }
     }
+    throw new Stop(failure(pos, `unexpected character '${c}'`))
   }
-  tokens.push({ t: 'end', pos: text.length + 1 })
-  return tokens
 }
 
 function describe(token: Token): string {
@@ -111,11 +119,11 @@ function describe(token: Token): string {
     case 'end':
       return 'the end of the filter'
     case 'ident':
-      return `'${token.text}'`
+      return `'${shortened(token.text)}'`
     case 'string':
-      return `the text '${token.value}'`
+      return `the text '${shortened(token.value)}'`
     case 'number':
-      return `the number ${token.raw}`
+      return `the number ${shortened(token.raw)}`
     default:
       return `'${token.t}'`
   }
@@ -133,10 +141,11 @@ export const MAX_FILTER_NESTING = 64
 export const MAX_FILTER_CONDITIONS = 256
 
 class Parser {
-  #i = 0
   #nesting = 0
   #joins = 0
-  constructor(private readonly tokens: Token[]) {}
+  /** Tokens read ahead and not yet consumed (the parser looks at most two ahead). */
+  readonly #ahead: Token[] = []
+  constructor(private readonly lexer: Lexer) {}
 
   /** Counts one more level of `(` or `not`; refuses the filter past MAX_FILTER_NESTING. */
   private enter(token: Token): void {
@@ -155,13 +164,17 @@ class Parser {
   }
 
   private peek(offset = 0): Token {
-    // The token list always ends with 'end', and the parser never reads past it.
-    return this.tokens[Math.min(this.#i + offset, this.tokens.length - 1)] as Token
+    while (this.#ahead.length <= offset) {
+      const last = this.#ahead[this.#ahead.length - 1]
+      // Past the end the lexer answers 'end' again, so the parser never reads beyond it.
+      this.#ahead.push(last?.t === 'end' ? last : this.lexer.next())
+    }
+    return this.#ahead[offset] as Token
   }
 
   private next(): Token {
     const token = this.peek()
-    if (token.t !== 'end') this.#i++
+    if (token.t !== 'end') this.#ahead.shift()
     return token
   }
 

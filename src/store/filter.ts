@@ -4,6 +4,7 @@ import { Lru } from './lru.ts'
 import { isDateType, isNumericType, isTextType, TYPE_FORMS } from './data-types.ts'
 import { valueFits } from '../wire/type-forms.ts'
 import type { FieldLookup, FieldType, FieldValue, Row } from './types.ts'
+import { shortened } from './field-values.ts'
 
 export type { FilterError } from './filter-parser.ts'
 
@@ -201,7 +202,7 @@ function fieldType(name: string, position: number, fields: FieldLookup): FieldTy
   return {
     error: 'UNKNOWN_FIELD',
     position,
-    message: `$filter, character ${position}: unknown field ${name}; fields: ${[...fields.keys()].join(', ')}`,
+    message: `$filter, character ${position}: unknown field ${shortened(name)}; fields: ${[...fields.keys()].join(', ')}`,
   }
 }
 

@@ -1,6 +1,7 @@
 import type { StoreState } from './state.ts'
 import type { Table } from './table.ts'
 import type { Row, StoreChanges } from './types.ts'
+import { withinSequence } from './sequence.ts'
 
 /**
  * A table as a plan sees it: the real rows overlaid with the plan's own writes, and the table's
@@ -41,12 +42,17 @@ export class TablePlan {
   }
 
   takeId(): number {
+    withinSequence(this.nextId, `the next Id of storage ${this.table.storage.name}`)
     return this.nextId++
   }
 
-  /** The sequence's next value that no row holds; reserved values lie behind the sequence already. */
+  /**
+   * The sequence's next value that no row holds; reserved values lie behind the sequence already.
+   * Checked at every step: past 2^53 the increment stops moving and the loop would never end.
+   */
   takeIdentity(): number {
-    while (this.identityTaken(this.nextIdentity, null)) this.nextIdentity++
+    const what = `the next ${this.table.storage.identityField} value of storage ${this.table.storage.name}`
+    while (this.identityTaken(withinSequence(this.nextIdentity, what), null)) this.nextIdentity++
     return this.nextIdentity++
   }
 }
@@ -80,7 +86,7 @@ export class Plan {
 
   /** A fresh row version; every written row gets its own, as a database rowversion does. */
   takeVersion(): number {
-    if (this.#nextVersion >= Number.MAX_SAFE_INTEGER) throw new RangeError('row versions exhausted (2^53)')
+    withinSequence(this.#nextVersion, 'the next row version (TIMESTAMP)')
     return this.#nextVersion++
   }
 

@@ -5,6 +5,7 @@ import { serializeRow } from './row-json.ts'
 import type { StoreState } from './state.ts'
 import type { Table } from './table.ts'
 import type { ParsedQuery, QueryError, Row } from './types.ts'
+import { shortened } from './field-values.ts'
 
 /**
  * Reads: a page of rows as JSON text, a count, one row. Hidden fields are left out of the rows,
@@ -28,7 +29,7 @@ function checkQuery(table: Table, q: ParsedQuery, hidden: readonly string[]): Pr
   const hiddenSet = new Set(hidden)
   for (const { field } of q.orderBy) {
     if (!table.fields.has(field) || hiddenSet.has(field)) {
-      return { error: 'UNKNOWN_FIELD', message: `$orderby: unknown field ${field} in storage ${table.storage.name}` }
+      return { error: 'UNKNOWN_FIELD', message: `$orderby: unknown field ${shortened(field)} in storage ${table.storage.name}` }
     }
     // The mock's choice: an array has no order, so a Multiselection field cannot order rows.
     if (table.fields.get(field) === 'Multiselection') return { error: 'BAD_QUERY', message: `$orderby: ${field} is a Multiselection field, whose arrays have no order; order by another field` }

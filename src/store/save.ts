@@ -1,5 +1,5 @@
 import { relationKeyOf } from './guid.ts'
-import { describeValue } from './field-values.ts'
+import { describeValue, ownValue, setOwn } from './field-values.ts'
 import { dateTimeIn, TYPE_FORMS } from './data-types.ts'
 import { valueFits } from '../wire/type-forms.ts'
 import { Plan, type TablePlan } from './plan.ts'
@@ -191,7 +191,7 @@ function planCreate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
     ctx.problems.push(problem('INVALID_VALUE', `new ${what} ${tempId}: TIMESTAMP must be null on creation, got ${describeValue(row.TIMESTAMP)}`, scope.relationKey, tempId, 'TIMESTAMP'))
   }
   const id = plan.takeId()
-  const sentIdentity = row[storage.identityField]
+  const sentIdentity = ownValue(row, storage.identityField)
   let identity: number
   if (sentIdentity === null || sentIdentity === undefined) {
     identity = plan.takeIdentity()
@@ -252,7 +252,7 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
     }
     values.delete(masterField)
   }
-  const sentIdentity = row[storage.identityField]
+  const sentIdentity = ownValue(row, storage.identityField)
   if (sentIdentity !== null && sentIdentity !== undefined && sentIdentity !== current[storage.identityField]) {
     if (!Number.isSafeInteger(sentIdentity)) {
       ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: ${storage.identityField} must be an integer, got ${describeValue(sentIdentity)}`, scope.relationKey, id, storage.identityField))
@@ -276,7 +276,7 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   if (ctx.problems.length > before) return { kind: 'failed', id }
   if (!changes) return { kind: 'unchanged', id }
   const next: Row = { ...current }
-  for (const [name, value] of values) next[name] = value
+  for (const [name, value] of values) setOwn(next, name, value)
   next.DT_LAST_UPDATE = ctx.now
   next.USER_ID_LAST_UPDATE = ctx.userId
   next.TIMESTAMP = ctx.plan.takeVersion()

@@ -1,4 +1,5 @@
 import { FIXTURE_SETTABLE_SYSTEM_FIELDS } from './system-fields.ts'
+import { setOwn } from './field-values.ts'
 import type { StoreState } from './state.ts'
 import type { Table } from './table.ts'
 import type { Fixture, Row, Sequences } from './types.ts'
@@ -13,7 +14,7 @@ function rowsOf(table: Table): Row[] {
   const rows: Row[] = []
   table.forEachRow((row) => {
     const kept: Record<string, unknown> = {}
-    for (const field of fields) if (row[field] !== null && row[field] !== undefined) kept[field] = row[field]
+    for (const field of fields) if (row[field] !== null && row[field] !== undefined) setOwn(kept, field, row[field])
     rows.push(kept as Row)
   })
   return rows.sort((a, b) => a.Id - b.Id)

@@ -1,6 +1,7 @@
 import { AttachmentStore } from './attachments.ts'
 import { dateTimeIn } from './data-types.ts'
 import { Table } from './table.ts'
+import { ownValue } from './field-values.ts'
 import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences } from './types.ts'
 
 /** One application's tables. */
@@ -101,7 +102,7 @@ class TableLoader {
     const rows = isSortedById(source) ? source : [...source].sort((a, b) => a.Id - b.Id)
     let maxIdentity = 0
     for (const row of rows) {
-      const identity = row[this.#identityField]
+      const identity = ownValue(row, this.#identityField)
       if (typeof identity === 'number' && identity > maxIdentity) maxIdentity = identity
       if (typeof row.ROW_ORDER === 'number' && row.ROW_ORDER >= table.nextRowOrder) table.nextRowOrder = row.ROW_ORDER + 1
     }
@@ -113,7 +114,7 @@ class TableLoader {
   /** One more row, in ascending Id order; the table copies its values. */
   add(source: Readonly<Row>): void {
     const table = this.#table
-    const identity = source[this.#identityField]
+    const identity = ownValue(source, this.#identityField)
     const created = source.DT_CREATION ?? this.#loadedAt
     const assigned = this.#assigned
     assigned[0] = numberOrNaN(created)

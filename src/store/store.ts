@@ -86,8 +86,8 @@ export interface Store {
   /** Files and folders at a row's top level (`folderId` null or absent) or inside one of its folders. */
   listAttachments(applicationId: string, relationKey: string | null, parentId: number, folderId?: number | null): AttachmentDef[] | QueryError
   getAttachment(applicationId: string, relationKey: string | null, id: number): AttachmentDef | undefined
-  /** Every file below a folder with its path inside it, for the folder's .zip download. */
-  folderFiles(folder: AttachmentDef): Array<{ path: string; attachment: AttachmentDef }>
+  /** Every file below a folder with its path inside it (folder names, then its own), for the folder's .zip download. */
+  folderFiles(folder: AttachmentDef): Array<{ path: string[]; attachment: AttachmentDef }>
   /** Adds a file or folder to an existing row (the control plane's upload); updates CT_ATTACHMENTS. */
   addAttachment(input: NewAttachment): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>
 

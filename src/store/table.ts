@@ -8,6 +8,7 @@ import { RowBytes } from './row-bytes.ts'
 import { projectionKey, projectionOf, serializeRow, type Projection } from './row-json.ts'
 import { Selections } from './selections.ts'
 import { columnsOf, fieldLookupOf } from './system-fields.ts'
+import { ownValue, setOwn } from './field-values.ts'
 import type { FieldLookup, FieldValue, OrderItem, Row, StorageDef } from './types.ts'
 
 const OPEN_BRACKET = Buffer.from('[')
@@ -115,7 +116,7 @@ export class Table {
   /** A row object with every column (null when absent), in column order. */
   makeRow(values: Readonly<Record<string, FieldValue | undefined>>): Row {
     const row = {} as Row
-    for (const name of this.columns) row[name] = values[name] ?? null
+    for (const name of this.columns) setOwn(row, name, ownValue(values, name) ?? null)
     return row
   }
 
@@ -333,7 +334,7 @@ export class Table {
   }
 
   #write(slot: number, row: Readonly<Record<string, FieldValue | undefined>>): void {
-    for (let i = 0; i < this.columns.length; i++) (this.#data[i] as Column).set(slot, row[this.columns[i] as string])
+    for (let i = 0; i < this.columns.length; i++) (this.#data[i] as Column).set(slot, ownValue(row, this.columns[i] as string))
   }
 
   #grow(capacity: number): void {
@@ -413,10 +414,11 @@ function insertSorted(ids: number[], id: number): void {
 /**
  * A function returning a row object with the columns in order, read from a slot. Rows built
  * property by property go through many hidden-class transitions; a literal gives every row of
- * the table one shape. Column names are embedded with JSON.stringify, so any name is quoted safely.
+ * the table one shape. Column names are embedded with JSON.stringify, so any name is quoted safely;
+ * `__proto__` as a computed key, since `"__proto__": v` in a literal sets the prototype instead.
  */
 function materializer(columns: readonly string[]): (data: readonly Column[], slot: number) => Row {
-  const body = columns.map((c, i) => `${JSON.stringify(c)}: d[${i}].get(s)`).join(',\n')
+  const body = columns.map((c, i) => `${c === '__proto__' ? '["__proto__"]' : JSON.stringify(c)}: d[${i}].get(s)`).join(',\n')
   return new Function('d', 's', `return {\n${body}\n}`) as (data: readonly Column[], slot: number) => Row
 }
 
@@ -429,7 +431,9 @@ function materializer(columns: readonly string[]): (data: readonly Column[], slo
 type RowWriter = (data: readonly Column[], slot: number, source: Readonly<Record<string, FieldValue | undefined>>, assigned: Float64Array) => void
 
 function rowWriter(columns: readonly string[], assigned: readonly string[]): RowWriter {
-  const body = columns.map((c, i) => `d[${i}].set(s, ${assigned.includes(c) ? `a[${assigned.indexOf(c)}]` : `r[${JSON.stringify(c)}]`});`).join('\n')
+  // A name Object.prototype has (`constructor`, `__proto__`) is read only as the source's own member (see setOwn).
+  const read = (c: string) => (c in Object.prototype ? `(Object.hasOwn(r, ${JSON.stringify(c)}) ? r[${JSON.stringify(c)}] : undefined)` : `r[${JSON.stringify(c)}]`)
+  const body = columns.map((c, i) => `d[${i}].set(s, ${assigned.includes(c) ? `a[${assigned.indexOf(c)}]` : read(c)});`).join('\n')
   return new Function('d', 's', 'r', 'a', body) as RowWriter
 }
 

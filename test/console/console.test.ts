@@ -191,3 +191,18 @@ describe('mock console access', () => {
     }
   })
 })
+
+describe('mock console file names', () => {
+  it("answers 404 for names of an object's built-in members (constructor, __proto__, toString), not 500", async () => {
+    const mock = await startTestMock()
+    try {
+      for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+        const reply = await mock.request('GET', `/__mock/ui/${name}`, { unchecked: true })
+        expect(reply.status, name).toBe(404)
+        expect(reply.body.code, name).toBe('NOT_FOUND')
+      }
+    } finally {
+      await mock.close()
+    }
+  })
+})

@@ -1,4 +1,5 @@
 /** POST /__mock/reset and POST /__mock/fixture over HTTP. */
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { MINIMAL_FIXTURE } from '../../spec/control-plane.ts'
 import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
@@ -209,6 +210,58 @@ describe('GET /__mock/state', () => {
       const refused = await mock.request('POST', '/__mock/fixture', { json: state })
       expect(refused.status).toBe(400)
       expect(refused.body.violations).toContainEqual(expect.objectContaining({ pointer: `/data/${IDS.applicationId}/masters/1/TIMESTAMP`, message: expect.stringContaining('is the version of another row') }))
+    } finally {
+      await mock.close()
+    }
+  })
+})
+
+describe('sessions: a way out when they are full', () => {
+  const form = { grant_type: 'password', username: IDS.admin.username, password: IDS.admin.password, client_id: IDS.clientId, scope: 'openid apiv1' }
+  const signInReply = (mock: TestClient) => mock.request('POST', `/identityprovider/${IDS.org}/connect/token`, { form })
+  const DEFAULT_FIXTURE = readFileSync(new URL('../../fixtures/default.json', import.meta.url), 'utf8')
+
+  it('keeps sessions through a plain reset and ends them all with ?sessions=true, which frees sign-ins', async () => {
+    const mock = await startTestMock({ maxSessions: 3 })
+    try {
+      const first = await mock.signIn()
+      await mock.signIn()
+      await mock.signIn()
+      const full = await signInReply(mock)
+      expect(full.status).toBe(503)
+      expect(full.body.code).toBe('TOO_MANY_SESSIONS')
+      expect(full.body.detail).toContain('POST /__mock/reset?sessions=true')
+
+      const plain = await mock.request('POST', '/__mock/reset')
+      expect(plain.body).toMatchObject({ cleared: { sessions: 0 }, kept: ['sessions', 'clock'] })
+      expect((await signInReply(mock)).status).toBe(503)
+      expect((await mock.items(first, '$top=1')).status).toBe(200)
+
+      const ended = await mock.request('POST', '/__mock/reset?sessions=true')
+      expect(ended.status).toBe(200)
+      expect(ended.body).toMatchObject({ reset: true, cleared: { sessions: 3 }, kept: ['clock'] })
+      expect((await mock.items(first, '$top=1')).body.code).toBe('UNKNOWN_TOKEN')
+      expect((await signInReply(mock)).status).toBe(200)
+      // In-process, the same.
+      expect(mock.mock.reset({ sessions: true }).cleared.sessions).toBe(1)
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('ends the sessions of users a loaded fixture lacks, so they stop taking room, and keeps the others', async () => {
+    const mock = await startTestMock({ maxSessions: 2 })
+    try {
+      const admin = await mock.signIn(IDS.admin)
+      const viewer = await mock.signIn(IDS.viewer)
+      expect((await signInReply(mock)).status).toBe(503)
+
+      const fixture = JSON.parse(DEFAULT_FIXTURE) as Record<string, any>
+      fixture.organization.users = fixture.organization.users.filter((user: { email: string }) => user.email !== IDS.viewer.username)
+      expect((await mock.request('POST', '/__mock/fixture', { json: fixture })).status).toBe(200)
+      expect((await mock.items(viewer, '$top=1')).body.code).toBe('UNKNOWN_TOKEN')
+      expect((await mock.items(admin, '$top=1')).status).toBe(200)
+      expect((await signInReply(mock)).status).toBe(200)
     } finally {
       await mock.close()
     }

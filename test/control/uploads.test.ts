@@ -1,6 +1,8 @@
 /** POST /__mock/attachments: multipart upload, then the API lists and downloads the files. */
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { startTestMock, type TestClient } from '../helpers/http.ts'
+import { unzip } from '../../contracts/zip.ts'
+import { mockPerSuite, startTestMock, type TestClient } from '../helpers/http.ts'
 import { form, IDS, listAttachments, upload } from './support.ts'
 
 /** Bytes that are not valid UTF-8, so a download that decodes and re-encodes them would differ. */
@@ -117,5 +119,43 @@ describe('POST /__mock/attachments', () => {
     const reply = await mock.request('POST', '/__mock/attachments', { json: { parentId: 2 } })
     expect(reply.status).toBe(400)
     expect(reply.body.detail).toContain('multipart/form-data')
+  })
+})
+
+describe('folder downloads of attachments whose names step out of the folder', () => {
+  const ctx = mockPerSuite()
+  const download = (ids: number[]) => ctx.mock.post('/ExplorerApi/api/attachments/download', ctx.token, { ids })
+
+  it('zips an uploaded folder named .. (and one named . inside it) with entry names that stay inside the archive', async () => {
+    const outer = await upload(ctx.mock, form({ parentId: '2', folder: '..' }, [{ name: 'a.txt', bytes: 'a', type: 'text/plain' }]))
+    expect(outer.status).toBe(201)
+    const folderId = outer.body[0].Id as number
+    const inner = await upload(ctx.mock, form({ parentId: '2', folderId: String(folderId), folder: '.' }, [{ name: 'b.txt', bytes: 'b', type: 'text/plain' }]))
+    expect(inner.status).toBe(201)
+
+    const folder = await download([folderId])
+    expect(folder.status).toBe(200)
+    expect((await unzip(folder.raw)).map((e) => [e.name, e.data.toString()])).toEqual([['a.txt', 'a'], ['_/b.txt', 'b']])
+    const both = await download([folderId, inner.body[0].Id as number])
+    expect(both.status).toBe(200)
+    expect((await unzip(both.raw)).map((e) => e.name)).toEqual(['__/a.txt', '__/_/b.txt', '_/b.txt'])
+  })
+
+  it('zips fixture attachments named ../x.txt, /etc/passwd and C:x.txt as names inside the archive', async () => {
+    const fixture = JSON.parse(readFileSync(new URL('../../fixtures/default.json', import.meta.url), 'utf8'))
+    const base = { applicationId: IDS.applicationId, relationKey: null, parentId: 5, createdAt: '2024-03-06T11:20:00.000Z', userId: 1 }
+    fixture.attachments.push(
+      { ...base, id: 900, folderId: null, isFolder: true, name: '..' },
+      { ...base, id: 901, folderId: 900, isFolder: false, name: '../x.txt', mediaType: 'text/plain', content: Buffer.from('x').toString('base64') },
+      { ...base, id: 902, folderId: 900, isFolder: false, name: '/etc/passwd', mediaType: 'text/plain', content: Buffer.from('p').toString('base64') },
+      { ...base, id: 903, folderId: 900, isFolder: false, name: 'C:x.txt', mediaType: 'text/plain', content: Buffer.from('c').toString('base64') },
+    )
+    expect((await ctx.mock.request('POST', '/__mock/fixture', { json: fixture })).status).toBe(200)
+    const folder = await download([900])
+    expect(folder.status).toBe(200)
+    expect((await unzip(folder.raw)).map((e) => e.name)).toEqual(['.._x.txt', '_etc_passwd', 'C_x.txt'])
+    const files = await download([901, 902])
+    expect(files.status).toBe(200)
+    expect((await unzip(files.raw)).map((e) => e.name)).toEqual(['.._x.txt', '_etc_passwd'])
   })
 })

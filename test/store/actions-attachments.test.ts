@@ -50,7 +50,7 @@ describe('attachments', () => {
   it('lists the files under a folder with their paths', () => {
     const store = newStore()
     const folder = store.getAttachment(APP, null, 2)
-    expect(folder && store.folderFiles(folder).map((f) => f.path)).toEqual(['front.jpg', 'back.jpg'])
+    expect(folder && store.folderFiles(folder).map((f) => f.path)).toEqual([['front.jpg'], ['back.jpg']])
   })
 
   it('adds an attachment and updates CT_ATTACHMENTS without a new TIMESTAMP', () => {

@@ -16,7 +16,7 @@ export const operation: OperationObject = {
   description:
     'Replaces all data with the fixture in the body, after checking it as a fixture file is checked at start. A refused ' +
     'fixture changes nothing and the answer names the JSON path of every problem in `violations`. Outbox, fault rules, ' +
-    'journal and sessions are left alone (a session whose user the new fixture lacks stops working). A later reset goes ' +
+    'journal and sessions are left alone, except the sessions of users the new fixture lacks, which end. A later reset goes ' +
     'back to the fixture the mock started with.',
   tags: ['State'],
   parameters: [parameterRef('Rows'), parameterRef('Seed')],

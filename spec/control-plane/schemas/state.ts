@@ -22,21 +22,28 @@ export const FixtureSummary: SchemaObject = {
 export const ResetResult: SchemaObject = {
   type: 'object',
   title: 'Reset result',
-  description: 'The data is back to the fixture the mock started with; e-mails, fault rules and journal entries are gone. Sessions and the clock are kept.',
+  description:
+    'The data is back to the fixture the mock started with; e-mails, fault rules and journal entries are gone. Sessions (but those of ' +
+    'users the start fixture lacks) and the clock are kept, unless `sessions=true` ended every session.',
   required: ['reset', 'fixture', 'cleared', 'kept'],
   properties: {
     reset: { const: true },
     fixture: schemaRef('FixtureSummary'),
     cleared: {
       type: 'object',
-      required: ['emails', 'faults', 'requests'],
-      properties: { emails: count('E-mails removed from the outbox.'), faults: count('Fault rules removed.'), requests: count('Journal entries removed.') },
+      required: ['emails', 'faults', 'requests', 'sessions'],
+      properties: {
+        emails: count('E-mails removed from the outbox.'),
+        faults: count('Fault rules removed.'),
+        requests: count('Journal entries removed.'),
+        sessions: count('Sessions ended: all of them with `sessions=true`, else those of users the start fixture lacks.'),
+      },
       additionalProperties: false,
     },
     kept: {
       type: 'array',
       items: { enum: ['sessions', 'clock'] },
-      description: 'What a reset leaves alone: issued tokens stay valid, and the clock never goes back.',
+      description: 'What a reset leaves alone: issued tokens stay valid (unless `sessions=true`), and the clock never goes back.',
     },
   },
   additionalProperties: false,

@@ -15,7 +15,10 @@ export type TokenCheck = { ok: true; session: Session } | { ok: false; reason: '
 export interface TokenStore {
   issue(user: UserDef): Session
   check(token: string): TokenCheck
-  clear(): void
+  /** Ends every session; answers how many there were. */
+  clear(): number
+  /** Ends the sessions of users not in `userIds` (a fixture without them was loaded); answers how many. */
+  forgetUsersOtherThan(userIds: ReadonlySet<number>): number
   /** Sessions remembered now (live ones, and expired ones not yet forgotten). */
   readonly size: number
   readonly ttlSeconds: number
@@ -29,7 +32,10 @@ export const DEFAULT_MAX_SESSIONS = 1_000_000
  * forgotten as new ones arrive, one lifetime after they expired (sooner when the limit is near);
  * with a fixed lifetime on a clock that only moves forward they are the oldest, so the sweep
  * stops at the first that stays. A sign-in that would pass
- * `maxSessions` live sessions is refused (503 TOO_MANY_SESSIONS) rather than ending one early.
+ * `maxSessions` live sessions is refused (503 TOO_MANY_SESSIONS) rather than ending one early: a
+ * test's token must not stop working because another client signed in a lot. The way out is
+ * explicit: a reset with `sessions=true` ends them all, and a fixture load ends those of the users
+ * it no longer has.
  */
 export function createTokenStore(deps: Deps, ttlSeconds: number, maxSessions = DEFAULT_MAX_SESSIONS): TokenStore {
   const sessions = new Map<string, Session>()
@@ -55,7 +61,10 @@ export function createTokenStore(deps: Deps, ttlSeconds: number, maxSessions = D
       forgetExpired(issuedAt - ttlMs)
       if (sessions.size >= maxSessions) forgetExpired(issuedAt, true)
       if (sessions.size >= maxSessions) {
-        throw new ProblemError('TOO_MANY_SESSIONS', `The mock holds ${sessions.size} live sessions, its limit (--max-sessions); sign in again when some have expired.`)
+        throw new ProblemError(
+          'TOO_MANY_SESSIONS',
+          `The mock holds ${sessions.size} live sessions, its limit (--max-sessions); sign in again when some have expired, or end them all with POST /__mock/reset?sessions=true.`,
+        )
       }
       const token = Buffer.from(deps.randomBytes(32)).toString('base64url')
       const session = { token, userId: user.id, issuedAt, expiresAt: issuedAt + ttlMs }
@@ -68,6 +77,20 @@ export function createTokenStore(deps: Deps, ttlSeconds: number, maxSessions = D
       if (deps.now() >= session.expiresAt) return { ok: false, reason: 'TOKEN_EXPIRED' }
       return { ok: true, session }
     },
-    clear: () => sessions.clear(),
+    clear() {
+      const ended = sessions.size
+      sessions.clear()
+      return ended
+    },
+    forgetUsersOtherThan(userIds) {
+      let ended = 0
+      for (const [token, session] of sessions) {
+        if (!userIds.has(session.userId)) {
+          sessions.delete(token)
+          ended++
+        }
+      }
+      return ended
+    },
   }
 }

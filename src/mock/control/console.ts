@@ -7,14 +7,17 @@ import { packageFile } from '../../package-root.ts'
 /** The console's route config name; its page holds no data, so the control token is asked by the page, not for it. */
 export const CONSOLE_OPERATION = 'consolePage'
 
-/** The console's files (the folder `console/` of the package), each with its media type: a fixed list, so no path reaches the disk. */
-const ASSETS: Record<string, string> = {
-  'index.html': 'text/html; charset=utf-8',
-  'console.js': 'text/javascript; charset=utf-8',
-  'dom.js': 'text/javascript; charset=utf-8',
-  'api.js': 'text/javascript; charset=utf-8',
-  'console.css': 'text/css; charset=utf-8',
-}
+/**
+ * The console's files (the folder `console/` of the package), each with its media type: a fixed list, so no path reaches
+ * the disk. A Map, so a name such as `constructor`, `toString` or `__proto__` finds nothing rather than an object's member.
+ */
+const ASSETS = new Map<string, string>([
+  ['index.html', 'text/html; charset=utf-8'],
+  ['console.js', 'text/javascript; charset=utf-8'],
+  ['dom.js', 'text/javascript; charset=utf-8'],
+  ['api.js', 'text/javascript; charset=utf-8'],
+  ['console.css', 'text/css; charset=utf-8'],
+])
 
 /**
  * The page sets its own rules: its scripts and styles come from this mock only, it connects to
@@ -43,9 +46,9 @@ export function registerConsole(scope: FastifyInstance): void {
     return bytes
   }
   const config = { controlOperationId: CONSOLE_OPERATION }
-  scope.get(`${CONTROL_PREFIX}/ui`, { config }, (_request, reply) => reply.headers(SECURITY_HEADERS).type(ASSETS['index.html'] as string).send(serve('index.html')))
+  scope.get(`${CONTROL_PREFIX}/ui`, { config }, (_request, reply) => reply.headers(SECURITY_HEADERS).type(ASSETS.get('index.html') as string).send(serve('index.html')))
   scope.get<{ Params: { file: string } }>(`${CONTROL_PREFIX}/ui/:file`, { config }, (request, reply) => {
-    const type = ASSETS[request.params.file]
+    const type = ASSETS.get(request.params.file)
     if (type === undefined) throw new ProblemError('NOT_FOUND', `The console has no file ${JSON.stringify(request.params.file.slice(0, 80))}; open ${CONTROL_PREFIX}/ui.`)
     return reply.headers(SECURITY_HEADERS).type(type).send(serve(request.params.file))
   })

@@ -8,7 +8,8 @@ import { advanceClock, readClock, type ClockState } from './clock.ts'
 import type { FaultList, FaultRuleInput, FaultTable } from './fault-table.ts'
 import { loadFixtureInto, type FixtureLoadResult, type LoadFixtureOptions } from './fixtures.ts'
 import type { JournalEntry, JournalFilter, Journal } from './journal-store.ts'
-import { resetMock, type ResetResult } from './reset.ts'
+import { resetMock, userIdsOf, type ResetOptions, type ResetResult } from './reset.ts'
+import type { TokenStore } from '../../http/auth/tokens.ts'
 import { addAttachments, type UploadInput } from './uploads.ts'
 import { toFixtureFile } from '../../fixtures/export.ts'
 import type { FixtureFile } from '../../fixtures/file-format.ts'
@@ -27,9 +28,15 @@ import { ProblemError } from '../../errors.ts'
  * expect(mock.emails()).toHaveLength(1)
  */
 export interface MockControls {
-  /** Data back to the start fixture; outbox, fault rules and journal emptied; sessions and clock kept. */
-  reset(): ResetResult
-  /** Replaces the data with this fixture object (same format as fixtures/default.json); throws FixtureError naming each problem. */
+  /**
+   * Data back to the start fixture; outbox, fault rules and journal emptied; sessions and clock kept
+   * (`{ sessions: true }` ends every session too).
+   */
+  reset(options?: ResetOptions): ResetResult
+  /**
+   * Replaces the data with this fixture object (same format as fixtures/default.json); throws FixtureError naming each
+   * problem. Sessions of users the fixture lacks end.
+   */
   loadFixture(fixture: unknown, options?: Partial<LoadFixtureOptions>): FixtureLoadResult
   /** The data as it is now, in the fixture format (`loadFixture()` and `--fixture` take it back). */
   state(): FixtureFile
@@ -62,6 +69,7 @@ export interface ControlledParts {
   journal: Journal
   faults: FaultTable
   clock: MockClock
+  tokens: TokenStore
   mockConfig: MockConfig
   /** The usage recorder (`--record-usage`), typed by what the controls read of it. */
   usage: { usage(): UsageFile } | null
@@ -74,14 +82,18 @@ export interface ControlledParts {
 export function createControls(parts: ControlledParts, startFixture: Fixture): MockControls {
   const fixtureDir = dirname(resolve(parts.mockConfig.fixture))
   return {
-    reset: () => resetMock(parts, startFixture),
-    loadFixture: (fixture, options = {}) =>
-      loadFixtureInto(parts.store, fixture, {
+    reset: (options) => resetMock(parts, startFixture, options),
+    loadFixture: (fixture, options = {}) => {
+      const loaded = loadFixtureInto(parts.store, fixture, {
         source: 'loadFixture',
         ...(parts.mockConfig.timeZone === undefined ? {} : { timeZone: parts.mockConfig.timeZone }),
         ...options,
         baseDir: options.baseDir ?? fixtureDir,
-      }),
+      })
+      // Their tokens could never work again; ended, they stop taking room under --max-sessions.
+      parts.tokens.forgetUsersOtherThan(userIdsOf(parts.store.organization().users))
+      return loaded
+    },
     state: () => toFixtureFile(parts.store.snapshot()),
     addAttachment: (input) => addAttachments(parts.store, input, parts.mockConfig.uploadLimit),
     emails: () => [...parts.outbox.list()],

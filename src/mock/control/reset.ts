@@ -4,22 +4,40 @@ import type { Fixture } from '../../store/types.ts'
 import { summarizeFixture, type FixtureSummary } from './fixtures.ts'
 import type { FaultTable } from './fault-table.ts'
 import type { Journal } from './journal-store.ts'
+import type { TokenStore } from '../../http/auth/tokens.ts'
 
 /** The answer to a reset (the `ResetResult` schema). */
 export interface ResetResult {
   reset: true
   fixture: FixtureSummary
-  cleared: { emails: number; faults: number; requests: number }
+  cleared: { emails: number; faults: number; requests: number; sessions: number }
   kept: Array<'sessions' | 'clock'>
+}
+
+/** What a reset may do beyond the data: `sessions` ends every session too. */
+export interface ResetOptions {
+  sessions?: boolean
 }
 
 /**
  * Back to the start: the fixture the mock started with, and no e-mails, fault rules or journal
  * entries, so each test sees only its own effects. Sessions are kept so a token signed in once
- * per suite survives; the clock is kept because time does not go back.
+ * per suite survives (only those of users the start fixture lacks end, as in a fixture load);
+ * `sessions: true` ends them all, the way out of a sandbox whose sessions are full. The clock is
+ * kept because time does not go back.
  */
-export function resetMock(parts: { store: Store; outbox: Outbox; faults: FaultTable; journal: Journal }, startFixture: Fixture): ResetResult {
+export function resetMock(
+  parts: { store: Store; outbox: Outbox; faults: FaultTable; journal: Journal; tokens: TokenStore },
+  startFixture: Fixture,
+  options: ResetOptions = {},
+): ResetResult {
   parts.store.reset(startFixture)
-  const cleared = { emails: parts.outbox.clear(), faults: parts.faults.clear(), requests: parts.journal.clear() }
-  return { reset: true, fixture: summarizeFixture(startFixture), cleared, kept: ['sessions', 'clock'] }
+  const sessions = options.sessions === true ? parts.tokens.clear() : parts.tokens.forgetUsersOtherThan(userIdsOf(startFixture.organization.users))
+  const cleared = { emails: parts.outbox.clear(), faults: parts.faults.clear(), requests: parts.journal.clear(), sessions }
+  return { reset: true, fixture: summarizeFixture(startFixture), cleared, kept: options.sessions === true ? ['clock'] : ['sessions', 'clock'] }
+}
+
+/** The ids of a fixture's users: whose sessions stay valid with it. */
+export function userIdsOf(users: ReadonlyArray<{ id: number }>): Set<number> {
+  return new Set(users.map((user) => user.id))
 }

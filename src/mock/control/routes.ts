@@ -28,7 +28,7 @@ export const health: Handlers<ControlOperations>['getHealth'] = (request) => ({
 const HANDLERS: Handlers<ControlOperations> = {
   getHealth: health,
   getControlPlaneDocument: (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(controlPlaneDocument())),
-  resetMock: (request) => request.server.controls.reset(),
+  resetMock: (request) => request.server.controls.reset({ sessions: request.query.sessions === true }),
   loadFixture: (request) => {
     try {
       return request.server.controls.loadFixture(request.body, { ...request.query, source: 'POST /__mock/fixture', confineFiles: true })
