@@ -1,10 +1,17 @@
 /** Bodies of the items query (rows or count) and the count result. */
 import type { SchemaObject } from 'openapi3-ts/oas31'
-import { MOCK_DEFINED } from '../extensions.ts'
+import { MOCK_DEFINED, STRICT_OVERLAY } from '../extensions.ts'
 import { GRAMMAR_CHOICE } from '../descriptions.ts'
 
 /** `$inlinecount=allpages` as one `&`-separated option, with the `$` sent plain or percent-encoded. */
 const INLINECOUNT = '(^|&)(\\$|%24)inlinecount=allpages(&|$)'
+
+/**
+ * Strict mode: no raw `&` between single quotes (`'Smith & Sons'`), since the description's query text is
+ * `&`-separated; the lenient mock reads such a value whole with the warning QUOTED_AMPERSAND. Quotes toggle as
+ * the mock's splitter reads them (a doubled quote inside a value toggles twice); `%26` is no raw `&`.
+ */
+const NO_QUOTED_AMPERSAND = { allOf: [{ pattern: "^(?:[^']|'[^'&]*')*(?:'[^'&]*)?$" }] }
 
 export const ItemsQuery: SchemaObject = {
   type: 'object',
@@ -18,7 +25,11 @@ export const ItemsQuery: SchemaObject = {
       type: 'string',
       pattern: `^(?!(.*&)?(\\$|%24)inlinecount=allpages(&|$))`,
       [MOCK_DEFINED]: GRAMMAR_CHOICE,
-      description: 'Query options joined by `&`, without `$inlinecount=allpages`.',
+      [STRICT_OVERLAY]: NO_QUOTED_AMPERSAND,
+      description:
+        'Query options joined by `&`, without `$inlinecount=allpages`. Each is read as form-encoded text: `+` and `%20` are ' +
+        'spaces, `%2B` a plus, `%26` an ampersand inside a value. A raw `&` inside a quoted value is read as part of it, with ' +
+        'the warning QUOTED_AMPERSAND (strict mode refuses it).',
       examples: ["$top=200&$skip=0&$orderby=Id asc&$filter=Status eq 'Open'"],
     },
   },
@@ -37,7 +48,10 @@ export const CountQuery: SchemaObject = {
       type: 'string',
       pattern: INLINECOUNT,
       [MOCK_DEFINED]: GRAMMAR_CHOICE,
-      description: 'Query options joined by `&`, one of them `$inlinecount=allpages`.',
+      [STRICT_OVERLAY]: NO_QUOTED_AMPERSAND,
+      description:
+        'Query options joined by `&`, one of them `$inlinecount=allpages`, read as in `ItemsQuery` (a raw `&` inside a quoted ' +
+        'value: warning QUOTED_AMPERSAND, refused in strict mode).',
       examples: ['$inlinecount=allpages&relationKey=OrderLines'],
     },
   },

@@ -369,7 +369,7 @@ export interface components {
          */
         ItemsQuery: {
             /**
-             * @description Query options joined by `&`, without `$inlinecount=allpages`.
+             * @description Query options joined by `&`, without `$inlinecount=allpages`. Each is read as form-encoded text: `+` and `%20` are spaces, `%2B` a plus, `%26` an ampersand inside a value. A raw `&` inside a quoted value is read as part of it, with the warning QUOTED_AMPERSAND (strict mode refuses it).
              * @example $top=200&$skip=0&$orderby=Id asc&$filter=Status eq 'Open'
              */
             query: string;
@@ -380,7 +380,7 @@ export interface components {
          */
         CountQuery: {
             /**
-             * @description Query options joined by `&`, one of them `$inlinecount=allpages`.
+             * @description Query options joined by `&`, one of them `$inlinecount=allpages`, read as in `ItemsQuery` (a raw `&` inside a quoted value: warning QUOTED_AMPERSAND, refused in strict mode).
              * @example $inlinecount=allpages&relationKey=OrderLines
              */
             query: string;
@@ -707,6 +707,33 @@ export interface components {
              * @constant
              */
             valueType: 1;
+        };
+        /**
+         * Password grant
+         * @description The five fields of the password grant. As OAuth 2.0 servers do (RFC 6749, section 3.2), the mock ignores fields it does not know, and takes `client_id` from HTTP Basic client authentication (`Authorization: Basic`, section 2.3.1) when the form leaves it out; both raise a warning, since the published description shows neither.
+         */
+        PasswordGrant: {
+            /**
+             * @description The client constant of the installation's API.
+             * @example appdataapiv1
+             */
+            client_id: string;
+            /**
+             * @description The user's e-mail address.
+             * @example admin@acme.test
+             */
+            username: string;
+            /** @example admin-pass */
+            password: string;
+            /** @constant */
+            grant_type: "password";
+            /**
+             * @description Space-separated scopes: `openid apiv1 nosession` as the description sends them; the mock grants these three and refuses any other.
+             * @example openid apiv1 nosession
+             */
+            scope: string;
+        } & {
+            [key: string]: string;
         };
         /**
          * Token result
@@ -1045,32 +1072,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Password grant, as an HTML form. */
+        /** @description Password grant, as an HTML form (`application/x-www-form-urlencoded`), as the description sends it. The mock also reads the same fields sent as JSON, with the warning SIGN_IN_JSON_BODY; strict mode refuses JSON. */
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description The client constant of the installation's API.
-                     * @example appdataapiv1
-                     */
-                    client_id: string;
-                    /**
-                     * @description The user's e-mail address.
-                     * @example admin@acme.test
-                     */
-                    username: string;
-                    /** @example admin-pass */
-                    password: string;
-                    /** @constant */
-                    grant_type: "password";
-                    /**
-                     * @description Space-separated scopes: `openid apiv1 nosession` as the description sends them; the mock grants these three and refuses any other.
-                     * @example openid apiv1 nosession
-                     */
-                    scope: string;
-                } & {
-                    [key: string]: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["PasswordGrant"];
+                "application/json": components["schemas"]["PasswordGrant"];
             };
         };
         responses: {
@@ -1099,32 +1105,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Password grant, as an HTML form. */
+        /** @description Password grant, as an HTML form (`application/x-www-form-urlencoded`), as the description sends it. The mock also reads the same fields sent as JSON, with the warning SIGN_IN_JSON_BODY; strict mode refuses JSON. */
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description The client constant of the installation's API.
-                     * @example appdataapiv1
-                     */
-                    client_id: string;
-                    /**
-                     * @description The user's e-mail address.
-                     * @example admin@acme.test
-                     */
-                    username: string;
-                    /** @example admin-pass */
-                    password: string;
-                    /** @constant */
-                    grant_type: "password";
-                    /**
-                     * @description Space-separated scopes: `openid apiv1 nosession` as the description sends them; the mock grants these three and refuses any other.
-                     * @example openid apiv1 nosession
-                     */
-                    scope: string;
-                } & {
-                    [key: string]: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["PasswordGrant"];
+                "application/json": components["schemas"]["PasswordGrant"];
             };
         };
         responses: {
