@@ -97,7 +97,7 @@ field      = the name of a field of the queried table
 
 export const QUERY_GRAMMAR = `#### Query options
 
-The \`query\` text is a list of \`name=value\` options joined by \`&\`, like a URL query string without the leading \`?\`. Names and values may be sent as they are or percent-encoded (\`%24top=10\`, \`$filter=Status%20eq%20%27Open%27\`); each is decoded once.
+The \`query\` text is a list of \`name=value\` options joined by \`&\`, like a URL query string without the leading \`?\`. Names and values may be sent as they are or form-encoded (\`%24top=10\`, \`$filter=Status%20eq%20%27Open%27\`, \`$filter=Status+eq+'Open'\`); each is decoded once, as form-encoded text: \`+\` is a space like \`%20\`, so a literal plus is \`%2B\`. An \`&\` inside a value is sent as \`%26\`: a raw one inside a quoted value is read as part of it with the warning QUOTED_AMPERSAND, and refused in strict mode.
 
 | Option | Value | Effect |
 |---|---|---|

@@ -22,8 +22,8 @@ export const PRODUCT_VERSIONS = 'x-product-versions'
 export const REQUEST_EXAMPLE = 'x-request-example'
 
 /**
- * On a schema of the published document (which is the default, lenient mode's): the keywords that schema has
- * instead in strict mode (`--strict`), where the mock refuses what the published description does not promise.
+ * On a schema of the published document (which is the default, lenient mode's), or on a request body (sign-in's
+ * `content`, which lists JSON beside the form only leniently): the keywords it has instead in strict mode (`--strict`), where the mock refuses what the published description does not promise.
  * `appdata-kit spec --strict` and a strict mock's /openapi.json apply them (src/document/modes.ts).
  */
 export const STRICT_OVERLAY = 'x-mock-strict'

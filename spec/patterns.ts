@@ -16,3 +16,18 @@ const FOLDER = grouped(`${anyCase('FolderId')}${SPACE}+${anyCase('eq')}${SPACE}+
  * level, each condition and the whole in at most one pair of parentheses.
  */
 export const ATTACHMENT_FILTER_PATTERN = `^${SPACE}*${grouped(`${PARENT}(?:${SPACE}+${anyCase('and')}${SPACE}+${FOLDER})?`)}${SPACE}*$`
+
+/**
+ * What may not stand in an address: C0 and C1 controls, space, DEL, and every character either dialect's `\s` takes
+ * (ECMAScript's adds U+FEFF; Python's adds U+001C to U+001F and U+0085). Written out, since `\s` differs between them.
+ */
+const NOT_IN_ADDRESS = '@<>\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff'
+const ADDRESS = `[^${NOT_IN_ADDRESS}]+@[^${NOT_IN_ADDRESS}]+`
+
+/**
+ * An e-mail recipient as the mock takes it: an RFC 5322 mailbox, `local@domain` with any domain (`ops@localhost`
+ * too) or `Display Name <local@domain>`, the name without control characters. Written so that ECMAScript (ajv, with
+ * its unicode flag) and Python's `re` (Schemathesis, hypothesis-jsonschema) read it alike: no `\s`, `\d`, `\w`, `\b`
+ * or `.`, whose classes differ, and `$(?!\n)` for the end, since Python's `$` also matches before a final newline.
+ */
+export const EMAIL_RECIPIENT_PATTERN = `^(?:[^<>\\x00-\\x1f\\x7f]*<${ADDRESS}>|${ADDRESS})$(?!\\n)`

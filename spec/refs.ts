@@ -32,6 +32,7 @@ export const SCHEMA_NAMES = [
   'ActionResult',
   'EmailRequest',
   'RowLinkRequest',
+  'PasswordGrant',
   'TokenResult',
   'LegacyTokenResult',
   'Problem',

@@ -12,7 +12,7 @@ import {
 } from './schemas/save-delete.ts'
 import { Attachment, DownloadRequest } from './schemas/attachments.ts'
 import { ActionParameter, ActionRequest, ActionResult, EmailRequest, RowLinkRequest } from './schemas/actions.ts'
-import { TokenResult, LegacyTokenResult } from './schemas/sign-in.ts'
+import { PasswordGrant, TokenResult, LegacyTokenResult } from './schemas/sign-in.ts'
 import { Problem } from './schemas/problem.ts'
 import {
   FieldValue, StringValue, NumericValue, BooleanValue, DateValue, DateTimeValue, TimeValue, TimespanValue, MultiselectionValue, FileValue,
@@ -46,6 +46,7 @@ export const schemas: Record<SchemaName, SchemaObject> = {
   ActionResult,
   EmailRequest,
   RowLinkRequest,
+  PasswordGrant,
   TokenResult,
   LegacyTokenResult,
   Problem,

@@ -17,8 +17,9 @@ export const operation: OperationObject = {
     'Reads or counts master rows on releases below 3.0. The published description shows this call with the headers and no body, and ' +
     'does not say where the query options go; the mock takes them as ordinary URL query parameters, with the meanings they ' +
     'have in `queryItems` (`x-mock-defined`). These releases query master rows only, so there is no ' +
-    `\`relationKey\`.\n\n${FILTER_GRAMMAR}`,
-  [MOCK_DEFINED]: 'the query options as URL parameters',
+    '`relationKey`. A URL parameter other than the five below is refused (400 `BAD_QUERY`), in both modes: the URL form is ' +
+    `the mock's own reading of the call, and it takes exactly what it lists.\n\n${FILTER_GRAMMAR}`,
+  [MOCK_DEFINED]: 'the query options as URL parameters, and no others',
   tags: ['Items'],
   [PRODUCT_VERSIONS]: RANGES.legacy,
   security: SESSION_SECURITY,

@@ -2,6 +2,7 @@
 import type { SchemaObject } from 'openapi3-ts/oas31'
 import { schemaRef } from '../refs.ts'
 import { MOCK_DEFINED, STRICT_OVERLAY } from '../extensions.ts'
+import { EMAIL_RECIPIENT_PATTERN } from '../patterns.ts'
 
 const PROCEDURE_NAME: SchemaObject = {
   type: 'object',
@@ -115,8 +116,8 @@ export const EmailRequest: SchemaObject = {
       minItems: 1,
       items: {
         type: 'string',
-        // An RFC 5322 mailbox: an address (any domain, `ops@localhost` too) or a name with the address in angle brackets.
-        pattern: '^(?:[^<>]*<[^\\s@<>]+@[^\\s@<>]+>|[^\\s@<>]+@[^\\s@<>]+)$',
+        // An RFC 5322 mailbox, in a pattern ECMAScript and Python read alike (spec/patterns.ts).
+        pattern: EMAIL_RECIPIENT_PATTERN,
         [MOCK_DEFINED]: 'pattern',
         examples: ['buyer@northwind.example', 'Jane Doe <jane@northwind.example>'],
       },

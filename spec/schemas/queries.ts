@@ -1,10 +1,20 @@
 /** Bodies of the items query (rows or count) and the count result. */
 import type { SchemaObject } from 'openapi3-ts/oas31'
-import { MOCK_DEFINED } from '../extensions.ts'
+import { MOCK_DEFINED, STRICT_OVERLAY } from '../extensions.ts'
 import { GRAMMAR_CHOICE } from '../descriptions.ts'
 
 /** `$inlinecount=allpages` as one `&`-separated option, with the `$` sent plain or percent-encoded. */
 const INLINECOUNT = '(^|&)(\\$|%24)inlinecount=allpages(&|$)'
+
+/**
+ * Strict mode: no raw `&` between single quotes (`'Smith & Sons'`), since the description's query text is
+ * `&`-separated; the lenient mock reads such a value whole with the warning QUOTED_AMPERSAND. Quotes toggle as
+ * the mock's splitter reads them (a doubled quote inside a value toggles twice); `%26` is no raw `&`.
+ */
+const NO_QUOTED_AMPERSAND = { allOf: [{ pattern: "^(?:[^']|'[^'&]*')*(?:'[^'&]*)?$" }] }
+
+/** What the mock chose for the `query` text: the grammar, and reading a raw `&` inside quotes whole (with a warning). */
+const QUERY_CHOICE = `${GRAMMAR_CHOICE}; + read as a space; a raw & inside a quoted value read as part of it, with a warning`
 
 export const ItemsQuery: SchemaObject = {
   type: 'object',
@@ -17,8 +27,12 @@ export const ItemsQuery: SchemaObject = {
     query: {
       type: 'string',
       pattern: `^(?!(.*&)?(\\$|%24)inlinecount=allpages(&|$))`,
-      [MOCK_DEFINED]: GRAMMAR_CHOICE,
-      description: 'Query options joined by `&`, without `$inlinecount=allpages`.',
+      [MOCK_DEFINED]: QUERY_CHOICE,
+      [STRICT_OVERLAY]: NO_QUOTED_AMPERSAND,
+      description:
+        'Query options joined by `&`, without `$inlinecount=allpages`. Each is read as form-encoded text: `+` and `%20` are ' +
+        'spaces, `%2B` a plus, `%26` an ampersand inside a value. A raw `&` inside a quoted value is read as part of it, with ' +
+        'the warning QUOTED_AMPERSAND (strict mode refuses it).',
       examples: ["$top=200&$skip=0&$orderby=Id asc&$filter=Status eq 'Open'"],
     },
   },
@@ -36,8 +50,11 @@ export const CountQuery: SchemaObject = {
     query: {
       type: 'string',
       pattern: INLINECOUNT,
-      [MOCK_DEFINED]: GRAMMAR_CHOICE,
-      description: 'Query options joined by `&`, one of them `$inlinecount=allpages`.',
+      [MOCK_DEFINED]: QUERY_CHOICE,
+      [STRICT_OVERLAY]: NO_QUOTED_AMPERSAND,
+      description:
+        'Query options joined by `&`, one of them `$inlinecount=allpages`, read as in `ItemsQuery` (a raw `&` inside a quoted ' +
+        'value: warning QUOTED_AMPERSAND, refused in strict mode).',
       examples: ['$inlinecount=allpages&relationKey=OrderLines'],
     },
   },

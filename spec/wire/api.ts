@@ -70,7 +70,7 @@ export interface paths {
         };
         /**
          * Get items, or count them (before 3.0)
-         * @description Reads or counts master rows on releases below 3.0. The published description shows this call with the headers and no body, and does not say where the query options go; the mock takes them as ordinary URL query parameters, with the meanings they have in `queryItems` (`x-mock-defined`). These releases query master rows only, so there is no `relationKey`.
+         * @description Reads or counts master rows on releases below 3.0. The published description shows this call with the headers and no body, and does not say where the query options go; the mock takes them as ordinary URL query parameters, with the meanings they have in `queryItems` (`x-mock-defined`). These releases query master rows only, so there is no `relationKey`. A URL parameter other than the five below is refused (400 `BAD_QUERY`), in both modes: the URL form is the mock's own reading of the call, and it takes exactly what it lists.
          *
          *     #### Filter expressions (`$filter`)
          *
@@ -99,7 +99,7 @@ export interface paths {
          *
          *     #### Query options
          *
-         *     The `query` text is a list of `name=value` options joined by `&`, like a URL query string without the leading `?`. Names and values may be sent as they are or percent-encoded (`%24top=10`, `$filter=Status%20eq%20%27Open%27`); each is decoded once.
+         *     The `query` text is a list of `name=value` options joined by `&`, like a URL query string without the leading `?`. Names and values may be sent as they are or form-encoded (`%24top=10`, `$filter=Status%20eq%20%27Open%27`, `$filter=Status+eq+'Open'`); each is decoded once, as form-encoded text: `+` is a space like `%20`, so a literal plus is `%2B`. An `&` inside a value is sent as `%26`: a raw one inside a quoted value is read as part of it with the warning QUOTED_AMPERSAND, and refused in strict mode.
          *
          *     | Option | Value | Effect |
          *     |---|---|---|
@@ -369,7 +369,7 @@ export interface components {
          */
         ItemsQuery: {
             /**
-             * @description Query options joined by `&`, without `$inlinecount=allpages`.
+             * @description Query options joined by `&`, without `$inlinecount=allpages`. Each is read as form-encoded text: `+` and `%20` are spaces, `%2B` a plus, `%26` an ampersand inside a value. A raw `&` inside a quoted value is read as part of it, with the warning QUOTED_AMPERSAND (strict mode refuses it).
              * @example $top=200&$skip=0&$orderby=Id asc&$filter=Status eq 'Open'
              */
             query: string;
@@ -380,7 +380,7 @@ export interface components {
          */
         CountQuery: {
             /**
-             * @description Query options joined by `&`, one of them `$inlinecount=allpages`.
+             * @description Query options joined by `&`, one of them `$inlinecount=allpages`, read as in `ItemsQuery` (a raw `&` inside a quoted value: warning QUOTED_AMPERSAND, refused in strict mode).
              * @example $inlinecount=allpages&relationKey=OrderLines
              */
             query: string;
@@ -707,6 +707,33 @@ export interface components {
              * @constant
              */
             valueType: 1;
+        };
+        /**
+         * Password grant
+         * @description The five fields of the password grant. As OAuth 2.0 servers do (RFC 6749, section 3.2), the mock ignores fields it does not know, and takes `client_id` from HTTP Basic client authentication (`Authorization: Basic`, section 2.3.1) when the form leaves it out; both raise a warning, since the published description shows neither.
+         */
+        PasswordGrant: {
+            /**
+             * @description The client constant of the installation's API.
+             * @example appdataapiv1
+             */
+            client_id: string;
+            /**
+             * @description The user's e-mail address.
+             * @example admin@acme.test
+             */
+            username: string;
+            /** @example admin-pass */
+            password: string;
+            /** @constant */
+            grant_type: "password";
+            /**
+             * @description Space-separated scopes: `openid apiv1 nosession` as the description sends them; the mock grants these three and refuses any other.
+             * @example openid apiv1 nosession
+             */
+            scope: string;
+        } & {
+            [key: string]: string;
         };
         /**
          * Token result
@@ -1059,32 +1086,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Password grant, as an HTML form. */
+        /** @description Password grant, as an HTML form (`application/x-www-form-urlencoded`), as the description sends it. The mock also reads the same fields sent as JSON, with the warning SIGN_IN_JSON_BODY; strict mode refuses JSON. */
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description The client constant of the installation's API.
-                     * @example appdataapiv1
-                     */
-                    client_id: string;
-                    /**
-                     * @description The user's e-mail address.
-                     * @example admin@acme.test
-                     */
-                    username: string;
-                    /** @example admin-pass */
-                    password: string;
-                    /** @constant */
-                    grant_type: "password";
-                    /**
-                     * @description Space-separated scopes: `openid apiv1 nosession` as the description sends them; the mock grants these three and refuses any other.
-                     * @example openid apiv1 nosession
-                     */
-                    scope: string;
-                } & {
-                    [key: string]: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["PasswordGrant"];
+                "application/json": components["schemas"]["PasswordGrant"];
             };
         };
         responses: {
@@ -1113,32 +1119,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description Password grant, as an HTML form. */
+        /** @description Password grant, as an HTML form (`application/x-www-form-urlencoded`), as the description sends it. The mock also reads the same fields sent as JSON, with the warning SIGN_IN_JSON_BODY; strict mode refuses JSON. */
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description The client constant of the installation's API.
-                     * @example appdataapiv1
-                     */
-                    client_id: string;
-                    /**
-                     * @description The user's e-mail address.
-                     * @example admin@acme.test
-                     */
-                    username: string;
-                    /** @example admin-pass */
-                    password: string;
-                    /** @constant */
-                    grant_type: "password";
-                    /**
-                     * @description Space-separated scopes: `openid apiv1 nosession` as the description sends them; the mock grants these three and refuses any other.
-                     * @example openid apiv1 nosession
-                     */
-                    scope: string;
-                } & {
-                    [key: string]: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["PasswordGrant"];
+                "application/json": components["schemas"]["PasswordGrant"];
             };
         };
         responses: {

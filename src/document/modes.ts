@@ -5,9 +5,9 @@ import { isObject } from './json.ts'
 /**
  * The mock's two modes as documents. The published document (spec/openapi.json) is the default,
  * lenient mode's: it allows what the lenient mock accepts, members the schemas do not name
- * included. Where strict mode refuses more, a schema says so in `x-mock-strict`: the keywords it
- * has instead in strict mode (`additionalProperties: false`, `minItems: 1`, a narrower `type`, an
- * `x-product-versions` range that leaves an older body out...). Both documents come from the
+ * included. Where strict mode refuses more, a schema (or a request body) says so in `x-mock-strict`:
+ * the keywords it has instead in strict mode (`additionalProperties: false`, `minItems: 1`, a narrower
+ * `type`, an `x-product-versions` range that leaves an older body out, sign-in's `content` without JSON...). Both documents come from the
  * published one, so they cannot drift apart.
  */
 export type DocumentMode = 'lenient' | 'strict'

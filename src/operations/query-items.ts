@@ -19,6 +19,9 @@ export function answerQuery(request: FastifyRequest, reply: FastifyReply, parsed
   if (parsed.ignoredOptions.length > 0) {
     warnOrRefuse(request, 'UNSUPPORTED_QUERY_OPTION', `The query option${parsed.ignoredOptions.length > 1 ? 's' : ''} ${parsed.ignoredOptions.map((n) => `'${n}'`).join(', ')} changed nothing.`)
   }
+  if (parsed.quotedAmpersand) {
+    warnOrRefuse(request, 'QUOTED_AMPERSAND', "An '&' between single quotes was read as part of the value, not as the start of the next option.")
+  }
   if (parsed.emptyRelationKey) warnOrRefuse(request, 'EMPTY_RELATION_KEY', 'relationKey was sent empty; master rows were read.')
   const application = applicationOf(request)
   const hidden = hiddenFieldsFor(principalOf(request).user, application.id)

@@ -44,11 +44,24 @@ function invalidScope(unknown: string[]): ProblemError {
 }
 
 /**
+ * The description sends sign-in as `application/x-www-form-urlencoded`, as OAuth 2.0's token endpoint
+ * takes it (RFC 6749, section 4.3.2). A body that came as JSON holds the same fields, so the lenient
+ * mock reads it with a warning; strict mode refuses it, as an installation's token endpoint may.
+ */
+function checkFormMediaType(request: FastifyRequest): void {
+  if (request.body === undefined || request.body === null) return
+  const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
+  if (mediaType === 'application/x-www-form-urlencoded') return
+  warnOrRefuse(request, 'SIGN_IN_JSON_BODY', `The sign-in came as ${mediaType === '' ? 'a body without Content-Type' : mediaType}, not as a form.`)
+}
+
+/**
  * Before validation: the sign-in form as the mock reads it. The document's `scope` pattern says
  * which scopes the mock grants; a scope outside it is refused as OAuth 2.0 refuses it
  * (`invalid_scope`, RFC 6749 section 5.2) rather than as a schema violation.
  */
 export function prepareSignIn(request: FastifyRequest): void {
+  checkFormMediaType(request)
   clientIdFromBasicAuth(request)
   const form: unknown = request.body
   if (!isForm(form) || typeof form.scope !== 'string') return

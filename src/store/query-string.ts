@@ -8,23 +8,26 @@ export type { ParsedQuery } from './types.ts'
  * options are collected in `ignoredOptions`, and an empty `relationKey` sets `emptyRelationKey`.
  *
  * Decoding choices, since clients send both raw and encoded text:
- * - Percent-escapes (`%20`, `%27`, `%C3%A9`) are decoded, per parameter after splitting, so an
- *   encoded `&` (`%26`) stays inside its value. A `%` not followed by a valid UTF-8 escape is kept
- *   as it is, so raw text such as `contains(Note,'100% sure')` still works.
- * - `+` is never turned into a space: the description's `query` is a JSON string, not an HTML form, and
- *   a filter may hold a literal `+` (`Phone eq '+49 30'`); `encodeURIComponent` writes spaces as
- *   `%20`, which is decoded.
- * - Splitting on `&` skips ampersands inside single-quoted filter values (`'Smith & Sons'`).
+ * - Each parameter is decoded as `application/x-www-form-urlencoded` text is, after splitting: `+` is a
+ *   space and percent-escapes (`%20`, `%2B`, `%27`, `%C3%A9`) are decoded, so `%20` and `+` read alike
+ *   (URLSearchParams, Python's urlencode and .NET's UrlEncode write a space as `+`) and a literal plus is
+ *   sent as `%2B`. An encoded `&` (`%26`) stays inside its value. A `%` not followed by a valid UTF-8
+ *   escape is kept as it is, so raw text such as `contains(Note,'100% sure')` still works.
+ * - Splitting on `&` skips ampersands inside single-quoted filter values (`'Smith & Sons'`), and reports
+ *   that it did (`quotedAmpersand`): the description's query text is `&`-separated, so a real
+ *   installation most plausibly splits there, and the caller warns (strict mode refuses).
  * - Parameter names are matched case-insensitively (`$OrderBy`, `RelationKey`): the description itself
  *   spells the relation key parameter several ways.
  */
 export function parseQueryString(text: string): ParsedQuery | QueryError {
-  const query: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false }
+  const query: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false, quotedAmpersand: false }
   const seen = new Set<string>()
-  for (const part of splitParameters(text)) {
+  const parts = splitParameters(text)
+  query.quotedAmpersand = parts.quotedAmpersand
+  for (const part of parts) {
     if (part.trim() === '') continue
     const equals = part.indexOf('=')
-    const rawName = decodePercent(equals < 0 ? part : part.slice(0, equals)).trim()
+    const rawName = decodeFormText(equals < 0 ? part : part.slice(0, equals)).trim()
     const name = KNOWN.get(rawName.toLowerCase())
     // Options the description does not list ($select, $expand, $count, ...) are ignored, as an
     // installation that does not support them would; the caller reports them as a warning.
@@ -33,7 +36,7 @@ export function parseQueryString(text: string): ParsedQuery | QueryError {
       continue
     }
     if (equals < 0) return bad(`${name} has no '=' and value`)
-    const value = decodePercent(part.slice(equals + 1))
+    const value = decodeFormText(part.slice(equals + 1))
     if (seen.has(name)) return bad(`${name} appears more than once`)
     seen.add(name)
     const problem = assign(query, name, value)
@@ -129,21 +132,32 @@ function parseOrderBy(value: string): OrderItem[] | string {
   return items
 }
 
-/** Splits on `&` outside single quotes; a quote inside a value is written twice, which toggles back. */
-function splitParameters(text: string): string[] {
-  const parts: string[] = []
+/**
+ * Splits on `&` outside single quotes; a quote inside a value is written twice, which toggles back.
+ * `quotedAmpersand` tells whether an `&` was kept inside quotes.
+ */
+function splitParameters(text: string): string[] & { quotedAmpersand: boolean } {
+  const parts = Object.assign([] as string[], { quotedAmpersand: false })
   let start = 0
   let quoted = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 39 /* ' */) quoted = !quoted
-    else if (c === 38 /* & */ && !quoted) {
-      parts.push(text.slice(start, i))
-      start = i + 1
+    else if (c === 38 /* & */) {
+      if (quoted) parts.quotedAmpersand = true
+      else {
+        parts.push(text.slice(start, i))
+        start = i + 1
+      }
     }
   }
   parts.push(text.slice(start))
   return parts
+}
+
+/** One parameter's name or value as form-encoded text reads: `+` is a space, then percent-escapes are decoded. */
+function decodeFormText(text: string): string {
+  return decodePercent(text.includes('+') ? text.replaceAll('+', ' ') : text)
 }
 
 /** Decodes runs of `%XX`; a run that is not valid UTF-8 is kept as written. */

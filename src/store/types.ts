@@ -257,6 +257,11 @@ export interface ParsedQuery {
   ignoredOptions: string[]
   /** `relationKey=` with no value, read as none. */
   emptyRelationKey: boolean
+  /**
+   * A raw `&` between single quotes (`$filter=Customer eq 'Smith & Sons'`), read as part of the value. The
+   * description's query text is `&`-separated, so an installation most plausibly splits there; the caller warns.
+   */
+  quotedAmpersand: boolean
 }
 
 /** Field name to type, system fields included; what a filter or an order may refer to. */

@@ -115,6 +115,15 @@ describe('POST /__mock/attachments', () => {
     expect(((await response.json()) as { code: string }).code).toBe('BAD_BODY')
   })
 
+  it('answers 400 BAD_BODY, not 500, for a multipart body cut before its closing boundary, and adds nothing', async () => {
+    for (const body of ['------b\r\nContent-Disposition: form-data; name="par', '------b\r\nContent-Disposition: form-data; name="parentId"\r\n\r\n2\r\n']) {
+      const reply = await mock.request('POST', '/__mock/attachments', { body, headers: { 'content-type': 'multipart/form-data; boundary=----b' } })
+      expect(reply.status, body).toBe(400)
+      expect(reply.body).toMatchObject({ code: 'BAD_BODY', detail: expect.stringContaining('multipart/form-data body cannot be read') })
+    }
+    expect(await listAttachments(mock, token, 2)).toEqual([])
+  })
+
   it('answers 400 for a body that is not multipart', async () => {
     const reply = await mock.request('POST', '/__mock/attachments', { json: { parentId: 2 } })
     expect(reply.status).toBe(400)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { IDS, mockPerSuite } from '../helpers/http.ts'
+import { apiDocument } from '../../src/document/reader.ts'
 
 describe('Run Action', () => {
   const ctx = mockPerSuite()
@@ -71,6 +72,48 @@ describe('Send Email', () => {
     const recipient = await send({ to: ['not an address'], subject: 's', body: 'b' })
     expect(recipient.status).toBe(400)
     expect(recipient.body.violations[0].pointer).toBe('/body/to/0')
+  })
+})
+
+describe('Send Email: the recipient pattern reads alike in ECMAScript and Python', () => {
+  const ctx = mockPerSuite({ strict: true })
+  const schemas = apiDocument().components?.schemas as Record<string, { properties: { to: { items: { pattern: string } } } }>
+  const pattern = schemas.EmailRequest?.properties.to.items.pattern ?? ''
+
+  it('uses no construct the two dialects read differently (\\s \\d \\w \\b and ., a bare $)', () => {
+    // \s: Python's takes U+001C..U+001F and U+0085, ECMAScript's U+FEFF; \d and \w: Unicode in Python's str patterns;
+    // `.`: ECMAScript's leaves out \r and U+2028/9 too; `$`: Python's also matches before a final newline.
+    expect(pattern).not.toMatch(/\\[sSdDwWbB]|(?<!\\)\.|\[\^?\]/)
+    expect(pattern.match(/\$/g)?.length).toBe(1)
+    expect(pattern.endsWith('$(?!\\n)')).toBe(true)
+  })
+
+  // What Python 3.11's re.search(pattern, value) answers for each value, computed by hand (python3 -c ...), next to
+  // ECMAScript's reading as ajv applies it in the strict mock: a value the document allows is accepted, another refused.
+  const PYTHON_READS: Array<[string, boolean]> = [
+    ['buyer@northwind.example', true],
+    ['Jane Doe <jane@northwind.example>', true],
+    ['ops@localhost', true],
+    ['élève@école.example', true],
+    ['\u{1F600}@x.example', true],
+    ['a@b.example\n', false],
+    ['Jane <a@b.example>\n', false],
+    ['a\u001c@b.example', false],
+    ['a\u0085@b.example', false],
+    ['a\ufeff@b.example', false],
+    ['a\u0001@b.example', false],
+    ['Jane\r\nBcc: x@y <a@b.example>', false],
+    ['a b@c', false],
+    ['a@b@c', false],
+  ]
+
+  it.each(PYTHON_READS)('%j: allowed by the pattern in Python = %s, and so answered by the strict mock', async (recipient, allowed) => {
+    const reply = await ctx.mock.request('POST', '/webaggregator/api/v1/email/queue', {
+      json: { to: [recipient], subject: 's', body: 'b' },
+      headers: { Authorization: `Bearer ${ctx.token}`, WorkspaceId: IDS.workspaceId },
+    })
+    expect(reply.status).toBe(allowed ? 200 : 400)
+    expect(new RegExp(pattern, 'u').test(recipient)).toBe(allowed)
   })
 })
 

@@ -246,16 +246,25 @@ describe('8. Get Items options the description does not list', () => {
     expect(reply.headers.get('x-mock-warnings')).toBe('UNSUPPORTED_QUERY_OPTION')
   })
 
-  it('ignores them in the older GET form too', async () => {
-    const mock = await startTestMock({ productVersion: '2.9' })
-    try {
-      const token = await mock.signIn()
-      const reply = await mock.request('GET', '/ExplorerApi/api/items?$top=2&$select=Id', { headers: { ApplicationId: IDS.applicationId, SessionToken: token } })
-      expect(reply.status).toBe(200)
-      expect(reply.body).toHaveLength(2)
-      expect(reply.headers.get('x-mock-warnings')).toBe('UNSUPPORTED_QUERY_OPTION')
-    } finally {
-      await mock.close()
+  it('refuses them in the older GET form, in both modes: its URL parameters are the mock\'s own reading, exactly the five its document lists', async () => {
+    for (const strict of [false, true]) {
+      const mock = await startTestMock({ productVersion: '2.9', strict })
+      try {
+        const token = await mock.signIn()
+        const headers = { ApplicationId: IDS.applicationId, SessionToken: token }
+        for (const query of ['$top=2&$select=Id', '$top=2&x-unknown=42', '$TOP=2&culture=de-DE']) {
+          const reply = await mock.request('GET', `/ExplorerApi/api/items?${query}`, { headers })
+          expect(reply.status, query).toBe(400)
+          expect(reply.body).toMatchObject({ code: 'BAD_QUERY', detail: expect.stringMatching(/is not one of them/) })
+        }
+        // The five it lists, in any letter case, still answer.
+        const listed = await mock.request('GET', `/ExplorerApi/api/items?$top=2&$Skip=1&$orderby=${encodeURIComponent('Id desc')}`, { headers })
+        expect(listed.status).toBe(200)
+        expect(listed.body).toHaveLength(2)
+        expect(listed.headers.get('x-mock-warnings')).toBeNull()
+      } finally {
+        await mock.close()
+      }
     }
   })
 })

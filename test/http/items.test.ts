@@ -38,6 +38,21 @@ describe('Get Items and Get Items Count', () => {
     for (const row of starts) expect(row.Customer.startsWith(first!.Customer.slice(0, 3))).toBe(true)
   })
 
+  it('reads + in the query text as a space, as %20 is read, and %2B as a plus (form-encoded parameters)', async () => {
+    const [first] = (await ctx.mock.items(ctx.token, '$filter=Id eq 1')).body as Array<{ Customer: string }>
+    const customer = first!.Customer
+    expect(customer).toContain(' ')
+    const byPercent = (await ctx.mock.items(ctx.token, `$filter=Customer%20eq%20'${customer.replaceAll(' ', '%20')}'`)).body as Array<{ Id: number }>
+    const byPlus = await ctx.mock.items(ctx.token, `$filter=Customer+eq+'${customer.replaceAll(' ', '+')}'&$orderby=Id+desc`)
+    expect(byPercent.map((r) => r.Id)).toContain(1)
+    expect(byPlus.status).toBe(200)
+    expect((byPlus.body as Array<{ Id: number }>).map((r) => r.Id)).toEqual([...byPercent.map((r) => r.Id)].sort((a, b) => b - a))
+    // A literal plus is %2B: no customer has one, so nothing matches, and nothing is refused.
+    const plus = await ctx.mock.items(ctx.token, `$filter=Customer eq '${customer.replaceAll(' ', '%2B')}'`)
+    expect(plus.status).toBe(200)
+    expect(plus.body).toEqual([])
+  })
+
   it('counts with $inlinecount=allpages, filters and relation keys', async () => {
     const masters = await ctx.mock.items(ctx.token, '$inlinecount=allpages')
     expect(masters.body.Items).toEqual([{ _FieldCount_: 25 }])

@@ -21,6 +21,10 @@ const action = (parametersMap: unknown[]) => post('/ExplorerApi/api/action/run',
 const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send }> = [
   { code: 'UNSUPPORTED_QUERY_OPTION', send: post('/ExplorerApi/api/items', { query: '$top=1&$select=Id' }) },
   { code: 'EMPTY_RELATION_KEY', send: post('/ExplorerApi/api/items', { query: '$top=1&relationKey=' }) },
+  // A raw & in a quoted value: the description's query text is &-separated (the description, Get Items).
+  { code: 'QUOTED_AMPERSAND', send: post('/ExplorerApi/api/items', { query: "$top=1&$filter=Customer eq 'Smith & Sons'" }) },
+  // The description sends sign-in as a form (the description, Sign in (current)); the same fields as JSON.
+  { code: 'SIGN_IN_JSON_BODY', send: (client, _token, headers) => client.request('POST', signInPath, { json: form, headers }) },
   { code: 'SIGN_IN_EXTRA_PARAMETER', send: (client, _token, headers) => client.request('POST', signInPath, { form: { ...form, client_secret: 's' }, headers }) },
   {
     code: 'CLIENT_ID_BY_BASIC_AUTH',
@@ -96,6 +100,19 @@ describe('--strict', () => {
     expect(refused.body).toMatchObject({ code: 'STRICT_MODE', warning: 'EMPTY_DETAIL_GROUP' })
     expect((await client.items(token, '$inlinecount=allpages')).body.Items[0]._FieldCount_).toBe(25)
     expect((await client.items(token, '$filter=Id eq 2')).body[0]).toEqual(before)
+  })
+
+  it('refuses a JSON sign-in and a raw & inside a quoted $filter value (the description: a form, an &-separated query text)', async () => {
+    const json = await client.request('POST', signInPath, { json: form })
+    expect(json.status).toBe(400)
+    expect(json.body).toMatchObject({ code: 'STRICT_MODE', warning: 'SIGN_IN_JSON_BODY' })
+    const ampersand = await client.items(token, "$filter=Customer eq 'Smith & Sons'")
+    expect(ampersand.status).toBe(400)
+    expect(ampersand.body).toMatchObject({ code: 'STRICT_MODE', warning: 'QUOTED_AMPERSAND' })
+    // Encoded, the ampersand is part of the value as the description's &-separated text allows.
+    const encoded = await client.items(token, `$filter=${encodeURIComponent("Customer eq 'Smith & Sons'")}`)
+    expect(encoded.status).toBe(200)
+    expect(encoded.headers.get('x-mock-warnings')).toBeNull()
   })
 
   it('accepts everything the description shows, with no warning', async () => {

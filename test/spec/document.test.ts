@@ -263,7 +263,7 @@ describe('the mock\'s own choices are marked', () => {
     ['/components/schemas/ReturnState', 'true'],
     ['/components/schemas/Problem', 'true'],
     ['/components/schemas/ActionParameter/oneOf/2', 'true'],
-    ['/paths/~1ExplorerApi~1api~1items/get', 'the query options as URL parameters'],
+    ['/paths/~1ExplorerApi~1api~1items/get', 'the query options as URL parameters, and no others'],
   ]
 
   it.each(CHOICES)('%s carries x-mock-defined "%s"', (pointer, value) => {

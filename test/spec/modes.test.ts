@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { apiDocument, listOperations, releaseDocument, servedDocument, walk } from '../../src/document/reader.ts'
 import { checkedDocument, documentForMode } from '../../src/document/modes.ts'
+import { validatorsFor } from '../../src/document/validators.ts'
 
 type Schemas = Record<string, Record<string, any>>
 const schemasOf = (document: OpenAPIObject) => document.components?.schemas as Schemas
@@ -41,6 +42,29 @@ describe('documents per mode', () => {
     expect(bodies('3.0.19')).toContain('DeleteRequest')
     expect(bodies('2.9.0')).not.toContain('"#/components/schemas/DeleteRequest"')
     expect(JSON.stringify(servedDocument('3.0.19', 'lenient').paths?.['/ExplorerApi/api/items/delete']?.post?.requestBody)).toContain('DeleteRequestLegacy')
+  })
+
+  it('sign-in takes JSON in the lenient document (warning SIGN_IN_JSON_BODY) and only the form in the strict one', () => {
+    const mediaTypes = (version: string, mode: 'lenient' | 'strict', path: string) => {
+      const body = servedDocument(version, mode).paths?.[path]?.post?.requestBody as { content?: object } | undefined
+      return Object.keys(body?.content ?? {})
+    }
+    const content = (mode: 'lenient' | 'strict', path: string) => mediaTypes('3.0.19', mode, path)
+    for (const path of ['/identityprovider/{organizationphysicalname}/connect/token']) {
+      expect(content('lenient', path)).toEqual(['application/x-www-form-urlencoded', 'application/json'])
+      expect(content('strict', path)).toEqual(['application/x-www-form-urlencoded'])
+    }
+    const older = (mode: 'lenient' | 'strict') => mediaTypes('3.0.18', mode, '/identityprovider/connect/token')
+    expect(older('lenient')).toContain('application/json')
+    expect(older('strict')).toEqual(['application/x-www-form-urlencoded'])
+  })
+
+  it('a raw & inside a quoted query value is allowed in the lenient document and not in the strict one (QUOTED_AMPERSAND)', () => {
+    const query = (mode: 'lenient' | 'strict') => validatorsFor(servedDocument('3.0.19', mode)).schemaAt('/components/schemas/ItemsQuery')
+    expect(query('lenient')({ query: "$filter=Customer eq 'Smith & Sons'" })).toBe(true)
+    expect(query('strict')({ query: "$filter=Customer eq 'Smith & Sons'" })).toBe(false)
+    expect(query('strict')({ query: "$filter=Customer eq 'Smith %26 Sons'&$top=1" })).toBe(true)
+    expect(query('strict')({ query: "$filter=Customer eq 'O''Brien'&$top=1" })).toBe(true)
   })
 
   it('the mock checks requests against lenient values with the request schemas closed again', () => {

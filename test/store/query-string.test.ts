@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { decodePercent, parseQueryString } from '../../src/store/query-string.ts'
 import type { ParsedQuery } from '../../src/store/types.ts'
 
-const NONE: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false }
+const NONE: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false, quotedAmpersand: false }
 
 describe('parseQueryString: what it understands', () => {
   it.each<[string, Partial<ParsedQuery>]>([
@@ -35,8 +35,11 @@ describe('parseQueryString: what it understands', () => {
     expect(parseQueryString(text)).toEqual({ ...NONE, ...expected })
   })
 
-  it('keeps an ampersand inside a quoted filter value', () => {
-    expect(parseQueryString("$filter=Customer eq 'Hoffmann & Söhne KG'&$top=1")).toEqual({ ...NONE, filter: "Customer eq 'Hoffmann & Söhne KG'", top: 1 })
+  it('keeps an ampersand inside a quoted filter value, and says so (the caller warns: the text is &-separated)', () => {
+    expect(parseQueryString("$filter=Customer eq 'Hoffmann & Söhne KG'&$top=1")).toEqual({ ...NONE, filter: "Customer eq 'Hoffmann & Söhne KG'", top: 1, quotedAmpersand: true })
+    // Outside quotes, or encoded, an ampersand is no such case.
+    expect(parseQueryString("$filter=Customer eq 'O''Brien'&$top=1")).toEqual({ ...NONE, filter: "Customer eq 'O''Brien'", top: 1 })
+    expect(parseQueryString("$filter=Customer eq 'A%26B'")).toEqual({ ...NONE, filter: "Customer eq 'A&B'" })
   })
 
   it('decodes percent-escapes per parameter, so an encoded & stays in its value', () => {
@@ -44,8 +47,10 @@ describe('parseQueryString: what it understands', () => {
     expect(parseQueryString(text)).toEqual({ ...NONE, filter: "Customer eq 'A&B Café'", top: 3 })
   })
 
-  it('keeps + as a plus sign (the query is JSON text, not an HTML form)', () => {
-    expect(parseQueryString("$filter=Phone eq '+49 30'")).toEqual({ ...NONE, filter: "Phone eq '+49 30'" })
+  it('reads + as a space, as %20 is read, and %2B as a plus (form-encoded text)', () => {
+    expect(parseQueryString("$filter=Customer+eq+'North+Wind'&$orderby=Id+desc")).toEqual({ ...NONE, filter: "Customer eq 'North Wind'", orderBy: [{ field: 'Id', direction: 'desc' }] })
+    expect(parseQueryString("$filter=Customer%20eq%20'North%20Wind'")).toEqual({ ...NONE, filter: "Customer eq 'North Wind'" })
+    expect(parseQueryString("$filter=Phone eq '%2B49 30'")).toEqual({ ...NONE, filter: "Phone eq '+49 30'" })
   })
 
   it('keeps a % that starts no valid escape', () => {

@@ -35,7 +35,10 @@ export async function readUpload(request: FastifyRequest, uploadLimit: number): 
     const code = (error as { code?: string }).code
     const describe = code === undefined ? undefined : LIMIT_ERRORS[code]
     if (describe !== undefined) throw new ProblemError('PAYLOAD_TOO_LARGE', describe(uploadLimit), { limit: uploadLimit })
-    throw error
+    if (error instanceof ProblemError) throw error
+    // Anything else the multipart reader throws is the body's fault (busboy: "Unexpected end of multipart data" for a
+    // body cut before its closing boundary, "Malformed part header"): a 400 that says so, not a 500.
+    throw new ProblemError('BAD_BODY', `The multipart/form-data body cannot be read: ${(error as Error).message}.`)
   }
   // The schema sees the file names where the files were, so a missing file is named like a missing field.
   const checked: Record<string, unknown> = { ...fields, file: files.map((file) => file.name) }
