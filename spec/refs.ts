@@ -74,10 +74,10 @@ export const ERROR_RESPONSES = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',
+  409: 'Conflict',
   413: 'PayloadTooLarge',
   414: 'UriTooLong',
   503: 'ServiceUnavailable',
-  507: 'InsufficientStorage',
 } as const
 export type ErrorStatus = keyof typeof ERROR_RESPONSES
 export type ResponseName = (typeof ERROR_RESPONSES)[ErrorStatus]

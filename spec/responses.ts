@@ -1,5 +1,5 @@
 /**
- * components.responses: the problem+json answers for 400, 401, 403, 404, 413, 414, 503 and 507. The published description
+ * components.responses: the problem+json answers for 400, 401, 403, 404, 409, 413, 414 and 503. The published description
  * defines no error status, so each one is the mock's choice and says so. Examples are written with the mock's own
  * problem catalog, so codes and titles are the ones it sends.
  */
@@ -106,7 +106,7 @@ export const responses: Record<ResponseName, ResponseObject> = {
       },
     },
   ),
-  InsufficientStorage: problem(
+  Conflict: problem(
     'when a write or a reservation would hand out an Id, an Identity value or a row version (`TIMESTAMP`) past ' +
       `${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest integer the mock holds exactly; only a fixture whose ` +
       'sequences or values stand that high gets there. Nothing of the request is written (in the per-row save mode, ' +

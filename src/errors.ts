@@ -41,13 +41,14 @@ export const PROBLEMS = {
   UNKNOWN_PROVIDER: { status: 404, title: 'Unknown e-mail provider' },
   // 405: the path exists, the method does not
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed on this endpoint' },
+  // 409: a storage's Id or Identity sequence, or the row versions, would pass 2^53 - 1 (the
+  // state of the data, not the request, refuses it; no input gets a 5xx)
+  SEQUENCE_EXHAUSTED: { status: 409, title: 'Sequence exhausted' },
   // 413 / 414: outside the environment's limits
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   URI_TOO_LONG: { status: 414, title: 'URL too long' },
   // 415: a body type the endpoint does not take
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Body type not taken here' },
-  // 507: a storage's Id or Identity sequence, or the row versions, would pass 2^53 - 1
-  SEQUENCE_EXHAUSTED: { status: 507, title: 'Sequence exhausted' },
   // Injected by a fault rule of the control plane
   INJECTED_FAULT: { status: 503, title: 'Fault injected by the mock control plane' },
   TOO_MANY_SESSIONS: { status: 503, title: 'Too many live sessions' },

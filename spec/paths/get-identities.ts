@@ -25,6 +25,6 @@ export const operation: OperationObject = {
     '200': jsonResponse('The reserved values, in increasing order.', { type: 'array', items: { type: 'integer' }, minItems: 1 }, {
       three: { summary: 'Three values', value: reservedIdentities, [REQUEST_EXAMPLE]: 'three' },
     }),
-    ...errorResponses(400, 401, 403, 404, 414, 507),
+    ...errorResponses(400, 401, 403, 404, 409, 414),
   },
 }

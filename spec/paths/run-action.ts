@@ -34,6 +34,6 @@ export const operation: OperationObject = {
         failed: { summary: 'The action ran and reported failure', value: actionFailedResult, [REQUEST_EXAMPLE]: 'failing' },
       }),
     ),
-    ...errorResponses(400, 401, 403, 404, 413, 414, 507),
+    ...errorResponses(400, 401, 403, 404, 409, 413, 414),
   },
 }

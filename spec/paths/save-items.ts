@@ -44,6 +44,6 @@ export const operation: OperationObject = {
         legacy: { summary: 'Updated, as releases below 3.0 answer', value: saveLegacyResult, [REQUEST_EXAMPLE]: 'update', [PRODUCT_VERSIONS]: RANGES.legacy },
       },
     ),
-    ...errorResponses(400, 401, 403, 404, 413, 414, 507),
+    ...errorResponses(400, 401, 403, 404, 409, 413, 414),
   },
 }

@@ -1012,7 +1012,7 @@ export interface components {
             };
         };
         /** @description The published description defines no error statuses; this is what the mock answers when a write or a reservation would hand out an Id, an Identity value or a row version (`TIMESTAMP`) past 9007199254740991 (2^53 - 1), the largest integer the mock holds exactly; only a fixture whose sequences or values stand that high gets there. Nothing of the request is written (in the per-row save mode, the rows before the one refused are). */
-        InsufficientStorage: {
+        Conflict: {
             headers: {
                 "X-Mock-Warnings": components["headers"]["X-Mock-Warnings"];
                 [name: string]: unknown;
@@ -1326,9 +1326,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
-            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteItems: {
@@ -1524,9 +1524,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
-            507: components["responses"]["InsufficientStorage"];
         };
     };
     sendEmail: {
@@ -1665,8 +1665,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             414: components["responses"]["UriTooLong"];
-            507: components["responses"]["InsufficientStorage"];
         };
     };
 }

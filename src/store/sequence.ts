@@ -2,7 +2,7 @@
  * A storage's sequences (database Id, Identity value) and the installation's row-version counter
  * are numbers, exact only up to `Number.MAX_SAFE_INTEGER` (2^53 - 1): past it `n + 1 === n`, a
  * loop that looks for the next free value never moves, and two rows could get one Id. A value
- * past it is refused instead; the mock answers 507 SEQUENCE_EXHAUSTED (docs/behaviour.md). Only a
+ * past it is refused instead; the mock answers 409 SEQUENCE_EXHAUSTED (docs/behaviour.md). Only a
  * fixture that sets a sequence near 2^53 gets there.
  */
 export class SequenceExhausted extends Error {

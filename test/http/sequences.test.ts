@@ -1,7 +1,7 @@
 /**
  * Sequences at their end: a fixture may set a storage's next Id and Identity value, and rows' values,
  * as high as the integers the mock holds exactly (2^53 - 1). Past them a create, a reservation or a
- * row version is refused with 507 SEQUENCE_EXHAUSTED and nothing is written, where the mock used to
+ * row version is refused with 409 SEQUENCE_EXHAUSTED and nothing is written, where the mock used to
  * hand out 2^53 and then spin forever looking for the next free Identity value.
  */
 import { readFileSync } from 'node:fs'
@@ -29,7 +29,7 @@ describe('sequences near 2^53', () => {
 
   const masterCount = async (token: string): Promise<number> => (await mock!.items(token, '$inlinecount=allpages&$top=1')).body.Items[0]._FieldCount_
 
-  it('hands out Identity values up to 2^53 - 1, then refuses every create with 507 and writes nothing', async () => {
+  it('hands out Identity values up to 2^53 - 1, then refuses every create with 409 and writes nothing', async () => {
     mock = await startTestMock({ fixtureData: withSequences({ nextIdentity: MAX - 1 }) })
     const token = await mock.signIn()
     const first = await mock.post('/ExplorerApi/api/items/save', token, newMaster('first'))
@@ -40,7 +40,7 @@ describe('sequences near 2^53', () => {
     // The third and fourth: the fourth used to spin at 100 % CPU forever.
     for (const name of ['third', 'fourth']) {
       const refused = await mock.post('/ExplorerApi/api/items/save', token, newMaster(name))
-      expect(refused.status, name).toBe(507)
+      expect(refused.status, name).toBe(409)
       expect(refused.contentType).toMatch(/^application\/problem\+json/)
       expect(refused.body.code).toBe('SEQUENCE_EXHAUSTED')
       expect(refused.body.detail).toContain('IdRow')
@@ -61,7 +61,7 @@ describe('sequences near 2^53', () => {
     expect(reserved.body).toEqual([MAX - 1, MAX])
     for (const count of [1, 10_000]) {
       const refused = await reserve(count)
-      expect(refused.status, `count ${count}`).toBe(507)
+      expect(refused.status, `count ${count}`).toBe(409)
       expect(refused.body.code).toBe('SEQUENCE_EXHAUSTED')
     }
   })
@@ -72,7 +72,7 @@ describe('sequences near 2^53', () => {
     const last = await mock.post('/ExplorerApi/api/items/save', token, newMaster('last'))
     expect(last.body.ReturnData.PrimaryKeyData['-1'].newKeys.Id).toBe(String(MAX))
     const refused = await mock.post('/ExplorerApi/api/items/save', token, newMaster('one too many'))
-    expect(refused.status).toBe(507)
+    expect(refused.status).toBe(409)
     expect(refused.body.code).toBe('SEQUENCE_EXHAUSTED')
     expect(refused.body.detail).toContain('Id')
   })
@@ -83,7 +83,7 @@ describe('sequences near 2^53', () => {
     mock = await startTestMock({ fixtureData: fixture })
     const token = await mock.signIn()
     const refused = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: 1, TIMESTAMP: MAX, Customer: 'changed' }, Details: [] }] })
-    expect(refused.status).toBe(507)
+    expect(refused.status).toBe(409)
     expect(refused.body.code).toBe('SEQUENCE_EXHAUSTED')
     expect(refused.body.detail).toContain('TIMESTAMP')
   })
