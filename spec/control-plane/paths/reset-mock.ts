@@ -21,6 +21,6 @@ export const operation: OperationObject = {
     '200': jsonResponse('Reset.', schemaRef('ResetResult'), {
       reset: { summary: 'Reset', value: { reset: true, fixture: summaryExample, cleared: { emails: 1, faults: 0, requests: 42 }, kept: ['sessions', 'clock'] } },
     }),
-    ...errorResponses(401),
+    ...errorResponses(401, 507),
   },
 }
