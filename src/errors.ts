@@ -53,6 +53,8 @@ export const PROBLEMS = {
   INJECTED_FAULT: { status: 503, title: 'Fault injected by the mock control plane' },
   TOO_MANY_SESSIONS: { status: 503, title: 'Too many live sessions' },
   INTERNAL: { status: 500, title: 'Internal mock error' },
+  // 507: the state file (--state-file) could not be written, so a reset or fixture load changed nothing
+  STATE_NOT_WRITTEN: { status: 507, title: 'State file not written' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ProblemCode = keyof typeof PROBLEMS

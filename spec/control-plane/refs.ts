@@ -40,6 +40,7 @@ export const CONTROL_ERROR_RESPONSES = {
   413: 'PayloadTooLarge',
   414: 'UriTooLong',
   415: 'UnsupportedMediaType',
+  507: 'StateNotWritten',
 } as const
 export type ControlErrorStatus = keyof typeof CONTROL_ERROR_RESPONSES
 export type ControlResponseName = (typeof CONTROL_ERROR_RESPONSES)[ControlErrorStatus]

@@ -42,6 +42,12 @@ export const responses: Record<ControlResponseName, ResponseObject> = {
   UriTooLong: problemResponse('The URL is longer than the mock takes (`--max-url-length`, 2048 characters by default).', {
     urlTooLong: problemExample(414, 'URI_TOO_LONG', 'URL too long', 'The URL has 2311 characters; the limit is 2048.'),
   }),
+  StateNotWritten: problemResponse(
+    'The mock keeps its data in a state file (`--state-file`) and could not write the new data there (a full or read-only disk, a folder gone): nothing changed, in memory or on disk, and writes go on as before.',
+    {
+      stateNotWritten: problemExample(507, 'STATE_NOT_WRITTEN', 'State file not written', 'Nothing changed: the data could not be written to the state file (state file /srv/sandbox.json not written: ENOSPC: no space left on device, write).'),
+    },
+  ),
   PayloadTooLarge: problemResponse('A file is larger than the upload limit (`--upload-limit`, 10 MB by default).', {
     fileTooLarge: {
       summary: 'File over the limit',

@@ -694,6 +694,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The mock keeps its data in a state file (`--state-file`) and could not write the new data there (a full or read-only disk, a folder gone): nothing changed, in memory or on disk, and writes go on as before. */
+        StateNotWritten: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A file is larger than the upload limit (`--upload-limit`, 10 MB by default). */
         PayloadTooLarge: {
             headers: {
@@ -769,6 +778,7 @@ export interface operations {
             401: components["responses"]["ControlTokenRequired"];
             403: components["responses"]["OtherOrigin"];
             415: components["responses"]["UnsupportedMediaType"];
+            507: components["responses"]["StateNotWritten"];
         };
     };
     loadFixture: {
@@ -817,6 +827,7 @@ export interface operations {
             401: components["responses"]["ControlTokenRequired"];
             403: components["responses"]["OtherOrigin"];
             415: components["responses"]["UnsupportedMediaType"];
+            507: components["responses"]["StateNotWritten"];
         };
     };
     exportState: {

@@ -31,12 +31,30 @@ export function toProblem(error: unknown, bodyLimit: number): ProblemError {
 }
 
 /**
+ * The longest path a problem's `instance` holds: the default URL limit, so every URL the mock
+ * accepts is named in full. A longer one (a 414, or a mock started with a larger limit) is left
+ * out, so an answer never grows with the URL a client sent.
+ */
+const INSTANCE_LIMIT = 2048
+
+/** The most characters of a path a problem's `detail` quotes. */
+const QUOTE_LIMIT = 200
+
+/**
  * The request path as a problem's `instance`: a URI reference, so characters clients send
  * unencoded (`[`, `|`, `^`, spaces, non-ASCII) and a `%` that starts no escape are encoded.
+ * Undefined for a path too long to repeat.
  */
-export function problemInstance(url: string): string {
+export function problemInstance(url: string): string | undefined {
   const path = url.split('?')[0] ?? ''
-  return path.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c))
+  if (path.length > INSTANCE_LIMIT) return undefined
+  const instance = path.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c))
+  return instance.length > INSTANCE_LIMIT ? undefined : instance
+}
+
+/** A path as a problem's `detail` quotes it: its start and its length when it is long. */
+export function quotedPath(path: string): string {
+  return path.length <= QUOTE_LIMIT ? path : `${path.slice(0, QUOTE_LIMIT)}… (${path.length} characters)`
 }
 
 /** Writes a problem as `application/problem+json`. */
@@ -65,12 +83,21 @@ export function frameworkProblem(error: FastifyError, url: string, maxUrlLength:
 export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error, request, reply) => {
     // A method the path lacks is a 404 even when its body does not parse: Fastify parses
-    // the body before the not-found handler would run.
-    const problem = request.is404 ? notFound(app, request) : (error as Partial<FastifyError>).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unreadableType(request) : toProblem(error, bodyLimit)
+    // the body before the not-found handler would run. A refusal of the mock's own onRequest
+    // hooks (the URL limit, the Host check) stands whatever the path: it is decided before the
+    // route matters, so a 3,000-character unknown path gets the 414, not a 404.
+    const problem = request.is404 && !decidedBeforeRoute(error)
+      ? notFound(app, request)
+      : (error as Partial<FastifyError>).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unreadableType(request) : toProblem(error, bodyLimit)
     if (problem.code === 'INTERNAL') request.log.error({ err: error }, 'unexpected error')
     return sendProblem(reply, problem, request)
   })
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(app, request), request))
+}
+
+/** Refusals of the onRequest hooks, which hold on any path (a body that does not parse does not: an unknown path stays a 404). */
+function decidedBeforeRoute(error: unknown): boolean {
+  return error instanceof ProblemError && (error.code === 'URI_TOO_LONG' || error.code === 'FOREIGN_HOST')
 }
 
 /** A body of a type no parser takes (most often: no Content-Type at all): name the type to send. */
@@ -90,7 +117,7 @@ function notFound(app: FastifyInstance, request: FastifyRequest): ProblemError {
   const allowed = app.allowedMethods(path)
   if (allowed.length > 0) {
     const allow = allowed.sort().join(', ')
-    return new ProblemError('METHOD_NOT_ALLOWED', `${request.method} is not served on ${path}; it takes ${allow}.`, { allow })
+    return new ProblemError('METHOD_NOT_ALLOWED', `${request.method} is not served on ${quotedPath(path)}; it takes ${allow}.`, { allow })
   }
-  return new ProblemError('NOT_FOUND', `${request.method} ${path} is not an endpoint of this release (${app.profile.version}).`)
+  return new ProblemError('NOT_FOUND', `${request.method} ${quotedPath(path)} is not an endpoint of this release (${app.profile.version}).`)
 }

@@ -1,15 +1,17 @@
 import { closeSync, constants, copyFileSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { createHash } from 'node:crypto'
-import { basename, dirname, join } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { createStore } from '../store/store.ts'
 import { toFixtureFile } from '../fixtures/export.ts'
-import { loadFixture } from '../fixtures/load.ts'
+import { FixtureError, parseFixture } from '../fixtures/load.ts'
 import { rowGenerator } from '../fixtures/generate.ts'
+import { parseJsonPieces, writeJsonPieces } from './state-json.ts'
 import type { ChangeRecord } from '../store/types.ts'
 import type { Deps, Fixture } from '../store/types.ts'
 import type { StateSync } from './config.ts'
 import { ConfigError } from '../cli-base/exit.ts'
+import { ProblemError } from '../errors.ts'
 
 /**
  * `--state-file` keeps the data in two files: the snapshot (FILE, a fixture) and the change log
@@ -35,8 +37,22 @@ export interface RestoredState {
   warning?: string
 }
 
-function digestOf(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
+/** The snapshot, checked as any fixture is, and the SHA-256 of its bytes; read a row at a time (see state-json.ts). */
+function readSnapshot(path: string, timeZone: string | undefined): { fixture: Fixture; digest: string } {
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(path)
+  } catch (error) {
+    throw new FixtureError(path, [{ path: '', message: `cannot be read: ${(error as Error).message}` }])
+  }
+  let json: unknown
+  try {
+    json = parseJsonPieces(bytes)
+  } catch (error) {
+    throw new FixtureError(path, [{ path: '', message: `is not valid JSON: ${(error as Error).message}` }])
+  }
+  const fixture = parseFixture(json, path, dirname(resolve(path)), timeZone === undefined ? {} : { timeZone })
+  return { fixture, digest: createHash('sha256').update(bytes).digest('hex') }
 }
 
 /**
@@ -49,9 +65,7 @@ export function readStateFile(path: string, deps: Deps, timeZone?: string): Rest
   const prefix = `${basename(path)}.`
   if (existsSync(dir)) for (const name of readdirSync(dir)) if (name.startsWith(prefix) && name.endsWith('.tmp')) rmSync(join(dir, name), { force: true })
   if (!existsSync(path)) return undefined
-  const text = readFileSync(path, 'utf8')
-  const fixture = loadFixture(path, { content: text, ...(timeZone === undefined ? {} : { timeZone }) })
-  const digest = digestOf(text)
+  const { fixture, digest } = readSnapshot(path, timeZone)
   const records = readLog(changeLogPath(path), digest)
   if (records.lines.length === 0) return { fixture, digest, replayed: 0, ...(records.warning === undefined ? {} : { warning: records.warning }) }
   // Replayed into a store of its own, whose data becomes the start's: what the mock answered before the crash.
@@ -60,25 +74,48 @@ export function readStateFile(path: string, deps: Deps, timeZone?: string): Rest
   return { fixture: store.snapshot(), digest, ...replay }
 }
 
+/** Bytes gathered before each write of a snapshot. */
+const WRITE_CHUNK = 1024 * 1024
+
 /**
- * Writes the fixture so that the file is, at every moment, either the old state or the new one:
- * the text goes to a temporary file beside it, is flushed to the disk, and then renamed over the
- * file (an atomic replacement on POSIX file systems). Returns the digest of what it wrote.
+ * The fixture in the file format, written to a temporary file beside `path` and flushed to the
+ * disk, with the SHA-256 of its bytes. Written a row at a time, never as one string (see
+ * state-json.ts). On failure the temporary file is removed and the error thrown; nothing else was touched.
  */
-export function writeStateFile(path: string, fixture: Fixture, sync: StateSync = 'never'): string {
+function writeTemporary(path: string, fixture: Fixture): { temporary: string; digest: string } {
   const temporary = `${path}.${process.pid}.tmp`
-  const text = `${JSON.stringify(toFixtureFile(fixture))}\n`
-  const fd = openSync(temporary, 'w')
+  const hash = createHash('sha256')
+  let fd: number | undefined
   try {
-    writeSync(fd, text)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
+    fd = openSync(temporary, 'w')
+    const out = fd
+    let pending: string[] = []
+    let pendingLength = 0
+    const flush = (): void => {
+      const bytes = Buffer.from(pending.join(''))
+      pending = []
+      pendingLength = 0
+      let offset = 0
+      while (offset < bytes.length) offset += writeSync(out, bytes, offset)
+      hash.update(bytes)
+    }
+    const emit = (text: string): void => {
+      pending.push(text)
+      pendingLength += text.length
+      if (pendingLength >= WRITE_CHUNK) flush()
+    }
+    writeJsonPieces(toFixtureFile(fixture), emit)
+    emit('\n')
+    flush()
+    fsyncSync(out)
+    closeSync(out)
+    fd = undefined
+    return { temporary, digest: hash.digest('hex') }
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd)
+    rmSync(temporary, { force: true })
+    throw error
   }
-  renameSync(temporary, path)
-  // A power loss must not keep the new log's truncation and lose the rename before it.
-  if (sync === 'always') syncFolder(dirname(path))
-  return digestOf(text)
 }
 
 function syncFolder(dir: string): void {
@@ -112,6 +149,45 @@ class ChangeLog {
     this.#fd = fd
     this.#size = 0
     this.append(JSON.stringify({ base: digest }))
+  }
+
+  /**
+   * A new log for the snapshot with this digest, written beside this one (its header only); this
+   * one stays open and in use until `switchTo`. Throws, leaving nothing behind, when it cannot be written.
+   */
+  prepare(digest: string): { path: string; fd: number; size: number } {
+    const path = `${this.path}.${process.pid}.tmp`
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_APPEND)
+    try {
+      const header = `${JSON.stringify({ base: digest })}\n`
+      if (writeSync(fd, header) !== Buffer.byteLength(header)) throw new Error(`change log ${path}: header not written whole`)
+      if (this.#sync === 'always') fdatasyncSync(fd)
+      return { path, fd, size: Buffer.byteLength(header) }
+    } catch (error) {
+      closeSync(fd)
+      rmSync(path, { force: true })
+      throw error
+    }
+  }
+
+  /** Puts a prepared log in this one's place (the snapshot it continues is in place already). */
+  switchTo(prepared: { path: string; fd: number; size: number }): void {
+    this.close()
+    this.#fd = prepared.fd
+    this.#size = prepared.size
+    // A rename in the folder where the snapshot's rename just succeeded; should it fail, the log takes no more changes.
+    try {
+      renameSync(prepared.path, this.path)
+    } catch (error) {
+      this.close()
+      throw error
+    }
+  }
+
+  /** Drops a prepared log that is not used. */
+  discard(prepared: { path: string; fd: number }): void {
+    closeSync(prepared.fd)
+    rmSync(prepared.path, { force: true })
   }
 
   append(line: string): void {
@@ -220,19 +296,44 @@ export function keepStateFile(app: FastifyInstance, path: string, options: KeepO
     // Nothing replayed: the file is the state, and the log starts again after it.
     if (restored.replayed === 0) written = app.store.generation()
   }
+  /**
+   * Writes `fixture` as the snapshot and starts the log again after it. Until the snapshot's rename
+   * nothing is changed (a failure removes what it wrote, and the old snapshot and its log stay in
+   * use): `committed` false. After it, the new snapshot is the state, whatever comes next.
+   */
+  const save = (fixture: Fixture, generation: number): { committed: boolean; reason?: string } => {
+    let prepared: ReturnType<ChangeLog['prepare']> | undefined
+    let temporary: string | undefined
+    try {
+      const snapshot = writeTemporary(path, fixture)
+      temporary = snapshot.temporary
+      prepared = log.prepare(snapshot.digest)
+      renameSync(snapshot.temporary, path)
+    } catch (error) {
+      if (prepared !== undefined) log.discard(prepared)
+      if (temporary !== undefined) rmSync(temporary, { force: true })
+      const reason = `state file ${path} not written: ${(error as Error).message}`
+      app.log.error(reason)
+      return { committed: false, reason }
+    }
+    written = generation
+    try {
+      // A power loss must not keep the new log and lose the rename before it.
+      if (options.sync === 'always') syncFolder(dirname(path))
+      log.switchTo(prepared)
+      return { committed: true }
+    } catch (error) {
+      // The snapshot holds the data; the log takes no more changes until the next snapshot starts it again.
+      const reason = `change log ${log.path} not started again after the snapshot: ${(error as Error).message}`
+      app.log.error(reason)
+      written = Number.NaN
+      return { committed: true, reason }
+    }
+  }
   const flush = (): string | undefined => {
     const generation = app.store.generation()
     if (generation === written) return undefined
-    try {
-      const digest = writeStateFile(path, app.store.snapshot(), options.sync)
-      log.restart(digest)
-      written = generation
-      return undefined
-    } catch (error) {
-      const reason = `state file ${path} not written: ${(error as Error).message}`
-      app.log.error(reason)
-      return reason
-    }
+    return save(app.store.snapshot(), generation).reason
   }
   try {
     if (Number.isNaN(written)) {
@@ -244,9 +345,16 @@ export function keepStateFile(app: FastifyInstance, path: string, options: KeepO
     log.close()
     throw error instanceof ConfigError ? error : new ConfigError(`--state-file: change log ${log.path} cannot be written: ${(error as Error).message}`)
   }
-  app.store.onCommit((record) => {
+  app.store.onCommit((record, replacing) => {
     if (record !== null) return log.append(JSON.stringify(record))
-    // The whole data replaced (reset, fixture load, upload): a new snapshot stands for it.
+    if (replacing !== undefined) {
+      // A reset or fixture load, not yet in effect: written first, and refused when it cannot be,
+      // so memory, snapshot and change log stay as they were and later writes go on.
+      const saved = save(replacing.snapshot(), replacing.generation)
+      if (!saved.committed) throw new ProblemError('STATE_NOT_WRITTEN', `Nothing changed: the data could not be written to the state file (${saved.reason}).`)
+      return
+    }
+    // An upload, already in the data: a new snapshot stands for it.
     const failed = flush()
     if (failed === undefined) return
     // The log continues the old snapshot, which no longer holds: no write is acknowledged until a snapshot succeeds.

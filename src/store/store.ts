@@ -37,9 +37,16 @@ import type {
 /**
  * Told of every committed write: a save, delete or action before it is applied (a listener that
  * throws stops it, and the request fails with nothing changed), an identity reservation just after;
- * `null` after the whole data was replaced (reset, fixture load, attachment upload).
+ * `null` when the whole data is replaced: before a reset or fixture load takes effect, with the data
+ * it will hold (a listener that throws stops it, and nothing changes), and after an attachment upload.
  */
-export type CommitListener = (record: ChangeRecord | null) => void
+export type CommitListener = (record: ChangeRecord | null, replacing?: ReplacingData) => void
+
+/** The data a reset or fixture load is about to put in place, for a listener to write first. */
+export interface ReplacingData {
+  snapshot(): Fixture
+  generation: number
+}
 
 /**
  * The mock's in-memory installation: one organization's applications with their master and
@@ -121,9 +128,12 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     organization: () => state.fixture.organization,
     application: (id) => state.apps.get(id)?.def,
     reset(fixture) {
+      const next = buildState(fixture ?? loaded, deps, generator, state.nextVersion, state.generation + 1)
+      // Told before the data is replaced: when the listener cannot keep the new data (its state
+      // file not written), memory, snapshot and change log all stay as they were.
+      listener?.(null, { snapshot: () => snapshotOf(next), generation: next.generation })
       if (fixture !== undefined) loaded = fixture
-      state = buildState(loaded, deps, generator, state.nextVersion, state.generation + 1)
-      listener?.(null)
+      state = next
     },
     currentRowVersion: () => state.nextVersion - 1,
     snapshot: () => snapshotOf(state),

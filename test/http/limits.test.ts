@@ -67,6 +67,35 @@ describe('limits of the environment', () => {
     expect(fine.status).toBe(200)
   })
 
+  it('answers 414 to every URL over the limit, whatever its path, with an answer that does not grow with it', async () => {
+    const long = `/${'a'.repeat(3000)}`
+    for (const [method, path] of [
+      ['GET', long],
+      ['POST', `/ExplorerApi/${'b'.repeat(3000)}`],
+      ['GET', `/no-such-endpoint?pad=${'c'.repeat(3000)}`],
+      // A path that exists with a method it lacks (a 405 when short).
+      ['DELETE', `/ExplorerApi/api/items?pad=${'d'.repeat(3000)}`],
+      ['GET', `/${'e'.repeat(100_000)}`],
+    ] as const) {
+      const reply = await ctx.mock.request(method, path, { headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+      expect(reply.status, `${method} ${path.slice(0, 40)}…`).toBe(414)
+      expect(reply.body).toMatchObject({ code: 'URI_TOO_LONG', status: 414, limit: 2048 })
+      expect(reply.raw.length).toBeLessThan(1024)
+    }
+  })
+
+  it('quotes a long unknown path in a 404 once, and only its start', async () => {
+    const path = `/${'a'.repeat(2000)}`
+    const reply = await ctx.mock.request('GET', path, { unchecked: true })
+    expect(reply.status).toBe(404)
+    expect(reply.body.code).toBe('NOT_FOUND')
+    expect(reply.body.detail.length).toBeLessThan(300)
+    expect(reply.body.detail).toContain('(2001 characters)')
+    // The instance names the path in full (it is within the limit); the detail does not repeat it.
+    expect(reply.body.instance).toBe(path)
+    expect(reply.raw.length).toBeLessThan(2600)
+  })
+
   it('answers 413 for a body over 60 MB without reading it, then serves the next request', async () => {
     const reply = await postLarge(ctx.mock.url, '/ExplorerApi/api/items/save', ctx.mock.dataHeaders(ctx.token), 61 * MB)
     expect(reply.status).toBe(413)

@@ -42,6 +42,6 @@ export const operation: OperationObject = {
         },
       },
     }),
-    ...errorResponses(401),
+    ...errorResponses(401, 507),
   },
 }

@@ -27,6 +27,6 @@ export const operation: OperationObject = {
         value: { reset: true, fixture: summaryExample, cleared: { emails: 0, faults: 0, requests: 3, sessions: 1000 }, kept: ['clock'] },
       },
     }),
-    ...errorResponses(401),
+    ...errorResponses(401, 507),
   },
 }

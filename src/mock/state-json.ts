@@ -1,0 +1,193 @@
+/**
+ * A state file's JSON, written and read a piece at a time. A snapshot of a million orders is about
+ * 760 MB of JSON, longer than the longest string V8 makes (about 512 MB): `JSON.stringify` of it
+ * fails with "Invalid string length", and reading it as one string fails too. So the objects near
+ * the top (the fixture, `data`, an application's data, its `details`) are opened here, and so is
+ * every array reached through them; each element of such an array (a row, an attachment, an
+ * application's definition) is one piece, written by one `JSON.stringify` and read in batches by
+ * `JSON.parse`. The text is the same as `JSON.stringify` of the whole would be.
+ */
+
+/** Objects nested less deep than this are opened: root 0, `data` 1, an application's data 2, `details` 3. */
+const OPEN_DEPTH = 4
+
+/** What JSON.stringify writes for `value`, given to `emit` in pieces. */
+export function writeJsonPieces(value: unknown, emit: (text: string) => void, depth = 0): void {
+  if (value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    emit(JSON.stringify(value) ?? 'null')
+    return
+  }
+  if (Array.isArray(value)) {
+    emit('[')
+    value.forEach((item: unknown, i) => {
+      if (i > 0) emit(',')
+      // As JSON.stringify: what JSON cannot hold is null inside an array.
+      emit(JSON.stringify(item) ?? 'null')
+    })
+    emit(']')
+    return
+  }
+  if (depth >= OPEN_DEPTH) {
+    emit(JSON.stringify(value))
+    return
+  }
+  emit('{')
+  let first = true
+  for (const [key, member] of Object.entries(value)) {
+    // As JSON.stringify: such members are left out.
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue
+    emit(`${first ? '' : ','}${JSON.stringify(key)}:`)
+    first = false
+    writeJsonPieces(member, emit, depth + 1)
+  }
+  emit('}')
+}
+
+/** Bytes of rows parsed by one JSON.parse. */
+const BATCH_BYTES = 8 * 1024 * 1024
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_OBJECT = 0x7b
+const CLOSE_OBJECT = 0x7d
+const OPEN_ARRAY = 0x5b
+const CLOSE_ARRAY = 0x5d
+const COMMA = 0x2c
+const COLON = 0x3a
+
+/** What JSON.parse makes of UTF-8 `bytes`, parsed a piece at a time; throws SyntaxError naming the byte. */
+export function parseJsonPieces(bytes: Uint8Array): unknown {
+  const end = bytes.length
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  let at = 0
+  const fail = (what: string): never => {
+    throw new SyntaxError(`${what} at byte ${at}`)
+  }
+  const space = (): void => {
+    while (at < end) {
+      const b = bytes[at]
+      if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return
+      at++
+    }
+  }
+  const skipString = (): void => {
+    at++
+    while (at < end) {
+      const b = bytes[at]
+      if (b === BACKSLASH) at += 2
+      else if (b === QUOTE) {
+        at++
+        return
+      }
+      else at++
+    }
+    fail('unterminated string')
+  }
+  // Past one value, without reading it: JSON.parse of the slice checks it.
+  const skipValue = (): void => {
+    const b = bytes[at]
+    if (b === QUOTE) {
+      skipString()
+      return
+    }
+    if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+      let open = 0
+      while (at < end) {
+        const c = bytes[at]
+        if (c === QUOTE) {
+          skipString()
+          continue
+        }
+        if (c === OPEN_OBJECT || c === OPEN_ARRAY) open++
+        else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+          open--
+          if (open === 0) {
+            at++
+            return
+          }
+        }
+        at++
+      }
+      fail('unterminated value')
+    }
+    const start = at
+    while (at < end) {
+      const c = bytes[at]
+      if (c === COMMA || c === CLOSE_OBJECT || c === CLOSE_ARRAY || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break
+      at++
+    }
+    if (at === start) fail('a value expected')
+  }
+  const whole = (): unknown => {
+    const start = at
+    skipValue()
+    return JSON.parse(text.toString('utf8', start, at))
+  }
+  // An array of pieces (the rows of a table), its '[' read: found one by one, parsed a batch at a time (one JSON.parse per row costs ten times more).
+  const pieces = (): unknown[] => {
+    const items: unknown[] = []
+    if (bytes[at] === CLOSE_ARRAY) {
+      at++
+      return items
+    }
+    let batch = at
+    const parseBatch = (until: number): void => {
+      for (const item of JSON.parse(`[${text.toString('utf8', batch, until)}]`) as unknown[]) items.push(item)
+    }
+    for (;;) {
+      space()
+      if (at >= end) fail('a value expected')
+      skipValue()
+      space()
+      if (bytes[at] === COMMA) {
+        if (at - batch >= BATCH_BYTES) {
+          parseBatch(at)
+          batch = at + 1
+        }
+        at++
+      } else if (bytes[at] === CLOSE_ARRAY) {
+        parseBatch(at)
+        at++
+        return items
+      } else fail("',' or ']' expected")
+    }
+  }
+  const value = (depth: number): unknown => {
+    space()
+    if (at >= end) fail('a value expected')
+    const b = bytes[at]
+    if (b === OPEN_ARRAY) {
+      at++
+      space()
+      return pieces()
+    }
+    if (b !== OPEN_OBJECT || depth >= OPEN_DEPTH) return whole()
+    at++
+    space()
+    const members: Record<string, unknown> = {}
+    if (bytes[at] === CLOSE_OBJECT) {
+      at++
+      return members
+    }
+    for (;;) {
+      space()
+      if (bytes[at] !== QUOTE) fail('a member name expected')
+      const key = whole() as string
+      space()
+      if (bytes[at] !== COLON) fail("':' expected")
+      at++
+      // As JSON.parse: an own member, `__proto__` included (an assignment would set the prototype).
+      Object.defineProperty(members, key, { value: value(depth + 1), enumerable: true, writable: true, configurable: true })
+      space()
+      if (bytes[at] === COMMA) at++
+      else if (bytes[at] === CLOSE_OBJECT) {
+        at++
+        return members
+      } else fail("',' or '}' expected")
+    }
+  }
+  const result = value(0)
+  space()
+  if (at !== end) fail('unexpected text after the JSON')
+  return result
+}
