@@ -279,13 +279,16 @@ const failedRun = (report: RunReport) => report.results.some((r) => r.outcome ==
  * and the contracts' outcomes side by side. Exit 1 when anything differs (or rows were left).
  */
 async function compare([first, second]: [Prepared, Prepared], flags: Flags, io: Io, redact: Redactor, say: (text: string) => void): Promise<number> {
-  // Both sign-ins and setups first: a wrong password, workspace or application for the second side stops the run
-  // before anything ran on the first.
+  // Both sign-ins first, then both setups: a wrong password for the second side stops the run before anything
+  // was read on the first, a wrong workspace or application before any contract ran.
+  const tokens: string[] = []
+  for (const { target } of [first, second]) {
+    tokens.push(await signInTo(target))
+    redact.add(tokens.at(-1) as string)
+  }
   for (const [i, { target }] of [first, second].entries()) {
-    const token = await signInTo(target)
-    redact.add(token)
     try {
-      await checkSetup(target, token)
+      await checkSetup(target, tokens[i] as string)
     } catch (error) {
       // The second side's workspace and application come from --compare-workspace-id and --compare-application-id.
       const side = (flag: string) => (i === 1 ? `compare-${flag}` : flag)
