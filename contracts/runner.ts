@@ -11,7 +11,7 @@ import { interruptibleTransport, Session, sessionTransport } from './session.ts'
 import { showFor } from './show.ts'
 import type { Contract, ContractContext, ContractResult, Failure, Need, Target } from './types.ts'
 
-/** Why a run could not start: the target cannot be reached or signed in to. */
+/** Why a run could not start: the target cannot be reached or signed in to, or (SetupError) its workspace or application cannot be read. */
 export class TargetError extends Error {
   override name = 'TargetError'
 }

@@ -36,7 +36,7 @@ export function verifyCommand(): Command {
   const command = subcommand(
     'verify',
     'Checks an installation (or a mock) against the contracts of the API: read-only unless --allow-writes, and then it touches only rows it creates and removes them again.\n' +
-    'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags or an installation that cannot be reached or signed in to.\n' +
+    'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags, an installation that cannot be reached or signed in to, or a --workspace-id or --application-id the user cannot read there.\n' +
     'With --compare-with it runs the same cases against a second installation and reports where the answers differ (exit 1 when they do).',
   )
   for (const option of connectionOptions()) command.addOption(option)
