@@ -399,24 +399,16 @@ describe('verify tells a setup mistake from a broken installation (exit 2, namin
     })
   }
 
-  it('names the second installation\'s flag when --compare-with has the wrong workspace, before running anything', async () => {
+  it('names the second installation\'s flag under --compare-with, and both flags against an installation (the description shows no error statuses)', async () => {
     const mock = await startTestMock()
     try {
-      const result = await verify([...readOnlyFlags(mock.url), '--compare-with', mock.url, '--compare-workspace-id', UNKNOWN])
-      expect(result.code, result.out + result.err).toBe(2)
-      expect(result.err).toContain('check --compare-workspace-id (the Workspace Id)')
-      expect(result.out).not.toMatch(/PASS|FAIL/)
-    } finally {
-      await mock.close()
-    }
-  })
-
-  it('against an installation (held to the description), names both flags: the description shows no error statuses', async () => {
-    const mock = await startTestMock()
-    try {
-      const result = await verify([...withFlag(mock.url, '--application-id', UNKNOWN), '--as-installation'])
-      expect(result.code, result.out + result.err).toBe(2)
-      expect(result.err).toContain('check --application-id (the Application Id), or else --workspace-id (the Workspace Id)')
+      const second = await verify([...readOnlyFlags(mock.url), '--compare-with', mock.url, '--compare-workspace-id', UNKNOWN])
+      expect(second.code, second.out + second.err).toBe(2)
+      expect(second.err).toContain('check --compare-workspace-id (the Workspace Id)')
+      expect(second.out).not.toMatch(/PASS|FAIL/)
+      const installation = await verify([...withFlag(mock.url, '--application-id', UNKNOWN), '--as-installation'])
+      expect(installation.code, installation.out + installation.err).toBe(2)
+      expect(installation.err).toContain('check --application-id (the Application Id), or else --workspace-id (the Workspace Id)')
     } finally {
       await mock.close()
     }
