@@ -6,7 +6,7 @@ import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
 import { INVOICE_ID, PHOTOS_FOLDER_ID, RELATION_KEY, SPEC_ID } from '../examples.ts'
 import { DATA_HEADERS, SESSION_SECURITY, jsonBody } from './common.ts'
-import { defaultPayloads } from '../../src/fixtures/payloads.ts'
+import { defaultPayloads } from '../fixture-payloads.ts'
 
 export const path = '/ExplorerApi/api/attachments/download'
 export const method = 'post'
