@@ -17,7 +17,9 @@ async function checkReadRefused(ctx: ContractContext, token: string | null, what
 async function checkEmailRefused(ctx: ContractContext, token: string | null, what: string): Promise<void> {
   const to = ctx.target.emailTo
   if (to === undefined || !ctx.target.allowWrites) {
-    ctx.note(`an e-mail ${what} was not tried, so its refusal is unchecked (needs --allow-writes and --email-to)`)
+    // Name only the flags missing: telling a user who gave --allow-writes to add it sends them looking in the wrong place.
+    const missing = [ctx.target.allowWrites ? '' : '--allow-writes', to === undefined ? '--email-to' : ''].filter((flag) => flag !== '')
+    ctx.note(`an e-mail ${what} was not tried, so its refusal is unchecked (needs ${missing.join(' and ')})`)
     return
   }
   const answer = await ctx.anonymous().call('sendEmail', { body: { to: [to], subject: 'appdata-kit verify: must not be sent', body: 'A refused call queued this e-mail.' }, token })

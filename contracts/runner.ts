@@ -11,7 +11,7 @@ import { interruptibleTransport, Session, sessionTransport } from './session.ts'
 import { showFor } from './show.ts'
 import type { Contract, ContractContext, ContractResult, Failure, Need, Target } from './types.ts'
 
-/** Why a run could not start: the target cannot be reached or signed in to. */
+/** Why a run could not start: the target cannot be reached or signed in to, or (SetupError) its workspace or application cannot be read. */
 export class TargetError extends Error {
   override name = 'TargetError'
 }
@@ -107,6 +107,43 @@ export async function signInTo(target: Target): Promise<string> {
     }
     if (error instanceof TransportError) throw new TargetError(error.message)
     throw error
+  }
+}
+
+/**
+ * A setup the flags got wrong rather than an installation that is broken: the workspace or application
+ * the run names is not there for the signed-in user. `flag` names the flag at fault (without `--`).
+ */
+export class SetupError extends TargetError {
+  override name = 'SetupError'
+  constructor(
+    message: string,
+    readonly flag: string,
+    /** The other flag, when the answer cannot tell which of the two is wrong. */
+    readonly orFlag?: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * Before any contract: one read of one row (read-only) with the run's workspace and application. When that is
+ * refused, every contract that reads fails on it, sign-in's included, and the run would report a broken
+ * installation for what is a typo in --workspace-id or --application-id; so the run stops here, naming the flag.
+ * 403 is a workspace that is not the user's and 404 an unknown application on the mock (its pinned statuses); the
+ * API's description shows no error statuses (Errors, 4), so against an installation the other flag is named too.
+ * Any other answer is left to the contracts, which report it.
+ */
+export async function checkSetup(target: Target, token: string): Promise<void> {
+  try {
+    await targetClient(target, token).items({ top: 1 })
+  } catch (error) {
+    if (error instanceof TransportError) throw new TargetError(error.message)
+    if (!(error instanceof ApiError) || (error.status !== 403 && error.status !== 404)) return
+    const other = target.holdTo === 'mock' ? undefined : error.status === 403 ? 'application-id' : 'workspace-id'
+    const read = `${target.transport.target} refused ${target.credentials.username} a read of one row (${error.message})`
+    if (error.status === 403) throw new SetupError(`${read}: workspace ${target.workspaceId} is not one of this user's`, 'workspace-id', other)
+    throw new SetupError(`${read}: no application ${target.applicationId} in workspace ${target.workspaceId}`, 'application-id', other)
   }
 }
 
@@ -212,6 +249,7 @@ export async function runContracts(contracts: readonly Contract[], target: Targe
     return token
   })
   onSecret(session.token)
+  await checkSetup(target, session.token)
   const facts = new Facts({ relationKey: target.relationKey, detailsInQueries: resolveProfile(target.release).detailsInQueries })
   const cleanup = new Cleanup()
   options.onCleanup?.(cleanup)

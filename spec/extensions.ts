@@ -22,6 +22,13 @@ export const PRODUCT_VERSIONS = 'x-product-versions'
 export const REQUEST_EXAMPLE = 'x-request-example'
 
 /**
+ * On a response example, or a media type, of an attachment's content: the name of the default fixture's file whose
+ * bytes it is (the package's fixtures/files/NAME). A name, not a reference, so the document stays self-contained wherever
+ * it is written or served; the test suite compares it with what the mock sends.
+ */
+export const EXAMPLE_FILE = 'x-example-file'
+
+/**
  * On a schema of the published document (which is the default, lenient mode's), or on a request body (sign-in's
  * `content`, which lists JSON beside the form only leniently): the keywords it has instead in strict mode (`--strict`), where the mock refuses what the published description does not promise.
  * `appdata-kit spec --strict` and a strict mock's /openapi.json apply them (src/document/modes.ts).

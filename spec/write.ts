@@ -21,8 +21,8 @@ import { FIXTURE_VALIDATOR_FILE, fixtureValidatorSource } from './fixture-valida
  */
 export async function toWireTypes(doc: OpenAPIObject): Promise<string> {
   const { default: openapiTS, astToString } = await import('openapi-typescript')
-  // `cwd`: examples point at payload files (externalValue) relative to this folder.
-  const ast = await openapiTS(JSON.parse(JSON.stringify(doc)), { silent: true, cwd: new URL('./openapi.json', import.meta.url) })
+  // The document references no file (spec/paths/download-attachment.ts), so it needs no `cwd`.
+  const ast = await openapiTS(JSON.parse(JSON.stringify(doc)), { silent: true })
   return `// ${GENERATED_BY}\n/* eslint-disable */\n${astToString(ast)}`
 }
 

@@ -1,17 +1,27 @@
 /** downloadAttachment: the bytes of a file, or a zip archive of a folder or of several files. */
 import type { OperationObject } from 'openapi3-ts/oas31'
 import { RANGES } from '../versions.ts'
-import { MOCK_DEFINED, PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
+import { EXAMPLE_FILE, MOCK_DEFINED, PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../extensions.ts'
 import { schemaRef } from '../refs.ts'
 import { errorResponses } from '../responses.ts'
 import { INVOICE_ID, PHOTOS_FOLDER_ID, RELATION_KEY, SPEC_ID } from '../examples.ts'
 import { DATA_HEADERS, SESSION_SECURITY, jsonBody } from './common.ts'
+import { defaultPayloads } from '../fixture-payloads.ts'
 
 export const path = '/ExplorerApi/api/attachments/download'
 export const method = 'post'
 
-/** Payloads of the default fixture, relative to this document's folder. */
-const fixtureFile = (name: string) => `../fixtures/files/${name}`
+/**
+ * The examples carry the default fixture's payloads themselves, or name them, and never point at a file:
+ * the document is written anywhere (`appdata-kit spec --out`) and served by the mock, and a relative
+ * `externalValue` made code generators (openapi-typescript, Redocly) fail to resolve it there.
+ * Text payloads (the PDF is plain ASCII) are inline `value`s, the very bytes a fresh mock sends. Binary ones
+ * (JPEG, zip) cannot be a JSON text, and an example without a value fails the linters, so those media
+ * types have no example: the response's description tells them and `x-example-file` names the file.
+ */
+const PAYLOADS = defaultPayloads()
+const text = (name: string): string => new TextDecoder().decode(PAYLOADS[name])
+const inline = (name: string) => ({ summary: name, value: text(name), [EXAMPLE_FILE]: name })
 
 const binary = (mediaType: string) => ({ type: 'string' as const, contentMediaType: mediaType })
 
@@ -32,7 +42,10 @@ export const operation: OperationObject = {
   }),
   responses: {
     '200': {
-      description: 'The content, with the media type the attachment was stored with.',
+      description:
+        'The content, with the media type the attachment was stored with. With the default fixture: invoice.pdf and ' +
+        `spec.txt as the examples show; front.jpg and back.jpg as baseline JPEGs of one grey 8x8 block (${PAYLOADS['front.jpg']?.length} bytes ` +
+        'each); the Photos folder as a zip archive of those two.',
       headers: {
         'Content-Disposition': {
           description:
@@ -50,31 +63,18 @@ export const operation: OperationObject = {
       content: {
         'application/octet-stream': {
           schema: binary('application/octet-stream'),
-          examples: { file: { summary: 'Any stored file', externalValue: fixtureFile('invoice.pdf') } },
+          examples: { file: { ...inline('invoice.pdf'), summary: 'Any stored file, here invoice.pdf' } },
         },
         'application/pdf': {
           schema: binary('application/pdf'),
-          examples: { invoice: { summary: 'invoice.pdf', externalValue: fixtureFile('invoice.pdf'), [REQUEST_EXAMPLE]: 'masterFile' } },
+          examples: { invoice: { ...inline('invoice.pdf'), [REQUEST_EXAMPLE]: 'masterFile' } },
         },
-        'image/jpeg': {
-          schema: binary('image/jpeg'),
-          examples: { photo: { summary: 'front.jpg', externalValue: fixtureFile('front.jpg') } },
-        },
+        'image/jpeg': { schema: binary('image/jpeg'), [EXAMPLE_FILE]: 'front.jpg' },
         'text/plain': {
           schema: binary('text/plain'),
-          examples: { spec: { summary: 'spec.txt', externalValue: fixtureFile('spec.txt'), [REQUEST_EXAMPLE]: 'detailFile' } },
+          examples: { spec: { ...inline('spec.txt'), [REQUEST_EXAMPLE]: 'detailFile' } },
         },
-        'application/zip': {
-          schema: binary('application/zip'),
-          examples: {
-            folder: {
-              summary: 'Photos.zip: front.jpg and back.jpg',
-              description: 'Built on request from the folder\'s files; the archive a fresh mock sends for the Photos folder.',
-              externalValue: fixtureFile('Photos.zip'),
-              [REQUEST_EXAMPLE]: 'folder',
-            },
-          },
-        },
+        'application/zip': { schema: binary('application/zip'), [EXAMPLE_FILE]: 'Photos.zip', [REQUEST_EXAMPLE]: 'folder' },
       },
     },
     ...errorResponses(400, 401, 403, 404, 413, 414),

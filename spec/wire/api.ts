@@ -1456,7 +1456,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The content, with the media type the attachment was stored with. */
+            /** @description The content, with the media type the attachment was stored with. With the default fixture: invoice.pdf and spec.txt as the examples show; front.jpg and back.jpg as baseline JPEGs of one grey 8x8 block (188 bytes each); the Photos folder as a zip archive of those two. */
             200: {
                 headers: {
                     /** @description Always `attachment`, with the file name: `attachment; filename=<name>`. A name that is not plain ASCII is also given as `filename*=UTF-8''<percent-encoded name>` (RFC 6266). */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { CommanderError, Option, type Command } from 'commander'
+import { Command, CommanderError, Option } from 'commander'
 import { httpTransport, type Transport } from '../client/transport.ts'
 import { switchOn } from '../mock/config.ts'
 import { ConfigError, EXIT, exitCodeOf } from '../cli-base/exit.ts'
@@ -76,7 +76,12 @@ export function switchesFromEnv(command: Command): void {
  * value refused (its message already written).
  */
 export function parseFlags<F>(command: Command, argv: readonly string[], stderr: (text: string) => void, check: (flags: F) => void = () => undefined): F | number {
+  const required = command.options.filter((option) => option.mandatory)
   try {
+    // Commander reports a missing required flag before an unknown one, so a typo in a required flag
+    // (--aplication-id) got "required option '--application-id' not specified" and no "did you mean".
+    // With an unknown flag present, the required ones wait, and commander's own unknown-flag error comes first.
+    if (hasUnknownFlag(command, argv)) for (const option of required) option.mandatory = false
     command.parse([...argv], { from: 'user' })
     switchesFromEnv(command)
     const flags = command.opts<F & object>()
@@ -87,5 +92,20 @@ export function parseFlags<F>(command: Command, argv: readonly string[], stderr:
     // Commander has written its own errors already; the refusals of our checks are written here.
     if (error instanceof ConfigError || error.code === 'appdata-kit.invalidValue') stderr(`error: ${error.message}\n`)
     return exitCodeOf(error)
+  } finally {
+    for (const option of required) option.mandatory = true
+  }
+}
+
+/** Whether argv holds a flag the command does not know, read by a copy of its options (values are not kept). */
+function hasUnknownFlag(command: Command, argv: readonly string[]): boolean {
+  // Silent and never exiting: a value the copy refuses is reported by the real parse that follows.
+  const copy = new Command().allowExcessArguments(true).exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
+  for (const option of command.options) copy.addOption(option)
+  try {
+    const [first] = copy.parseOptions([...argv]).unknown
+    return first !== undefined && first.startsWith('-') && first !== '-h' && first !== '--help'
+  } catch {
+    return false
   }
 }

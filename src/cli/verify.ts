@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { Option, type Command } from 'commander'
 import { CONTRACTS } from '../../contracts/index.ts'
-import { matches, runContracts, signInTo, TargetError, type RunReport } from '../../contracts/runner.ts'
+import { checkSetup, matches, runContracts, SetupError, signInTo, TargetError, type RunReport } from '../../contracts/runner.ts'
 import type { Target } from '../../contracts/types.ts'
 import { TransportError, type Transport } from '../client/transport.ts'
 import { apiDocument } from '../document/reader.ts'
@@ -36,7 +36,7 @@ export function verifyCommand(): Command {
   const command = subcommand(
     'verify',
     'Checks an installation (or a mock) against the contracts of the API: read-only unless --allow-writes, and then it touches only rows it creates and removes them again.\n' +
-    'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags or an installation that cannot be reached or signed in to.\n' +
+    'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags, an installation that cannot be reached or signed in to, or a --workspace-id or --application-id the user cannot read there.\n' +
     'With --compare-with it runs the same cases against a second installation and reports where the answers differ (exit 1 when they do).',
   )
   for (const option of connectionOptions()) command.addOption(option)
@@ -134,6 +134,10 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
     return await compare(sameStandard(first, second, say), flags, io, redact, say)
   } catch (error) {
     if (error instanceof Stop) return error.code
+    if (error instanceof SetupError) {
+      io.stderr(`error: ${redact(error.message)}; check ${flagHint(error)}\n`)
+      return EXIT.usage
+    }
     if (error instanceof TargetError || error instanceof TransportError) {
       io.stderr(`error: ${redact(error.message)}\n`)
       return EXIT.usage
@@ -275,8 +279,23 @@ const failedRun = (report: RunReport) => report.results.some((r) => r.outcome ==
  * and the contracts' outcomes side by side. Exit 1 when anything differs (or rows were left).
  */
 async function compare([first, second]: [Prepared, Prepared], flags: Flags, io: Io, redact: Redactor, say: (text: string) => void): Promise<number> {
-  // Both sign-ins first: a wrong password for the second side stops the run before anything ran on the first.
-  for (const { target } of [first, second]) redact.add(await signInTo(target))
+  // Both sign-ins first, then both setups: a wrong password for the second side stops the run before anything
+  // was read on the first, a wrong workspace or application before any contract ran.
+  const tokens: string[] = []
+  for (const { target } of [first, second]) {
+    tokens.push(await signInTo(target))
+    redact.add(tokens.at(-1) as string)
+  }
+  for (const [i, { target }] of [first, second].entries()) {
+    try {
+      await checkSetup(target, tokens[i] as string)
+    } catch (error) {
+      // The second side's workspace and application come from --compare-workspace-id and --compare-application-id.
+      const side = (flag: string) => (i === 1 ? `compare-${flag}` : flag)
+      if (error instanceof SetupError) throw new SetupError(error.message, side(error.flag), error.orFlag === undefined ? undefined : side(error.orFlag))
+      throw error
+    }
+  }
   const sides = [first, second].map((prepared) => {
     const recording = recordingTransport(prepared.target.transport)
     return { prepared: { ...prepared, target: { ...prepared.target, transport: recording } }, recording }
@@ -292,6 +311,12 @@ async function compare([first, second]: [Prepared, Prepared], flags: Flags, io: 
   writeReports(flags, redactReport(a, redact), redact, { second: redactReport(b, redact), differences, exchanges: sides.map((side) => side.recording.exchanges) })
   // Differences, a contract failing on either side, or rows left behind: exit 1.
   return differences.length > 0 || failedRun(a) || failedRun(b) ? EXIT.failed : EXIT.ok
+}
+
+/** The flag (or flags) a setup mistake points at, as the user typed them. */
+function flagHint(error: SetupError): string {
+  const name = (flag: string) => (flag.endsWith('workspace-id') ? `--${flag} (the Workspace Id)` : `--${flag} (the Application Id)`)
+  return error.orFlag === undefined ? name(error.flag) : `${name(error.flag)}, or else ${name(error.orFlag)}`
 }
 
 /** Contracts that held on one installation and not on the other. */

@@ -180,7 +180,12 @@ describe('verify writes only when told to', () => {
       }
       const readOnly = await verify([...readOnlyFlags(mock.url), '--only', 'auth'])
       expect(readOnly.code).toBe(0)
-      expect(readOnly.out).toContain('note auth.missing-token-refused: an e-mail without Authorization was not tried, so its refusal is unchecked')
+      expect(readOnly.out).toContain('note auth.missing-token-refused: an e-mail without Authorization was not tried, so its refusal is unchecked (needs --allow-writes and --email-to)')
+      // With --allow-writes given, the note asks only for what is still missing.
+      const noAddress = await verify([...readOnlyFlags(mock.url), '--only', 'auth', '--allow-writes'])
+      expect(noAddress.code, noAddress.out).toBe(0)
+      expect(noAddress.out).toContain('note auth.missing-token-refused: an e-mail without Authorization was not tried, so its refusal is unchecked (needs --email-to)')
+      expect(noAddress.out).not.toContain('needs --allow-writes')
       expect(mock.mock.requests({ operationId: 'sendEmail' })).toEqual([])
       // With writes allowed, the refusals are tried (and refused: nothing is queued).
       const writes = await verify([...readOnlyFlags(mock.url), '--only', 'auth', '--allow-writes', '--email-to', 'ops@acme.test'])
@@ -369,6 +374,57 @@ describe('verify refuses what it cannot do, with exit 2', () => {
   })
 })
 
+
+/** Verify's read-only flags with one flag's value replaced. */
+const withFlag = (url: string, flag: string, value: string) => readOnlyFlags(url).map((item, i, all) => (all[i - 1] === flag ? value : item))
+
+describe('verify tells a setup mistake from a broken installation (exit 2, naming the flag)', () => {
+  const UNKNOWN = '0badc0de-0000-4000-8000-000000000099'
+
+  for (const release of ['3.0.19', '2.9']) {
+    it(`stops on a workspace or application the user does not have, before any contract (${release})`, async () => {
+      const mock = await startTestMock({ productVersion: release })
+      try {
+        const workspace = await verify(withFlag(mock.url, '--workspace-id', UNKNOWN))
+        expect(workspace.code, workspace.out + workspace.err).toBe(2)
+        expect(workspace.err).toContain(`workspace ${UNKNOWN} is not one of this user's; check --workspace-id (the Workspace Id)`)
+        expect(workspace.out).not.toMatch(/FAIL|failed/)
+        const application = await verify(withFlag(mock.url, '--application-id', UNKNOWN))
+        expect(application.code, application.out + application.err).toBe(2)
+        expect(application.err).toContain(`no application ${UNKNOWN} in workspace ${IDS.workspaceId}; check --application-id (the Application Id)`)
+        expect(application.out).not.toMatch(/FAIL|failed/)
+      } finally {
+        await mock.close()
+      }
+    })
+  }
+
+  it('names the second installation\'s flag under --compare-with, and both flags against an installation (the description shows no error statuses)', async () => {
+    const mock = await startTestMock()
+    try {
+      const second = await verify([...readOnlyFlags(mock.url), '--compare-with', mock.url, '--compare-workspace-id', UNKNOWN])
+      expect(second.code, second.out + second.err).toBe(2)
+      expect(second.err).toContain('check --compare-workspace-id (the Workspace Id)')
+      expect(second.out).not.toMatch(/PASS|FAIL/)
+      const installation = await verify([...withFlag(mock.url, '--application-id', UNKNOWN), '--as-installation'])
+      expect(installation.code, installation.out + installation.err).toBe(2)
+      expect(installation.err).toContain('check --application-id (the Application Id), or else --workspace-id (the Workspace Id)')
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('suggests the right flag for a typo in a required one, as for an optional one', async () => {
+    const typo = await verify(readOnlyFlags('http://127.0.0.1:1').map((flag) => (flag === '--application-id' ? '--aplication-id' : flag)))
+    expect(typo.code).toBe(2)
+    expect(typo.err).toMatch(/unknown option '--aplication-id'[\s\S]*Did you mean --application-id\?/)
+    expect(typo.err).not.toContain('required option')
+    // A required flag left out still says so.
+    const missing = await verify(readOnlyFlags('http://127.0.0.1:1').slice(0, -4))
+    expect(missing.code).toBe(2)
+    expect(missing.err).toContain("required option '--application-id <guid>' not specified")
+  })
+})
 
 describe('verify never prints a secret, nor an installation\'s data', () => {
   it('hides the password in every written form: as is, JSON-, XML- and URL-escaped, in output and reports', async () => {

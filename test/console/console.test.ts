@@ -16,6 +16,8 @@ describe('mock console at /__mock/ui, in Chromium', () => {
   const consoleErrors: string[] = []
   /** Origin headers of the page's own requests to the control plane, by path. */
   const origins: Array<{ method: string; path: string; origin: string | undefined }> = []
+  /** The path of every request the page made. */
+  const requested: string[] = []
 
   beforeAll(async () => {
     mock = await startTestMock()
@@ -32,6 +34,7 @@ describe('mock console at /__mock/ui, in Chromium', () => {
     page.on('pageerror', (error) => consoleErrors.push(error.message))
     page.on('request', async (request) => {
       const url = new URL(request.url())
+      requested.push(url.pathname)
       if (url.pathname.startsWith('/__mock/') && request.method() !== 'GET') origins.push({ method: request.method(), path: url.pathname, origin: (await request.allHeaders()).origin })
     })
     await page.goto(`${mock.url}/__mock/ui`, { waitUntil: 'load' })
@@ -43,6 +46,16 @@ describe('mock console at /__mock/ui, in Chromium', () => {
   })
 
   const tab = (name: string) => page.getByRole('tab', { name }).click()
+
+  it('declares its own icon, so the browser asks for no /favicon.ico and the journal stays free of it', async () => {
+    // A browser that fetches icons (Debian's Chromium does, the bundled headless one does not) asked for
+    // /favicon.ico: a 404 at the top of the journal and an error in the browser's console.
+    expect(await page.locator('link[rel~="icon"]').count()).toBe(1)
+    expect(await page.locator('link[rel~="icon"]').getAttribute('href')).toMatch(/^data:image\/svg\+xml,/)
+    await page.getByText('No requests yet').waitFor({ timeout: 5_000 })
+    expect(requested).not.toContain('/favicon.ico')
+    expect(mock.mock.requests().map((entry) => entry.url)).toEqual([])
+  })
 
   it('opens with no console error and an empty journal, then shows a request made after it loaded within 5 s', async () => {
     await page.getByText('No requests yet').waitFor({ timeout: 5_000 })

@@ -12,6 +12,7 @@ import addFormatsModule from 'ajv-formats'
 import { buildDocument, MOCK_DEFINED, PRODUCT_VERSIONS } from '../../spec/index.ts'
 import { toJson, toYaml } from '../../spec/serialize.ts'
 import { RANGES } from '../../spec/versions.ts'
+import { EXAMPLE_FILE } from '../../spec/extensions.ts'
 import { asJson, isObject, resolve, walk, type Json, type JsonObject } from './support/document.ts'
 import { escapePointer, listOperations } from '../../src/document/reader.ts'
 import { markedKeywords } from '../../src/document/mock-defined.ts'
@@ -370,7 +371,8 @@ describe('examples', () => {
         const resolved = resolve(doc, holder)
         if (!isObject(resolved) || !isObject(resolved.content)) continue
         for (const [mediaType, media] of Object.entries(resolved.content)) {
-          const hasExample = isObject(media) && (media.example !== undefined || (isObject(media.examples) && Object.keys(media.examples).length > 0))
+          // A binary payload cannot be an example's value: its media type names the fixture file instead (x-example-file).
+          const hasExample = isObject(media) && (media.example !== undefined || (isObject(media.examples) && Object.keys(media.examples).length > 0) || typeof media[EXAMPLE_FILE] === 'string')
           if (!hasExample) missing.push(`${method} ${path} ${where} ${mediaType}`)
         }
       }

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { buildDocument } from '../../spec/index.ts'
-import { PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../../spec/extensions.ts'
+import { EXAMPLE_FILE, PRODUCT_VERSIONS, REQUEST_EXAMPLE } from '../../spec/extensions.ts'
 import { inRange, normalizeVersion } from '../../spec/versions.ts'
 import { documentForVersion, listOperations, type OperationEntry } from '../../src/document/reader.ts'
 import { startTestMock, type Reply } from '../helpers/http.ts'
@@ -76,8 +76,9 @@ function pairedResponses(doc: JsonObject, entry: OperationEntry, name: string, v
   const content = (response.content ?? {}) as JsonObject
   const found: Array<{ key: string; mediaType: string; example: JsonObject }> = []
   for (const [mediaType, media] of Object.entries(content)) {
-    for (const [key, example] of Object.entries(((media as JsonObject).examples ?? {}) as JsonObject)) {
-      const holder = example as JsonObject
+    // A binary payload has no example object: its media type names the request example and the file itself.
+    const holders: Array<[string, JsonObject]> = [[mediaType, media as JsonObject], ...(Object.entries(((media as JsonObject).examples ?? {}) as JsonObject) as Array<[string, JsonObject]>)]
+    for (const [key, holder] of holders) {
       if (holder[REQUEST_EXAMPLE] === name && inRange(version, holder[PRODUCT_VERSIONS] as string | undefined)) found.push({ key, mediaType, example: holder })
     }
   }
@@ -142,10 +143,13 @@ for (const version of RELEASES) {
           for (const { key, mediaType, example: expected } of pairedResponses(doc, entry, example.name, version)) {
             compared.add(`${entry.operationId} ${key}`)
             expect(reply.contentType.split(';')[0]).toBe(mediaType)
-            if ('value' in expected) expect(setAside(reply.body)).toEqual(setAside(expected.value))
-            else if (typeof expected.externalValue === 'string') {
-              const file = new URL(expected.externalValue, new URL('../../spec/openapi.json', import.meta.url))
-              expect(reply.raw.equals(readFileSync(file))).toBe(true)
+            const json = /json$/.test(mediaType)
+            // A payload that is not JSON (a PDF, a text file) is inline as its text: the bytes must be the same.
+            if ('value' in expected && json) expect(setAside(reply.body)).toEqual(setAside(expected.value))
+            else if ('value' in expected) expect(reply.raw.toString('utf8')).toBe(expected.value)
+            expect(json || 'value' in expected || typeof expected[EXAMPLE_FILE] === 'string', `${entry.operationId} ${key} shows no payload`).toBe(true)
+            if (typeof expected[EXAMPLE_FILE] === 'string') {
+              expect(reply.raw.equals(readFileSync(new URL(`../../fixtures/files/${expected[EXAMPLE_FILE]}`, import.meta.url)))).toBe(true)
             }
           }
         })
@@ -161,8 +165,8 @@ describe('pairs of request and response examples', () => {
       const doc = asJson(full)
       const names = new Set(requestExamples(doc, entry).map((example) => example.name))
       const response = resolve(doc, (entry.operation.responses as JsonObject)['200']) as JsonObject
-      for (const media of Object.values((response.content ?? {}) as JsonObject)) {
-        for (const [key, example] of Object.entries(((media as JsonObject).examples ?? {}) as JsonObject)) {
+      for (const [mediaType, media] of Object.entries((response.content ?? {}) as JsonObject)) {
+        for (const [key, example] of [[mediaType, media], ...Object.entries(((media as JsonObject).examples ?? {}) as JsonObject)] as Array<[string, Json]>) {
           const name = (example as JsonObject)[REQUEST_EXAMPLE]
           if (typeof name !== 'string') continue
           if (!names.has(name)) dangling.push(`${entry.operationId} response example ${key} names ${name}, which is no request example`)
