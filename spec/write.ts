@@ -2,9 +2,10 @@
  * `npm run spec`: writes spec/openapi.json and spec/openapi.yaml from buildDocument(),
  * spec/control-plane.json and spec/control-plane.yaml from buildControlPlaneDocument(), and the
  * TypeScript wire types of both (spec/wire/api.ts, spec/wire/control-plane.ts) that handlers, the
- * client and the contracts take their shapes from, and the fixture schema's compiled validator
- * (src/fixtures/fixture-validator.generated.ts). The serialisers are pure so the freshness tests
- * can compare their output with the committed files.
+ * client and the contracts take their shapes from, the fixture schema's compiled validator
+ * (src/fixtures/fixture-validator.generated.ts) and the request validators of the documents the
+ * mock serves (src/document/request-validators.generated.ts). The serialisers are pure so the freshness tests can compare their output with the
+ * committed files.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -14,6 +15,7 @@ import { buildDocument } from './index.ts'
 import { buildControlPlaneDocument } from './control-plane.ts'
 import { GENERATED_BY, toJson, toYaml } from './serialize.ts'
 import { FIXTURE_VALIDATOR_FILE, fixtureValidatorSource } from './fixture-validator.ts'
+import { REQUEST_VALIDATORS_FILE, requestValidatorsSource, servedViews } from './request-validators.ts'
 
 /**
  * The document's types as openapi-typescript writes them (`paths`, `operations`, `components`),
@@ -46,5 +48,6 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   await write(buildDocument(), GENERATED_FILES.api)
   await write(buildControlPlaneDocument(), GENERATED_FILES.controlPlane)
   writeFileSync(resolve(SPEC_DIR, '..', FIXTURE_VALIDATOR_FILE), fixtureValidatorSource(resolve(SPEC_DIR, '../fixtures/fixture.schema.json')))
-  console.log(`wrote ${Object.values(GENERATED_FILES).flatMap((f) => Object.values(f)).map((name) => `spec/${name}`).join(', ')}, ${FIXTURE_VALIDATOR_FILE}`)
+  writeFileSync(resolve(SPEC_DIR, '..', REQUEST_VALIDATORS_FILE), requestValidatorsSource(servedViews({ api: buildDocument(), controlPlane: buildControlPlaneDocument() })))
+  console.log(`wrote ${Object.values(GENERATED_FILES).flatMap((f) => Object.values(f)).map((name) => `spec/${name}`).join(', ')}, ${FIXTURE_VALIDATOR_FILE}, ${REQUEST_VALIDATORS_FILE}`)
 }

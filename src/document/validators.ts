@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
@@ -5,6 +6,7 @@ import type { Violation } from '../errors.ts'
 import { toViolations } from './violations.ts'
 import { isObject } from './json.ts'
 import { escapePointer, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
+import { PRECOMPILED } from './request-validators.generated.ts'
 
 // ajv-formats ships CommonJS; under NodeNext its default export is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
@@ -12,7 +14,10 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 /**
  * The one owner of Ajv in the project. Compiling is the slow part of Ajv, so every schema is
  * compiled once per process and per document, when first asked for, and the validators are
- * shared by every mock, client and contract run that reads the same document object.
+ * shared by every mock, client and contract run that reads the same document object. The request
+ * validators of the documents the mock serves are compiled ahead of time (Ajv standalone code,
+ * request-validators.generated.ts, written by `npm run spec`): the mock asks for all of them at
+ * start, where compiling them made a start 15-20% slower (docs/request-path.md, Start-up).
  */
 
 /** Base URI under which a document is registered, so `#/components/...` references resolve. */
@@ -21,7 +26,11 @@ const DOCUMENT_ID = 'urn:appdata-kit:openapi'
 /** OpenAPI keywords that may sit inside schemas and are annotations only. */
 const ANNOTATIONS = ['example', 'discriminator', 'xml', 'externalDocs']
 
-function newAjv(coerce: boolean): Ajv2020 {
+/**
+ * An Ajv holding the document, coercing (headers, query and path arrive as text) or not. `source`
+ * keeps the generated code, for standalone modules; the validation code is the same either way.
+ */
+export function documentAjv(document: OpenAPIObject, coerce: boolean, options: { source?: boolean } = {}): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,
     strict: true,
@@ -29,9 +38,36 @@ function newAjv(coerce: boolean): Ajv2020 {
     strictRequired: false,
     coerceTypes: coerce ? 'array' : false,
     validateSchema: false,
+    ...(options.source === true ? { code: { source: true } } : {}),
   })
   addFormats(ajv)
+  // The document's own members and extensions are keywords to Ajv when a reference makes it
+  // compile the root; declared here so strict mode stays on for the real schemas.
+  const keywords = new Set([...ANNOTATIONS, ...Object.keys(document).filter((key) => !key.startsWith('x-'))])
+  walk(document, '', (node) => Object.keys(node).filter((key) => key.startsWith('x-')).forEach((key) => keywords.add(key)))
+  for (const keyword of keywords) ajv.addKeyword(keyword)
+  ajv.addSchema(document as object, DOCUMENT_ID)
   return ajv
+}
+
+/**
+ * What tells a document view from any other, for finding its precompiled validators: a digest of
+ * its JSON. Any change to the view (the document, the modes, the release pruning) changes it, so
+ * stale code is never used. About a millisecond at start for the largest view.
+ */
+export function documentDigest(document: OpenAPIObject): string {
+  return createHash('sha256').update(JSON.stringify(document)).digest('base64url')
+}
+
+/** A precompiled validator as standalone code makes it: the same function and `errors` as a compiled one. */
+type Validate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null }
+
+/** One document's precompiled request validators, as request-validators.generated.ts holds them. */
+export interface PrecompiledRequests {
+  /** Per operation pointer, the coercing validators of its header, query and path parameters. */
+  parts: Record<string, Partial<Record<Part, Validate>>>
+  /** Per schema pointer, the strict validator of a request body (what `schemaAt(pointer)` compiles). */
+  bodies: Record<string, Validate>
 }
 
 /** `$ref` text pointing at a JSON pointer inside the registered document. */
@@ -69,40 +105,92 @@ function openMembers(node: unknown): unknown {
   return Object.fromEntries(Object.entries(node).filter(([key, value]) => !(key === 'additionalProperties' && value === false)).map(([key, value]) => [key, openMembers(value)]))
 }
 
-type Part = 'headers' | 'query' | 'params'
+export type Part = 'headers' | 'query' | 'params'
 const PART_OF: Record<string, Part> = { header: 'headers', query: 'query', path: 'params' }
+export const PARTS: readonly Part[] = ['headers', 'query', 'params']
+
+/**
+ * The schemas of one operation's request: an object schema per request part that has parameters
+ * (header names in lower case, as Node gives them) and the pointer of its body's schema. The
+ * runtime compiler and the ahead-of-time generator (spec/request-validators.ts) both start here,
+ * so they compile the same schemas.
+ */
+export function requestSchemas(document: OpenAPIObject, entry: OperationEntry): { parts: Partial<Record<Part, object>>; declaredQuery: string[]; bodyPointer: string | undefined } {
+  const found: Record<Part, { properties: Record<string, unknown>; required: string[] }> = {
+    headers: { properties: {}, required: [] },
+    query: { properties: {}, required: [] },
+    params: { properties: {}, required: [] },
+  }
+  for (const parameter of operationParameters(document, entry)) {
+    const part = PART_OF[parameter.in]
+    if (part === undefined) continue
+    // Node gives header names in lower case; HTTP header names are case-insensitive anyway.
+    const name = part === 'headers' ? parameter.name.toLowerCase() : parameter.name
+    found[part].properties[name] = { $ref: documentRef(`${parameter.pointer}/schema`) }
+    if (parameter.required || part === 'params') found[part].required.push(name)
+  }
+  const parts: Partial<Record<Part, object>> = {}
+  for (const part of PARTS) {
+    const { properties, required } = found[part]
+    if (Object.keys(properties).length > 0) parts[part] = { type: 'object', properties, required }
+  }
+  return { parts, declaredQuery: Object.keys(found.query.properties), bodyPointer: requestBodyOf(document, entry)?.schemaPointer }
+}
+
+/** The schema `schemaAt(pointer)` compiles: a reference into the registered document. */
+export function schemaAtPointer(pointer: string): object {
+  return { $ref: documentRef(pointer) }
+}
 
 /** The validators of one document: a coercing Ajv for headers, query and path, a strict one for bodies and answers. */
 export class DocumentValidators {
   readonly document: OpenAPIObject
-  readonly #coercing: Ajv2020
-  readonly #strict: Ajv2020
+  // Made at the first compile: a mock whose request validators are all precompiled makes none.
+  #coercingAjv: Ajv2020 | undefined
+  #strictAjv: Ajv2020 | undefined
   readonly #schemas = new Map<string, ValidateFunction>()
   readonly #requests = new Map<string, RequestValidator>()
   #open: DocumentValidators | undefined
+  #precompiled: PrecompiledRequests | null | undefined
+  readonly #usePrecompiled: boolean
 
-  constructor(document: OpenAPIObject) {
+  /** `precompiled: false` compiles everything here (the tests compare both kinds). */
+  constructor(document: OpenAPIObject, options: { precompiled?: boolean } = {}) {
     this.document = document
-    this.#coercing = this.#register(newAjv(true))
-    this.#strict = this.#register(newAjv(false))
+    this.#usePrecompiled = options.precompiled !== false
   }
 
-  #register(ajv: Ajv2020): Ajv2020 {
-    // The document's own members and extensions are keywords to Ajv when a reference makes it
-    // compile the root; declared here so strict mode stays on for the real schemas.
-    const keywords = new Set([...ANNOTATIONS, ...Object.keys(this.document).filter((key) => !key.startsWith('x-'))])
-    walk(this.document, '', (node) => Object.keys(node).filter((key) => key.startsWith('x-')).forEach((key) => keywords.add(key)))
-    for (const keyword of keywords) ajv.addKeyword(keyword)
-    ajv.addSchema(this.document as object, DOCUMENT_ID)
-    return ajv
+  get #coercing(): Ajv2020 {
+    this.#coercingAjv ??= documentAjv(this.document, true)
+    return this.#coercingAjv
   }
 
-  /** The validator of the schema at `pointer` in the document, compiled on first use. */
+  get #strict(): Ajv2020 {
+    this.#strictAjv ??= documentAjv(this.document, false)
+    return this.#strictAjv
+  }
+
+  /**
+   * The request validators generated ahead of time for exactly this document, or null. Looked up
+   * at the first request validator asked for, not before: the digest costs a little, and only the
+   * mock's routes want these.
+   */
+  get precompiled(): PrecompiledRequests | null {
+    if (this.#precompiled === undefined) {
+      this.#precompiled = this.#usePrecompiled ? (PRECOMPILED[documentDigest(this.document)]?.() ?? null) : null
+      for (const [pointer, validate] of Object.entries(this.#precompiled?.bodies ?? {})) {
+        if (!this.#schemas.has(`s${pointer}`)) this.#schemas.set(`s${pointer}`, validate as ValidateFunction)
+      }
+    }
+    return this.#precompiled
+  }
+
+  /** The validator of the schema at `pointer` in the document, compiled on first use (or precompiled). */
   schemaAt(pointer: string, options: { coerce?: boolean } = {}): ValidateFunction {
     const key = `${options.coerce === true ? 'c' : 's'}${pointer}`
     let validate = this.#schemas.get(key)
     if (validate === undefined) {
-      validate = (options.coerce === true ? this.#coercing : this.#strict).compile({ $ref: documentRef(pointer) })
+      validate = (options.coerce === true ? this.#coercing : this.#strict).compile(schemaAtPointer(pointer))
       this.#schemas.set(key, validate)
     }
     return validate
@@ -136,37 +224,28 @@ export class DocumentValidators {
   }
 
   #compileRequest(entry: OperationEntry, skipBody: boolean): RequestValidator {
-    const parts: Record<Part, { properties: Record<string, unknown>; required: string[] }> = {
-      headers: { properties: {}, required: [] },
-      query: { properties: {}, required: [] },
-      params: { properties: {}, required: [] },
+    const schemas = requestSchemas(this.document, entry)
+    // Precompiled for this very document (its digest matched), else compiled now: a document
+    // nobody generated code for (changed, or broken) is still checked, and still fails here.
+    const ready = this.precompiled?.parts[entry.pointer]
+    const checks: Array<{ part: Part; validate: Validate }> = []
+    for (const part of PARTS) {
+      const schema = schemas.parts[part]
+      if (schema !== undefined) checks.push({ part, validate: ready?.[part] ?? this.#coercing.compile(schema) })
     }
-    for (const parameter of operationParameters(this.document, entry)) {
-      const part = PART_OF[parameter.in]
-      if (part === undefined) continue
-      // Node gives header names in lower case; HTTP header names are case-insensitive anyway.
-      const name = part === 'headers' ? parameter.name.toLowerCase() : parameter.name
-      parts[part].properties[name] = { $ref: documentRef(`${parameter.pointer}/schema`) }
-      if (parameter.required || part === 'params') parts[part].required.push(name)
-    }
-    const checks: Array<{ part: Part; validate: ValidateFunction }> = []
-    for (const part of ['headers', 'query', 'params'] as const) {
-      const { properties, required } = parts[part]
-      if (Object.keys(properties).length > 0) checks.push({ part, validate: this.#coercing.compile({ type: 'object', properties, required }) })
-    }
-    const declaredQuery = new Set(Object.keys(parts.query.properties))
-    const body = skipBody ? undefined : requestBodyOf(this.document, entry)
-    const validateBody = body === undefined ? undefined : this.schemaAt(body.schemaPointer)
+    const declaredQuery = new Set(schemas.declaredQuery)
+    const bodyPointer = skipBody ? undefined : schemas.bodyPointer
+    const validateBody = bodyPointer === undefined ? undefined : this.schemaAt(bodyPointer)
     return (request) => {
       const violations: Violation[] = []
       for (const { part, validate } of checks) {
         if (!validate(request[part] ?? {})) violations.push(...toViolations(part, validate.errors))
       }
       let unknownMembers: string[] = []
-      if (validateBody !== undefined && body !== undefined && !validateBody(request.body)) {
+      if (validateBody !== undefined && bodyPointer !== undefined && !validateBody(request.body)) {
         const found = toViolations('body', validateBody.errors)
         // Valid once unnamed members are allowed: the body's only fault is members it may carry anyway.
-        if (this.#openMembers.schemaAt(body.schemaPointer)(request.body)) {
+        if (this.#openMembers.schemaAt(bodyPointer)(request.body)) {
           unknownMembers = [...new Set(found.filter((v) => v.keyword === 'additionalProperties').map((v) => v.pointer))]
         } else violations.push(...found)
       }

@@ -62,8 +62,12 @@ const HANDLERS: Handlers<ControlOperations> = {
   },
 }
 
-/** The upload's parts are checked once read; a fixture by the fixture loader, whose refusals name paths in the fixture. */
-const OWN_BODY_CHECK = new Set(['uploadAttachments', 'loadFixture'])
+/**
+ * The upload's parts are checked once read; a fixture by the fixture loader, whose refusals name
+ * paths in the fixture. Exported for spec/request-validators.ts, which generates no body validator
+ * for these.
+ */
+export const OWN_BODY_CHECK: ReadonlySet<string> = new Set(['uploadAttachments', 'loadFixture'])
 
 function hasHandler(id: string): id is keyof ControlOperations {
   return Object.hasOwn(HANDLERS, id)
