@@ -59,3 +59,4 @@ export { mergeUsage, readUsageFile, UsageFileError, type UsageFile, type Interac
 export type { RequestShape, QueryShape, RowKind } from './usage-file/request-shape.ts'
 export type { Shape } from './usage-file/shape.ts'
 export { coverageOf, type Coverage, type CoverageItem, type OperationCoverage } from './usage/coverage.ts'
+export { DEFAULT_FIXTURE, type DefaultFixtureIds } from './fixtures/default-ids.ts'

@@ -44,18 +44,19 @@ process.exit(answer.status === 200 ? 0 : 1)
 `
 
 const PLAIN_JS = `
-import { startMock, createClient } from 'appdata-kit'
+import { startMock, createClient, DEFAULT_FIXTURE } from 'appdata-kit'
 import document from 'appdata-kit/openapi.json' with { type: 'json' }
 import fixtureSchema from 'appdata-kit/fixture.schema.json' with { type: 'json' }
 
 const mock = await startMock()
+// The default fixture's ids as the package exports them, not copied from the docs.
 const client = createClient({
   transport: mock.url,
-  organization: 'acme',
-  workspaceId: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70',
-  applicationId: 'a1b2c3d4-0000-4000-8000-000000000001',
+  organization: DEFAULT_FIXTURE.org,
+  workspaceId: DEFAULT_FIXTURE.workspaceId,
+  applicationId: DEFAULT_FIXTURE.applicationId,
 })
-await client.signIn({ username: 'admin@acme.test', password: 'admin-pass' })
+await client.signIn({ username: DEFAULT_FIXTURE.users.admin.email, password: DEFAULT_FIXTURE.users.admin.password })
 const rows = await client.rows({ top: 3, orderBy: 'Id asc' })
 await mock.client.signIn({ username: 'viewer@acme.test', password: 'viewer-pass' })
 const viewed = await mock.client.rows({ top: 1 })
@@ -65,7 +66,12 @@ await mock.close()
 `
 
 const TYPED = `
-import { startMock, createClient, ApiError, type RunningMock, type ReadRow, type SaveRequest, type FixtureFile } from 'appdata-kit'
+import { startMock, createClient, ApiError, DEFAULT_FIXTURE, type RunningMock, type ReadRow, type SaveRequest, type FixtureFile } from 'appdata-kit'
+
+// The ids are literal types: a typo in a property name, or a value read as the wrong id, does not compile.
+const relationKey: 'OrderLines' = DEFAULT_FIXTURE.relationKey
+const workspaceId: string = DEFAULT_FIXTURE.workspaceId
+console.log(relationKey, workspaceId.length)
 
 const fixture: FixtureFile | undefined = undefined
 const mock: RunningMock = await startMock({ productVersion: '3.0.18', logLevel: 'silent', ...(fixture === undefined ? {} : { fixtureData: fixture }) })
@@ -171,7 +177,7 @@ describe('the packed package in an empty project', () => {
     tarball = packProject(mkdtempSync(join(tmpdir(), 'appdata-kit-pack-')))
     consumer = createConsumer(tarball, {
       'plain.js': PLAIN_JS,
-      'required.cjs': "const kit = require('appdata-kit')\nconsole.log(typeof kit.startMock, typeof kit.createClient)\n",
+      'required.cjs': "const kit = require('appdata-kit')\nconsole.log(typeof kit.startMock, typeof kit.createClient, kit.DEFAULT_FIXTURE.workspaceId)\n",
       'typed.ts': TYPED,
       'tsconfig.json': TSCONFIG,
       ...RUNNABLE_FILES,
@@ -237,7 +243,7 @@ describe('the packed package in an empty project', () => {
   it('loads with require() too, for CommonJS test setups (Node 20.19 and later)', async () => {
     const run = await runToEnd(process.execPath, ['required.cjs'], { cwd: consumer })
     expect(run.code, run.stderr).toBe(0)
-    expect(run.stdout.trim()).toBe('function function')
+    expect(run.stdout.trim()).toBe('function function 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70')
   })
 
   it("type-checks a consumer's code under strict NodeNext tsc", async () => {
