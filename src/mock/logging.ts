@@ -22,7 +22,7 @@ declare module 'fastify' {
  * not used: on a non-blocking pipe it loses lines when the pipe fills (sonic-boom 4.2.1).
  */
 export async function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFormat'>, stream?: LogStream): Promise<FastifyServerOptions['logger']> {
-  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && stream === undefined && process.stdout.isTTY === true)
+  const pretty = !logsJson(config, stream)
   // Loaded for a terminal only: a mock in CI or a test writes JSON and starts without it.
   const pinoPretty = pretty ? (await import('pino-pretty')).default : undefined
   const destination = pinoPretty !== undefined
@@ -39,6 +39,16 @@ export async function loggerOptions(config: Pick<MockConfig, 'logLevel' | 'logFo
     level: config.logLevel,
     ...(destination === undefined ? {} : { stream: destination }),
   }
+}
+
+/**
+ * Whether the log is JSON lines: `--log-format json`, or `auto` anywhere but a terminal (a pipe, a
+ * file, a test's stream). The one decision for the logger and for the lines the mock prints when it
+ * starts (server.ts), so a CI log read line by line as JSON never meets a plain line.
+ */
+export function logsJson(config: Pick<MockConfig, 'logFormat'>, stream?: LogStream): boolean {
+  if (config.logFormat === 'auto') return stream !== undefined || process.stdout.isTTY !== true
+  return config.logFormat === 'json'
 }
 
 /**

@@ -5,7 +5,7 @@ import { startMock, type LaunchedMock } from './mock.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
 import { ConfigError, EXIT, exitWith } from '../cli-base/exit.ts'
 import { changeLogPath } from './state-file.ts'
-import { drainStdout } from './logging.ts'
+import { drainStdout, logsJson } from './logging.ts'
 
 /** How long a stop waits for requests in flight before it closes every connection and exits anyway. */
 export const STOP_GRACE_MS = 1500
@@ -49,9 +49,12 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
     lines.push(`${mock.tls.selfSigned ? 'self-signed ' : ''}certificate SHA-256 fingerprint ${mock.tls.fingerprint256}${written}`)
   }
   lines.push(`documentation at ${mock.url}/docs, health at ${mock.url}/__mock/health`, `listening on ${mock.url}`)
-  // With --log-format json every line is JSON, these too (scripts still find "listening on URL" in the last).
+  // Whenever the log is JSON (--log-format json, or the default anywhere but a terminal) these lines are
+  // JSON too, so a reader parsing each line meets no plain one; scripts still find "listening on URL"
+  // in the last line's text, and its `url`.
   const json = (msg: string) => JSON.stringify({ level: 30, time: Date.now(), msg, ...(msg.startsWith('listening on') ? { url: mock.url } : {}) })
-  process.stdout.write(`${lines.map((line) => (mockConfig.logFormat === 'json' ? json(line) : line)).join('\n')}\n`)
+  const asJson = logsJson(mockConfig)
+  process.stdout.write(`${lines.map((line) => (asJson ? json(line) : line)).join('\n')}\n`)
 }
 
 /** How long a stop waits for queued log lines to reach a reader that is behind. */

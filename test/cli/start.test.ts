@@ -229,14 +229,19 @@ describe('npm start', () => {
       process.kill(server.child.pid as number, 'SIGTERM')
       await server.exited
     }
-    const lines = run.stdout.split('\n').filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as Record<string, unknown>)
+    // Every line is JSON, the start-up lines too (they were once plain among the JSON), and the listening line still says where.
+    expect(run.stdout.trim().split('\n').filter((text) => !text.startsWith('{'))).toEqual([])
+    const lines = run.stdout.trim().split('\n').map((text) => JSON.parse(text) as Record<string, unknown>)
+    expect(lines.find((line) => String(line.msg).startsWith('listening on'))).toMatchObject({ msg: `listening on ${run.url}`, url: run.url })
     expect(lines.find((line) => (line.request as { path?: string } | undefined)?.path?.startsWith('/ExplorerApi/api/items'))).toMatchObject({
       level: 30,
       request: { method: 'GET', path: '/ExplorerApi/api/items?SessionToken=[redacted]&password=[redacted]', status: 405, code: 'METHOD_NOT_ALLOWED' },
     })
     expect(run.stdout).not.toContain('s3cret-token')
     expect(run.stdout).not.toContain('hunter2')
-    const quietLines = quiet.stdout.split('\n').filter((text) => text.startsWith('{')).map((text) => JSON.parse(text) as { level: number; msg: string })
+    // After the start-up lines (printed whatever the level, the listening line last), only the warning.
+    const quietAll = quiet.stdout.trim().split('\n').map((text) => JSON.parse(text) as { level: number; msg: string })
+    const quietLines = quietAll.slice(quietAll.findIndex((line) => line.msg.startsWith('listening on')) + 1)
     expect(quietLines.map((line) => line.msg)).toEqual([expect.stringMatching(/^POST \/identityprovider\/acme\/connect\/token signIn 200 [\d.]+ ms warnings SIGN_IN_EXTRA_PARAMETER$/)])
     expect(quietLines[0]?.level).toBe(40)
   })
