@@ -53,6 +53,12 @@ export interface BuildOptions {
   username?: string | undefined
   /** Write `generate` schemas and no rows, so the mock's `--rows N` makes rows of the same shape. */
   rowsAsGenerator: boolean
+  /**
+   * Fields (by name, in any captured table) whose values are kept as read while the rest are
+   * anonymised: a status or a category a team's tests filter on (`Status eq 'Open'`) must still
+   * hold the words the tests name.
+   */
+  keepValues?: readonly string[] | undefined
 }
 
 /** Strings the anonymiser must never produce: every text of the capture. */
@@ -92,21 +98,25 @@ interface FieldProfile {
   span: DateSpan | undefined
   /** Kept as read: the Identity field and a detail's link to its master. */
   kept: boolean
+  /** Values written as read (kept, or named by `keepValues`); a named field still gets a `generate` schema, of its real values. */
+  verbatim: boolean
 }
 
 const DATE_LIKE = /^\d{4}-\d{2}-\d{2}/
 
-function profiles(storage: CapturedStorage, kept: ReadonlySet<string>): FieldProfile[] {
+function profiles(storage: CapturedStorage, kept: ReadonlySet<string>, keepValues: ReadonlySet<string>): FieldProfile[] {
   return storage.fields.map((field) => {
     const values = storage.rows.map((row) => row[field.name]).filter((value) => value !== null && value !== undefined)
     const numbers = values.filter((value): value is number => typeof value === 'number')
     const texts = values.filter((value): value is string => typeof value === 'string')
+    const structural = kept.has(field.name) || isDateType(field.type)
     return {
       field,
       range: numbers.length > 0 ? rangeOf(numbers) : undefined,
       span: texts.length > 0 && texts.every((text) => DATE_LIKE.test(text)) ? spanOf(texts) : undefined,
       // Dates are kept as read: any value of a date type is as anonymous as another, and stays valid.
-      kept: kept.has(field.name) || isDateType(field.type),
+      kept: structural,
+      verbatim: structural || keepValues.has(field.name),
     }
   })
 }
@@ -154,7 +164,7 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
     ...captured.details.map((detail) => ({ name: detail.relationKey, key: detail.relationKey as string | null, storage: detail as CapturedStorage, kept: new Set([detail.identityField, detail.masterField]) })),
   ]
   const built = storages.map(({ name, key, storage, kept }) => {
-    const fieldProfiles = profiles(storage, kept)
+    const fieldProfiles = profiles(storage, kept, new Set(options.keepValues ?? []))
     const dateSpan = spanOf(storage.rows.flatMap((row) => [row.DT_CREATION, row.DT_LAST_UPDATE]).filter((value): value is number => typeof value === 'number' && valueFits('DateTime', value)).map(wallToUtcMs))
     const fields: FieldDef[] = fieldProfiles
       .filter(({ field }) => field.name !== storage.identityField)
@@ -186,7 +196,7 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
       if (read === null || read === undefined) return null
       // Values read in another form than their type's (ISO texts, true/false) go into the fixture in the type's form.
       const value = convertValue(profile.field.type, read, 'UTC')?.value ?? read
-      if (profile.kept || !options.anonymise) return value as FieldValue
+      if (profile.verbatim || !options.anonymise) return value as FieldValue
       if (typeof value === 'string') return options.anonymise ? anonymiser.typedText(profile.field.type, value, profile.span) : value
       if (typeof value === 'number' && profile.range !== undefined) return anonymiser.number(profile.field.name, value, profile.range)
       return value as FieldValue

@@ -31,6 +31,7 @@ export function captureCommand(): Command {
   command.addOption(new Option('--attachments', "download the attachments' files too (without it their records, sizes and media types are read, and the mock answers placeholder bytes of each file's size)").env('APPDATA_CAPTURE_ATTACHMENTS'))
   command.addOption(new Option('--attachment-limit <bytes>', 'bytes of attachment files to download at most (a file past it is recorded by size)').env('APPDATA_ATTACHMENT_LIMIT').argParser(positiveInteger('--attachment-limit')).default(10 * 1024 * 1024, '10485760 (10 MB)'))
   command.addOption(new Option('--no-anonymise', 'keep the values as read (default: anonymise them; env APPDATA_ANONYMISE=0)'))
+  command.addOption(new Option('--keep-values <field>', "a field whose values are kept as read while the others are anonymised (repeatable; the variable takes a comma-separated list): a status or category your tests filter on").env('APPDATA_KEEP_VALUES').argParser(collect).default([], 'none'))
   command.addOption(new Option('--fixture-username <email>', `the captured user's sign-in name in the fixture (default: ${DEFAULT_FIXTURE_USERNAME}; with --no-anonymise, --username)`).env('APPDATA_FIXTURE_USERNAME'))
   command.addOption(new Option('--fixture-password <password>', "the captured user's password in the fixture (never the real one)").env('APPDATA_FIXTURE_PASSWORD').default('sandbox-pass'))
   command.addOption(new Option('--identity-field <name>', "the master storage's Identity field (inferred from the rows when left out)").env('APPDATA_IDENTITY_FIELD'))
@@ -59,6 +60,7 @@ interface Flags extends ConnectionFlags {
   attachments?: boolean
   attachmentLimit: number
   anonymise: boolean
+  keepValues: string[]
   fixtureUsername?: string
   fixturePassword: string
   identityField?: string
@@ -155,7 +157,11 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
     })
     const overridden = overrideFieldTypes([captured.master, ...captured.details], types)
     if (overridden !== undefined) throw new CaptureError(overridden)
-    const { fixture, notes } = buildFixture(captured, { anonymise: flags.anonymise, seed: flags.seed, username: flags.fixtureUsername, password: flags.fixturePassword, rowsAsGenerator: flags.rowsAsGenerator === true })
+    // A name that is no captured field would keep nothing, silently: the typo is the user's to fix.
+    const fieldNames = new Set([captured.master, ...captured.details].flatMap((storage) => storage.fields.map((field) => field.name)))
+    const unknownKept = flags.keepValues.filter((name) => !fieldNames.has(name))
+    if (unknownKept.length > 0) throw new CaptureError(`--keep-values ${unknownKept.join(', ')}: no captured field has that name (fields: ${[...fieldNames].join(', ')})`)
+    const { fixture, notes } = buildFixture(captured, { anonymise: flags.anonymise, seed: flags.seed, username: flags.fixtureUsername, password: flags.fixturePassword, rowsAsGenerator: flags.rowsAsGenerator === true, keepValues: flags.keepValues })
     writeFileSync(flags.out, `${JSON.stringify({ description: `Captured from ${transport.target} on ${captured.capturedAt} by appdata-kit ${PACKAGE_VERSION}${flags.anonymise ? ', anonymised' : ''}. ${notes.join('. ')}.`, ...fixture }, null, 2)}\n`)
     for (const storage of [{ name: 'master', ...captured.master }, ...captured.details.map((d) => ({ name: d.relationKey, ...d }))]) {
       const link = 'masterField' in storage ? `, master link ${String(storage.masterField)}` : ''
@@ -163,7 +169,12 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
     }
     for (const note of notes) say(`note: ${note}`)
     const release = detected.release === LATEST_VERSION ? '' : ` --product-version ${detected.release}`
-    say(`wrote ${flags.out}${flags.anonymise ? ' (values anonymised)' : ''}; serve it with: npx appdata-kit mock --fixture ${flags.out}${release}`)
+    const kept = flags.anonymise && flags.keepValues.length > 0 ? `, but ${flags.keepValues.join(', ')} kept` : ''
+    say(`wrote ${flags.out}${flags.anonymise ? ` (values anonymised${kept})` : ''}; serve it with: npx appdata-kit mock --fixture ${flags.out}${release}`)
+    // The fixture's user and password (never the real one: --fixture-password, default sandbox-pass), so
+    // the first sign-in to the captured mock does not send the team looking through the file.
+    const user = fixture.organization.users[0]
+    if (user !== undefined) say(`sign in to it as ${user.email} with password ${user.password}`)
     return EXIT.ok
   } catch (error) {
     if (error instanceof CaptureError || error instanceof TransportError || error instanceof ApiError) {

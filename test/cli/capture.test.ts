@@ -182,3 +182,42 @@ describe('a capture with default flags (no --attachments), named with --fixture-
     expect(existsSync(out)).toBe(false)
   })
 })
+
+describe('a capture that keeps named fields (--keep-values), and says how to sign in to it', () => {
+  let source: LaunchedMock
+  let copy: LaunchedMock
+  let fixture: FixtureFile & { description: string }
+  let output: string
+
+  beforeAll(async () => {
+    ;({ source, copy, fixture, output } = await captureAndServe(0, ['--keep-values', 'Status']))
+  }, 60_000)
+
+  afterAll(async () => {
+    await copy?.close()
+    await source?.close()
+  })
+
+  it("keeps Status as read, so a test's filter on it finds the same rows, while the other texts are anonymised", async () => {
+    await source.client.signIn(IDS.admin)
+    await copy.client.signIn({ username: 'sandbox@example.test', password: 'sandbox-pass' })
+    const open = await source.client.rows({ filter: "Status eq 'Open'", orderBy: 'Id asc' })
+    expect(open.length).toBeGreaterThan(0)
+    expect((await copy.client.rows({ filter: "Status eq 'Open'", orderBy: 'Id asc' })).map((row) => row.Id)).toEqual(open.map((row) => row.Id))
+    const customers = new Set(open.map((row) => row.Customer))
+    expect(fixture.data?.[IDS.applicationId]?.masters?.filter((row) => customers.has(row.Customer as string))).toEqual([])
+    expect(output).toContain('(values anonymised, but Status kept)')
+  })
+
+  it("prints the fixture user's name and password in the closing note", () => {
+    expect(output).toContain('sign in to it as sandbox@example.test with password sandbox-pass')
+  })
+
+  it('refuses a field name no captured table has, with exit 2 and the fields it has', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'appdata-kit-capture-')), 'never-written.json')
+    const refused = await capture([...connection(source.url), '--keep-values', 'Statsu', '--out', out])
+    expect(refused.code).toBe(2)
+    expect(refused.err).toContain('--keep-values Statsu: no captured field has that name (fields: IdRow, Customer, Amount, Status)')
+    expect(existsSync(out)).toBe(false)
+  })
+})

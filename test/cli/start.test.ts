@@ -301,7 +301,7 @@ describe('the appdata-kit command', () => {
     ['mock', ['--port <n>', '(default: 4080, env: PORT or MOCK_PORT)', '--product-version', '--https', '--tls-out', '--cors', '--log-format', '--quiet', 'Examples:', 'npx appdata-kit mock --port 4181']],
     ['verify', ['--base-url <url>', 'env: APPDATA_BASE_URL', '--allow-writes', '--junit <file>', '(default: 30000, env: APPDATA_TIMEOUT)', 'Example']],
     ['spec', ['--out <file>', '--product-version', '--strict', '--control-plane', 'Examples:', 'npx appdata-kit spec --out openapi.yaml']],
-    ['capture', ['--base-url <url>', '--relation-key <key>', '(default: 100, env: APPDATA_CAPTURE_ROWS)', '--no-anonymise', '--rows-as-generator', 'Strictly read-only', 'Example']],
+    ['capture', ['--base-url <url>', '--relation-key <key>', '(default: 100, env: APPDATA_CAPTURE_ROWS)', '--no-anonymise', '--keep-values <field>', '--rows-as-generator', 'Strictly read-only', 'Example']],
   ])('%s --help lists every flag with its default, its variable and an example', async (command, texts) => {
     const run = await runToEnd(process.execPath, [BIN, command, '--help'])
     expect(run.code).toBe(0)
