@@ -1,11 +1,14 @@
 // The command line as a few bundled files (dist/bin/), so `npx appdata-kit mock` loads a handful of
 // modules instead of several hundred: resolving and reading each file is most of a start.
-// Run by `npm run build` after tsc. Each command stays in a chunk of its own (code splitting), so
+// Run by `npm run build` (scripts/build.mjs) after tsc. Each command stays in a chunk of its own (code splitting), so
 // `--version` or `mock` never parses the code of `verify` or `capture`.
 import { build } from 'esbuild'
 import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 
-const outdir = new URL('../dist/bin/', import.meta.url).pathname
+// The compiled tree's root: dist/, or the folder scripts/build.mjs builds in before it becomes dist/.
+const distRoot = process.argv[2] ?? new URL('../dist/', import.meta.url).pathname
+const outdir = join(distRoot, 'bin')
 rmSync(outdir, { recursive: true, force: true })
 await build({
   entryPoints: [new URL('../src/cli/main.ts', import.meta.url).pathname],
