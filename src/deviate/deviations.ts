@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { resultObject } from '../operations/results.ts'
+import { relationKeyOf } from '../store/guid.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import type { DeviationName } from './deviation-names.ts'
 
@@ -396,6 +397,39 @@ export const DEVIATIONS: Record<string, Deviation> = {
         const home = app.store.organization().workspaces.find((workspace) => workspace.applicationIds.some((id) => id.toLowerCase() === applicationId))
         if (home !== undefined && request.headers.workspaceid !== undefined) request.headers.workspaceid = home.id
       }),
+  },
+  'ignore-application': {
+    breaks: 'data calls that name an ApplicationId the installation does not have answer the rows of the application named last before',
+    install: (app) => {
+      let last: string | undefined
+      app.addHook('onRequest', async (request) => {
+        const sent = request.headers.applicationid
+        if (typeof sent !== 'string') return
+        if (app.store.application(sent.toLowerCase()) !== undefined) last = sent
+        else if (last !== undefined) request.headers.applicationid = last
+      })
+    },
+  },
+  'unknown-relation-key-reads-masters': {
+    breaks: 'Get Items with a relationKey the application does not have answers its master rows',
+    install: (app) =>
+      editRequests(app, ['queryItems'], (request) => {
+        const body = request.body as { query?: unknown } | undefined
+        const application = app.store.application(String(request.headers.applicationid ?? '').toLowerCase())
+        if (typeof body?.query !== 'string' || application === undefined) return
+        const known = (key: string) => application.details.some((detail) => relationKeyOf(detail.relationKey) === relationKeyOf(key))
+        body.query = body.query
+          .split('&')
+          .filter((part) => {
+            const [name = '', value = ''] = part.split('=')
+            return name.toLowerCase() !== 'relationkey' || known(decodeURIComponent(value))
+          })
+          .join('&')
+      }),
+  },
+  'counters-zero': {
+    breaks: 'save and delete results report CreatedItems, UpdatedItems and DeletedItems as 0 whatever they wrote',
+    install: (app) => editAnswers(app, ['saveItems', 'deleteItems'], (body) => (body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, CreatedItems: 0, UpdatedItems: 0, DeletedItems: 0 } : body)),
   },
 } satisfies Record<DeviationName, Deviation>
 
