@@ -99,7 +99,7 @@ export const STATEMENTS: readonly Statement[] = [
   // 6. Attachments list
   { id: 'attachments.list', section: 'Endpoints, 6. Get Attachments List', text: 'GET ExplorerApi/api/attachments?$filter=ParentId eq <row_id>; 200 with the row\'s attachment records.' },
   { id: 'attachments.folder', section: 'Endpoints, 6. Get Attachments List', text: 'The FolderId condition is needed for an attachment nested in a folder.' },
-  { id: 'attachments.relation-key', section: 'Endpoints, 6. Get Attachments List', text: 'relationKey is added only for Detail rows and omitted for Master rows.' },
+  { id: 'attachments.relation-key', section: 'Endpoints, 6. Get Attachments List', text: 'relationKey is added only for Detail rows and omitted for Master rows.', changed: 'the relation key is held as the WorkspaceId was: a relation key the application does not have answers none of the records of the row with attachments (attachments.unknown-relation-key-no-records)' },
 
   // 7. Download
   { id: 'download.file', section: 'Endpoints, 7. Download Attachment', text: 'Body { ids, rk }; 200 with a file stream, Content-Disposition: attachment; filename=<file_name>, and the file\'s media type.' },

@@ -1,7 +1,7 @@
 /** Get Items and Get Items Count: rows, paging, order, filters, counts and row versions. */
 import { RANGES } from '../spec/versions.ts'
 import { ApiError, rowVersion, type ReadRow } from '../src/client/client.ts'
-import { idsOf, shown } from './support.ts'
+import { idsOf, shown, UNKNOWN_RELATION_KEY } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 const isInteger = (value: unknown): boolean => Number.isSafeInteger(value)
@@ -288,9 +288,6 @@ export const countExact: Contract = {
     }
   },
 }
-
-/** A relation key no application has: a name, as relation keys may be. */
-const UNKNOWN_RELATION_KEY = 'AppdataKitNoSuchDetailTable'
 
 export const unknownRelationKeyNoRows: Contract = {
   id: 'items.unknown-relation-key-no-rows',

@@ -62,6 +62,9 @@ export function linkFieldsOf(details: readonly ReadRow[], masters: readonly Read
 }
 
 /** A master row this contract created, as read back. */
+/** A relation key no application has (a name, as relation keys may be): what reads that name a wrong detail table send. */
+export const UNKNOWN_RELATION_KEY = 'AppdataKitNoSuchDetailTable'
+
 export interface OwnRow {
   id: number
   version: number

@@ -427,6 +427,17 @@ export const DEVIATIONS: Record<string, Deviation> = {
           .join('&')
       }),
   },
+  'attachments-unknown-relation-key': {
+    breaks: 'the attachments list with a relationKey the application does not have answers the master row\'s attachments',
+    install: (app) =>
+      editRequests(app, ['listAttachments'], (request) => {
+        const query = request.query as { relationKey?: unknown }
+        const application = app.store.application(String(request.headers.applicationid ?? '').toLowerCase())
+        if (typeof query.relationKey !== 'string' || application === undefined) return
+        const key = relationKeyOf(query.relationKey)
+        if (!application.details.some((detail) => relationKeyOf(detail.relationKey) === key)) delete query.relationKey
+      }),
+  },
   'counters-zero': {
     breaks: 'save and delete results report CreatedItems, UpdatedItems and DeletedItems as 0 whatever they wrote',
     install: (app) => editAnswers(app, ['saveItems', 'deleteItems'], (body) => (body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, CreatedItems: 0, UpdatedItems: 0, DeletedItems: 0 } : body)),
