@@ -103,7 +103,7 @@ export const STATEMENTS: readonly Statement[] = [
 
   // 7. Download
   { id: 'download.file', section: 'Endpoints, 7. Download Attachment', text: 'Body { ids, rk }; 200 with a file stream, Content-Disposition: attachment; filename=<file_name>, and the file\'s media type.' },
-  { id: 'download.rk', section: 'Endpoints, 7. Download Attachment', text: 'rk is given if and only if the attachment belongs to a Detail row.' },
+  { id: 'download.rk', section: 'Endpoints, 7. Download Attachment', text: 'rk is given if and only if the attachment belongs to a Detail row.', changed: 'the relation key is held as the WorkspaceId was: an rk the application does not have does not download the master row\'s file (download.unknown-relation-key-no-file)' },
   { id: 'download.folder-zip', section: 'Endpoints, 7. Download Attachment', text: 'When the Id is a folder, the response is a .zip archive of the folder\'s attachments.' },
   { id: 'download.several-ids', section: 'Endpoints, 7. Download Attachment', text: 'ids is an array of integers.', unchecked: { kind: 'open', why: 'what several ids download as (one archive, the first file) is not stated' } },
 

@@ -69,6 +69,12 @@ function editSavedMasters(app: FastifyInstance, which: 'new' | 'updated', edit: 
   })
 }
 
+/** Whether the application a request names has a detail table of that relation key (true for an unknown application: nothing to change). */
+function knownRelationKey(app: FastifyInstance, request: FastifyRequest, key: string): boolean {
+  const application = app.store.application(String(request.headers.applicationid ?? '').toLowerCase())
+  return application === undefined || application.details.some((detail) => relationKeyOf(detail.relationKey) === relationKeyOf(key))
+}
+
 /** Changes the download answers: `edit` may set headers and return another payload. */
 function editDownloads(app: FastifyInstance, edit: (reply: FastifyReply, payload: unknown) => unknown): void {
   app.addHook('onSend', async (request, reply, payload) => (operationOf(request) === 'downloadAttachment' && reply.statusCode === 200 ? edit(reply, payload) : payload))
@@ -415,14 +421,12 @@ export const DEVIATIONS: Record<string, Deviation> = {
     install: (app) =>
       editRequests(app, ['queryItems'], (request) => {
         const body = request.body as { query?: unknown } | undefined
-        const application = app.store.application(String(request.headers.applicationid ?? '').toLowerCase())
-        if (typeof body?.query !== 'string' || application === undefined) return
-        const known = (key: string) => application.details.some((detail) => relationKeyOf(detail.relationKey) === relationKeyOf(key))
+        if (typeof body?.query !== 'string') return
         body.query = body.query
           .split('&')
           .filter((part) => {
             const [name = '', value = ''] = part.split('=')
-            return name.toLowerCase() !== 'relationkey' || known(decodeURIComponent(value))
+            return name.toLowerCase() !== 'relationkey' || knownRelationKey(app, request, decodeURIComponent(value))
           })
           .join('&')
       }),
@@ -432,10 +436,15 @@ export const DEVIATIONS: Record<string, Deviation> = {
     install: (app) =>
       editRequests(app, ['listAttachments'], (request) => {
         const query = request.query as { relationKey?: unknown }
-        const application = app.store.application(String(request.headers.applicationid ?? '').toLowerCase())
-        if (typeof query.relationKey !== 'string' || application === undefined) return
-        const key = relationKeyOf(query.relationKey)
-        if (!application.details.some((detail) => relationKeyOf(detail.relationKey) === key)) delete query.relationKey
+        if (typeof query.relationKey === 'string' && !knownRelationKey(app, request, query.relationKey)) delete query.relationKey
+      }),
+  },
+  'download-unknown-relation-key': {
+    breaks: 'a download with an rk the application does not have answers the master row\'s file with that Id',
+    install: (app) =>
+      editRequests(app, ['downloadAttachment'], (request) => {
+        const body = request.body as { rk?: unknown } | undefined
+        if (typeof body?.rk === 'string' && !knownRelationKey(app, request, body.rk)) delete body.rk
       }),
   },
   'counters-zero': {
