@@ -28,6 +28,11 @@ export interface Statement {
   unchecked?: Unchecked
   /** What verify reports about it as information (never a failure). */
   informs?: string
+  /**
+   * Set on the rows the latest revision of the audit changed, saying what changed and why; it is
+   * printed in the row and the head of AUDIT.md names the rows. Cleared by the next revision.
+   */
+  changed?: string
 }
 
 export const STATEMENTS: readonly Statement[] = [
@@ -35,7 +40,7 @@ export const STATEMENTS: readonly Statement[] = [
   { id: 'service.access-level', section: 'What the service does, 2', text: 'The data returned depends on the access level of the session; data the user lacks authorization for is left out of the response.', unchecked: { kind: 'second-user', why: 'telling what a user may not see needs a second user with fewer authorizations' } },
   { id: 'service.json', section: 'What the service does, 3', text: 'Responses are JSON objects or content streams (files).' },
   { id: 'service.https', section: 'What the service does, 4', text: 'All calls use HTTPS.', unchecked: { kind: 'environment', why: 'the scheme is the address the caller gives; no answer can show it' }, informs: 'whether the base URL verify was given uses HTTPS' },
-  { id: 'service.identifiers', section: 'What the service does, 5-6', text: 'Organization, Workspace, Application and Detail Relation Key identify the data; they are looked up in the product\'s administration screens.', unchecked: { kind: 'admin-screen', why: 'the identifiers come from the administration screens and are given to verify as flags' } },
+  { id: 'service.identifiers', section: 'What the service does, 5-6', text: 'Organization, Workspace, Application and Detail Relation Key identify the data; they are looked up in the product\'s administration screens.', changed: 'was not checkable (the identifiers come from the administration screens); that they identify the data is checkable as it is for the Workspace Id: another Workspace Id, ApplicationId or relation key answers none of the rows the right ones do (the Organization is named only by the sign-in path, where a wrong one stops verify before any contract)' },
   { id: 'service.session-header', section: 'What the service does, 7', text: 'The header SessionToken carries the access_token value returned by sign-in.' },
 
   // Resources
@@ -48,7 +53,8 @@ export const STATEMENTS: readonly Statement[] = [
   { id: 'resources.attachment-record', section: 'Resources, Attachment record', text: 'Id, ParentId (the row Id), FolderId (integer or null), IsFolder, Name, Description, TypeImage (media type), DT_CREATION (a number yyyymmddhhmmss or null), DT_LAST_UPDATE (number or null), USER_ID_CREATION, USER_ID_LAST_UPDATE.' },
   { id: 'resources.result-flag', section: 'Resources, Save / delete result object', text: 'IsSaveSuccessfully is true when the operation succeeded; older versions spell it IsSaveSuccesfully.' },
   { id: 'resources.result-primary-keys', section: 'Resources, Save / delete result object', text: 'ReturnData.PrimaryKeyData is keyed by the temporary negative Id sent; each newKeys maps a key-like name to the assigned Id as a string.' },
-  { id: 'resources.result-counters', section: 'Resources, Save / delete result object', text: 'CreatedItems, UpdatedItems, DeletedItems, LockedItems are integer counters; ReturnStates and MasterToRecalculate are "empty in all shown cases"; SavedItems null.', unchecked: { kind: 'open', why: 'what each counter counts, and what ReturnStates holds on a refusal, is not stated (their types are checked on every save and delete answer by the document)' } },
+  { id: 'resources.result-counters', section: 'Resources, Save / delete result object', text: 'CreatedItems, UpdatedItems, DeletedItems, LockedItems are integer counters.', changed: 'was not checkable with the lists below; a counter named for what it counts is checked at its weakest reading: at least 1 when the request created, updated or deleted a row (LockedItems is not: no run can lock a row); the lists are now resources.result-lists' },
+  { id: 'resources.result-lists', section: 'Resources, Save / delete result object', text: 'ReturnStates and MasterToRecalculate are "empty in all shown cases"; SavedItems null.', unchecked: { kind: 'open', why: 'what ReturnStates holds on a refusal, and when MasterToRecalculate or SavedItems hold anything, is not stated (their types are checked on every save and delete answer by the document)' }, changed: 'new: split from resources.result-counters, unchecked as before' },
   { id: 'resources.result-links', section: 'Resources, Save / delete result object', text: 'MasterRowLink (string or null), RowIdentifier (name of the Storage Identity field, or null), StorageName (or null).', unchecked: { kind: 'open', why: 'when each is null is not stated (their types are checked by the document on every save answer)' } },
   { id: 'resources.action-result', section: 'Resources, Custom action result', text: 'Message (string), IsSuccessful (boolean), Result (string), IsAsync (boolean).' },
   { id: 'resources.count-result', section: 'Resources, Count result', text: 'Timestamp (integer) and Items: one object holding _FieldCount_ (integer, the count).' },
@@ -57,7 +63,7 @@ export const STATEMENTS: readonly Statement[] = [
   { id: 'resources.legacy-token-result', section: 'Resources, Token result (legacy sign-in)', text: 'Domain (Id GUID, Name, CreationDate /Date(ms)/, IsActive, IsAdmin, IsBusinessDomain), EncryptedCredentials, RedirectPage (integer), SessionToken (string).' },
 
   // Endpoints, common
-  { id: 'endpoints.headers', section: 'Endpoints (common request headers)', text: 'Data operations take ApplicationId, SessionToken and WorkspaceId (the Workspace Id); rows in requests are JSON objects keyed by field name.' },
+  { id: 'endpoints.headers', section: 'Endpoints (common request headers)', text: 'Data operations take ApplicationId, SessionToken and WorkspaceId (the Workspace Id); rows in requests are JSON objects keyed by field name.', changed: 'the ApplicationId is held as the WorkspaceId was: another ApplicationId answers none of the application\'s rows (auth.unknown-application-no-rows)' },
 
   // 1. Sign in
   { id: 'sign-in.current', section: 'Endpoints, 1. Sign in (current)', text: 'POST identityprovider/{organization}/connect/token, form-encoded client_id, username, password, grant_type=password, scope "openid apiv1 nosession"; no other headers; 200 with the token result.' },
@@ -70,7 +76,7 @@ export const STATEMENTS: readonly Statement[] = [
   { id: 'items.orderby', section: 'Endpoints, 2. Get Items ($orderby)', text: '$orderby: a field name followed by asc or desc.' },
   { id: 'items.filter', section: 'Endpoints, 2. Get Items ($filter)', text: "$filter: <field> <operator> '<value>' (the sample uses eq)." },
   { id: 'items.filter-operators', section: 'Endpoints, 2. Get Items', text: 'The list of supported filter operators and options is not shown.', unchecked: { kind: 'open', why: 'only eq is shown; other operators are checked only against the mock' } },
-  { id: 'items.relation-key', section: 'Endpoints, 2. Get Items (relationKey)', text: 'relationKey: include it only to retrieve Detail rows; omit it for Master rows.' },
+  { id: 'items.relation-key', section: 'Endpoints, 2. Get Items (relationKey)', text: 'relationKey: include it only to retrieve Detail rows; omit it for Master rows.', changed: 'the relation key is held as the WorkspaceId was: a relation key the application does not have answers none of its master rows nor its detail table\'s (items.unknown-relation-key-no-rows)' },
   { id: 'items.default-order', section: 'Endpoints, 2. Get Items', text: 'The order of rows read without $orderby is not stated.', unchecked: { kind: 'open', why: 'no order is promised without $orderby' }, informs: 'the order the installation answers without $orderby (by Id ascending, descending, or another)' },
   { id: 'items.legacy-get', section: 'Endpoints, 2. Get Items (older variant)', text: 'Older variant: GET ExplorerApi/api/items with ApplicationId and SessionToken and no body.' },
   { id: 'items.page-size', section: 'Limits', text: 'The sample $top is 200; a maximum page size is not stated.', unchecked: { kind: 'open', why: 'no maximum page size is promised' } },
@@ -93,11 +99,11 @@ export const STATEMENTS: readonly Statement[] = [
   // 6. Attachments list
   { id: 'attachments.list', section: 'Endpoints, 6. Get Attachments List', text: 'GET ExplorerApi/api/attachments?$filter=ParentId eq <row_id>; 200 with the row\'s attachment records.' },
   { id: 'attachments.folder', section: 'Endpoints, 6. Get Attachments List', text: 'The FolderId condition is needed for an attachment nested in a folder.' },
-  { id: 'attachments.relation-key', section: 'Endpoints, 6. Get Attachments List', text: 'relationKey is added only for Detail rows and omitted for Master rows.' },
+  { id: 'attachments.relation-key', section: 'Endpoints, 6. Get Attachments List', text: 'relationKey is added only for Detail rows and omitted for Master rows.', changed: 'the relation key is held as the WorkspaceId was: a relation key the application does not have answers none of the records of the row with attachments (attachments.unknown-relation-key-no-records)' },
 
   // 7. Download
   { id: 'download.file', section: 'Endpoints, 7. Download Attachment', text: 'Body { ids, rk }; 200 with a file stream, Content-Disposition: attachment; filename=<file_name>, and the file\'s media type.' },
-  { id: 'download.rk', section: 'Endpoints, 7. Download Attachment', text: 'rk is given if and only if the attachment belongs to a Detail row.' },
+  { id: 'download.rk', section: 'Endpoints, 7. Download Attachment', text: 'rk is given if and only if the attachment belongs to a Detail row.', changed: 'the relation key is held as the WorkspaceId was: an rk the application does not have does not download the master row\'s file (download.unknown-relation-key-no-file)' },
   { id: 'download.folder-zip', section: 'Endpoints, 7. Download Attachment', text: 'When the Id is a folder, the response is a .zip archive of the folder\'s attachments.' },
   { id: 'download.several-ids', section: 'Endpoints, 7. Download Attachment', text: 'ids is an array of integers.', unchecked: { kind: 'open', why: 'what several ids download as (one archive, the first file) is not stated' } },
 
@@ -173,6 +179,7 @@ export function renderAudit(contracts: readonly Contract[]): string {
   const checkable = STATEMENTS.filter((s) => s.unchecked === undefined)
   const described = contracts.filter((c) => c.holdsTo === 'description')
   const proven = described.filter((c) => c.deviation !== undefined)
+  const changed = STATEMENTS.filter((s) => s.changed !== undefined)
   const lines = [
     '<!-- Written by `npm run audit` from contracts/audit.ts and the contracts\' own metadata; edit those, not this file. -->',
     '# Audit: the description, statement by statement',
@@ -184,6 +191,7 @@ export function renderAudit(contracts: readonly Contract[]): string {
     '',
     `${STATEMENTS.length} statements; ${checkable.length} checkable, each checked by at least one contract; ${STATEMENTS.length - checkable.length} not checkable, with the reason.`,
     `${described.length} contracts hold an installation to the description (${contracts.length} in all, with the mock's own choices); ${proven.length} of them are proven against a \`--deviate\` fault of the mock made for them.`,
+    ...(changed.length === 0 ? [] : [`Rows this revision changed (each says how, after "Changed:"): ${changed.map((s) => `\`${s.id}\``).join(', ')}.`]),
     '',
     '| Statement | Section | What it promises | Checked by (with what data) |',
     '|---|---|---|---|',
@@ -195,7 +203,8 @@ export function renderAudit(contracts: readonly Contract[]): string {
         ? `not checkable: ${REASONS[statement.unchecked.kind]} (${statement.unchecked.why})`
         : checkers.map((c) => `\`${c.id}\`${c.deviation === undefined ? '' : ` [fault \`${c.deviation}\`]`}: ${c.data ?? c.title}`).join('<br>')
     const informs = statement.informs === undefined ? '' : `<br>Reported as information: ${statement.informs}.`
-    lines.push(`| \`${statement.id}\` | ${cell(statement.section)} | ${cell(statement.text)} | ${cell(by)}${cell(informs)} |`)
+    const change = statement.changed === undefined ? '' : `<br>Changed: ${statement.changed}.`
+    lines.push(`| \`${statement.id}\` | ${cell(statement.section)} | ${cell(statement.text)} | ${cell(by)}${cell(informs)}${cell(change)} |`)
   }
   return `${lines.join('\n')}\n`
 }

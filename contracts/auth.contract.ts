@@ -1,4 +1,5 @@
 /** Data calls and e-mail refuse a missing or unknown token. */
+import type { ReadRow } from '../src/client/client.ts'
 import { isRefusal } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
@@ -73,6 +74,11 @@ export const refusalProblem: Contract = {
   },
 }
 
+/** The first 5 master rows by Id, read in the release's form with some headers replaced: the read a wrong identifier must answer none of the rows of. */
+function firstRowsWith(ctx: ContractContext, headers: Record<string, string>) {
+  return ctx.client.call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$top=5&$orderby=Id%20asc' }, headers } : { query: { $top: 5, $orderby: 'Id asc' }, headers })
+}
+
 /** A Workspace Id no installation hands out: the nil GUID's neighbour. */
 const UNKNOWN_WORKSPACE = '00000000-0000-4000-8000-0000000000ad'
 
@@ -84,15 +90,36 @@ export const otherWorkspaceNoRows: Contract = {
   writes: false,
   needs: [],
   deviation: 'ignore-workspace',
-  statements: ['endpoints.headers', 'versioning.workspace-id'],
+  statements: ['endpoints.headers', 'versioning.workspace-id', 'service.identifiers'],
   data: 'the first master rows read with the right WorkspaceId, then $top=5 with a WorkspaceId the installation never issued; no status is required (the description states none), only that none of the rows come back',
   async run(ctx: ContractContext) {
     const ids = new Set((await ctx.facts.masters(ctx.client)).map((row) => row.Id))
-    const query = '$top=5&$orderby=Id%20asc'
-    const answer = await ctx.client.call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query }, headers: { WorkspaceId: UNKNOWN_WORKSPACE } } : { query: { $top: 5, $orderby: 'Id asc' }, headers: { WorkspaceId: UNKNOWN_WORKSPACE } })
+    const answer = await firstRowsWith(ctx, { WorkspaceId: UNKNOWN_WORKSPACE })
     const leaked = Array.isArray(answer.body) ? (answer.body as Array<{ Id?: unknown }>).filter((row) => ids.has(row.Id as number)) : []
     ctx.check(leaked.length === 0, { expected: `none of the application's rows for WorkspaceId ${UNKNOWN_WORKSPACE}`, received: `${answer.status} with rows ${leaked.map((row) => String(row.Id)).join(', ')}` })
   },
 }
 
-export const contracts = [missingTokenRefused, garbageTokenRefused, refusalProblem, otherWorkspaceNoRows]
+/** An Application Id no installation hands out. */
+const UNKNOWN_APPLICATION = '00000000-0000-4000-8000-0000000000ae'
+
+export const otherApplicationNoRows: Contract = {
+  id: 'auth.unknown-application-no-rows',
+  title: 'A read that names an ApplicationId other than the application\'s answers none of its rows',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  deviation: 'ignore-application',
+  statements: ['endpoints.headers', 'service.identifiers'],
+  data: 'the first master rows read with the right ApplicationId, then $top=5 in the same workspace with an ApplicationId the installation never issued; no status is required (the description states none), only that none of the rows come back',
+  async run(ctx: ContractContext) {
+    const masters = await ctx.facts.masters(ctx.client)
+    const answer = await firstRowsWith(ctx, { ApplicationId: UNKNOWN_APPLICATION })
+    // Another application may hold rows with the same Ids: only a row equal to one of this application's, field for field, is a leak.
+    const leaked = Array.isArray(answer.body) ? (answer.body as ReadRow[]).filter((row) => masters.some((master) => JSON.stringify(master) === JSON.stringify(row))) : []
+    ctx.check(leaked.length === 0, { expected: `none of the application's rows for ApplicationId ${UNKNOWN_APPLICATION}`, received: `${answer.status} with rows ${leaked.map((row) => String(row.Id)).join(', ')}` })
+  },
+}
+
+export const contracts = [missingTokenRefused, garbageTokenRefused, refusalProblem, otherWorkspaceNoRows, otherApplicationNoRows]

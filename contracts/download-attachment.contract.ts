@@ -1,8 +1,9 @@
 /** Download Attachment: a file as itself with its media type, a folder as a zip. */
+import { RANGES } from '../spec/versions.ts'
 import { bufferOf } from '../src/bytes.ts'
 import { folderAndContents, holderAttachments } from './list-attachments.contract.ts'
 import { unzip } from './zip.ts'
-import { shown } from './support.ts'
+import { shown, UNKNOWN_RELATION_KEY } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 export const mediaType: Contract = {
@@ -115,4 +116,26 @@ export const folderZipEntries: Contract = {
   },
 }
 
-export const contracts = [mediaType, folderZip, fileName, folderZipEntries]
+export const unknownRelationKeyNoFile: Contract = {
+  id: 'download.unknown-relation-key-no-file',
+  title: 'A download with an rk the application does not have does not answer the master row\'s file with that Id',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  releases: RANGES.current,
+  deviation: 'download-unknown-relation-key',
+  statements: ['download.rk', 'service.identifiers'],
+  data: "the first file at the top level of the master row with attachments, downloaded by its Id with an rk no application has; no status is required (the description states none), only that the file (its name in Content-Disposition) does not come back",
+  async run(ctx: ContractContext) {
+    const { records, relationKey } = await holderAttachments(ctx)
+    if (relationKey !== null) ctx.skip('the row with attachments is a detail row, so no master row\'s file was asked for with a wrong rk')
+    const file = records.find((record) => !record.IsFolder)
+    if (file === undefined) ctx.skip('the row with attachments has no file at its top level')
+    const answer = await ctx.client.call('downloadAttachment', { body: { ids: [file.Id], rk: UNKNOWN_RELATION_KEY } })
+    const disposition = answer.headers['content-disposition'] ?? ''
+    ctx.check(!(answer.status === 200 && disposition.includes(file.Name)), { expected: `not the file ${file.Name} for rk ${UNKNOWN_RELATION_KEY}`, received: `${answer.status}, ${shown(disposition)}` })
+  },
+}
+
+export const contracts = [mediaType, folderZip, fileName, folderZipEntries, unknownRelationKeyNoFile]

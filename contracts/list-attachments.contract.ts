@@ -2,7 +2,7 @@
 import { RANGES } from '../spec/versions.ts'
 import { isDateTimeNumber } from '../src/wire/type-forms.ts'
 import { ApiError, type AttachmentRecord, type ReadRow } from '../src/client/client.ts'
-import { shown } from './support.ts'
+import { shown, UNKNOWN_RELATION_KEY } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 /** The attachments of the row the facts found with some, or a skip when no row has any. */
@@ -129,4 +129,24 @@ export const detailRecords: Contract = {
   },
 }
 
-export const contracts = [records, folderContents, recordDates, detailRecords]
+export const unknownRelationKeyNoRecords: Contract = {
+  id: 'attachments.unknown-relation-key-no-records',
+  title: 'The attachments list with a relationKey the application does not have answers none of the records of the row with attachments',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  releases: RANGES.current,
+  deviation: 'attachments-unknown-relation-key',
+  statements: ['attachments.relation-key', 'service.identifiers'],
+  data: 'the records of the first row with attachments, then the list for its Id with a relationKey no application has; no status is required (the description states none), only that none of those records (same Id and Name) come back',
+  async run(ctx: ContractContext) {
+    const { records, parentId } = await holderAttachments(ctx)
+    ctx.require(records.length > 0, { expected: 'at least one record for a row whose CT_ATTACHMENTS is above 0', received: '[]' })
+    const answer = await ctx.client.call('listAttachments', { query: { $filter: `ParentId eq ${parentId}`, relationKey: UNKNOWN_RELATION_KEY } })
+    const leaked = Array.isArray(answer.body) ? (answer.body as AttachmentRecord[]).filter((record) => records.some((known) => known.Id === record.Id && known.Name === record.Name)) : []
+    ctx.check(leaked.length === 0, { expected: `none of row ${parentId}'s records for relationKey ${UNKNOWN_RELATION_KEY}`, received: `${answer.status} with records ${leaked.map((record) => String(record.Id)).join(', ')}` })
+  },
+}
+
+export const contracts = [records, folderContents, recordDates, detailRecords, unknownRelationKeyNoRecords]

@@ -1,7 +1,7 @@
 /** Get Items and Get Items Count: rows, paging, order, filters, counts and row versions. */
 import { RANGES } from '../spec/versions.ts'
 import { ApiError, rowVersion, type ReadRow } from '../src/client/client.ts'
-import { idsOf, shown } from './support.ts'
+import { idsOf, shown, UNKNOWN_RELATION_KEY } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 const isInteger = (value: unknown): boolean => Number.isSafeInteger(value)
@@ -289,4 +289,24 @@ export const countExact: Contract = {
   },
 }
 
-export const contracts = [rowsDocumented, topLimits, pagingPartitions, order, filterMatches, countInteger, timestampBase64, timestampEightBytes, detailRows, orderByField, pagingToTheEnd, countExact]
+export const unknownRelationKeyNoRows: Contract = {
+  id: 'items.unknown-relation-key-no-rows',
+  title: 'A read that names a relationKey the application does not have answers none of its master rows, nor the rows of its detail table',
+  severity: 'high',
+  holdsTo: 'description',
+  writes: false,
+  needs: [],
+  releases: RANGES.current,
+  deviation: 'unknown-relation-key-reads-masters',
+  statements: ['items.relation-key', 'service.identifiers'],
+  data: 'the first 20 master rows (and with --relation-key the first 20 rows of that detail table), then $top=5 with a relationKey no application has; no status is required (the description states none), only that none of those rows come back, field for field',
+  async run(ctx: ContractContext) {
+    const known = [...(await ctx.facts.masters(ctx.client)), ...((await ctx.facts.details(ctx.client)) ?? [])]
+    const answer = await ctx.client.call('queryItems', { body: { query: `$top=5&$orderby=Id%20asc&relationKey=${UNKNOWN_RELATION_KEY}` } })
+    // Tables share Ids: only a row equal to one of the known rows, field for field, is one of theirs.
+    const leaked = Array.isArray(answer.body) ? (answer.body as ReadRow[]).filter((row) => known.some((other) => sameRow(other, row))) : []
+    ctx.check(leaked.length === 0, { expected: `none of the application's rows for relationKey ${UNKNOWN_RELATION_KEY}`, received: `${answer.status} with rows ${idsOf(leaked).join(', ')}` })
+  },
+}
+
+export const contracts = [rowsDocumented, topLimits, pagingPartitions, order, filterMatches, countInteger, timestampBase64, timestampEightBytes, detailRows, orderByField, pagingToTheEnd, countExact, unknownRelationKeyNoRows]

@@ -4,6 +4,7 @@ import { ApiError, rowVersion, successOf, type ReadRow } from '../src/client/cli
 import { userFields } from './facts.ts'
 import { formOf } from './information.ts'
 import { matchesSent, newKeyIds, saveAndClaim } from './ownership.ts'
+import { lookUpById } from './reads.ts'
 import { addOwnDetails, claimedBy, createOwnMaster, fieldToRewrite, identityFieldFor, ownRowWithStaleVersion, readById, sameValue, shown, updateMaster, updateOneField } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
@@ -273,4 +274,35 @@ export const duplicateIdentityRefused: Contract = {
   },
 }
 
-export const contracts = [temporaryIdsRemapped, detailRowsCreated, rowVersionChanges, staleRefused, flagSpelling, refusalShape, createdReadBack, updateApplied, updateKeepsUnsent, twoRowsTwoKeys, duplicateIdentityRefused]
+/** A counter of a save or delete result, as sent. */
+const counterOf = (result: unknown, name: 'CreatedItems' | 'UpdatedItems' | 'DeletedItems'): unknown => (result !== null && typeof result === 'object' ? (result as Record<string, unknown>)[name] : undefined)
+
+export const countersCount: Contract = {
+  id: 'save.counters-count',
+  title: 'A save that created a row reports CreatedItems of at least 1, an update UpdatedItems of at least 1, a delete DeletedItems of at least 1',
+  severity: 'medium',
+  holdsTo: 'description',
+  writes: true,
+  needs: ['writes'],
+  deviation: 'counters-zero',
+  statements: ['resources.result-counters'],
+  data: "an own row created, updated once (one field written back) and deleted; each result's counter named for what it did must be at least 1 (how much more it counts, masters and details together or not, is not stated)",
+  async run(ctx: ContractContext) {
+    const atLeastOne = (value: unknown) => typeof value === 'number' && value >= 1
+    const own = await createOwnMaster(ctx)
+    const created = counterOf(own.createResult, 'CreatedItems')
+    ctx.check(atLeastOne(created), { expected: 'CreatedItems at least 1 for a save that created a row', received: shown(created) })
+    const updated = await updateMaster(ctx.client, own.id, own.version, fieldToRewrite(own))
+    ctx.require(updated.ok, { expected: 'the update to be saved', received: ctx.show(updated.result) })
+    ctx.check(atLeastOne(counterOf(updated.result, 'UpdatedItems')), { expected: 'UpdatedItems at least 1 for a save that updated a row', received: shown(counterOf(updated.result, 'UpdatedItems')) })
+    const after = await readById(ctx.client, own.id)
+    ctx.require(after !== undefined, { expected: `row ${own.id} to be readable after the update`, received: 'no row' })
+    const deleted = await ctx.client.delete([{ relationKey: null, rows: [{ Id: own.id, TIMESTAMP: rowVersion(String(after.TIMESTAMP)) }] }])
+    ctx.require(deleted.ok, { expected: 'the delete to succeed', received: ctx.show(deleted.result) })
+    ctx.check(atLeastOne(counterOf(deleted.result, 'DeletedItems')), { expected: 'DeletedItems at least 1 for a delete that deleted a row', received: shown(counterOf(deleted.result, 'DeletedItems')) })
+    // Forgotten by the cleanup only when a read by its Id answered no row.
+    if ((await lookUpById(ctx.client, own.id)).state === 'gone') ctx.cleanup.done({ relationKey: null, id: own.id })
+  },
+}
+
+export const contracts = [temporaryIdsRemapped, detailRowsCreated, rowVersionChanges, staleRefused, flagSpelling, refusalShape, createdReadBack, updateApplied, updateKeepsUnsent, twoRowsTwoKeys, duplicateIdentityRefused, countersCount]

@@ -62,6 +62,9 @@ export function linkFieldsOf(details: readonly ReadRow[], masters: readonly Read
 }
 
 /** A master row this contract created, as read back. */
+/** A relation key no application has (a name, as relation keys may be): what reads that name a wrong detail table send. */
+export const UNKNOWN_RELATION_KEY = 'AppdataKitNoSuchDetailTable'
+
 export interface OwnRow {
   id: number
   version: number
@@ -69,6 +72,8 @@ export interface OwnRow {
   identityField: string | undefined
   /** The user fields it was created with. */
   fields: Record<string, string | number | boolean | null>
+  /** The result of the save that created it. */
+  createResult: unknown
 }
 
 /**
@@ -98,7 +103,7 @@ export async function createOwnMaster(ctx: ContractContext): Promise<OwnRow> {
     expected: 'ReturnData.PrimaryKeyData["-1"].newKeys to name the new row\'s Id, readable with Get Items',
     received: `${ctx.show((outcome.result as { ReturnData?: unknown }).ReturnData)}${found.length > 0 ? ` (the row was found as Id ${found.map((r) => String(r.Id)).join(', ')} and is removed again)` : ''}`,
   })
-  return { id: Number(own.Id), version: rowVersion(String(own.TIMESTAMP)), row: own, identityField: identityField ?? (outcome.result.RowIdentifier ?? undefined), fields }
+  return { id: Number(own.Id), version: rowVersion(String(own.TIMESTAMP)), row: own, identityField: identityField ?? (outcome.result.RowIdentifier ?? undefined), fields, createResult: outcome.result }
 }
 
 /**

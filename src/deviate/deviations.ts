@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { resultObject } from '../operations/results.ts'
+import { relationKeyOf } from '../store/guid.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import type { DeviationName } from './deviation-names.ts'
 
@@ -66,6 +67,12 @@ function editSavedMasters(app: FastifyInstance, which: 'new' | 'updated', edit: 
     const masters = saveMasters(app, request)
     for (const row of masters?.rows ?? []) if (typeof row.Id === 'number' && (which === 'new' ? row.Id < 0 : row.Id > 0)) edit(row, masters?.fields ?? [], masters?.identity ?? '')
   })
+}
+
+/** Whether the application a request names has a detail table of that relation key (true for an unknown application: nothing to change). */
+function knownRelationKey(app: FastifyInstance, request: FastifyRequest, key: string): boolean {
+  const application = app.store.application(String(request.headers.applicationid ?? '').toLowerCase())
+  return application === undefined || application.details.some((detail) => relationKeyOf(detail.relationKey) === relationKeyOf(key))
 }
 
 /** Changes the download answers: `edit` may set headers and return another payload. */
@@ -396,6 +403,53 @@ export const DEVIATIONS: Record<string, Deviation> = {
         const home = app.store.organization().workspaces.find((workspace) => workspace.applicationIds.some((id) => id.toLowerCase() === applicationId))
         if (home !== undefined && request.headers.workspaceid !== undefined) request.headers.workspaceid = home.id
       }),
+  },
+  'ignore-application': {
+    breaks: 'data calls that name an ApplicationId the installation does not have answer the rows of the application named last before',
+    install: (app) => {
+      let last: string | undefined
+      app.addHook('onRequest', async (request) => {
+        const sent = request.headers.applicationid
+        if (typeof sent !== 'string') return
+        if (app.store.application(sent.toLowerCase()) !== undefined) last = sent
+        else if (last !== undefined) request.headers.applicationid = last
+      })
+    },
+  },
+  'unknown-relation-key-reads-masters': {
+    breaks: 'Get Items with a relationKey the application does not have answers its master rows',
+    install: (app) =>
+      editRequests(app, ['queryItems'], (request) => {
+        const body = request.body as { query?: unknown } | undefined
+        if (typeof body?.query !== 'string') return
+        body.query = body.query
+          .split('&')
+          .filter((part) => {
+            const [name = '', value = ''] = part.split('=')
+            return name.toLowerCase() !== 'relationkey' || knownRelationKey(app, request, decodeURIComponent(value))
+          })
+          .join('&')
+      }),
+  },
+  'attachments-unknown-relation-key': {
+    breaks: 'the attachments list with a relationKey the application does not have answers the master row\'s attachments',
+    install: (app) =>
+      editRequests(app, ['listAttachments'], (request) => {
+        const query = request.query as { relationKey?: unknown }
+        if (typeof query.relationKey === 'string' && !knownRelationKey(app, request, query.relationKey)) delete query.relationKey
+      }),
+  },
+  'download-unknown-relation-key': {
+    breaks: 'a download with an rk the application does not have answers the master row\'s file with that Id',
+    install: (app) =>
+      editRequests(app, ['downloadAttachment'], (request) => {
+        const body = request.body as { rk?: unknown } | undefined
+        if (typeof body?.rk === 'string' && !knownRelationKey(app, request, body.rk)) delete body.rk
+      }),
+  },
+  'counters-zero': {
+    breaks: 'save and delete results report CreatedItems, UpdatedItems and DeletedItems as 0 whatever they wrote',
+    install: (app) => editAnswers(app, ['saveItems', 'deleteItems'], (body) => (body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, CreatedItems: 0, UpdatedItems: 0, DeletedItems: 0 } : body)),
   },
 } satisfies Record<DeviationName, Deviation>
 
