@@ -4,31 +4,16 @@
  * on; the data after a restart is what the mock answered before it. And a large load is written
  * out row by row and read back.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { createClient } from '../../src/client/client.ts'
+import { afterEach, describe, expect, it } from 'vitest'
 import { IDS } from '../helpers/http.ts'
-import { ROOT, startProcess, stopStarted, type Started } from './processes.ts'
-
-const SERVER = join(ROOT, 'dist/src/mock/server.js')
+import { clientOf, SERVER, tempFolders } from './state-file-support.ts'
+import { startProcess, stopStarted, type Started } from './processes.ts'
 
 afterEach(stopStarted)
 
-const folders: string[] = []
-const folder = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-state-fail-'))
-  folders.push(dir)
-  return dir
-}
-afterAll(() => {
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true })
-})
-
-function clientOf(url: string) {
-  return createClient({ transport: url, organization: IDS.org, clientId: IDS.clientId, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
-}
+const folder = tempFolders('appdata-kit-state-fail-')
 
 const start = (file: string, extra: string[] = []) => startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'fatal', ...extra])
 

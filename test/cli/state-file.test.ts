@@ -2,34 +2,19 @@
  * `--state-file` as a team sandbox uses it: the data survives a graceful restart, and a process
  * killed at any moment leaves a file that is the old state or the new one, never a torn one.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync, watch } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { loadFixture } from '../../src/fixtures/load.ts'
-import { createClient, rowVersion } from '../../src/client/client.ts'
+import { rowVersion } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
-import { ROOT, startProcess, stopStarted } from './processes.ts'
-
-const SERVER = join(ROOT, 'dist/src/mock/server.js')
+import { clientOf, SERVER, tempFolders } from './state-file-support.ts'
+import { startProcess, stopStarted } from './processes.ts'
 
 afterEach(stopStarted)
 
-// State files of a 20 k-order mock take tens of MB: the folders go after the file.
-const folders: string[] = []
-const folder = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-state-'))
-  folders.push(dir)
-  return dir
-}
-afterAll(() => {
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true })
-})
-
-function clientOf(url: string) {
-  return createClient({ transport: url, organization: IDS.org, clientId: IDS.clientId, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
-}
+const folder = tempFolders('appdata-kit-state-')
 
 describe('--state-file', () => {
   it('serves after a restart the rows saved before it, with their versions', async () => {
