@@ -17,6 +17,18 @@ const folder = tempFolders('appdata-kit-state-fail-')
 
 const start = (file: string, extra: string[] = []) => startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'fatal', ...extra])
 
+/** Starts the mock again on the same state file and hands a signed-in client to `check`. */
+async function afterRestart(file: string, check: (client: ReturnType<typeof clientOf>) => Promise<void>): Promise<void> {
+  const again = await start(file)
+  const restarted = clientOf(again.url as string)
+  try {
+    await restarted.signIn(IDS.admin)
+    await check(restarted)
+  } finally {
+    await restarted.transport.close()
+  }
+}
+
 async function stop(run: Started): Promise<void> {
   process.kill(run.child.pid as number, 'SIGTERM')
   expect((await run.exited).code).toBe(0)
@@ -76,14 +88,9 @@ describe('--state-file when the new data cannot be written', () => {
     await client.transport.close()
     await stop(run)
 
-    const again = await start(file)
-    const restarted = clientOf(again.url as string)
-    try {
-      await restarted.signIn(IDS.admin)
+    await afterRestart(file, async (restarted) => {
       expect(await restarted.rows({ orderBy: 'Id asc' })).toEqual(after)
-    } finally {
-      await restarted.transport.close()
-    }
+    })
   }, 60_000)
 
   it('refuses with a 400 a fixture nested 5,000 deep, which it could not write out, and writes go on', async () => {
@@ -109,14 +116,9 @@ describe('--state-file when the new data cannot be written', () => {
     expect(after.some((row) => row.Customer === 'Deep')).toBe(false)
     await client.transport.close()
     await stop(run)
-    const again = await start(file)
-    const restarted = clientOf(again.url as string)
-    try {
-      await restarted.signIn(IDS.admin)
+    await afterRestart(file, async (restarted) => {
       expect(await restarted.rows({ orderBy: 'Id asc' })).toEqual(after)
-    } finally {
-      await restarted.transport.close()
-    }
+    })
   }, 60_000)
 
   it('writes a load of 50,000 generated orders out and serves them after a restart', async () => {
@@ -132,14 +134,9 @@ describe('--state-file when the new data cannot be written', () => {
     expect((await client.save(newOrder('Saved after the load'))).ok).toBe(true)
     await client.transport.close()
     await stop(run)
-    const again = await start(file)
-    const restarted = clientOf(again.url as string)
-    try {
-      await restarted.signIn(IDS.admin)
+    await afterRestart(file, async (restarted) => {
       expect(await restarted.count()).toBe(50_026)
       expect(await restarted.rows({ filter: "Customer eq 'Saved after the load'" })).toHaveLength(1)
-    } finally {
-      await restarted.transport.close()
-    }
+    })
   }, 120_000)
 })
