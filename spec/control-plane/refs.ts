@@ -37,6 +37,7 @@ export const CONTROL_ERROR_RESPONSES = {
   401: 'ControlTokenRequired',
   403: 'OtherOrigin',
   404: 'NotFound',
+  409: 'SequenceExhausted',
   413: 'PayloadTooLarge',
   414: 'UriTooLong',
   415: 'UnsupportedMediaType',

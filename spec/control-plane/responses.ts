@@ -42,6 +42,12 @@ export const responses: Record<ControlResponseName, ResponseObject> = {
   UriTooLong: problemResponse('The URL is longer than the mock takes (`--max-url-length`, 2048 characters by default).', {
     urlTooLong: problemExample(414, 'URI_TOO_LONG', 'URL too long', 'The URL has 2311 characters; the limit is 2048.'),
   }),
+  SequenceExhausted: problemResponse(
+    'The next attachment Id would pass 2^53 - 1, the largest integer the mock holds exactly (only a fixture that sets Ids that high gets there): nothing is added.',
+    {
+      sequenceExhausted: problemExample(409, 'SEQUENCE_EXHAUSTED', 'Sequence exhausted', 'the next attachment Id would pass 9007199254740991 (2^53 - 1), the largest integer the mock holds exactly; load a fixture with lower values or reset the mock.'),
+    },
+  ),
   StateNotWritten: problemResponse(
     'The mock keeps its data in a state file (`--state-file`) and could not write the new data there (a full or read-only disk, a folder gone): nothing changed, in memory or on disk, and writes go on as before.',
     {

@@ -694,6 +694,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The next attachment Id would pass 2^53 - 1, the largest integer the mock holds exactly (only a fixture that sets Ids that high gets there): nothing is added. */
+        SequenceExhausted: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The mock keeps its data in a state file (`--state-file`) and could not write the new data there (a full or read-only disk, a folder gone): nothing changed, in memory or on disk, and writes go on as before. */
         StateNotWritten: {
             headers: {
@@ -879,8 +888,10 @@ export interface operations {
             401: components["responses"]["ControlTokenRequired"];
             403: components["responses"]["OtherOrigin"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["SequenceExhausted"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            507: components["responses"]["StateNotWritten"];
         };
     };
     listEmails: {

@@ -354,12 +354,14 @@ export function keepStateFile(app: FastifyInstance, path: string, options: KeepO
       if (!saved.committed) throw new ProblemError('STATE_NOT_WRITTEN', `Nothing changed: the data could not be written to the state file (${saved.reason}).`)
       return
     }
-    // An upload, already in the data: a new snapshot stands for it.
-    const failed = flush()
-    if (failed === undefined) return
-    // The log continues the old snapshot, which no longer holds: no write is acknowledged until a snapshot succeeds.
-    log.close()
-    throw new Error(failed)
+    // An upload, in the data but not yet acknowledged: a new snapshot stands for it. When the
+    // snapshot cannot be written the store takes the upload back, so the old snapshot and its log
+    // hold again, and the client hears that the disk, not its request, failed.
+    const generation = app.store.generation()
+    const saved = save(app.store.snapshot(), generation)
+    if (!saved.committed) throw new ProblemError('STATE_NOT_WRITTEN', `Nothing changed: the upload could not be written to the state file (${saved.reason}).`)
+    // In the snapshot, but its log did not start again: no later write is acknowledged until a snapshot succeeds.
+    if (saved.reason !== undefined) log.close()
   })
   const timer = setInterval(flush, options.intervalSeconds * 1000)
   timer.unref()

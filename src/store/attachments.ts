@@ -85,6 +85,12 @@ export class AttachmentStore {
     this.#put(attachment)
   }
 
+  /** Takes back an attachment just added, and the Id it took (an upload that could not be kept). */
+  undoAdd(attachment: AttachmentDef, nextId: number): void {
+    this.#byId.delete(attachment.id)
+    this.#nextId = nextId
+  }
+
   /** Forgets the attachments of a deleted row. */
   removeForRow(applicationId: string, relationKey: string | null, parentId: number): void {
     for (const [id, a] of this.#byId) {

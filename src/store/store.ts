@@ -8,6 +8,7 @@ import { countRows, getRow, queryRows, tableFor } from './query.ts'
 import { planSave } from './save.ts'
 import { buildState, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
+import { withinSequence } from './sequence.ts'
 import type { ReadyBytes } from './ready-bytes.ts'
 import type {
   ActionCommand,
@@ -95,8 +96,12 @@ export interface Store {
   getAttachment(applicationId: string, relationKey: string | null, id: number): AttachmentDef | undefined
   /** Every file below a folder with its path inside it (folder names, then its own), for the folder's .zip download. */
   folderFiles(folder: AttachmentDef): Array<{ path: string[]; attachment: AttachmentDef }>
-  /** Adds a file or folder to an existing row (the control plane's upload); updates CT_ATTACHMENTS. */
-  addAttachment(input: NewAttachment): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>
+  /**
+   * One upload, all or nothing: `upload` adds files and folders to existing rows through `add`
+   * (updating CT_ATTACHMENTS); the commit listener hears of them once, after it. When `upload` or
+   * the listener throws, every attachment it added is taken back and the error goes on.
+   */
+  addAttachments<T>(upload: (add: (input: NewAttachment) => AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>) => T): T
 
   /** Who hears of every committed write (the state file's change log); none by default, which costs nothing. */
   onCommit(listener: CommitListener | undefined): void
@@ -179,10 +184,18 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     },
     getAttachment: (applicationId, relationKey, id) => state.attachments.get(applicationId, relationKey, id),
     folderFiles: (folder) => state.attachments.filesUnder(folder),
-    addAttachment(input) {
-      const added = addAttachment(state, input, deps)
-      if (!('error' in added)) listener?.(null)
-      return added
+    addAttachments(upload) {
+      const undo: Array<() => void> = []
+      const generation = state.generation
+      try {
+        const result = upload((input) => addAttachment(state, input, deps, undo))
+        if (state.generation !== generation) listener?.(null)
+        return result
+      } catch (error) {
+        for (const step of undo.reverse()) step()
+        state.generation = generation
+        throw error
+      }
     },
 
     onCommit(next) {
@@ -193,7 +206,7 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
   return store
 }
 
-function addAttachment(state: StoreState, input: NewAttachment, deps: Deps): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'> {
+function addAttachment(state: StoreState, input: NewAttachment, deps: Deps, undo: Array<() => void>): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'> {
   const table = tableFor(state, input.applicationId, input.relationKey)
   if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
   const row = table.get(input.parentId)
@@ -204,8 +217,9 @@ function addAttachment(state: StoreState, input: NewAttachment, deps: Deps): Att
       return { error: 'UNKNOWN_ROW', message: `folder ${input.folderId} is not a folder of row ${input.parentId}` }
     }
   }
+  const nextId = state.attachments.nextId
   const attachment: AttachmentDef = {
-    id: state.attachments.nextId,
+    id: withinSequence(nextId, 'the next attachment Id'),
     applicationId: input.applicationId,
     relationKey: input.relationKey,
     parentId: input.parentId,
@@ -219,6 +233,10 @@ function addAttachment(state: StoreState, input: NewAttachment, deps: Deps): Att
     ...(input.content === undefined ? {} : { content: input.content }),
   }
   state.attachments.add(attachment)
+  undo.push(() => {
+    state.attachments.undoAdd(attachment, nextId)
+    table.put(row)
+  })
   // Attachments live beside the row, so the row keeps its TIMESTAMP; only its marker changes.
   table.put(table.makeRow({ ...row, CT_ATTACHMENTS: state.attachments.fileCount(input.applicationId, input.relationKey, input.parentId) }))
   state.generation++

@@ -93,6 +93,46 @@ describe('--state-file when the new data cannot be written', () => {
     })
   }, 60_000)
 
+  it('refuses an upload whose snapshot cannot be written with a 507, takes its folder and files back, and uploads go on', async () => {
+    const file = join(folder(), 'sandbox.json')
+    const run = await start(file)
+    const url = run.url as string
+    const client = clientOf(url)
+    await client.signIn(IDS.admin)
+    const listed = async () => (await client.attachments(3)).map((a) => a.Name)
+    const uploadTo3 = () => {
+      const body = new FormData()
+      body.set('parentId', '3')
+      body.set('folder', 'Scans')
+      body.append('file', new Blob(['one']), 'one.txt')
+      body.append('file', new Blob(['two']), 'two.txt')
+      return fetch(`${url}/__mock/attachments`, { method: 'POST', body })
+    }
+    const rowBefore = await client.rows({ filter: 'Id eq 3' })
+    const snapshotBefore = readFileSync(file, 'utf8')
+
+    const blocker = `${file}.${run.child.pid as number}.tmp`
+    mkdirSync(blocker)
+    const refused = await uploadTo3()
+    expect(refused.status).toBe(507)
+    expect(await refused.json()).toMatchObject({ status: 507, code: 'STATE_NOT_WRITTEN' })
+    expect(await listed()).toEqual([])
+    expect(await client.rows({ filter: 'Id eq 3' })).toEqual(rowBefore)
+    expect(readFileSync(file, 'utf8')).toBe(snapshotBefore)
+
+    rmSync(blocker, { recursive: true })
+    const accepted = await uploadTo3()
+    expect(accepted.status).toBe(201)
+    const records = (await accepted.json()) as Array<{ Id: number; Name: string }>
+    expect(records.map((r) => r.Name)).toEqual(['Scans', 'one.txt', 'two.txt'])
+    await client.transport.close()
+    await stop(run)
+    await afterRestart(file, async (restarted) => {
+      expect((await restarted.attachments(3)).map((a) => a.Name)).toEqual(['Scans'])
+      expect((await restarted.attachments(3, { folderId: records[0]?.Id as number })).map((a) => a.Name)).toEqual(['one.txt', 'two.txt'])
+    })
+  }, 60_000)
+
   it('refuses with a 400 a fixture nested 5,000 deep, which it could not write out, and writes go on', async () => {
     const file = join(folder(), 'sandbox.json')
     const run = await start(file)

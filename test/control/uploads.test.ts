@@ -124,6 +124,18 @@ describe('POST /__mock/attachments', () => {
     expect(await listAttachments(mock, token, 2)).toEqual([])
   })
 
+  it('answers 409 SEQUENCE_EXHAUSTED, adding nothing, when the next attachment Id would pass 2^53 - 1', async () => {
+    const state = (await mock.request('GET', '/__mock/state')).body as { attachments: Array<{ id: number; folderId: number | null }> }
+    const last = state.attachments.at(-1) as { id: number }
+    last.id = Number.MAX_SAFE_INTEGER
+    expect((await mock.request('POST', '/__mock/fixture', { json: state })).status).toBe(200)
+    const reply = await upload(mock, form({ parentId: '4', folder: 'Late' }, [{ name: 'late.txt', bytes: 'x' }]))
+    expect(reply.status).toBe(409)
+    expect(reply.body).toMatchObject({ code: 'SEQUENCE_EXHAUSTED' })
+    expect(await listAttachments(mock, token, 4)).toEqual([])
+    await mock.request('POST', '/__mock/fixture', { json: (await import('../../fixtures/default.json', { with: { type: 'json' } })).default })
+  })
+
   it('answers 400 for a body that is not multipart', async () => {
     const reply = await mock.request('POST', '/__mock/attachments', { json: { parentId: 2 } })
     expect(reply.status).toBe(400)

@@ -56,11 +56,25 @@ describe('attachments', () => {
   it('adds an attachment and updates CT_ATTACHMENTS without a new TIMESTAMP', () => {
     const store = newStore()
     const before = row(store, 2)
-    const added = store.addAttachment({ applicationId: APP, relationKey: null, parentId: 2, folderId: null, isFolder: false, name: 'note.txt', mediaType: 'text/plain', content: new Uint8Array([104, 105]), userId: 1 })
+    const added = store.addAttachments((add) => add({ applicationId: APP, relationKey: null, parentId: 2, folderId: null, isFolder: false, name: 'note.txt', mediaType: 'text/plain', content: new Uint8Array([104, 105]), userId: 1 }))
     expect(added).toMatchObject({ id: 6, name: 'note.txt', description: '', createdAt: '2025-02-03T04:05:06.000Z' })
     expect(row(store, 2)).toEqual({ ...before, CT_ATTACHMENTS: 1 })
     expect(rows(store, '$filter=Id eq 2')[0]?.CT_ATTACHMENTS).toBe(1)
-    expect(store.addAttachment({ applicationId: APP, relationKey: null, parentId: 404, folderId: null, isFolder: false, name: 'x', mediaType: 'text/plain', userId: 1 })).toMatchObject({ error: 'UNKNOWN_ROW' })
-    expect(store.addAttachment({ applicationId: APP, relationKey: null, parentId: 2, folderId: 1, isFolder: false, name: 'x', mediaType: 'text/plain', userId: 1 })).toMatchObject({ error: 'UNKNOWN_ROW', message: 'folder 1 is not a folder of row 2' })
+    expect(store.addAttachments((add) => add({ applicationId: APP, relationKey: null, parentId: 404, folderId: null, isFolder: false, name: 'x', mediaType: 'text/plain', userId: 1 }))).toMatchObject({ error: 'UNKNOWN_ROW' })
+    expect(store.addAttachments((add) => add({ applicationId: APP, relationKey: null, parentId: 2, folderId: 1, isFolder: false, name: 'x', mediaType: 'text/plain', userId: 1 }))).toMatchObject({ error: 'UNKNOWN_ROW', message: 'folder 1 is not a folder of row 2' })
+  })
+
+  it('takes back every attachment of an upload that fails part-way, and the Ids it took', () => {
+    const store = newStore()
+    const before = row(store, 2)
+    const file = { applicationId: APP, relationKey: null, parentId: 2, folderId: null, isFolder: false, name: 'a.txt', mediaType: 'text/plain', userId: 1 }
+    expect(() => store.addAttachments((add) => {
+      add(file)
+      add({ ...file, name: 'b.txt' })
+      throw new Error('the disk is full')
+    })).toThrow('the disk is full')
+    expect(row(store, 2)).toEqual(before)
+    expect(store.listAttachments(APP, null, 2)).toEqual([])
+    expect(store.addAttachments((add) => add(file))).toMatchObject({ id: 6 })
   })
 })

@@ -28,6 +28,6 @@ export const operation: OperationObject = {
     '201': jsonResponse('Added; the new records, a created folder first.', { type: 'array', items: schemaRef('Attachment') }, {
       added: { summary: 'One file', value: [attachmentExample] },
     }),
-    ...errorResponses(400, 401, 404, 413),
+    ...errorResponses(400, 401, 404, 409, 413, 507),
   },
 }

@@ -100,27 +100,31 @@ export function addAttachments(store: Store, input: UploadInput, uploadLimit: nu
   const users = fixture.organization.users
   const userId = (users.find((u) => u.canWrite) ?? users[0])?.id ?? 1
   const base = { applicationId, relationKey, parentId: input.parentId, userId }
-  const added: AttachmentDef[] = []
-  let target = folderId
-  if (input.folder !== undefined) {
-    const existing = store.listAttachments(applicationId, relationKey, input.parentId, folderId)
-    const found = Array.isArray(existing) ? existing.find((a) => a.isFolder && a.name === input.folder) : undefined
-    if (found !== undefined) target = found.id
-    else {
-      const created = add(store, { ...base, folderId, isFolder: true, name: input.folder, mediaType: '' })
-      added.push(created)
-      target = created.id
+  // One upload is all or nothing: a file that cannot be kept (the state file not written, the
+  // attachment Ids used up) takes back the folder and files added before it.
+  const added = store.addAttachments((addOne) => {
+    const add = (attachment: NewAttachment): AttachmentDef => {
+      const result = addOne(attachment)
+      // Every reason to refuse was checked above; a refusal here is a bug in this module.
+      if ('error' in result) throw new Error(`upload refused after its checks passed: ${result.message}`)
+      return result
     }
-  }
-  for (const file of files) {
-    added.push(add(store, { ...base, folderId: target, isFolder: false, name: file.name, mediaType: file.mediaType, content: file.content, description: input.description ?? '' }))
-  }
+    const out: AttachmentDef[] = []
+    let target = folderId
+    if (input.folder !== undefined) {
+      const existing = store.listAttachments(applicationId, relationKey, input.parentId, folderId)
+      const found = Array.isArray(existing) ? existing.find((a) => a.isFolder && a.name === input.folder) : undefined
+      if (found !== undefined) target = found.id
+      else {
+        const created = add({ ...base, folderId, isFolder: true, name: input.folder, mediaType: '' })
+        out.push(created)
+        target = created.id
+      }
+    }
+    for (const file of files) {
+      out.push(add({ ...base, folderId: target, isFolder: false, name: file.name, mediaType: file.mediaType, content: file.content, description: input.description ?? '' }))
+    }
+    return out
+  })
   return added.map((attachment) => toAttachmentRecord(attachment, fixture.organization.timeZone))
-}
-
-function add(store: Store, attachment: NewAttachment): AttachmentDef {
-  const result = store.addAttachment(attachment)
-  // Every reason to refuse was checked above; a refusal here is a bug in this module.
-  if ('error' in result) throw new Error(`upload refused after its checks passed: ${result.message}`)
-  return result
 }
