@@ -46,6 +46,17 @@ describe('errors that teach', () => {
     expect(signIn.body.hint).toBe('Send the body with Content-Type: application/x-www-form-urlencoded.')
   })
 
+  it('a form sent to an operation that takes JSON is refused and told the type to send, in both modes', async () => {
+    for (const strict of ['0', '1']) {
+      const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items', {
+        headers: { ...ctx.mock.dataHeaders(ctx.token), 'x-mock-strict': strict },
+        form: { query: '$top=1' },
+      })
+      expect(reply.status).toBe(400)
+      expect(reply.body).toMatchObject({ code: 'BAD_BODY', detail: 'A body of type "application/x-www-form-urlencoded" is not read here.', hint: 'Send the body with Content-Type: application/json.' })
+    }
+  })
+
   it('a sign-in sent as JSON is told to send a form', async () => {
     const reply = await ctx.mock.request('POST', '/identityprovider/acme/connect/token', { json: { client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password' } })
     expect(reply.status).toBe(400)
