@@ -78,6 +78,7 @@ export const journalEntryExample = {
   url: '/ExplorerApi/api/items/save',
   path: '/ExplorerApi/api/items/save',
   operationId: 'saveItems',
+  user: 'admin@acme.test',
   status: 200,
   durationMs: 3.2,
   fault: null,

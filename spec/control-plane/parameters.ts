@@ -24,10 +24,23 @@ export const parameters: Record<ControlParameterName, ParameterObject> = {
     schema: { type: 'string', minLength: 1 },
     example: 'saveItems',
   },
+  JournalMatch: {
+    name: 'match',
+    in: 'query',
+    description:
+      'Only requests matching this pattern: an answer rule\'s `match` object as URL-encoded JSON, `{ "body"?: PATTERN, ' +
+      '"headers"?: { NAME: PATTERN }, "user"?: EMAIL }`. In a PATTERN an object matches when each of its members matches, ' +
+      'an array when each of its elements matches a distinct element, a scalar by equality, and `{ "$contains": TEXT }` and ' +
+      '`{ "$regex": TEXT }` match texts. The Get Items body is matched as sent (`{ "query": { "$contains": "Status eq \'Open\'" } }`). ' +
+      'A body the journal did not keep (over `--journal-body-limit`, sent chunked) matches no body pattern. Applied before `limit`; ' +
+      'JSON that does not parse or a pattern that is none answers 400 with violations under `/query/match`.',
+    schema: { type: 'string', minLength: 1 },
+    example: '{"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}',
+  },
   JournalLimit: {
     name: 'limit',
     in: 'query',
-    description: 'Only the newest `limit` entries (after the operationId filter).',
+    description: 'Only the newest `limit` entries (after the operationId and match filters).',
     schema: { type: 'integer', minimum: 1, maximum: 100_000 },
     example: 20,
   },
@@ -39,6 +52,13 @@ export const parameters: Record<ControlParameterName, ParameterObject> = {
       '`TOO_MANY_SESSIONS`; without it a reset keeps sessions, so a token signed in once per suite survives.',
     schema: { type: 'boolean', default: false },
     example: true,
+  },
+  NearMissLimit: {
+    name: 'limit',
+    in: 'query',
+    description: 'Most near misses to answer, nearest first.',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 3 },
+    example: 3,
   },
   JournalBodies: {
     name: 'bodies',

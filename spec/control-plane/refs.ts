@@ -17,6 +17,8 @@ export type ControlSchemaName =
   | 'Cleared'
   | 'JournalEntry'
   | 'JournalPage'
+  | 'NearMiss'
+  | 'NearMissList'
   | 'Usage'
   | 'FaultRule'
   | 'FaultRuleSet'
@@ -29,7 +31,7 @@ export type ControlSchemaName =
   | 'Problem'
 
 /** Names of components.parameters. */
-export type ControlParameterName = 'Rows' | 'Seed' | 'JournalOperationId' | 'JournalLimit' | 'JournalBodies' | 'ResetSessions'
+export type ControlParameterName = 'Rows' | 'Seed' | 'JournalOperationId' | 'JournalMatch' | 'JournalLimit' | 'JournalBodies' | 'NearMissLimit' | 'ResetSessions'
 
 /** Names of components.responses, keyed by the status each one answers. */
 export const CONTROL_ERROR_RESPONSES = {

@@ -8,7 +8,7 @@ import { Attachment } from '../schemas/attachments.ts'
 import { Problem } from '../schemas/problem.ts'
 import { Cleared } from './schemas/common.ts'
 import { FixtureSummary, ResetResult, Fixture, FixtureLoadResult, AttachmentUpload } from './schemas/state.ts'
-import { QueuedEmail, EmailList, JournalEntry, JournalPage } from './schemas/observation.ts'
+import { QueuedEmail, EmailList, JournalEntry, JournalPage, NearMiss, NearMissList } from './schemas/observation.ts'
 import { FaultRule, FaultRuleSet, ActiveFaultRule, FaultList } from './schemas/faults.ts'
 import { ClockAdvance, ClockState } from './schemas/clock.ts'
 import { Usage } from './schemas/usage.ts'
@@ -26,6 +26,8 @@ export const schemas: Record<ControlSchemaName, SchemaObject> = {
   Cleared,
   JournalEntry,
   JournalPage,
+  NearMiss,
+  NearMissList,
   Usage,
   FaultRule,
   FaultRuleSet,

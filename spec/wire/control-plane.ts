@@ -114,7 +114,7 @@ export interface paths {
         };
         /**
          * Read the request journal
-         * @description The requests clients made to the API, oldest first: method, URL, operation, status, duration. The journal keeps the newest `--journal-limit` entries (1000 by default); with `bodies=true` it also shows headers and bodies of up to `--journal-body-limit` bytes each (16 KB by default), with passwords, tokens and control tokens redacted.
+         * @description The requests clients made to the API, oldest first: method, URL, operation, status, duration. The journal keeps the newest `--journal-limit` entries (1000 by default); with `bodies=true` it also shows headers and bodies of up to `--journal-body-limit` bytes each (16 KB by default), with passwords, tokens and control tokens redacted. `match` keeps the requests matching a pattern (the language of answer rules), e.g. `?match=%7B%22body%22%3A%7B%22Rows%22%3A%5B%7B%22Row%22%3A%7B%22Customer%22%3A%22Initech%22%7D%7D%5D%7D%7D` for `{"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}`; `GET /__mock/requests/near-misses` names the closest of the others.
          */
         get: operations["listRequests"];
         put?: never;
@@ -124,6 +124,26 @@ export interface paths {
          * @description Removes every journal entry; `recorded` and `evicted` start again from zero.
          */
         delete: operations["clearRequests"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/requests/near-misses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Name the requests closest to a pattern
+         * @description What `mock.assertRequested()` says when it fails, for tests that are not in JavaScript: how many journaled requests match `operationId` and `match` (the parameters of `GET /__mock/requests`), and the closest of those that do not, each with its distance (0 exact, 1 nothing in common) and the members that differ (WireMock's near misses). Secrets are shown as `[redacted]`.
+         */
+        get: operations["listNearMisses"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -412,6 +432,8 @@ export interface components {
             path: string;
             /** @description Operation of the API document that answered; null for paths that are none. */
             operationId: string | null;
+            /** @description E-mail of the signed-in user whose session token the request carried; null without a valid session (a sign-in, a missing or refused token). */
+            user: string | null;
             /** @description Status sent; null when a fault cut the connection before an answer. */
             status: number | null;
             /** @description Time from arrival to the last byte of the answer, injected latency included. */
@@ -451,6 +473,38 @@ export interface components {
             evicted: number;
             /** @description Oldest first; the newest `limit` when a limit is given. */
             entries: components["schemas"]["JournalEntry"][];
+        };
+        /**
+         * Near miss
+         * @description A journaled request that does not match the pattern, with how far it is and the members that differ.
+         */
+        NearMiss: {
+            /** @description The journal entry's `seq`. */
+            seq: number;
+            method: string;
+            path: string;
+            operationId: string | null;
+            status: number | null;
+            user: string | null;
+            /** @description 0 for an exact match, 1 when nothing the pattern asks is there; each part asked for (operation, body, headers, user) weighs the same. */
+            distance: number;
+            differences: {
+                /** @description JSON pointer into the request's parts: `/body/Rows/0/Row/Customer`, `/headers/workspaceid`, `/user`, `/operationId`. */
+                pointer: string;
+                /** @description What the pattern asks, in words or as JSON. */
+                expected: string;
+                /** @description What the request had (`absent`, a note when the journal did not keep the body, `[redacted]` for secrets). */
+                actual: string;
+            }[];
+        };
+        /** Near misses */
+        NearMissList: {
+            /** @description Requests in the journal that match the pattern. */
+            matched: number;
+            /** @description Requests in the journal. */
+            total: number;
+            /** @description The closest requests that do not match, nearest first (the newer first between equals). */
+            nearMisses: components["schemas"]["NearMiss"][];
         };
         /**
          * Usage
@@ -739,7 +793,12 @@ export interface components {
          */
         JournalOperationId: string;
         /**
-         * @description Only the newest `limit` entries (after the operationId filter).
+         * @description Only requests matching this pattern: an answer rule's `match` object as URL-encoded JSON, `{ "body"?: PATTERN, "headers"?: { NAME: PATTERN }, "user"?: EMAIL }`. In a PATTERN an object matches when each of its members matches, an array when each of its elements matches a distinct element, a scalar by equality, and `{ "$contains": TEXT }` and `{ "$regex": TEXT }` match texts. The Get Items body is matched as sent (`{ "query": { "$contains": "Status eq 'Open'" } }`). A body the journal did not keep (over `--journal-body-limit`, sent chunked) matches no body pattern. Applied before `limit`; JSON that does not parse or a pattern that is none answers 400 with violations under `/query/match`.
+         * @example {"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}
+         */
+        JournalMatch: string;
+        /**
+         * @description Only the newest `limit` entries (after the operationId and match filters).
          * @example 20
          */
         JournalLimit: number;
@@ -748,6 +807,11 @@ export interface components {
          * @example true
          */
         ResetSessions: boolean;
+        /**
+         * @description Most near misses to answer, nearest first.
+         * @example 3
+         */
+        NearMissLimit: number;
         /**
          * @description Include request headers and bodies and response bodies, with secrets redacted.
          * @example true
@@ -948,7 +1012,12 @@ export interface operations {
                  */
                 operationId?: components["parameters"]["JournalOperationId"];
                 /**
-                 * @description Only the newest `limit` entries (after the operationId filter).
+                 * @description Only requests matching this pattern: an answer rule's `match` object as URL-encoded JSON, `{ "body"?: PATTERN, "headers"?: { NAME: PATTERN }, "user"?: EMAIL }`. In a PATTERN an object matches when each of its members matches, an array when each of its elements matches a distinct element, a scalar by equality, and `{ "$contains": TEXT }` and `{ "$regex": TEXT }` match texts. The Get Items body is matched as sent (`{ "query": { "$contains": "Status eq 'Open'" } }`). A body the journal did not keep (over `--journal-body-limit`, sent chunked) matches no body pattern. Applied before `limit`; JSON that does not parse or a pattern that is none answers 400 with violations under `/query/match`.
+                 * @example {"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}
+                 */
+                match?: components["parameters"]["JournalMatch"];
+                /**
+                 * @description Only the newest `limit` entries (after the operationId and match filters).
                  * @example 20
                  */
                 limit?: components["parameters"]["JournalLimit"];
@@ -999,6 +1068,45 @@ export interface operations {
             401: components["responses"]["ControlTokenRequired"];
             403: components["responses"]["OtherOrigin"];
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listNearMisses: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only requests answered by this operation.
+                 * @example saveItems
+                 */
+                operationId?: components["parameters"]["JournalOperationId"];
+                /**
+                 * @description Only requests matching this pattern: an answer rule's `match` object as URL-encoded JSON, `{ "body"?: PATTERN, "headers"?: { NAME: PATTERN }, "user"?: EMAIL }`. In a PATTERN an object matches when each of its members matches, an array when each of its elements matches a distinct element, a scalar by equality, and `{ "$contains": TEXT }` and `{ "$regex": TEXT }` match texts. The Get Items body is matched as sent (`{ "query": { "$contains": "Status eq 'Open'" } }`). A body the journal did not keep (over `--journal-body-limit`, sent chunked) matches no body pattern. Applied before `limit`; JSON that does not parse or a pattern that is none answers 400 with violations under `/query/match`.
+                 * @example {"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}
+                 */
+                match?: components["parameters"]["JournalMatch"];
+                /**
+                 * @description Most near misses to answer, nearest first.
+                 * @example 3
+                 */
+                limit?: components["parameters"]["NearMissLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many matched, and the closest others. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NearMissList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
         };
     };
     readUsage: {

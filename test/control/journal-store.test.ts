@@ -4,7 +4,7 @@ import { createJournal, type JournalRecord } from '../../src/mock/control/journa
 import { REDACTED, redactHeaders, redactValue } from '../../src/mock/control/redact.ts'
 
 function record(url: string, extra: Partial<JournalRecord> = {}): JournalRecord {
-  return { seq: 0, time: 0, method: 'GET', url, operationId: 'op', status: 200, durationMs: 1, fault: null, warnings: [], ...extra }
+  return { seq: 0, time: 0, method: 'GET', url, operationId: 'op', user: null, status: 200, durationMs: 1, fault: null, warnings: [], ...extra }
 }
 
 describe('createJournal', () => {

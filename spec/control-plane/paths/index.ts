@@ -8,6 +8,7 @@ import * as listEmails from './list-emails.ts'
 import * as clearEmails from './clear-emails.ts'
 import * as listRequests from './list-requests.ts'
 import * as clearRequests from './clear-requests.ts'
+import * as listNearMisses from './list-near-misses.ts'
 import * as readUsage from './read-usage.ts'
 import * as listFaults from './list-faults.ts'
 import * as setFaults from './set-faults.ts'
@@ -28,6 +29,7 @@ export const operations: readonly ControlOperationModule[] = [
   clearEmails,
   listRequests,
   clearRequests,
+  listNearMisses,
   readUsage,
   listFaults,
   setFaults,

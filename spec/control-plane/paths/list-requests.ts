@@ -18,9 +18,11 @@ export const operation: OperationObject = {
   description:
     'The requests clients made to the API, oldest first: method, URL, operation, status, duration. The journal keeps the ' +
     'newest `--journal-limit` entries (1000 by default); with `bodies=true` it also shows headers and bodies of up to ' +
-    '`--journal-body-limit` bytes each (16 KB by default), with passwords, tokens and control tokens redacted.',
+    '`--journal-body-limit` bytes each (16 KB by default), with passwords, tokens and control tokens redacted. `match` keeps the ' +
+    'requests matching a pattern (the language of answer rules), e.g. `?match=%7B%22body%22%3A%7B%22Rows%22%3A%5B%7B%22Row%22%3A%7B%22Customer%22%3A%22Initech%22%7D%7D%5D%7D%7D` ' +
+    'for `{"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}`; `GET /__mock/requests/near-misses` names the closest of the others.',
   tags: ['Observation'],
-  parameters: [parameterRef('JournalOperationId'), parameterRef('JournalLimit'), parameterRef('JournalBodies')],
+  parameters: [parameterRef('JournalOperationId'), parameterRef('JournalMatch'), parameterRef('JournalLimit'), parameterRef('JournalBodies')],
   responses: {
     '200': jsonResponse('The journal.', schemaRef('JournalPage'), {
       one: { summary: 'One save', value: { capacity: 1000, recorded: 12, evicted: 0, entries: [journalEntryExample] } },
@@ -37,6 +39,7 @@ export const operation: OperationObject = {
               url: signInPath,
               path: signInPath,
               operationId: 'signIn',
+              user: null,
               request: {
                 headers: { 'content-type': 'application/x-www-form-urlencoded' },
                 body: { client_id: CLIENT_ID, username: ADMIN_USER, password: '[redacted]', grant_type: 'password', scope: SCOPE },

@@ -33,7 +33,7 @@ export const JournalEntry: SchemaObject = {
   type: 'object',
   title: 'Journal entry',
   description: 'One request a client made to the API (control-plane calls are not recorded).',
-  required: ['seq', 'time', 'method', 'url', 'path', 'operationId', 'status', 'durationMs', 'fault', 'warnings'],
+  required: ['seq', 'time', 'method', 'url', 'path', 'operationId', 'user', 'status', 'durationMs', 'fault', 'warnings'],
   properties: {
     seq: { type: 'integer', minimum: 1, description: 'Sequence number since the mock started; gaps show evicted or cleared entries.' },
     time: { type: 'string', format: 'date-time', description: 'When the answer went out (or the connection was cut), on the mock\'s clock.' },
@@ -41,6 +41,10 @@ export const JournalEntry: SchemaObject = {
     url: { type: 'string', description: 'Path and query string as sent, with the values of secret parameters (`SessionToken`, `password`, ...) replaced by `[redacted]`.' },
     path: { type: 'string', description: 'Path without the query string.' },
     operationId: { type: ['string', 'null'], description: 'Operation of the API document that answered; null for paths that are none.' },
+    user: {
+      type: ['string', 'null'],
+      description: 'E-mail of the signed-in user whose session token the request carried; null without a valid session (a sign-in, a missing or refused token).',
+    },
     status: { type: ['integer', 'null'], description: 'Status sent; null when a fault cut the connection before an answer.' },
     durationMs: { type: 'number', minimum: 0, description: 'Time from arrival to the last byte of the answer, injected latency included.' },
     fault: { enum: ['latency', 'status', 'drop', 'commitThenDrop', null], description: 'The fault rule effect applied to this request, if any.' },
@@ -87,6 +91,52 @@ export const JournalPage: SchemaObject = {
     recorded: count('Requests recorded since the mock started or the journal was last cleared.'),
     evicted: count('Of those, entries no longer kept because the journal was full.'),
     entries: { type: 'array', items: schemaRef('JournalEntry'), description: 'Oldest first; the newest `limit` when a limit is given.' },
+  },
+  additionalProperties: false,
+}
+
+const difference: SchemaObject = {
+  type: 'object',
+  required: ['pointer', 'expected', 'actual'],
+  properties: {
+    pointer: { type: 'string', description: 'JSON pointer into the request\'s parts: `/body/Rows/0/Row/Customer`, `/headers/workspaceid`, `/user`, `/operationId`.' },
+    expected: { type: 'string', description: 'What the pattern asks, in words or as JSON.' },
+    actual: { type: 'string', description: 'What the request had (`absent`, a note when the journal did not keep the body, `[redacted]` for secrets).' },
+  },
+  additionalProperties: false,
+}
+
+export const NearMiss: SchemaObject = {
+  type: 'object',
+  title: 'Near miss',
+  description: 'A journaled request that does not match the pattern, with how far it is and the members that differ.',
+  required: ['seq', 'method', 'path', 'operationId', 'status', 'user', 'distance', 'differences'],
+  properties: {
+    seq: { type: 'integer', minimum: 1, description: 'The journal entry\'s `seq`.' },
+    method: { type: 'string' },
+    path: { type: 'string' },
+    operationId: { type: ['string', 'null'] },
+    status: { type: ['integer', 'null'] },
+    user: { type: ['string', 'null'] },
+    distance: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description: '0 for an exact match, 1 when nothing the pattern asks is there; each part asked for (operation, body, headers, user) weighs the same.',
+    },
+    differences: { type: 'array', items: difference },
+  },
+  additionalProperties: false,
+}
+
+export const NearMissList: SchemaObject = {
+  type: 'object',
+  title: 'Near misses',
+  required: ['matched', 'total', 'nearMisses'],
+  properties: {
+    matched: count('Requests in the journal that match the pattern.'),
+    total: count('Requests in the journal.'),
+    nearMisses: { type: 'array', items: schemaRef('NearMiss'), description: 'The closest requests that do not match, nearest first (the newer first between equals).' },
   },
   additionalProperties: false,
 }

@@ -15,6 +15,8 @@ import { toFixtureFile } from '../../fixtures/export.ts'
 import type { FixtureFile } from '../../fixtures/file-format.ts'
 import type { UsageFile } from '../../usage-file/file.ts'
 import { ProblemError } from '../../errors.ts'
+import { assertRequested, type AssertRequestedOptions } from './request-assertion.ts'
+import type { RequestQuery } from './journal-match.ts'
 
 /**
  * The control plane as plain methods: what `/__mock/` offers over HTTP, for tests that start the
@@ -45,9 +47,21 @@ export interface MockControls {
   /** E-mails queued through Send Email, oldest first. */
   emails(): readonly QueuedEmail[]
   clearEmails(): number
-  /** The request journal's entries, oldest first. */
+  /**
+   * The request journal's entries, oldest first; `match` keeps those matching a rule's `match`
+   * pattern (`{ body?, headers?, user? }`), before `limit`.
+   */
   requests(filter?: JournalFilter): JournalEntry[]
   clearRequests(): number
+  /**
+   * Resolves with the journal's entries matching `{ operationId?, match? }` when there are `times`
+   * of them (at least one when `times` is absent); otherwise rejects with a RequestAssertionError
+   * naming what was expected, how many matched and the closest requests with the members that
+   * differ. Waits (up to 1 s) for answers already sent to be recorded first.
+   * @example
+   * await mock.assertRequested({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: 'Initech' } }] } } }, { times: 1 })
+   */
+  assertRequested(query: RequestQuery, options?: AssertRequestedOptions): Promise<JournalEntry[]>
   /** Replaces every fault rule; `seed` makes `rate` draws repeatable. */
   setFaults(rules: FaultRuleInput[], options?: { seed?: number }): FaultList
   faults(): FaultList
@@ -100,6 +114,7 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
     clearEmails: () => parts.outbox.clear(),
     requests: (filter) => parts.journal.read(filter).entries,
     clearRequests: () => parts.journal.clear(),
+    assertRequested: (query, options) => assertRequested(parts.journal, query, options),
     setFaults: (rules, options = {}) => parts.faults.set(options.seed === undefined ? { rules } : { rules, seed: options.seed }),
     faults: () => parts.faults.list(),
     clearFaults: () => parts.faults.clear(),

@@ -2,6 +2,8 @@ import type { MockWarning } from '../../http/warnings.ts'
 import { redactHeaders, redactUrl, redactValue } from './redact.ts'
 import { ReadyBytes } from '../../store/ready-bytes.ts'
 import { bufferOf } from '../../bytes.ts'
+import type { CompiledRequestPattern } from './request-pattern.ts'
+import { compileQuery, nearMissOf, subjectOf, type NearMiss, type RequestQuery } from './journal-match.ts'
 
 /** The fault rule effect applied to a request (src/mock/plugins/faults.ts). */
 export type FaultEffect = 'latency' | 'status' | 'drop' | 'commitThenDrop'
@@ -21,6 +23,8 @@ export interface JournalRecord {
   method: string
   url: string
   operationId: string | null
+  /** The signed-in user's e-mail (from the session the authentication step accepted); null without a valid session. */
+  user: string | null
   status: number | null
   durationMs: number
   fault: FaultEffect | null
@@ -40,6 +44,8 @@ export interface JournalEntry {
   url: string
   path: string
   operationId: string | null
+  /** The signed-in user's e-mail; null when the request carried no valid session (a sign-in, a refused token). */
+  user: string | null
   status: number | null
   durationMs: number
   fault: FaultEffect | null
@@ -51,7 +57,12 @@ export interface JournalEntry {
 /** Which entries to show. */
 export interface JournalFilter {
   operationId?: string
-  /** Only the newest `limit` entries (after the operationId filter). */
+  /**
+   * Only requests matching this pattern, a rule's `match` (`{ body?, headers?, user? }`, the
+   * language of request-pattern.ts); applied before `limit`.
+   */
+  match?: RequestQuery['match']
+  /** Only the newest `limit` entries (after the operationId and match filters). */
   limit?: number
   /** Include headers and bodies, secrets redacted. */
   bodies?: boolean
@@ -72,7 +83,25 @@ export interface Journal {
   readonly bodyLimit: number
   /** Stores the record itself (its `seq` is set here), so the caller must hand over a fresh object. */
   add(record: JournalRecord): void
-  read(filter?: JournalFilter): JournalPage
+  /**
+   * The entries the filter selects. A `match` that is no pattern throws a 400 `VALIDATION`
+   * ProblemError whose violations point under `at` (`/match` unless said).
+   */
+  read(filter?: JournalFilter, at?: string): JournalPage
+  /**
+   * The records a query selects (as entries) and the closest of the others, nearest first, at most
+   * `nearMisses` of them (WireMock's near misses); `total` is how many records the journal holds.
+   */
+  search(query: RequestQuery, options: { nearMisses: number; at?: string }): { matches: JournalEntry[]; nearMisses: NearMiss[]; total: number; evicted: number }
+  /** An API exchange began (onRequest); `finish` it once it is recorded or abandoned. */
+  begin(token: object): void
+  finish(token: object): void
+  /**
+   * Resolves once every exchange begun before the call is recorded or abandoned, or after
+   * `timeoutMs`: the journal records an exchange after its answer went out, so a client may hold
+   * the answer a moment before the journal holds the request.
+   */
+  settled(timeoutMs: number): Promise<void>
   /** Forgets every entry; returns how many there were. */
   clear(): number
 }
@@ -89,6 +118,7 @@ export function createJournal(options: { capacity: number; bodyLimit: number }):
   let size = 0
   let recorded = 0
   let seq = 0
+  const inFlight = new Set<object>()
 
   /** Stored records, oldest first. */
   const ordered = (): JournalRecord[] => {
@@ -113,11 +143,50 @@ export function createJournal(options: { capacity: number; bodyLimit: number }):
       next = (next + 1) % capacity
       if (size < capacity) size += 1
     },
-    read(filter = {}) {
+    read(filter = {}, at = '/match') {
       let records = ordered()
-      if (filter.operationId !== undefined) records = records.filter((r) => r.operationId === filter.operationId)
+      const pattern = filter.match === undefined ? undefined : compileQuery({ operationId: filter.operationId, match: filter.match }, at)
+      if (pattern !== undefined) records = records.filter((r) => matches(pattern, r))
+      else if (filter.operationId !== undefined) records = records.filter((r) => r.operationId === filter.operationId)
       if (filter.limit !== undefined) records = records.slice(Math.max(0, records.length - filter.limit))
       return { capacity, recorded, evicted: recorded - size, entries: records.map((r) => toEntry(r, filter.bodies === true)) }
+    },
+    search(query, options) {
+      const pattern = compileQuery(query, options.at ?? '/match')
+      const records = ordered()
+      const found: JournalRecord[] = []
+      const missed: NearMiss[] = []
+      for (const record of records) {
+        const result = pattern.match(subjectOf(record))
+        if (result.matched) found.push(record)
+        else if (options.nearMisses > 0) missed.push(nearMissOf(record, result.distance, result.differences))
+      }
+      // Nearest first; between equals, the newer request (the one a test most likely meant).
+      missed.sort((a, b) => a.distance - b.distance || b.seq - a.seq)
+      return { matches: found.map((r) => toEntry(r, false)), nearMisses: missed.slice(0, options.nearMisses), total: records.length, evicted: recorded - size }
+    },
+    begin(token) {
+      inFlight.add(token)
+    },
+    finish(token) {
+      inFlight.delete(token)
+    },
+    settled(timeoutMs) {
+      if (inFlight.size === 0) return Promise.resolve()
+      const waiting = [...inFlight]
+      const deadline = Date.now() + timeoutMs
+      return new Promise((resolve) => {
+        const check = (): void => {
+          if (waiting.every((token) => !inFlight.has(token))) resolve()
+          else if (Date.now() < deadline) setTimeout(check, 1)
+          else {
+            // Still there after the wait: slow on purpose (a latency fault), or never to finish; either way not waited for again.
+            for (const token of waiting) inFlight.delete(token)
+            resolve()
+          }
+        }
+        check()
+      })
     },
     clear() {
       const cleared = size
@@ -130,6 +199,12 @@ export function createJournal(options: { capacity: number; bodyLimit: number }):
   }
 }
 
+/** A pattern that asks only for the operation costs a comparison; others are held against what the journal kept. */
+function matches(pattern: CompiledRequestPattern, record: JournalRecord): boolean {
+  if (pattern.operationOnly) return pattern.operationId === undefined || record.operationId === pattern.operationId
+  return pattern.match(subjectOf(record)).matched
+}
+
 function toEntry(record: JournalRecord, bodies: boolean): JournalEntry {
   const entry: JournalEntry = {
     seq: record.seq,
@@ -138,6 +213,7 @@ function toEntry(record: JournalRecord, bodies: boolean): JournalEntry {
     url: redactUrl(record.url),
     path: record.url.split('?')[0] ?? record.url,
     operationId: record.operationId,
+    user: record.user,
     status: record.status,
     durationMs: Math.round(record.durationMs * 1000) / 1000,
     fault: record.fault,

@@ -44,6 +44,13 @@ export interface RequestSubject {
   headers: Record<string, string | string[] | undefined>
   /** The signed-in user's e-mail; null when the request carried no valid session. */
   user: string | null
+  /**
+   * Why the body is not there to be matched (the journal did not keep it: over its size limit,
+   * sent chunked, binary): a body pattern then differs at `/body`, with this as what the request had.
+   */
+  bodyNote?: string
+  /** Why the headers are not there to be matched; a headers pattern then differs at `/headers`. */
+  headersNote?: string
 }
 
 /** A request pattern checked once and ready to match many requests. */
@@ -117,11 +124,17 @@ function matchParts(
     distances.push(same ? 0 : 1)
     if (!same) differences.push({ pointer: '/operationId', expected: want.operationId, actual: subject.operationId ?? '(none: not an API operation)' })
   }
-  if (want.body !== undefined) {
+  if (want.body !== undefined && subject.bodyNote !== undefined) {
+    distances.push(1)
+    differences.push({ pointer: '/body', expected: `a body to match (${describeNode(want.body)})`, actual: subject.bodyNote })
+  } else if (want.body !== undefined) {
     const result = matchNode(want.body, subject.body, '/body', differences)
     distances.push(1 - result / want.body.leaves)
   }
-  if (want.headers.length > 0) {
+  if (want.headers.length > 0 && subject.headersNote !== undefined) {
+    distances.push(1)
+    differences.push({ pointer: '/headers', expected: `headers to match (${want.headers.map(([name]) => name).join(', ')})`, actual: subject.headersNote })
+  } else if (want.headers.length > 0) {
     let leaves = 0
     let matched = 0
     for (const [name, node] of want.headers) {

@@ -7,6 +7,7 @@ import { inTurn } from '../../http/steps.ts'
 import type { ControlOperations, Handler, Handlers, RouteOf } from '../../wire/operations.ts'
 import { readUpload } from './multipart.ts'
 import { PACKAGE_VERSION } from '../../package-root.ts'
+import { parseMatchParameter } from './journal-match.ts'
 
 /** A refused fixture as a 400 problem whose `violations` point into the fixture. */
 function fixtureProblem(error: FixtureError): ProblemError {
@@ -46,7 +47,16 @@ const HANDLERS: Handlers<ControlOperations> = {
     return { count: emails.length, emails }
   },
   clearEmails: (request) => ({ cleared: request.server.controls.clearEmails() }),
-  listRequests: (request) => request.server.journal.read(request.query),
+  listRequests: (request) => {
+    const { match, ...filter } = request.query
+    const parsed = parseMatchParameter(match)
+    return request.server.journal.read(parsed === undefined ? filter : { ...filter, match: parsed }, '/query/match')
+  },
+  listNearMisses: (request) => {
+    const { operationId, match, limit } = request.query
+    const found = request.server.journal.search({ operationId, match: parseMatchParameter(match) }, { nearMisses: limit ?? 3, at: '/query/match' })
+    return { matched: found.matches.length, total: found.total, nearMisses: found.nearMisses }
+  },
   clearRequests: (request) => ({ cleared: request.server.controls.clearRequests() }),
   readUsage: (request) => request.server.controls.usage(),
   listFaults: (request) => request.server.controls.faults(),

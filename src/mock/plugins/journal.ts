@@ -70,6 +70,8 @@ export function recordExchange(request: FastifyRequest, reply: FastifyReply, sta
     method: request.method,
     url: request.url.length > MAX_RECORDED_URL ? `${request.url.slice(0, MAX_RECORDED_URL)}...[${request.url.length} characters]` : request.url,
     operationId: request.routeOptions.config?.operationId ?? null,
+    // Set by the authentication step when the session was valid; a refused or absent token leaves it null.
+    user: request.principal?.user.email ?? null,
     status,
     durationMs: reply.elapsedTime,
     fault: request.mockFault?.effect ?? null,
@@ -82,6 +84,7 @@ export function recordExchange(request: FastifyRequest, reply: FastifyReply, sta
     record.responseBody = status === null ? { kept: false, note: '[no answer: the connection was cut]' } : (reply.journalPayload ?? { kept: true, value: '' })
   }
   journal.add(record)
+  journal.finish(request)
 }
 
 /**
@@ -95,8 +98,20 @@ export function registerJournal(app: FastifyInstance, options: { capacity: numbe
   app.decorate('journal', journal)
   app.decorateReply('journalPayload', null)
   if (journal.bodyLimit > 0) addPayloadTap(app, keepJournalPayload)
+  // Exchanges in flight, so `assertRequested()` can wait for an answer the client already holds to be recorded.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!isControlUrl(request.url)) {
+      journal.begin(request)
+      // Closed before the answer was written: no onResponse follows (a client that gave up, a cut connection).
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) journal.finish(request)
+      })
+    }
+    done()
+  })
   app.addHook('onResponse', (request, reply, done) => {
     if (!isControlUrl(request.url) && request.mockFault?.journaled !== true) recordExchange(request, reply, reply.statusCode)
+    else journal.finish(request)
     done()
   })
 }
