@@ -1,0 +1,237 @@
+/**
+ * Request assertions: `GET /__mock/requests?match=`, `GET /__mock/requests/near-misses` and
+ * `mock.assertRequested()` over the pattern language of answer rules.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startTestMock, IDS, type TestClient } from '../helpers/http.ts'
+import { RequestAssertionError } from '../../src/mock/control/request-assertion.ts'
+import { ProblemError } from '../../src/errors.ts'
+
+const SAVE = '/ExplorerApi/api/items/save'
+const newRow = (customer: string): unknown => ({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Status: 'Open' }, Details: [] }] })
+const query = (match: unknown, extra = ''): string => `/__mock/requests?match=${encodeURIComponent(JSON.stringify(match))}${extra}`
+const seqs = (entries: Array<{ seq: number }>): number[] => entries.map((entry) => entry.seq)
+
+describe('request assertions', () => {
+  let mock: TestClient
+  let admin: string
+  beforeAll(async () => {
+    mock = await startTestMock()
+    admin = await mock.signIn()
+  })
+  afterAll(() => mock.close())
+  beforeEach(() => {
+    mock.mock.clearRequests()
+  })
+
+  /** The seq the journal gave the newest request. */
+  const lastSeq = async (): Promise<number> => (await mock.request('GET', '/__mock/requests?limit=1')).body.entries[0].seq
+
+  describe('GET /__mock/requests?match=', () => {
+    it('keeps exactly the saves whose body has the member, and applies before limit', async () => {
+      expect((await mock.post(SAVE, admin, newRow('Initech'))).status).toBe(200)
+      const initech = await lastSeq()
+      await mock.post(SAVE, admin, newRow('Initek'))
+      await mock.items(admin, '$top=1')
+      await mock.post(SAVE, admin, newRow('Initech'))
+      const second = await lastSeq()
+      await mock.post(SAVE, admin, newRow('Globex'))
+      const match = { body: { Rows: [{ Row: { Customer: 'Initech' } }] } }
+      const reply = await mock.request('GET', query(match))
+      expect(reply.status).toBe(200)
+      expect(seqs(reply.body.entries)).toEqual([initech, second])
+      expect(reply.body.entries.every((entry: { operationId: string }) => entry.operationId === 'saveItems')).toBe(true)
+      // The newest matching one, not the newest request.
+      expect(seqs((await mock.request('GET', query(match, '&limit=1'))).body.entries)).toEqual([second])
+      // Beside operationId, with bodies.
+      const shown = (await mock.request('GET', query(match, '&operationId=saveItems&bodies=true'))).body.entries
+      expect(shown.map((entry: { request: { body: { Rows: Array<{ Row: { Customer: string } }> } } }) => entry.request.body.Rows[0]?.Row.Customer)).toEqual(['Initech', 'Initech'])
+      expect((await mock.request('GET', query(match, '&operationId=queryItems'))).body.entries).toEqual([])
+    })
+
+    it('matches the Get Items query text with $contains', async () => {
+      await mock.items(admin, "$filter=Status eq 'Open'&$top=2")
+      const open = await lastSeq()
+      await mock.items(admin, '$top=2')
+      await mock.items(admin, "$filter=Status eq 'Closed'")
+      const reply = await mock.request('GET', query({ body: { query: { $contains: "Status eq 'Open'" } } }))
+      expect(seqs(reply.body.entries)).toEqual([open])
+      const regex = await mock.request('GET', query({ body: { query: { $regex: "^\\$filter=Status eq '(Open|Closed)'" } } }))
+      expect(seqs(regex.body.entries)).toEqual([open, open + 2])
+    })
+
+    it('matches a header, by name in any case', async () => {
+      await mock.post('/ExplorerApi/api/items', admin, { query: '$top=1' }, { headers: { 'X-Test-Case': 'first' } })
+      const first = await lastSeq()
+      await mock.post('/ExplorerApi/api/items', admin, { query: '$top=1' }, { headers: { 'X-Test-Case': 'second' } })
+      await mock.items(admin, '$top=1')
+      expect(seqs((await mock.request('GET', query({ headers: { 'x-test-case': 'first' } }))).body.entries)).toEqual([first])
+      expect(seqs((await mock.request('GET', query({ headers: { 'X-TEST-CASE': { $contains: 's' } } }))).body.entries)).toEqual([first, first + 1])
+    })
+
+    it('records the signed-in user and matches it; a sign-in has none', async () => {
+      const viewer = await mock.signIn(IDS.viewer)
+      await mock.items(viewer, '$top=1')
+      const viewed = await lastSeq()
+      await mock.items(admin, '$top=1')
+      await mock.items('not-a-token', '$top=1')
+      const all = (await mock.request('GET', '/__mock/requests')).body.entries
+      expect(all.map((entry: { operationId: string; user: string | null; status: number }) => [entry.operationId, entry.user, entry.status])).toEqual([
+        ['signIn', null, 200],
+        ['queryItems', IDS.viewer.username, 200],
+        ['queryItems', IDS.admin.username, 200],
+        ['queryItems', null, 401],
+      ])
+      expect(seqs((await mock.request('GET', query({ user: IDS.viewer.username }))).body.entries)).toEqual([viewed])
+      // E-mail addresses compare without case.
+      expect(seqs((await mock.request('GET', query({ user: 'Viewer@ACME.test' }))).body.entries)).toEqual([viewed])
+    })
+
+    it('refuses JSON that does not parse and a pattern that is none with 400 naming /query/match', async () => {
+      const bad = await mock.request('GET', `/__mock/requests?match=${encodeURIComponent('{"body":')}`)
+      expect(bad.status).toBe(400)
+      expect(bad.contentType).toMatch(/application\/problem\+json/)
+      expect(bad.body.violations).toEqual([expect.objectContaining({ pointer: '/query/match', keyword: 'json' })])
+      const operator = await mock.request('GET', query({ body: { Rows: [{ Row: { Customer: { $near: 'Initech' } } }] } }))
+      expect(operator.status).toBe(400)
+      expect(operator.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/query/match/body/Rows/0/Row/Customer'])
+      const regex = await mock.request('GET', query({ body: { query: { $regex: '(a+)+$' } } }))
+      expect(regex.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/query/match/body/query/$regex'])
+      const member = await mock.request('GET', query({ bdy: {}, user: 7 }))
+      expect(member.status).toBe(400)
+      expect(member.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/query/match/bdy', '/query/match/user'])
+      expect((await mock.request('GET', query([1]))).body.violations[0].pointer).toBe('/query/match')
+    })
+  })
+
+  describe('GET /__mock/requests/near-misses', () => {
+    it('counts the matches and names the closest others with what differs, secrets redacted', async () => {
+      await mock.post(SAVE, admin, newRow('Initek'))
+      const initek = await lastSeq()
+      await mock.items(admin, '$top=1')
+      const path = `/__mock/requests/near-misses?operationId=saveItems&match=${encodeURIComponent(JSON.stringify({ body: { Rows: [{ Row: { Customer: 'Initech' } }] } }))}`
+      const reply = await mock.request('GET', path)
+      expect(reply.status).toBe(200)
+      expect(reply.body).toMatchObject({ matched: 0, total: 2 })
+      expect(reply.body.nearMisses[0]).toEqual({
+        seq: initek,
+        method: 'POST',
+        path: SAVE,
+        operationId: 'saveItems',
+        status: 200,
+        user: IDS.admin.username,
+        distance: 0.5,
+        differences: [{ pointer: '/body/Rows/0/Row/Customer', expected: '"Initech"', actual: '"Initek"' }],
+      })
+      expect(reply.body.nearMisses[1]).toMatchObject({ seq: initek + 1, operationId: 'queryItems' })
+      expect((await mock.request('GET', `${path}&limit=1`)).body.nearMisses).toHaveLength(1)
+      // A password is not shown, even in a difference.
+      await mock.signIn()
+      const signIn = await mock.request('GET', `/__mock/requests/near-misses?operationId=signIn&match=${encodeURIComponent(JSON.stringify({ body: { password: 'guess' } }))}`)
+      expect(signIn.body.nearMisses[0].differences).toEqual([{ pointer: '/body/password', expected: '"guess"', actual: '[redacted]' }])
+      expect(signIn.raw.toString()).not.toContain(IDS.admin.password)
+    })
+  })
+
+  describe('mock.assertRequested()', () => {
+    const initech = { operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: 'Initech' } }] } } }
+
+    it('resolves with the matching entries when at least one matched', async () => {
+      await mock.post(SAVE, admin, newRow('Initech'))
+      const entries = await mock.mock.assertRequested(initech)
+      expect(entries.map((entry) => [entry.operationId, entry.user])).toEqual([['saveItems', IDS.admin.username]])
+      await expect(mock.mock.assertRequested({ match: { user: IDS.admin.username } })).resolves.toHaveLength(1)
+      expect(mock.mock.requests({ match: initech.match })).toHaveLength(1)
+    })
+
+    it('counts with times, and rejects a wrong count naming the matches', async () => {
+      await mock.post(SAVE, admin, newRow('Initech'))
+      await mock.post(SAVE, admin, newRow('Initech'))
+      await expect(mock.mock.assertRequested(initech, { times: 2 })).resolves.toHaveLength(2)
+      const error = await mock.mock.assertRequested(initech, { times: 1 }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(RequestAssertionError)
+      const failure = error as RequestAssertionError
+      expect(failure.matched).toBe(2)
+      expect(failure.expected).toEqual({ ...initech, times: 1 })
+      expect(failure.message).toMatch(/^Expected exactly 1 request matching\n/)
+      expect(failure.message).toContain('but 2 matched, of 2 requests in the journal.')
+      expect(failure.message).toMatch(/Matched:\n {2}#\d+ POST \/ExplorerApi\/api\/items\/save \(saveItems, 200, admin@acme\.test\)/)
+      await expect(mock.mock.assertRequested(initech, { times: 0 })).rejects.toThrow(/exactly 0 requests/)
+      await expect(mock.mock.assertRequested({ operationId: 'deleteItems' }, { times: 0 })).resolves.toEqual([])
+      await expect(mock.mock.assertRequested(initech, { times: -1 })).rejects.toThrow(RangeError)
+    })
+
+    it('rejects naming the near miss and the member that differs, nearest first', async () => {
+      await mock.items(admin, '$top=1')
+      await mock.post(SAVE, admin, newRow('Initek'))
+      const initek = await lastSeq()
+      const error = (await mock.mock.assertRequested(initech).catch((e: unknown) => e)) as RequestAssertionError
+      expect(error).toBeInstanceOf(RequestAssertionError)
+      expect(error.matched).toBe(0)
+      expect(error.nearMisses.map((miss) => miss.seq)).toEqual([initek, initek - 1])
+      expect(error.message).toBe(
+        [
+          'Expected at least one request matching',
+          '  {',
+          '    "operationId": "saveItems",',
+          '    "match": {',
+          '      "body": {',
+          '        "Rows": [',
+          '          {',
+          '            "Row": {',
+          '              "Customer": "Initech"',
+          '            }',
+          '          }',
+          '        ]',
+          '      }',
+          '    }',
+          '  }',
+          'but 0 matched, of 2 requests in the journal.',
+          'The closest requests that did not match:',
+          `  #${initek} POST /ExplorerApi/api/items/save (saveItems, 200, admin@acme.test), distance 0.5`,
+          '    /body/Rows/0/Row/Customer: expected "Initech", was "Initek"',
+          `  #${initek - 1} POST /ExplorerApi/api/items (queryItems, 200, admin@acme.test), distance 1`,
+          '    /operationId: expected saveItems, was queryItems',
+          '    /body/Rows: expected an array, was absent',
+        ].join('\n'),
+      )
+    })
+
+    it('says the journal is empty, and refuses a pattern that is none as the HTTP query does', async () => {
+      await expect(mock.mock.assertRequested(initech)).rejects.toThrow(/0 matched, of 0 requests in the journal\.\nThe journal holds no API requests/)
+      const refused = await mock.mock.assertRequested({ match: { body: { $regex: '(a*)*b' } } }).catch((e: unknown) => e)
+      expect(refused).toBeInstanceOf(ProblemError)
+      expect((refused as ProblemError).extra.violations).toEqual([expect.objectContaining({ pointer: '/match/body/$regex' })])
+    })
+
+    it('finds a request asserted right after its answer reached the client, every time', async () => {
+      for (let round = 0; round < 50; round++) {
+        const answer = await fetch(`${mock.url}/ExplorerApi/api/items`, {
+          method: 'POST',
+          headers: { ...mock.dataHeaders(admin), 'content-type': 'application/json', 'x-round': String(round) },
+          body: JSON.stringify({ query: '$top=1' }),
+        })
+        await answer.arrayBuffer()
+        await mock.mock.assertRequested({ operationId: 'queryItems', match: { headers: { 'x-round': String(round) } } }, { times: 1 })
+      }
+    })
+  })
+})
+
+describe('a body the journal did not keep', () => {
+  let mock: TestClient
+  beforeAll(async () => {
+    mock = await startTestMock({ journalBodyLimit: 64 })
+  })
+  afterAll(() => mock.close())
+
+  it('matches no body pattern, and the near miss says why', async () => {
+    const token = await mock.signIn()
+    await mock.post(SAVE, token, newRow('Initech'))
+    const match = { body: { Rows: [{ Row: { Customer: 'Initech' } }] } }
+    expect((await mock.request('GET', `/__mock/requests?match=${encodeURIComponent(JSON.stringify(match))}`)).body.entries).toEqual([])
+    const error = (await mock.mock.assertRequested({ operationId: 'saveItems', match }).catch((e: unknown) => e)) as RequestAssertionError
+    expect(error.nearMisses[0]?.differences).toEqual([{ pointer: '/body', expected: 'a body to match (an object)', actual: expect.stringMatching(/^\[\d+ bytes, over the journal's 64-byte limit\]$/) }])
+    expect(error.message).toMatch(/\/body: expected a body to match \(an object\), was \[\d+ bytes, over the journal's 64-byte limit\]/)
+  })
+})
