@@ -24,6 +24,10 @@ export const startMock: (options?: StartOptions) => Promise<RunningMock> = start
 export type { RunningMock, StartOptions, LogStream } from './mock/running-mock.ts'
 export type { MockConfig } from './mock/config.ts'
 export type { MockControls } from './mock/control/controls.ts'
+export { RequestAssertionError, type AssertRequestedOptions } from './mock/control/request-assertion.ts'
+export type { RequestQuery, NearMiss } from './mock/control/journal-match.ts'
+export type { RequestMatch, Difference } from './mock/control/request-pattern.ts'
+export type { JournalEntry, JournalFilter } from './mock/control/journal-store.ts'
 export {
   createClient,
   rowVersion,

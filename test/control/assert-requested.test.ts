@@ -204,6 +204,25 @@ describe('request assertions', () => {
       expect((refused as ProblemError).extra.violations).toEqual([expect.objectContaining({ pointer: '/match/body/$regex' })])
     })
 
+    it('waits for an exchange in flight to be recorded, up to a second', async () => {
+      mock.mock.setFaults([{ operationId: 'queryItems', latencyMs: 300, times: 1 }])
+      const slow = mock.items(admin, '$top=1')
+      await new Promise((resolve) => setTimeout(resolve, 50)) // arrived, not yet answered
+      const started = Date.now()
+      await expect(mock.mock.assertRequested({ operationId: 'queryItems' }, { times: 1 })).resolves.toHaveLength(1)
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150)
+      expect((await slow).status).toBe(200)
+      // Longer than the bound: the assertion gives up waiting after about a second and says what it saw.
+      mock.mock.setFaults([{ operationId: 'queryItems', latencyMs: 2000, times: 1 }])
+      const slower = mock.items(admin, '$top=1')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      const before = Date.now()
+      await expect(mock.mock.assertRequested({ operationId: 'queryItems' }, { times: 2 })).rejects.toThrow(/but 1 matched/)
+      expect(Date.now() - before).toBeLessThan(1800)
+      expect((await slower).status).toBe(200)
+      mock.mock.clearFaults()
+    })
+
     it('finds a request asserted right after its answer reached the client, every time', async () => {
       for (let round = 0; round < 50; round++) {
         const answer = await fetch(`${mock.url}/ExplorerApi/api/items`, {
