@@ -60,7 +60,10 @@ await client.signIn({ username: DEFAULT_FIXTURE.users.admin.email, password: DEF
 const rows = await client.rows({ top: 3, orderBy: 'Id asc' })
 await mock.client.signIn({ username: 'viewer@acme.test', password: 'viewer-pass' })
 const viewed = await mock.client.rows({ top: 1 })
-console.log(JSON.stringify({ url: mock.url, ids: rows.map((row) => row.Id), viewerSeesAmount: 'Amount' in viewed[0], title: document.info.title, schema: fixtureSchema.$schema, emails: mock.emails().length }))
+// The viewer's one read, and the near miss named when the pattern asks for another user.
+const asserted = await mock.assertRequested({ operationId: 'queryItems', match: { user: 'viewer@acme.test' } }, { times: 1 })
+const missed = await mock.assertRequested({ operationId: 'queryItems', match: { user: 'nobody@acme.test' } }).catch((error) => [error.name, error.nearMisses[0].differences[0].pointer])
+console.log(JSON.stringify({ url: mock.url, ids: rows.map((row) => row.Id), viewerSeesAmount: 'Amount' in viewed[0], title: document.info.title, schema: fixtureSchema.$schema, emails: mock.emails().length, asserted: asserted.length, missed }))
 await client.transport.close()
 await mock.close()
 `
@@ -99,8 +102,8 @@ const TSCONFIG = JSON.stringify({
  */
 const WEB = `// A browser or plain-TypeScript project: strict, the DOM's lib, and no Node types at all.
 import {
-  createClient, ApiError, TransportError, injectTransport, PROBLEMS, WARNINGS,
-  type Client, type Answer, type Transport, type WireRequest, type WireResponse, type RunningMock, type StartOptions,
+  createClient, ApiError, TransportError, injectTransport, PROBLEMS, WARNINGS, RequestAssertionError,
+  type Client, type NearMiss, type JournalEntry, type Answer, type Transport, type WireRequest, type WireResponse, type RunningMock, type StartOptions,
   type LogStream, type MockControls, type ReadRow, type SaveRequest, type FixtureFile, type paths, type components, type operations,
 } from 'appdata-kit'
 
@@ -145,7 +148,11 @@ export async function inProcess(mock: RunningMock): Promise<number> {
   const quick = createClient({ transport: injectTransport(mock.app) })
   await quick.signIn({ username: 'admin@acme.test', password: 'admin-pass' })
   const controls: MockControls = mock
-  return controls.requests().length + (mock.tls?.cert.length ?? 0)
+  const saved: JournalEntry[] = await controls.assertRequested({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: 'Web' } }] } } }, { times: 1 }).catch((error: unknown) => {
+    if (error instanceof RequestAssertionError) console.log(error.matched, error.nearMisses.map((miss: NearMiss) => miss.seq))
+    return []
+  })
+  return controls.requests().length + saved.length + (mock.tls?.cert.length ?? 0)
 }
 const lines: string[] = []
 const logStream: LogStream = { write: (line) => lines.push(line) }
@@ -235,7 +242,7 @@ describe('the packed package in an empty project', () => {
     const run = await runToEnd(process.execPath, ['plain.js'], { cwd: consumer })
     expect(run.code, run.stderr).toBe(0)
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1) as string)
-    expect(result).toMatchObject({ ids: [1, 2, 3], viewerSeesAmount: false, title: expect.stringContaining('Application Data'), emails: 0 })
+    expect(result).toMatchObject({ ids: [1, 2, 3], viewerSeesAmount: false, title: expect.stringContaining('Application Data'), emails: 0, asserted: 1, missed: ['RequestAssertionError', '/user'] })
     expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(result.schema).toMatch(/json-schema\.org/)
   })
