@@ -8,7 +8,18 @@ import { ProblemError, type Violation } from '../../errors.ts'
 import { describeViolations } from '../../document/violations.ts'
 import { compileRequestPattern, type CompiledRequestPattern, type Difference, type RequestMatch, type RequestSubject } from './request-pattern.ts'
 import { isSecretName, REDACTED } from './redact.ts'
-import type { JournalRecord } from './journal-store.ts'
+
+/** What a pattern reads of a journal record (journal-store.ts's JournalRecord has it; named here so neither file imports the other). */
+export interface MatchableRecord {
+  seq: number
+  method: string
+  url: string
+  operationId: string | null
+  user: string | null
+  status: number | null
+  requestHeaders?: Record<string, string | string[] | undefined>
+  requestBody?: { kept: true; value: unknown } | { kept: false; note: string }
+}
 
 /** Which requests a journal query or an assertion asks for: the operation and a rule's `match`. */
 export interface RequestQuery {
@@ -76,7 +87,7 @@ export function parseMatchParameter(text: string | undefined): RequestMatch | un
 const NOT_KEPT = '[not kept: the journal keeps no headers or bodies with --journal-body-limit 0]'
 
 /** A journal record as the pattern sees it: what the journal kept, and why not where it kept nothing. */
-export function subjectOf(record: JournalRecord): RequestSubject {
+export function subjectOf(record: MatchableRecord): RequestSubject {
   const subject: RequestSubject = { operationId: record.operationId, body: null, headers: {}, user: record.user }
   const body = record.requestBody
   if (body === undefined) subject.bodyNote = NOT_KEPT
@@ -99,7 +110,7 @@ export function redactDifferences(differences: Difference[]): Difference[] {
 }
 
 /** A non-matching record as a near miss. */
-export function nearMissOf(record: JournalRecord, distance: number, differences: Difference[]): NearMiss {
+export function nearMissOf(record: MatchableRecord, distance: number, differences: Difference[]): NearMiss {
   return {
     seq: record.seq,
     method: record.method,
