@@ -130,6 +130,10 @@ describe('request assertions', () => {
       const signIn = await mock.request('GET', `/__mock/requests/near-misses?operationId=signIn&match=${encodeURIComponent(JSON.stringify({ body: { password: 'guess' } }))}`)
       expect(signIn.body.nearMisses[0].differences).toEqual([{ pointer: '/body/password', expected: '"guess"', actual: '[redacted]' }])
       expect(signIn.raw.toString()).not.toContain(IDS.admin.password)
+      // Nor inside a part of the request shown whole.
+      const whole = await mock.request('GET', `/__mock/requests/near-misses?operationId=signIn&match=${encodeURIComponent(JSON.stringify({ body: ['a form'] }))}`)
+      expect(whole.body.nearMisses[0].differences).toEqual([{ pointer: '/body', expected: 'an array', actual: expect.stringContaining('"password":"[redact') }])
+      expect(whole.raw.toString()).not.toContain(IDS.admin.password)
     })
   })
 

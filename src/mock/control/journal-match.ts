@@ -7,7 +7,7 @@
 import { ProblemError, type Violation } from '../../errors.ts'
 import { describeViolations } from '../../document/violations.ts'
 import { compileRequestPattern, type CompiledRequestPattern, type Difference, type RequestMatch, type RequestSubject } from './request-pattern.ts'
-import { isSecretName, REDACTED } from './redact.ts'
+import { isSecretName, redactValue, REDACTED } from './redact.ts'
 
 /** What a pattern reads of a journal record (journal-store.ts's JournalRecord has it; named here so neither file imports the other). */
 export interface MatchableRecord {
@@ -101,16 +101,36 @@ export function subjectOf(record: MatchableRecord): RequestSubject {
   return subject
 }
 
-/** What differs, with the value of a password, token or other secret member shown as `[redacted]`. */
-export function redactDifferences(differences: Difference[]): Difference[] {
+/**
+ * What differs, with nothing secret shown: the value of a password, token or other secret member
+ * as `[redacted]`, and a part of the request shown whole (an object, an array) with its secret
+ * members redacted.
+ */
+export function redactDifferences(differences: Difference[], subject: RequestSubject): Difference[] {
   return differences.map((difference) => {
-    const secret = difference.pointer.split('/').some((segment) => isSecretName(segment.replaceAll('~1', '/').replaceAll('~0', '~')))
-    return secret && difference.actual !== 'absent' ? { ...difference, actual: REDACTED } : difference
+    if (difference.actual === 'absent') return difference
+    const segments = difference.pointer.split('/').slice(1).map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+    if (segments.some((segment) => isSecretName(segment))) return { ...difference, actual: REDACTED }
+    const value = valueAt(subject, segments)
+    if (value === null || typeof value !== 'object') return difference
+    const text = JSON.stringify(redactValue(value)) ?? ''
+    return { ...difference, actual: text.length > 80 ? `${text.slice(0, 77)}...` : text }
   })
 }
 
+/** The request's value at a difference's pointer (`/body/...`, `/headers/NAME`); undefined when there is none. */
+function valueAt(subject: RequestSubject, segments: string[]): unknown {
+  const [part, ...rest] = segments
+  let value: unknown = part === 'body' && subject.bodyNote === undefined ? subject.body : part === 'headers' ? subject.headers : undefined
+  for (const segment of rest) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, segment)) return undefined
+    value = (value as Record<string, unknown>)[segment]
+  }
+  return value
+}
+
 /** A non-matching record as a near miss. */
-export function nearMissOf(record: MatchableRecord, distance: number, differences: Difference[]): NearMiss {
+export function nearMissOf(record: MatchableRecord, distance: number, differences: Difference[], subject: RequestSubject): NearMiss {
   return {
     seq: record.seq,
     method: record.method,
@@ -119,6 +139,6 @@ export function nearMissOf(record: MatchableRecord, distance: number, difference
     status: record.status,
     user: record.user,
     distance: Math.round(distance * 1000) / 1000,
-    differences: redactDifferences(differences),
+    differences: redactDifferences(differences, subject),
   }
 }

@@ -2,7 +2,7 @@ import type { MockWarning } from '../../http/warnings.ts'
 import { redactHeaders, redactUrl, redactValue } from './redact.ts'
 import { ReadyBytes } from '../../store/ready-bytes.ts'
 import { bufferOf } from '../../bytes.ts'
-import type { CompiledRequestPattern } from './request-pattern.ts'
+import type { CompiledRequestPattern, MatchResult, RequestSubject } from './request-pattern.ts'
 import { compileQuery, nearMissOf, subjectOf, type NearMiss, type RequestQuery } from './journal-match.ts'
 
 /** The fault rule effect applied to a request (src/mock/plugins/faults.ts). */
@@ -155,15 +155,17 @@ export function createJournal(options: { capacity: number; bodyLimit: number }):
       const pattern = compileQuery(query, options.at ?? '/match')
       const records = ordered()
       const found: JournalRecord[] = []
-      const missed: NearMiss[] = []
+      const missed: Array<{ record: JournalRecord; subject: RequestSubject; result: MatchResult }> = []
       for (const record of records) {
-        const result = pattern.match(subjectOf(record))
+        const subject = subjectOf(record)
+        const result = pattern.match(subject)
         if (result.matched) found.push(record)
-        else if (options.nearMisses > 0) missed.push(nearMissOf(record, result.distance, result.differences))
+        else if (options.nearMisses > 0) missed.push({ record, subject, result })
       }
       // Nearest first; between equals, the newer request (the one a test most likely meant).
-      missed.sort((a, b) => a.distance - b.distance || b.seq - a.seq)
-      return { matches: found.map((r) => toEntry(r, false)), nearMisses: missed.slice(0, options.nearMisses), total: records.length, evicted: recorded - size }
+      missed.sort((a, b) => a.result.distance - b.result.distance || b.record.seq - a.record.seq)
+      const nearMisses = missed.slice(0, options.nearMisses).map(({ record, subject, result }) => nearMissOf(record, result.distance, result.differences, subject))
+      return { matches: found.map((r) => toEntry(r, false)), nearMisses, total: records.length, evicted: recorded - size }
     },
     begin(token) {
       inFlight.add(token)
