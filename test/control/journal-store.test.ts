@@ -56,6 +56,46 @@ describe('createJournal', () => {
   it('refuses a capacity below one', () => {
     expect(() => createJournal({ capacity: 0, bodyLimit: 0 })).toThrow(RangeError)
   })
+
+  it('matches a pattern over what it kept, before limit; a body it did not keep matches no body pattern', () => {
+    const journal = createJournal({ capacity: 10, bodyLimit: 1024 })
+    const save = (customer: string, extra: Partial<JournalRecord> = {}): JournalRecord =>
+      record('/save', { operationId: 'saveItems', requestHeaders: {}, requestBody: { kept: true, value: { Rows: [{ Row: { Customer: customer } }] } }, ...extra })
+    journal.add(save('Initech'))
+    journal.add(save('Initek'))
+    journal.add(save('Initech', { requestBody: { kept: false, note: '[chunked]' } }))
+    journal.add(save('Initech', { user: 'admin@acme.test' }))
+    const match = { body: { Rows: [{ Row: { Customer: 'Initech' } }] } }
+    expect(journal.read({ match }).entries.map((e) => e.seq)).toEqual([1, 4])
+    expect(journal.read({ match, limit: 1 }).entries.map((e) => e.seq)).toEqual([4])
+    expect(journal.read({ match: { user: 'admin@acme.test' } }).entries.map((e) => e.seq)).toEqual([4])
+    const found = journal.search({ operationId: 'saveItems', match }, { nearMisses: 5 })
+    expect(found.matches.map((e) => e.seq)).toEqual([1, 4])
+    expect(found.nearMisses.map((m) => [m.seq, m.differences.map((d) => `${d.pointer} ${d.actual}`)])).toEqual([
+      [3, ['/body [chunked]']],
+      [2, ['/body/Rows/0/Row/Customer "Initek"']],
+    ]) // equally far (0.5): the newer first
+    expect(() => journal.read({ match: { body: { $near: 1 } } })).toThrow(/\/match\/body/)
+  })
+
+  it('settles when the exchanges begun before are finished, or after the bound', async () => {
+    const journal = createJournal({ capacity: 10, bodyLimit: 0 })
+    await journal.settled(1000) // nothing in flight: at once
+    const first = {}
+    journal.begin(first)
+    let settled = false
+    const waiting = journal.settled(1000).then(() => (settled = true))
+    journal.begin({}) // begun after: not waited for
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(settled).toBe(false)
+    journal.finish(first)
+    await waiting
+    const never = {}
+    journal.begin(never)
+    const started = Date.now()
+    await journal.settled(50)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45)
+  })
 })
 
 describe('redaction', () => {
