@@ -28,6 +28,7 @@ export { RequestAssertionError, type AssertRequestedOptions } from './mock/contr
 export type { RequestQuery, NearMiss } from './mock/control/journal-match.ts'
 export type { RequestMatch, Difference } from './mock/control/request-pattern.ts'
 export type { JournalEntry, JournalFilter } from './mock/control/journal-store.ts'
+export type { AnswerRuleInput, ActiveAnswerRule, AnswerRuleList, WholeAnswerInput, PatchAnswerInput } from './mock/control/answer-rules.ts'
 export {
   createClient,
   rowVersion,

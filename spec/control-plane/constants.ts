@@ -14,3 +14,12 @@ export const MAX_FAULT_LATENCY_MS = 120_000
 
 /** Furthest one clock call may move the clock: ten years. */
 export const MAX_CLOCK_ADVANCE_MS = 10 * 365 * 24 * 3600 * 1000
+
+/** Largest number of answer rules a mock holds at once (keeps the per-request scan short). */
+export const MAX_ANSWER_RULES = 500
+
+/** Longest delay an answer rule may add: one minute. */
+export const MAX_ANSWER_DELAY_MS = 60_000
+
+/** The priority of an answer rule that names none (WireMock's default); lower numbers are tried first. */
+export const DEFAULT_ANSWER_PRIORITY = 5

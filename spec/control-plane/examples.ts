@@ -82,6 +82,7 @@ export const journalEntryExample = {
   status: 200,
   durationMs: 3.2,
   fault: null,
+  stub: null,
   warnings: [],
 }
 

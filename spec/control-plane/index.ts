@@ -13,13 +13,14 @@ import { parameters } from './parameters.ts'
 import { errorResponses, responses } from './responses.ts'
 import { operations } from './paths/index.ts'
 
-export { CONTROL_PREFIX, CONTROL_TOKEN_HEADER, MAX_FAULT_RULES, MAX_FAULT_LATENCY_MS, MAX_CLOCK_ADVANCE_MS } from './constants.ts'
+export { CONTROL_PREFIX, CONTROL_TOKEN_HEADER, MAX_FAULT_RULES, MAX_FAULT_LATENCY_MS, MAX_CLOCK_ADVANCE_MS, MAX_ANSWER_RULES, MAX_ANSWER_DELAY_MS, DEFAULT_ANSWER_PRIORITY } from './constants.ts'
 export { MINIMAL_FIXTURE } from './examples.ts'
 
 const TAGS = [
   { name: 'State', description: 'Resetting the mock, loading data, uploading files.' },
   { name: 'Observation', description: 'What clients did: the e-mail outbox and the request journal.' },
   { name: 'Faults', description: 'Slow, failing and cut-off answers, to test a client\'s retries.' },
+  { name: 'Answer rules', description: 'Answers a test chooses for matching requests: whole answers, merge patches of the mock\'s own, delays and scenarios.' },
   { name: 'Clock', description: 'The mock\'s time.' },
   { name: 'Documentation', description: 'This document.' },
 ]

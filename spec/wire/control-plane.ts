@@ -197,6 +197,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/stubs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the answer rules
+         * @description The answer rules in the order they are tried, each with how many requests it answered and how many answers it has left, and the state of every scenario.
+         */
+        get: operations["listStubs"];
+        put?: never;
+        /**
+         * Add an answer rule
+         * @description Adds a rule that answers matching requests of an API operation: a whole answer (the operation is not performed) or a merge patch of the mock's own answer (the operation is performed). The answer is checked against the served document when the rule is added; one the installation could never give is refused with the violations unless `offDocument` is true. docs/control-plane.md, "Answer rules", has the matching, priority, `times` and scenario rules.
+         */
+        post: operations["addStub"];
+        /**
+         * Remove the answer rules
+         * @description Removes every answer rule and every scenario state (scenarios start again in `Started`); fault rules stay.
+         */
+        delete: operations["clearStubs"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/stubs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one answer rule
+         * @description Removes the rule with this id; its scenario keeps its state.
+         */
+        delete: operations["removeStub"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/clock": {
         parameters: {
             query?: never;
@@ -285,7 +333,7 @@ export interface components {
         };
         /**
          * Reset result
-         * @description The data is back to the fixture the mock started with; e-mails, fault rules and journal entries are gone. Sessions (but those of users the start fixture lacks) and the clock are kept, unless `sessions=true` ended every session.
+         * @description The data is back to the fixture the mock started with; e-mails, fault rules, answer rules (with their scenario states) and journal entries are gone. Sessions (but those of users the start fixture lacks) and the clock are kept, unless `sessions=true` ended every session.
          */
         ResetResult: {
             /** @constant */
@@ -296,6 +344,8 @@ export interface components {
                 emails: number;
                 /** @description Fault rules removed. */
                 faults: number;
+                /** @description Answer rules removed (scenario states are forgotten too). */
+                stubs: number;
                 /** @description Journal entries removed. */
                 requests: number;
                 /** @description Sessions ended: all of them with `sessions=true`, else those of users the start fixture lacks. */
@@ -443,6 +493,8 @@ export interface components {
              * @enum {unknown}
              */
             fault: "latency" | "status" | "drop" | "commitThenDrop" | null;
+            /** @description The `id` of the answer rule that answered (or patched the answer of) this request; null for none. */
+            stub: number | null;
             /** @description What the request relied on that the API's description does not promise, in the order found (docs/behaviour.md lists every code). The answer carried the codes in `X-Mock-Warnings`; in strict mode the request was refused instead. */
             warnings: {
                 code: string;
@@ -605,6 +657,141 @@ export interface components {
             /** @description Seed the generator behind `rate` started from. */
             seed: number;
             rules: components["schemas"]["ActiveFaultRule"][];
+        };
+        /**
+         * Answer rule
+         * @description A request matcher and what to answer. Rules are tried by `priority`, then newest first; the first that matches the operation, `match`, `whenState` and has answers left is the only one applied. A rule the served document cannot answer is refused (400, with the violations pointing into this body) unless `offDocument` is true.
+         */
+        AnswerRule: {
+            /** @description A name for people; the mock only shows it. */
+            name?: string;
+            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for an answer the document is checked against; a rule without one (only with `offDocument: true`) applies to every API operation. */
+            operationId?: string;
+            /** @description What the request must carry besides its operation; every part given must match. Patterns are checked when the rule is added. */
+            match?: {
+                /** @description The request body, as sent (the Get Items `query` text included). A request pattern: an object matches when each of its members matches; an array when each of its elements matches a distinct element; a scalar by equality; `{ "$contains": TEXT }` and `{ "$regex": TEXT }` match texts. */
+                body?: unknown;
+                /** @description Request headers by name (any case), each a pattern on its text. */
+                headers?: {
+                    [key: string]: unknown;
+                };
+                /** @description E-mail of the signed-in user (any case); a request without a valid session never matches. */
+                user?: string;
+            };
+            /** @description A whole answer (`status`, `headers`, `body`): the operation is not performed. Or `patch`, an RFC 7386 JSON merge patch applied to the JSON the operation answers (2xx answers only): the operation is performed. Not both kinds. `{}` leaves the operation's own answer as it is (a rule for `delayMs` or a scenario step alone). */
+            answer: {
+                /**
+                 * @description Status of a whole answer.
+                 * @default 200
+                 */
+                status: number;
+                /** @description Headers of a whole answer; `Content-Type` defaults to the media type the document declares for the status. */
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description Body of a whole answer: JSON, or a text sent as is for a media type that is not JSON. */
+                body?: unknown;
+                /** @description RFC 7386 JSON merge patch of the operation's own JSON answer: members set to null are removed, objects merged, anything else replaced (an object patch turns an array answer into an object, as the RFC says). */
+                patch?: unknown;
+            };
+            /** @description Wait this long before answering (or, for a patch, before performing the operation). */
+            delayMs?: number;
+            /** @description Answer this many requests, then stop matching (the rule stays listed, `remaining` 0). Without it the rule stays until removed. */
+            times?: number;
+            /**
+             * @description Lower numbers are tried first (as in WireMock); among rules of one priority, the newest first.
+             * @default 5
+             */
+            priority: number;
+            /** @description A scenario this rule reads or moves. Every scenario starts in state `Started`. */
+            scenario?: string;
+            /** @description Match only while the scenario is in this state. */
+            whenState?: string;
+            /** @description Move the scenario to this state when the rule is chosen for a request. */
+            setState?: string;
+            /**
+             * @description Accept an answer the served document cannot give (a status, media type or body outside it). Without it such a rule is refused with the violations; with it, each answer it gives carries `OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings` (in strict mode it is refused).
+             * @default false
+             */
+            offDocument: boolean;
+        };
+        /**
+         * Active answer rule
+         * @description A rule as the mock holds it, with its use so far.
+         */
+        ActiveAnswerRule: {
+            /** @description Number of the rule, in the order added (never reused while the mock runs). */
+            id: number;
+            /** @description A name for people; the mock only shows it. */
+            name?: string;
+            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for an answer the document is checked against; a rule without one (only with `offDocument: true`) applies to every API operation. */
+            operationId?: string;
+            /** @description What the request must carry besides its operation; every part given must match. Patterns are checked when the rule is added. */
+            match?: {
+                /** @description The request body, as sent (the Get Items `query` text included). A request pattern: an object matches when each of its members matches; an array when each of its elements matches a distinct element; a scalar by equality; `{ "$contains": TEXT }` and `{ "$regex": TEXT }` match texts. */
+                body?: unknown;
+                /** @description Request headers by name (any case), each a pattern on its text. */
+                headers?: {
+                    [key: string]: unknown;
+                };
+                /** @description E-mail of the signed-in user (any case); a request without a valid session never matches. */
+                user?: string;
+            };
+            /** @description A whole answer (`status`, `headers`, `body`): the operation is not performed. Or `patch`, an RFC 7386 JSON merge patch applied to the JSON the operation answers (2xx answers only): the operation is performed. Not both kinds. `{}` leaves the operation's own answer as it is (a rule for `delayMs` or a scenario step alone). */
+            answer: {
+                /**
+                 * @description Status of a whole answer.
+                 * @default 200
+                 */
+                status: number;
+                /** @description Headers of a whole answer; `Content-Type` defaults to the media type the document declares for the status. */
+                headers?: {
+                    [key: string]: string;
+                };
+                /** @description Body of a whole answer: JSON, or a text sent as is for a media type that is not JSON. */
+                body?: unknown;
+                /** @description RFC 7386 JSON merge patch of the operation's own JSON answer: members set to null are removed, objects merged, anything else replaced (an object patch turns an array answer into an object, as the RFC says). */
+                patch?: unknown;
+            };
+            /** @description Wait this long before answering (or, for a patch, before performing the operation). */
+            delayMs?: number;
+            /** @description Answer this many requests, then stop matching (the rule stays listed, `remaining` 0). Without it the rule stays until removed. */
+            times?: number;
+            /**
+             * @description Lower numbers are tried first (as in WireMock); among rules of one priority, the newest first.
+             * @default 5
+             */
+            priority: number;
+            /** @description A scenario this rule reads or moves. Every scenario starts in state `Started`. */
+            scenario?: string;
+            /** @description Match only while the scenario is in this state. */
+            whenState?: string;
+            /** @description Move the scenario to this state when the rule is chosen for a request. */
+            setState?: string;
+            /**
+             * @description Accept an answer the served document cannot give (a status, media type or body outside it). Without it such a rule is refused with the violations; with it, each answer it gives carries `OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings` (in strict mode it is refused).
+             * @default false
+             */
+            offDocument: boolean;
+            /** @description Requests the rule has answered so far. */
+            hits: number;
+            /** @description Answers left; 0 once `times` is used up (the rule no longer matches); null for no limit. */
+            remaining: number | null;
+            /** @description Why the served document cannot give this answer (only for rules added with `offDocument: true`). */
+            violations: {
+                pointer: string;
+                keyword: string;
+                message: string;
+            }[];
+        };
+        /** Answer rules */
+        AnswerRuleList: {
+            /** @description In the order they are tried. */
+            rules: components["schemas"]["ActiveAnswerRule"][];
+            /** @description The state of every scenario a rule names. */
+            scenarios: {
+                [key: string]: string;
+            };
         };
         /**
          * Clock advance
@@ -1203,6 +1390,107 @@ export interface operations {
             };
             401: components["responses"]["ControlTokenRequired"];
             403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listStubs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnswerRuleList"];
+                };
+            };
+            401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+        };
+    };
+    addStub: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The rule. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerRule"];
+            };
+        };
+        responses: {
+            /** @description The rule as added. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActiveAnswerRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    clearStubs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cleared"];
+                };
+            };
+            401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    removeStub: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The rule's `id`. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule removed, with its use. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActiveAnswerRule"];
+                };
+            };
+            401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];
         };
     };

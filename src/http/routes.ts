@@ -3,7 +3,7 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { listOperations, requestBodyOf, type OperationEntry } from '../document/reader.ts'
 import type { ApiOperations, Handler, Handlers, RouteOf } from '../wire/operations.ts'
 import { requestCheck, fastifyPath, routeMethod, type UnknownInput } from './request-check.ts'
-import { authenticate, authorize, inTurn, type RouteStep, type SecurityScheme } from './steps.ts'
+import { authenticate, authorize, consultAnswerRules, inTurn, type RouteStep, type SecurityScheme } from './steps.ts'
 import { warnOrRefuse } from './warn.ts'
 
 /** Steps that adapt a request before it is checked, by operation (forms standards allow but the document does not show). */
@@ -42,8 +42,9 @@ function hasHandler(handlers: Handlers<ApiOperations>, id: string): id is keyof 
 
 /**
  * One route for an operation: authentication first (a caller without a token learns that before
- * anything about its request), then the request check against the document, then authorization
- * (the workspace must be the user's), then the handler.
+ * anything about its request), then the request check against the document, then the mock's
+ * answer rules (a rule may answer here, or change the answer to come), then authorization (the
+ * workspace must be the user's), then the handler.
  */
 function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, document: OpenAPIObject, entry: OperationEntry, id: K, handlers: Handlers<ApiOperations>, preparations: Preparations): void {
   const handler: Handler<ApiOperations, K> = handlers[id]
@@ -51,6 +52,7 @@ function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, docume
   const steps: RouteStep[] = [
     ...(scheme === undefined ? [] : [authenticate(scheme)]),
     requestCheck(document, entry, { prepare: preparations[id], unknownInput: warnUnknownInput(entry) }),
+    consultAnswerRules,
     ...(scheme === undefined ? [] : [authorize]),
   ]
   app.route<RouteOf<ApiOperations, K>>({

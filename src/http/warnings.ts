@@ -25,6 +25,7 @@ export const WARNINGS = {
   NULL_OPTIONAL_MEMBER: 'null sent for an optional member (rk, providerId) reads as the member left out.',
   ROW_LINK_WITHOUT_RELATION_KEY: 'Generate Row Link without relationKey reads as relationKey null.',
   VALUE_FORM_CONVERTED: "A saved value in another form than its field type's (ISO 8601 text into a date type, true/false into a Boolean, digits in quotes into a number) is converted to the type's form.",
+  OFF_DOCUMENT_ANSWER: 'An answer rule added with "offDocument": true gave an answer the served document cannot give (a status, media type or body outside it).',
 } as const satisfies Record<string, string>
 
 export type WarningCode = keyof typeof WARNINGS

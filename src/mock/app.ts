@@ -113,9 +113,10 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerFormBody(app)
   registerJsonBody(app)
   registerWarnings(app)
-  // Journal and faults hook every API route, so they come before the routes; the control plane needs both.
+  // Rules (faults and answer rules) and the journal hook every API route, so they come before the
+  // routes; the control plane needs both. Rules first: the journal keeps an answer as a rule patched it.
+  registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document })
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
-  registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0) })
   // Before the routes, so their hooks wrap the normal handlers. Loaded only when asked for: a mock
   // without --deviate has neither the module nor any of its hooks.
   if (config.deviate.length > 0) (await import('../deviate/deviations.ts')).installDeviations(app, config.deviate)

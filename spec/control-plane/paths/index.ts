@@ -13,6 +13,10 @@ import * as readUsage from './read-usage.ts'
 import * as listFaults from './list-faults.ts'
 import * as setFaults from './set-faults.ts'
 import * as clearFaults from './clear-faults.ts'
+import * as listStubs from './list-stubs.ts'
+import * as addStub from './add-stub.ts'
+import * as clearStubs from './clear-stubs.ts'
+import * as removeStub from './remove-stub.ts'
 import * as readClock from './read-clock.ts'
 import * as advanceClock from './advance-clock.ts'
 import * as getControlPlaneDocument from './get-control-plane-document.ts'
@@ -34,6 +38,10 @@ export const operations: readonly ControlOperationModule[] = [
   listFaults,
   setFaults,
   clearFaults,
+  listStubs,
+  addStub,
+  clearStubs,
+  removeStub,
   readClock,
   advanceClock,
   getControlPlaneDocument,

@@ -21,10 +21,10 @@ export const operation: OperationObject = {
   parameters: [parameterRef('ResetSessions')],
   responses: {
     '200': jsonResponse('Reset.', schemaRef('ResetResult'), {
-      reset: { summary: 'Reset', value: { reset: true, fixture: summaryExample, cleared: { emails: 1, faults: 0, requests: 42, sessions: 0 }, kept: ['sessions', 'clock'] } },
+      reset: { summary: 'Reset', value: { reset: true, fixture: summaryExample, cleared: { emails: 1, faults: 0, stubs: 0, requests: 42, sessions: 0 }, kept: ['sessions', 'clock'] } },
       withSessions: {
         summary: 'Reset with sessions=true',
-        value: { reset: true, fixture: summaryExample, cleared: { emails: 0, faults: 0, requests: 3, sessions: 1000 }, kept: ['clock'] },
+        value: { reset: true, fixture: summaryExample, cleared: { emails: 0, faults: 0, stubs: 0, requests: 3, sessions: 1000 }, kept: ['clock'] },
       },
     }),
     ...errorResponses(401, 507),

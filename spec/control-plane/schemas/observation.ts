@@ -33,7 +33,7 @@ export const JournalEntry: SchemaObject = {
   type: 'object',
   title: 'Journal entry',
   description: 'One request a client made to the API (control-plane calls are not recorded).',
-  required: ['seq', 'time', 'method', 'url', 'path', 'operationId', 'user', 'status', 'durationMs', 'fault', 'warnings'],
+  required: ['seq', 'time', 'method', 'url', 'path', 'operationId', 'user', 'status', 'durationMs', 'fault', 'stub', 'warnings'],
   properties: {
     seq: { type: 'integer', minimum: 1, description: 'Sequence number since the mock started; gaps show evicted or cleared entries.' },
     time: { type: 'string', format: 'date-time', description: 'When the answer went out (or the connection was cut), on the mock\'s clock.' },
@@ -48,6 +48,7 @@ export const JournalEntry: SchemaObject = {
     status: { type: ['integer', 'null'], description: 'Status sent; null when a fault cut the connection before an answer.' },
     durationMs: { type: 'number', minimum: 0, description: 'Time from arrival to the last byte of the answer, injected latency included.' },
     fault: { enum: ['latency', 'status', 'drop', 'commitThenDrop', null], description: 'The fault rule effect applied to this request, if any.' },
+    stub: { type: ['integer', 'null'], minimum: 1, description: 'The `id` of the answer rule that answered (or patched the answer of) this request; null for none.' },
     warnings: {
       type: 'array',
       description:

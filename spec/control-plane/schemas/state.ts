@@ -23,7 +23,7 @@ export const ResetResult: SchemaObject = {
   type: 'object',
   title: 'Reset result',
   description:
-    'The data is back to the fixture the mock started with; e-mails, fault rules and journal entries are gone. Sessions (but those of ' +
+    'The data is back to the fixture the mock started with; e-mails, fault rules, answer rules (with their scenario states) and journal entries are gone. Sessions (but those of ' +
     'users the start fixture lacks) and the clock are kept, unless `sessions=true` ended every session.',
   required: ['reset', 'fixture', 'cleared', 'kept'],
   properties: {
@@ -31,10 +31,11 @@ export const ResetResult: SchemaObject = {
     fixture: schemaRef('FixtureSummary'),
     cleared: {
       type: 'object',
-      required: ['emails', 'faults', 'requests', 'sessions'],
+      required: ['emails', 'faults', 'stubs', 'requests', 'sessions'],
       properties: {
         emails: count('E-mails removed from the outbox.'),
         faults: count('Fault rules removed.'),
+        stubs: count('Answer rules removed (scenario states are forgotten too).'),
         requests: count('Journal entries removed.'),
         sessions: count('Sessions ended: all of them with `sessions=true`, else those of users the start fixture lacks.'),
       },

@@ -6,6 +6,7 @@ import type { Store } from '../../store/store.ts'
 import type { Fixture } from '../../store/types.ts'
 import { advanceClock, readClock, type ClockState } from './clock.ts'
 import type { FaultList, FaultRuleInput, FaultTable } from './fault-table.ts'
+import type { ActiveAnswerRule, AnswerRuleInput, AnswerRuleList, AnswerRuleTable } from './answer-rules.ts'
 import { loadFixtureInto, type FixtureLoadResult, type LoadFixtureOptions } from './fixtures.ts'
 import type { JournalEntry, JournalFilter, Journal } from './journal-store.ts'
 import { resetMock, userIdsOf, type ResetOptions, type ResetResult } from './reset.ts'
@@ -31,7 +32,7 @@ import type { RequestQuery } from './journal-match.ts'
  */
 export interface MockControls {
   /**
-   * Data back to the start fixture; outbox, fault rules and journal emptied; sessions and clock kept
+   * Data back to the start fixture; outbox, fault rules, answer rules (and scenario states) and journal emptied; sessions and clock kept
    * (`{ sessions: true }` ends every session too).
    */
   reset(options?: ResetOptions): ResetResult
@@ -66,6 +67,20 @@ export interface MockControls {
   setFaults(rules: FaultRuleInput[], options?: { seed?: number }): FaultList
   faults(): FaultList
   clearFaults(): number
+  /**
+   * Adds an answer rule (`POST /__mock/stubs`) and returns it with its `id`; throws a
+   * `ProblemError` (400, `violations` pointing into the rule under `/body`) for a rule the served
+   * document cannot answer, unless it says `offDocument: true`.
+   * @example
+   * mock.stub({ operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, times: 1 })
+   */
+  stub(rule: AnswerRuleInput): ActiveAnswerRule
+  /** The answer rules in the order they are tried, with their hit counts, and the scenario states. */
+  stubs(): AnswerRuleList
+  /** Removes one answer rule; throws a 404 `ProblemError` for an unknown id. */
+  removeStub(id: number): ActiveAnswerRule
+  /** Removes every answer rule and scenario state; returns how many rules there were. */
+  clearStubs(): number
   /** Moves the mock's clock forward by `ms` without waiting. */
   advanceClock(ms: number): ClockState
   clock(): ClockState
@@ -82,6 +97,7 @@ export interface ControlledParts {
   outbox: Outbox
   journal: Journal
   faults: FaultTable
+  answerRules: AnswerRuleTable
   clock: MockClock
   tokens: TokenStore
   mockConfig: MockConfig
@@ -118,6 +134,10 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
     setFaults: (rules, options = {}) => parts.faults.set(options.seed === undefined ? { rules } : { rules, seed: options.seed }),
     faults: () => parts.faults.list(),
     clearFaults: () => parts.faults.clear(),
+    stub: (rule) => parts.answerRules.add(rule),
+    stubs: () => parts.answerRules.list(),
+    removeStub: (id) => parts.answerRules.remove(id),
+    clearStubs: () => parts.answerRules.clear(),
     advanceClock: (ms) => advanceClock(parts.clock, ms),
     clock: () => readClock(parts.clock),
     usage: () => {

@@ -28,6 +28,8 @@ export interface JournalRecord {
   status: number | null
   durationMs: number
   fault: FaultEffect | null
+  /** The answer rule that answered or patched this request; null (or absent) for none. */
+  stub?: number | null
   /** Warnings the request raised (things the API's description does not promise), in order. */
   warnings: readonly MockWarning[]
   requestHeaders?: Record<string, string | string[] | undefined>
@@ -49,6 +51,7 @@ export interface JournalEntry {
   status: number | null
   durationMs: number
   fault: FaultEffect | null
+  stub: number | null
   warnings: readonly MockWarning[]
   request?: { headers: Record<string, string>; body: unknown }
   response?: { contentType: string | null; body: unknown }
@@ -219,6 +222,7 @@ function toEntry(record: JournalRecord, bodies: boolean): JournalEntry {
     status: record.status,
     durationMs: Math.round(record.durationMs * 1000) / 1000,
     fault: record.fault,
+    stub: record.stub ?? null,
     warnings: record.warnings,
   }
   if (bodies) {

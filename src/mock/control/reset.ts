@@ -3,6 +3,7 @@ import type { Store } from '../../store/store.ts'
 import type { Fixture } from '../../store/types.ts'
 import { summarizeFixture, type FixtureSummary } from './fixtures.ts'
 import type { FaultTable } from './fault-table.ts'
+import type { AnswerRuleTable } from './answer-rules.ts'
 import type { Journal } from './journal-store.ts'
 import type { TokenStore } from '../../http/auth/tokens.ts'
 
@@ -10,7 +11,7 @@ import type { TokenStore } from '../../http/auth/tokens.ts'
 export interface ResetResult {
   reset: true
   fixture: FixtureSummary
-  cleared: { emails: number; faults: number; requests: number; sessions: number }
+  cleared: { emails: number; faults: number; stubs: number; requests: number; sessions: number }
   kept: Array<'sessions' | 'clock'>
 }
 
@@ -20,20 +21,20 @@ export interface ResetOptions {
 }
 
 /**
- * Back to the start: the fixture the mock started with, and no e-mails, fault rules or journal
- * entries, so each test sees only its own effects. Sessions are kept so a token signed in once
+ * Back to the start: the fixture the mock started with, and no e-mails, fault rules, answer rules
+ * (nor scenario states) or journal entries, so each test sees only its own effects. Sessions are kept so a token signed in once
  * per suite survives (only those of users the start fixture lacks end, as in a fixture load);
  * `sessions: true` ends them all, the way out of a sandbox whose sessions are full. The clock is
  * kept because time does not go back.
  */
 export function resetMock(
-  parts: { store: Store; outbox: Outbox; faults: FaultTable; journal: Journal; tokens: TokenStore },
+  parts: { store: Store; outbox: Outbox; faults: FaultTable; answerRules: AnswerRuleTable; journal: Journal; tokens: TokenStore },
   startFixture: Fixture,
   options: ResetOptions = {},
 ): ResetResult {
   parts.store.reset(startFixture)
   const sessions = options.sessions === true ? parts.tokens.clear() : parts.tokens.forgetUsersOtherThan(userIdsOf(startFixture.organization.users))
-  const cleared = { emails: parts.outbox.clear(), faults: parts.faults.clear(), requests: parts.journal.clear(), sessions }
+  const cleared = { emails: parts.outbox.clear(), faults: parts.faults.clear(), stubs: parts.answerRules.clear(), requests: parts.journal.clear(), sessions }
   return { reset: true, fixture: summarizeFixture(startFixture), cleared, kept: options.sessions === true ? ['clock'] : ['sessions', 'clock'] }
 }
 

@@ -65,6 +65,10 @@ const HANDLERS: Handlers<ControlOperations> = {
     return request.server.controls.setFaults(rules, seed === undefined ? {} : { seed })
   },
   clearFaults: (request) => ({ cleared: request.server.controls.clearFaults() }),
+  listStubs: (request) => request.server.controls.stubs(),
+  addStub: (request, reply) => reply.code(201).send(request.server.controls.stub(request.body)),
+  removeStub: (request) => request.server.controls.removeStub(request.params.id),
+  clearStubs: (request) => ({ cleared: request.server.controls.clearStubs() }),
   readClock: (request) => request.server.controls.clock(),
   advanceClock: (request) => {
     const body = request.body

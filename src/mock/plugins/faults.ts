@@ -1,16 +1,24 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { ProblemError } from '../../errors.ts'
+import { describeViolations } from '../../document/violations.ts'
+import { warnOrRefuse } from '../../http/warn.ts'
 import { createFaultTable, type FaultDecision, type FaultTable } from '../control/fault-table.ts'
+import { createAnswerRuleTable, type AnswerDecision, type AnswerRuleTable } from '../control/answer-rules.ts'
+import { mergePatch } from '../control/answer-check.ts'
 import type { FaultEffect } from '../control/journal-store.ts'
 import { recordExchange } from './journal.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
     faults: FaultTable
+    answerRules: AnswerRuleTable
   }
   interface FastifyRequest {
     /** The fault rule applied to this request; null for none (decorated null, set in onRequest). */
     mockFault: { effect: FaultEffect; ruleId: number; journaled: boolean } | null
+    /** The answer rule that answered this request or patches its answer; null for none (decorated null). */
+    mockAnswer: { ruleId: number; patch: { value: unknown } | null } | null
   }
 }
 
@@ -45,11 +53,15 @@ function cut(request: FastifyRequest, reply: FastifyReply): void {
  * no rule can lock a test out of clearing the rules. Register before the routes: the onRoute
  * hook collects the operationIds a rule may name.
  */
-export function registerFaults(app: FastifyInstance, options: { randomSeed: () => number }): void {
+export function registerFaults(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject }): void {
   const operationIds = new Set<string>()
   const table = createFaultTable(options.randomSeed, operationIds)
+  const answers = createAnswerRuleTable(options.document)
   app.decorate('faults', table)
+  app.decorate('answerRules', answers)
+  app.decorate('answerHook', { hasRules: answers.hasRules, apply: (request: FastifyRequest, reply: FastifyReply) => applyAnswerRule(answers, request, reply) })
   app.decorateRequest('mockFault', null)
+  app.decorateRequest('mockAnswer', null)
   app.addHook('onRoute', (route) => {
     const operationId = route.config?.operationId
     if (typeof operationId === 'string') operationIds.add(operationId)
@@ -82,10 +94,71 @@ export function registerFaults(app: FastifyInstance, options: { randomSeed: () =
     else act()
   })
 
+  // One onSend hook for both kinds of rules; registered before the journal's, so the journal
+  // keeps the answer as patched.
   app.addHook('onSend', (request, reply, payload, done) => {
     // The handler has run and its write is applied; only the answer is lost, as when a
     // network fails between server and client. Clients must then re-read, not blindly retry.
     if (request.mockFault?.effect === 'commitThenDrop') cut(request, reply)
+    const patch = request.mockAnswer?.patch
+    if (patch !== undefined && patch !== null) return done(null, patched(reply, payload, patch.value))
     done(null, payload)
   })
+}
+
+/**
+ * The answer rule step (src/http/steps.ts, `consultAnswerRules`): after authentication and the
+ * request check, before authorization and the handler. A whole answer is sent here and nothing
+ * is performed; a patch marks the request so its answer goes through the onSend hook above.
+ */
+function applyAnswerRule(table: AnswerRuleTable, request: FastifyRequest, reply: FastifyReply): void | Promise<void | 'answered'> {
+  // A fault that answers, cuts or drops the request has taken it; a delay alone has not.
+  if (request.mockFault !== null && request.mockFault.effect !== 'latency') return
+  const operationId = request.routeOptions.config?.operationId ?? null
+  const decision = table.decide({ operationId, body: request.sentBody ?? request.body, headers: request.headers, user: request.principal?.user.email ?? null })
+  if (decision === null) return
+  if (decision.offDocument.length > 0) {
+    warnOrRefuse(request, 'OFF_DOCUMENT_ANSWER', `Answer rule ${decision.ruleId} gave an answer the served document cannot: ${describeViolations(decision.offDocument)}.`)
+  }
+  if (decision.kind !== 'whole') {
+    request.mockAnswer = { ruleId: decision.ruleId, patch: decision.kind === 'patch' ? { value: decision.patch } : null }
+    // A page kept as ready bytes must go through the hook that patches it.
+    if (decision.kind === 'patch') request.answerThroughHooks = true
+    return decision.delayMs > 0 ? new Promise((resolve) => setTimeout(resolve, decision.delayMs)) : undefined
+  }
+  request.mockAnswer = { ruleId: decision.ruleId, patch: null }
+  if (decision.delayMs === 0) {
+    sendWhole(reply, decision)
+    return Promise.resolve('answered')
+  }
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      sendWhole(reply, decision)
+      resolve('answered')
+    }, decision.delayMs),
+  )
+}
+
+function sendWhole(reply: FastifyReply, decision: AnswerDecision & { kind: 'whole' }): void {
+  const { status, headers, payload } = decision.answer
+  reply.code(status)
+  for (const [name, value] of Object.entries(headers)) reply.header(name, value)
+  if (payload === null) reply.send()
+  else reply.send(payload)
+}
+
+/** The answer with the merge patch applied, when it is a 2xx JSON answer; any other answer as it was. */
+function patched(reply: FastifyReply, payload: unknown, patch: unknown): unknown {
+  if (reply.statusCode < 200 || reply.statusCode > 299) return payload
+  const type = String(reply.getHeader('content-type') ?? '')
+  if (!/json/i.test(type)) return payload
+  const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined
+  if (text === undefined) return payload
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return payload
+  }
+  return JSON.stringify(mergePatch(parsed, patch))
 }

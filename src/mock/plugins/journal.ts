@@ -75,6 +75,7 @@ export function recordExchange(request: FastifyRequest, reply: FastifyReply, sta
     status,
     durationMs: reply.elapsedTime,
     fault: request.mockFault?.effect ?? null,
+    stub: request.mockAnswer?.ruleId ?? null,
     warnings: request.mockWarnings ?? [],
   }
   if (journal.bodyLimit > 0) {

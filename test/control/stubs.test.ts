@@ -1,0 +1,228 @@
+/**
+ * Answer rules (POST/GET/DELETE /__mock/stubs) over HTTP against a started mock: matching, whole
+ * answers that perform nothing, merge patches of real answers, the off-document check, priority,
+ * `times`, scenarios, delays, and the journal. Timing is asserted from below only.
+ */
+import { performance } from 'node:perf_hooks'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { IDS, mockPerSuite, type Reply } from '../helpers/http.ts'
+
+const SAVE = '/ExplorerApi/api/items/save'
+const signInPath = `/identityprovider/${IDS.org}/connect/token`
+const signInForm = { client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }
+
+/** A save refused the product's way (the description, "Save rows"): one ReturnStates entry naming the row and the table. */
+const REFUSED = {
+  ReturnStates: [{ Code: 'REQUIRED', Message: 'Amount is required', RelationKey: null, Id: -1, Field: 'Amount' }],
+  MasterToRecalculate: [],
+  CreatedItems: 0,
+  UpdatedItems: 0,
+  DeletedItems: 0,
+  LockedItems: 0,
+  MasterRowLink: null,
+  RowIdentifier: 'IdRow',
+  StorageName: 'Orders',
+  SavedItems: null,
+  IsSaveSuccessfully: false,
+  ReturnData: { PrimaryKeyData: {} },
+}
+
+const newOrder = (customer: string) => ({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' }, Details: [] }] })
+
+describe('/__mock/stubs', () => {
+  const ctx = mockPerSuite()
+  beforeEach(async () => {
+    await ctx.mock.request('POST', '/__mock/reset')
+  })
+
+  const addStub = (rule: unknown): Promise<Reply> => ctx.mock.request('POST', '/__mock/stubs', { json: rule, unchecked: true })
+  const save = (body: unknown): Promise<Reply> => ctx.mock.post(SAVE, ctx.token, body)
+  const customers = async (customer: string): Promise<number> => (await ctx.mock.items(ctx.token, `$filter=Customer eq '${customer}'`)).body.length
+
+  it('refuses only the matching save, only `times` times; other saves are performed', async () => {
+    const added = await addStub({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: 'Initech' } }] } }, answer: { body: REFUSED }, times: 2 })
+    expect(added.status).toBe(201)
+    expect(added.body).toMatchObject({ id: expect.any(Number), operationId: 'saveItems', hits: 0, remaining: 2, priority: 5 })
+
+    const outcomes: boolean[] = []
+    for (let i = 0; i < 3; i++) outcomes.push((await save(newOrder('Initech'))).body.IsSaveSuccessfully)
+    expect(outcomes).toEqual([false, false, true])
+    const refused = (await save(newOrder('Initech'))).body
+    expect(refused.IsSaveSuccessfully).toBe(true)
+    // Two refused saves wrote nothing; the two performed ones wrote their rows.
+    expect(await customers('Initech')).toBe(2)
+    // A save the rule does not match is performed while the rule is active.
+    await ctx.mock.request('POST', '/__mock/reset')
+    await addStub({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: 'Initech' } }] } }, answer: { body: REFUSED } })
+    expect((await save(newOrder('Globex Two'))).body.IsSaveSuccessfully).toBe(true)
+    expect(await customers('Globex Two')).toBe(1)
+    const first = (await save(newOrder('Initech'))).body
+    expect(first).toEqual(REFUSED)
+  })
+
+  it('a whole answer writes nothing, and the journal names the rule', async () => {
+    const { body: rule } = await addStub({ operationId: 'saveItems', answer: { body: { ...REFUSED, CreatedItems: 0 } } })
+    const reply = await save(newOrder('Nowritten'))
+    expect(reply.status).toBe(200)
+    expect(reply.contentType).toMatch(/^application\/json/)
+    expect(await customers('Nowritten')).toBe(0)
+    const entries = (await ctx.mock.request('GET', '/__mock/requests?operationId=saveItems&bodies=true')).body.entries
+    expect(entries.at(-1)).toMatchObject({ status: 200, stub: rule.id, response: { body: REFUSED } })
+    const read = (await ctx.mock.request('GET', '/__mock/requests?operationId=queryItems')).body.entries.at(-1)
+    expect(read.stub).toBeNull()
+  })
+
+  it('a merge patch changes the real answer while the row is written', async () => {
+    const { body: rule } = await addStub({ operationId: 'saveItems', answer: { patch: { LockedItems: 1, MasterToRecalculate: null } }, offDocument: true })
+    const reply = await ctx.mock.post(SAVE, ctx.token, newOrder('Patched'), { unchecked: true })
+    expect(reply.body).toMatchObject({ IsSaveSuccessfully: true, CreatedItems: 1, LockedItems: 1, ReturnData: { PrimaryKeyData: expect.any(Object) } })
+    expect(reply.body).not.toHaveProperty('MasterToRecalculate')
+    expect(await customers('Patched')).toBe(1)
+    const entry = (await ctx.mock.request('GET', '/__mock/requests?operationId=saveItems&bodies=true')).body.entries.at(-1)
+    expect(entry).toMatchObject({ stub: rule.id, response: { body: { LockedItems: 1 } } })
+  })
+
+  it('patches a page of rows (an answer the mock writes as ready bytes)', async () => {
+    expect((await addStub({ operationId: 'queryItems', answer: { patch: [] } })).status).toBe(201)
+    const reply = await ctx.mock.items(ctx.token, '$top=3')
+    expect(reply.body).toEqual([])
+    expect(reply.headers.get('x-mock-warnings')).toBeNull()
+    expect(reply.headers.get('content-length')).toBe('2')
+  })
+
+  describe('an answer the served document cannot give', () => {
+    const cases: Array<[string, unknown, string[]]> = [
+      ['an undocumented status', { operationId: 'saveItems', answer: { status: 418, body: REFUSED } }, ['/body/answer/status']],
+      ['a body that breaks the schema', { operationId: 'saveItems', answer: { body: { ...REFUSED, IsSaveSuccessfully: 'yes' } } }, ['/body/answer/body/IsSaveSuccessfully']],
+      ['a media type not declared', { operationId: 'saveItems', answer: { headers: { 'Content-Type': 'text/xml' }, body: '<ok/>' } }, ['/body/answer/headers/Content-Type']],
+      ['a patch that breaks the schema', { operationId: 'saveItems', answer: { patch: { CreatedItems: 'many' } } }, ['/body/answer/patch/CreatedItems']],
+    ]
+    it.each(cases)('is refused with the violations: %s', async (_name, rule, pointers) => {
+      const refused = await addStub(rule)
+      expect(refused.status).toBe(400)
+      expect(refused.contentType).toMatch(/^application\/problem\+json/)
+      expect(refused.body.code).toBe('VALIDATION')
+      expect(refused.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(pointers)
+      expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules).toEqual([])
+    })
+
+    it('is accepted with offDocument, and every answer it gives is flagged', async () => {
+      const added = await addStub({ operationId: 'saveItems', answer: { status: 418, body: { IsSaveSuccessfully: 'yes' } }, offDocument: true })
+      expect(added.status).toBe(201)
+      expect(added.body).toMatchObject({ offDocument: true, violations: [{ pointer: '/body/answer/status' }] })
+      for (let i = 0; i < 2; i++) {
+        const reply = await ctx.mock.post(SAVE, ctx.token, newOrder('Teapot'), { unchecked: true })
+        expect(reply.status).toBe(418)
+        expect(reply.body).toEqual({ IsSaveSuccessfully: 'yes' })
+        expect(reply.headers.get('x-mock-warnings')).toBe('OFF_DOCUMENT_ANSWER')
+      }
+      const patchRule = await addStub({ operationId: 'saveItems', answer: { patch: { CreatedItems: 'many' } }, offDocument: true, priority: 1 })
+      expect(patchRule.status).toBe(201)
+      const patched = await ctx.mock.post(SAVE, ctx.token, newOrder('Teapot'), { unchecked: true })
+      expect(patched.body.CreatedItems).toBe('many')
+      expect(patched.headers.get('x-mock-warnings')).toBe('OFF_DOCUMENT_ANSWER')
+      // Strict mode gives no answer the description does not promise.
+      const strict = await ctx.mock.post(SAVE, ctx.token, newOrder('Teapot'), { headers: { 'X-Mock-Strict': '1' } })
+      expect(strict.status).toBe(400)
+      expect(strict.body).toMatchObject({ code: 'STRICT_MODE', warning: 'OFF_DOCUMENT_ANSWER' })
+    })
+
+    it('a rule on every operation must say offDocument; patterns and operations are checked', async () => {
+      const missing = await addStub({ answer: { status: 503 } })
+      expect(missing.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/operationId'])
+      const bad = await addStub({ operationId: 'saveItem', match: { body: { Customer: { $regex: '(a+)+$' } }, headers: { X: { $nope: 1 } } }, answer: { patch: {} } })
+      expect(bad.status).toBe(400)
+      expect(bad.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/operationId', '/body/match/body/Customer/$regex', '/body/match/headers/X'])
+      const both = await addStub({ operationId: 'saveItems', answer: { patch: {}, status: 200 } })
+      expect(both.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/answer/patch'])
+      const schema = await addStub({ operationId: 'saveItems', answer: { patch: {} }, delayMs: 600_000, setState: 'x' })
+      expect(schema.status).toBe(400)
+      expect(schema.body.violations.map((v: { pointer: string }) => v.pointer).sort()).toEqual(['/body', '/body/delayMs'])
+    })
+  })
+
+  it('tries lower priorities first, and the newest rule first among equals', async () => {
+    const body = (n: number) => ({ ...REFUSED, UpdatedItems: n })
+    await addStub({ operationId: 'saveItems', answer: { body: body(1) } })
+    await addStub({ operationId: 'saveItems', answer: { body: body(2) } })
+    expect((await save(newOrder('P'))).body.UpdatedItems).toBe(2)
+    await addStub({ operationId: 'saveItems', answer: { body: body(3) }, priority: 1 })
+    await addStub({ operationId: 'saveItems', answer: { body: body(4) }, priority: 9 })
+    expect((await save(newOrder('P'))).body.UpdatedItems).toBe(3)
+    const listed = (await ctx.mock.request('GET', '/__mock/stubs')).body.rules
+    expect(listed.map((r: { answer: { body: { UpdatedItems: number } } }) => r.answer.body.UpdatedItems)).toEqual([3, 2, 1, 4])
+    expect(listed.map((r: { hits: number }) => r.hits)).toEqual([1, 1, 0, 0])
+  })
+
+  it('plays a scenario: the second sign-in fails', async () => {
+    const unauthorized = { type: 'urn:appdata-kit:problem:token-expired', title: 'Session token expired', status: 401, detail: 'Sign in again.', code: 'TOKEN_EXPIRED' }
+    await addStub({ operationId: 'signIn', scenario: 'session', whenState: 'Started', setState: 'signed in', answer: { patch: {} } })
+    await addStub({ operationId: 'signIn', scenario: 'session', whenState: 'signed in', answer: { status: 401, body: unauthorized } })
+    const first = await ctx.mock.request('POST', signInPath, { form: signInForm })
+    expect(first.status).toBe(200)
+    expect(first.body.access_token).toEqual(expect.any(String))
+    const second = await ctx.mock.request('POST', signInPath, { form: signInForm })
+    expect(second.status).toBe(401)
+    expect(second.contentType).toMatch(/^application\/problem\+json/)
+    expect(second.body).toEqual(unauthorized)
+    expect((await ctx.mock.request('GET', '/__mock/stubs')).body.scenarios).toEqual({ session: 'signed in' })
+    // A reset removes the rules and the scenario states.
+    const reset = await ctx.mock.request('POST', '/__mock/reset')
+    expect(reset.body.cleared.stubs).toBe(2)
+    expect((await ctx.mock.request('GET', '/__mock/stubs')).body).toEqual({ rules: [], scenarios: {} })
+    expect((await ctx.mock.request('POST', signInPath, { form: signInForm })).status).toBe(200)
+  })
+
+  it('delays only the matching query', async () => {
+    const delayMs = 400
+    await addStub({ operationId: 'queryItems', match: { body: { query: { $contains: "Status eq 'Open'" } } }, answer: {}, delayMs })
+    let started = performance.now()
+    const slow = await ctx.mock.items(ctx.token, "$top=2&$filter=Status eq 'Open'")
+    expect(slow.status).toBe(200)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(delayMs - 1)
+    expect(slow.body).toHaveLength(2)
+    await ctx.mock.items(ctx.token, '$top=2')
+    const listed = (await ctx.mock.request('GET', '/__mock/stubs')).body.rules
+    expect(listed[0].hits).toBe(1)
+  })
+
+  it('matches the signed-in user and headers', async () => {
+    await addStub({ operationId: 'queryItems', match: { user: 'Viewer@acme.test', headers: { 'X-Test-Run': { $regex: '^run-' } } }, answer: { body: [] } })
+    const viewer = await ctx.mock.signIn(IDS.viewer)
+    const headers = (token: string, run?: string) => ({ headers: ctx.mock.dataHeaders(token, run === undefined ? {} : { 'X-Test-Run': run }) })
+    const asViewer = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=2' }, ...headers(viewer, 'run-7') })
+    expect(asViewer.body).toEqual([])
+    const noHeader = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=2' }, ...headers(viewer) })
+    expect(noHeader.body).toHaveLength(2)
+    const asAdmin = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=2' }, ...headers(ctx.token, 'run-7') })
+    expect(asAdmin.body).toHaveLength(2)
+  })
+
+  it('lists hit counts, removes one rule by id (404 for an unknown one) or all', async () => {
+    const a = (await addStub({ operationId: 'queryItems', answer: { body: [] }, name: 'empty' })).body
+    const b = (await addStub({ operationId: 'saveItems', answer: { patch: {} } })).body
+    await ctx.mock.items(ctx.token, '$top=1')
+    const listed = (await ctx.mock.request('GET', '/__mock/stubs')).body
+    expect(listed.rules.map((r: { id: number; hits: number }) => [r.id, r.hits])).toEqual([[b.id, 0], [a.id, 1]])
+    const removed = await ctx.mock.request('DELETE', `/__mock/stubs/${a.id}`)
+    expect(removed.body).toMatchObject({ id: a.id, name: 'empty', hits: 1 })
+    const unknown = await ctx.mock.request('DELETE', `/__mock/stubs/${a.id}`)
+    expect(unknown.status).toBe(404)
+    expect(unknown.contentType).toMatch(/^application\/problem\+json/)
+    expect((await ctx.mock.items(ctx.token, '$top=1')).body).toHaveLength(1)
+    expect((await ctx.mock.request('DELETE', '/__mock/stubs')).body).toEqual({ cleared: 1 })
+    expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules).toEqual([])
+  })
+
+  it('matches a 2 MB body against one rule without stalling', async () => {
+    await addStub({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: { $regex: '^Needle' } } }] } }, answer: { body: REFUSED } })
+    const rows = Array.from({ length: 9000 }, (_, i) => ({ Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Hay ${'x'.repeat(200)} ${i}`, Amount: i, Status: 'Open' }, Details: [] }))
+    rows.push({ Row: { Id: -9001, IdRow: null, TIMESTAMP: null, Customer: 'Needle', Amount: 1, Status: 'Open' }, Details: [] })
+    const body = { Rows: rows }
+    expect(JSON.stringify(body).length).toBeGreaterThan(2_000_000)
+    const started = performance.now()
+    const reply = await save(body)
+    expect(reply.body).toEqual(REFUSED)
+    expect(performance.now() - started).toBeLessThan(10_000)
+  })
+})
