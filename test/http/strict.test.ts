@@ -46,6 +46,14 @@ const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send }> = [
   { code: 'UNKNOWN_MEMBER', send: post('/ExplorerApi/api/attachments/download', { ids: [1], format: 'zip' }) },
   { code: 'UNKNOWN_PARAMETER', send: post('/ExplorerApi/api/items?culture=de-DE', { query: '$top=1' }) },
   { code: 'EMPTY_DELETE_GROUP', send: post('/ExplorerApi/api/items/delete', [{ RelationKey: null, Rows: [] }]) },
+  {
+    // An answer rule the test marked off the document (a count where rows belong), used once per request.
+    code: 'OFF_DOCUMENT_ANSWER',
+    send: (client, token, headers) => {
+      client.mock.stub({ operationId: 'queryItems', match: { body: { query: '$top=1&$skip=7' } }, answer: { body: { count: 'many' } }, offDocument: true, times: 1 })
+      return client.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1&$skip=7' }, headers: { ...client.dataHeaders(token), ...headers }, unchecked: true })
+    },
+  },
 ]
 
 describe('the warning catalog', () => {
