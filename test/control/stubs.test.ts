@@ -214,6 +214,43 @@ describe('/__mock/stubs', () => {
     expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules).toEqual([])
   })
 
+  it('shares one table with fault rules: a delay goes with an answer rule, a failing fault takes the request', async () => {
+    const { body: rule } = await addStub({ operationId: 'queryItems', answer: { body: [] } })
+    await ctx.mock.request('POST', '/__mock/faults', { json: { rules: [{ operationId: 'queryItems', latencyMs: 200, times: 1 }, { operationId: 'queryItems', status: 503, times: 1 }] } })
+    const started = performance.now()
+    const delayed = await ctx.mock.items(ctx.token, '$top=1')
+    expect(delayed.body).toEqual([])
+    expect(performance.now() - started).toBeGreaterThanOrEqual(199)
+    const failed = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+    expect(failed.status).toBe(503)
+    expect((await ctx.mock.items(ctx.token, '$top=1')).body).toEqual([])
+    const entries = (await ctx.mock.request('GET', '/__mock/requests?operationId=queryItems')).body.entries.slice(-3)
+    expect(entries.map((e: { fault: string | null; stub: number | null }) => [e.fault, e.stub])).toEqual([['latency', rule.id], ['status', null], [null, rule.id]])
+    // Clearing one kind leaves the other.
+    expect((await ctx.mock.request('DELETE', '/__mock/faults')).body).toEqual({ cleared: 0 })
+    expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0].hits).toBe(2)
+  })
+
+  it('is steered from startMock() too: stub, stubs, removeStub, clearStubs', async () => {
+    const running = ctx.mock.mock
+    const rule = running.stub({ operationId: 'saveItems', answer: { body: REFUSED }, times: 1 })
+    expect(rule).toMatchObject({ id: expect.any(Number), remaining: 1, hits: 0 })
+    expect((await save(newOrder('InProcess'))).body).toEqual(REFUSED)
+    expect(running.stubs().rules).toEqual([{ ...rule, hits: 1, remaining: 0 }])
+    // A used-up rule no longer matches.
+    expect((await save(newOrder('InProcess'))).body.IsSaveSuccessfully).toBe(true)
+    let refusal: unknown
+    try {
+      running.stub({ operationId: 'saveItems', answer: { status: 418, body: {} } })
+    } catch (error) {
+      refusal = error
+    }
+    expect(refusal).toMatchObject({ status: 400, code: 'VALIDATION', extra: { violations: [expect.objectContaining({ pointer: '/body/answer/status' })] } })
+    expect(() => running.removeStub(999)).toThrow(/no answer rule 999/)
+    expect(running.clearStubs()).toBe(1)
+    expect(running.stubs()).toEqual({ rules: [], scenarios: {} })
+  })
+
   it('matches a 2 MB body against one rule without stalling', async () => {
     await addStub({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: { $regex: '^Needle' } } }] } }, answer: { body: REFUSED } })
     const rows = Array.from({ length: 9000 }, (_, i) => ({ Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Hay ${'x'.repeat(200)} ${i}`, Amount: i, Status: 'Open' }, Details: [] }))

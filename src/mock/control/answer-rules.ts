@@ -5,6 +5,7 @@ import { DEFAULT_ANSWER_PRIORITY, MAX_ANSWER_RULES } from '../../../spec/control
 import { checkPatch, checkWholeAnswer, type PreparedAnswer } from './answer-check.ts'
 import { checkControlBody, validationProblem } from './document.ts'
 import { compileRequestPattern, type CompiledRequestPattern, type RequestMatch, type RequestSubject } from './request-pattern.ts'
+import { createRuleList, type RuleList } from './rule-table.ts'
 
 /** A whole answer: the operation is not performed. `{}` (none of the members) leaves the operation's own answer. */
 export interface WholeAnswerInput {
@@ -81,7 +82,8 @@ export interface AnswerRuleTable {
   decide(subject: RequestSubject): AnswerDecision | null
 }
 
-interface HeldRule {
+/** An answer rule as the table holds it: what it lists, its compiled pattern, what it does. */
+export interface HeldRule {
   view: ActiveAnswerRule
   pattern: CompiledRequestPattern
   decision: AnswerDecision
@@ -89,29 +91,31 @@ interface HeldRule {
 
 /**
  * An empty table for the release `document` describes (the document the routes are made from):
- * a rule's operation must be one of its operations and its answer one it documents.
+ * a rule's operation must be one of its operations and its answer one it documents. The rules
+ * live in `list`, the mock's one table of rules, after its fault rules (rule-table.ts).
  */
-export function createAnswerRuleTable(document: OpenAPIObject): AnswerRuleTable {
+export function createAnswerRuleTable(document: OpenAPIObject, list: RuleList<unknown, HeldRule> = createRuleList()): AnswerRuleTable {
   let operations: Map<string, OperationEntry> | undefined
   const operationsOf = (): Map<string, OperationEntry> => (operations ??= new Map(listOperations(document).map((entry) => [entry.operationId, entry])))
-  // Kept in the order rules are tried: priority, then newest first.
-  let rules: HeldRule[] = []
+  // In the order rules are tried: priority, then newest first.
+  const rules = (): HeldRule[] => list.entries.flatMap((entry) => (entry.kind === 'answer' ? [entry.rule] : []))
+  // Rules that can still match (not used up): with none, a request looks nothing up.
   let live = 0
   let nextId = 1
   const scenarios = new Map<string, string>()
   const stateOf = (scenario: string): string => scenarios.get(scenario) ?? STARTED
 
-  const list = (): AnswerRuleList => {
+  const listed = (): AnswerRuleList => {
     const states: Record<string, string> = {}
-    for (const { view } of rules) if (view.scenario !== undefined) states[view.scenario] = stateOf(view.scenario)
+    for (const { view } of rules()) if (view.scenario !== undefined) states[view.scenario] = stateOf(view.scenario)
     for (const [scenario, state] of scenarios) states[scenario] = state
-    return { rules: rules.map(({ view }) => copyView(view)), scenarios: states }
+    return { rules: rules().map(({ view }) => copyView(view)), scenarios: states }
   }
 
   return {
     add(input) {
       checkControlBody('AnswerRule', input)
-      if (rules.length >= MAX_ANSWER_RULES) {
+      if (list.count('answer') >= MAX_ANSWER_RULES) {
         throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} answer rules; remove some first` }])
       }
       const { violations, offDocument, pattern, decision } = checkRule(input, document, operationsOf())
@@ -126,21 +130,20 @@ export function createAnswerRuleTable(document: OpenAPIObject): AnswerRuleTable 
         offDocument: input.offDocument === true,
         violations: offDocument,
       }
-      rules = [...rules, { view, pattern, decision: { ...decision, ruleId: id } }].sort((a, b) => a.view.priority - b.view.priority || b.view.id - a.view.id)
+      list.addAnswer({ view, pattern, decision: { ...decision, ruleId: id } }, (a, b) => a.view.priority - b.view.priority || b.view.id - a.view.id)
       live += 1
       return copyView(view)
     },
-    list,
+    list: listed,
     remove(id) {
-      const held = rules.find((rule) => rule.view.id === id)
+      const held = rules().find((rule) => rule.view.id === id)
       if (held === undefined) throw new ProblemError('NOT_FOUND', `There is no answer rule ${id}; GET /__mock/stubs lists the rules.`)
-      rules = rules.filter((rule) => rule !== held)
+      list.remove(held)
       if (held.view.remaining !== 0) live -= 1
       return copyView(held.view)
     },
     clear() {
-      const count = rules.length
-      rules = []
+      const count = list.clear('answer')
       live = 0
       scenarios.clear()
       return count
@@ -149,7 +152,9 @@ export function createAnswerRuleTable(document: OpenAPIObject): AnswerRuleTable 
     decide(subject) {
       // The hot path: no rules, no work.
       if (live === 0) return null
-      for (const held of rules) {
+      for (const entry of list.entries) {
+        if (entry.kind !== 'answer') continue
+        const held = entry.rule
         const { view, pattern } = held
         if (view.remaining === 0) continue
         if (view.operationId !== undefined && view.operationId !== subject.operationId) continue

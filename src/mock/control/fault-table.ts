@@ -1,6 +1,7 @@
 import type { Violation } from '../../errors.ts'
 import { mulberry32 } from '../../fixtures/prng.ts'
 import { checkControlBody, validationProblem } from './document.ts'
+import { createRuleList, type RuleList } from './rule-table.ts'
 
 /** A fault rule as a test writes it (the `FaultRule` schema of spec/control-plane/). */
 export interface FaultRuleInput {
@@ -58,14 +59,15 @@ export interface FaultTable {
  * An empty fault table. `randomSeed` supplies the seed when a call gives none; it comes from
  * the mock's injected randomness, so fixed test dependencies give the same draws every run.
  * `knownOperationIds` is read when rules are set (the faults plugin fills it as routes are added).
+ * The rules live in `list`, the mock's one table of rules, beside its answer rules (rule-table.ts).
  */
-export function createFaultTable(randomSeed: () => number, knownOperationIds: ReadonlySet<string>): FaultTable {
-  let rules: ActiveFaultRule[] = []
+export function createFaultTable(randomSeed: () => number, knownOperationIds: ReadonlySet<string>, list: RuleList<ActiveFaultRule, unknown> = createRuleList()): FaultTable {
   // Drawn only when rules are set without a seed, so a mock that never uses faults takes
   // nothing from the injected randomness that tokens come from.
   let seed = 0
   let random = mulberry32(seed)
-  const list = (): FaultList => ({ seed, rules: rules.map((rule) => ({ ...rule })) })
+  const faultRules = (): ActiveFaultRule[] => list.entries.flatMap((entry) => (entry.kind === 'fault' ? [entry.rule] : []))
+  const listed = (): FaultList => ({ seed, rules: faultRules().map((rule) => ({ ...rule })) })
 
   return {
     set(input) {
@@ -74,33 +76,34 @@ export function createFaultTable(randomSeed: () => number, knownOperationIds: Re
       if (violations.length > 0) throw validationProblem(violations)
       seed = input.seed ?? randomSeed()
       random = mulberry32(seed)
-      rules = input.rules.map((rule, index) => ({
-        id: index + 1,
-        ...copyRule(rule),
-        rate: rule.rate ?? 1,
-        remaining: rule.times ?? null,
-        applied: 0,
-      }))
-      return list()
+      list.setFaults(
+        input.rules.map((rule, index) => ({
+          id: index + 1,
+          ...copyRule(rule),
+          rate: rule.rate ?? 1,
+          remaining: rule.times ?? null,
+          applied: 0,
+        })),
+      )
+      return listed()
     },
-    list,
-    clear() {
-      const count = rules.length
-      rules = []
-      return count
-    },
-    hasRules: () => rules.length > 0,
+    list: listed,
+    clear: () => list.clear('fault'),
+    hasRules: () => list.count('fault') > 0,
     decide(operationId) {
       // The hot path: no rules, no work.
-      if (rules.length === 0) return null
-      for (const rule of rules) {
+      if (list.count('fault') === 0) return null
+      for (const entry of list.entries) {
+        // Fault rules come first; the first answer rule ends them.
+        if (entry.kind !== 'fault') break
+        const rule = entry.rule
         if (rule.operationId !== '*' && rule.operationId !== operationId) continue
         // A rule that always applies draws nothing, so adding one does not shift the draws of the others.
         if (rule.rate < 1 && random() >= rule.rate) continue
         rule.applied += 1
         if (rule.remaining !== null) {
           rule.remaining -= 1
-          if (rule.remaining === 0) rules = rules.filter((r) => r !== rule)
+          if (rule.remaining === 0) list.remove(rule)
         }
         return { ruleId: rule.id, latencyMs: rule.latencyMs ?? 0, action: actionOf(rule) }
       }

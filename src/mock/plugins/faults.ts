@@ -3,8 +3,9 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { ProblemError } from '../../errors.ts'
 import { describeViolations } from '../../document/violations.ts'
 import { warnOrRefuse } from '../../http/warn.ts'
-import { createFaultTable, type FaultDecision, type FaultTable } from '../control/fault-table.ts'
-import { createAnswerRuleTable, type AnswerDecision, type AnswerRuleTable } from '../control/answer-rules.ts'
+import { createFaultTable, type ActiveFaultRule, type FaultDecision, type FaultTable } from '../control/fault-table.ts'
+import { createAnswerRuleTable, type AnswerDecision, type AnswerRuleTable, type HeldRule } from '../control/answer-rules.ts'
+import { createRuleList } from '../control/rule-table.ts'
 import { mergePatch } from '../control/answer-check.ts'
 import type { FaultEffect } from '../control/journal-store.ts'
 import { recordExchange } from './journal.ts'
@@ -55,8 +56,10 @@ function cut(request: FastifyRequest, reply: FastifyReply): void {
  */
 export function registerFaults(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject }): void {
   const operationIds = new Set<string>()
-  const table = createFaultTable(options.randomSeed, operationIds)
-  const answers = createAnswerRuleTable(options.document)
+  // One table holds both kinds of rules (rule-table.ts): fault rules first, then answer rules.
+  const rules = createRuleList<ActiveFaultRule, HeldRule>()
+  const table = createFaultTable(options.randomSeed, operationIds, rules)
+  const answers = createAnswerRuleTable(options.document, rules)
   app.decorate('faults', table)
   app.decorate('answerRules', answers)
   app.decorate('answerHook', { hasRules: answers.hasRules, apply: (request: FastifyRequest, reply: FastifyReply) => applyAnswerRule(answers, request, reply) })
