@@ -63,13 +63,18 @@ const viewed = await mock.client.rows({ top: 1 })
 // The viewer's one read, and the near miss named when the pattern asks for another user.
 const asserted = await mock.assertRequested({ operationId: 'queryItems', match: { user: 'viewer@acme.test' } }, { times: 1 })
 const missed = await mock.assertRequested({ operationId: 'queryItems', match: { user: 'nobody@acme.test' } }).catch((error) => [error.name, error.nearMisses[0].differences[0].pointer])
-console.log(JSON.stringify({ url: mock.url, ids: rows.map((row) => row.Id), viewerSeesAmount: 'Amount' in viewed[0], title: document.info.title, schema: fixtureSchema.$schema, emails: mock.emails().length, asserted: asserted.length, missed }))
+// An answer rule from startMock(): the next read answers no rows, then the rule is used up.
+const rule = mock.stub({ operationId: 'queryItems', answer: { body: [] }, times: 1 })
+const stubbed = await client.rows({ top: 3 })
+const hits = mock.stubs().rules.map((r) => r.hits)
+const cleared = mock.clearStubs()
+console.log(JSON.stringify({ url: mock.url, ids: rows.map((row) => row.Id), viewerSeesAmount: 'Amount' in viewed[0], title: document.info.title, schema: fixtureSchema.$schema, emails: mock.emails().length, asserted: asserted.length, missed, stub: { id: rule.id, rows: stubbed.length, hits, cleared } }))
 await client.transport.close()
 await mock.close()
 `
 
 const TYPED = `
-import { startMock, createClient, ApiError, DEFAULT_FIXTURE, type RunningMock, type ReadRow, type SaveRequest, type FixtureFile } from 'appdata-kit'
+import { startMock, createClient, ApiError, DEFAULT_FIXTURE, type RunningMock, type ReadRow, type SaveRequest, type FixtureFile, type AnswerRuleInput, type ActiveAnswerRule } from 'appdata-kit'
 
 // The ids are literal types: a typo in a property name, or a value read as the wrong id, does not compile.
 const relationKey: 'OrderLines' = DEFAULT_FIXTURE.relationKey
@@ -88,6 +93,9 @@ try {
 const rows: ReadRow[] = await mock.client.rows({ top: 1 })
 const id: unknown = rows[0]?.Id
 console.log(id, mock.requests().length)
+const locked: AnswerRuleInput = { operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: 'Typed' } }] } }, answer: { patch: { LockedItems: 1 } }, times: 1 }
+const added: ActiveAnswerRule = mock.stub(locked)
+console.log(added.id, mock.stubs().rules.length, mock.clearStubs())
 await mock.close()
 `
 
@@ -242,7 +250,7 @@ describe('the packed package in an empty project', () => {
     const run = await runToEnd(process.execPath, ['plain.js'], { cwd: consumer })
     expect(run.code, run.stderr).toBe(0)
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1) as string)
-    expect(result).toMatchObject({ ids: [1, 2, 3], viewerSeesAmount: false, title: expect.stringContaining('Application Data'), emails: 0, asserted: 1, missed: ['RequestAssertionError', '/user'] })
+    expect(result).toMatchObject({ ids: [1, 2, 3], viewerSeesAmount: false, title: expect.stringContaining('Application Data'), emails: 0, asserted: 1, missed: ['RequestAssertionError', '/user'], stub: { id: 1, rows: 0, hits: [1], cleared: 1 } })
     expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(result.schema).toMatch(/json-schema\.org/)
   })
