@@ -665,7 +665,7 @@ export interface components {
         AnswerRule: {
             /** @description A name for people; the mock only shows it. */
             name?: string;
-            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for an answer the document is checked against; a rule without one (only with `offDocument: true`) applies to every API operation. */
+            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for a whole answer or a patch, which the document is checked against; a rule without one (with `offDocument: true`, or keeping the operation's own answer with `answer: {}`) applies to every API operation. */
             operationId?: string;
             /** @description What the request must carry besides its operation; every part given must match. Patterns are checked when the rule is added. */
             match?: {
@@ -724,7 +724,7 @@ export interface components {
             id: number;
             /** @description A name for people; the mock only shows it. */
             name?: string;
-            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for an answer the document is checked against; a rule without one (only with `offDocument: true`) applies to every API operation. */
+            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for a whole answer or a patch, which the document is checked against; a rule without one (with `offDocument: true`, or keeping the operation's own answer with `answer: {}`) applies to every API operation. */
             operationId?: string;
             /** @description What the request must carry besides its operation; every part given must match. Patterns are checked when the rule is added. */
             match?: {

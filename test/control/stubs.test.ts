@@ -130,6 +130,11 @@ describe('/__mock/stubs', () => {
     it('a rule on every operation must say offDocument; patterns and operations are checked', async () => {
       const missing = await addStub({ answer: { status: 503 } })
       expect(missing.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/operationId'])
+      // Keeping the operation's own answer needs no operation: a delay on every call.
+      const everywhere = await addStub({ answer: {}, delayMs: 1, times: 1 })
+      expect(everywhere.status).toBe(201)
+      expect((await ctx.mock.items(ctx.token, '$top=1')).body).toHaveLength(1)
+      expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0]).toMatchObject({ hits: 1, remaining: 0 })
       const bad = await addStub({ operationId: 'saveItem', match: { body: { Customer: { $regex: '(a+)+$' } }, headers: { X: { $nope: 1 } } }, answer: { patch: {} } })
       expect(bad.status).toBe(400)
       expect(bad.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/operationId', '/body/match/body/Customer/$regex', '/body/match/headers/X'])

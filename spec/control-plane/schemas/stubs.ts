@@ -19,8 +19,9 @@ const answerRuleProperties: Record<string, SchemaObject> = {
     type: 'string',
     pattern: '^[A-Za-z][A-Za-z0-9]*$',
     description:
-      'Operation of the served release the rule applies to (for example `saveItems`). Required for an answer the document is ' +
-      'checked against; a rule without one (only with `offDocument: true`) applies to every API operation.',
+      'Operation of the served release the rule applies to (for example `saveItems`). Required for a whole answer or a patch, ' +
+      'which the document is checked against; a rule without one (with `offDocument: true`, or keeping the operation\'s own ' +
+      'answer with `answer: {}`) applies to every API operation.',
   },
   match: {
     type: 'object',

@@ -185,7 +185,8 @@ function checkRule(
   if (input.operationId !== undefined && entry === undefined) {
     violations.push({ pointer: '/body/operationId', keyword: 'operationId', message: `is not an operation of this release; use one of ${[...operations.keys()].sort().join(', ')}` })
   }
-  if (input.operationId === undefined && input.offDocument !== true) {
+  // The operation's own answer (`answer: {}`) needs no operation to be checked against.
+  if (input.operationId === undefined && input.offDocument !== true && Object.keys(input.answer).length > 0) {
     violations.push({
       pointer: '/body/operationId',
       keyword: 'required',
