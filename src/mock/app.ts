@@ -11,7 +11,7 @@ import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
 import { registerJournal } from './plugins/journal.ts'
-import { registerFaults } from './plugins/faults.ts'
+import { registerFaults, registerRuleAnswers } from './plugins/faults.ts'
 import { registerWarnings } from '../http/warn.ts'
 import { registerReadyAnswers } from '../http/ready-answer.ts'
 import { registerRequestContext } from '../http/context.ts'
@@ -113,10 +113,13 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerFormBody(app)
   registerJsonBody(app)
   registerWarnings(app)
-  // Rules (faults and answer rules) and the journal hook every API route, so they come before the
-  // routes; the control plane needs both. Rules first: the journal keeps an answer as a rule patched it.
-  registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document })
+  // The journal and the rules (fault and answer rules) hook every API route, so they come before
+  // the routes; the control plane needs both. The rules' onSend hook comes before the journal's, so
+  // the journal keeps an answer as a rule patched it; their onRequest hook after, so a request a
+  // fault delays is already marked in flight.
+  registerRuleAnswers(app)
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
+  registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document })
   // Before the routes, so their hooks wrap the normal handlers. Loaded only when asked for: a mock
   // without --deviate has neither the module nor any of its hooks.
   if (config.deviate.length > 0) (await import('../deviate/deviations.ts')).installDeviations(app, config.deviate)

@@ -97,8 +97,14 @@ export function registerFaults(app: FastifyInstance, options: { randomSeed: () =
     else act()
   })
 
-  // One onSend hook for both kinds of rules; registered before the journal's, so the journal
-  // keeps the answer as patched.
+}
+
+/**
+ * The one onSend hook both kinds of rules need: the cut of a `commitThenDrop` fault, the merge
+ * patch of an answer rule. Registered apart from `registerFaults`, before the journal: the journal
+ * keeps the answer as patched, while its in-flight mark (onRequest) still comes before a fault's delay.
+ */
+export function registerRuleAnswers(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     // The handler has run and its write is applied; only the answer is lost, as when a
     // network fails between server and client. Clients must then re-read, not blindly retry.
