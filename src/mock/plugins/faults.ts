@@ -52,7 +52,9 @@ function cut(request: FastifyRequest, reply: FastifyReply): void {
  * added latency, an error status, a dropped connection before handling, or a connection cut
  * after the handler has written (commitThenDrop). Control-plane routes have no operationId, so
  * no rule can lock a test out of clearing the rules. Register before the routes: the onRoute
- * hook collects the operationIds a rule may name.
+ * hook collects the operationIds a rule may name. Also the answer rules (`POST /__mock/stubs`),
+ * in the same table, checked against `document` (the release's, which the routes are made from)
+ * and applied by the request path's answer step (`answerHook`).
  */
 export function registerFaults(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject }): void {
   const operationIds = new Set<string>()
@@ -96,7 +98,6 @@ export function registerFaults(app: FastifyInstance, options: { randomSeed: () =
     if (decision.latencyMs > 0) setTimeout(act, decision.latencyMs)
     else act()
   })
-
 }
 
 /**
