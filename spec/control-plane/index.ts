@@ -20,6 +20,7 @@ const TAGS = [
   { name: 'State', description: 'Resetting the mock, loading data, uploading files.' },
   { name: 'Observation', description: 'What clients did: the e-mail outbox and the request journal.' },
   { name: 'Faults', description: 'Slow, failing and cut-off answers, to test a client\'s retries.' },
+  { name: 'Locks', description: 'Rows locked as if another user had them open, to test a client\'s handling of `LockedItems`.' },
   { name: 'Clock', description: 'The mock\'s time.' },
   { name: 'Documentation', description: 'This document.' },
 ]

@@ -10,6 +10,7 @@ import { Cleared } from './schemas/common.ts'
 import { FixtureSummary, ResetResult, Fixture, FixtureLoadResult, AttachmentUpload } from './schemas/state.ts'
 import { QueuedEmail, EmailList, JournalEntry, JournalPage, NearMiss, NearMissList } from './schemas/observation.ts'
 import { FaultRule, FaultRuleSet, ActiveFaultRule, FaultList } from './schemas/faults.ts'
+import { LockRequest, LockEntry, LockList } from './schemas/locks.ts'
 import { ClockAdvance, ClockState } from './schemas/clock.ts'
 import { Usage } from './schemas/usage.ts'
 import { ControlDocument, Health } from './schemas/document.ts'
@@ -33,6 +34,9 @@ export const schemas: Record<ControlSchemaName, SchemaObject> = {
   FaultRuleSet,
   ActiveFaultRule,
   FaultList,
+  LockRequest,
+  LockEntry,
+  LockList,
   ClockAdvance,
   ClockState,
   ControlDocument,

@@ -13,6 +13,9 @@ import * as readUsage from './read-usage.ts'
 import * as listFaults from './list-faults.ts'
 import * as setFaults from './set-faults.ts'
 import * as clearFaults from './clear-faults.ts'
+import * as listLocks from './list-locks.ts'
+import * as lockRows from './lock-rows.ts'
+import * as unlockRows from './unlock-rows.ts'
 import * as readClock from './read-clock.ts'
 import * as advanceClock from './advance-clock.ts'
 import * as getControlPlaneDocument from './get-control-plane-document.ts'
@@ -34,6 +37,9 @@ export const operations: readonly ControlOperationModule[] = [
   listFaults,
   setFaults,
   clearFaults,
+  listLocks,
+  lockRows,
+  unlockRows,
   readClock,
   advanceClock,
   getControlPlaneDocument,

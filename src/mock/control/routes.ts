@@ -65,6 +65,9 @@ const HANDLERS: Handlers<ControlOperations> = {
     return request.server.controls.setFaults(rules, seed === undefined ? {} : { seed })
   },
   clearFaults: (request) => ({ cleared: request.server.controls.clearFaults() }),
+  listLocks: (request) => request.server.controls.locks(),
+  lockRows: (request) => request.server.controls.lock(request.body),
+  unlockRows: (request) => request.server.controls.unlock(request.body),
   readClock: (request) => request.server.controls.clock(),
   advanceClock: (request) => {
     const body = request.body
