@@ -183,10 +183,7 @@ export const saveStaleResult = {
       Code: 'CONCURRENCY',
       Message: `master row 2 was changed by someone else: TIMESTAMP 1 is not the current ${masterVersion(1)}`,
       RelationKey: null,
-      Table: orders.master.name,
       Id: 2,
-      // The product names a failed row by its row identifier: master row 2's Identity value.
-      Row: (masters[1] as FixtureRow)[IDENTITY_FIELD],
       Field: 'TIMESTAMP',
     },
   ],

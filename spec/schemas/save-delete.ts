@@ -56,9 +56,10 @@ export const ReturnState: SchemaObject = {
   [MOCK_DEFINED]: true,
   description:
     'One reason a save or delete was refused. The published description only ever shows `ReturnStates` empty; this shape is the mock\'s. ' +
-    'The product\'s reference (Save rows) says a failed save names the failing row by its row identifier and the table: the mock\'s entry ' +
-    'carries the table (`Table`), the row (`Row`: its Identity value, else its Id or temporary Id, beside `Id` and `RelationKey`) and, ' +
-    'when one field is at fault, the field (`Field`). ' +
+    'The product\'s reference (Save rows) says a failed save names the failing row by its row identifier and the table: an entry of a ' +
+    'lock or a field rule (the codes from `LOCKED` on, below) carries the table (`Table`) and the row (`Row`: its Identity value, else ' +
+    'its Id or temporary Id), beside `Id` and `RelationKey`, and the field (`Field`) of a rule; entries of the other codes keep the ' +
+    'shape they had before these were added (`Id`, `RelationKey`, and `Field` when one field is at fault). ' +
     'Codes the mock uses: `CONCURRENCY` (TIMESTAMP is stale, or null in a delete), `NOT_FOUND` (no row with that Id), `DUPLICATE_KEY` ' +
     '(identity value already taken), `DUPLICATE_TEMPORARY_ID` (two new masters with one temporary Id), `DUPLICATE_ROW` (one existing row ' +
     'named twice), `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`; `LOCKED` (the row is locked by another user, counted in ' +
@@ -69,11 +70,11 @@ export const ReturnState: SchemaObject = {
     Code: { type: 'string', description: 'What went wrong, as a stable upper-case word.', examples: ['CONCURRENCY', 'REQUIRED', 'LOCKED'] },
     Message: { type: 'string', description: 'The problem in words, for people.' },
     RelationKey: { type: ['string', 'null'], description: 'Detail Relation Key of the row concerned; null for a master row.' },
-    Table: { type: 'string', description: 'Name of the storage the row is in (`StorageName` for a master row); left out when the request named no table the application has.' },
+    Table: { type: 'string', description: 'Codes of locks and field rules: name of the storage the row is in (`StorageName` for a master row).' },
     Id: { type: 'integer', description: 'Id of the row concerned, as sent (temporary Ids are negative).' },
     Row: {
       type: 'integer',
-      description: 'The row as the product names a failed row: its Identity value (the `RowIdentifier` field) when it has one, else its Id as sent (a new row\'s temporary Id); left out with `Table`.',
+      description: 'Codes of locks and field rules: the row as the product names a failed row, its Identity value (the `RowIdentifier` field) when it has one, else its Id as sent (a new row\'s temporary Id).',
     },
     Field: { type: 'string', description: 'Field concerned, when the problem is about one field.' },
   },

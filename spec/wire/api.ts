@@ -481,7 +481,7 @@ export interface components {
         };
         /**
          * Save or delete problem
-         * @description One reason a save or delete was refused. The published description only ever shows `ReturnStates` empty; this shape is the mock's. The product's reference (Save rows) says a failed save names the failing row by its row identifier and the table: the mock's entry carries the table (`Table`), the row (`Row`: its Identity value, else its Id or temporary Id, beside `Id` and `RelationKey`) and, when one field is at fault, the field (`Field`). Codes the mock uses: `CONCURRENCY` (TIMESTAMP is stale, or null in a delete), `NOT_FOUND` (no row with that Id), `DUPLICATE_KEY` (identity value already taken), `DUPLICATE_TEMPORARY_ID` (two new masters with one temporary Id), `DUPLICATE_ROW` (one existing row named twice), `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`; `LOCKED` (the row is locked by another user, counted in `LockedItems`); and one per field rule of the application (a fixture field's `rules`): `REQUIRED`, `READ_ONLY`, `BELOW_MINIMUM`, `ABOVE_MAXIMUM`, `TOO_LONG`, `NOT_ALLOWED`, `NOT_UNIQUE`.
+         * @description One reason a save or delete was refused. The published description only ever shows `ReturnStates` empty; this shape is the mock's. The product's reference (Save rows) says a failed save names the failing row by its row identifier and the table: an entry of a lock or a field rule (the codes from `LOCKED` on, below) carries the table (`Table`) and the row (`Row`: its Identity value, else its Id or temporary Id), beside `Id` and `RelationKey`, and the field (`Field`) of a rule; entries of the other codes keep the shape they had before these were added (`Id`, `RelationKey`, and `Field` when one field is at fault). Codes the mock uses: `CONCURRENCY` (TIMESTAMP is stale, or null in a delete), `NOT_FOUND` (no row with that Id), `DUPLICATE_KEY` (identity value already taken), `DUPLICATE_TEMPORARY_ID` (two new masters with one temporary Id), `DUPLICATE_ROW` (one existing row named twice), `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`; `LOCKED` (the row is locked by another user, counted in `LockedItems`); and one per field rule of the application (a fixture field's `rules`): `REQUIRED`, `READ_ONLY`, `BELOW_MINIMUM`, `ABOVE_MAXIMUM`, `TOO_LONG`, `NOT_ALLOWED`, `NOT_UNIQUE`.
          */
         ReturnState: {
             /**
@@ -495,11 +495,11 @@ export interface components {
             Message: string;
             /** @description Detail Relation Key of the row concerned; null for a master row. */
             RelationKey: string | null;
-            /** @description Name of the storage the row is in (`StorageName` for a master row); left out when the request named no table the application has. */
+            /** @description Codes of locks and field rules: name of the storage the row is in (`StorageName` for a master row). */
             Table?: string;
             /** @description Id of the row concerned, as sent (temporary Ids are negative). */
             Id: number;
-            /** @description The row as the product names a failed row: its Identity value (the `RowIdentifier` field) when it has one, else its Id as sent (a new row's temporary Id); left out with `Table`. */
+            /** @description Codes of locks and field rules: the row as the product names a failed row, its Identity value (the `RowIdentifier` field) when it has one, else its Id as sent (a new row's temporary Id). */
             Row?: number;
             /** @description Field concerned, when the problem is about one field. */
             Field?: string;

@@ -32,13 +32,20 @@ export class LockedRows {
 }
 
 /**
- * Problems with the row named as the product names a failed row (the product's reference, Save
- * rows: by its row identifier and its table): `table` the storage's name, `row` its Identity value
- * when it has one (an existing row's), else the Id sent (a new row's temporary Id). Only refusals
- * pay for the look-ups.
+ * The codes whose entries name the table and the row: those of locks and field rules. The older
+ * codes keep the shape clients were written against (Id and RelationKey only).
+ */
+const NAMED_CODES: ReadonlySet<ReturnState['code']> = new Set(['LOCKED', 'REQUIRED', 'READ_ONLY', 'BELOW_MINIMUM', 'ABOVE_MAXIMUM', 'TOO_LONG', 'NOT_ALLOWED', 'NOT_UNIQUE'])
+
+/**
+ * Problems of locks and field rules with the row named as the product names a failed row (the
+ * product's reference, Save rows: by its row identifier and its table): `table` the storage's
+ * name, `row` its Identity value when it has one (an existing row's), else the Id sent (a new
+ * row's temporary Id). Only refusals pay for the look-ups.
  */
 export function nameRows(app: AppTables, problems: readonly ReturnState[]): ReturnState[] {
   return problems.map((problem) => {
+    if (!NAMED_CODES.has(problem.code)) return problem
     const table = problem.relationKey === null ? app.master : app.details.get(relationKeyOf(problem.relationKey))
     if (table === undefined) return problem
     let row = problem.row
