@@ -45,7 +45,8 @@ import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, Save
  * - A locked row (locks.ts) is not written: updating it is LOCKED, and so is creating or updating
  *   a detail row under a locked master (a master's lock covers its record, details included).
  *   Each locked row is named once, so `LockedItems` counts rows.
- * - Every problem names the row's table and the row as the product names it (refusals.ts).
+ * - Problems of locks and rules also name the row's table and the row as the product names it
+ *   (refusals.ts); the older codes keep the shape clients were written against.
  */
 export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveOutcome {
   const app = state.apps.get(cmd.applicationId)
