@@ -28,6 +28,8 @@ export { RequestAssertionError, type AssertRequestedOptions } from './mock/contr
 export type { RequestQuery, NearMiss } from './mock/control/journal-match.ts'
 export type { RequestMatch, Difference } from './mock/control/request-pattern.ts'
 export type { JournalEntry, JournalFilter } from './mock/control/journal-store.ts'
+export type { LockRequest, LockList } from './mock/control/locks.ts'
+export type { LockEntry } from './store/locks.ts'
 export {
   createClient,
   rowVersion,
@@ -52,6 +54,7 @@ export {
 } from './client/client.ts'
 export { httpTransport, injectTransport, TransportError, type Transport, type WireRequest, type WireResponse, type HttpTransportOptions, type InjectableApp } from './client/transport.ts'
 export type { FixtureFile, FileApplication, FileStorage, FileRow, FileAttachment } from './fixtures/file-format.ts'
+export type { FieldRules, Locks } from './store/types.ts'
 export { FixtureError } from './fixtures/load.ts'
 export { ProblemError, PROBLEMS, type ProblemCode, type ProblemBody } from './errors.ts'
 export { WARNINGS, type WarningCode } from './http/warnings.ts'
