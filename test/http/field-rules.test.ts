@@ -177,6 +177,28 @@ describe('a fixture whose rules do not fit', () => {
       expect(pointers).toEqual(expect.arrayContaining(['/applications/0/master/fields/1/rules/minimum', '/applications/0/master/fields/1/rules/maxLength', '/applications/0/master/fields/2/rules/allowed']))
       // Row 1's Amount 245.8 is above the (impossible) maximum too, and named by its row.
       expect(reply.body.violations).toEqual(expect.arrayContaining([expect.objectContaining({ pointer: '/data/a1b2c3d4-0000-4000-8000-000000000001/masters/0/Amount' })]))
+      // Nothing was loaded: the rules of the start fixture still hold.
+      expect((await mock.request('GET', '/__mock/state')).body.applications[0].master.fields[0]).not.toHaveProperty('rules')
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('is refused when its own rows break a rule: a duplicate of a unique field, an empty required one', async () => {
+    const mock = await startTestMock()
+    try {
+      const json = withRules()
+      const fields = json.applications[0].master.fields
+      // Rows 2, 6, 12, ... share Status 'Shipped'; row 4 is given an empty Customer.
+      fields.find((f: { name: string }) => f.name === 'Status').rules = { unique: true }
+      json.data[IDS.applicationId].masters[3].Customer = ''
+      const reply = await mock.request('POST', '/__mock/fixture', { json })
+      expect(reply.status).toBe(400)
+      const violations = reply.body.violations as Array<{ pointer: string; message: string }>
+      expect(violations).toEqual(expect.arrayContaining([
+        expect.objectContaining({ pointer: `/data/${IDS.applicationId}/masters/5/Status`, message: expect.stringMatching(/unique.*row 6 has "Shipped" as row 2 does/) }),
+        expect.objectContaining({ pointer: `/data/${IDS.applicationId}/masters/3/Customer`, message: expect.stringMatching(/required/) }),
+      ]))
     } finally {
       await mock.close()
     }

@@ -91,6 +91,11 @@ describe.each([
       expect(await master(mock, token, 2)).toBeDefined()
       expect(await master(mock, token, 3)).toBeDefined()
       expect(await master(mock, token, 4)).toEqual(perRow ? undefined : expect.objectContaining({ Id: 4 }))
+      // A detail row of a locked master: refused, naming the master.
+      const three = await line(mock, token, 3)
+      const detail = await mock.post(DELETE, token, [{ RelationKey: IDS.relationKey, Rows: [{ Row: { Id: 3, TIMESTAMP: rowVersion(three.TIMESTAMP) } }] }])
+      expect(detail.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1, DeletedItems: 0, ReturnStates: [expect.objectContaining({ Code: 'LOCKED', Id: 2, RelationKey: null, Table: 'Orders' })] })
+      expect(await line(mock, token, 3)).toBeDefined()
     } finally {
       await mock.close()
     }
