@@ -29,6 +29,8 @@ export type { RequestQuery, NearMiss } from './mock/control/journal-match.ts'
 export type { RequestMatch, Difference } from './mock/control/request-pattern.ts'
 export type { JournalEntry, JournalFilter } from './mock/control/journal-store.ts'
 export type { AnswerRuleInput, ActiveAnswerRule, AnswerRuleList, WholeAnswerInput, PatchAnswerInput } from './mock/control/answer-rules.ts'
+export type { LockRequest, LockList } from './mock/control/locks.ts'
+export type { LockEntry } from './store/locks.ts'
 export {
   createClient,
   rowVersion,
@@ -53,6 +55,7 @@ export {
 } from './client/client.ts'
 export { httpTransport, injectTransport, TransportError, type Transport, type WireRequest, type WireResponse, type HttpTransportOptions, type InjectableApp } from './client/transport.ts'
 export type { FixtureFile, FileApplication, FileStorage, FileRow, FileAttachment } from './fixtures/file-format.ts'
+export type { FieldRules, Locks } from './store/types.ts'
 export { FixtureError } from './fixtures/load.ts'
 export { ProblemError, PROBLEMS, type ProblemCode, type ProblemBody } from './errors.ts'
 export { WARNINGS, type WarningCode } from './http/warnings.ts'

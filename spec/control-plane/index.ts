@@ -21,6 +21,7 @@ const TAGS = [
   { name: 'Observation', description: 'What clients did: the e-mail outbox and the request journal.' },
   { name: 'Faults', description: 'Slow, failing and cut-off answers, to test a client\'s retries.' },
   { name: 'Answer rules', description: 'Answers a test chooses for matching requests: whole answers, merge patches of the mock\'s own, delays and scenarios.' },
+  { name: 'Locks', description: 'Rows locked as if another user had them open, to test a client\'s handling of `LockedItems`.' },
   { name: 'Clock', description: 'The mock\'s time.' },
   { name: 'Documentation', description: 'This document.' },
 ]

@@ -56,15 +56,26 @@ export const ReturnState: SchemaObject = {
   [MOCK_DEFINED]: true,
   description:
     'One reason a save or delete was refused. The published description only ever shows `ReturnStates` empty; this shape is the mock\'s. ' +
+    'The product\'s reference (Save rows) says a failed save names the failing row by its row identifier and the table: an entry of a ' +
+    'lock or a field rule (the codes from `LOCKED` on, below) carries the table (`Table`) and the row (`Row`: its Identity value, else ' +
+    'its Id or temporary Id), beside `Id` and `RelationKey`, and the field (`Field`) of a rule; entries of the other codes keep the ' +
+    'shape they had before these were added (`Id`, `RelationKey`, and `Field` when one field is at fault). ' +
     'Codes the mock uses: `CONCURRENCY` (TIMESTAMP is stale, or null in a delete), `NOT_FOUND` (no row with that Id), `DUPLICATE_KEY` ' +
     '(identity value already taken), `DUPLICATE_TEMPORARY_ID` (two new masters with one temporary Id), `DUPLICATE_ROW` (one existing row ' +
-    'named twice), `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`.',
+    'named twice), `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`; `LOCKED` (the row is locked by another user, counted in ' +
+    '`LockedItems`); and one per field rule of the application (a fixture field\'s `rules`): `REQUIRED`, `READ_ONLY`, `BELOW_MINIMUM`, ' +
+    '`ABOVE_MAXIMUM`, `TOO_LONG`, `NOT_ALLOWED`, `NOT_UNIQUE`.',
   required: ['Code', 'Message', 'RelationKey', 'Id'],
   properties: {
-    Code: { type: 'string', description: 'What went wrong, as a stable upper-case word.', examples: ['CONCURRENCY'] },
+    Code: { type: 'string', description: 'What went wrong, as a stable upper-case word.', examples: ['CONCURRENCY', 'REQUIRED', 'LOCKED'] },
     Message: { type: 'string', description: 'The problem in words, for people.' },
     RelationKey: { type: ['string', 'null'], description: 'Detail Relation Key of the row concerned; null for a master row.' },
+    Table: { type: 'string', description: 'Codes of locks and field rules: name of the storage the row is in (`StorageName` for a master row).' },
     Id: { type: 'integer', description: 'Id of the row concerned, as sent (temporary Ids are negative).' },
+    Row: {
+      type: 'integer',
+      description: 'Codes of locks and field rules: the row as the product names a failed row, its Identity value (the `RowIdentifier` field) when it has one, else its Id as sent (a new row\'s temporary Id).',
+    },
     Field: { type: 'string', description: 'Field concerned, when the problem is about one field.' },
   },
 }
@@ -121,7 +132,14 @@ function result(flag: string, withReturnData: boolean): Pick<SchemaObject, 'requ
       CreatedItems: counter('created'),
       UpdatedItems: counter('updated'),
       DeletedItems: counter('deleted'),
-      LockedItems: counter('that were locked by someone else'),
+      LockedItems: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'Number of rows that were locked by someone else. The mock counts each locked row the request touched once, with a ' +
+          '`ReturnStates` entry of Code `LOCKED` naming it; the row is not written, and whether the rest is follows the save mode.',
+        [MOCK_DEFINED]: 'what counts as touching a locked row',
+      },
       MasterRowLink: { type: ['string', 'null'], description: 'Link that opens the master row, when the service provides one.' },
       RowIdentifier: { type: ['string', 'null'], description: 'Name of the storage\'s Identity field (for example `IdRow`).' },
       StorageName: { type: ['string', 'null'], description: 'Name of the master storage.' },

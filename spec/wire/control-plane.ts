@@ -245,6 +245,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/locks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the locked rows
+         * @description Every locked row, table by table: the fixture's `locks` and those set here since. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are.
+         */
+        get: operations["listLocks"];
+        put?: never;
+        /**
+         * Lock rows
+         * @description Locks rows of one table, as if another user had them open. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are. Every Id must be a row of the table (404 `UNKNOWN_ROW` naming the others, and nothing is locked); locking a row already locked changes nothing.
+         */
+        post: operations["lockRows"];
+        /**
+         * Unlock rows
+         * @description Unlocks rows of one table, fixture locks included, until the next reset or fixture load puts the fixture's back. Ids that are not locked are passed over (`changed` counts the rows that were).
+         */
+        delete: operations["unlockRows"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/clock": {
         parameters: {
             query?: never;
@@ -792,6 +820,36 @@ export interface components {
             scenarios: {
                 [key: string]: string;
             };
+        };
+        /**
+         * Rows to lock or unlock
+         * @description Rows of one table of one application.
+         */
+        LockRequest: {
+            /** @description Application Id of the rows (a GUID, in any case). */
+            applicationId: string;
+            /** @description Detail Relation Key of the rows; null or left out for master rows. */
+            relationKey?: string | null;
+            /** @description Ids of the rows (the database `Id`, not the Identity value). */
+            ids: number[];
+        };
+        /** Locked rows of one table */
+        LockEntry: {
+            /** @description Application Id of the rows (a GUID, in any case). */
+            applicationId: string;
+            /** @description Detail Relation Key; null for master rows. */
+            relationKey: string | null;
+            /** @description Ids of the locked rows, ascending. */
+            ids: number[];
+        };
+        /**
+         * Locked rows
+         * @description Every locked row, table by table. `changed` says how many rows the call locked or unlocked (0 for a read).
+         */
+        LockList: {
+            /** @description Rows this call locked (not locked before) or unlocked (locked before). */
+            changed: number;
+            locks: components["schemas"]["LockEntry"][];
         };
         /**
          * Clock advance
@@ -1492,6 +1550,90 @@ export interface operations {
             403: components["responses"]["OtherOrigin"];
             404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listLocks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The locked rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockList"];
+                };
+            };
+            401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+        };
+    };
+    lockRows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The rows. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LockRequest"];
+            };
+        };
+        responses: {
+            /** @description Locked; every locked row now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            507: components["responses"]["StateNotWritten"];
+        };
+    };
+    unlockRows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The rows. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LockRequest"];
+            };
+        };
+        responses: {
+            /** @description Unlocked; every locked row now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["ControlTokenRequired"];
+            403: components["responses"]["OtherOrigin"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            507: components["responses"]["StateNotWritten"];
         };
     };
     readClock: {

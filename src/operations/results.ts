@@ -7,7 +7,9 @@ export function wireReturnState(state: ReturnState): Record<string, unknown> {
     Code: state.code,
     Message: state.message,
     RelationKey: state.relationKey,
+    ...(state.table === undefined ? {} : { Table: state.table }),
     Id: state.id,
+    ...(state.row === undefined ? {} : { Row: state.row }),
     ...(state.field === undefined ? {} : { Field: state.field }),
   }
 }
@@ -34,7 +36,8 @@ export function resultObject(
     CreatedItems: outcome.counters.created,
     UpdatedItems: outcome.counters.updated,
     DeletedItems: outcome.counters.deleted,
-    LockedItems: 0,
+    // Each locked row the request touched is one LOCKED entry (the store names a row once).
+    LockedItems: outcome.returnStates.reduce((locked, state) => (state.code === 'LOCKED' ? locked + 1 : locked), 0),
     MasterRowLink: outcome.masterRowLink,
     RowIdentifier: application.master.identityField,
     StorageName: application.master.name,

@@ -1,6 +1,7 @@
 import { relationKeyOf } from './guid.ts'
 import { describeValue } from './field-values.ts'
 import { Plan } from './plan.ts'
+import { LockedRows, nameRows } from './refusals.ts'
 import type { StoreState } from './state.ts'
 import type { DeleteCommand, DeleteOutcome, ReturnState } from './types.ts'
 
@@ -16,6 +17,9 @@ import type { DeleteCommand, DeleteOutcome, ReturnState } from './types.ts'
  *   because nothing could reach it (queries select details by master).
  * - `deleted` counts exactly the rows the request named; detail rows removed with their master
  *   are counted in `cascaded`, so `DeletedItems` matches what the client sent.
+ * - A locked row (locks.ts) is not deleted: LOCKED. A master's lock covers its detail rows, so
+ *   deleting a detail row of a locked master is LOCKED (naming the master), and a master whose
+ *   detail rows would go with it cannot be deleted while one of them is locked (naming that row).
  * - All or nothing: any problem and nothing is removed.
  */
 export function planDelete(state: StoreState, cmd: DeleteCommand): DeleteOutcome {
@@ -25,6 +29,7 @@ export function planDelete(state: StoreState, cmd: DeleteCommand): DeleteOutcome
     return { ok: false, returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }] }
   }
   const plan = new Plan(state)
+  const locked = new LockedRows(state.locks, cmd.applicationId)
   let deleted = 0
   const deletedMasters: number[] = []
   const named = new Set<string>()
@@ -61,12 +66,29 @@ export function planDelete(state: StoreState, cmd: DeleteCommand): DeleteOutcome
         problems.push({ code: 'CONCURRENCY', message: `${what} ${Id} was changed by someone else: TIMESTAMP ${TIMESTAMP} is not the current ${row.TIMESTAMP}`, relationKey: group.relationKey, id: Id, field: 'TIMESTAMP' })
         continue
       }
+      if (locked.has(group.relationKey, Id)) {
+        locked.report(problems, group.relationKey, Id, `${what} ${Id} is locked by another user; it is not deleted`)
+        continue
+      }
+      const masterId = table.masterField === null ? null : row[table.masterField]
+      if (typeof masterId === 'number' && locked.has(null, masterId)) {
+        locked.report(problems, null, masterId, `master row ${masterId} is locked by another user, and with it its detail rows: ${what} ${Id} is not deleted`)
+        continue
+      }
       tablePlan.deletes.add(Id)
       deleted++
       if (group.relationKey === null) deletedMasters.push(Id)
     }
   }
-  if (problems.length > 0) return { ok: false, returnStates: problems }
+  // A locked detail row would go with its master: the master is refused for it.
+  for (const [relationKey, table] of app.details) {
+    for (const masterId of deletedMasters) {
+      for (const detailId of table.detailIdsOf(masterId)) {
+        if (locked.has(relationKey, detailId)) locked.report(problems, relationKey, detailId, `${relationKey} row ${detailId} is locked by another user, so its master row ${masterId} cannot be deleted with it`)
+      }
+    }
+  }
+  if (problems.length > 0) return { ok: false, returnStates: nameRows(app, problems) }
   let cascaded = 0
   for (const table of app.details.values()) {
     const tablePlan = plan.of(table)

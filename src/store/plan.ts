@@ -15,6 +15,8 @@ export class TablePlan {
   /** New and updated rows by Id, in the order the plan wrote them. */
   readonly puts = new Map<number, Row>()
   readonly deletes = new Set<number>()
+  /** The Id each new row was sent with (its temporary Id), by the Id the plan gave it: what a problem names. */
+  readonly sentIds = new Map<number, number>()
   /** Identity values this plan gave to rows, value to row Id. */
   readonly #claimed = new Map<number, number>()
 
@@ -82,6 +84,11 @@ export class Plan {
     let plan = this.#tables.get(table)
     if (plan === undefined) this.#tables.set(table, (plan = new TablePlan(table)))
     return plan
+  }
+
+  /** The tables the plan has touched so far. */
+  tablePlans(): Iterable<TablePlan> {
+    return this.#tables.values()
   }
 
   /** A fresh row version; every written row gets its own, as a database rowversion does. */

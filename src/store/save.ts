@@ -6,6 +6,8 @@ import { Plan, type TablePlan } from './plan.ts'
 import { decodeRowVersion } from './row-version.ts'
 import type { StoreState } from './state.ts'
 import { isSystemField } from './system-fields.ts'
+import { duplicateValues, hasRules, valueBreaches } from './field-rules.ts'
+import { LockedRows, nameRows } from './refusals.ts'
 import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './types.ts'
 
 /**
@@ -37,13 +39,27 @@ import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, Save
  *   detail row must already hang off that master (NOT_FOUND otherwise) and cannot be moved.
  * - Counters count masters and details together.
  * - A TIMESTAMP may be sent as the integer (pinned) or as the base64 text read results carry.
+ * - The application's field rules (a fixture field's `rules`, field-rules.ts) are kept: each
+ *   broken rule is a problem of its own code (REQUIRED, READ_ONLY, BELOW_MINIMUM, ABOVE_MAXIMUM,
+ *   TOO_LONG, NOT_ALLOWED, NOT_UNIQUE) naming the field.
+ * - A locked row (locks.ts) is not written: updating it is LOCKED, and so is creating or updating
+ *   a detail row under a locked master (a master's lock covers its record, details included).
+ *   Each locked row is named once, so `LockedItems` counts rows.
+ * - Problems of locks and rules also name the row's table and the row as the product names it
+ *   (refusals.ts); the older codes keep the shape clients were written against.
  */
 export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveOutcome {
   const app = state.apps.get(cmd.applicationId)
   if (app === undefined) {
     return { ok: false, returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }] }
   }
-  const ctx: Context = { plan: new Plan(state), now: dateTimeIn(deps.now(), state.fixture.organization.timeZone), userId: cmd.userId, problems: [] }
+  const ctx: Context = {
+    plan: new Plan(state),
+    now: dateTimeIn(deps.now(), state.fixture.organization.timeZone),
+    userId: cmd.userId,
+    problems: [],
+    locked: new LockedRows(state.locks, cmd.applicationId),
+  }
   const masters = ctx.plan.of(app.master)
   const result: SaveResult = {
     created: 0,
@@ -56,7 +72,7 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
   const masterTempIds = new Set<number>()
   const seen = new Set<string>()
   for (const master of cmd.masters) {
-    const saved = planRow(ctx, masters, master.row, { relationKey: null, masterId: null, tempIds: masterTempIds, seen })
+    const saved = planRow(ctx, masters, master.row, { relationKey: null, masterId: null, masterLocked: false, tempIds: masterTempIds, seen })
     count(result, saved)
     const masterId = saved.id
     result.firstMasterId ??= masterId
@@ -81,7 +97,7 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
       for (const row of group.rows) {
         const position = positions.get(group.relationKey) ?? 0
         positions.set(group.relationKey, position + 1)
-        const detail = planRow(ctx, details, row, { relationKey: group.relationKey, masterId, tempIds: null, seen })
+        const detail = planRow(ctx, details, row, { relationKey: group.relationKey, masterId, masterLocked: saved.kind !== 'created' && masterId !== null && ctx.locked.has(null, masterId), tempIds: null, seen })
         count(result, detail)
         if (detail.kind === 'created') news.push({ position, tempId: row.Id, id: detail.id })
       }
@@ -98,8 +114,34 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
       result.primaryKeyData[saved.kind === 'created' ? String(master.row.Id) : String(masterId)] = { newKeys }
     }
   }
-  if (ctx.problems.length > 0) return { ok: false, returnStates: ctx.problems }
+  checkUnique(ctx)
+  if (ctx.problems.length > 0) return { ok: false, returnStates: nameRows(app, ctx.problems) }
   return { ok: true, changes: ctx.plan.changes(), result }
+}
+
+/**
+ * Unique fields, once every row is planned: no two rows of a table may hold one value once the save
+ * is written, so swaps within one request pass and two new rows with one value do not. Only tables
+ * with a unique field and writes are read (one pass over the field's values).
+ */
+function checkUnique(ctx: Context): void {
+  for (const plan of ctx.plan.tablePlans()) {
+    if (plan.puts.size === 0) continue
+    for (const field of plan.table.storage.fields) {
+      if (field.rules?.unique !== true) continue
+      const values: Array<readonly [number, FieldValue]> = []
+      plan.table.forEachValue(field.name, (id, value) => {
+        if (!plan.deletes.has(id) && !plan.puts.has(id)) values.push([id, value])
+      })
+      for (const [id, row] of plan.puts) values.push([id, ownValue(row, field.name) ?? null])
+      for (const { id, value, holder } of duplicateValues(values, new Set(plan.puts.keys()))) {
+        const sent = plan.sentIds.get(id) ?? id
+        const other = plan.sentIds.get(holder) ?? holder
+        const what = plan.table.relationKey === null ? 'master row' : `${plan.table.relationKey} row`
+        ctx.problems.push(problem('NOT_UNIQUE', `${what} ${sent}: ${field.name} is unique in storage ${plan.table.storage.name}, and ${describeValue(value)} is held by ${other < 0 ? 'new ' : ''}row ${other} too`, plan.table.relationKey, sent, field.name))
+      }
+    }
+  }
 }
 
 interface Context {
@@ -108,6 +150,8 @@ interface Context {
   now: number
   userId: number
   problems: ReturnState[]
+  /** Locked rows of the application, each named once. */
+  locked: LockedRows
 }
 
 interface RowScope {
@@ -115,6 +159,8 @@ interface RowScope {
   relationKey: string | null
   /** For detail rows: the master's real Id (null when the master itself could not be planned). */
   masterId: number | null
+  /** For detail rows: whether their (existing) master row is locked, which locks its details too. */
+  masterLocked: boolean
   /** Temporary Ids already used among the request's masters; null for detail rows, which may repeat them. */
   tempIds: Set<number> | null
   /** Existing rows already seen in this request, as `relationKey:Id`. */
@@ -143,6 +189,7 @@ function planRow(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope): 
     return { kind: 'failed', id: null }
   }
   const before = ctx.problems.length
+  if (scope.masterLocked && scope.masterId !== null) ctx.locked.report(ctx.problems, null, scope.masterId, `master row ${scope.masterId} is locked by another user, and with it its detail rows: ${what} ${id} is not written`)
   const values = checkFields(ctx, plan, row, scope, what)
   if (id < 0) return planCreate(ctx, plan, row, scope, what, values, before)
   return planUpdate(ctx, plan, row, scope, what, values, before)
@@ -168,6 +215,20 @@ function checkFields(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScop
     values.set(name, value as FieldValue)
   }
   return values
+}
+
+/**
+ * The storage's field rules against a row as sent (`values`: the user fields that fit their type;
+ * a field sent with a value of the wrong type is an INVALID_VALUE already and is not judged again).
+ */
+function checkRules(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string, values: Map<string, FieldValue>, creating: boolean): void {
+  for (const field of plan.table.storage.fields) {
+    if (!hasRules(field) || field.name === plan.table.masterField) continue
+    if (!values.has(field.name) && ownValue(row, field.name) !== undefined) continue
+    for (const breach of valueBreaches(field, values.get(field.name), creating)) {
+      ctx.problems.push(problem(breach.code, `${creating ? 'new ' : ''}${what} ${row.Id}: ${breach.reason}`, scope.relationKey, row.Id, field.name))
+    }
+  }
 }
 
 /** The integer version a client sent, null when it sent none, undefined when it is not a version. */
@@ -205,6 +266,8 @@ function planCreate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
     }
   }
   plan.claimIdentity(identity, id)
+  plan.sentIds.set(id, tempId)
+  checkRules(ctx, plan, row, scope, what, values, true)
   if (ctx.problems.length > before) return { kind: 'failed', id }
   const masterField = plan.table.masterField
   const fields: Record<string, FieldValue> = Object.fromEntries(values)
@@ -241,6 +304,8 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
     const master = scope.masterId === null ? 'a new master' : `master ${scope.masterId}`
     ctx.problems.push(problem('NOT_FOUND', `${what} ${id} does not belong to ${master}`, scope.relationKey, id))
   }
+  if (ctx.locked.has(scope.relationKey, id)) ctx.locked.report(ctx.problems, scope.relationKey, id, `${what} ${id} is locked by another user; it is not written`)
+  checkRules(ctx, plan, row, scope, what, values, false)
   const seenKey = `${scope.relationKey ?? ''}:${id}`
   if (scope.seen.has(seenKey)) {
     ctx.problems.push(problem('DUPLICATE_ROW', `${what} ${id} appears more than once in this request`, scope.relationKey, id))

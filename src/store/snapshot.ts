@@ -25,7 +25,7 @@ function rowsOf(table: Table): Row[] {
  * with its version, creation and update fields, every attachment with its bytes, where each
  * storage's sequences stand (so no Id or Identity value is handed out twice, reserved ones
  * included), the definitions unchanged. Left out: everything outside the store (outbox,
- * sessions, journal). Reads only.
+ * sessions, journal). Locks are kept as they are now. Reads only.
  */
 export function snapshotOf(state: StoreState): Fixture {
   const data: Fixture['data'] = {}
@@ -37,9 +37,12 @@ export function snapshotOf(state: StoreState): Fixture {
       details: Object.fromEntries([...app.details].map(([relationKey, table]) => [relationKey, rowsOf(table)])),
     }
   }
-  const { generated: _generated, ...definitions } = state.fixture
+  const { generated: _generated, locks: _locks, ...definitions } = state.fixture
+  const locks = state.locks.toLocks()
   return {
     ...definitions,
+    // The locks as they are now (the control plane may have changed the fixture's), so a state file keeps them.
+    ...(locks === undefined ? {} : { locks }),
     // Generated rows are in the tables like any other: the snapshot holds them as rows.
     data,
     sequences,

@@ -2,6 +2,7 @@ import { AttachmentStore } from './attachments.ts'
 import { dateTimeIn } from './data-types.ts'
 import { Table } from './table.ts'
 import { ownValue } from './field-values.ts'
+import { RowLocks } from './locks.ts'
 import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences } from './types.ts'
 
 /** One application's tables. */
@@ -19,6 +20,8 @@ export interface StoreState {
   /** Tables by storage Id (Get Identities addresses a storage). */
   storages: Map<string, Table>
   attachments: AttachmentStore
+  /** Rows locked as if by another user: the fixture's at first, then as the control plane sets them. */
+  locks: RowLocks
   /** The installation's row-version counter: the next TIMESTAMP to hand out. */
   nextVersion: number
   /** Grows with every write; a plan made against an older generation must not be applied. */
@@ -36,7 +39,7 @@ export interface StoreState {
  */
 export function buildState(fixture: Fixture, deps: Deps, generator: RowGenerator, firstVersion: number, generation: number): StoreState {
   const attachments = new AttachmentStore(fixture.attachments)
-  const state: StoreState = { fixture, apps: new Map(), storages: new Map(), attachments, nextVersion: firstVersion, generation }
+  const state: StoreState = { fixture, apps: new Map(), storages: new Map(), attachments, locks: new RowLocks(fixture.locks), nextVersion: firstVersion, generation }
   const loadedAt = dateTimeIn(deps.now(), fixture.organization.timeZone)
   for (const def of fixture.applications) {
     const master = new Table(def.id, null, def.master, null)

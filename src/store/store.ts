@@ -10,6 +10,7 @@ import { buildState, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
 import { withinSequence } from './sequence.ts'
 import type { ReadyBytes } from './ready-bytes.ts'
+import type { LockEntry } from './locks.ts'
 import type {
   ActionCommand,
   ActionOutcome,
@@ -103,6 +104,17 @@ export interface Store {
    */
   addAttachments<T>(upload: (add: (input: NewAttachment) => AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>) => T): T
 
+  /**
+   * Locks rows as if another user had them open: a save or delete touching one is refused for it
+   * (LOCKED, counted in `LockedItems`). Every Id must be a row of the table; returns how many rows
+   * were not locked before. A reset or fixture load puts back the fixture's locks.
+   */
+  lock(applicationId: string, relationKey: string | null, ids: readonly number[]): { locked: number } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>
+  /** Unlocks rows (Ids not locked are passed over); returns how many were locked. */
+  unlock(applicationId: string, relationKey: string | null, ids: readonly number[]): { unlocked: number } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY'>
+  /** Every locked row, table by table. */
+  locks(): LockEntry[]
+
   /** Who hears of every committed write (the state file's change log); none by default, which costs nothing. */
   onCommit(listener: CommitListener | undefined): void
   /** Applies a record of the change log, as at start-up; tells no listener. */
@@ -124,6 +136,12 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
   const commit = (changes: StoreChanges): void => {
     if (listener !== undefined && changes.generation === state.generation) listener(changeRecord(changes))
     applyChanges(state, changes)
+  }
+
+  // Locks are part of the data a snapshot holds: a new generation, and the state file writes it (as after an upload).
+  const lockChanged = (): void => {
+    state.generation++
+    listener?.(null)
   }
 
   const store: Store = {
@@ -197,6 +215,24 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
         throw error
       }
     },
+
+    lock(applicationId, relationKey, ids) {
+      const table = tableFor(state, applicationId, relationKey)
+      if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
+      const missing = ids.filter((id) => table.get(id) === undefined)
+      if (missing.length > 0) return { error: 'UNKNOWN_ROW', message: `${missing.length === 1 ? 'row' : 'rows'} ${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist in storage ${table.storage.name}` }
+      const locked = state.locks.add(applicationId, relationKey, ids)
+      lockChanged()
+      return { locked }
+    },
+    unlock(applicationId, relationKey, ids) {
+      const table = tableFor(state, applicationId, relationKey)
+      if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
+      const unlocked = state.locks.remove(applicationId, relationKey, ids)
+      if (unlocked > 0) lockChanged()
+      return { unlocked }
+    },
+    locks: () => state.locks.list(),
 
     onCommit(next) {
       listener = next

@@ -189,6 +189,13 @@ export class Table {
     for (let slot = 0; slot < this.#count; slot++) if (this.#alive[slot] === 1) fn(this.#materialize(this.#data, slot))
   }
 
+  /** One column's value of every row, with the row's Id, in Id order, without building the rows (unique field checks). */
+  forEachValue(name: string, fn: (id: number, value: FieldValue) => void): void {
+    const column = this.#byName.get(name)
+    if (column === undefined) return
+    for (let slot = 0; slot < this.#count; slot++) if (this.#alive[slot] === 1) fn(this.#ids.get(slot) as number, column.get(slot))
+  }
+
   /**
    * The projection for a hidden-fields set, built once per distinct set. Names that are not
    * columns of this table do not count, so a set hiding only master fields shares the detail

@@ -25,6 +25,29 @@ export interface FieldDef {
   decimals?: number
   /** Optional JSON Schema fragment used to generate realistic values (`--rows`). */
   generate?: Record<string, unknown>
+  /** The application's own rules for the field, which a save must keep (src/store/field-rules.ts). */
+  rules?: FieldRules
+}
+
+/**
+ * An application's rules for one field, as its designer set them (the product's reference, Save
+ * rows: a failed save names the row and the table). Checked by every save; see field-rules.ts.
+ */
+export interface FieldRules {
+  /** A create must give a value other than null and ''; an update may leave the field out but not set it to null or ''. */
+  required?: boolean
+  /** Numeric-valued types: the smallest value allowed. */
+  minimum?: number
+  /** Numeric-valued types: the largest value allowed. */
+  maximum?: number
+  /** Text types: the most characters allowed. */
+  maxLength?: number
+  /** No two rows of the table hold the same non-null value. */
+  unique?: boolean
+  /** No save may write the field (a create may send it null); only the fixture and actions set it. */
+  readOnly?: boolean
+  /** The only values allowed (null aside, which `required` governs). */
+  allowed?: FieldValue[]
 }
 
 export interface StorageDef {
@@ -138,9 +161,17 @@ export interface Fixture {
   generated?: GeneratedRows
   /** Where each storage's sequences stand, by storage Id (a state export keeps them); else after the largest values. */
   sequences?: Sequences
+  /**
+   * Rows locked as if another user were editing them, per application id: `master` and detail
+   * relation keys to row Ids. A save or delete touching one refuses it (LOCKED, `LockedItems`).
+   */
+  locks?: Locks
   /** What loading changed in an older fixture (type names, value forms), said once at start. */
   notices?: string[]
 }
+
+/** Locked row Ids per application id, by `master` or relation key. */
+export type Locks = Record<string, Record<string, number[]>>
 
 /** Per storage Id, the next database Id and the next Identity value to hand out. */
 export type Sequences = Record<string, { nextId?: number; nextIdentity?: number }>
@@ -202,12 +233,36 @@ export interface DeleteCommand {
 
 /** One business problem of a save or delete (stale TIMESTAMP, unknown Id, duplicate identity value, ...). */
 export interface ReturnState {
-  code: 'CONCURRENCY' | 'NOT_FOUND' | 'DUPLICATE_KEY' | 'DUPLICATE_TEMPORARY_ID' | 'DUPLICATE_ROW' | 'UNKNOWN_FIELD' | 'INVALID_VALUE' | 'UNKNOWN_RELATION_KEY'
+  code: ReturnStateCode
   message: string
   relationKey: string | null
   id: number
   field?: string
+  /** Name of the storage the row is in; filled in for every problem whose table is known. */
+  table?: string
+  /** How the product names the row: its Identity value when it has one, else its Id (a temporary Id for a new row). */
+  row?: number
 }
+
+export type ReturnStateCode =
+  | 'CONCURRENCY'
+  | 'NOT_FOUND'
+  | 'DUPLICATE_KEY'
+  | 'DUPLICATE_TEMPORARY_ID'
+  | 'DUPLICATE_ROW'
+  | 'UNKNOWN_FIELD'
+  | 'INVALID_VALUE'
+  | 'UNKNOWN_RELATION_KEY'
+  /** The row is locked (as by another user): not written, counted in LockedItems. */
+  | 'LOCKED'
+  /** The application's field rules (FieldRules), one code each. */
+  | 'REQUIRED'
+  | 'READ_ONLY'
+  | 'BELOW_MINIMUM'
+  | 'ABOVE_MAXIMUM'
+  | 'TOO_LONG'
+  | 'NOT_ALLOWED'
+  | 'NOT_UNIQUE'
 
 // ---------------------------------------------------------------------------------------------
 // Additions for the store's operations (queries, save and delete outcomes, error values).

@@ -3,6 +3,7 @@
  * fixture): the fixture it writes loads unchanged, a mock started from it has the same shape, and
  * no text of the captured rows or attachment names is left in it.
  */
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildFixture, DEFAULT_FIXTURE_USERNAME } from '../../src/capture/build-fixture.ts'
 import { captureApplication, CaptureError, type CaptureOptions } from '../../src/capture/capture.ts'
@@ -187,5 +188,28 @@ describe('capture', () => {
   it('refuses a relation key the application does not have, naming it', async () => {
     await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: 'none' }))).rejects.toThrow(CaptureError)
     await expect(captureApplication(source.client, options({ relationKeys: ['Payments'], attachments: 'none' }))).rejects.toThrow(/relation key Payments/)
+  })
+})
+
+describe('capture of an installation with field rules and locked rows', () => {
+  it('invents no rules and no locks: the API shows neither, so the fixture holds neither', async () => {
+    const json = JSON.parse(readFileSync(new URL('../../fixtures/default.json', import.meta.url), 'utf8')) as Record<string, any>
+    json.applications[0].master.fields[0].rules = { required: true, maxLength: 60 }
+    json.applications[0].details[0].storage.fields[2].rules = { minimum: 1 }
+    json.locks = { [IDS.applicationId]: { master: [1], OrderLines: [2] } }
+    const source = await startMock({ logLevel: 'silent', fixtureData: json })
+    try {
+      const captured = await captureApplication(source.client, options({ rows: 10, attachments: 'none' }))
+      for (const rowsAsGenerator of [false, true]) {
+        const { fixture } = buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator })
+        const fields = fixture.applications.flatMap((app) => [app.master, ...(app.details ?? []).map((d) => d.storage)]).flatMap((storage) => storage.fields)
+        expect(fields.length).toBeGreaterThan(0)
+        expect(fields.filter((field) => 'rules' in field)).toEqual([])
+        expect(fixture).not.toHaveProperty('locks')
+        expect(JSON.stringify(fixture)).not.toMatch(/"rules"|"locks"/)
+      }
+    } finally {
+      await source.close()
+    }
   })
 })

@@ -17,6 +17,9 @@ import * as listStubs from './list-stubs.ts'
 import * as addStub from './add-stub.ts'
 import * as clearStubs from './clear-stubs.ts'
 import * as removeStub from './remove-stub.ts'
+import * as listLocks from './list-locks.ts'
+import * as lockRows from './lock-rows.ts'
+import * as unlockRows from './unlock-rows.ts'
 import * as readClock from './read-clock.ts'
 import * as advanceClock from './advance-clock.ts'
 import * as getControlPlaneDocument from './get-control-plane-document.ts'
@@ -42,6 +45,9 @@ export const operations: readonly ControlOperationModule[] = [
   addStub,
   clearStubs,
   removeStub,
+  listLocks,
+  lockRows,
+  unlockRows,
   readClock,
   advanceClock,
   getControlPlaneDocument,

@@ -18,6 +18,7 @@ import type { UsageFile } from '../../usage-file/file.ts'
 import { ProblemError } from '../../errors.ts'
 import { assertRequested, type AssertRequestedOptions } from './request-assertion.ts'
 import type { RequestQuery } from './journal-match.ts'
+import { lockRows, unlockRows, type LockList, type LockRequest } from './locks.ts'
 
 /**
  * The control plane as plain methods: what `/__mock/` offers over HTTP, for tests that start the
@@ -81,6 +82,17 @@ export interface MockControls {
   removeStub(id: number): ActiveAnswerRule
   /** Removes every answer rule and scenario state; returns how many rules there were. */
   clearStubs(): number
+  /**
+   * Locks rows of one table as if another user had them open: a save or delete touching one is
+   * refused for it (`LOCKED`, counted in `LockedItems`). A reset or fixture load puts back the
+   * fixture's `locks`. Refused (404 problem) for an unknown application, relation key or row.
+   * @example mock.lock({ applicationId: ORDERS, ids: [2] })
+   */
+  lock(request: LockRequest): LockList
+  /** Unlocks rows of one table (Ids not locked are passed over). */
+  unlock(request: LockRequest): LockList
+  /** Every locked row, table by table (`changed` is 0). */
+  locks(): LockList
   /** Moves the mock's clock forward by `ms` without waiting. */
   advanceClock(ms: number): ClockState
   clock(): ClockState
@@ -138,6 +150,9 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
     stubs: () => parts.answerRules.list(),
     removeStub: (id) => parts.answerRules.remove(id),
     clearStubs: () => parts.answerRules.clear(),
+    lock: (request) => lockRows(parts.store, request),
+    unlock: (request) => unlockRows(parts.store, request),
+    locks: () => ({ changed: 0, locks: parts.store.locks() }),
     advanceClock: (ms) => advanceClock(parts.clock, ms),
     clock: () => readClock(parts.clock),
     usage: () => {

@@ -1,0 +1,230 @@
+/**
+ * Locked rows over HTTP: a fixture's `locks` and POST/DELETE /__mock/locks. A save or delete that
+ * touches a locked row counts it in LockedItems, names it in a LOCKED ReturnStates entry and does
+ * not write it; the rest follows the save mode (all-or-nothing: nothing; per-row: the other rows).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
+
+const DEFAULT_FIXTURE = JSON.parse(readFileSync(new URL('../../fixtures/default.json', import.meta.url), 'utf8')) as Record<string, any>
+
+/** The default fixture with master row 2 and line 5 (of master 3) locked. */
+function withLocks(saveMode?: string): Record<string, any> {
+  const json = JSON.parse(JSON.stringify(DEFAULT_FIXTURE)) as Record<string, any>
+  if (saveMode !== undefined) json.applications[0].saveMode = saveMode
+  json.locks = { [IDS.applicationId]: { master: [2], OrderLines: [5] } }
+  return json
+}
+
+const SAVE = '/ExplorerApi/api/items/save'
+const DELETE = '/ExplorerApi/api/items/delete'
+
+async function started(fixtureData: Record<string, any>): Promise<{ mock: TestClient; token: string }> {
+  const mock = await startTestMock({ fixtureData })
+  return { mock, token: await mock.signIn() }
+}
+
+const master = async (mock: TestClient, token: string, id: number) => (await mock.items(token, `$filter=Id eq ${id}`)).body[0] as Record<string, any>
+const line = async (mock: TestClient, token: string, id: number) => (await mock.items(token, `$filter=Id eq ${id}&relationKey=${IDS.relationKey}`)).body[0] as Record<string, any>
+const count = async (mock: TestClient, token: string) => (await mock.items(token, '$inlinecount=allpages')).body.Items[0]._FieldCount_ as number
+const newOrder = (id: number, customer: string) => ({ Row: { Id: id, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'Open' }, Details: [] })
+
+describe.each([
+  { mode: 'all-or-nothing', saveMode: undefined },
+  { mode: 'per-row', saveMode: 'per-row' },
+])('locked rows, $mode', ({ mode, saveMode }) => {
+  const perRow = mode === 'per-row'
+
+  it('refuses an update of a locked master row, counts it in LockedItems, and writes the rest only per row', async () => {
+    const { mock, token } = await started(withLocks(saveMode))
+    try {
+      const two = await master(mock, token, 2)
+      const before = await count(mock, token)
+      const reply = await mock.post(SAVE, token, { Rows: [newOrder(-1, 'Beside the lock'), { Row: { Id: 2, TIMESTAMP: rowVersion(two.TIMESTAMP), Status: 'Closed' }, Details: [] }] })
+      expect(reply.status).toBe(200)
+      expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1, CreatedItems: perRow ? 1 : 0, UpdatedItems: 0 })
+      expect(reply.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'LOCKED', Id: 2, Row: 1002, Table: 'Orders', RelationKey: null })])
+      expect((await master(mock, token, 2)).Status).toBe(two.Status)
+      expect(await count(mock, token)).toBe(before + (perRow ? 1 : 0))
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('refuses a new detail row under a locked master, and an update of a locked detail row', async () => {
+    const { mock, token } = await started(withLocks(saveMode))
+    try {
+      const two = await master(mock, token, 2)
+      const three = await master(mock, token, 3)
+      const five = await line(mock, token, 5)
+      const reply = await mock.post(SAVE, token, {
+        Rows: [
+          { Row: { Id: 2, TIMESTAMP: rowVersion(two.TIMESTAMP) }, Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Late', Quantity: 1 }] }] },
+          { Row: { Id: 3, TIMESTAMP: rowVersion(three.TIMESTAMP) }, Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: 5, TIMESTAMP: rowVersion(five.TIMESTAMP), Quantity: 99 }] }] },
+        ],
+      })
+      expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 2, CreatedItems: 0, UpdatedItems: 0 })
+      expect(reply.body.ReturnStates).toEqual([
+        expect.objectContaining({ Code: 'LOCKED', Id: 2, RelationKey: null, Table: 'Orders' }),
+        expect.objectContaining({ Code: 'LOCKED', Id: 5, RelationKey: IDS.relationKey, Table: 'OrderLines' }),
+      ])
+      expect((await line(mock, token, 5)).Quantity).toBe(five.Quantity)
+      expect((await mock.items(token, `$filter=MasterId eq 2&relationKey=${IDS.relationKey}`)).body).toHaveLength(2)
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('refuses deleting a locked row, and a master whose locked detail row would go with it', async () => {
+    const { mock, token } = await started(withLocks(saveMode))
+    try {
+      const rows = await Promise.all([2, 3, 4].map((id) => master(mock, token, id)))
+      const reply = await mock.post(DELETE, token, [{ RelationKey: null, Rows: rows.map((row) => ({ Row: { Id: row.Id, TIMESTAMP: rowVersion(row.TIMESTAMP) } })) }])
+      expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 2, DeletedItems: perRow ? 1 : 0 })
+      expect(reply.body.ReturnStates).toEqual([
+        expect.objectContaining({ Code: 'LOCKED', Id: 2, RelationKey: null, Row: 1002 }),
+        expect.objectContaining({ Code: 'LOCKED', Id: 5, RelationKey: IDS.relationKey, Table: 'OrderLines' }),
+      ])
+      expect(await master(mock, token, 2)).toBeDefined()
+      expect(await master(mock, token, 3)).toBeDefined()
+      expect(await master(mock, token, 4)).toEqual(perRow ? undefined : expect.objectContaining({ Id: 4 }))
+      // A detail row of a locked master: refused, naming the master.
+      const three = await line(mock, token, 3)
+      const detail = await mock.post(DELETE, token, [{ RelationKey: IDS.relationKey, Rows: [{ Row: { Id: 3, TIMESTAMP: rowVersion(three.TIMESTAMP) } }] }])
+      expect(detail.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1, DeletedItems: 0, ReturnStates: [expect.objectContaining({ Code: 'LOCKED', Id: 2, RelationKey: null, Table: 'Orders' })] })
+      expect(await line(mock, token, 3)).toBeDefined()
+    } finally {
+      await mock.close()
+    }
+  })
+})
+
+describe('/__mock/locks', () => {
+  const LOCKS = '/__mock/locks'
+
+  it('locks, lists and unlocks rows; a save follows', async () => {
+    const { mock, token } = await started(JSON.parse(JSON.stringify(DEFAULT_FIXTURE)))
+    try {
+      expect((await mock.request('GET', LOCKS)).body).toEqual({ changed: 0, locks: [] })
+      const locked = await mock.request('POST', LOCKS, { json: { applicationId: IDS.applicationId.toUpperCase(), ids: [7, 8] } })
+      expect(locked.status).toBe(200)
+      expect(locked.body).toEqual({ changed: 2, locks: [{ applicationId: IDS.applicationId, relationKey: null, ids: [7, 8] }] })
+      const seven = await master(mock, token, 7)
+      const change = { Rows: [{ Row: { Id: 7, TIMESTAMP: rowVersion(seven.TIMESTAMP), Status: 'Closed' }, Details: [] }] }
+      expect((await mock.post(SAVE, token, change)).body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1 })
+      const unlocked = await mock.request('DELETE', LOCKS, { json: { applicationId: IDS.applicationId, relationKey: null, ids: [7, 99] } })
+      expect(unlocked.body).toEqual({ changed: 1, locks: [{ applicationId: IDS.applicationId, relationKey: null, ids: [8] }] })
+      expect((await mock.post(SAVE, token, change)).body).toMatchObject({ IsSaveSuccessfully: true, LockedItems: 0, UpdatedItems: 1 })
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('refuses bad bodies with 400 and unknown applications, relation keys and rows with 404', async () => {
+    const mock = await startTestMock()
+    try {
+      for (const json of [{ ids: [1] }, { applicationId: IDS.applicationId }, { applicationId: IDS.applicationId, ids: [] }, { applicationId: IDS.applicationId, ids: ['1'] }, { applicationId: IDS.applicationId, ids: [0] }, { applicationId: IDS.applicationId, ids: [1], extra: 1 }]) {
+        const reply = await mock.request('POST', LOCKS, { json })
+        expect(reply.status, JSON.stringify(json)).toBe(400)
+        expect(reply.contentType).toMatch(/^application\/problem\+json/)
+        expect(reply.body.code).toBe('VALIDATION')
+      }
+      const unknownApp = await mock.request('POST', LOCKS, { json: { applicationId: 'a1b2c3d4-0000-4000-8000-0000000000ff', ids: [1] } })
+      expect(unknownApp.status).toBe(404)
+      expect(unknownApp.body.code).toBe('UNKNOWN_APPLICATION')
+      const unknownKey = await mock.request('DELETE', LOCKS, { json: { applicationId: IDS.applicationId, relationKey: 'Nope', ids: [1] } })
+      expect(unknownKey.status).toBe(404)
+      expect(unknownKey.body.code).toBe('UNKNOWN_RELATION_KEY')
+      const unknownRow = await mock.request('POST', LOCKS, { json: { applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [1, 999] } })
+      expect(unknownRow.status).toBe(404)
+      expect(unknownRow.body).toMatchObject({ code: 'UNKNOWN_ROW', detail: expect.stringContaining('999') })
+      // Nothing was locked by the refused call.
+      expect((await mock.request('GET', LOCKS)).body.locks).toEqual([])
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('a reset returns to the fixture locks; a fixture load takes its own', async () => {
+    const { mock } = await started(withLocks())
+    try {
+      const fixtureLocks = [
+        { applicationId: IDS.applicationId, relationKey: null, ids: [2] },
+        { applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [5] },
+      ]
+      expect((await mock.request('GET', LOCKS)).body.locks).toEqual(fixtureLocks)
+      await mock.request('DELETE', LOCKS, { json: { applicationId: IDS.applicationId, ids: [2] } })
+      await mock.request('POST', LOCKS, { json: { applicationId: IDS.applicationId, ids: [9] } })
+      expect((await mock.request('POST', '/__mock/reset')).status).toBe(200)
+      expect((await mock.request('GET', LOCKS)).body.locks).toEqual(fixtureLocks)
+      expect((await mock.request('POST', '/__mock/fixture', { json: DEFAULT_FIXTURE })).status).toBe(200)
+      expect((await mock.request('GET', LOCKS)).body.locks).toEqual([])
+    } finally {
+      await mock.close()
+    }
+  })
+
+  it('startMock() controls lock and unlock the same way, and the state export carries the locks', async () => {
+    const { mock, token } = await started(JSON.parse(JSON.stringify(DEFAULT_FIXTURE)))
+    try {
+      const controls = mock.mock
+      expect(controls.lock({ applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [1] }).changed).toBe(1)
+      expect(controls.locks().locks).toEqual([{ applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [1] }])
+      expect(controls.state().locks).toEqual({ [IDS.applicationId]: { [IDS.relationKey]: [1] } })
+      expect(() => controls.lock({ applicationId: IDS.applicationId, ids: [] })).toThrow(/ids/)
+      const one = await line(mock, token, 1)
+      const reply = await mock.post(DELETE, token, [{ RelationKey: IDS.relationKey, Rows: [{ Row: { Id: 1, TIMESTAMP: rowVersion(one.TIMESTAMP) } }] }])
+      expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1, DeletedItems: 0 })
+      expect(controls.unlock({ applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [1] })).toEqual({ changed: 1, locks: [] })
+    } finally {
+      await mock.close()
+    }
+  })
+})
+
+describe('a fixture whose locks name nothing', () => {
+  it('is refused, naming each lock', async () => {
+    const mock = await startTestMock()
+    try {
+      const json = withLocks()
+      json.locks[IDS.applicationId] = { master: [2, 999], Nope: [1] }
+      const reply = await mock.request('POST', '/__mock/fixture', { json })
+      expect(reply.status).toBe(400)
+      const pointers = (reply.body.violations as Array<{ pointer: string }>).map((v) => v.pointer)
+      expect(pointers).toEqual([`/locks/${IDS.applicationId}/master/1`, `/locks/${IDS.applicationId}/Nope`])
+    } finally {
+      await mock.close()
+    }
+  })
+})
+
+describe('locks and the state file', () => {
+  it('keeps the locks set over the control plane across a restart, as it keeps rows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locks-state-'))
+    const stateFile = join(dir, 'sandbox.json')
+    try {
+      const first = await startTestMock({ fixtureData: withLocks(), stateFile })
+      await first.request('POST', '/__mock/locks', { json: { applicationId: IDS.applicationId, ids: [9] } })
+      await first.request('DELETE', '/__mock/locks', { json: { applicationId: IDS.applicationId, ids: [2] } })
+      await first.close()
+      const again = await startTestMock({ stateFile })
+      try {
+        const token = await again.signIn()
+        expect((await again.request('GET', '/__mock/locks')).body.locks).toEqual([
+          { applicationId: IDS.applicationId, relationKey: null, ids: [9] },
+          { applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [5] },
+        ])
+        const nine = await master(again, token, 9)
+        const reply = await again.post(SAVE, token, { Rows: [{ Row: { Id: 9, TIMESTAMP: rowVersion(nine.TIMESTAMP), Status: 'Closed' }, Details: [] }] })
+        expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1 })
+      } finally {
+        await again.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
