@@ -20,7 +20,7 @@ import { registerAllowedMethods } from './plugins/allowed-methods.ts'
 import { registerHostCheck } from './plugins/host-check.ts'
 import { registerUsage } from './plugins/usage-recorder.ts'
 import { MOCK_HEADER } from '../wire/mock-header.ts'
-import { loggerOptions, registerRequestLog } from './logging.ts'
+import { lazyRequestLogger, logSetup, registerRequestLog } from './logging.ts'
 import type { ServerTls } from './tls.ts'
 import { WARNINGS_HEADER, STRICT_HEADER } from '../http/warnings.ts'
 import { registerControlPlane } from './control/index.ts'
@@ -60,10 +60,13 @@ function noRouteSchemas(): never {
  * `startMock()` do.
  */
 export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDeps): Promise<FastifyInstance> {
+  const log = await logSetup(config, deps.logStream)
   const app = Fastify({
-    logger: await loggerOptions(config, deps.logStream),
+    logger: log.logger,
     // One line per request, written by registerRequestLog with the operation and the problem code.
     logController: new LogController({ disableRequestLogging: true }),
+    // No pino child per request unless something logs through `request.log` (see lazyRequestLogger).
+    childLoggerFactory: lazyRequestLogger,
     ...(deps.tls === undefined ? {} : { https: { cert: deps.tls.cert, key: deps.tls.key } }),
     bodyLimit: config.bodyLimit,
     // Members named `__proto__` or `constructor` are valid JSON: they stay own members (JSON.parse
@@ -103,7 +106,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
     reply.header(MOCK_HEADER, config.productVersion)
     done()
   })
-  registerRequestLog(app, config.logLevel)
+  registerRequestLog(app, config.logLevel, log.json)
   // Before anything else answers: a page that rebound its name to this machine gets nothing but the 403.
   registerHostCheck(app, config)
   registerAllowedMethods(app)

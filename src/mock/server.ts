@@ -5,7 +5,7 @@ import { startMock, type LaunchedMock } from './mock.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
 import { ConfigError, EXIT, exitWith } from '../cli-base/exit.ts'
 import { changeLogPath } from './state-file.ts'
-import { drainStdout, logsJson } from './logging.ts'
+import { drainStdout, flushStdout, logsJson } from './logging.ts'
 
 /** How long a stop waits for requests in flight before it closes every connection and exits anyway. */
 export const STOP_GRACE_MS = 1500
@@ -54,6 +54,8 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
   // in the last line's text, and its `url`.
   const json = (msg: string) => JSON.stringify({ level: 30, time: Date.now(), msg, ...(msg.startsWith('listening on') ? { url: mock.url } : {}) })
   const asJson = logsJson(mockConfig)
+  // After the lines the logger gathered this turn (see stdoutLines), so the listening line stays last.
+  flushStdout()
   process.stdout.write(`${lines.map((line) => (asJson ? json(line) : line)).join('\n')}\n`)
 }
 

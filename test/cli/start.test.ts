@@ -216,6 +216,11 @@ describe('npm start', () => {
     const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; url?: string })
     expect(lines.find((line) => line.msg.startsWith('listening on'))).toEqual(expect.objectContaining({ msg: `listening on ${run.url}`, url: run.url }))
     expect(lines.some((line) => line.msg.startsWith('GET /__mock/health getHealth 200'))).toBe(true)
+    // The request line has pino's fields in pino's order (it is written without a logger per request).
+    const requestLine = lines.find((line) => line.msg.startsWith('GET /__mock/health')) as unknown as Record<string, unknown>
+    expect(Object.keys(requestLine)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'request', 'msg'])
+    expect(requestLine).toMatchObject({ level: 30, pid: run.child.pid, reqId: expect.stringMatching(/^req-\d+$/), request: { method: 'GET', path: '/__mock/health', operationId: 'getHealth', status: 200, code: null, warnings: [] } })
+    expect(Math.abs((requestLine.time as number) - Date.now())).toBeLessThan(60_000)
   })
 
   it('logs JSON lines when not on a terminal, never a secret; --quiet keeps warnings and errors only', async () => {
