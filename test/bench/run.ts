@@ -18,6 +18,7 @@ import { ensureWrk, wrkVersion } from './lib/wrk.ts'
 import { pages } from './workloads/w1-pages.ts'
 import { queries } from './workloads/w2-w3-queries.ts'
 import { writes } from './workloads/w4-writes.ts'
+import { creates } from './workloads/w4c-creates.ts'
 import { memory, start } from './workloads/w5-w6-start.ts'
 import { bigSaves } from './workloads/w7-big-save.ts'
 import { peers } from './workloads/w8-peers.ts'
@@ -59,6 +60,7 @@ const workloads: Array<{ name: string; http: boolean; title: string; run: () => 
   { name: 'w1', http: true, title: 'W1: a 200-row page', run: () => pages(settings) },
   { name: 'w2', http: true, title: 'W2 and W3: filtered pages and counts', run: () => queries(settings) },
   { name: 'w4', http: true, title: 'W4 and W4b: writes', run: () => writes(settings) },
+  { name: 'w4c', http: true, title: 'W4c: creates of 300 rows', run: () => creates(settings) },
   { name: 'w5', http: false, title: 'W5: memory and start', run: () => memory(settings) },
   { name: 'w6', http: false, title: 'W6: start-up', run: () => start(settings) },
   { name: 'w7', http: true, title: 'W7: a big save beside small reads', run: () => bigSaves(settings) },

@@ -24,14 +24,6 @@ function updates(rows: readonly Row[], from: number, count: number): Requests {
   return rows.slice(from, from + count).map((row, i) => ({ method: 'POST', path: SAVE, body: updateBody(row, i) }))
 }
 
-/** A create of 100 orders with 2 lines each. */
-const CREATE = JSON.stringify({
-  Rows: Array.from({ length: 100 }, (_, i) => ({
-    Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Bench ${i}`, Amount: i, Status: 'New' },
-    Details: [{ RelationKey: 'OrderLines', Rows: [1, 2].map((j) => ({ Id: -(j + i * 2), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j, UnitPrice: 1.5 })) }],
-  })),
-})
-
 /** Reads of 200 rows in `order`, one before each one-row update. */
 function readsWithUpdates(rows: readonly Row[], order: string, count: number): Requests {
   return updates(rows, 0, Math.ceil(count / 2)).flatMap((update, i) => [{ method: 'POST' as const, path: ITEMS, body: JSON.stringify({ query: `$orderby=${order}&$top=200&$skip=${(i % 400) * 200}` }) }, update])
@@ -45,8 +37,8 @@ interface Side {
 
 /**
  * W4: one-row updates (each of another row, with its current TIMESTAMP) over 100 k orders, by the
- * mock as it is and by the mock keeping its data in a `--state-file`, and creates of 100 orders with
- * 2 lines each, against Fastify parsing the same bodies and appending. W4b: reads ordered by
+ * mock as it is and by the mock keeping its data in a `--state-file`, against Fastify parsing the
+ * same bodies and appending (creates of 300 rows are W4c, w4c-creates.ts). W4b: reads ordered by
  * `Id asc` and by a non-key field, 1:1 with one-row updates, against Fastify appending and slicing.
  * Every comparison also runs its requests against bare node:http answering the mock's own answers:
  * the load generator's ceiling. Each side runs on a fresh server every round, alternated, and
@@ -73,14 +65,12 @@ export async function writes(settings: Settings): Promise<Outcome> {
     const rows = JSON.parse(all.toString('utf8')) as Row[]
     const answers = {
       update: await answer(SAVE, updateBody(rows[ROWS - 1] as Row, 0)),
-      create: await answer(SAVE, CREATE),
       byId: await answer(ITEMS, JSON.stringify({ query: '$orderby=Id asc&$top=200' })),
       byAmount: await answer(ITEMS, JSON.stringify({ query: '$orderby=Amount desc&$top=200' })),
     }
     await stop()
 
     const amount = Math.min(ROWS - WARMUP - SPARE, (settings.quick ? 3000 : 10_000) * settings.seconds)
-    const creates = (settings.quick ? 100 : 300) * settings.seconds
     const mockSide = (name: string, extra: () => { args: string[]; cleanup?: () => void } = () => ({ args: [] })): Side => ({
       name,
       start: async () => {
@@ -101,7 +91,6 @@ export async function writes(settings: Settings): Promise<Outcome> {
 
     const cases: Array<{ name: string; sides: Side[]; requests: Requests; amount: number }> = [
       { name: 'one-row updates', sides: [mockSide('mock'), mockSide('mock --state-file', stateFile), baseline, ceiling(answers.update)], requests: updates(rows, 0, amount + SPARE), amount },
-      { name: 'creates of 100 orders + 200 lines', sides: [mockSide('mock'), baseline, ceiling(answers.create)], requests: [{ method: 'POST', path: SAVE, body: CREATE }], amount: creates },
       { name: 'reads by Id asc, 1:1 with updates', sides: [mockSide('mock'), baseline, ceiling(answers.update, { [ITEMS]: answers.byId })], requests: readsWithUpdates(rows, 'Id asc', amount + SPARE), amount },
       { name: 'reads by Amount desc, 1:1 with updates', sides: [mockSide('mock'), baseline, ceiling(answers.update, { [ITEMS]: answers.byAmount })], requests: readsWithUpdates(rows, 'Amount desc', amount + SPARE), amount },
     ]
@@ -149,7 +138,7 @@ export async function writes(settings: Settings): Promise<Outcome> {
           columns: ['workload', 'mock req/s', 'mock p50 ms', 'mock p99 ms', 'mock errors', 'baseline req/s', 'mock vs baseline', 'ceiling req/s (node:http, same bytes)', 'mock vs ceiling'],
           rows: tableRows,
           notes: [
-            `Each run counts ${amount} answers (${creates} for creates), after ${WARMUP - SPARE} unmeasured updates of other rows. Baseline: Fastify parsing each body and appending its rows to an array, and answering reads by slicing and \`JSON.stringify\`ing 200 rows (no order kept). Ceiling: bare node:http answering the mock's own answers (a one-row update's, a create's, the first page in that order). \`--state-file\`: the mock keeping its data in a file of a fresh temporary folder. Errors: socket errors, answers of 400 or more and saves answered with the flag false.`,
+            `Each run counts ${amount} answers, after ${WARMUP - SPARE} unmeasured updates of other rows. Baseline: Fastify parsing each body and appending its rows to an array, and answering reads by slicing and \`JSON.stringify\`ing 200 rows (no order kept). Ceiling: bare node:http answering the mock's own answers (a one-row update's, the first page in that order). \`--state-file\`: the mock keeping its data in a file of a fresh temporary folder. Errors: socket errors, answers of 400 or more and saves answered with the flag false.`,
             'Targets: one-row updates ≥ 0.6× the baseline; reads 1:1 with updates ≥ 0.5× with either order.',
           ],
         },
