@@ -8,9 +8,13 @@ export const IDS = {
 
 const SIGN_IN = 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession'
 
-/** The compiled mock as `npm start` runs it, with `masters` orders in all (the fixture's 25 included). */
-export function startMockServer(masters: number, extra: string[] = []): Promise<Server> {
-  return startServer(`mock ${masters}`, [process.execPath, '--max-semi-space-size=64', 'dist/src/mock/server.js', '--port', '0', '--rows', String(Math.max(0, masters - 25)), '--quiet', ...extra])
+/**
+ * The compiled mock as `npm start` runs it, with `masters` orders in all (the fixture's 25 included),
+ * `--quiet` unless `logging` (then its default log, a JSON line per request to the bench's pipe, which the bench reads and drops).
+ */
+export function startMockServer(masters: number, extra: string[] = [], options: { logging?: boolean } = {}): Promise<Server> {
+  const quiet = options.logging === true ? [] : ['--quiet']
+  return startServer(`mock ${masters}`, [process.execPath, '--max-semi-space-size=64', 'dist/src/mock/server.js', '--port', '0', '--rows', String(Math.max(0, masters - 25)), ...quiet, ...extra])
 }
 
 /** Signs in; the data headers for the Orders application. */
