@@ -13,12 +13,13 @@ declare module 'fastify' {
 }
 
 /**
- * Lines for standard output gathered during one turn of the event loop and written in one call:
- * a busy mock answers many requests a turn, and one write (one system call, one wake-up of the
+ * Lines for standard output gathered for up to `GATHER_MS` and written in one call: a busy mock
+ * answers hundreds of requests in that time, and one write (one system call, one wake-up of the
  * reader) for all their lines costs far less than one each. Every line the mock writes to standard
  * output goes through here (pino's too), so they keep their order; `flushStdout` writes what is
  * gathered at once (before a stop waits for the queue, and when the process exits).
  */
+const GATHER_MS = 10
 let gathered = ''
 let flushing = false
 let onExit = false
@@ -32,20 +33,21 @@ export function flushStdout(): void {
   gathered = ''
   process.stdout.write(text)
 }
-/** Standard output, written once per turn of the event loop (see `flushStdout`). */
+/** Standard output, written every `GATHER_MS` at most (see `flushStdout`). */
 export const stdoutLines: LogStream = {
   write(line: string): void {
     gathered += line
     if (!onExit) {
-      // Lines gathered in the turn the process exits in are written on the way out.
+      // Lines still gathered when the process exits are written on the way out.
       onExit = true
       process.on('exit', flushStdout)
     }
-    // A long turn (a big save's answer beside many reads) is written as it goes past 64 KB.
+    // Past 64 KB they are written at once.
     if (gathered.length >= 65536) flushStdout()
     else if (!flushing) {
       flushing = true
-      setImmediate(flushSoon)
+      // Unreferenced: it never keeps a process alive that would otherwise exit (the exit writes the lines).
+      setTimeout(flushSoon, GATHER_MS).unref()
     }
   },
 }
@@ -61,7 +63,7 @@ export interface LogSetup {
  * terminal (pino-pretty) and as JSON lines otherwise or with `--log-format json`. Secrets in URLs
  * are never written. `stream` replaces standard output (tests read it).
  *
- * JSON lines go through `process.stdout` (gathered per turn, `stdoutLines`), not pino's own
+ * JSON lines go through `process.stdout` (gathered for a few milliseconds, `stdoutLines`), not pino's own
  * synchronous destination: on a pipe (a CI runner, `| tee`, a container's log) Node writes at once
  * while the reader keeps up and queues in memory while it falls behind, so a slow reader never
  * stalls the answers; a file is written as it comes. The stop waits for the queue to drain

@@ -54,7 +54,7 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
   // in the last line's text, and its `url`.
   const json = (msg: string) => JSON.stringify({ level: 30, time: Date.now(), msg, ...(msg.startsWith('listening on') ? { url: mock.url } : {}) })
   const asJson = logsJson(mockConfig)
-  // After the lines the logger gathered this turn (see stdoutLines), so the listening line stays last.
+  // After the lines the logger has gathered (see stdoutLines), so the listening line stays last.
   flushStdout()
   process.stdout.write(`${lines.map((line) => (asJson ? json(line) : line)).join('\n')}\n`)
 }
