@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { atLeast, BLOCK_PAGE, BOUNDED, BLOCK_END, BLOCK_START, replaceBenchBlock, rpsCell } from './lib/report.ts'
+import { atLeast, BLOCK_PAGE, BOUNDED, BLOCK_END, BLOCK_START, replaceBenchBlock, rpsCell, withTail } from './lib/report.ts'
 import { AMOUNT_MARK, luaScript, parseWrkOutput, requestFile, RESULT_MARK } from './lib/wrk-output.ts'
 
 /** The records of a request file: each its length on a line, then that many bytes. */
@@ -91,6 +91,16 @@ describe('targets against the load generator\'s ceiling', () => {
   it('does not call a ratio met when the baseline itself is bounded by the generator', () => {
     expect(atLeast({ value: 6000, base: 9500, min: 0.6, ceiling: 10_000 })).toBe(`not shown: the baseline is ${BOUNDED}`)
     expect(atLeast({ value: 0, base: 9500, min: 0.6, ceiling: 10_000 })).toBe('not measured')
+  })
+})
+
+describe('a throughput target that also bounds the tail (W4c)', () => {
+  it('is met only when the throughput is met and p99 is at most the given multiple of p50', () => {
+    expect(withTail('met', { p50: 10, p99: 100 }, 10)).toBe('met')
+    expect(withTail('met', { p50: 10, p99: 101 }, 10)).toBe('missed')
+    expect(withTail('missed', { p50: 10, p99: 20 }, 10)).toBe('missed')
+    expect(withTail(BOUNDED, { p50: 10, p99: 20 }, 10)).toBe(BOUNDED)
+    expect(withTail('met', { p50: 0, p99: 20 }, 10)).toBe('not measured')
   })
 })
 

@@ -48,6 +48,16 @@ export function atLeast(options: { value: number; base: number; min: number; cei
   return options.baseIsCeiling !== true && isBounded(base, ceiling) ? `not shown: the baseline is ${BOUNDED}` : 'met'
 }
 
+/**
+ * The verdict of a throughput target that also bounds the tail (W4c): `throughput` is `atLeast`'s
+ * verdict; a throughput met with a p99 over `maxRatio` × p50 is missed; any other verdict stands.
+ */
+export function withTail(throughput: string, latency: { p50: number; p99: number }, maxRatio: number): string {
+  if (throughput !== 'met') return throughput
+  if (!(latency.p50 > 0) || !(latency.p99 > 0)) return 'not measured'
+  return latency.p99 <= maxRatio * latency.p50 ? 'met' : 'missed'
+}
+
 /** The verdict of a target that no generator bounds (a latency, a start time, a size). */
 export const holds = (ok: boolean) => (ok ? 'met' : 'missed')
 
