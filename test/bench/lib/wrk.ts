@@ -51,6 +51,8 @@ export interface LoadSpec {
   seconds: number
   /** Stop after this many answers instead of after `seconds` (the request list must hold this many plus one per connection). */
   amount?: number
+  /** Stop when this settles (and at `seconds` at the latest): a load that runs beside something else for as long as it takes. */
+  until?: Promise<unknown>
   headers: Record<string, string>
   requests: LoadRequest[]
 }
@@ -79,6 +81,12 @@ export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
         }
       })
       child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()))
+      spec.until?.finally(() => {
+        if (!interrupted && child.exitCode === null) {
+          interrupted = true
+          child.kill('SIGINT')
+        }
+      })
       child.on('error', reject)
       child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrk exited with ${code}: ${err.trim() || out.trim()}`))))
     })

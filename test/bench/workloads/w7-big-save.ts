@@ -23,10 +23,10 @@ export function bigSave(megabytes: number): string {
 const P99_TARGET_MS = 250
 
 /**
- * W7: a 59 MB save (just under the 60 MB limit) of some 54 k orders with two lines each: how long
+ * W7: a 59 MB save (just under the 60 MB limit) of 56 k orders with two lines each (169 k rows): how long
  * it takes to answer, and the p99 and slowest of small Get Items requests (`$top=10`, 5 connections)
- * sent meanwhile, next to the same reads alone. The reads run long enough to cover the whole save
- * (it starts half a second in). The slowest read beside the save is about the longest time the mock
+ * sent meanwhile, next to the same reads alone. The reads run from half a second before the save
+ * to half a second after its answer. The slowest read beside the save is about the longest time the mock
  * did nothing else: the save's longest synchronous step (its plan and apply, see docs/performance.md).
  * Latencies only: no throughput, so no generator ceiling.
  */
@@ -37,28 +37,31 @@ export async function bigSaves(settings: Settings): Promise<Outcome> {
     const small = (seconds: number) => ({ url: mock.url, connections: 5, seconds, headers, requests: [{ method: 'POST' as const, path: '/ExplorerApi/api/items', body: JSON.stringify({ query: '$top=10' }) }] })
     const quiet = await load(small(settings.seconds))
     const body = bigSave(settings.bigSaveMb)
-    const window = Math.max(settings.seconds, settings.quick ? 3 : 12)
-    const during = load(small(window))
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // The reads run from half a second before the save to half a second after its answer (five minutes at most).
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 500))
+    let answered: () => void = () => {}
+    const saveDone = new Promise<void>((resolve) => (answered = resolve))
+    const during = load({ ...small(300), until: saveDone.then(pause) })
+    await pause()
     const begun = performance.now()
     const answer = await fetch(`${mock.url}/ExplorerApi/api/items/save`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })
     const saved = (await answer.json()) as { IsSaveSuccessfully?: boolean; CreatedItems?: number }
     const ms = performance.now() - begun
+    answered()
     const meanwhile = await during
-    const covered = ms + 500 <= window * 1000
     const table = {
-      title: `W7: a ${(Buffer.byteLength(body) / 1024 / 1024).toFixed(1)} MB save (${saved.CreatedItems ?? 0} orders, two lines each) beside small reads`,
+      title: `W7: a ${(Buffer.byteLength(body) / 1024 / 1024).toFixed(1)} MB save (${saved.CreatedItems ?? 0} rows: orders with two lines each) beside small reads`,
       columns: ['measure', 'value'],
       rows: [
         ['save answered in (ms)', fixed(ms)],
         ['save succeeded', String(saved.IsSaveSuccessfully === true)],
         ['small Get Items p99 ms, alone', fixed(quiet.p99, 1)],
-        [`small Get Items p99 ms, over ${window} s with the save in them`, fixed(meanwhile.p99, 1)],
+        ['small Get Items p99 ms, from 0.5 s before the save to 0.5 s after its answer', fixed(meanwhile.p99, 1)],
         ['small Get Items slowest ms, alone', fixed(quiet.max, 1)],
         ['small Get Items slowest ms, with the save (about its longest synchronous step)', fixed(meanwhile.max, 1)],
       ],
       notes: [
-        `The save is read, parsed and checked a slice of rows at a time, yielding to the reads between slices; its plan and apply run in one synchronous step, so no read sees half of it (all or nothing). Target: the small reads' p99 ≤ ${P99_TARGET_MS} ms while it runs.${covered ? '' : ' The save outlasted the reads: their figures do not cover all of it.'}`,
+        `The save is read, parsed and checked a slice of rows at a time, yielding to the reads between slices; its plan and apply run in one synchronous step, so no read sees half of it (all or nothing). Target: the small reads' p99 ≤ ${P99_TARGET_MS} ms while it runs.`,
       ],
     }
     const p99 = meanwhile.p99
