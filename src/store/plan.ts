@@ -1,5 +1,5 @@
 import type { StoreState } from './state.ts'
-import type { Table } from './table.ts'
+import type { Table } from './engine/table.ts'
 import type { Row, StoreChanges } from './types.ts'
 import { withinSequence } from './sequence.ts'
 

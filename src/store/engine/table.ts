@@ -1,15 +1,13 @@
 import { columnFor, numbersOf, type Column } from './columns.ts'
-import { FilterCache, type Predicate } from './filter.ts'
-import type { FilterNode } from './filter-ast.ts'
 import { IntMap } from './int-map.ts'
 import { slotOrder, sortSlots, type SlotOrder } from './order-slots.ts'
 import { ReadyBytes } from './ready-bytes.ts'
 import { RowBytes } from './row-bytes.ts'
-import { projectionKey, projectionOf, serializeRow, type Projection } from './row-json.ts'
+import { projectionKey, projectionOf, serializeRow, type Projection } from '../row-json.ts'
 import { Selections } from './selections.ts'
-import { columnsOf, fieldLookupOf } from './system-fields.ts'
-import { ownValue, setOwn } from './field-values.ts'
-import type { FieldLookup, FieldValue, OrderItem, Row, StorageDef } from './types.ts'
+import { columnsOf, fieldLookupOf } from '../system-fields.ts'
+import { ownValue, setOwn } from '../field-values.ts'
+import type { FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
 
 const OPEN_BRACKET = Buffer.from('[')
 const CLOSE_BRACKET = Buffer.from(']')
@@ -22,6 +20,9 @@ const INITIAL_CAPACITY = 64
 
 /** Bytes of ready row texts a table keeps per projection; past it the oldest are serialized again when read. */
 export const ROW_BYTES_LIMIT = 128 * 1024 * 1024
+
+/** A filter as the engine runs it: a test of one row (read through a cursor, never built). */
+export type RowTest = (row: Row) => boolean
 
 /** What a query selects: slots (in order), read forwards or backwards. */
 export interface Selected {
@@ -47,7 +48,6 @@ export class Table {
   readonly masterField: string | null
   readonly columns: readonly string[]
   readonly fields: FieldLookup
-  readonly filters: FilterCache
 
   /** Next database Id; Ids only grow, so slots follow Id order. */
   nextId = 1
@@ -83,7 +83,6 @@ export class Table {
     this.masterField = masterField
     this.columns = columnsOf(storage)
     this.fields = fieldLookupOf(storage)
-    this.filters = new FilterCache(this.fields)
     this.#byMaster = masterField === null ? null : new IntMap()
     this.#data = this.columns.map((name) => columnFor(this.fields.get(name) ?? 'String', INITIAL_CAPACITY))
     this.columns.forEach((name, i) => this.#byName.set(name, this.#data[i] as Column))
@@ -214,9 +213,11 @@ export class Table {
   /**
    * The slots a filter selects, in the order asked for (ties and no order: ascending Id). Kept per
    * (filter text, order) and brought up to date after writes (see selections.ts). `Id asc` is the
-   * table's own order and `Id desc` reads it backwards: neither sorts anything.
+   * table's own order and `Id desc` reads it backwards: neither sorts anything. `masterId`, on a
+   * detail table, is the master Id the filter requires (`MasterId eq N`): that master's details are
+   * tested, not every detail.
    */
-  select(filterText: string | null, predicate: Predicate | null, orderBy: readonly OrderItem[]): Selected {
+  select(filterText: string | null, predicate: RowTest | null, orderBy: readonly OrderItem[], masterId: number | null = null): Selected {
     const reversed = orderBy.length === 1 && orderBy[0]?.field === 'Id' && orderBy[0].direction === 'desc'
     const order = orderBy.length === 1 && orderBy[0]?.field === 'Id' ? [] : orderBy
     if (predicate === null && order.length === 0) {
@@ -224,10 +225,8 @@ export class Table {
       if (this.#size === this.#count) return { slots: null, count: this.#size, reversed }
       return { slots: this.#selections.get('', this.#isAlive, () => ({ slots: this.#aliveSlots(), test: () => true, order: [] })), count: this.#size, reversed }
     }
-    const masterId = predicate !== null && this.masterField !== null ? indexedMasterId(predicate.tree, this.masterField) : null
-    if (masterId !== null) {
+    if (masterId !== null && this.masterField !== null) {
       const test = this.#tester(predicate)
-      // `MasterId eq N` (alone or and-ed): that master's details, not every detail.
       let slots = this.detailIdsOf(masterId).map((id) => this.#slotOf(id)).filter((slot) => slot >= 0 && test(slot))
       if (order.length > 0) slots = sortSlots(slots, this.#order(order))
       return { slots, count: slots.length, reversed }
@@ -297,7 +296,7 @@ export class Table {
 
   readonly #isAlive = (slot: number): boolean => slot < this.#count && this.#alive[slot] === 1
 
-  #tester(predicate: Predicate | null): (slot: number) => boolean {
+  #tester(predicate: RowTest | null): (slot: number) => boolean {
     if (predicate === null) return () => true
     const { row, position } = this.#cursor
     return (slot) => {
@@ -456,13 +455,4 @@ function cursorOver(columns: readonly string[], data: readonly Column[]): { row:
     Object.defineProperty(row, name, { get: () => column.get(position.slot), enumerable: true })
   })
   return { row, position }
-}
-
-/** The master Id an `eq` on the master field pins the filter to, if the filter requires one. */
-function indexedMasterId(tree: FilterNode, masterField: string): number | null {
-  if (tree.kind === 'and') return indexedMasterId(tree.left, masterField) ?? indexedMasterId(tree.right, masterField)
-  if (tree.kind !== 'compare' || tree.op !== 'eq' || tree.field !== masterField) return null
-  const value = tree.value
-  const n = value.type === 'number' ? value.value : value.type === 'string' ? Number(value.value) : Number.NaN
-  return Number.isSafeInteger(n) ? n : null
 }
