@@ -7,7 +7,7 @@ import { projectionKey, projectionOf, serializeRow, type Projection } from '../r
 import { Selections } from './selections.ts'
 import { columnsOf, fieldLookupOf } from '../system-fields.ts'
 import { ownValue, setOwn } from '../field-values.ts'
-import type { FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
+import type { FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
 
 const OPEN_BRACKET = Buffer.from('[')
 const CLOSE_BRACKET = Buffer.from(']')
@@ -48,6 +48,8 @@ export class Table {
   readonly masterField: string | null
   readonly columns: readonly string[]
   readonly fields: FieldLookup
+  /** The storage's own fields by name (the first of a name, as `storage.fields.find` would give). */
+  readonly fieldDefs: ReadonlyMap<string, FieldDef>
 
   /** Next database Id; Ids only grow, so slots follow Id order. */
   nextId = 1
@@ -71,6 +73,8 @@ export class Table {
   /** Detail row Ids per master Id, ascending (details are created in Id order). */
   readonly #byMaster: IntMap<number[]> | null
   readonly #materialize: (columns: readonly Column[], slot: number) => Row
+  readonly #blank: () => Row
+  readonly #writeRow: RowWriter
   readonly #selections = new Selections()
   readonly #bytes = new Map<string, RowBytes>()
   readonly #projections = new Map<string, Projection>()
@@ -83,6 +87,9 @@ export class Table {
     this.masterField = masterField
     this.columns = columnsOf(storage)
     this.fields = fieldLookupOf(storage)
+    const defs = new Map<string, FieldDef>()
+    for (const field of storage.fields) if (!defs.has(field.name)) defs.set(field.name, field)
+    this.fieldDefs = defs
     this.#byMaster = masterField === null ? null : new IntMap()
     this.#data = this.columns.map((name) => columnFor(this.fields.get(name) ?? 'String', INITIAL_CAPACITY))
     this.columns.forEach((name, i) => this.#byName.set(name, this.#data[i] as Column))
@@ -90,6 +97,8 @@ export class Table {
     this.#identityColumn = this.#byName.get(storage.identityField) as Column
     this.#masterColumn = masterField === null ? null : (this.#byName.get(masterField) as Column)
     this.#materialize = materializer(this.columns)
+    this.#blank = blankRow(this.columns)
+    this.#writeRow = rowWriter(this.columns, [])
     this.#cursor = cursorOver(this.columns, this.#data)
   }
 
@@ -119,8 +128,35 @@ export class Table {
     return row
   }
 
+  /**
+   * A row object with every column null, in column order: one shape for every row of the table
+   * made this way (a row built field by field, or by spreading, ends in a slow dictionary shape).
+   */
+  blankRow(): Row {
+    return this.#blank()
+  }
+
+  /**
+   * Writes rows: new ones (Ids larger than every Id so far, ascending) are appended, in one pass
+   * with the room for all of them made once; the others replace the rows with their Ids.
+   */
+  putAll(rows: readonly Readonly<Row>[]): void {
+    if (this.#count + rows.length > this.#capacity) {
+      let capacity = this.#capacity
+      while (capacity < this.#count + rows.length) capacity *= 2
+      this.#grow(capacity)
+    }
+    for (const row of rows) this.put(row)
+  }
+
   /** Adds a new row (its Id larger than every Id so far), or replaces the row with the same Id. */
   put(row: Readonly<Row>): void {
+    // A new row comes after the last one: no slot to look for.
+    if (this.#count === 0 || row.Id > (this.#ids.get(this.#count - 1) as number)) {
+      this.load(row)
+      this.#selections.touched(this.#count - 1)
+      return
+    }
     const slot = this.#slotOf(row.Id)
     if (slot >= 0) {
       this.#unindex(slot)
@@ -340,7 +376,7 @@ export class Table {
   }
 
   #write(slot: number, row: Readonly<Record<string, FieldValue | undefined>>): void {
-    for (let i = 0; i < this.columns.length; i++) (this.#data[i] as Column).set(slot, ownValue(row, this.columns[i] as string))
+    this.#writeRow(this.#data, slot, row, NO_NUMBERS)
   }
 
   #grow(capacity: number): void {
@@ -410,6 +446,7 @@ export class Table {
 }
 
 const EMPTY: readonly number[] = []
+const NO_NUMBERS = new Float64Array(0)
 
 function insertSorted(ids: number[], id: number): void {
   let i = ids.length
@@ -426,6 +463,12 @@ function insertSorted(ids: number[], id: number): void {
 function materializer(columns: readonly string[]): (data: readonly Column[], slot: number) => Row {
   const body = columns.map((c, i) => `${c === '__proto__' ? '["__proto__"]' : JSON.stringify(c)}: d[${i}].get(s)`).join(',\n')
   return new Function('d', 's', `return {\n${body}\n}`) as (data: readonly Column[], slot: number) => Row
+}
+
+/** A function returning a row with every column null, as one literal (see materializer). */
+function blankRow(columns: readonly string[]): () => Row {
+  const body = columns.map((c) => `${c === '__proto__' ? '["__proto__"]' : JSON.stringify(c)}: null`).join(',\n')
+  return new Function(`return {\n${body}\n}`) as () => Row
 }
 
 /**
