@@ -81,9 +81,9 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
       newKeys.Id = String(saved.id)
       newKeys[app.def.master.identityField] = String(saved.identity)
     }
-    // Per relation key: how far the master's rows of that key have got, and its new rows.
-    const positions = new Map<string, number>()
-    const created = new Map<string, Array<{ position: number; tempId: number; id: number }>>()
+    // Per relation key: how far the master's rows of that key have got, and its new rows (their
+    // positions, temporary Ids and Ids side by side, no object per row).
+    const created = new Map<string, NewDetails>()
     for (const group of master.details) {
       const table = app.details.get(relationKeyOf(group.relationKey))
       if (table === undefined) {
@@ -92,22 +92,28 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
         continue
       }
       const details = ctx.plan.of(table)
-      const news = created.get(group.relationKey) ?? []
-      created.set(group.relationKey, news)
+      let news = created.get(group.relationKey)
+      if (news === undefined) created.set(group.relationKey, (news = { rows: 0, positions: [], tempIds: [], ids: [] }))
+      const scope: RowScope = { relationKey: group.relationKey, masterId, masterLocked: saved.kind !== 'created' && masterId !== null && ctx.locked.has(null, masterId), tempIds: null, seen }
       for (const row of group.rows) {
-        const position = positions.get(group.relationKey) ?? 0
-        positions.set(group.relationKey, position + 1)
-        const detail = planRow(ctx, details, row, { relationKey: group.relationKey, masterId, masterLocked: saved.kind !== 'created' && masterId !== null && ctx.locked.has(null, masterId), tempIds: null, seen })
+        const position = news.rows++
+        const detail = planRow(ctx, details, row, scope)
         count(result, detail)
-        if (detail.kind === 'created') news.push({ position, tempId: row.Id, id: detail.id })
+        if (detail.kind === 'created') {
+          news.positions.push(position)
+          news.tempIds.push(row.Id)
+          news.ids.push(detail.id)
+        }
       }
     }
     for (const [relationKey, news] of created) {
       const uses = new Map<number, number>()
-      for (const { tempId } of news) uses.set(tempId, (uses.get(tempId) ?? 0) + 1)
-      for (const { position, tempId, id } of news) {
-        newKeys[`${relationKey}[${position}]`] = String(id)
-        if (uses.get(tempId) === 1) newKeys[`${relationKey}:${tempId}`] = String(id)
+      for (const tempId of news.tempIds) uses.set(tempId, (uses.get(tempId) ?? 0) + 1)
+      for (let i = 0; i < news.ids.length; i++) {
+        const id = String(news.ids[i])
+        const tempId = news.tempIds[i] as number
+        newKeys[`${relationKey}[${news.positions[i]}]`] = id
+        if (uses.get(tempId) === 1) newKeys[`${relationKey}:${tempId}`] = id
       }
     }
     if (Object.keys(newKeys).length > 0 && masterId !== null) {
@@ -152,6 +158,14 @@ interface Context {
   problems: ReturnState[]
   /** Locked rows of the application, each named once. */
   locked: LockedRows
+}
+
+/** A master's new rows of one relation key: how many rows of that key it had, and the new ones' positions among them, temporary Ids and Ids. */
+interface NewDetails {
+  rows: number
+  positions: number[]
+  tempIds: number[]
+  ids: number[]
 }
 
 interface RowScope {
@@ -199,7 +213,9 @@ function planRow(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope): 
 function checkFields(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string): Map<string, FieldValue> {
   const storage = plan.table.storage
   const values = new Map<string, FieldValue>()
-  for (const [name, value] of Object.entries(row)) {
+  for (const name of Object.keys(row)) {
+    // An own member, `__proto__` too: an own data member shadows Object.prototype's accessor.
+    const value = row[name]
     if (value === undefined || isSystemField(name, storage)) continue
     const def = plan.table.fieldDefs.get(name)
     const type = plan.table.fields.get(name)
