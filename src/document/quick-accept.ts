@@ -93,8 +93,7 @@ function build(document: OpenAPIObject, schema: Schema, seen: Map<object, QuickA
         if (typeof value !== 'string' || !value.startsWith('#/')) return NEVER
         const target = resolve(document, value.slice(1))
         if (target === undefined) return NEVER
-        const check = sub(target)
-        checks.push((v) => check(v))
+        checks.push(sub(target))
         break
       }
       case 'type': {
@@ -194,8 +193,17 @@ function build(document: OpenAPIObject, schema: Schema, seen: Map<object, QuickA
       case 'allOf': {
         if (!Array.isArray(value)) return NEVER
         const list = value.map(sub)
-        if (keyword === 'anyOf') checks.push((v) => list.some((c) => c(v)))
-        else checks.push((v) => list.every((c) => c(v)))
+        if (keyword === 'anyOf') {
+          checks.push((v) => {
+            for (const check of list) if (check(v)) return true
+            return false
+          })
+        } else {
+          checks.push((v) => {
+            for (const check of list) if (!check(v)) return false
+            return true
+          })
+        }
         break
       }
       default:

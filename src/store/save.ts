@@ -112,8 +112,8 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
       for (let i = 0; i < news.ids.length; i++) {
         const id = String(news.ids[i])
         const tempId = news.tempIds[i] as number
-        newKeys[`${relationKey}[${news.positions[i]}]`] = id
-        if (uses.get(tempId) === 1) newKeys[`${relationKey}:${tempId}`] = id
+        newKeys[positionKey(relationKey, news.positions[i] as number)] = id
+        if (uses.get(tempId) === 1) newKeys[tempIdKey(relationKey, tempId)] = id
       }
     }
     if (Object.keys(newKeys).length > 0 && masterId !== null) {
@@ -148,6 +148,41 @@ function checkUnique(ctx: Context): void {
       }
     }
   }
+}
+
+/**
+ * PrimaryKeyData's names of new detail rows (`OrderLines[0]`, `OrderLines:-2`), made once: clients
+ * send the same positions and temporary Ids save after save, and a name met before is a property
+ * key V8 already knows, where a freshly made text is hashed and looked up for every row.
+ */
+const keyNames = new Map<string, { positions: string[]; tempIds: Map<number, string> }>()
+/** At most this many relation keys as sent (a GUID in any case), and names of each. */
+const RELATION_KEYS_KEPT = 64
+const KEY_NAMES_KEPT = 4096
+
+function keyNamesOf(relationKey: string): { positions: string[]; tempIds: Map<number, string> } {
+  let names = keyNames.get(relationKey)
+  if (names === undefined) {
+    names = { positions: [], tempIds: new Map() }
+    if (keyNames.size < RELATION_KEYS_KEPT) keyNames.set(relationKey, names)
+  }
+  return names
+}
+
+function positionKey(relationKey: string, position: number): string {
+  const { positions } = keyNamesOf(relationKey)
+  if (position < KEY_NAMES_KEPT) return (positions[position] ??= `${relationKey}[${position}]`)
+  return `${relationKey}[${position}]`
+}
+
+function tempIdKey(relationKey: string, tempId: number): string {
+  const { tempIds } = keyNamesOf(relationKey)
+  let name = tempIds.get(tempId)
+  if (name === undefined) {
+    name = `${relationKey}:${tempId}`
+    if (tempIds.size < KEY_NAMES_KEPT) tempIds.set(tempId, name)
+  }
+  return name
 }
 
 interface Context {
