@@ -153,8 +153,8 @@ export class Table {
   put(row: Readonly<Row>): void {
     // A new row comes after the last one: no slot to look for.
     if (this.#count === 0 || row.Id > (this.#ids.get(this.#count - 1) as number)) {
+      // Kept results see it as a slot past the ones they have seen (see selections.ts).
       this.load(row)
-      this.#selections.touched(this.#count - 1)
       return
     }
     const slot = this.#slotOf(row.Id)
@@ -166,7 +166,6 @@ export class Table {
       return
     }
     this.load(row)
-    this.#selections.touched(this.#count - 1)
   }
 
   remove(id: number): void {
@@ -259,7 +258,7 @@ export class Table {
     if (predicate === null && order.length === 0) {
       // A table without deleted rows is its own list: slot i is the i-th row.
       if (this.#size === this.#count) return { slots: null, count: this.#size, reversed }
-      return { slots: this.#selections.get('', this.#isAlive, () => ({ slots: this.#aliveSlots(), test: () => true, order: [] })), count: this.#size, reversed }
+      return { slots: this.#selections.get('', this.#isAlive, this.#count, () => ({ slots: this.#aliveSlots(), test: () => true, order: [] })), count: this.#size, reversed }
     }
     if (masterId !== null && this.masterField !== null) {
       const test = this.#tester(predicate)
@@ -268,7 +267,7 @@ export class Table {
       return { slots, count: slots.length, reversed }
     }
     const key = `${filterText ?? ''}\u0000${order.map((o) => `${o.field} ${o.direction}`).join(',')}`
-    const slots = this.#selections.get(key, this.#isAlive, () => {
+    const slots = this.#selections.get(key, this.#isAlive, this.#count, () => {
       const test = this.#tester(predicate)
       const slotOrders = this.#order(order)
       const selected: number[] = []
