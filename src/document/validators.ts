@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
 import { toViolations } from './violations.ts'
+import { quickAcceptAt } from './quick-accept.ts'
 import { isObject } from './json.ts'
 import { escapePointer, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
 import { PRECOMPILED } from './request-validators.generated.ts'
@@ -236,13 +237,15 @@ export class DocumentValidators {
     const declaredQuery = new Set(schemas.declaredQuery)
     const bodyPointer = skipBody ? undefined : schemas.bodyPointer
     const validateBody = bodyPointer === undefined ? undefined : this.schemaAt(bodyPointer)
+    // A body that surely conforms skips Ajv (see quick-accept.ts); any other gets Ajv's verdict and errors.
+    const quick = bodyPointer === undefined ? undefined : quickAcceptAt(this.document, bodyPointer)
     return (request) => {
       const violations: Violation[] = []
       for (const { part, validate } of checks) {
         if (!validate(request[part] ?? {})) violations.push(...toViolations(part, validate.errors))
       }
       let unknownMembers: string[] = []
-      if (validateBody !== undefined && bodyPointer !== undefined && !validateBody(request.body)) {
+      if (validateBody !== undefined && bodyPointer !== undefined && quick?.(request.body) !== true && !validateBody(request.body)) {
         const found = toViolations('body', validateBody.errors)
         // Valid once unnamed members are allowed: the body's only fault is members it may carry anyway.
         if (this.#openMembers.schemaAt(bodyPointer)(request.body)) {

@@ -14,7 +14,8 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
   const application = applicationOf(request)
   const { user } = requireWriter(request)
   const body = request.body
-  const empty = body.Rows.flatMap((master) => master.Details.filter((group) => group.Rows.length === 0).map((group) => group.RelationKey))
+  const empty: string[] = []
+  for (const master of body.Rows) for (const group of master.Details) if (group.Rows.length === 0) empty.push(group.RelationKey)
   if (empty.length > 0) warnOrRefuse(request, 'EMPTY_DETAIL_GROUP', `Detail group${empty.length > 1 ? 's' : ''} ${empty.join(', ')} had no rows.`)
   const sent: SaveCommand = {
     applicationId: application.id,
@@ -39,8 +40,8 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
   }
   const { result } = outcome
   const link = result.firstMasterId === null ? null : rowLinkUrl(request, application.id, [result.firstMasterId])
-  return reply.send({
-    ...resultObject(profile, application, { ok: true, returnStates: [], counters: { created: result.created, updated: result.updated, deleted: 0 }, masterRowLink: link }),
-    ReturnData: { PrimaryKeyData: result.primaryKeyData },
-  })
+  // ReturnData added to the result object, not spread with it into another: the same members in the same order, one object fewer.
+  const answer = resultObject(profile, application, { ok: true, returnStates: [], counters: { created: result.created, updated: result.updated, deleted: 0 }, masterRowLink: link })
+  answer.ReturnData = { PrimaryKeyData: result.primaryKeyData }
+  return reply.send(answer)
 }

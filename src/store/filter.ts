@@ -1,6 +1,6 @@
 import { fieldsOf, printLiteral, type CompareOp, type FilterLiteral, type FilterNode } from './filter-ast.ts'
 import { parseFilter, type FilterError } from './filter-parser.ts'
-import { Lru } from './lru.ts'
+import { Lru } from './engine/lru.ts'
 import { isDateType, isNumericType, isTextType, TYPE_FORMS } from './data-types.ts'
 import { valueFits } from '../wire/type-forms.ts'
 import type { FieldLookup, FieldType, FieldValue, Row } from './types.ts'

@@ -1,5 +1,5 @@
 import type { StoreState } from './state.ts'
-import type { Table } from './table.ts'
+import type { Table } from './engine/table.ts'
 import type { Row, StoreChanges } from './types.ts'
 import { withinSequence } from './sequence.ts'
 
@@ -125,7 +125,7 @@ export function applyChanges(state: StoreState, changes: StoreChanges): void {
       table.remove(id)
       state.attachments.removeForRow(table.applicationId, table.relationKey, id)
     }
-    for (const row of change.puts) table.put(row)
+    table.putAll(change.puts)
     table.nextId = change.nextId
     table.nextIdentity = change.nextIdentity
     table.nextRowOrder = change.nextRowOrder

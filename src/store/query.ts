@@ -1,9 +1,10 @@
 import { relationKeyOf } from './guid.ts'
-import type { Predicate } from './filter.ts'
-import type { ReadyBytes } from './ready-bytes.ts'
+import { FilterCache, type Predicate } from './filter.ts'
+import type { FilterNode } from './filter-ast.ts'
+import type { ReadyBytes } from './engine/ready-bytes.ts'
 import { serializeRow } from './row-json.ts'
 import type { StoreState } from './state.ts'
-import type { Table } from './table.ts'
+import type { Table } from './engine/table.ts'
 import type { ParsedQuery, QueryError, Row } from './types.ts'
 import { shortened } from './field-values.ts'
 
@@ -24,6 +25,20 @@ export function tableFor(state: StoreState, applicationId: string, relationKey: 
   return { error: 'UNKNOWN_RELATION_KEY', message: `relation key ${relationKey} is not one of application ${app.def.name}'s (${known})` }
 }
 
+/** Each table's compiled filters, by text (the last 500). */
+const filterCaches = new WeakMap<Table, FilterCache>()
+
+function filtersOf(table: Table): FilterCache {
+  let cache = filterCaches.get(table)
+  if (cache === undefined) filterCaches.set(table, (cache = new FilterCache(table.fields)))
+  return cache
+}
+
+/** On a detail table, the master Id the filter requires (`MasterId eq N`, alone or and-ed), so only that master's details are tested. */
+function pinnedMaster(table: Table, predicate: Predicate | null): number | null {
+  return predicate !== null && table.masterField !== null ? indexedMasterId(predicate.tree, table.masterField) : null
+}
+
 /** The query's compiled filter (null when it has none), after checking its fields against the reader's view. */
 function checkQuery(table: Table, q: ParsedQuery, hidden: readonly string[]): Predicate | null | QueryError {
   const hiddenSet = new Set(hidden)
@@ -35,7 +50,7 @@ function checkQuery(table: Table, q: ParsedQuery, hidden: readonly string[]): Pr
     if (table.fields.get(field) === 'Multiselection') return { error: 'BAD_QUERY', message: `$orderby: ${field} is a Multiselection field, whose arrays have no order; order by another field` }
   }
   if (q.filter === null) return null
-  const compiled = table.filters.get(q.filter)
+  const compiled = filtersOf(table).get(q.filter)
   if ('error' in compiled) return { error: compiled.error, message: compiled.message }
   const hiddenField = compiled.fields.find((f) => hiddenSet.has(f))
   if (hiddenField !== undefined) return { error: 'UNKNOWN_FIELD', message: `$filter: unknown field ${hiddenField} in storage ${table.storage.name}` }
@@ -51,7 +66,7 @@ export function queryRows(state: StoreState, applicationId: string, relationKey:
   if ('error' in table) return table
   const predicate = checkQuery(table, q, hidden)
   if (predicate !== null && 'error' in predicate) return predicate
-  const selected = table.select(q.filter, predicate, q.orderBy)
+  const selected = table.select(q.filter, predicate, q.orderBy, pinnedMaster(table, predicate))
   const from = Math.min(q.skip, selected.count)
   const to = q.top === null ? selected.count : Math.min(selected.count, q.skip + q.top)
   return table.page(selected, from, Math.max(from, to), table.projection(hidden))
@@ -64,7 +79,7 @@ export function countRows(state: StoreState, applicationId: string, relationKey:
   const predicate = checkQuery(table, q, hidden)
   if (predicate === null) return { count: table.size }
   if ('error' in predicate) return predicate
-  return { count: table.select(q.filter, predicate, []).count }
+  return { count: table.select(q.filter, predicate, [], pinnedMaster(table, predicate)).count }
 }
 
 /** One row and its JSON text without the hidden fields, or null when there is no such row. */
@@ -74,4 +89,13 @@ export function getRow(state: StoreState, applicationId: string, relationKey: st
   const row = table.get(id)
   if (row === undefined) return null
   return { row, json: serializeRow(row, table.projection(hidden)) }
+}
+
+/** The master Id an `eq` on the master field pins the filter to, if the filter requires one. */
+function indexedMasterId(tree: FilterNode, masterField: string): number | null {
+  if (tree.kind === 'and') return indexedMasterId(tree.left, masterField) ?? indexedMasterId(tree.right, masterField)
+  if (tree.kind !== 'compare' || tree.op !== 'eq' || tree.field !== masterField) return null
+  const value = tree.value
+  const n = value.type === 'number' ? value.value : value.type === 'string' ? Number(value.value) : Number.NaN
+  return Number.isSafeInteger(n) ? n : null
 }

@@ -81,9 +81,9 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
       newKeys.Id = String(saved.id)
       newKeys[app.def.master.identityField] = String(saved.identity)
     }
-    // Per relation key: how far the master's rows of that key have got, and its new rows.
-    const positions = new Map<string, number>()
-    const created = new Map<string, Array<{ position: number; tempId: number; id: number }>>()
+    // Per relation key: how far the master's rows of that key have got, and its new rows (their
+    // positions, temporary Ids and Ids side by side, no object per row).
+    const created = new Map<string, NewDetails>()
     for (const group of master.details) {
       const table = app.details.get(relationKeyOf(group.relationKey))
       if (table === undefined) {
@@ -92,22 +92,28 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
         continue
       }
       const details = ctx.plan.of(table)
-      const news = created.get(group.relationKey) ?? []
-      created.set(group.relationKey, news)
+      let news = created.get(group.relationKey)
+      if (news === undefined) created.set(group.relationKey, (news = { rows: 0, positions: [], tempIds: [], ids: [] }))
+      const scope: RowScope = { relationKey: group.relationKey, masterId, masterLocked: saved.kind !== 'created' && masterId !== null && ctx.locked.has(null, masterId), tempIds: null, seen }
       for (const row of group.rows) {
-        const position = positions.get(group.relationKey) ?? 0
-        positions.set(group.relationKey, position + 1)
-        const detail = planRow(ctx, details, row, { relationKey: group.relationKey, masterId, masterLocked: saved.kind !== 'created' && masterId !== null && ctx.locked.has(null, masterId), tempIds: null, seen })
+        const position = news.rows++
+        const detail = planRow(ctx, details, row, scope)
         count(result, detail)
-        if (detail.kind === 'created') news.push({ position, tempId: row.Id, id: detail.id })
+        if (detail.kind === 'created') {
+          news.positions.push(position)
+          news.tempIds.push(row.Id)
+          news.ids.push(detail.id)
+        }
       }
     }
     for (const [relationKey, news] of created) {
       const uses = new Map<number, number>()
-      for (const { tempId } of news) uses.set(tempId, (uses.get(tempId) ?? 0) + 1)
-      for (const { position, tempId, id } of news) {
-        newKeys[`${relationKey}[${position}]`] = String(id)
-        if (uses.get(tempId) === 1) newKeys[`${relationKey}:${tempId}`] = String(id)
+      for (const tempId of news.tempIds) uses.set(tempId, (uses.get(tempId) ?? 0) + 1)
+      for (let i = 0; i < news.ids.length; i++) {
+        const id = String(news.ids[i])
+        const tempId = news.tempIds[i] as number
+        newKeys[positionKey(relationKey, news.positions[i] as number)] = id
+        if (uses.get(tempId) === 1) newKeys[tempIdKey(relationKey, tempId)] = id
       }
     }
     if (Object.keys(newKeys).length > 0 && masterId !== null) {
@@ -144,6 +150,41 @@ function checkUnique(ctx: Context): void {
   }
 }
 
+/**
+ * PrimaryKeyData's names of new detail rows (`OrderLines[0]`, `OrderLines:-2`), made once: clients
+ * send the same positions and temporary Ids save after save, and a name met before is a property
+ * key V8 already knows, where a freshly made text is hashed and looked up for every row.
+ */
+const keyNames = new Map<string, { positions: string[]; tempIds: Map<number, string> }>()
+/** At most this many relation keys as sent (a GUID in any case), and names of each. */
+const RELATION_KEYS_KEPT = 64
+const KEY_NAMES_KEPT = 4096
+
+function keyNamesOf(relationKey: string): { positions: string[]; tempIds: Map<number, string> } {
+  let names = keyNames.get(relationKey)
+  if (names === undefined) {
+    names = { positions: [], tempIds: new Map() }
+    if (keyNames.size < RELATION_KEYS_KEPT) keyNames.set(relationKey, names)
+  }
+  return names
+}
+
+function positionKey(relationKey: string, position: number): string {
+  const { positions } = keyNamesOf(relationKey)
+  if (position < KEY_NAMES_KEPT) return (positions[position] ??= `${relationKey}[${position}]`)
+  return `${relationKey}[${position}]`
+}
+
+function tempIdKey(relationKey: string, tempId: number): string {
+  const { tempIds } = keyNamesOf(relationKey)
+  let name = tempIds.get(tempId)
+  if (name === undefined) {
+    name = `${relationKey}:${tempId}`
+    if (tempIds.size < KEY_NAMES_KEPT) tempIds.set(tempId, name)
+  }
+  return name
+}
+
 interface Context {
   plan: Plan
   /** DateTime number of the installation's wall clock (the mock's clock, in the fixture's time zone). */
@@ -152,6 +193,14 @@ interface Context {
   problems: ReturnState[]
   /** Locked rows of the application, each named once. */
   locked: LockedRows
+}
+
+/** A master's new rows of one relation key: how many rows of that key it had, and the new ones' positions among them, temporary Ids and Ids. */
+interface NewDetails {
+  rows: number
+  positions: number[]
+  tempIds: number[]
+  ids: number[]
 }
 
 interface RowScope {
@@ -199,9 +248,11 @@ function planRow(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope): 
 function checkFields(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string): Map<string, FieldValue> {
   const storage = plan.table.storage
   const values = new Map<string, FieldValue>()
-  for (const [name, value] of Object.entries(row)) {
+  for (const name of Object.keys(row)) {
+    // An own member, `__proto__` too: an own data member shadows Object.prototype's accessor.
+    const value = row[name]
     if (value === undefined || isSystemField(name, storage)) continue
-    const def = storage.fields.find((f) => f.name === name)
+    const def = plan.table.fieldDefs.get(name)
     const type = plan.table.fields.get(name)
     if (type === undefined) {
       ctx.problems.push(problem('UNKNOWN_FIELD', `${what} ${row.Id}: ${name} is not a field of storage ${storage.name}`, scope.relationKey, row.Id, name))
@@ -270,24 +321,20 @@ function planCreate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   checkRules(ctx, plan, row, scope, what, values, true)
   if (ctx.problems.length > before) return { kind: 'failed', id }
   const masterField = plan.table.masterField
-  const fields: Record<string, FieldValue> = Object.fromEntries(values)
-  if (masterField !== null) fields[masterField] = scope.masterId
-  const version = ctx.plan.takeVersion()
-  plan.puts.set(
-    id,
-    plan.table.makeRow({
-      ...fields,
-      Id: id,
-      [storage.identityField]: identity,
-      CT_ATTACHMENTS: null,
-      DT_CREATION: ctx.now,
-      DT_LAST_UPDATE: ctx.now,
-      ROW_ORDER: plan.nextRowOrder++,
-      TIMESTAMP: version,
-      USER_ID_CREATION: ctx.userId,
-      USER_ID_LAST_UPDATE: ctx.userId,
-    }),
-  )
+  // Written into a blank row of the table's shape: a row built by spreading or field by field is a slow dictionary.
+  const next = plan.table.blankRow()
+  for (const [name, value] of values) setOwn(next, name, value)
+  if (masterField !== null) setOwn(next, masterField, scope.masterId)
+  next.Id = id
+  setOwn(next, storage.identityField, identity)
+  next.CT_ATTACHMENTS = null
+  next.DT_CREATION = ctx.now
+  next.DT_LAST_UPDATE = ctx.now
+  next.ROW_ORDER = plan.nextRowOrder++
+  next.TIMESTAMP = ctx.plan.takeVersion()
+  next.USER_ID_CREATION = ctx.userId
+  next.USER_ID_LAST_UPDATE = ctx.userId
+  plan.puts.set(id, next)
   return { kind: 'created', id, identity }
 }
 
@@ -345,6 +392,7 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   next.DT_LAST_UPDATE = ctx.now
   next.USER_ID_LAST_UPDATE = ctx.userId
   next.TIMESTAMP = ctx.plan.takeVersion()
-  plan.puts.set(id, plan.table.makeRow(next))
+  // `current` has every column in order already (the table's or the plan's row).
+  plan.puts.set(id, next)
   return { kind: 'updated', id }
 }

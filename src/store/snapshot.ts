@@ -1,7 +1,7 @@
 import { FIXTURE_SETTABLE_SYSTEM_FIELDS } from './system-fields.ts'
 import { setOwn } from './field-values.ts'
 import type { StoreState } from './state.ts'
-import type { Table } from './table.ts'
+import type { Table } from './engine/table.ts'
 import type { Fixture, Row, Sequences } from './types.ts'
 
 /** Fields a snapshot keeps of a row: what a fixture may give, the version included. */

@@ -1,6 +1,6 @@
 import { AttachmentStore } from './attachments.ts'
 import { dateTimeIn } from './data-types.ts'
-import { Table } from './table.ts'
+import { Table } from './engine/table.ts'
 import { ownValue } from './field-values.ts'
 import { RowLocks } from './locks.ts'
 import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences } from './types.ts'

@@ -9,7 +9,7 @@ import { planSave } from './save.ts'
 import { buildState, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
 import { withinSequence } from './sequence.ts'
-import type { ReadyBytes } from './ready-bytes.ts'
+import type { ReadyBytes } from './engine/ready-bytes.ts'
 import type { LockEntry } from './locks.ts'
 import type {
   ActionCommand,
@@ -17,7 +17,6 @@ import type {
   ApplicationDef,
   AttachmentDef,
   DeleteCommand,
-  DeleteOutcome,
   DeleteResult,
   Deps,
   Fixture,
@@ -28,7 +27,6 @@ import type {
   Row,
   RowGenerator,
   SaveCommand,
-  SaveOutcome,
   SaveResult,
   StoreChanges,
   StoreError,
@@ -76,15 +74,12 @@ export interface Store {
   /** One row with its JSON text (hidden fields left out), or null when it does not exist. */
   getRow(applicationId: string, relationKey: string | null, id: number, hiddenFields?: readonly string[]): { row: Readonly<Row>; json: string } | null
 
-  /** Checks a save and decides its writes; changes nothing. */
-  planSave(cmd: SaveCommand): SaveOutcome
-  /** Writes the changes of the latest plan; throws (a bug) if the store changed since it was planned. */
-  applySave(changes: StoreChanges): void
-  /** planSave, then applySave when ok; in an application's per-row save mode, one master row at a time. */
+  /**
+   * Checks a whole save and decides its writes (save.ts), then applies them all, or, with any
+   * problem, writes nothing; in an application's per-row save mode, one master row at a time.
+   */
   save(cmd: SaveCommand): WriteOutcome<SaveResult>
-  planDelete(cmd: DeleteCommand): DeleteOutcome
-  applyDelete(changes: StoreChanges): void
-  /** planDelete, then applyDelete when ok; in an application's per-row save mode, one row at a time. */
+  /** As save, for deletes (delete.ts). */
   delete(cmd: DeleteCommand): WriteOutcome<DeleteResult>
   /** `count` consecutive Identity values that later automatic assignments will not hand out. */
   reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_STORAGE' | 'INVALID_COUNT'>
@@ -166,16 +161,12 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     countRows: (applicationId, relationKey, q, hiddenFields = []) => countRows(state, applicationId, relationKey, q, hiddenFields),
     getRow: (applicationId, relationKey, id, hiddenFields = []) => getRow(state, applicationId, relationKey, id, hiddenFields),
 
-    planSave: (cmd) => planSave(state, cmd, deps),
-    applySave: commit,
     save(cmd) {
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return saveRowByRow(state, cmd, deps, commit)
       const outcome = planSave(state, cmd, deps)
       if (outcome.ok) commit(outcome.changes)
       return outcome
     },
-    planDelete: (cmd) => planDelete(state, cmd),
-    applyDelete: commit,
     delete(cmd) {
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return deleteRowByRow(state, cmd, commit)
       const outcome = planDelete(state, cmd)

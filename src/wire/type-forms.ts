@@ -64,6 +64,7 @@ function isCalendarDate(year: number, month: number, day: number): boolean {
 
 /** Decimal places of a number as written (JSON's shortest form). */
 function decimalsOfNumber(value: number): number {
+  if (Number.isInteger(value)) return 0
   const text = String(value)
   if (text.includes('e-')) return Number(text.split('e-')[1]) + (text.split('e')[0]?.split('.')[1]?.length ?? 0)
   return text.split('.')[1]?.length ?? 0

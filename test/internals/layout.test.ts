@@ -54,6 +54,13 @@ const COMMANDS = ['src/cli', 'src/usage', 'src/capture', 'src/compare']
  * mock -> operations -> http -> store, with document, wire and errors beside it.
  */
 const ALLOWED: Record<string, string[]> = {
+  // The store's engine (listed before src/store, the first folder a file is within decides): columns,
+  // slots, kept results and row bytes, with the store's data vocabulary, never its rules (save,
+  // delete, query, filter, plan, the state).
+  'src/store/engine': [
+    'src/store/engine', 'src/store/types.ts', 'src/store/data-types.ts', 'src/store/field-values.ts',
+    'src/store/system-fields.ts', 'src/store/row-json.ts', 'src/store/row-version.ts', 'src/wire', 'spec',
+  ],
   'src/store': ['src/store', 'src/wire', 'spec'],
   'src/wire': ['src/wire', 'spec'],
   'src/document': ['src/document', 'src/errors.ts', 'src/package-root.ts', 'spec'],
@@ -155,6 +162,9 @@ describe('the import direction of src/', () => {
       { from: 'src/http/routes.ts', to: 'src/operations/index.ts' },
       { from: 'src/http/context.ts', to: 'src/mock/config.ts' },
       { from: 'src/store/state.ts', to: 'src/fixtures/generate.ts' },
+      { from: 'src/store/engine/table.ts', to: 'src/store/filter.ts' },
+      { from: 'src/store/engine/table.ts', to: 'src/store/plan.ts' },
+      { from: 'src/store/engine/columns.ts', to: 'src/store/save.ts' },
       { from: 'contracts/information.ts', to: 'src/store/data-types.ts' },
       { from: 'src/usage/verify-usage.ts', to: 'src/cli/verify-report.ts' },
     ]
@@ -163,6 +173,13 @@ describe('the import direction of src/', () => {
     const back = ALL.find((edge) => edge.from === 'src/document/reader.ts' && edge.to === 'src/document/modes.ts')
     expect(back).toBeDefined()
     expect(cycles([...ALL, { from: 'src/document/modes.ts', to: 'src/document/reader.ts', dynamic: false }])).toEqual([['src/document/modes.ts', 'src/document/reader.ts']])
+  })
+
+  it('the store\'s rules reach its engine only through the table (and the value types it hands out)', () => {
+    const narrow = ['src/store/engine/table.ts', 'src/store/engine/ready-bytes.ts', 'src/store/engine/lru.ts']
+    const wide = importsOf('src/store').filter((edge) => !within(edge.from, 'src/store/engine') && within(edge.to, 'src/store/engine') && !narrow.includes(edge.to))
+    expect(show(wide)).toEqual([])
+    expect(importsOf('src/store/engine').length).toBeGreaterThan(5)
   })
 
   it('the store imports neither the mock, the request path, the operations nor the commands', () => {

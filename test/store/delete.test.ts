@@ -83,9 +83,16 @@ describe('delete', () => {
 
   it('plans without deleting; applying deletes', () => {
     const store = newStore()
-    const outcome = store.planDelete({ applicationId: APP, groups: [{ relationKey: null, rows: [ref(store, 3)] }] })
+    const cmd = { applicationId: APP, groups: [{ relationKey: null, rows: [ref(store, 3)] }] }
+    // The commit listener hears of the planned delete before it is applied; one that throws stops it.
+    store.onCommit(() => {
+      expect(store.getRow(APP, null, 3)).not.toBeNull()
+      throw new Error('refused')
+    })
+    expect(() => store.delete(cmd)).toThrow('refused')
     expect(store.getRow(APP, null, 3)).not.toBeNull()
-    if (outcome.ok) store.applyDelete(outcome.changes)
+    store.onCommit(undefined)
+    expect(store.delete(cmd).ok).toBe(true)
     expect(store.getRow(APP, null, 3)).toBeNull()
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { IntMap } from '../../src/store/int-map.ts'
-import { Lru } from '../../src/store/lru.ts'
+import { IntMap } from '../../src/store/engine/int-map.ts'
+import { Lru } from '../../src/store/engine/lru.ts'
 
 describe('IntMap', () => {
   it('behaves like a Map, dense or sparse, and iterates dense keys ascending', () => {

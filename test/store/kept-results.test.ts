@@ -1,12 +1,12 @@
 /**
- * The store keeps query results across writes and patches them (src/store/selections.ts), keeps
+ * The store keeps query results across writes and patches them (src/store/engine/selections.ts), keeps
  * rows' bytes within a bound (row-bytes.ts) and reclaims deleted slots (Table compaction): each
  * must answer exactly what a store that never kept anything answers.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { withGeneratedRows } from '../../src/fixtures/generate.ts'
-import { RowBytes } from '../../src/store/row-bytes.ts'
+import { RowBytes } from '../../src/store/engine/row-bytes.ts'
 import { APP, defaultFixture, newStore, q, row, rows } from './support.ts'
 import { runs } from '../helpers/property-runs.ts'
 

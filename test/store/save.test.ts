@@ -308,22 +308,33 @@ describe('save: every problem, nothing written', () => {
   })
 })
 
-describe('planSave / applySave', () => {
+describe('a save planned, then applied', () => {
   it('plans without writing; applying writes', () => {
     const store = newStore()
     const before = snapshot(store)
-    const outcome = store.planSave({ applicationId: APP, userId: 1, masters: [master({ Id: -1, Customer: 'Planned' })] })
-    expect(outcome.ok).toBe(true)
+    const cmd = { applicationId: APP, userId: 1, masters: [master({ Id: -1, Customer: 'Planned' })] }
+    // The commit listener hears of the planned save before it is applied; one that throws stops it.
+    store.onCommit(() => {
+      expect(snapshot(store)).toBe(before)
+      throw new Error('refused')
+    })
+    expect(() => store.save(cmd)).toThrow('refused')
     expect(snapshot(store)).toBe(before)
-    if (outcome.ok) store.applySave(outcome.changes)
+    store.onCommit(undefined)
+    expect(store.save(cmd).ok).toBe(true)
     expect(row(store, 26).Customer).toBe('Planned')
   })
 
   it('refuses to apply a plan made before another write (a programming error, thrown)', () => {
     const store = newStore()
-    const outcome = store.planSave({ applicationId: APP, userId: 1, masters: [master({ Id: -1 })] })
-    store.save({ applicationId: APP, userId: 1, masters: [master({ Id: -1 })] })
-    expect(() => outcome.ok && store.applySave(outcome.changes)).toThrow(/planned at store generation/)
+    // A listener that saves while it is told of a save: the outer save's plan is then out of date.
+    let inner = false
+    store.onCommit(() => {
+      if (inner) return
+      inner = true
+      store.save({ applicationId: APP, userId: 1, masters: [master({ Id: -1 })] })
+    })
+    expect(() => store.save({ applicationId: APP, userId: 1, masters: [master({ Id: -1 })] })).toThrow(/planned at store generation/)
   })
 
   it('an empty save succeeds and changes nothing', () => {

@@ -1,6 +1,6 @@
 import type { MockWarning } from '../../http/warnings.ts'
 import { redactHeaders, redactUrl, redactValue } from './redact.ts'
-import { ReadyBytes } from '../../store/ready-bytes.ts'
+import { ReadyBytes } from '../../store/engine/ready-bytes.ts'
 import { bufferOf } from '../../bytes.ts'
 import type { CompiledRequestPattern, MatchResult, RequestSubject } from './request-pattern.ts'
 import { compileQuery, nearMissOf, subjectOf, type NearMiss, type RequestQuery } from './journal-match.ts'

@@ -1,15 +1,13 @@
 import { columnFor, numbersOf, type Column } from './columns.ts'
-import { FilterCache, type Predicate } from './filter.ts'
-import type { FilterNode } from './filter-ast.ts'
 import { IntMap } from './int-map.ts'
 import { slotOrder, sortSlots, type SlotOrder } from './order-slots.ts'
 import { ReadyBytes } from './ready-bytes.ts'
 import { RowBytes } from './row-bytes.ts'
-import { projectionKey, projectionOf, serializeRow, type Projection } from './row-json.ts'
+import { projectionKey, projectionOf, serializeRow, type Projection } from '../row-json.ts'
 import { Selections } from './selections.ts'
-import { columnsOf, fieldLookupOf } from './system-fields.ts'
-import { ownValue, setOwn } from './field-values.ts'
-import type { FieldLookup, FieldValue, OrderItem, Row, StorageDef } from './types.ts'
+import { columnsOf, fieldLookupOf } from '../system-fields.ts'
+import { ownValue, setOwn } from '../field-values.ts'
+import type { FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
 
 const OPEN_BRACKET = Buffer.from('[')
 const CLOSE_BRACKET = Buffer.from(']')
@@ -22,6 +20,9 @@ const INITIAL_CAPACITY = 64
 
 /** Bytes of ready row texts a table keeps per projection; past it the oldest are serialized again when read. */
 export const ROW_BYTES_LIMIT = 128 * 1024 * 1024
+
+/** A filter as the engine runs it: a test of one row (read through a cursor, never built). */
+export type RowTest = (row: Row) => boolean
 
 /** What a query selects: slots (in order), read forwards or backwards. */
 export interface Selected {
@@ -47,7 +48,8 @@ export class Table {
   readonly masterField: string | null
   readonly columns: readonly string[]
   readonly fields: FieldLookup
-  readonly filters: FilterCache
+  /** The storage's own fields by name (the first of a name, as `storage.fields.find` would give). */
+  readonly fieldDefs: ReadonlyMap<string, FieldDef>
 
   /** Next database Id; Ids only grow, so slots follow Id order. */
   nextId = 1
@@ -71,6 +73,8 @@ export class Table {
   /** Detail row Ids per master Id, ascending (details are created in Id order). */
   readonly #byMaster: IntMap<number[]> | null
   readonly #materialize: (columns: readonly Column[], slot: number) => Row
+  readonly #blank: () => Row
+  readonly #writeRow: RowWriter
   readonly #selections = new Selections()
   readonly #bytes = new Map<string, RowBytes>()
   readonly #projections = new Map<string, Projection>()
@@ -83,7 +87,9 @@ export class Table {
     this.masterField = masterField
     this.columns = columnsOf(storage)
     this.fields = fieldLookupOf(storage)
-    this.filters = new FilterCache(this.fields)
+    const defs = new Map<string, FieldDef>()
+    for (const field of storage.fields) if (!defs.has(field.name)) defs.set(field.name, field)
+    this.fieldDefs = defs
     this.#byMaster = masterField === null ? null : new IntMap()
     this.#data = this.columns.map((name) => columnFor(this.fields.get(name) ?? 'String', INITIAL_CAPACITY))
     this.columns.forEach((name, i) => this.#byName.set(name, this.#data[i] as Column))
@@ -91,6 +97,8 @@ export class Table {
     this.#identityColumn = this.#byName.get(storage.identityField) as Column
     this.#masterColumn = masterField === null ? null : (this.#byName.get(masterField) as Column)
     this.#materialize = materializer(this.columns)
+    this.#blank = blankRow(this.columns)
+    this.#writeRow = rowWriter(this.columns, [])
     this.#cursor = cursorOver(this.columns, this.#data)
   }
 
@@ -120,8 +128,35 @@ export class Table {
     return row
   }
 
+  /**
+   * A row object with every column null, in column order: one shape for every row of the table
+   * made this way (a row built field by field, or by spreading, ends in a slow dictionary shape).
+   */
+  blankRow(): Row {
+    return this.#blank()
+  }
+
+  /**
+   * Writes rows: new ones (Ids larger than every Id so far, ascending) are appended, in one pass
+   * with the room for all of them made once; the others replace the rows with their Ids.
+   */
+  putAll(rows: readonly Readonly<Row>[]): void {
+    if (this.#count + rows.length > this.#capacity) {
+      let capacity = this.#capacity
+      while (capacity < this.#count + rows.length) capacity *= 2
+      this.#grow(capacity)
+    }
+    for (const row of rows) this.put(row)
+  }
+
   /** Adds a new row (its Id larger than every Id so far), or replaces the row with the same Id. */
   put(row: Readonly<Row>): void {
+    // A new row comes after the last one: no slot to look for.
+    if (this.#count === 0 || row.Id > (this.#ids.get(this.#count - 1) as number)) {
+      // Kept results see it as a slot past the ones they have seen (see selections.ts).
+      this.load(row)
+      return
+    }
     const slot = this.#slotOf(row.Id)
     if (slot >= 0) {
       this.#unindex(slot)
@@ -131,7 +166,6 @@ export class Table {
       return
     }
     this.load(row)
-    this.#selections.touched(this.#count - 1)
   }
 
   remove(id: number): void {
@@ -214,26 +248,26 @@ export class Table {
   /**
    * The slots a filter selects, in the order asked for (ties and no order: ascending Id). Kept per
    * (filter text, order) and brought up to date after writes (see selections.ts). `Id asc` is the
-   * table's own order and `Id desc` reads it backwards: neither sorts anything.
+   * table's own order and `Id desc` reads it backwards: neither sorts anything. `masterId`, on a
+   * detail table, is the master Id the filter requires (`MasterId eq N`): that master's details are
+   * tested, not every detail.
    */
-  select(filterText: string | null, predicate: Predicate | null, orderBy: readonly OrderItem[]): Selected {
+  select(filterText: string | null, predicate: RowTest | null, orderBy: readonly OrderItem[], masterId: number | null = null): Selected {
     const reversed = orderBy.length === 1 && orderBy[0]?.field === 'Id' && orderBy[0].direction === 'desc'
     const order = orderBy.length === 1 && orderBy[0]?.field === 'Id' ? [] : orderBy
     if (predicate === null && order.length === 0) {
       // A table without deleted rows is its own list: slot i is the i-th row.
       if (this.#size === this.#count) return { slots: null, count: this.#size, reversed }
-      return { slots: this.#selections.get('', this.#isAlive, () => ({ slots: this.#aliveSlots(), test: () => true, order: [] })), count: this.#size, reversed }
+      return { slots: this.#selections.get('', this.#isAlive, this.#count, () => ({ slots: this.#aliveSlots(), test: () => true, order: [] })), count: this.#size, reversed }
     }
-    const masterId = predicate !== null && this.masterField !== null ? indexedMasterId(predicate.tree, this.masterField) : null
-    if (masterId !== null) {
+    if (masterId !== null && this.masterField !== null) {
       const test = this.#tester(predicate)
-      // `MasterId eq N` (alone or and-ed): that master's details, not every detail.
       let slots = this.detailIdsOf(masterId).map((id) => this.#slotOf(id)).filter((slot) => slot >= 0 && test(slot))
       if (order.length > 0) slots = sortSlots(slots, this.#order(order))
       return { slots, count: slots.length, reversed }
     }
     const key = `${filterText ?? ''}\u0000${order.map((o) => `${o.field} ${o.direction}`).join(',')}`
-    const slots = this.#selections.get(key, this.#isAlive, () => {
+    const slots = this.#selections.get(key, this.#isAlive, this.#count, () => {
       const test = this.#tester(predicate)
       const slotOrders = this.#order(order)
       const selected: number[] = []
@@ -297,7 +331,7 @@ export class Table {
 
   readonly #isAlive = (slot: number): boolean => slot < this.#count && this.#alive[slot] === 1
 
-  #tester(predicate: Predicate | null): (slot: number) => boolean {
+  #tester(predicate: RowTest | null): (slot: number) => boolean {
     if (predicate === null) return () => true
     const { row, position } = this.#cursor
     return (slot) => {
@@ -341,7 +375,7 @@ export class Table {
   }
 
   #write(slot: number, row: Readonly<Record<string, FieldValue | undefined>>): void {
-    for (let i = 0; i < this.columns.length; i++) (this.#data[i] as Column).set(slot, ownValue(row, this.columns[i] as string))
+    this.#writeRow(this.#data, slot, row, NO_NUMBERS)
   }
 
   #grow(capacity: number): void {
@@ -411,6 +445,7 @@ export class Table {
 }
 
 const EMPTY: readonly number[] = []
+const NO_NUMBERS = new Float64Array(0)
 
 function insertSorted(ids: number[], id: number): void {
   let i = ids.length
@@ -427,6 +462,12 @@ function insertSorted(ids: number[], id: number): void {
 function materializer(columns: readonly string[]): (data: readonly Column[], slot: number) => Row {
   const body = columns.map((c, i) => `${c === '__proto__' ? '["__proto__"]' : JSON.stringify(c)}: d[${i}].get(s)`).join(',\n')
   return new Function('d', 's', `return {\n${body}\n}`) as (data: readonly Column[], slot: number) => Row
+}
+
+/** A function returning a row with every column null, as one literal (see materializer). */
+function blankRow(columns: readonly string[]): () => Row {
+  const body = columns.map((c) => `${c === '__proto__' ? '["__proto__"]' : JSON.stringify(c)}: null`).join(',\n')
+  return new Function(`return {\n${body}\n}`) as () => Row
 }
 
 /**
@@ -456,13 +497,4 @@ function cursorOver(columns: readonly string[], data: readonly Column[]): { row:
     Object.defineProperty(row, name, { get: () => column.get(position.slot), enumerable: true })
   })
   return { row, position }
-}
-
-/** The master Id an `eq` on the master field pins the filter to, if the filter requires one. */
-function indexedMasterId(tree: FilterNode, masterField: string): number | null {
-  if (tree.kind === 'and') return indexedMasterId(tree.left, masterField) ?? indexedMasterId(tree.right, masterField)
-  if (tree.kind !== 'compare' || tree.op !== 'eq' || tree.field !== masterField) return null
-  const value = tree.value
-  const n = value.type === 'number' ? value.value : value.type === 'string' ? Number(value.value) : Number.NaN
-  return Number.isSafeInteger(n) ? n : null
 }

@@ -1,5 +1,5 @@
-import { isNumericType } from './data-types.ts'
-import type { FieldType, FieldValue } from './types.ts'
+import { isNumericType } from '../data-types.ts'
+import type { FieldType, FieldValue } from '../types.ts'
 
 /**
  * One field of every row of a table, by slot. Numbers live in a Float64Array (NaN for null: no
