@@ -438,7 +438,7 @@ async function openApplication(state, application, body) {
   context.session = session
   const filterInput = h('input', { name: 'filter', size: 40, placeholder: "Status eq 'Shipped' and Amount gt 100", 'aria-label': '$filter' })
   const message = h('div', {})
-  const table = h('div', {})
+  const table = h('div', { id: 'rows' })
   const pager = h('div', { class: 'pager' })
   let skip = 0
   let opened = null
