@@ -68,6 +68,8 @@ describe('console Rules tab and locks, in Chromium', () => {
   const tab = (name: string) => page.getByRole('tab', { name }).click()
   const stubs = async () => (await mock.request('GET', '/__mock/stubs', { unchecked: true })).body as { rules: Array<Record<string, any>> }
   const locks = async () => (await mock.request('GET', '/__mock/locks', { unchecked: true })).body as { locks: Array<{ applicationId: string; relationKey: string | null; ids: number[] }> }
+  /** Each test starts without rules, so one that fails leaves the next its own. */
+  const noRules = async () => expect((await mock.request('DELETE', '/__mock/stubs', { unchecked: true })).status).toBe(200)
   const editor = () => page.getByLabel('Rule (JSON)')
   const ruleRows = () => page.locator('#rules tbody tr')
 
@@ -106,11 +108,13 @@ describe('console Rules tab and locks, in Chromium', () => {
   })
 
   it('shows why the mock refuses a rule: each violation with its pointer; and says when the editor holds no JSON', async () => {
+    await noRules()
+    await tab('Rules')
     await editor().fill(JSON.stringify({ operationId: 'saveItems', answer: { status: 418, body: { teapot: true } } }))
     await page.getByRole('button', { name: 'Add rule' }).click()
     const alert = page.locator('[role=alert]')
     await alert.waitFor({ timeout: 5_000 })
-    expect(await alert.locator('p').innerText()).toMatch(/^VALIDATION: the mock refused the rule/)
+    expect(await alert.locator('p').innerText({ timeout: 5_000 })).toMatch(/^VALIDATION: the mock refused the rule/)
     const violations = await alert.locator('ul.violations li').allInnerTexts()
     expect(violations).toContainEqual(expect.stringMatching(/^\/body\/answer\/status 418 is not a status saveItems answers with/))
     expect((await stubs()).rules).toEqual([])
@@ -122,7 +126,7 @@ describe('console Rules tab and locks, in Chromium', () => {
   })
 
   it('"Answer this again" on a journal entry makes a rule of its recorded answer, adjusted in the editor, that answers the next matching save', async () => {
-    await page.getByRole('button', { name: 'Remove all rules' }).click()
+    await noRules()
     // A save the installation refused (a stale row version): the answer a team wants again.
     const two = (await mock.items(token, '$filter=Id eq 2')).body[0]
     const stale = await mock.post(SAVE, token, { Rows: [{ Row: { Id: 2, TIMESTAMP: rowVersion(two.TIMESTAMP) + 1, Status: 'Closed' }, Details: [] }] })
@@ -155,12 +159,17 @@ describe('console Rules tab and locks, in Chromium', () => {
     expect(replayed.body).toEqual(stale.body)
     expect((await mock.items(token, '$filter=Id eq 3')).body[0].Status).toBe(three.Status)
     await expect.poll(() => page.locator(`#rules tr[data-rule-id="${rule?.id}"] td.hits`).innerText(), { timeout: 5_000 }).toBe('1')
+    // The journal says which rule answered.
+    await tab('Requests')
+    await expect.poll(() => page.locator('#journal details.entry summary').first().innerText(), { timeout: 5_000 }).toContain(`answered by rule ${rule?.id}`)
+    await tab('Rules')
     await page.getByRole('button', { name: 'Remove all rules' }).click()
     await page.getByText('No answer rules').waitFor({ timeout: 5_000 })
     expect((await stubs()).rules).toEqual([])
   })
 
   it('marks locked rows in the Data view, master and detail, and locks and unlocks a row', async () => {
+    await noRules()
     const lock = async (body: Record<string, unknown>) => expect((await mock.request('POST', '/__mock/locks', { json: body, unchecked: true })).status).toBe(200)
     await lock({ applicationId: IDS.applicationId, ids: [2] })
     // The first line of order 1 (lines 1 and 2 belong to it).
