@@ -161,7 +161,9 @@ describe('console Rules tab and locks, in Chromium', () => {
     await expect.poll(() => page.locator(`#rules tr[data-rule-id="${rule?.id}"] td.hits`).innerText(), { timeout: 5_000 }).toBe('1')
     // The journal says which rule answered.
     await tab('Requests')
-    await expect.poll(() => page.locator('#journal details.entry summary').first().innerText(), { timeout: 5_000 }).toContain(`answered by rule ${rule?.id}`)
+    const answered = page.locator('#journal details.entry summary', { hasText: `answered by rule ${rule?.id}` })
+    await expect.poll(() => answered.count(), { timeout: 5_000 }).toBe(1)
+    expect(await answered.innerText()).toContain('saveItems')
     await tab('Rules')
     await page.getByRole('button', { name: 'Remove all rules' }).click()
     await page.getByText('No answer rules').waitFor({ timeout: 5_000 })
