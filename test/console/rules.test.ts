@@ -4,12 +4,16 @@
  * removal, a refused rule's violations, "Answer this again" from a journal entry, locked rows.
  * What the page shows is held against what the control plane says (GET /__mock/stubs, /__mock/locks).
  */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
 import { launchChromium } from '../helpers/browser.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
+/** `npm run screenshot:console` sets this to write the docs' picture of the Rules tab. */
+const SCREENSHOT = process.env.CONSOLE_RULES_SCREENSHOT
 
 const newOrder = (id: number, customer: string) => ({ Row: { Id: id, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' }, Details: [] })
 
@@ -100,6 +104,10 @@ describe('console Rules tab and locks, in Chromium', () => {
     await expect.poll(() => row.locator('td.hits').innerText(), { timeout: 5_000 }).toBe('1')
     expect(await row.locator('td.remaining').innerText()).toBe('1 of 2')
     expect((await stubs()).rules[0]).toMatchObject({ hits: 1, remaining: 1 })
+    if (SCREENSHOT !== undefined) {
+      mkdirSync(dirname(SCREENSHOT), { recursive: true })
+      await page.screenshot({ path: SCREENSHOT, fullPage: false })
+    }
 
     await page.getByRole('button', { name: `Remove rule ${rule?.id} (Refuse saves of Initech)` }).click()
     await page.getByText('No answer rules').waitFor({ timeout: 5_000 })
