@@ -389,13 +389,14 @@ async function dataView() {
     return
   }
   const body = h('div', {})
+  const locks = LockSet.fromFixture(state.locks)
   mount(view,
     h('section', { 'aria-label': 'Data' },
       h('div', { class: 'apps', role: 'list' }, applications.map((application) =>
-        h('button', { role: 'listitem', class: 'app', 'data-app': application.id, onclick: () => openApplication(state, application, body) },
+        h('button', { role: 'listitem', class: 'app', 'data-app': application.id, onclick: () => openApplication(state, application, body, locks) },
           h('strong', {}, application.name), ' ', h('span', { class: 'muted' }, `${(state.data?.[application.id]?.masters ?? []).length} master rows; details: ${(application.details ?? []).map((d) => d.relationKey).join(', ') || 'none'}`)))),
       body))
-  await openApplication(state, applications[0], body)
+  await openApplication(state, applications[0], body, locks)
 }
 
 function workspaceOf(state, application) {
@@ -403,28 +404,38 @@ function workspaceOf(state, application) {
 }
 
 /**
- * The locked rows of one application, table by table (null: the master table), and whether this mock
- * can lock and unlock (`/__mock/locks`); a mock without that route shows the locks its state holds.
+ * The locked rows, as a set of `applicationId table Id` keys: read from the state (its `locks`, in the
+ * fixture's form) when the Data view opens, then from the list `POST`/`DELETE /__mock/locks` answer.
+ * No request of its own, so a mock without locks is asked nothing more.
  */
-async function locksOf(state, applicationId) {
-  const tables = new Map()
-  // Application Ids and GUID relation keys compare without regard to case.
-  const keyOf = (relationKey) => (relationKey === null || relationKey === undefined || relationKey === 'master' ? '' : String(relationKey).toLowerCase())
-  const add = (relationKey, ids) => tables.set(keyOf(relationKey), new Set([...(tables.get(keyOf(relationKey)) ?? []), ...ids]))
-  const ofApplication = (id) => String(id).toLowerCase() === String(applicationId).toLowerCase()
-  let editable = true
-  try {
-    const { locks } = await control('GET', 'locks')
-    for (const entry of locks ?? []) if (ofApplication(entry.applicationId)) add(entry.relationKey, entry.ids ?? [])
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 404)) throw error
-    editable = false
-    for (const [id, byTable] of Object.entries(state.locks ?? {})) if (ofApplication(id)) for (const [key, ids] of Object.entries(byTable)) add(key, ids)
+class LockSet {
+  #keys = new Set()
+
+  static key(applicationId, relationKey, id) {
+    // Application Ids and GUID relation keys compare without regard to case; `master` is the fixture's name for the master table.
+    const table = relationKey === null || relationKey === undefined || relationKey === 'master' ? '' : String(relationKey).toLowerCase()
+    return `${String(applicationId).toLowerCase()} ${table} ${id}`
   }
-  return { editable, ids: (relationKey) => tables.get(keyOf(relationKey)) ?? new Set() }
+
+  /** From a fixture's `locks`: `{ APPLICATION_ID: { master: [Id...], RELATION_KEY: [Id...] } }`. */
+  static fromFixture(locks) {
+    const set = new LockSet()
+    for (const [applicationId, tables] of Object.entries(locks ?? {})) for (const [relationKey, ids] of Object.entries(tables ?? {})) for (const id of ids ?? []) set.#keys.add(LockSet.key(applicationId, relationKey, id))
+    return set
+  }
+
+  /** From the control plane's list: `[{ applicationId, relationKey, ids }]`. */
+  replace(entries) {
+    this.#keys.clear()
+    for (const { applicationId, relationKey, ids } of entries ?? []) for (const id of ids ?? []) this.#keys.add(LockSet.key(applicationId, relationKey, id))
+  }
+
+  has(applicationId, relationKey, id) {
+    return this.#keys.has(LockSet.key(applicationId, relationKey, id))
+  }
 }
 
-async function openApplication(state, application, body) {
+async function openApplication(state, application, body, locks) {
   for (const button of view.querySelectorAll('.app')) button.classList.toggle('current', button.dataset.app === application.id)
   const workspaceId = workspaceOf(state, application)
   const context = { workspaceId, applicationId: application.id }
@@ -442,20 +453,19 @@ async function openApplication(state, application, body) {
   const pager = h('div', { class: 'pager' })
   let skip = 0
   let opened = null
+  // One table's locks for rowsTable: which rows are locked, and the Lock / Unlock action.
+  context.lockTable = (relationKey) => ({ locked: (id) => locks.has(application.id, relationKey, id), toggle: (row, lock) => toggleLock(relationKey, row, lock) })
   const load = async () => {
     const filter = filterInput.value.trim()
     const filterPart = filter === '' ? '' : `&$filter=${encodeURIComponent(filter)}`
     try {
-      const [rows, counted, locks] = await Promise.all([
+      const [rows, counted] = await Promise.all([
         api('POST', '/ExplorerApi/api/items', { ...context, json: { query: `$top=${PAGE_SIZE}&$skip=${skip}&$orderby=Id asc${filterPart}` } }),
         api('POST', '/ExplorerApi/api/items', { ...context, json: { query: `$inlinecount=allpages${filterPart}` } }),
-        locksOf(state, application.id),
       ])
       const total = counted.Items?.[0]?._FieldCount_ ?? rows.length
-      const lockTable = (relationKey) => ({ locked: locks.ids(relationKey), toggle: locks.editable ? (row, lock) => toggleLock(relationKey, row, lock) : undefined })
-      context.lockTable = lockTable
       mount(message)
-      mount(table, rowsTable(rows, (row) => { opened = row; openRow(application, context, row) }, lockTable(null)))
+      mount(table, rowsTable(rows, (row) => { opened = row; openRow(application, context, row) }, context.lockTable(null)))
       mount(pager,
         h('button', { disabled: skip === 0, onclick: () => { skip = Math.max(0, skip - PAGE_SIZE); load() } }, 'Previous'),
         h('span', {}, total === 0 ? ' no rows ' : ` rows ${skip + 1}–${skip + rows.length} of ${total} `),
@@ -468,7 +478,8 @@ async function openApplication(state, application, body) {
   // Locks a row as another user would hold it (or lets it go), then shows the tables again.
   const toggleLock = async (relationKey, row, lock) => {
     try {
-      await control(lock ? 'POST' : 'DELETE', 'locks', { applicationId: application.id, ...(relationKey === null ? {} : { relationKey }), ids: [row.Id] })
+      const answer = await control(lock ? 'POST' : 'DELETE', 'locks', { applicationId: application.id, ...(relationKey === null ? {} : { relationKey }), ids: [row.Id] })
+      locks.replace(answer.locks)
       await load()
       if (opened !== null) await openRow(application, context, opened, { focus: false })
     } catch (error) {
@@ -493,7 +504,7 @@ const LOCKED_TITLE = 'Locked, as if another user had it open: a save or delete t
 function rowsTable(rows, onOpen, locks) {
   if (rows.length === 0) return h('p', { class: 'empty' }, 'No rows.')
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))]
-  const locked = (row) => locks?.locked.has(row.Id) ?? false
+  const locked = (row) => locks?.locked(row.Id) ?? false
   return h('table', {},
     h('thead', {}, h('tr', {}, locks ? h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Lock')) : null, columns.map((column) => h('th', { scope: 'col' }, column)))),
     h('tbody', {}, rows.map((row) => h('tr', { ...(onOpen ? { tabindex: 0, class: 'link', onclick: () => onOpen(row), onkeydown: (event) => { if (event.key === 'Enter' && event.target === event.currentTarget) onOpen(row) } } : {}), 'data-id': row.Id, 'data-locked': locks ? String(locked(row)) : undefined },
@@ -506,7 +517,7 @@ function rowsTable(rows, onOpen, locks) {
 async function openRow(application, context, row, { focus = true } = {}) {
   const target = view.querySelector('#row')
   mount(target, h('p', { class: 'muted' }, 'Loading…'))
-  const lockedMaster = context.lockTable?.(null).locked.has(row.Id) ?? false
+  const lockedMaster = context.lockTable?.(null).locked(row.Id) ?? false
   const parts = [h('h2', {}, `${application.name} row ${row.Id}`, lockedMaster ? [' ', h('span', { class: 'badge locked', title: LOCKED_TITLE }, 'locked')] : null), h('p', {}, 'Row version: ', h('code', { class: 'row-version' }, String(row.TIMESTAMP ?? row.Timestamp ?? '(not shown)')))]
   for (const detail of application.details ?? []) {
     try {
