@@ -178,6 +178,30 @@ describe('console Rules tab and locks, in Chromium', () => {
     expect((await stubs()).rules).toEqual([])
   })
 
+  it('lists rules a test added: a merge patch with a scenario, an off-document answer with its delay and priority', async () => {
+    await noRules()
+    const add = async (rule: Record<string, unknown>) => {
+      const reply = await mock.request('POST', '/__mock/stubs', { json: rule, unchecked: true })
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201)
+      return reply.body.id as number
+    }
+    const patch = await add({ name: 'Second save locked', operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, scenario: 'saves', whenState: 'Started', setState: 'saved once' })
+    const teapot = await add({ operationId: 'queryItems', answer: { status: 418, body: { teapot: true } }, offDocument: true, delayMs: 250, priority: 1 })
+    await tab('Rules')
+    await expect.poll(() => ruleRows().count(), { timeout: 5_000 }).toBe(2)
+    // Tried in that order: priority 1 first.
+    expect(await ruleRows().evaluateAll((rows) => rows.map((row) => row.getAttribute('data-rule-id')))).toEqual([String(teapot), String(patch)])
+    const cells = (id: number) => page.locator(`#rules tr[data-rule-id="${id}"] td`).allInnerTexts()
+    expect((await cells(patch)).slice(1, 11)).toEqual(['Second save locked', 'saveItems', 'any request', 'merge patch', '', 'always', '5', 'saves: Started → saved once', '', '0'])
+    expect((await cells(teapot)).slice(2, 11)).toEqual(['queryItems', 'any request', 'whole answer 418 with body', '250 ms', 'always', '1', '', 'off document', '0'])
+    expect(await page.locator(`#rules tr[data-rule-id="${teapot}"] .warn`).getAttribute('title')).toMatch(/^\/body\/answer\/status 418 is not a status queryItems answers with/)
+    expect(await page.locator('#rules .scenarios').innerText()).toBe('Scenario states: saves Started')
+    // The scenario moves when the patched save answers; the tab shows it.
+    expect((await mock.post(SAVE, token, { Rows: [newOrder(-1, 'Umbrella')] })).body).toMatchObject({ IsSaveSuccessfully: true, LockedItems: 1 })
+    await expect.poll(() => page.locator('#rules .scenarios').innerText(), { timeout: 5_000 }).toBe('Scenario states: saves saved once')
+    expect((await cells(patch))[10]).toBe('1')
+  })
+
   it('marks locked rows in the Data view, master and detail, and locks and unlocks a row', async () => {
     await noRules()
     const lock = async (body: Record<string, unknown>) => expect((await mock.request('POST', '/__mock/locks', { json: body, unchecked: true })).status).toBe(200)
