@@ -201,7 +201,7 @@ const RULE_TEMPLATE = {
     status: 200,
     body: {
       IsSaveSuccessfully: false,
-      ReturnStates: [{ Code: 'REQUIRED', Message: 'Amount is required', RelationKey: null, Id: -1, Field: 'Amount' }],
+      ReturnStates: [{ Code: 'REQUIRED', Message: 'Amount is required: a new row must give it a value', RelationKey: null, Id: -1, Table: 'Orders', Row: -1, Field: 'Amount' }],
       MasterToRecalculate: [], CreatedItems: 0, UpdatedItems: 0, DeletedItems: 0, LockedItems: 0,
       MasterRowLink: null, RowIdentifier: 'IdRow', StorageName: 'Orders', SavedItems: null, ReturnData: { PrimaryKeyData: {} },
     },

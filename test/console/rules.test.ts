@@ -131,6 +131,12 @@ describe('console Rules tab and locks, in Chromium', () => {
     await editor().fill('{ "operationId": "saveItems", ')
     await page.getByRole('button', { name: 'Add rule' }).click()
     await page.getByText(/^The rule is not JSON: /).waitFor({ timeout: 5_000 })
+
+    // The template the editor offers is a rule the mock accepts as it is.
+    await page.getByRole('button', { name: 'Start from the template' }).click()
+    await page.getByRole('button', { name: 'Add rule' }).click()
+    await page.getByText(/^Added rule \d+ \(Refuse saves of Initech\)\.$/).waitFor({ timeout: 5_000 })
+    expect((await stubs()).rules).toMatchObject([{ operationId: 'saveItems', answer: { body: { ReturnStates: [{ Code: 'REQUIRED', Table: 'Orders' }] } } }])
   })
 
   it('"Answer this again" on a journal entry makes a rule of its recorded answer, adjusted in the editor, that answers the next matching save', async () => {
