@@ -11,6 +11,7 @@ const POLL_MS = 700
 const TABS = [
   ['requests', 'Requests', requestsView],
   ['data', 'Data', dataView],
+  ['rules', 'Rules', rulesView],
   ['outbox', 'Outbox', outboxView],
   ['faults', 'Faults and clock', faultsView],
   ['state', 'State', stateView],
@@ -152,6 +153,7 @@ function journalEntry(entry, opened) {
       problem ? h('span', { class: 'code' }, ` ${problem.code ?? ''}`) : null,
       entry.warnings.length > 0 ? h('span', { class: 'warn' }, ` ${entry.warnings.length} warning(s)`) : null,
       entry.fault ? h('span', { class: 'warn' }, ` fault: ${entry.fault}`) : null,
+      entry.stub ? h('span', { class: 'stub' }, ` answered by rule ${entry.stub}`) : null,
       h('span', { class: 'muted' }, ` #${entry.seq} ${entry.time} ${entry.durationMs} ms`)),
     h('div', { class: 'grid' },
       h('div', {}, h('h3', {}, 'Request'), h('pre', {}, Object.entries(entry.request?.headers ?? {}).map(([name, value]) => `${name}: ${value}`).join('\n')), h('pre', {}, pretty(entry.request?.body))),
@@ -170,7 +172,7 @@ function curlButton(entry) {
       out.textContent = curlOf(entry)
       out.hidden = false
       await navigator.clipboard?.writeText(out.textContent).catch(() => {})
-    } }, 'Copy as curl'), out)
+    } }, 'Copy as curl'), ' ', answerAgainButton(entry), out)
 }
 
 const quote = (text) => `'${String(text).replaceAll("'", "'\\''")}'`
@@ -188,6 +190,201 @@ export function curlOf(entry) {
   return parts.join(' ')
 }
 
+// ---------------------------------------------------------------- Rules
+
+/** What the editor starts with: a rule that refuses saves of one customer the product's way. */
+const RULE_TEMPLATE = {
+  name: 'Refuse saves of Initech',
+  operationId: 'saveItems',
+  match: { body: { Rows: [{ Row: { Customer: 'Initech' } }] } },
+  answer: {
+    status: 200,
+    body: {
+      IsSaveSuccessfully: false,
+      ReturnStates: [{ Code: 'REQUIRED', Message: 'Amount is required: a new row must give it a value', RelationKey: null, Id: -1, Table: 'Orders', Row: -1, Field: 'Amount' }],
+      MasterToRecalculate: [], CreatedItems: 0, UpdatedItems: 0, DeletedItems: 0, LockedItems: 0,
+      MasterRowLink: null, RowIdentifier: 'IdRow', StorageName: 'Orders', SavedItems: null, ReturnData: { PrimaryKeyData: {} },
+    },
+  },
+  times: 1,
+}
+
+const ruleText = (rule) => JSON.stringify(rule, null, 2)
+
+/** The editor's text, kept while other tabs are open; a rule made from a journal entry replaces it. */
+const ruleEditor = { text: ruleText(RULE_TEMPLATE), note: null }
+
+/** Whether a value holds a secret the journal replaced with `[redacted]`. */
+function holdsRedacted(value) {
+  if (value === '[redacted]') return true
+  if (Array.isArray(value)) return value.some(holdsRedacted)
+  return value !== null && typeof value === 'object' && Object.values(value).some(holdsRedacted)
+}
+
+/** The texts the journal shows in place of a body it did not keep (`[... not kept]`, `[N bytes ...]`). */
+const NOT_KEPT = /^\[(\d+ (bytes|characters)\b|body of unknown size|streamed body|no answer)/
+
+/**
+ * "Answer this again": a rule that gives the answer a journal entry recorded (its status, its body, and
+ * its media type when that is not plain JSON), for the same operation. Its match is the request's JSON
+ * body (so it answers that request again, not every one) or, for a body that is not JSON or held
+ * secrets, none: the user narrows or widens it in the editor before adding it.
+ */
+export function ruleFromEntry(entry) {
+  const answer = { status: entry.status }
+  const body = entry.response?.body
+  if (body !== null && body !== undefined && body !== '') answer.body = body
+  const contentType = entry.response?.contentType ?? null
+  const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase()
+  if (mediaType !== '' && mediaType !== 'application/json') answer.headers = { 'content-type': contentType }
+  const requestBody = entry.request?.body
+  const exact = requestBody !== null && typeof requestBody === 'object' && !Array.isArray(requestBody) && !holdsRedacted(requestBody) && !/urlencoded/.test(entry.request?.headers?.['content-type'] ?? '')
+  return { name: `Answer of request #${entry.seq} again`, operationId: entry.operationId, match: exact ? { body: requestBody } : {}, answer }
+}
+
+function answerAgainButton(entry) {
+  // Only an answer the journal kept can be given again.
+  if (entry.operationId === null || entry.status === null || entry.response === undefined) return null
+  const body = entry.response.body
+  if (typeof body === 'string' && NOT_KEPT.test(body)) return null
+  return h('button', { onclick: () => {
+    const rule = ruleFromEntry(entry)
+    const notes = [`Made from request #${entry.seq} (${entry.operationId}, answered ${entry.status}): adjust the match, then Add rule.`]
+    if (holdsRedacted(rule.answer)) notes.push('The journal redacted secrets in this answer ([redacted]): put values in their place.')
+    ruleEditor.text = ruleText(rule)
+    ruleEditor.note = notes.join(' ')
+    showTab('rules')
+  } }, 'Answer this again')
+}
+
+/** A pattern or answer as one short line; the whole of it in the cell's title. */
+function compact(value, empty) {
+  if (value === undefined || value === null || (typeof value === 'object' && Object.keys(value).length === 0)) return h('span', { class: 'muted' }, empty)
+  const text = JSON.stringify(value)
+  return h('code', { title: JSON.stringify(value, null, 2) }, text.length > 90 ? `${text.slice(0, 89)}…` : text)
+}
+
+function answerKind(answer) {
+  if (answer !== null && typeof answer === 'object' && 'patch' in answer) return h('span', { title: JSON.stringify(answer.patch, null, 2) }, 'merge patch')
+  if (answer === undefined || Object.keys(answer).length === 0) return 'own answer'
+  return h('span', { title: answer.body === undefined ? '' : JSON.stringify(answer.body, null, 2) }, `whole answer ${answer.status ?? 200}${answer.body === undefined ? '' : ' with body'}`)
+}
+
+function rulesTable(list, remove) {
+  if (list.rules.length === 0) return h('p', { class: 'empty' }, 'No answer rules: every request is answered by the mock itself.')
+  const headings = ['Id', 'Name', 'Operation', 'Match', 'Answer', 'Delay', 'Times left', 'Priority', 'Scenario', 'Document', 'Hits', '']
+  return [
+    h('table', { class: 'rules' },
+      h('thead', {}, h('tr', {}, headings.map((text) => h('th', { scope: 'col' }, text)))),
+      h('tbody', {}, list.rules.map((rule) => h('tr', { 'data-rule-id': rule.id, class: rule.remaining === 0 ? 'spent' : undefined },
+        h('td', {}, String(rule.id)),
+        h('td', { class: 'name' }, rule.name ?? ''),
+        h('td', {}, rule.operationId ?? h('span', { class: 'muted' }, 'every operation')),
+        h('td', { class: 'match' }, compact(rule.match, 'any request')),
+        h('td', { class: 'answer' }, answerKind(rule.answer)),
+        h('td', {}, rule.delayMs ? `${rule.delayMs} ms` : ''),
+        h('td', { class: 'remaining' }, rule.remaining === null || rule.remaining === undefined ? 'always' : `${rule.remaining}${rule.times ? ` of ${rule.times}` : ''}`),
+        h('td', {}, String(rule.priority ?? '')),
+        h('td', {}, rule.scenario ? `${rule.scenario}: ${rule.whenState ?? 'any state'} → ${rule.setState ?? 'unchanged'}` : ''),
+        h('td', {}, rule.offDocument ? h('span', { class: 'warn', title: (rule.violations ?? []).map((v) => `${v.pointer} ${v.message}`).join('\n') }, 'off document') : ''),
+        h('td', { class: 'hits' }, String(rule.hits ?? 0)),
+        h('td', {}, h('button', { 'aria-label': `Remove rule ${rule.id} (${rule.name ?? rule.operationId ?? 'every operation'})`, onclick: () => remove(rule.id) }, 'Remove')))))),
+    Object.keys(list.scenarios ?? {}).length === 0 ? null :
+      h('p', { class: 'scenarios' }, 'Scenario states: ', Object.entries(list.scenarios).map(([name, state], i) => [i > 0 ? ', ' : '', h('code', {}, name), ` ${state}`])),
+  ]
+}
+
+/** A refusal of the mock, with each violation of a refused rule as pointer and message. */
+function refusal(error) {
+  const violations = error instanceof ApiError ? error.problem?.violations : undefined
+  if (!Array.isArray(violations) || violations.length === 0) return inline(error)
+  return h('div', { class: 'error', role: 'alert' },
+    h('p', {}, `${error.code ?? 'refused'}: the mock refused the rule (${violations.length} problem${violations.length === 1 ? '' : 's'}).`),
+    h('ul', { class: 'violations' }, violations.map((violation) => h('li', {}, h('code', {}, violation.pointer ?? ''), ' ', violation.message ?? violation.keyword ?? ''))))
+}
+
+async function rulesView() {
+  let list
+  try {
+    list = await control('GET', 'stubs')
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error
+    mount(view, h('p', { class: 'empty' }, 'This mock has no answer rules (GET /__mock/stubs answered 404): it is older than the Rules tab.'))
+    return
+  }
+  const table = h('div', { id: 'rules', 'aria-live': 'polite' })
+  const message = h('div', { 'aria-live': 'polite' })
+  let shown = ''
+  const draw = () => {
+    const text = JSON.stringify(list)
+    if (text === shown) return
+    shown = text
+    mount(table, rulesTable(list, remove))
+  }
+  const refresh = async () => {
+    list = await control('GET', 'stubs')
+    draw()
+  }
+  const act = async (work) => {
+    try {
+      await work()
+      await refresh()
+    } catch (error) {
+      mount(message, refusal(error))
+    }
+  }
+  const remove = (id) => act(async () => { await control('DELETE', `stubs/${id}`); mount(message, h('p', { class: 'ok' }, `Removed rule ${id}.`)) })
+  const editor = h('textarea', { id: 'rule-editor', name: 'rule', rows: 18, cols: 90, spellcheck: 'false', value: ruleEditor.text, oninput: (event) => { ruleEditor.text = event.target.value } })
+  const note = h('p', { class: 'note' }, ruleEditor.note ?? '')
+  note.hidden = ruleEditor.note === null
+  mount(view,
+    h('section', { 'aria-label': 'Rules' },
+      h('h2', {}, 'Answer rules'),
+      h('div', { class: 'toolbar' },
+        h('button', { onclick: () => act(async () => { const { cleared } = await control('DELETE', 'stubs'); mount(message, h('p', { class: 'ok' }, `Removed ${cleared ?? 'every'} rule(s).`)) }) }, 'Remove all rules'),
+        h('button', { onclick: () => act(async () => {}) }, 'Refresh')),
+      table,
+      h('h2', {}, 'Add a rule'),
+      note,
+      h('form', { class: 'rule-form', onsubmit: (event) => {
+        event.preventDefault()
+        let rule
+        try {
+          rule = JSON.parse(editor.value)
+        } catch (error) {
+          return mount(message, inline(new Error(`The rule is not JSON: ${error.message}`)))
+        }
+        act(async () => {
+          const added = await control('POST', 'stubs', rule)
+          ruleEditor.note = null
+          note.hidden = true
+          mount(message, h('p', { class: 'ok' }, `Added rule ${added.id}${added.name ? ` (${added.name})` : ''}.`))
+        })
+      } },
+        h('label', { for: 'rule-editor' }, 'Rule (JSON)'), editor,
+        h('div', { class: 'toolbar' },
+          h('button', { type: 'submit' }, 'Add rule'),
+          h('button', { type: 'button', onclick: () => { ruleEditor.text = editor.value = ruleText(RULE_TEMPLATE); ruleEditor.note = null; note.hidden = true } }, 'Start from the template'))),
+      message))
+  draw()
+  if (ruleEditor.note !== null) editor.focus()
+  // Hit counts move with every request a rule answers: asked again while the tab shows.
+  let busy = false
+  const timer = setInterval(async () => {
+    if (busy) return
+    busy = true
+    try {
+      await refresh()
+    } catch (error) {
+      mount(table, inline(error))
+      shown = ''
+    } finally {
+      busy = false
+    }
+  }, POLL_MS)
+  stopView = () => clearInterval(timer)
+}
+
 // ---------------------------------------------------------------- Data
 
 /** The exported state (applications, users, workspaces), read once per Data view. */
@@ -199,20 +396,53 @@ async function dataView() {
     return
   }
   const body = h('div', {})
+  const locks = LockSet.fromFixture(state.locks)
   mount(view,
     h('section', { 'aria-label': 'Data' },
       h('div', { class: 'apps', role: 'list' }, applications.map((application) =>
-        h('button', { role: 'listitem', class: 'app', 'data-app': application.id, onclick: () => openApplication(state, application, body) },
+        h('button', { role: 'listitem', class: 'app', 'data-app': application.id, onclick: () => openApplication(state, application, body, locks) },
           h('strong', {}, application.name), ' ', h('span', { class: 'muted' }, `${(state.data?.[application.id]?.masters ?? []).length} master rows; details: ${(application.details ?? []).map((d) => d.relationKey).join(', ') || 'none'}`)))),
       body))
-  await openApplication(state, applications[0], body)
+  await openApplication(state, applications[0], body, locks)
 }
 
 function workspaceOf(state, application) {
   return state.organization.workspaces.find((workspace) => (workspace.applicationIds ?? []).includes(application.id))?.id
 }
 
-async function openApplication(state, application, body) {
+/**
+ * The locked rows, as a set of `applicationId table Id` keys: read from the state (its `locks`, in the
+ * fixture's form) when the Data view opens, then from the list `POST`/`DELETE /__mock/locks` answer.
+ * No request of its own, so a mock without locks is asked nothing more.
+ */
+class LockSet {
+  #keys = new Set()
+
+  static key(applicationId, relationKey, id) {
+    // Application Ids and GUID relation keys compare without regard to case; `master` is the fixture's name for the master table.
+    const table = relationKey === null || relationKey === undefined || relationKey === 'master' ? '' : String(relationKey).toLowerCase()
+    return `${String(applicationId).toLowerCase()} ${table} ${id}`
+  }
+
+  /** From a fixture's `locks`: `{ APPLICATION_ID: { master: [Id...], RELATION_KEY: [Id...] } }`. */
+  static fromFixture(locks) {
+    const set = new LockSet()
+    for (const [applicationId, tables] of Object.entries(locks ?? {})) for (const [relationKey, ids] of Object.entries(tables ?? {})) for (const id of ids ?? []) set.#keys.add(LockSet.key(applicationId, relationKey, id))
+    return set
+  }
+
+  /** From the control plane's list: `[{ applicationId, relationKey, ids }]`. */
+  replace(entries) {
+    this.#keys.clear()
+    for (const { applicationId, relationKey, ids } of entries ?? []) for (const id of ids ?? []) this.#keys.add(LockSet.key(applicationId, relationKey, id))
+  }
+
+  has(applicationId, relationKey, id) {
+    return this.#keys.has(LockSet.key(applicationId, relationKey, id))
+  }
+}
+
+async function openApplication(state, application, body, locks) {
   for (const button of view.querySelectorAll('.app')) button.classList.toggle('current', button.dataset.app === application.id)
   const workspaceId = workspaceOf(state, application)
   const context = { workspaceId, applicationId: application.id }
@@ -226,9 +456,12 @@ async function openApplication(state, application, body) {
   context.session = session
   const filterInput = h('input', { name: 'filter', size: 40, placeholder: "Status eq 'Shipped' and Amount gt 100", 'aria-label': '$filter' })
   const message = h('div', {})
-  const table = h('div', {})
+  const table = h('div', { id: 'rows' })
   const pager = h('div', { class: 'pager' })
   let skip = 0
+  let opened = null
+  // One table's locks for rowsTable: which rows are locked, and the Lock / Unlock action.
+  context.lockTable = (relationKey) => ({ locked: (id) => locks.has(application.id, relationKey, id), toggle: (row, lock) => toggleLock(relationKey, row, lock) })
   const load = async () => {
     const filter = filterInput.value.trim()
     const filterPart = filter === '' ? '' : `&$filter=${encodeURIComponent(filter)}`
@@ -239,13 +472,24 @@ async function openApplication(state, application, body) {
       ])
       const total = counted.Items?.[0]?._FieldCount_ ?? rows.length
       mount(message)
-      mount(table, rowsTable(rows, (row) => openRow(application, context, row)))
+      mount(table, rowsTable(rows, (row) => { opened = row; openRow(application, context, row) }, context.lockTable(null)))
       mount(pager,
         h('button', { disabled: skip === 0, onclick: () => { skip = Math.max(0, skip - PAGE_SIZE); load() } }, 'Previous'),
         h('span', {}, total === 0 ? ' no rows ' : ` rows ${skip + 1}–${skip + rows.length} of ${total} `),
         h('button', { disabled: skip + PAGE_SIZE >= total, onclick: () => { skip += PAGE_SIZE; load() } }, 'Next'))
     } catch (error) {
       // A filter the mock refuses: its own message, beside the box.
+      mount(message, inline(error))
+    }
+  }
+  // Locks a row as another user would hold it (or lets it go), then shows the tables again.
+  const toggleLock = async (relationKey, row, lock) => {
+    try {
+      const answer = await control(lock ? 'POST' : 'DELETE', 'locks', { applicationId: application.id, ...(relationKey === null ? {} : { relationKey }), ids: [row.Id] })
+      locks.replace(answer.locks)
+      await load()
+      if (opened !== null) await openRow(application, context, opened, { focus: false })
+    } catch (error) {
       mount(message, inline(error))
     }
   }
@@ -258,23 +502,34 @@ async function openApplication(state, application, body) {
   await load()
 }
 
-function rowsTable(rows, onOpen) {
+const LOCKED_TITLE = 'Locked, as if another user had it open: a save or delete touching it is refused (LockedItems)'
+
+/**
+ * Rows as a table, each opening with a click or Enter when `onOpen` is given. With `locks`, a
+ * locked row is marked, and with `locks.toggle` each row has a Lock / Unlock button.
+ */
+function rowsTable(rows, onOpen, locks) {
   if (rows.length === 0) return h('p', { class: 'empty' }, 'No rows.')
   const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))]
+  const locked = (row) => locks?.locked(row.Id) ?? false
   return h('table', {},
-    h('thead', {}, h('tr', {}, columns.map((column) => h('th', { scope: 'col' }, column)))),
-    h('tbody', {}, rows.map((row) => h('tr', onOpen ? { tabindex: 0, class: 'link', 'data-id': row.Id, onclick: () => onOpen(row), onkeydown: (event) => { if (event.key === 'Enter') onOpen(row) } } : {},
+    h('thead', {}, h('tr', {}, locks ? h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Lock')) : null, columns.map((column) => h('th', { scope: 'col' }, column)))),
+    h('tbody', {}, rows.map((row) => h('tr', { ...(onOpen ? { tabindex: 0, class: 'link', onclick: () => onOpen(row), onkeydown: (event) => { if (event.key === 'Enter' && event.target === event.currentTarget) onOpen(row) } } : {}), 'data-id': row.Id, 'data-locked': locks ? String(locked(row)) : undefined },
+      locks ? h('td', { class: 'lock-cell' },
+        locked(row) ? h('span', { class: 'badge locked', title: LOCKED_TITLE }, 'locked') : null,
+        locks.toggle ? h('button', { class: 'lock-toggle', 'aria-label': `${locked(row) ? 'Unlock' : 'Lock'} row ${row.Id}`, onclick: (event) => { event.stopPropagation(); locks.toggle(row, !locked(row)) }, onkeydown: (event) => event.stopPropagation() }, locked(row) ? 'Unlock' : 'Lock') : null) : null,
       columns.map((column) => h('td', {}, row[column] === null || row[column] === undefined ? '' : String(row[column])))))))
 }
 
-async function openRow(application, context, row) {
+async function openRow(application, context, row, { focus = true } = {}) {
   const target = view.querySelector('#row')
   mount(target, h('p', { class: 'muted' }, 'Loading…'))
-  const parts = [h('h2', {}, `${application.name} row ${row.Id}`), h('p', {}, 'Row version: ', h('code', { class: 'row-version' }, String(row.TIMESTAMP ?? row.Timestamp ?? '(not shown)')))]
+  const lockedMaster = context.lockTable?.(null).locked(row.Id) ?? false
+  const parts = [h('h2', {}, `${application.name} row ${row.Id}`, lockedMaster ? [' ', h('span', { class: 'badge locked', title: LOCKED_TITLE }, 'locked')] : null), h('p', {}, 'Row version: ', h('code', { class: 'row-version' }, String(row.TIMESTAMP ?? row.Timestamp ?? '(not shown)')))]
   for (const detail of application.details ?? []) {
     try {
       const lines = await api('POST', '/ExplorerApi/api/items', { ...context, json: { query: `$filter=${encodeURIComponent(`${detail.masterField} eq ${row.Id}`)}&$orderby=Id asc&relationKey=${encodeURIComponent(detail.relationKey)}` } })
-      parts.push(h('section', { class: 'detail', 'data-relation': detail.relationKey }, h('h3', {}, `${detail.relationKey} (${lines.length})`), rowsTable(lines)))
+      parts.push(h('section', { class: 'detail', 'data-relation': detail.relationKey }, h('h3', {}, `${detail.relationKey} (${lines.length})`), rowsTable(lines, undefined, context.lockTable?.(detail.relationKey))))
     } catch (error) {
       parts.push(h('h3', {}, detail.relationKey), inline(error))
     }
@@ -288,6 +543,7 @@ async function openRow(application, context, row) {
     parts.push(h('h3', {}, 'Attachments'), inline(error))
   }
   mount(target, parts)
+  if (!focus) return
   target.querySelector('h2').tabIndex = -1
   target.querySelector('h2').focus()
 }
