@@ -15,10 +15,12 @@
 /**
  * When a big body is read and checked in slices. `bodyChars`: bodies this long (characters) or
  * longer are parsed in slices of about `sliceChars`; `checkRows`: bodies with this many rows or
- * more are checked against the schema `sliceRows` rows at a time (request-check.ts). The tests
- * change them to compare the sliced path's answers with the whole path's on the same bodies.
+ * more are checked against the schema `sliceRows` rows at a time (request-check.ts), and a save of
+ * this many masters or more is planned by the store in slices of about `planMs` milliseconds
+ * (operations/save-items.ts, `Store.saveInSlices`). The tests change them to compare the sliced
+ * path's answers with the whole path's on the same bodies.
  */
-export const slicing = { bodyChars: 1 << 20, sliceChars: 1 << 20, checkRows: 2048, sliceRows: 256 }
+export const slicing = { bodyChars: 1 << 20, sliceChars: 1 << 20, checkRows: 2048, sliceRows: 256, planMs: 8 }
 
 /** One turn of the event loop for everything else waiting (answers, timers, other requests). */
 export const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))

@@ -2,6 +2,7 @@ import type { SaveCommand } from '../store/types.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { applicationOf, requireWriter } from '../http/context.ts'
 import { warnOrRefuse } from '../http/warn.ts'
+import { slicing, yieldTurn } from '../http/json-slices.ts'
 import { resultObject } from './results.ts'
 import { rowLinkUrl } from './row-link-url.ts'
 import { convertSaveValues } from './value-forms.ts'
@@ -26,7 +27,9 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
     })),
   }
   const command = convertSaveValues(request, application, sent)
-  const outcome = request.server.store.save(command)
+  // A big save (as many masters as the request check slices) is planned in slices too, yielding between them.
+  const store = request.server.store
+  const outcome = command.masters.length >= slicing.checkRows ? await store.saveInSlices(command, yieldTurn, slicing.planMs) : store.save(command)
   const profile = request.server.profile
   if (!outcome.ok) {
     // Per-row save mode: the rows without problems were written; the counters and keys say which.

@@ -71,12 +71,13 @@ export interface TableChange {
 
 /** A plan across tables, with the installation's row-version counter advanced only in the plan. */
 export class Plan {
-  readonly #state: StoreState
   readonly #tables = new Map<Table, TablePlan>()
+  /** The store's generation when the plan began: its changes hold only if no write came since (a plan may be made in slices). */
+  readonly #generation: number
   #nextVersion: number
 
   constructor(state: StoreState) {
-    this.#state = state
+    this.#generation = state.generation
     this.#nextVersion = state.nextVersion
   }
 
@@ -106,7 +107,7 @@ export class Plan {
       nextIdentity: p.nextIdentity,
       nextRowOrder: p.nextRowOrder,
     }))
-    return { kind: 'changes', generation: this.#state.generation, tables, nextVersion: this.#nextVersion }
+    return { kind: 'changes', generation: this.#generation, tables, nextVersion: this.#nextVersion }
   }
 }
 

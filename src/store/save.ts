@@ -4,7 +4,7 @@ import { dateTimeIn, TYPE_FORMS } from './data-types.ts'
 import { valueFits } from '../wire/type-forms.ts'
 import { Plan, type TablePlan } from './plan.ts'
 import { decodeRowVersion } from './row-version.ts'
-import type { StoreState } from './state.ts'
+import type { AppTables, StoreState } from './state.ts'
 import { isSystemField } from './system-fields.ts'
 import { duplicateValues, hasRules, valueBreaches } from './field-rules.ts'
 import { LockedRows, nameRows } from './refusals.ts'
@@ -49,9 +49,31 @@ import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, Save
  *   (refusals.ts); the older codes keep the shape clients were written against.
  */
 export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveOutcome {
+  const planning = beginSave(state, cmd, deps)
+  planning.step()
+  return planning.finish()
+}
+
+/**
+ * A save's plan made a slice of masters at a time (`planSave` is this, run to the end in one go):
+ * `step` plans masters, each with its details, until `stop` says so (asked after every master) or
+ * every master is planned, and answers whether they all are; `finish` then checks what needs the
+ * whole save (unique fields) and gives the outcome, exactly `planSave`'s for the same data.
+ * Changes nothing, as `planSave`. The plan reads the store as it is at each step, so it holds only
+ * while no write lands between the steps: the caller compares the store's generation (the plan's
+ * changes carry the one it began at, and `applyChanges` refuses any other) and plans again if one did.
+ */
+export interface SavePlanning {
+  step(stop?: () => boolean): boolean
+  finish(): SaveOutcome
+}
+
+/** Begins a save's plan against the store as it is now (`SavePlanning`). */
+export function beginSave(state: StoreState, cmd: SaveCommand, deps: Deps): SavePlanning {
   const app = state.apps.get(cmd.applicationId)
   if (app === undefined) {
-    return { ok: false, returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }] }
+    const outcome: SaveOutcome = { ok: false, returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }] }
+    return { step: () => true, finish: () => outcome }
   }
   const ctx: Context = {
     plan: new Plan(state),
@@ -71,58 +93,71 @@ export function planSave(state: StoreState, cmd: SaveCommand, deps: Deps): SaveO
   }
   const masterTempIds = new Set<number>()
   const seen = new Set<string>()
-  for (const master of cmd.masters) {
-    const saved = planRow(ctx, masters, master.row, { relationKey: null, masterId: null, masterLocked: false, tempIds: masterTempIds, seen })
-    count(result, saved)
-    const masterId = saved.id
-    result.firstMasterId ??= masterId
-    const newKeys: Record<string, string> = {}
-    if (saved.kind === 'created') {
-      newKeys.Id = String(saved.id)
-      newKeys[app.def.master.identityField] = String(saved.identity)
+  let next = 0
+  const step = (stop?: () => boolean): boolean => {
+    while (next < cmd.masters.length) {
+      planMaster(ctx, app, masters, cmd.masters[next++] as SaveCommand['masters'][number], result, masterTempIds, seen)
+      if (stop?.() === true) break
     }
-    // Per relation key: how far the master's rows of that key have got, and its new rows (their
-    // positions, temporary Ids and Ids side by side, no object per row).
-    const created = new Map<string, NewDetails>()
-    for (const group of master.details) {
-      const table = app.details.get(relationKeyOf(group.relationKey))
-      if (table === undefined) {
-        const known = [...app.details.keys()].join(', ') || '(none)'
-        ctx.problems.push(problem('UNKNOWN_RELATION_KEY', `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`, group.relationKey, master.row.Id))
-        continue
-      }
-      const details = ctx.plan.of(table)
-      let news = created.get(group.relationKey)
-      if (news === undefined) created.set(group.relationKey, (news = { rows: 0, positions: [], tempIds: [], ids: [] }))
-      const scope: RowScope = { relationKey: group.relationKey, masterId, masterLocked: saved.kind !== 'created' && masterId !== null && ctx.locked.has(null, masterId), tempIds: null, seen }
-      for (const row of group.rows) {
-        const position = news.rows++
-        const detail = planRow(ctx, details, row, scope)
-        count(result, detail)
-        if (detail.kind === 'created') {
-          news.positions.push(position)
-          news.tempIds.push(row.Id)
-          news.ids.push(detail.id)
-        }
-      }
+    return next >= cmd.masters.length
+  }
+  const finish = (): SaveOutcome => {
+    checkUnique(ctx)
+    if (ctx.problems.length > 0) return { ok: false, returnStates: nameRows(app, ctx.problems) }
+    return { ok: true, changes: ctx.plan.changes(), result }
+  }
+  return { step, finish }
+}
+
+/** One master row with its details, planned into `ctx` and counted in `result`. */
+function planMaster(ctx: Context, app: AppTables, masters: TablePlan, master: SaveCommand['masters'][number], result: SaveResult, masterTempIds: Set<number>, seen: Set<string>): void {
+  const saved = planRow(ctx, masters, master.row, { relationKey: null, masterId: null, masterLocked: false, tempIds: masterTempIds, seen })
+  count(result, saved)
+  const masterId = saved.id
+  result.firstMasterId ??= masterId
+  const newKeys: Record<string, string> = {}
+  if (saved.kind === 'created') {
+    newKeys.Id = String(saved.id)
+    newKeys[app.def.master.identityField] = String(saved.identity)
+  }
+  // Per relation key: how far the master's rows of that key have got, and its new rows (their
+  // positions, temporary Ids and Ids side by side, no object per row).
+  const created = new Map<string, NewDetails>()
+  for (const group of master.details) {
+    const table = app.details.get(relationKeyOf(group.relationKey))
+    if (table === undefined) {
+      const known = [...app.details.keys()].join(', ') || '(none)'
+      ctx.problems.push(problem('UNKNOWN_RELATION_KEY', `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`, group.relationKey, master.row.Id))
+      continue
     }
-    for (const [relationKey, news] of created) {
-      const uses = new Map<number, number>()
-      for (const tempId of news.tempIds) uses.set(tempId, (uses.get(tempId) ?? 0) + 1)
-      for (let i = 0; i < news.ids.length; i++) {
-        const id = String(news.ids[i])
-        const tempId = news.tempIds[i] as number
-        newKeys[positionKey(relationKey, news.positions[i] as number)] = id
-        if (uses.get(tempId) === 1) newKeys[tempIdKey(relationKey, tempId)] = id
+    const details = ctx.plan.of(table)
+    let news = created.get(group.relationKey)
+    if (news === undefined) created.set(group.relationKey, (news = { rows: 0, positions: [], tempIds: [], ids: [] }))
+    const scope: RowScope = { relationKey: group.relationKey, masterId, masterLocked: saved.kind !== 'created' && masterId !== null && ctx.locked.has(null, masterId), tempIds: null, seen }
+    for (const row of group.rows) {
+      const position = news.rows++
+      const detail = planRow(ctx, details, row, scope)
+      count(result, detail)
+      if (detail.kind === 'created') {
+        news.positions.push(position)
+        news.tempIds.push(row.Id)
+        news.ids.push(detail.id)
       }
-    }
-    if (Object.keys(newKeys).length > 0 && masterId !== null) {
-      result.primaryKeyData[saved.kind === 'created' ? String(master.row.Id) : String(masterId)] = { newKeys }
     }
   }
-  checkUnique(ctx)
-  if (ctx.problems.length > 0) return { ok: false, returnStates: nameRows(app, ctx.problems) }
-  return { ok: true, changes: ctx.plan.changes(), result }
+  for (const [relationKey, news] of created) {
+    const uses = new Map<number, number>()
+    for (const tempId of news.tempIds) uses.set(tempId, (uses.get(tempId) ?? 0) + 1)
+    for (let i = 0; i < news.ids.length; i++) {
+      const id = String(news.ids[i])
+      const tempId = news.tempIds[i] as number
+      newKeys[positionKey(relationKey, news.positions[i] as number)] = id
+      if (uses.get(tempId) === 1) newKeys[tempIdKey(relationKey, tempId)] = id
+    }
+  }
+  if (Object.keys(newKeys).length > 0 && masterId !== null) {
+    result.primaryKeyData[saved.kind === 'created' ? String(master.row.Id) : String(masterId)] = { newKeys }
+  }
 }
 
 /**

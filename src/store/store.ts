@@ -5,7 +5,7 @@ import { planDelete } from './delete.ts'
 import { reserveIdentities } from './identities.ts'
 import { applyChanges } from './plan.ts'
 import { countRows, getRow, queryRows, tableFor } from './query.ts'
-import { planSave } from './save.ts'
+import { beginSave, planSave } from './save.ts'
 import { buildState, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
 import { withinSequence } from './sequence.ts'
@@ -79,6 +79,15 @@ export interface Store {
    * problem, writes nothing; in an application's per-row save mode, one master row at a time.
    */
   save(cmd: SaveCommand): WriteOutcome<SaveResult>
+  /**
+   * As save, with the same outcome, for a big save: the plan is made a slice of masters at a time,
+   * each slice about `sliceMs` long, awaiting `pause()` (the caller's turn of the event loop) between
+   * slices, so whatever else is waiting is served; then, in one synchronous step, the plan is
+   * finished and applied, so no read sees half of it. A write that lands between slices (a new
+   * store generation, or a reset) makes the plan void: it is made again, whole, then applied, as if
+   * the save had come after that write. The per-row save mode is not sliced (save).
+   */
+  saveInSlices(cmd: SaveCommand, pause: () => Promise<void>, sliceMs?: number): Promise<WriteOutcome<SaveResult>>
   /** As save, for deletes (delete.ts). */
   delete(cmd: DeleteCommand): WriteOutcome<DeleteResult>
   /** `count` consecutive Identity values that later automatic assignments will not hand out. */
@@ -164,6 +173,21 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     save(cmd) {
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return saveRowByRow(state, cmd, deps, commit)
       const outcome = planSave(state, cmd, deps)
+      if (outcome.ok) commit(outcome.changes)
+      return outcome
+    },
+    async saveInSlices(cmd, pause, sliceMs = 8) {
+      if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return store.save(cmd)
+      const planned = state
+      const generation = planned.generation
+      const planning = beginSave(planned, cmd, deps)
+      for (;;) {
+        const until = performance.now() + sliceMs
+        if (planning.step(() => performance.now() >= until)) break
+        await pause()
+      }
+      // From here to the apply, one synchronous step: nothing can land between the check and the write.
+      const outcome = state === planned && state.generation === generation ? planning.finish() : planSave(state, cmd, deps)
       if (outcome.ok) commit(outcome.changes)
       return outcome
     },

@@ -1,0 +1,250 @@
+/**
+ * A big save's plan made in slices (`Store.saveInSlices`, used by the save handler for a save of
+ * `slicing.checkRows` masters or more): small reads are answered while it is planned, none sees
+ * half of it, it answers exactly as a save planned in one go, and a write that lands between its
+ * slices makes it plan again, so it ends as if it had come after that write.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { slicing } from '../../src/http/json-slices.ts'
+import type { Store } from '../../src/store/store.ts'
+import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
+
+const SAVE = '/ExplorerApi/api/items/save'
+const DEFAULTS = { ...slicing }
+const OFF = { ...DEFAULTS, bodyChars: Infinity, sliceChars: Infinity, checkRows: Infinity, sliceRows: Infinity }
+
+afterEach(() => Object.assign(slicing, DEFAULTS))
+
+type Master = { Row: Record<string, unknown>; Details: Array<{ RelationKey: string; Rows: Array<Record<string, unknown>> }> }
+
+const line = (id: number, j: number) => ({ Id: id, IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j + 1, UnitPrice: 1.5 })
+const order = (i: number): Master => ({
+  Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Customer ${i}`, Amount: i + 0.5, Status: 'New' },
+  Details: [{ RelationKey: 'OrderLines', Rows: [line(-(2 * i + 1), 0), line(-(2 * i + 2), 1)] }],
+})
+const orders = (count: number) => Array.from({ length: count }, (_, i) => order(i))
+
+interface Answer {
+  status: number
+  body: unknown
+}
+
+async function send(mock: TestClient, token: string, json: unknown): Promise<Answer> {
+  const reply = await mock.request('POST', SAVE, { body: JSON.stringify(json), headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' }, unchecked: true })
+  // Row links name the mock's own address: the one thing two mocks answer differently.
+  return { status: reply.status, body: JSON.parse(JSON.stringify(reply.body).replaceAll(mock.url, 'MOCK')) }
+}
+
+/**
+ * Watches the mock's sliced saves: how many, how many pauses between slices, when each began and
+ * ended (this process's clock: the mock runs in it). `atFirstPause` runs between the first two slices.
+ */
+function watch(mock: TestClient, atFirstPause?: () => Promise<void>) {
+  const store = (mock.mock.app as unknown as { store: Store }).store
+  const original = store.saveInSlices
+  const seen = { calls: 0, pauses: 0, startedAt: 0, endedAt: 0, restore: () => void (store.saveInSlices = original) }
+  store.saveInSlices = async (cmd, pause, sliceMs) => {
+    seen.calls++
+    seen.startedAt = performance.now()
+    try {
+      return await original(cmd, async () => {
+        seen.pauses++
+        if (seen.pauses === 1 && atFirstPause !== undefined) await atFirstPause()
+        await pause()
+      }, sliceMs)
+    } finally {
+      seen.endedAt = performance.now()
+    }
+  }
+  return seen
+}
+
+/** Masters (`relationKey` null) or order lines, newest first, as Get Items answers them. */
+async function rows(mock: TestClient, token: string, details = false): Promise<unknown[]> {
+  const query = `$top=5000&$orderby=Id desc${details ? `&relationKey=${IDS.relationKey}` : ''}`
+  return (await mock.request('POST', '/ExplorerApi/api/items', { json: { query }, headers: mock.dataHeaders(token), unchecked: true })).body as unknown[]
+}
+
+const count = async (mock: TestClient, token: string) => (await mock.items(token, '$inlinecount=allpages&$top=0')).body
+
+/** The fixture's first orders with their current TIMESTAMP (read as base64 text, sent back as the integer). */
+async function existing(mock: TestClient, token: string): Promise<Array<{ Id: number; TIMESTAMP: number }>> {
+  const read = (await mock.items(token, '$top=5&$orderby=Id asc')).body as Array<{ Id: number; TIMESTAMP: string }>
+  return read.map(({ Id, TIMESTAMP }) => ({ Id, TIMESTAMP: rowVersion(TIMESTAMP) }))
+}
+
+describe('a big save planned in slices, beside small reads', () => {
+  let mock: TestClient
+  let token: string
+  beforeAll(async () => {
+    mock = await startTestMock()
+    token = await mock.signIn()
+  })
+  afterAll(() => mock?.close())
+
+  it('answers small reads while it is planned, and none of them sees part of it', async () => {
+    const before = await count(mock, token)
+    const watched = watch(mock)
+    let saved = false
+    const saving = send(mock, token, { Rows: orders(5000) }).then((answer) => {
+      saved = true
+      return answer
+    })
+    const reads: Array<{ at: number; body: unknown }> = []
+    while (!saved) {
+      const body = await count(mock, token)
+      reads.push({ at: performance.now(), body })
+    }
+    const answer = await saving
+    watched.restore()
+    expect(answer.status).toBe(200)
+    expect((answer.body as { CreatedItems: number }).CreatedItems).toBe(15_000)
+    expect(watched.calls).toBe(1)
+    expect(watched.pauses).toBeGreaterThan(1)
+    // Answered after the plan began and before it was applied: while the save was being planned.
+    const duringPlan = reads.filter((read) => read.at > watched.startedAt && read.at < watched.endedAt)
+    expect(duringPlan.length).toBeGreaterThan(0)
+    const after = await count(mock, token)
+    expect(after).not.toEqual(before)
+    for (const read of reads) expect([before, after]).toContainEqual(read.body)
+    for (const read of duringPlan) expect(read.body).toEqual(before)
+  }, 120_000)
+})
+
+describe('a big save planned in slices answers as one planned in one go', () => {
+  const ctx = {} as { sliced: TestClient; whole: TestClient; tokens: { sliced: string; whole: string } }
+  beforeAll(async () => {
+    ctx.sliced = await startTestMock()
+    ctx.whole = await startTestMock()
+    ctx.tokens = { sliced: await ctx.sliced.signIn(), whole: await ctx.whole.signIn() }
+  })
+  afterAll(async () => {
+    await ctx.sliced?.close()
+    await ctx.whole?.close()
+  })
+
+  /** The same save to both mocks: the first plans it in slices, the second in one go. */
+  async function both(body: unknown): Promise<{ sliced: Answer; whole: Answer; pauses: number }> {
+    const watchSliced = watch(ctx.sliced)
+    const watchWhole = watch(ctx.whole)
+    try {
+      Object.assign(slicing, DEFAULTS)
+      const sliced = await send(ctx.sliced, ctx.tokens.sliced, body)
+      Object.assign(slicing, OFF)
+      const whole = await send(ctx.whole, ctx.tokens.whole, body)
+      expect(watchSliced.calls).toBe(1)
+      expect(watchWhole.calls).toBe(0)
+      return { sliced, whole, pauses: watchSliced.pauses }
+    } finally {
+      watchSliced.restore()
+      watchWhole.restore()
+    }
+  }
+
+  async function sameData(): Promise<void> {
+    expect(await rows(ctx.sliced, ctx.tokens.sliced)).toEqual(await rows(ctx.whole, ctx.tokens.whole))
+    expect(await rows(ctx.sliced, ctx.tokens.sliced, true)).toEqual(await rows(ctx.whole, ctx.tokens.whole, true))
+  }
+
+  it('refuses a stale TIMESTAMP in row 4,000 and a duplicate identity with the same problems, writing nothing', async () => {
+    const [first, second] = await existing(ctx.sliced, ctx.tokens.sliced)
+    expect(await existing(ctx.whole, ctx.tokens.whole)).toEqual(await existing(ctx.sliced, ctx.tokens.sliced))
+    const masters = orders(4500)
+    // Order 2 sent with order 1's version: never order 2's current one.
+    masters[4000] = { Row: { Id: second!.Id, TIMESTAMP: first!.TIMESTAMP, Customer: 'Stale' }, Details: [{ RelationKey: 'OrderLines', Rows: [line(-1, 0)] }] }
+    masters[4200]!.Row.IdRow = 1001
+    const before = await rows(ctx.sliced, ctx.tokens.sliced)
+    const { sliced, whole, pauses } = await both({ Rows: masters })
+    expect(pauses).toBeGreaterThan(1)
+    expect(sliced.status).toBe(200)
+    const body = sliced.body as { IsSaveSuccessfully: boolean; ReturnStates?: unknown; CreatedItems: number }
+    expect(body.IsSaveSuccessfully).toBe(false)
+    expect(JSON.stringify(sliced.body)).toMatch(/CONCURRENCY/)
+    expect(JSON.stringify(sliced.body)).toMatch(/DUPLICATE_KEY/)
+    expect(sliced).toEqual(whole)
+    expect(await rows(ctx.sliced, ctx.tokens.sliced)).toEqual(before)
+    await sameData()
+  }, 120_000)
+
+  it('writes the same rows with the same answer (PrimaryKeyData included) when valid', async () => {
+    const [first, second] = await existing(ctx.sliced, ctx.tokens.sliced)
+    const masters = orders(4500)
+    masters[10] = { Row: { Id: first!.Id, TIMESTAMP: first!.TIMESTAMP, Customer: 'Updated first' }, Details: [{ RelationKey: 'OrderLines', Rows: [line(-1, 0), line(-2, 1)] }] }
+    masters[4000] = { Row: { Id: second!.Id, TIMESTAMP: second!.TIMESTAMP, Amount: 99.5 }, Details: [] }
+    const { sliced, whole, pauses } = await both({ Rows: masters })
+    expect(pauses).toBeGreaterThan(1)
+    expect(sliced.status).toBe(200)
+    const body = sliced.body as { IsSaveSuccessfully: boolean; CreatedItems: number; UpdatedItems: number; ReturnData: { PrimaryKeyData: Record<string, unknown> } }
+    expect(body.IsSaveSuccessfully).toBe(true)
+    expect(body.CreatedItems).toBe(4498 * 3 + 2)
+    expect(body.UpdatedItems).toBe(2)
+    expect(Object.keys(body.ReturnData.PrimaryKeyData)).toHaveLength(4499)
+    expect(sliced).toEqual(whole)
+    await sameData()
+  }, 120_000)
+})
+
+describe('a write that lands between the slices of a big save\'s plan', () => {
+  const ctx = {} as { between: TestClient; before: TestClient; tokens: { between: string; before: string } }
+  beforeAll(async () => {
+    ctx.between = await startTestMock()
+    ctx.before = await startTestMock()
+    ctx.tokens = { between: await ctx.between.signIn(), before: await ctx.before.signIn() }
+  })
+  afterAll(async () => {
+    await ctx.between?.close()
+    await ctx.before?.close()
+  })
+
+  /**
+   * `small` sent to one mock while `big` is planned (between its first two slices), and to the
+   * other before `big`: the same answers, the same data after.
+   */
+  async function landsBetween(small: unknown, big: unknown): Promise<{ small: Answer; big: Answer }> {
+    let smallBetween: Answer | undefined
+    let plannedWhenSmallAnswered = false
+    const watched = watch(ctx.between, async () => {
+      smallBetween = await send(ctx.between, ctx.tokens.between, small)
+      plannedWhenSmallAnswered = watched.endedAt === 0
+    })
+    const bigBetween = await send(ctx.between, ctx.tokens.between, big)
+    watched.restore()
+    expect(watched.calls).toBe(1)
+    expect(watched.pauses).toBeGreaterThan(1)
+    expect(plannedWhenSmallAnswered).toBe(true)
+    const smallBefore = await send(ctx.before, ctx.tokens.before, small)
+    const bigBefore = await send(ctx.before, ctx.tokens.before, big)
+    expect(smallBetween).toEqual(smallBefore)
+    expect(bigBetween).toEqual(bigBefore)
+    expect(await rows(ctx.between, ctx.tokens.between)).toEqual(await rows(ctx.before, ctx.tokens.before))
+    expect(await rows(ctx.between, ctx.tokens.between, true)).toEqual(await rows(ctx.before, ctx.tokens.before, true))
+    return { small: smallBetween!, big: bigBetween }
+  }
+
+  it('an update of a row the big save updates too: the big save is planned again and refused (CONCURRENCY), writing nothing', async () => {
+    const [first] = await existing(ctx.between, ctx.tokens.between)
+    const masters = orders(4000)
+    // In the first slice: planned (and found current) before the small update lands.
+    masters[5] = { Row: { Id: first!.Id, TIMESTAMP: first!.TIMESTAMP, Amount: 12.5 }, Details: [] }
+    const { small, big } = await landsBetween({ Rows: [{ Row: { Id: first!.Id, TIMESTAMP: first!.TIMESTAMP, Customer: 'Changed meanwhile' }, Details: [] }] }, { Rows: masters })
+    expect((small.body as { IsSaveSuccessfully: boolean }).IsSaveSuccessfully).toBe(true)
+    expect(big.status).toBe(200)
+    expect((big.body as { IsSaveSuccessfully: boolean }).IsSaveSuccessfully).toBe(false)
+    const states = JSON.stringify(big.body)
+    expect(states).toMatch(/CONCURRENCY/)
+    expect(states).toContain(`row ${first!.Id}`)
+    // Nothing of the big save written: the fixture's 25 orders, the first as the small update left it.
+    const after = (await rows(ctx.between, ctx.tokens.between)) as Array<{ Id: number; Customer: string; Amount: number }>
+    expect(after).toHaveLength(25)
+    expect(after.find((row) => row.Id === first!.Id)).toMatchObject({ Customer: 'Changed meanwhile' })
+    expect(after.find((row) => row.Id === first!.Id)?.Amount).not.toBe(12.5)
+  }, 120_000)
+
+  it('a create: the big save is planned again after it, taking the Ids and identities after the new row', async () => {
+    const { small, big } = await landsBetween({ Rows: [order(0)] }, { Rows: orders(3000) })
+    expect((small.body as { IsSaveSuccessfully: boolean }).IsSaveSuccessfully).toBe(true)
+    expect((big.body as { IsSaveSuccessfully: boolean; CreatedItems: number }).IsSaveSuccessfully).toBe(true)
+    expect((big.body as { CreatedItems: number }).CreatedItems).toBe(9000)
+    expect(await rows(ctx.between, ctx.tokens.between)).toHaveLength(25 + 1 + 3000)
+  }, 120_000)
+})
