@@ -1,0 +1,63 @@
+/**
+ * `Store.saveInSlices`: the same outcome and data as `save`, with the plan made a master at a time
+ * here (`sliceMs` 0), and a write between slices (a save, a lock, a reset) voiding the plan, so
+ * the save ends as if it had come after that write.
+ */
+import { describe, expect, it } from 'vitest'
+import type { Store } from '../../src/store/store.ts'
+import type { SaveCommand, WireRow } from '../../src/store/types.ts'
+import { APP, LINES, newStore, row, snapshot } from './support.ts'
+
+const newOrder = (i: number): SaveCommand['masters'][number] => ({
+  row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `C${i}`, Amount: i, Status: 'New' } as WireRow,
+  details: [{ relationKey: LINES, rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'P', Quantity: 1, UnitPrice: 2 } as WireRow] }],
+})
+const command = (masters: SaveCommand['masters']): SaveCommand => ({ applicationId: APP, userId: 1, masters })
+const update = (store: Store, id: number, values: Record<string, unknown>): SaveCommand['masters'][number] => ({ row: { Id: id, TIMESTAMP: row(store, id).TIMESTAMP, ...values } as WireRow, details: [] })
+
+/** Saves in slices, running `between` at the first pause; answers the outcome and how many pauses. */
+async function inSlices(store: Store, cmd: SaveCommand, between?: () => void) {
+  let pauses = 0
+  const outcome = await store.saveInSlices(cmd, async () => {
+    if (pauses++ === 0) between?.()
+    await new Promise((resolve) => setImmediate(resolve))
+  }, 0)
+  return { outcome, pauses }
+}
+
+describe('Store.saveInSlices', () => {
+  it('answers and writes as save does, valid or not', async () => {
+    for (const broken of [false, true]) {
+      const [sliced, whole] = [newStore(), newStore()]
+      const masters = Array.from({ length: 50 }, (_, i) => newOrder(i))
+      masters.push(update(sliced, 2, { Amount: 5 }))
+      if (broken) {
+        masters.push({ row: { Id: 3, TIMESTAMP: row(sliced, 1).TIMESTAMP, Amount: 6 } as WireRow, details: [] })
+        ;(masters[30] as { row: WireRow }).row.IdRow = 1001
+      }
+      const { outcome, pauses } = await inSlices(sliced, command(masters))
+      expect(pauses).toBe(masters.length - 1)
+      expect(outcome).toEqual(whole.save(command(masters)))
+      expect(outcome.ok).toBe(!broken)
+      expect(snapshot(sliced)).toEqual(snapshot(whole))
+      expect(sliced.generation()).toBe(whole.generation())
+    }
+  })
+
+  it.each([
+    ['a save of a row it updates too, planned before it: refused (CONCURRENCY)', (store: Store) => void store.save(command([update(store, 1, { Customer: 'meanwhile' })])), 'CONCURRENCY'],
+    ['a lock of a row it updates: refused (LOCKED)', (store: Store) => void store.lock(APP, null, [1]), 'LOCKED'],
+    ['a save of new rows: the Ids after theirs', (store: Store) => void store.save(command([newOrder(0)])), null],
+    ['a reset: the version it read is stale after it (CONCURRENCY)', (store: Store) => store.reset(), 'CONCURRENCY'],
+  ])('after a write between its slices (%s), ends as if it had come after it', async (_name, write, refused) => {
+    const [sliced, after] = [newStore(), newStore()]
+    const masters = [update(sliced, 1, { Amount: 7 }), ...Array.from({ length: 20 }, (_, i) => newOrder(i))]
+    const { outcome, pauses } = await inSlices(sliced, command(masters), () => write(sliced))
+    expect(pauses).toBeGreaterThan(1)
+    write(after)
+    expect(outcome).toEqual(after.save(command(masters)))
+    expect(outcome.ok ? null : outcome.returnStates.map((state) => state.code)).toEqual(refused === null ? null : [refused])
+    expect(snapshot(sliced)).toEqual(snapshot(after))
+    expect(sliced.locks()).toEqual(after.locks())
+  })
+})
