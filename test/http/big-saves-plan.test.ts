@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { slicing } from '../../src/http/json-slices.ts'
 import type { Store } from '../../src/store/store.ts'
 import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
+import { pair } from './sliced-pair.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
 const DEFAULTS = { ...slicing }
@@ -112,16 +113,7 @@ describe('a big save planned in slices, beside small reads', () => {
 })
 
 describe('a big save planned in slices answers as one planned in one go', () => {
-  const ctx = {} as { sliced: TestClient; whole: TestClient; tokens: { sliced: string; whole: string } }
-  beforeAll(async () => {
-    ctx.sliced = await startTestMock()
-    ctx.whole = await startTestMock()
-    ctx.tokens = { sliced: await ctx.sliced.signIn(), whole: await ctx.whole.signIn() }
-  })
-  afterAll(async () => {
-    await ctx.sliced?.close()
-    await ctx.whole?.close()
-  })
+  const ctx = pair()
 
   /** The same save to both mocks: the first plans it in slices, the second in one go. */
   async function both(body: unknown): Promise<{ sliced: Answer; whole: Answer; pauses: number }> {

@@ -5,9 +5,10 @@
  * (malformed JSON at various places, schema violations deep in the rows, unknown members, 413), and
  * leave the same rows. A save is all or nothing: reads beside a sliced save see none of it or all.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { slicing } from '../../src/http/json-slices.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
+import { pair } from './sliced-pair.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
 const DEFAULTS = { ...slicing }
@@ -27,20 +28,6 @@ interface Answer {
   body: unknown
 }
 
-/** Two mocks of the same fixture, time and randomness: one reads with `sliced` settings, the other whole. */
-function pair() {
-  const ctx = {} as { sliced: TestClient; whole: TestClient; tokens: { sliced: string; whole: string } }
-  beforeAll(async () => {
-    ctx.sliced = await startTestMock()
-    ctx.whole = await startTestMock()
-    ctx.tokens = { sliced: await ctx.sliced.signIn(), whole: await ctx.whole.signIn() }
-  })
-  afterAll(async () => {
-    await ctx.sliced?.close()
-    await ctx.whole?.close()
-  })
-  return ctx
-}
 
 async function send(mock: TestClient, token: string, body: string): Promise<Answer> {
   const reply = await mock.request('POST', SAVE, { body, headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' }, unchecked: true })
