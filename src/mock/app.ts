@@ -10,7 +10,7 @@ import { frameworkProblem, registerErrorHandling, sendProblem } from '../http/pr
 import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
-import { registerJournal } from './plugins/journal.ts'
+import { markInFlight, registerJournal } from './plugins/journal.ts'
 import { registerFaults, registerRuleAnswers } from './plugins/faults.ts'
 import { registerWarnings } from '../http/warn.ts'
 import { registerReadyAnswers } from '../http/ready-answer.ts'
@@ -101,9 +101,13 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // Hooks that change payloads (usage recording, deviations) need every page whole: no ready writes then.
   registerReadyAnswers(app, config.deviate.length === 0 && config.recordUsage === undefined)
 
-  // Every answer names the mock and the release it emulates, so `verify` knows it also may check the mock's own choices.
-  app.addHook('onRequest', (_request, reply, done) => {
+  // On arrival, one hook for two jobs (each hook is a pass of Fastify's runner for every request):
+  // every answer names the mock and the release it emulates, so `verify` knows it also may check
+  // the mock's own choices; and an API exchange is marked in flight for the journal, before any
+  // fault rule can delay it.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(MOCK_HEADER, config.productVersion)
+    markInFlight(request, reply)
     done()
   })
   registerRequestLog(app, config.logLevel, log.json)
@@ -118,8 +122,8 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerWarnings(app)
   // The journal and the rules (fault and answer rules) hook every API route, so they come before
   // the routes; the control plane needs both. The rules' onSend hook comes before the journal's, so
-  // the journal keeps an answer as a rule patched it; their onRequest hook after, so a request a
-  // fault delays is already marked in flight.
+  // the journal keeps an answer as a rule patched it (the journal's in-flight mark is the arrival
+  // hook's, above every fault).
   registerRuleAnswers(app)
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
   registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document })

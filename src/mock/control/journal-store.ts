@@ -96,13 +96,14 @@ export interface Journal {
    * `nearMisses` of them (WireMock's near misses); `total` is how many records the journal holds.
    */
   search(query: RequestQuery, options: { nearMisses: number; at?: string }): { matches: JournalEntry[]; nearMisses: NearMiss[]; total: number; evicted: number }
-  /** An API exchange began (onRequest); `finish` it once it is recorded or abandoned. */
+  /** An API exchange began (onRequest); `finish` it once it is recorded. */
   begin(token: object): void
   finish(token: object): void
   /**
-   * Resolves once every exchange begun before the call is recorded or abandoned, or after
-   * `timeoutMs`: the journal records an exchange after its answer went out, so a client may hold
-   * the answer a moment before the journal holds the request.
+   * Resolves once every exchange begun before the call is recorded or abandoned (the journal's
+   * `abandoned` says so: a connection closed with no answer), or after `timeoutMs`: the journal
+   * records an exchange after its answer went out, so a client may hold the answer a moment before
+   * the journal holds the request.
    */
   settled(timeoutMs: number): Promise<void>
   /** Forgets every entry; returns how many there were. */
@@ -113,8 +114,10 @@ export interface Journal {
  * A journal holding at most `capacity` entries: a ring buffer, so recording is O(1) and memory
  * stays bounded however long a test suite runs.
  */
-export function createJournal(options: { capacity: number; bodyLimit: number }): Journal {
+export function createJournal(options: { capacity: number; bodyLimit: number; abandoned?: (token: object) => boolean }): Journal {
   const { capacity, bodyLimit } = options
+  // Asked only while an assertion waits, so no exchange pays a listener to say it was abandoned.
+  const abandoned = options.abandoned ?? (() => false)
   if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`journal capacity must be a positive integer, got ${capacity}`)
   let ring: Array<JournalRecord | undefined> = new Array<JournalRecord | undefined>(capacity)
   let next = 0
@@ -182,6 +185,7 @@ export function createJournal(options: { capacity: number; bodyLimit: number }):
       const deadline = Date.now() + timeoutMs
       return new Promise((resolve) => {
         const check = (): void => {
+          for (const token of waiting) if (inFlight.has(token) && abandoned(token)) inFlight.delete(token)
           if (waiting.every((token) => !inFlight.has(token))) resolve()
           else if (Date.now() < deadline) setTimeout(check, 1)
           else {

@@ -85,34 +85,38 @@ export function recordExchange(request: FastifyRequest, reply: FastifyReply, sta
     record.responseBody = status === null ? { kept: false, note: '[no answer: the connection was cut]' } : (reply.journalPayload ?? { kept: true, value: '' })
   }
   journal.add(record)
-  journal.finish(request)
+  journal.finish(reply)
+}
+
+/**
+ * Marks an API exchange in flight, so `assertRequested()` can wait for an answer the client already
+ * holds to be recorded. Called by the mock's arrival hook (app.ts), which every request passes
+ * anyway: a hook of its own and a `close` listener per request cost more than recording it does.
+ */
+export function markInFlight(request: FastifyRequest, reply: FastifyReply): void {
+  if (!isControlUrl(request.url)) request.server.journal.begin(reply)
+}
+
+/** Closed before its answer was written: no onResponse follows (a client that gave up, a cut connection). */
+const abandoned = (token: object): boolean => {
+  const raw = (token as FastifyReply).raw
+  return raw.destroyed && !raw.writableFinished
 }
 
 /**
  * The request journal (`GET /__mock/requests`): every API request's method, URL, operation,
  * status and duration, recorded in `onResponse` after the answer has gone out, so it adds
- * nothing to the client's wait. Bodies are kept by reference (no copies) when
+ * nothing to the client's wait. Exchanges are marked in flight on arrival by `markInFlight`. Bodies are kept by reference (no copies) when
  * `bodyLimit` > 0; control-plane calls are skipped. Register before the routes.
  */
 export function registerJournal(app: FastifyInstance, options: { capacity: number; bodyLimit: number }): void {
-  const journal = createJournal(options)
+  const journal = createJournal({ ...options, abandoned })
   app.decorate('journal', journal)
   app.decorateReply('journalPayload', null)
   if (journal.bodyLimit > 0) addPayloadTap(app, keepJournalPayload)
-  // Exchanges in flight, so `assertRequested()` can wait for an answer the client already holds to be recorded.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (!isControlUrl(request.url)) {
-      journal.begin(request)
-      // Closed before the answer was written: no onResponse follows (a client that gave up, a cut connection).
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) journal.finish(request)
-      })
-    }
-    done()
-  })
   app.addHook('onResponse', (request, reply, done) => {
     if (!isControlUrl(request.url) && request.mockFault?.journaled !== true) recordExchange(request, reply, reply.statusCode)
-    else journal.finish(request)
+    else journal.finish(reply)
     done()
   })
 }
