@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify'
 import type { SaveCommand } from '../store/types.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { applicationOf, requireWriter } from '../http/context.ts'
@@ -36,15 +37,22 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
     const written = outcome.written
     const counters = { created: written?.created ?? 0, updated: written?.updated ?? 0, deleted: 0 }
     const link = written?.firstMasterId == null ? null : rowLinkUrl(request, application.id, [written.firstMasterId])
-    return reply.send({
-      ...resultObject(profile, application, { ok: false, returnStates: outcome.returnStates, counters, masterRowLink: link }),
-      ReturnData: { PrimaryKeyData: written?.primaryKeyData ?? {} },
-    })
+    const answer = resultObject(profile, application, { ok: false, returnStates: outcome.returnStates, counters, masterRowLink: link })
+    return sendWithKeys(reply, answer, written?.primaryKeys.text() ?? '{}')
   }
   const { result } = outcome
   const link = result.firstMasterId === null ? null : rowLinkUrl(request, application.id, [result.firstMasterId])
-  // ReturnData added to the result object, not spread with it into another: the same members in the same order, one object fewer.
   const answer = resultObject(profile, application, { ok: true, returnStates: [], counters: { created: result.created, updated: result.updated, deleted: 0 }, masterRowLink: link })
-  answer.ReturnData = { PrimaryKeyData: result.primaryKeyData }
-  return reply.send(answer)
+  return sendWithKeys(reply, answer, result.primaryKeys.text())
+}
+
+/**
+ * The result object with `ReturnData.PrimaryKeyData` as its last member, written as the text the
+ * store kept (src/store/primary-keys.ts): the same bytes `JSON.stringify` writes for the object,
+ * without building an object per master and serializing it again. onSend hooks see the text, as
+ * they see every serialized answer.
+ */
+function sendWithKeys(reply: FastifyReply, answer: Record<string, unknown>, primaryKeyData: string): FastifyReply {
+  const members = JSON.stringify(answer)
+  return reply.type('application/json; charset=utf-8').send(`${members.slice(0, -1)},"ReturnData":{"PrimaryKeyData":${primaryKeyData}}}`)
 }

@@ -1,5 +1,6 @@
 import { planDelete } from './delete.ts'
 import { planSave } from './save.ts'
+import { PrimaryKeys } from './primary-keys.ts'
 import type { StoreState } from './state.ts'
 import type { DeleteCommand, DeleteResult, Deps, ReturnState, SaveCommand, SaveResult, StoreChanges, WriteOutcome } from './types.ts'
 
@@ -33,8 +34,8 @@ export function saveRowByRow(state: StoreState, cmd: SaveCommand, deps: Deps, ap
     apply(outcome.changes)
     const { result } = outcome
     written = written === undefined
-      ? { ...result, primaryKeyData: { ...result.primaryKeyData } }
-      : { ...written, created: written.created + result.created, updated: written.updated + result.updated, primaryKeyData: { ...written.primaryKeyData, ...result.primaryKeyData }, firstMasterId: written.firstMasterId ?? result.firstMasterId }
+      ? result
+      : { ...written, created: written.created + result.created, updated: written.updated + result.updated, primaryKeys: written.primaryKeys.merged(result.primaryKeys), firstMasterId: written.firstMasterId ?? result.firstMasterId }
   }
   if (problems.length === 0 && written !== undefined) return { ok: true, result: written }
   if (problems.length === 0) return { ok: true, result: emptySave(state, cmd) }
@@ -63,5 +64,5 @@ export function deleteRowByRow(state: StoreState, cmd: DeleteCommand, apply: App
 
 function emptySave(state: StoreState, cmd: SaveCommand): SaveResult {
   const master = state.apps.get(cmd.applicationId)?.def.master
-  return { created: 0, updated: 0, primaryKeyData: {}, identityField: master?.identityField ?? '', storageName: master?.name ?? '', firstMasterId: null }
+  return { created: 0, updated: 0, primaryKeys: new PrimaryKeys(), identityField: master?.identityField ?? '', storageName: master?.name ?? '', firstMasterId: null }
 }

@@ -8,6 +8,7 @@ import type { AppTables, StoreState } from './state.ts'
 import { isSystemField } from './system-fields.ts'
 import { duplicateValues, hasRules, valueBreaches } from './field-rules.ts'
 import { LockedRows, nameRows } from './refusals.ts'
+import { PrimaryKeys } from './primary-keys.ts'
 import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './types.ts'
 
 /**
@@ -86,7 +87,7 @@ export function beginSave(state: StoreState, cmd: SaveCommand, deps: Deps): Save
   const result: SaveResult = {
     created: 0,
     updated: 0,
-    primaryKeyData: {},
+    primaryKeys: new PrimaryKeys(),
     identityField: app.def.master.identityField,
     storageName: app.def.master.name,
     firstMasterId: null,
@@ -115,11 +116,8 @@ function planMaster(ctx: Context, app: AppTables, masters: TablePlan, master: Sa
   count(result, saved)
   const masterId = saved.id
   result.firstMasterId ??= masterId
-  const newKeys: Record<string, string> = {}
-  if (saved.kind === 'created') {
-    newKeys.Id = String(saved.id)
-    newKeys[app.def.master.identityField] = String(saved.identity)
-  }
+  // The master's new keys as JSON members (see primary-keys.ts); Ids are digits, names quoted once.
+  let newKeys = saved.kind === 'created' ? `"Id":"${saved.id}",${quotedName(app.def.master.identityField)}:"${saved.identity}"` : ''
   // Per relation key: how far the master's rows of that key have got, and its new rows (their
   // positions, temporary Ids and Ids side by side, no object per row).
   const created = new Map<string, NewDetails>()
@@ -149,15 +147,13 @@ function planMaster(ctx: Context, app: AppTables, masters: TablePlan, master: Sa
     const uses = new Map<number, number>()
     for (const tempId of news.tempIds) uses.set(tempId, (uses.get(tempId) ?? 0) + 1)
     for (let i = 0; i < news.ids.length; i++) {
-      const id = String(news.ids[i])
+      const id = news.ids[i] as number
       const tempId = news.tempIds[i] as number
-      newKeys[positionKey(relationKey, news.positions[i] as number)] = id
-      if (uses.get(tempId) === 1) newKeys[tempIdKey(relationKey, tempId)] = id
+      newKeys += `${newKeys === '' ? '' : ','}${positionKey(relationKey, news.positions[i] as number)}:"${id}"`
+      if (uses.get(tempId) === 1) newKeys += `,${tempIdKey(relationKey, tempId)}:"${id}"`
     }
   }
-  if (Object.keys(newKeys).length > 0 && masterId !== null) {
-    result.primaryKeyData[saved.kind === 'created' ? String(master.row.Id) : String(masterId)] = { newKeys }
-  }
+  if (newKeys !== '' && masterId !== null) result.primaryKeys.add(saved.kind === 'created' ? master.row.Id : masterId, newKeys)
 }
 
 /**
@@ -186,9 +182,8 @@ function checkUnique(ctx: Context): void {
 }
 
 /**
- * PrimaryKeyData's names of new detail rows (`OrderLines[0]`, `OrderLines:-2`), made once: clients
- * send the same positions and temporary Ids save after save, and a name met before is a property
- * key V8 already knows, where a freshly made text is hashed and looked up for every row.
+ * PrimaryKeyData's names of new detail rows (`OrderLines[0]`, `OrderLines:-2`) as JSON strings,
+ * made once: clients send the same positions and temporary Ids save after save.
  */
 const keyNames = new Map<string, { positions: string[]; tempIds: Map<number, string> }>()
 /** At most this many relation keys as sent (a GUID in any case), and names of each. */
@@ -206,19 +201,22 @@ function keyNamesOf(relationKey: string): { positions: string[]; tempIds: Map<nu
 
 function positionKey(relationKey: string, position: number): string {
   const { positions } = keyNamesOf(relationKey)
-  if (position < KEY_NAMES_KEPT) return (positions[position] ??= `${relationKey}[${position}]`)
-  return `${relationKey}[${position}]`
+  if (position < KEY_NAMES_KEPT) return (positions[position] ??= quotedName(`${relationKey}[${position}]`))
+  return quotedName(`${relationKey}[${position}]`)
 }
 
 function tempIdKey(relationKey: string, tempId: number): string {
   const { tempIds } = keyNamesOf(relationKey)
   let name = tempIds.get(tempId)
   if (name === undefined) {
-    name = `${relationKey}:${tempId}`
+    name = quotedName(`${relationKey}:${tempId}`)
     if (tempIds.size < KEY_NAMES_KEPT) tempIds.set(tempId, name)
   }
   return name
 }
+
+/** A key name as a JSON string (relation keys and field names may hold any character). */
+const quotedName = (name: string): string => JSON.stringify(name)
 
 interface Context {
   plan: Plan

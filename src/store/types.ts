@@ -4,6 +4,7 @@
  */
 
 import type { FieldType } from '../wire/type-forms.ts'
+import type { PrimaryKeys } from './primary-keys.ts'
 
 export type { FieldType } from '../wire/type-forms.ts'
 
@@ -329,10 +330,11 @@ export interface SaveResult {
   /** Rows updated, masters and details together (a master sent only to carry new details is not counted). */
   updated: number
   /**
-   * Keyed by the temporary master Id as text (`"-1"`), or by the real Id of an existing master
-   * that received new detail rows. All values are strings, as the description shows them.
+   * PrimaryKeyData: keyed by the temporary master Id as text (`"-1"`), or by the real Id of an
+   * existing master that received new detail rows. All values are strings, as the description
+   * shows them. Kept as JSON text (`text()`; `toObject()` for the object form).
    */
-  primaryKeyData: Record<string, { newKeys: Record<string, string> }>
+  primaryKeys: PrimaryKeys
   /** Physical name of the master storage's Identity field (`RowIdentifier`). */
   identityField: string
   /** Name of the master storage (`StorageName`). */

@@ -65,7 +65,7 @@ describe('properties of the store', () => {
           return
         }
         for (const { row: sent } of cmd.masters) {
-          const id = sent.Id < 0 ? Number(outcome.result.primaryKeyData[String(sent.Id)]?.newKeys.Id) : sent.Id
+          const id = sent.Id < 0 ? Number(outcome.result.primaryKeys.toObject()[String(sent.Id)]?.newKeys.Id) : sent.Id
           const stored = row(store, id)
           if ('Customer' in sent) expect(stored.Customer).toEqual(sent.Customer)
           if ('Amount' in sent) expect(stored.Amount).toEqual(sent.Amount)

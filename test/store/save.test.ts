@@ -38,14 +38,9 @@ describe('save: create', () => {
         ]),
       ], 1),
     )
-    expect(result).toEqual({
-      created: 3,
-      updated: 0,
-      primaryKeyData: { '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines:-1': '51', 'OrderLines[1]': '52', 'OrderLines:-2': '52' } } },
-      identityField: 'IdRow',
-      storageName: 'Orders',
-      firstMasterId: 26,
-    })
+    const { primaryKeys, ...counted } = result
+    expect(counted).toEqual({ created: 3, updated: 0, identityField: 'IdRow', storageName: 'Orders', firstMasterId: 26 })
+    expect(primaryKeys.toObject()).toEqual({ '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines:-1': '51', 'OrderLines[1]': '52', 'OrderLines:-2': '52' } } })
     expect(row(store, 26)).toEqual({
       Id: 26, IdRow: 1026, Customer: 'Zeta Foods', Amount: 12.5, Status: 'New',
       CT_ATTACHMENTS: null, DT_CREATION: NOW_STAMP, DT_LAST_UPDATE: NOW_STAMP, ROW_ORDER: 26,
@@ -59,7 +54,7 @@ describe('save: create', () => {
   it('numbers several new masters in request order; absent fields are null', () => {
     const store = newStore()
     const result = okResult(save(store, [master({ Id: -1, Customer: 'A' }), master({ Id: -2 })]))
-    expect(result.primaryKeyData).toEqual({ '-1': { newKeys: { Id: '26', IdRow: '1026' } }, '-2': { newKeys: { Id: '27', IdRow: '1027' } } })
+    expect(result.primaryKeys.toObject()).toEqual({ '-1': { newKeys: { Id: '26', IdRow: '1026' } }, '-2': { newKeys: { Id: '27', IdRow: '1027' } } })
     expect(row(store, 27)).toMatchObject({ Customer: null, Amount: null, Status: null })
     expect(rows(store, '$filter=Id ge 26').map((r) => r.Id)).toEqual([26, 27])
   })
@@ -83,7 +78,7 @@ describe('save: create', () => {
     })
     expect(snapshot(store)).toBe(before)
     // The failed plan did not consume Ids or Identity values either.
-    expect(okResult(save(store, [master({ Id: -1 })])).primaryKeyData['-1']?.newKeys).toEqual({ Id: '26', IdRow: '1026' })
+    expect(okResult(save(store, [master({ Id: -1 })])).primaryKeys.toObject()['-1']?.newKeys).toEqual({ Id: '26', IdRow: '1026' })
   })
 
   it('refuses the same explicit Identity value twice in one request', () => {
@@ -104,7 +99,7 @@ describe('save: create', () => {
       master({ Id: -1 }, [{ relationKey: LINES, rows: [line] }]),
       master({ Id: -2 }, [{ relationKey: LINES, rows: [line] }]),
     ]))
-    expect(ok.primaryKeyData).toEqual({
+    expect(ok.primaryKeys.toObject()).toEqual({
       '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines:-1': '51' } },
       '-2': { newKeys: { Id: '27', IdRow: '1027', 'OrderLines[0]': '52', 'OrderLines:-1': '52' } },
     })
@@ -116,7 +111,7 @@ describe('save: create', () => {
     const ok = okResult(save(store, [master({ Id: -1 }, [{ relationKey: LINES, rows: [line('A'), line('B'), line('C')] }])]))
     expect(ok.created).toBe(4)
     // `OrderLines:-1` would be ambiguous, so only the positions name the new rows.
-    expect(ok.primaryKeyData).toEqual({ '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines[1]': '52', 'OrderLines[2]': '53' } } })
+    expect(ok.primaryKeys.toObject()).toEqual({ '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines[1]': '52', 'OrderLines[2]': '53' } } })
     expect([51, 52, 53].map((id) => row(store, id, LINES).Product)).toEqual(['A', 'B', 'C'])
   })
 
@@ -128,7 +123,7 @@ describe('save: create', () => {
         { relationKey: LINES, rows: [{ Id: 1, TIMESTAMP: existing.TIMESTAMP, Quantity: 3 }, { Id: -1, Product: 'New' }] },
       ]),
     ]))
-    expect(ok.primaryKeyData).toEqual({ '1': { newKeys: { 'OrderLines[1]': '51', 'OrderLines:-1': '51' } } })
+    expect(ok.primaryKeys.toObject()).toEqual({ '1': { newKeys: { 'OrderLines[1]': '51', 'OrderLines:-1': '51' } } })
   })
 
   it('still refuses two new masters with the same temporary Id', () => {
@@ -153,7 +148,8 @@ describe('save: update', () => {
     const old = { ...row(store, 3) }
     deps.advance(60_000)
     const result = okResult(save(store, [master({ Id: 3, TIMESTAMP: old.TIMESTAMP, Status: 'Shipped' })], 2))
-    expect(result).toMatchObject({ created: 0, updated: 1, primaryKeyData: {}, firstMasterId: 3 })
+    expect(result).toMatchObject({ created: 0, updated: 1, firstMasterId: 3 })
+    expect(result.primaryKeys.toObject()).toEqual({})
     expect(row(store, 3)).toEqual({
       ...old,
       Status: 'Shipped',
@@ -244,7 +240,8 @@ describe('save: details', () => {
     const store = newStore()
     const old = { ...row(store, 3) }
     const result = okResult(save(store, [master({ Id: 3, TIMESTAMP: old.TIMESTAMP }, [{ relationKey: LINES, rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Extra', Quantity: 1, UnitPrice: 2 }] }])]))
-    expect(result).toMatchObject({ created: 1, updated: 0, firstMasterId: 3, primaryKeyData: { '3': { newKeys: { 'OrderLines:-1': '51' } } } })
+    expect(result).toMatchObject({ created: 1, updated: 0, firstMasterId: 3 })
+    expect(result.primaryKeys.toObject()).toEqual({ '3': { newKeys: { 'OrderLines[0]': '51', 'OrderLines:-1': '51' } } })
     expect(row(store, 3)).toEqual(old)
     expect(rows(store, '$filter=MasterId eq 3', LINES).map((r) => r.Id)).toEqual([5, 6, 51])
   })

@@ -1,0 +1,58 @@
+/**
+ * PrimaryKeyData as a save plans it: each master's new keys kept as JSON text (`"Id":"26",
+ * "IdRow":"1026","OrderLines[0]":"51"`) from the moment they are known. Built as objects, every
+ * master's keys were an object with a property per new detail row, names V8 had not met before
+ * (temporary Ids), which it keeps as a slow dictionary; making them and serializing them again
+ * cost more than planning the rows did.
+ *
+ * `text()` is exactly what `JSON.stringify` writes for the object form (`toObject()`): the keys
+ * of existing masters (array indexes, `"3"`) first in ascending order, then the temporary ones
+ * (`"-1"`) as they came; a master named again keeps its place and takes the later keys, as a
+ * property assigned twice does.
+ */
+export class PrimaryKeys {
+  /** Master key (an Id as text) to the JSON text of its new keys, without braces. */
+  readonly #masters = new Map<string, string>()
+
+  /** Records a master's new keys, `keys` being the members' JSON text (not empty). */
+  add(master: number, keys: string): void {
+    this.#masters.set(String(master), keys)
+  }
+
+  /** This save's keys, then `later`'s (a later one replaces the keys of a master both name). */
+  merged(later: PrimaryKeys): PrimaryKeys {
+    const merged = new PrimaryKeys()
+    for (const [master, keys] of this.#masters) merged.#masters.set(master, keys)
+    for (const [master, keys] of later.#masters) merged.#masters.set(master, keys)
+    return merged
+  }
+
+  get size(): number {
+    return this.#masters.size
+  }
+
+  /** The `PrimaryKeyData` member's JSON text. */
+  text(): string {
+    if (this.#masters.size === 0) return '{}'
+    const indexes: Array<[number, string]> = []
+    const named: string[] = []
+    for (const [master, keys] of this.#masters) {
+      const entry = `${JSON.stringify(master)}:{"newKeys":{${keys}}}`
+      const id = Number(master)
+      if (isArrayIndex(id, master)) indexes.push([id, entry])
+      else named.push(entry)
+    }
+    indexes.sort((a, b) => a[0] - b[0])
+    return `{${[...indexes.map(([, entry]) => entry), ...named].join(',')}}`
+  }
+
+  /** The object form the description shows: `{ "-1": { newKeys: { Id: "26", ... } } }`. */
+  toObject(): Record<string, { newKeys: Record<string, string> }> {
+    return JSON.parse(this.text()) as Record<string, { newKeys: Record<string, string> }>
+  }
+}
+
+/** Whether a property key is an array index, which objects order before every other key. */
+function isArrayIndex(value: number, text: string): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= 4294967294 && String(value) === text
+}

@@ -1,0 +1,47 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { PrimaryKeys } from '../../src/store/primary-keys.ts'
+
+/** A master's new keys as the save writes them: JSON members, names of any characters. */
+const newKeys = fc.dictionary(fc.string(), fc.nat().map(String), { minKeys: 1, maxKeys: 4 })
+const members = (keys: Record<string, string>) => JSON.stringify(keys).slice(1, -1)
+/** Temporary Ids, existing Ids (array indexes, ordered first by JSON.stringify) and Ids past the largest index. */
+const masterId = fc.oneof(fc.integer({ min: -50, max: -1 }), fc.nat({ max: 50 }), fc.constantFrom(4294967294, 4294967295, 2 ** 53 - 1))
+const additions = fc.array(fc.tuple(masterId, newKeys), { maxLength: 12 })
+
+/** What the answer wrote before: an object, a property per master, serialized by JSON.stringify. */
+function asObject(...saves: Array<Array<[number, Record<string, string>]>>): Record<string, { newKeys: Record<string, string> }> {
+  const data: Record<string, { newKeys: Record<string, string> }> = {}
+  for (const save of saves) for (const [master, keys] of save) data[String(master)] = { newKeys: keys }
+  return data
+}
+
+function kept(save: Array<[number, Record<string, string>]>): PrimaryKeys {
+  const keys = new PrimaryKeys()
+  for (const [master, values] of save) keys.add(master, members(values))
+  return keys
+}
+
+describe('PrimaryKeys', () => {
+  it('writes exactly what JSON.stringify writes for the object form: existing masters first, ascending; a master named again keeps its place', () => {
+    fc.assert(
+      fc.property(additions, (save) => {
+        expect(kept(save).text()).toBe(JSON.stringify(asObject(save)))
+      }),
+    )
+  })
+
+  it('merges as spreading one object over another does (the per-row save mode)', () => {
+    fc.assert(
+      fc.property(additions, additions, (first, later) => {
+        const merged = kept(first).merged(kept(later))
+        expect(merged.text()).toBe(JSON.stringify({ ...asObject(first), ...asObject(later) }))
+        expect(merged.toObject()).toEqual(asObject(first, later))
+      }),
+    )
+  })
+
+  it('is an empty object with no new keys', () => {
+    expect(new PrimaryKeys().text()).toBe('{}')
+  })
+})
