@@ -33,17 +33,19 @@ export class PrimaryKeys {
 
   /** The `PrimaryKeyData` member's JSON text. */
   text(): string {
-    if (this.#masters.size === 0) return '{}'
-    const indexes: Array<[number, string]> = []
-    const named: string[] = []
+    let named = ''
+    let indexes: Array<[number, string]> | undefined
     for (const [master, keys] of this.#masters) {
-      const entry = `${JSON.stringify(master)}:{"newKeys":{${keys}}}`
+      // A master key is an integer's text: nothing in it to escape.
+      const entry = `"${master}":{"newKeys":{${keys}}}`
       const id = Number(master)
-      if (isArrayIndex(id, master)) indexes.push([id, entry])
-      else named.push(entry)
+      if (isArrayIndex(id, master)) (indexes ??= []).push([id, entry])
+      else named += named === '' ? entry : `,${entry}`
     }
+    if (indexes === undefined) return `{${named}}`
     indexes.sort((a, b) => a[0] - b[0])
-    return `{${[...indexes.map(([, entry]) => entry), ...named].join(',')}}`
+    const first = indexes.map(([, entry]) => entry).join(',')
+    return `{${first}${first !== '' && named !== '' ? ',' : ''}${named}}`
   }
 
   /** The object form the description shows: `{ "-1": { newKeys: { Id: "26", ... } } }`. */
@@ -54,5 +56,5 @@ export class PrimaryKeys {
 
 /** Whether a property key is an array index, which objects order before every other key. */
 function isArrayIndex(value: number, text: string): boolean {
-  return Number.isInteger(value) && value >= 0 && value <= 4294967294 && String(value) === text
+  return text.charCodeAt(0) !== 45 /* - */ && Number.isInteger(value) && value <= 4294967294 && String(value) === text
 }
