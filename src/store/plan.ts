@@ -17,14 +17,23 @@ export class TablePlan {
   readonly deletes = new Set<number>()
   /** The Id each new row was sent with (its temporary Id), by the Id the plan gave it: what a problem names. */
   readonly sentIds = new Map<number, number>()
-  /** Identity values this plan gave to rows, value to row Id. */
+  /** Identity values rows of this plan were sent with, value to row Id. */
   readonly #claimed = new Map<number, number>()
+  /**
+   * The sequence's values this plan handed out are those from here to `nextIdentity` that no row
+   * of the table held: a block, kept as its two ends rather than a value per new row.
+   */
+  readonly #handedFrom: number
+  /** No row of the table, and no value sent in this plan, is above this: past it the sequence is free. */
+  #ceiling: number
 
   constructor(table: Table) {
     this.table = table
     this.nextId = table.nextId
     this.nextIdentity = table.nextIdentity
     this.nextRowOrder = table.nextRowOrder
+    this.#handedFrom = table.nextIdentity
+    this.#ceiling = table.identityCeiling
   }
 
   /** The row as it would be after the plan so far. */
@@ -36,11 +45,15 @@ export class TablePlan {
   /** Whether an Identity value belongs to a row other than `rowId`, in the table or in the plan. */
   identityTaken(value: number, rowId: number | null): boolean {
     const owner = this.#claimed.get(value) ?? this.table.identityOwner(value)
-    return owner !== undefined && owner !== rowId
+    if (owner !== undefined) return owner !== rowId
+    // Handed out by this plan to a new row, which is never the existing row `rowId`.
+    return value >= this.#handedFrom && value < this.nextIdentity
   }
 
+  /** An Identity value a row was sent with (values the sequence hands out are the plan's already). */
   claimIdentity(value: number, rowId: number): void {
     this.#claimed.set(value, rowId)
+    if (value > this.#ceiling) this.#ceiling = value
   }
 
   takeId(): number {
@@ -53,9 +66,16 @@ export class TablePlan {
    * Checked at every step: past 2^53 the increment stops moving and the loop would never end.
    */
   takeIdentity(): number {
+    // Past every value held or sent, the next one is free: no lookup per new row.
+    if (this.nextIdentity > this.#ceiling && Number.isSafeInteger(this.nextIdentity)) return this.nextIdentity++
     const what = `the next ${this.table.storage.identityField} value of storage ${this.table.storage.name}`
-    while (this.identityTaken(withinSequence(this.nextIdentity, what), null)) this.nextIdentity++
+    while (this.#held(withinSequence(this.nextIdentity, what))) this.nextIdentity++
     return this.nextIdentity++
+  }
+
+  /** Whether a row of the table or a value sent in this plan holds an Identity value (those handed out lie behind `nextIdentity`). */
+  #held(value: number): boolean {
+    return this.#claimed.has(value) || this.table.identityOwner(value) !== undefined
   }
 }
 

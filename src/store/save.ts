@@ -348,8 +348,8 @@ function planCreate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
     if (plan.identityTaken(identity, null)) {
       ctx.problems.push(problem('DUPLICATE_KEY', `new ${what} ${tempId}: ${storage.identityField} ${identity} is already taken in storage ${storage.name}`, scope.relationKey, tempId, storage.identityField))
     }
+    plan.claimIdentity(identity, id)
   }
-  plan.claimIdentity(identity, id)
   plan.sentIds.set(id, tempId)
   checkRules(ctx, plan, row, scope, what, values, true)
   if (ctx.problems.length > before) return { kind: 'failed', id }

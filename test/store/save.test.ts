@@ -86,6 +86,17 @@ describe('save: create', () => {
     expect(codes(save(store, [master({ Id: -1, IdRow: 7777 }), master({ Id: -2, IdRow: 7777 })]))).toEqual(['DUPLICATE_KEY'])
   })
 
+  it('hands out Identity values in a block within one save: a value sent after the sequence gave it out is taken, one sent ahead of it is skipped', () => {
+    const store = newStore()
+    // 1026 goes to the first new row by the sequence; the second sends it explicitly.
+    expect(codes(save(store, [master({ Id: -1 }), master({ Id: -2, IdRow: 1026 })]))).toEqual(['DUPLICATE_KEY'])
+    // An existing row cannot take a value the sequence gave a new row of the same save either.
+    expect(codes(save(store, [master({ Id: -1 }), master({ Id: 3, TIMESTAMP: row(store, 3).TIMESTAMP, IdRow: 1026 })]))).toEqual(['DUPLICATE_KEY'])
+    // Sent ahead of the sequence within the save: the sequence steps over it.
+    okResult(save(store, [master({ Id: -1, IdRow: 1027 }), master({ Id: -2 }), master({ Id: -3 })]))
+    expect([row(store, 26).IdRow, row(store, 27).IdRow, row(store, 28).IdRow]).toEqual([1027, 1026, 1028])
+  })
+
   it('refuses a temporary Id used twice among the masters (DUPLICATE_TEMPORARY_ID)', () => {
     const store = newStore()
     const outcome = save(store, [master({ Id: -1 }), master({ Id: -1 })])

@@ -70,6 +70,7 @@ export class Table {
   /** The master Id column (detail tables), null for the master table. */
   readonly #masterColumn: Column | null
   readonly #identities = new IntMap<number>()
+  #identityCeiling = Number.NEGATIVE_INFINITY
   /** Detail row Ids per master Id, ascending (details are created in Id order). */
   readonly #byMaster: IntMap<number[]> | null
   readonly #materialize: (columns: readonly Column[], slot: number) => Row
@@ -114,6 +115,14 @@ export class Table {
   /** Id of the row holding an Identity value, if any. */
   identityOwner(value: number): number | undefined {
     return this.#identities.get(value)
+  }
+
+  /**
+   * No row has ever held an Identity value above this one (deletes leave it as it was): the
+   * sequence's values past it are free without looking each one up.
+   */
+  get identityCeiling(): number {
+    return this.#identityCeiling
   }
 
   /** Ids of the detail rows under a master (detail tables only; empty otherwise). */
@@ -390,7 +399,10 @@ export class Table {
   #index(slot: number): void {
     const id = this.#ids.get(slot) as number
     const identity = this.#identityColumn.get(slot)
-    if (typeof identity === 'number') this.#identities.set(identity, id)
+    if (typeof identity === 'number') {
+      this.#identities.set(identity, id)
+      if (identity > this.#identityCeiling) this.#identityCeiling = identity
+    }
     if (this.#byMaster !== null && this.#masterColumn !== null) {
       const masterId = this.#masterColumn.get(slot)
       if (typeof masterId === 'number') {
