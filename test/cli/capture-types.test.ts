@@ -3,19 +3,19 @@
  * 0/1 fields Numeric unless `--field-type NAME=TYPE` says otherwise, and anonymises every value
  * into one still valid for its type (the captured file loads).
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import { loadFixture } from '../../src/fixtures/load.ts'
 import { valueFits, type FieldType } from '../../src/wire/type-forms.ts'
 import { IDS } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { capture } from '../contracts/support.ts'
 
 describe('capture of the Deliveries application', () => {
   let source: LaunchedMock
-  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-capture-types-'))
+  const dir = sharedTempDir('appdata-kit-capture-types-')
   const args = () => ['--base-url', source.url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.deliveriesId]
   beforeAll(async () => {
     source = await startMock({ logLevel: 'silent' })

@@ -3,23 +3,23 @@
  * mock with generated rows (other data than the default fixture), a second mock started from the
  * captured file, and `verify` and `verify --compare-with` between the two.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import type { FixtureFile } from '../../src/fixtures/file-format.ts'
 import { IDS } from '../helpers/http.ts'
+import { sharedTempDir, tempDir } from '../helpers/temp-dir.ts'
 import { capture, verify } from '../contracts/support.ts'
 import { unzip } from '../../contracts/zip.ts'
 
 const connection = (url: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId]
 
-/** A mock with `rows` generated orders (seed 9090), `appdata-kit capture` of it with `flags`, and a mock started from the file written. */
-async function captureAndServe(rows: number, flags: string[]): Promise<{ source: LaunchedMock; copy: LaunchedMock; file: string; fixture: FixtureFile & { description: string }; output: string }> {
+/** A mock with `rows` generated orders (seed 9090), `appdata-kit capture` of it with `flags` into the folder `dir`, and a mock started from the file written. */
+async function captureAndServe(dir: string, rows: number, flags: string[]): Promise<{ source: LaunchedMock; copy: LaunchedMock; file: string; fixture: FixtureFile & { description: string }; output: string }> {
   const source = await startMock({ logLevel: 'silent', rows, seed: 9090 })
   try {
-    const file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-capture-')), 'orders.json')
+    const file = join(dir, 'orders.json')
     const captured = await capture([...connection(source.url), '--relation-key', IDS.relationKey, ...flags, '--out', file])
     expect(captured.code, captured.out + captured.err).toBe(0)
     const copy = await startMock({ logLevel: 'silent', fixture: file })
@@ -31,6 +31,7 @@ async function captureAndServe(rows: number, flags: string[]): Promise<{ source:
 }
 
 describe('capture, then a mock of the capture', () => {
+  const dir = sharedTempDir('appdata-kit-capture-')
   let source: LaunchedMock
   let copy: LaunchedMock
   let file: string
@@ -39,7 +40,7 @@ describe('capture, then a mock of the capture', () => {
 
   beforeAll(async () => {
     // 200 orders, 400 lines, from another seed than the default fixture's rows.
-    ;({ source, copy, file, fixture, output: captureOutput } = await captureAndServe(175, ['--rows', '1000', '--attachments']))
+    ;({ source, copy, file, fixture, output: captureOutput } = await captureAndServe(dir, 175, ['--rows', '1000', '--attachments']))
   }, 60_000)
 
   afterAll(async () => {
@@ -91,7 +92,7 @@ describe('capture, then a mock of the capture', () => {
 
   it('reports the differences from a mock that deviates, operation by operation, and exits 1', async () => {
     const deviating = await startMock({ logLevel: 'silent', fixture: file, deviate: ['ignore-top'] })
-    const json = join(mkdtempSync(join(tmpdir(), 'appdata-kit-compare-')), 'compare.json')
+    const json = join(tempDir('appdata-kit-compare-'), 'compare.json')
     try {
       const user = fixture.organization.users[0]?.email as string
       const compared = await verify(['--base-url', copy.url, '--org', IDS.org, '--username', user, '--password', 'sandbox-pass', '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--seed', '3', '--compare-with', deviating.url, '--json', json])
@@ -107,13 +108,14 @@ describe('capture, then a mock of the capture', () => {
   })
 
   it('refuses a relation key the application does not have, with exit 2 and its name', async () => {
-    const refused = await capture([...connection(source.url), '--relation-key', 'Payments', '--out', join(tmpdir(), 'never-written.json')])
+    const refused = await capture([...connection(source.url), '--relation-key', 'Payments', '--out', join(tempDir('appdata-kit-capture-'), 'never-written.json')])
     expect(refused.code).toBe(2)
     expect(refused.err).toContain('relation key Payments')
   })
 })
 
 describe('a capture with default flags (no --attachments), named with --fixture-username', () => {
+  const dir = sharedTempDir('appdata-kit-capture-')
   const team = { username: 'ci@team.test', password: 'ci-pass' }
   let source: LaunchedMock
   let copy: LaunchedMock
@@ -122,7 +124,7 @@ describe('a capture with default flags (no --attachments), named with --fixture-
   beforeAll(async () => {
     // 75 generated orders beside the default fixture's 25 and its attachments (a file and a folder of two
     // on master 1, a file on its first line): 100 masters, all within capture's default sample of 100.
-    ;({ source, copy, fixture } = await captureAndServe(75, ['--fixture-username', team.username, '--fixture-password', team.password]))
+    ;({ source, copy, fixture } = await captureAndServe(dir, 75, ['--fixture-username', team.username, '--fixture-password', team.password]))
   }, 60_000)
 
   afterAll(async () => {
@@ -174,7 +176,7 @@ describe('a capture with default flags (no --attachments), named with --fixture-
   })
 
   it('refuses a --fixture-username that is no e-mail address, or an empty --fixture-password, with exit 2', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'appdata-kit-capture-')), 'never-written.json')
+    const out = join(tempDir('appdata-kit-capture-'), 'never-written.json')
     const name = await capture([...connection(source.url), '--fixture-username', 'ci team', '--out', out])
     expect([name.code, name.err]).toEqual([2, expect.stringContaining('--fixture-username takes an e-mail address (name@domain), got "ci team"')])
     const password = await capture([...connection(source.url), '--fixture-password', '', '--out', out])
@@ -184,13 +186,14 @@ describe('a capture with default flags (no --attachments), named with --fixture-
 })
 
 describe('a capture that keeps named fields (--keep-values), and says how to sign in to it', () => {
+  const dir = sharedTempDir('appdata-kit-capture-')
   let source: LaunchedMock
   let copy: LaunchedMock
   let fixture: FixtureFile & { description: string }
   let output: string
 
   beforeAll(async () => {
-    ;({ source, copy, fixture, output } = await captureAndServe(0, ['--keep-values', 'Status']))
+    ;({ source, copy, fixture, output } = await captureAndServe(dir, 0, ['--keep-values', 'Status']))
   }, 60_000)
 
   afterAll(async () => {
@@ -214,7 +217,7 @@ describe('a capture that keeps named fields (--keep-values), and says how to sig
   })
 
   it('refuses a field name no captured table has, with exit 2 and the fields it has', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'appdata-kit-capture-')), 'never-written.json')
+    const out = join(tempDir('appdata-kit-capture-'), 'never-written.json')
     const refused = await capture([...connection(source.url), '--keep-values', 'Statsu', '--out', out])
     expect(refused.code).toBe(2)
     expect(refused.err).toContain('--keep-values Statsu: no captured field has that name (fields: IdRow, Customer, Amount, Status)')

@@ -3,27 +3,20 @@
  * restart, and a change it never answered is there whole or not at all. The mock is a spawned
  * process, killed while it works.
  */
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { createClient, rowVersion } from '../../src/client/client.ts'
 import { mulberry32 } from '../../src/fixtures/prng.ts'
 import { IDS } from '../helpers/http.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
 import { ROOT, startProcess, stopStarted, type Started } from './processes.ts'
 
 const SERVER = join(ROOT, 'dist/src/mock/server.js')
 
 afterEach(stopStarted)
-const folders: string[] = []
-const stateFile = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-log-'))
-  folders.push(dir)
-  return join(dir, 'sandbox.json')
-}
-afterAll(() => {
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true })
-})
+/** A state file in a new folder, removed when the running test ends. */
+const stateFile = () => join(tempDir('appdata-kit-log-'), 'sandbox.json')
 
 type Client = ReturnType<typeof createClient>
 

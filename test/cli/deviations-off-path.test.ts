@@ -3,23 +3,22 @@
  * started without the flag, the process never loads their module, so none of their hooks can sit
  * in the request path. A module-resolution hook in the mock's process lists what it loads.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { IDS } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { ROOT, startProcess, stopStarted } from './processes.ts'
 
 const SERVER = join(ROOT, 'dist/src/mock/server.js')
 const SIGN_IN_FORM = 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession'
-const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-loaded-'))
+const dir = sharedTempDir('appdata-kit-loaded-')
 // Writes every module of the package the process resolves to standard error, one a line.
 writeFileSync(join(dir, 'hooks.mjs'), "export async function resolve(specifier, context, next) { const found = await next(specifier, context); if (found.url.includes('/dist/src/')) process.stderr.write(`loaded ${found.url}\\n`); return found }\n")
 writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module'\nregister('./hooks.mjs', import.meta.url)\n")
 
 afterEach(stopStarted)
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 /** Starts the compiled mock with the flags, signs in, reads a page and a save; what it loaded. */
 async function loadedBy(args: string[]): Promise<string> {

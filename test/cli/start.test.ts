@@ -4,17 +4,17 @@
  * with a keep-alive client, HTTPS, CORS, health and the request log.
  */
 import { X509Certificate } from 'node:crypto'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { Agent as HttpAgent, request as httpRequest } from 'node:http'
 import { Agent as HttpsAgent, get as httpsGet } from 'node:https'
 import { createServer, type AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import selfsigned from 'selfsigned'
 import { afterEach, describe, expect, it } from 'vitest'
 import { httpTransport } from '../../src/client/transport.ts'
 import { createClient } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
 import { ROOT, runToEnd, startProcess, stopStarted } from './processes.ts'
 
 const SERVER = join(ROOT, 'dist/src/mock/server.js')
@@ -53,7 +53,7 @@ describe('npm start', () => {
   })
 
   it('refuses a bad fixture with a message naming the file and the path', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-fixture-'))
+    const dir = tempDir('appdata-kit-fixture-')
     const fixture = JSON.parse(readFileSync(join(ROOT, 'fixtures/default.json'), 'utf8'))
     fixture.applications[0].master.fields[1].type = 'money'
     const path = join(dir, 'bad.json')
@@ -122,7 +122,7 @@ describe('npm start', () => {
   })
 
   it('serves HTTPS with a self-signed certificate made at start, prints its fingerprint and writes it for clients to trust', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-tls-'))
+    const dir = tempDir('appdata-kit-tls-')
     const run = await startServer(['--port', '0', '--https', '--tls-out', dir])
     expect(run.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
     const cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
@@ -139,7 +139,7 @@ describe('npm start', () => {
   })
 
   it('serves HTTPS with a certificate and key from files', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-tls-'))
+    const dir = tempDir('appdata-kit-tls-')
     const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
       keyType: 'ec',
       algorithm: 'sha256',
@@ -334,7 +334,7 @@ describe('the appdata-kit command', () => {
   })
 
   it('writes the document as YAML or JSON by the extension of --out, one release or all', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-spec-'))
+    const dir = tempDir('appdata-kit-spec-')
     const yaml = await runToEnd(process.execPath, [BIN, 'spec', '--out', join(dir, 'openapi.yaml')])
     expect(yaml.code).toBe(0)
     // The repository's document without the repository's marker: the file is the user's, and "do not

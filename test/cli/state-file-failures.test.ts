@@ -8,12 +8,14 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { IDS } from '../helpers/http.ts'
-import { clientOf, SERVER, tempFolders } from './state-file-support.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
+import { clientOf, SERVER } from './state-file-support.ts'
 import { startProcess, stopStarted, type Started } from './processes.ts'
 
 afterEach(stopStarted)
 
-const folder = tempFolders('appdata-kit-state-fail-')
+/** A new folder for the running test's state file, removed when the test ends. */
+const folder = () => tempDir('appdata-kit-state-fail-')
 
 const start = (file: string, extra: string[] = []) => startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'fatal', ...extra])
 

@@ -9,12 +9,14 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { loadFixture } from '../../src/fixtures/load.ts'
 import { rowVersion } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
-import { clientOf, SERVER, tempFolders } from './state-file-support.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
+import { clientOf, SERVER } from './state-file-support.ts'
 import { startProcess, stopStarted } from './processes.ts'
 
 afterEach(stopStarted)
 
-const folder = tempFolders('appdata-kit-state-')
+/** A new folder for the running test's state file (tens of MB for a large mock), removed when the test ends. */
+const folder = () => tempDir('appdata-kit-state-')
 
 describe('--state-file', () => {
   it('serves after a restart the rows saved before it, with their versions', async () => {

@@ -3,16 +3,16 @@
  * contract of a run against a mock started with a deviation, its expected/received pair and its
  * exchanges; the side-by-side view of `--compare-with`; the interactions of `--usage`.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { IDS, startTestMock } from '../helpers/http.ts'
 import { launchChromium } from '../helpers/browser.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { verify, verifyFlags } from '../contracts/support.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-verify-html-'))
+const dir = sharedTempDir('appdata-kit-verify-html-')
 let browser: Browser
 
 beforeAll(async () => {
@@ -21,7 +21,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
-  rmSync(dir, { recursive: true, force: true })
 })
 
 /** No password, and nothing shaped like a session token (43 characters of base64url). */

@@ -7,16 +7,17 @@
  * in front of it would), a transport changes the mock's answers on their way back.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
-import { networkInterfaces, tmpdir } from 'node:os'
+import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { connectionHost, httpTransport, type WireRequest, type WireResponse } from '../../src/client/transport.ts'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
 import { itemsQuery, jsonOf, rewriting, withJson } from '../helpers/wire.ts'
 import { verify, verifyFlags } from '../contracts/support.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -432,7 +433,7 @@ describe('verify never prints a secret, nor an installation\'s data', () => {
     const fixture = defaultFixture()
     fixture.organization.users[0].password = password
     const mock = await startTestMock({ fixtureData: fixture })
-    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-verify-'))
+    const dir = tempDir('appdata-kit-verify-')
     try {
       // An installation whose refused sign-in echoes the password it was sent.
       const echoing = rewriting(transportTo(mock), (request, answer) => {
@@ -577,7 +578,7 @@ describe('verify runs where users run it', () => {
 
   it('trusts an installation\'s own certificate authority given with --ca', async () => {
     const mock = await startTestMock({ tls: 'self-signed' })
-    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-verify-'))
+    const dir = tempDir('appdata-kit-verify-')
     try {
       writeFileSync(join(dir, 'ca.pem'), mock.mock.tls?.cert ?? '')
       const untrusted = await verify([...readOnlyFlags(mock.url), '--only', 'sign-in'])
@@ -637,7 +638,7 @@ describe('verify runs where users run it', () => {
 describe('verify reports', () => {
   it('writes JUnit and JSON reports with every contract, and no password or token anywhere', async () => {
     const mock = await startTestMock({ deviate: ['relative-row-link'] })
-    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-verify-'))
+    const dir = tempDir('appdata-kit-verify-')
     try {
       const result = await verify([...verifyFlags(mock.url), '--junit', join(dir, 'verify.xml'), '--json', join(dir, 'verify.json')])
       expect(result.code).toBe(1)

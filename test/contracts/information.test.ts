@@ -3,19 +3,18 @@
  * $orderby, the forms of DT_CREATION, DT_LAST_UPDATE and the user fields): printed, in the JSON
  * and JUnit reports, and never a failure, whatever form an installation uses.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { STATEMENTS } from '../../contracts/audit.ts'
 import { formOf } from '../../contracts/information.ts'
 import { httpTransport } from '../../src/client/transport.ts'
 import { startTestMock } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { itemsQuery, jsonOf, rewriting, withJson } from '../helpers/wire.ts'
 import { verify, verifyFlags } from './support.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'verify-information-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = sharedTempDir('appdata-kit-verify-information-')
 
 describe('the form of a value, in the words of the product\'s data types', () => {
   it.each([

@@ -5,13 +5,13 @@
  * DateTime values went from ISO 8601 texts to numbers such as 20240304081500, and the pages kept
  * showing the texts.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ROOT } from '../cli/processes.ts'
 import { codeBlocks } from '../helpers/markdown.ts'
 import { IDS, startTestMock } from '../helpers/http.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
 import { verify } from '../contracts/support.ts'
 
 const page = (name: string) => readFileSync(join(ROOT, name), 'utf8')
@@ -41,7 +41,7 @@ describe('forms shown in docs/ are the mock\'s', () => {
     const shown = JSON.parse(block?.code ?? '{}') as { answers: Record<string, { body: { items: { fields: Record<string, string> } } }> }
     const fields = shown.answers['200']?.body.items.fields ?? {}
     expect(Object.keys(fields)).toContain('DT_CREATION')
-    const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-shown-'))
+    const dir = tempDir('appdata-kit-shown-')
     const mock = await startTestMock({ recordUsage: join(dir, 'usage.json') })
     try {
       const token = await mock.signIn()
@@ -51,7 +51,6 @@ describe('forms shown in docs/ are the mock\'s', () => {
       expect(Object.fromEntries(Object.keys(fields).map((name) => [name, body?.items?.fields?.[name]]))).toEqual(fields)
     } finally {
       await mock.close()
-      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

@@ -3,12 +3,12 @@
  * before 3.0) and a GUID as the Detail Relation Key, in a fixture and in requests, in lenient
  * and strict mode; a capture of such a mock loads into a mock that answers the same typed values.
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
 import { capture } from '../contracts/support.ts'
 
 const DOMAIN_ID = '5e5d0d90bea69e451ad8bc1d'
@@ -78,7 +78,7 @@ describe('a capture of a mock with a GUID relation key and typed values', () => 
   })
 
   it('loads, and the mock started from it answers the same typed values', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'appdata-kit-ids-')), 'captured.json')
+    const file = join(tempDir('appdata-kit-ids-'), 'captured.json')
     const args = ['--base-url', source.url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', DOMAIN_ID]
     const lines = await capture([...args, '--application-id', IDS.applicationId, '--relation-key', RELATION_GUID, '--no-anonymise', '--out', file])
     expect(lines.code, lines.out + lines.err).toBe(0)

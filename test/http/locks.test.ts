@@ -3,11 +3,11 @@
  * touches a locked row counts it in LockedItems, names it in a LOCKED ReturnStates entry and does
  * not write it; the rest follows the save mode (all-or-nothing: nothing; per-row: the other rows).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
 
 const DEFAULT_FIXTURE = JSON.parse(readFileSync(new URL('../../fixtures/default.json', import.meta.url), 'utf8')) as Record<string, any>
 
@@ -203,28 +203,24 @@ describe('a fixture whose locks name nothing', () => {
 
 describe('locks and the state file', () => {
   it('keeps the locks set over the control plane across a restart, as it keeps rows', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'locks-state-'))
+    const dir = tempDir('appdata-kit-locks-state-')
     const stateFile = join(dir, 'sandbox.json')
+    const first = await startTestMock({ fixtureData: withLocks(), stateFile })
+    await first.request('POST', '/__mock/locks', { json: { applicationId: IDS.applicationId, ids: [9] } })
+    await first.request('DELETE', '/__mock/locks', { json: { applicationId: IDS.applicationId, ids: [2] } })
+    await first.close()
+    const again = await startTestMock({ stateFile })
     try {
-      const first = await startTestMock({ fixtureData: withLocks(), stateFile })
-      await first.request('POST', '/__mock/locks', { json: { applicationId: IDS.applicationId, ids: [9] } })
-      await first.request('DELETE', '/__mock/locks', { json: { applicationId: IDS.applicationId, ids: [2] } })
-      await first.close()
-      const again = await startTestMock({ stateFile })
-      try {
-        const token = await again.signIn()
-        expect((await again.request('GET', '/__mock/locks')).body.locks).toEqual([
-          { applicationId: IDS.applicationId, relationKey: null, ids: [9] },
-          { applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [5] },
-        ])
-        const nine = await master(again, token, 9)
-        const reply = await again.post(SAVE, token, { Rows: [{ Row: { Id: 9, TIMESTAMP: rowVersion(nine.TIMESTAMP), Status: 'Closed' }, Details: [] }] })
-        expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1 })
-      } finally {
-        await again.close()
-      }
+      const token = await again.signIn()
+      expect((await again.request('GET', '/__mock/locks')).body.locks).toEqual([
+        { applicationId: IDS.applicationId, relationKey: null, ids: [9] },
+        { applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [5] },
+      ])
+      const nine = await master(again, token, 9)
+      const reply = await again.post(SAVE, token, { Rows: [{ Row: { Id: 9, TIMESTAMP: rowVersion(nine.TIMESTAMP), Status: 'Closed' }, Details: [] }] })
+      expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1 })
     } finally {
-      rmSync(dir, { recursive: true, force: true })
+      await again.close()
     }
   })
 })

@@ -2,12 +2,11 @@
  * Pages written as ready bytes (src/http/ready-answer.ts) skip Fastify's onSend hooks, so they must
  * do what those hooks do, and go through them whenever a hook that needs the payload is on.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { injectTransport } from '../../src/client/transport.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 
 /** The app-level onSend hooks of a started mock (Fastify keeps them behind a symbol). */
 function onSendHooks(mock: TestClient): Array<(...args: unknown[]) => unknown> {
@@ -64,8 +63,7 @@ describe('a page written as ready bytes', () => {
 })
 
 describe('with a hook that needs the payload on, pages go through the hooks', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-ready-'))
-  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const dir = sharedTempDir('appdata-kit-ready-')
 
   it('usage recording sees the page (readyWrites off)', async () => {
     const mock = await startTestMock({ recordUsage: join(dir, 'usage.json') })

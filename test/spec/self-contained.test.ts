@@ -6,28 +6,20 @@
  * file only worked next to the repository's fixtures/, the served one asked the mock for a path it
  * does not answer).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ROOT, runToEnd } from '../cli/processes.ts'
 import { startTestMock } from '../helpers/http.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
 import { EXAMPLE_FILE } from '../../spec/extensions.ts'
 
 const BIN = join(ROOT, 'bin/appdata-kit.js')
 // The generator's own command line, as a team runs `npx openapi-typescript` (a devDependency of this project).
 const GENERATOR = join(ROOT, 'node_modules/openapi-typescript/bin/cli.js')
 
-const folders: string[] = []
 /** A new empty folder outside the repository, removed after the test. */
-function emptyFolder(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-codegen-'))
-  folders.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const emptyFolder = () => tempDir('appdata-kit-codegen-')
 
 describe('code generation from the document, away from the repository', () => {
   it.each(['openapi.yaml', 'openapi.json'])('openapi-typescript generates types from `spec --out %s` in an empty folder', async (name) => {

@@ -6,17 +6,17 @@
  * of its release; a wrongly shaped body fails to compile. Everything is written to a temporary
  * directory (removed afterwards) that links the project's node_modules.
  */
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { run } from './support/run.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
-let dir = ''
+const dir = sharedTempDir('appdata-kit-typed-client-')
 
 const tsconfig = (file: string) => ({
   compilerOptions: {
@@ -225,7 +225,6 @@ describe('typed client generated from spec/openapi.yaml (openapi-typescript 7, o
   const mocks: TestClient[] = []
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'appdata-kit-typed-client-'))
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir')
     const ast = await openapiTS(new URL('../../spec/openapi.yaml', import.meta.url), { silent: true })
     writeFileSync(join(dir, 'schema.d.ts'), astToString(ast))
@@ -240,7 +239,6 @@ describe('typed client generated from spec/openapi.yaml (openapi-typescript 7, o
 
   afterAll(async () => {
     for (const mock of mocks) await mock.close()
-    if (dir !== '') rmSync(dir, { recursive: true, force: true })
   })
 
   it('the client file uses no casts', () => {

@@ -3,17 +3,16 @@
  * options, filter operators and refusals of the document were used, in text, Markdown and JSON,
  * and `--fail-under` failing the job below a threshold.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { startTestMock } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { ROOT, runToEnd } from '../cli/processes.ts'
 
 const BIN = join(ROOT, 'bin/appdata-kit.js')
-const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-coverage-'))
+const dir = sharedTempDir('appdata-kit-coverage-')
 const file = join(dir, 'usage.json')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 beforeAll(async () => {
   const mock = await startTestMock({ recordUsage: file })

@@ -4,20 +4,18 @@
  * ignores $orderby (naming the interaction), fails against one that mislabels downloads only when
  * the module downloads, and `coverage` names the operations the module never used.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startMock } from '../../src/mock/mock.ts'
 import { createOrder, downloadInvoice, setStatus, signIn, syncOpenOrders } from '../../examples/order-sync/src/order-sync.ts'
 import { IDS, startTestMock } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { verify } from '../contracts/support.ts'
 import { ROOT, runToEnd, startProcess, stopStarted } from '../cli/processes.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-order-sync-'))
+const dir = sharedTempDir('appdata-kit-order-sync-')
 const withDownload = join(dir, 'with-download.json')
 const withoutDownload = join(dir, 'without-download.json')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 afterEach(stopStarted)
 
 /** One run of the module against a recording mock: the sync, a new order closed again, and the invoice if asked. */

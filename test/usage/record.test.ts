@@ -3,18 +3,17 @@
  * live (`GET /__mock/usage`, `mock.usage()`), writes it at stop (also on SIGTERM) as stable JSON
  * without a token, password, e-mail address or row value, and `usage merge` joins such files.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { IDS, startTestMock } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { ROOT, runToEnd, startProcess, stopStarted } from '../cli/processes.ts'
 import type { UsageFile } from '../../src/usage-file/file.ts'
 
 const SERVER = join(ROOT, 'dist/src/mock/server.js')
 const BIN = join(ROOT, 'bin/appdata-kit.js')
-const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-usage-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = sharedTempDir('appdata-kit-usage-')
 afterEach(stopStarted)
 
 /** Values of the default fixture a usage file must never hold. */

@@ -3,16 +3,15 @@
  * one, and each fault of the installation the client relies on fails the interaction that meets
  * it, named in the client's terms; faults in what it never used pass. Bad files and flags exit 2.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { IDS, startTestMock } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { verify } from '../contracts/support.ts'
 
-const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-verify-usage-'))
+const dir = sharedTempDir('appdata-kit-verify-usage-')
 const file = join(dir, 'usage.json')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 /** A session of reads: a filtered, ordered page and the next, a count, detail rows. */
 beforeAll(async () => {
