@@ -190,6 +190,18 @@ export const saveStaleResult = {
   ReturnData: { PrimaryKeyData: {} },
 }
 
+/**
+ * A new order refused the product's way, for a required field left empty: one ReturnStates entry
+ * naming the field, nothing written. The answer of the answer-rule examples (addStub); the tests of
+ * answer rules send it too.
+ */
+export const saveRefusedResult = {
+  ...resultBase,
+  ReturnStates: [{ Code: 'REQUIRED', Message: 'Amount is required', RelationKey: null, Id: -1, Field: 'Amount' }],
+  IsSaveSuccessfully: false,
+  ReturnData: { PrimaryKeyData: {} },
+}
+
 /** The same update as answered by a release below 3.0. */
 export const saveLegacyResult = { ...resultBase, IsSaveSuccesfully: true, ReturnData: { PrimaryKeyData: {} }, UpdatedItems: 2, MasterRowLink: rowLink(1) }
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
 import { launchChromium } from '../helpers/browser.ts'
+import { refusedSave } from '../../spec/control-plane/paths/add-stub.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
 /** `npm run screenshot:console` sets this to write the docs' picture of the Rules tab. */
@@ -17,30 +18,8 @@ const SCREENSHOT = process.env.CONSOLE_RULES_SCREENSHOT
 
 const newOrder = (id: number, customer: string) => ({ Row: { Id: id, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' }, Details: [] })
 
-/** A rule that refuses saves of the customer Initech the product's way, twice. */
-const REFUSE_INITECH = {
-  name: 'Refuse saves of Initech',
-  operationId: 'saveItems',
-  match: { body: { Rows: [{ Row: { Customer: 'Initech' } }] } },
-  answer: {
-    status: 200,
-    body: {
-      IsSaveSuccessfully: false,
-      ReturnStates: [{ Code: 'REQUIRED', Message: 'Amount is required', RelationKey: null, Id: -1, Field: 'Amount' }],
-      MasterToRecalculate: [],
-      CreatedItems: 0,
-      UpdatedItems: 0,
-      DeletedItems: 0,
-      LockedItems: 0,
-      MasterRowLink: null,
-      RowIdentifier: 'IdRow',
-      StorageName: 'Orders',
-      SavedItems: null,
-      ReturnData: { PrimaryKeyData: {} },
-    },
-  },
-  times: 2,
-}
+/** A rule that refuses saves of the customer Initech the product's way, twice: the document's example (addStub's `refusedSave`), named, with its status. */
+const REFUSE_INITECH = { name: 'Refuse saves of Initech', ...refusedSave, answer: { status: 200, ...refusedSave.answer }, times: 2 }
 
 describe('console Rules tab and locks, in Chromium', () => {
   let mock: TestClient

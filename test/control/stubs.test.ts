@@ -6,26 +6,14 @@
 import { performance } from 'node:perf_hooks'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { IDS, mockPerSuite, type Reply } from '../helpers/http.ts'
+import { refusedSave } from '../../spec/control-plane/paths/add-stub.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
 const signInPath = `/identityprovider/${IDS.org}/connect/token`
 const signInForm = { client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }
 
-/** A save refused the product's way (the description, "Save rows"): one ReturnStates entry naming the row and the table. */
-const REFUSED = {
-  ReturnStates: [{ Code: 'REQUIRED', Message: 'Amount is required', RelationKey: null, Id: -1, Field: 'Amount' }],
-  MasterToRecalculate: [],
-  CreatedItems: 0,
-  UpdatedItems: 0,
-  DeletedItems: 0,
-  LockedItems: 0,
-  MasterRowLink: null,
-  RowIdentifier: 'IdRow',
-  StorageName: 'Orders',
-  SavedItems: null,
-  IsSaveSuccessfully: false,
-  ReturnData: { PrimaryKeyData: {} },
-}
+/** A save refused the product's way (the description, "Save rows"): the answer of the document's example rule, addStub's `refusedSave`. */
+const REFUSED = refusedSave.answer.body
 
 const newOrder = (customer: string) => ({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' }, Details: [] }] })
 
@@ -40,7 +28,7 @@ describe('/__mock/stubs', () => {
   const customers = async (customer: string): Promise<number> => (await ctx.mock.items(ctx.token, `$filter=Customer eq '${customer}'`)).body.length
 
   it('refuses only the matching save, only `times` times; other saves are performed', async () => {
-    const added = await addStub({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: 'Initech' } }] } }, answer: { body: REFUSED }, times: 2 })
+    const added = await addStub({ ...refusedSave, times: 2 })
     expect(added.status).toBe(201)
     expect(added.body).toMatchObject({ id: expect.any(Number), operationId: 'saveItems', hits: 0, remaining: 2, priority: 5 })
 

@@ -1,5 +1,6 @@
 /** addStub: add one answer rule. */
 import type { OperationObject } from 'openapi3-ts/oas31'
+import { saveRefusedResult } from '../../examples.ts'
 import { jsonBody, jsonResponse } from '../../paths/common.ts'
 import { CONTROL_PREFIX } from '../constants.ts'
 import { schemaRef } from '../refs.ts'
@@ -8,25 +9,11 @@ import { errorResponses } from '../responses.ts'
 export const path = `${CONTROL_PREFIX}/stubs`
 export const method = 'post'
 
-const refusedSave = {
+/** The request example `refusedSave`: the next save of an Initech order is refused (the tests of answer rules add it too). */
+export const refusedSave = {
   operationId: 'saveItems',
   match: { body: { Rows: [{ Row: { Customer: 'Initech' } }] } },
-  answer: {
-    body: {
-      ReturnStates: [{ Code: 'REQUIRED', Message: 'Amount is required', RelationKey: null, Id: -1, Field: 'Amount' }],
-      MasterToRecalculate: [],
-      CreatedItems: 0,
-      UpdatedItems: 0,
-      DeletedItems: 0,
-      LockedItems: 0,
-      MasterRowLink: null,
-      RowIdentifier: 'IdRow',
-      StorageName: 'Orders',
-      SavedItems: null,
-      IsSaveSuccessfully: false,
-      ReturnData: { PrimaryKeyData: {} },
-    },
-  },
+  answer: { body: saveRefusedResult },
   times: 1,
 }
 
