@@ -27,6 +27,8 @@ describe('the profile summary of npm run bench:profile', () => {
     expect(componentOf('parseWhole', 'file:///x/dist/src/http/json-body.js')).toBe('JSON.parse of the body')
     expect(componentOf('grow', 'file:///x/dist/src/store/engine/columns.js')).toBe('the mock: src/store/engine/')
     expect(componentOf('now', 'file:///x/dist/src/deps.js')).toBe('the mock: src/deps.js')
+    expect(componentOf('', '')).toBe('the mock: src/store/engine/ (row code it makes)')
+    expect(componentOf('utf8Slice', '')).toBe('V8 and native code, unattributed')
   })
 
   it('counts only the samples taken while the load ran, each for the time to the next one', () => {

@@ -16,6 +16,8 @@ export function componentOf(functionName: string, url: string): string {
   if (url.includes('/node_modules/fastify/') || url.includes('/node_modules/find-my-way/') || url.includes('/node_modules/light-my-request/')) return 'Fastify (routing, hooks, reply)'
   if (url.includes('/node_modules/')) return `other packages (${url.replace(/^.*\/node_modules\//, '').split('/')[0]})`
   if (url.startsWith('node:')) return "Node's HTTP, streams and events"
+  // Nameless code with no script: what `new Function` made, which in the mock is the tables' row code (src/store/engine/table.ts).
+  if (url === '' && (functionName === '' || functionName === 'anonymous')) return 'the mock: src/store/engine/ (row code it makes)'
   if (url === '') return 'V8 and native code, unattributed'
   const file = url.replace(/^.*\/dist\//, '')
   if (file.endsWith('json-body.js') && functionName === 'parseWhole') return 'JSON.parse of the body'
