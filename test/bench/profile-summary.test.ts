@@ -29,6 +29,7 @@ describe('the profile summary of npm run bench:profile', () => {
     expect(componentOf('now', 'file:///x/dist/src/deps.js')).toBe('the mock: src/deps.js')
     expect(componentOf('', '')).toBe('the mock: src/store/engine/ (row code it makes)')
     expect(componentOf('utf8Slice', '')).toBe('V8 and native code, unattributed')
+    expect(componentOf('quickCheck12', '')).toBe('the mock: src/document/ (quick check code it makes)')
   })
 
   it('counts only the samples taken while the load ran, each for the time to the next one', () => {

@@ -60,4 +60,21 @@ describe('the quick body check', () => {
     expect(accept({ Rows: [] })).toBe(false)
     expect(accept({ Rows: [{ Row: { Id: 7, TIMESTAMP: 1, Note: { a: 1 } }, Details: [] }] })).toBe(false)
   })
+
+  it('is compiled into code that names and values of any characters cannot break', () => {
+    const odd = ['__proto__', 'a"b', 'back\\slash', 'line\u2028break', '${x}', '*/ return true /*']
+    const schema = {
+      type: 'object',
+      properties: Object.fromEntries(odd.map((name) => [name, { type: 'string', enum: ['"', '\u2028', '*/'], pattern: '^[^/]+$' }])),
+      required: ['a"b'],
+      additionalProperties: false,
+    }
+    const document = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { Odd: schema } } }
+    const accept = quickAcceptAt(document as never, '/components/schemas/Odd')!
+    expect(accept(JSON.parse('{"a\\"b":"\\"","__proto__":"\\u2028"}'))).toBe(true)
+    expect(accept({ 'a"b': '*/' })).toBe(false) // the pattern refuses the slash
+    expect(accept({ 'a"b': 'other' })).toBe(false) // not in the enum
+    expect(accept({ '*/ return true /*': '"' })).toBe(false) // the required member is absent
+    expect(accept({ 'a"b': '"', extra: '"' })).toBe(false) // no other members
+  })
 })

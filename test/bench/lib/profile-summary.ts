@@ -16,6 +16,8 @@ export function componentOf(functionName: string, url: string): string {
   if (url.includes('/node_modules/fastify/') || url.includes('/node_modules/find-my-way/') || url.includes('/node_modules/light-my-request/')) return 'Fastify (routing, hooks, reply)'
   if (url.includes('/node_modules/')) return `other packages (${url.replace(/^.*\/node_modules\//, '').split('/')[0]})`
   if (url.startsWith('node:')) return "Node's HTTP, streams and events"
+  // Code with no script is what `new Function` made: the quick body check's (src/document/quick-accept.ts) is named so.
+  if (url === '' && functionName.startsWith('quickCheck')) return 'the mock: src/document/ (quick check code it makes)'
   // Nameless code with no script: what `new Function` made, which in the mock is the tables' row code (src/store/engine/table.ts).
   if (url === '' && (functionName === '' || functionName === 'anonymous')) return 'the mock: src/store/engine/ (row code it makes)'
   if (url === '') return 'V8 and native code, unattributed'
