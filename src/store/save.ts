@@ -9,7 +9,8 @@ import { isSystemField } from './system-fields.ts'
 import { duplicateValues, hasRules, valueBreaches } from './field-rules.ts'
 import { LockedRows, nameRows } from './refusals.ts'
 import { PrimaryKeys } from './primary-keys.ts'
-import type { Deps, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './types.ts'
+import type { Deps, FieldType, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './types.ts'
+import type { Table } from './engine/table.ts'
 
 /**
  * Checks a whole save and decides every write, changing nothing.
@@ -117,7 +118,7 @@ function planMaster(ctx: Context, app: AppTables, masters: TablePlan, master: Sa
   const masterId = saved.id
   result.firstMasterId ??= masterId
   // The master's new keys as JSON members (see primary-keys.ts); Ids are digits, names quoted once.
-  let newKeys = saved.kind === 'created' ? `"Id":"${saved.id}",${quotedName(app.def.master.identityField)}:"${saved.identity}"` : ''
+  let newKeys = saved.kind === 'created' ? `"Id":"${saved.id}",${identityKey(app.def.master.identityField)}:"${saved.identity}"` : ''
   // Per relation key: how far the master's rows of that key have got, and its new rows (their
   // positions, temporary Ids and Ids side by side, no object per row).
   const created = new Map<string, NewDetails>()
@@ -218,6 +219,17 @@ function tempIdKey(relationKey: string, tempId: number): string {
 /** A key name as a JSON string (relation keys and field names may hold any character). */
 const quotedName = (name: string): string => JSON.stringify(name)
 
+/** The Identity field's name as a JSON string, made once per name. */
+const identityKeys = new Map<string, string>()
+function identityKey(name: string): string {
+  let key = identityKeys.get(name)
+  if (key === undefined) {
+    key = quotedName(name)
+    if (identityKeys.size < RELATION_KEYS_KEPT) identityKeys.set(name, key)
+  }
+  return key
+}
+
 interface Context {
   plan: Plan
   /** DateTime number of the installation's wall clock (the mock's clock, in the fixture's time zone). */
@@ -277,23 +289,48 @@ function planRow(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope): 
   return planUpdate(ctx, plan, row, scope, what, values, before)
 }
 
+/** A field a client may send a value for: its type and, for a Numeric field, its decimals. */
+interface Sendable {
+  type: FieldType
+  decimals: number | undefined
+}
+/** System fields (and the Identity field): the store's to set, skipped when sent. */
+const SYSTEM = 'system'
+
+/**
+ * A table's field names as a save reads them, one lookup per member sent: user fields with their
+ * type, system fields marked. Made once per table (a table's fields never change).
+ */
+const sendableByTable = new WeakMap<Table, Map<string, Sendable | typeof SYSTEM>>()
+function sendableOf(table: Table): Map<string, Sendable | typeof SYSTEM> {
+  let sendable = sendableByTable.get(table)
+  if (sendable !== undefined) return sendable
+  sendable = new Map()
+  for (const [name, type] of table.fields) {
+    sendable.set(name, isSystemField(name, table.storage) ? SYSTEM : { type, decimals: table.fieldDefs.get(name)?.decimals })
+  }
+  sendableByTable.set(table, sendable)
+  return sendable
+}
+
 /** The user-field values sent, checked; unknown fields and bad values become problems. */
 function checkFields(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string): Map<string, FieldValue> {
   const storage = plan.table.storage
+  const sendable = sendableOf(plan.table)
   const values = new Map<string, FieldValue>()
   for (const name of Object.keys(row)) {
     // An own member, `__proto__` too: an own data member shadows Object.prototype's accessor.
     const value = row[name]
-    if (value === undefined || isSystemField(name, storage)) continue
-    const def = plan.table.fieldDefs.get(name)
-    const type = plan.table.fields.get(name)
-    if (type === undefined) {
+    if (value === undefined) continue
+    const field = sendable.get(name)
+    if (field === SYSTEM || (field === undefined && isSystemField(name, storage))) continue
+    if (field === undefined) {
       ctx.problems.push(problem('UNKNOWN_FIELD', `${what} ${row.Id}: ${name} is not a field of storage ${storage.name}`, scope.relationKey, row.Id, name))
       continue
     }
-    if (!valueFits(type, value, def?.decimals)) {
-      const decimals = def?.decimals === undefined ? '' : ` with at most ${def.decimals} decimals`
-      ctx.problems.push(problem('INVALID_VALUE', `${what} ${row.Id}: ${name} is a ${type} field, whose values are ${TYPE_FORMS[type]}${decimals}; got ${describeValue(value)}`, scope.relationKey, row.Id, name))
+    if (!valueFits(field.type, value, field.decimals)) {
+      const decimals = field.decimals === undefined ? '' : ` with at most ${field.decimals} decimals`
+      ctx.problems.push(problem('INVALID_VALUE', `${what} ${row.Id}: ${name} is a ${field.type} field, whose values are ${TYPE_FORMS[field.type]}${decimals}; got ${describeValue(value)}`, scope.relationKey, row.Id, name))
       continue
     }
     values.set(name, value as FieldValue)
