@@ -2,13 +2,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startBaseline } from '../lib/baselines.ts'
-import { alternate, type LoadSpec } from '../lib/load.ts'
-import { dataHeaders, mockWithPages, startMockServer } from '../lib/mock.ts'
+import { alternate, load, median, type LoadSpec } from '../lib/load.ts'
+import { dataHeaders, items, mockWithPages, startMockServer } from '../lib/mock.ts'
 import { stopServer, type Server } from '../lib/processes.ts'
 import { atLeast, fixed, ratio, rpsCell, type Outcome } from '../lib/report.ts'
 import type { Settings } from '../run.ts'
 
 const ITEMS = '/ExplorerApi/api/items'
+/**
+ * The log's target is a 10 % question, smaller than this machine's swing between two runs of one
+ * server (±15 % seen): it is measured in pairs, the quiet mock and the logged one back to back (in
+ * turn first), and the median of the pairs' ratios is the figure.
+ */
+const LOG_PAIRS = 5
 
 /**
  * W1: a 200-row page from the middle of 100 k orders, against bare node:http serving the same
@@ -31,6 +37,8 @@ export async function pages(settings: Settings): Promise<Outcome> {
     const logged = await startMockServer(settings.orders, [], { logging: true })
     servers.push(bytes, text, fastifyBytes, stringify, logged)
     const loggedHeaders = await dataHeaders(logged.url)
+    // Prepared as the quiet mock was (mockWithPages read its page and every row), so the two differ only in the log.
+    for (const read of [query, `$top=${settings.orders}`]) await (await items(logged.url, loggedHeaders, read)).arrayBuffer()
     const body = JSON.stringify({ query })
     const spec = (url: string, requestHeaders: Record<string, string>): (() => LoadSpec) => () => ({
       url,
@@ -63,6 +71,15 @@ export async function pages(settings: Settings): Promise<Outcome> {
       ],
       settings.rounds,
     )
+    const pairs: number[] = []
+    for (let round = 0; round < (settings.quick ? 1 : LOG_PAIRS); round++) {
+      const first = round % 2 === 0 ? [mock, headers] as const : [logged, loggedHeaders] as const
+      const second = round % 2 === 0 ? [logged, loggedHeaders] as const : [mock, headers] as const
+      const a = await load(spec(first[0].url, first[1])())
+      const b = await load(spec(second[0].url, second[1])())
+      pairs.push(round % 2 === 0 ? b.rps / a.rps : a.rps / b.rps)
+    }
+    const logRatio = median(pairs)
     const rps = (name: string) => results.get(name)?.rps ?? 0
     const ceiling = rps(CEILING)
     const fastify = rps('Fastify, pre-serialized text')
@@ -78,7 +95,7 @@ export async function pages(settings: Settings): Promise<Outcome> {
           rows: [...results].map(([name, r]) => [name, name === CEILING ? fixed(r.rps) : rpsCell(r.rps, ceiling), fixed(r.p50, 2), fixed(r.p99, 2), r.errors + r.non2xx, ratio(r.rps, ceiling), ratio(r.rps, fastify), ratio(r.rps, naive)]),
           notes: [
             'Targets: the mock ≥ 0.6× node:http bytes and ≥ 1.0× Fastify text. node:http answering the same bytes is also the load generator\'s ceiling: a figure at 90 % of it or more is bounded by the generator.',
-            'The mock runs with `--quiet` (no line per request) except in the row with its default log: one JSON line per request on its standard output, a pipe the bench reads and drops (target: ≥ 0.9× of the mock with `--quiet`).',
+            `The mock runs with \`--quiet\` (no line per request) except in the row with its default log: one JSON line per request on its standard output, a pipe the bench reads and drops (target: ≥ 0.9× of the mock with \`--quiet\`, judged on the median ratio of ${pairs.length} pairs of runs, the two back to back: ${pairs.map((r) => r.toFixed(2)).join(', ')}).`,
             'Fastify text encodes the page to UTF-8 on every request; Fastify sending the same page as bytes does not, and shows what Fastify itself costs (no target).',
           ],
         },
@@ -86,7 +103,12 @@ export async function pages(settings: Settings): Promise<Outcome> {
       checks: [
         { workload: 'W1', target: '≥ 0.6× bare node:http bytes', figure: `${fixed(mockRps)} req/s, ${ratio(mockRps, ceiling)} of ${fixed(ceiling)}`, verdict: atLeast({ value: mockRps, base: ceiling, min: 0.6, ceiling, baseIsCeiling: true }) },
         { workload: 'W1', target: '≥ 1.0× Fastify pre-serialized', figure: `${ratio(mockRps, fastify)} of ${fixed(fastify)} req/s`, verdict: atLeast({ value: mockRps, base: fastify, min: 1, ceiling }) },
-        { workload: 'W1', target: 'default log (JSON lines to a pipe) ≥ 0.9× of the mock with `--quiet`', figure: `${fixed(loggedRps)} req/s, ${ratio(loggedRps, mockRps)} of ${fixed(mockRps)}`, verdict: atLeast({ value: loggedRps, base: mockRps, min: 0.9, ceiling }) },
+        {
+          workload: 'W1',
+          target: 'default log (JSON lines to a pipe) ≥ 0.9× of the mock with `--quiet`',
+          figure: `${logRatio.toFixed(2)}×, the median of ${pairs.length} paired runs (${Math.min(...pairs).toFixed(2)}–${Math.max(...pairs).toFixed(2)}×); in the table above ${fixed(loggedRps)} against ${fixed(mockRps)} req/s`,
+          verdict: atLeast({ value: logRatio * mockRps, base: mockRps, min: 0.9, ceiling }),
+        },
         { workload: 'W1', target: 'against Fastify sending the page as bytes (no target)', figure: `${ratio(mockRps, rps(FASTIFY_BYTES))} of ${fixed(rps(FASTIFY_BYTES))} req/s`, verdict: 'measured' },
       ],
     }
