@@ -9,7 +9,7 @@ import { isSystemField } from './system-fields.ts'
 import { duplicateValues, hasRules, valueBreaches } from './field-rules.ts'
 import { LockedRows, nameRows } from './refusals.ts'
 import { PrimaryKeys } from './primary-keys.ts'
-import type { Deps, FieldType, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './types.ts'
+import type { Deps, FieldDef, FieldRules, FieldType, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './types.ts'
 import type { Table } from './engine/table.ts'
 
 /**
@@ -83,6 +83,7 @@ export function beginSave(state: StoreState, cmd: SaveCommand, deps: Deps): Save
     userId: cmd.userId,
     problems: [],
     locked: new LockedRows(state.locks, cmd.applicationId),
+    values: new Map(),
   }
   const masters = ctx.plan.of(app.master)
   const result: SaveResult = {
@@ -238,6 +239,8 @@ interface Context {
   problems: ReturnState[]
   /** Locked rows of the application, each named once. */
   locked: LockedRows
+  /** The values of the row being planned (checkFields), one map reused row after row. */
+  values: Map<string, FieldValue>
 }
 
 /** A master's new rows of one relation key: how many rows of that key it had, and the new ones' positions among them, temporary Ids and Ids. */
@@ -298,26 +301,34 @@ interface Sendable {
 const SYSTEM = 'system'
 
 /**
- * A table's field names as a save reads them, one lookup per member sent: user fields with their
- * type, system fields marked. Made once per table (a table's fields never change).
+ * A table as a save reads it, made once per table (a table's fields never change): its field names,
+ * one lookup per member sent (user fields with their type, system fields marked), and the fields
+ * that carry rules, the only ones a row's rules are checked on.
  */
-const sendableByTable = new WeakMap<Table, Map<string, Sendable | typeof SYSTEM>>()
-function sendableOf(table: Table): Map<string, Sendable | typeof SYSTEM> {
-  let sendable = sendableByTable.get(table)
-  if (sendable !== undefined) return sendable
-  sendable = new Map()
+interface SaveShape {
+  sendable: Map<string, Sendable | typeof SYSTEM>
+  ruled: ReadonlyArray<FieldDef & { rules: FieldRules }>
+}
+const shapes = new WeakMap<Table, SaveShape>()
+function shapeOf(table: Table): SaveShape {
+  let shape = shapes.get(table)
+  if (shape !== undefined) return shape
+  const sendable = new Map<string, Sendable | typeof SYSTEM>()
   for (const [name, type] of table.fields) {
     sendable.set(name, isSystemField(name, table.storage) ? SYSTEM : { type, decimals: table.fieldDefs.get(name)?.decimals })
   }
-  sendableByTable.set(table, sendable)
-  return sendable
+  const ruled = table.storage.fields.filter((field): field is FieldDef & { rules: FieldRules } => hasRules(field) && field.name !== table.masterField)
+  shapes.set(table, (shape = { sendable, ruled }))
+  return shape
 }
 
 /** The user-field values sent, checked; unknown fields and bad values become problems. */
 function checkFields(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string): Map<string, FieldValue> {
   const storage = plan.table.storage
-  const sendable = sendableOf(plan.table)
-  const values = new Map<string, FieldValue>()
+  const { sendable } = shapeOf(plan.table)
+  // One map for every row of the save: a row's values are read before the next row is checked.
+  const values = ctx.values
+  values.clear()
   for (const name of Object.keys(row)) {
     // An own member, `__proto__` too: an own data member shadows Object.prototype's accessor.
     const value = row[name]
@@ -343,8 +354,7 @@ function checkFields(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScop
  * a field sent with a value of the wrong type is an INVALID_VALUE already and is not judged again).
  */
 function checkRules(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope, what: string, values: Map<string, FieldValue>, creating: boolean): void {
-  for (const field of plan.table.storage.fields) {
-    if (!hasRules(field) || field.name === plan.table.masterField) continue
+  for (const field of shapeOf(plan.table).ruled) {
     if (!values.has(field.name) && ownValue(row, field.name) !== undefined) continue
     for (const breach of valueBreaches(field, values.get(field.name), creating)) {
       ctx.problems.push(problem(breach.code, `${creating ? 'new ' : ''}${what} ${row.Id}: ${breach.reason}`, scope.relationKey, row.Id, field.name))
