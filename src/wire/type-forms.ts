@@ -71,6 +71,23 @@ function decimalsOfNumber(value: number): number {
 }
 
 /**
+ * `decimalsOfNumber(value) <= decimals` without writing the number out in most cases: a value with
+ * at most `decimals` decimals is the double nearest to n / 10^decimals for an integer n, and only
+ * such a value is (n and 10^decimals exact, so the division rounds once). Past 2^50 or 10^22 the
+ * text decides.
+ */
+function fitsDecimals(value: number, decimals: number): boolean {
+  if (Number.isInteger(value)) return true
+  if (decimals <= 22) {
+    const scale = 10 ** decimals
+    const n = Math.round(value * scale)
+    // Below 2^50 the product is off its integer by well under a half, so the rounding finds it.
+    if (Math.abs(n) <= 2 ** 50) return n / scale === value
+  }
+  return decimalsOfNumber(value) <= decimals
+}
+
+/**
  * Whether a value has the form of its type, exactly (no conversion). Null fits every field (the
  * description marks fields nullable). `decimals`: the Numeric field's format (0: integers only).
  */
@@ -80,7 +97,7 @@ export function valueFits(type: FieldType, value: unknown, decimals?: number): b
     case 'Identity':
       return Number.isSafeInteger(value)
     case 'Numeric':
-      return typeof value === 'number' && Number.isFinite(value) && (decimals === undefined || decimalsOfNumber(value) <= decimals)
+      return typeof value === 'number' && Number.isFinite(value) && (decimals === undefined || fitsDecimals(value, decimals))
     case 'Boolean':
       return value === 0 || value === 1
     case 'Date':
