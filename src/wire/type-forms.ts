@@ -78,7 +78,7 @@ function decimalsOfNumber(value: number): number {
  */
 function fitsDecimals(value: number, decimals: number): boolean {
   if (Number.isInteger(value)) return true
-  if (decimals <= 22) {
+  if (Number.isInteger(decimals) && decimals >= 0 && decimals <= 22) {
     const scale = 10 ** decimals
     const n = Math.round(value * scale)
     // Below 2^50 the product is off its integer by well under a half, so the rounding finds it.

@@ -106,8 +106,9 @@ const abandoned = (token: object): boolean => {
 /**
  * The request journal (`GET /__mock/requests`): every API request's method, URL, operation,
  * status and duration, recorded in `onResponse` after the answer has gone out, so it adds
- * nothing to the client's wait. Exchanges are marked in flight on arrival by `markInFlight`. Bodies are kept by reference (no copies) when
- * `bodyLimit` > 0; control-plane calls are skipped. Register before the routes.
+ * nothing to the client's wait (exchanges are marked in flight on arrival, `markInFlight`).
+ * Bodies are kept by reference (no copies) when `bodyLimit` > 0; control-plane calls are skipped.
+ * Register before the routes.
  */
 export function registerJournal(app: FastifyInstance, options: { capacity: number; bodyLimit: number }): void {
   const journal = createJournal({ ...options, abandoned })
