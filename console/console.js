@@ -109,6 +109,14 @@ async function requestsView() {
     draw()
   }
   await refresh()
+  pollWhileShown(refresh, (error) => mount(list, inline(error)))
+}
+
+/**
+ * Calls `refresh` every POLL_MS while the view shows, one call at a time (a slow answer is not
+ * asked again before it comes); `failed` shows an error in the view. Leaving the view stops it.
+ */
+function pollWhileShown(refresh, failed) {
   let busy = false
   const timer = setInterval(async () => {
     if (busy) return
@@ -116,7 +124,7 @@ async function requestsView() {
     try {
       await refresh()
     } catch (error) {
-      mount(list, inline(error))
+      failed(error)
     } finally {
       busy = false
     }
@@ -369,20 +377,10 @@ async function rulesView() {
   draw()
   if (ruleEditor.note !== null) editor.focus()
   // Hit counts move with every request a rule answers: asked again while the tab shows.
-  let busy = false
-  const timer = setInterval(async () => {
-    if (busy) return
-    busy = true
-    try {
-      await refresh()
-    } catch (error) {
-      mount(table, inline(error))
-      shown = ''
-    } finally {
-      busy = false
-    }
-  }, POLL_MS)
-  stopView = () => clearInterval(timer)
+  pollWhileShown(refresh, (error) => {
+    mount(table, inline(error))
+    shown = ''
+  })
 }
 
 // ---------------------------------------------------------------- Data

@@ -12,6 +12,8 @@
  * same position, as it always did.
  */
 
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isJsonSpace } from '../wire/json-codes.ts'
+
 /**
  * When a big body is read and checked in slices. `bodyChars`: bodies this long (characters) or
  * longer are parsed in slices of about `sliceChars`; `checkRows`: bodies with this many rows or
@@ -25,16 +27,6 @@ export const slicing = { bodyChars: 1 << 20, sliceChars: 1 << 20, checkRows: 204
 /** One turn of the event loop for everything else waiting (answers, timers, other requests). */
 export const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COMMA = 0x2c
-const COLON = 0x3a
-const OPEN_OBJECT = 0x7b
-const CLOSE_OBJECT = 0x7d
-const OPEN_ARRAY = 0x5b
-const CLOSE_ARRAY = 0x5d
-
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 
 /** The index of the quote that closes the string opened at `open`, or -1. */
 function stringEnd(text: string, open: number): number {
@@ -59,7 +51,7 @@ interface RowsLayout {
 async function scanRows(text: string): Promise<RowsLayout | undefined> {
   const length = text.length
   let i = 0
-  while (i < length && isSpace(text.charCodeAt(i))) i++
+  while (i < length && isJsonSpace(text.charCodeAt(i))) i++
   if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined
   let depth = 0
   // Whether the next string at depth 1 names a member (after the object's `{` or a `,` between members).
@@ -83,14 +75,14 @@ async function scanRows(text: string): Promise<RowsLayout | undefined> {
         // A member name of the top-level object.
         expectName = false
         let after = end + 1
-        while (after < length && isSpace(text.charCodeAt(after))) after++
+        while (after < length && isJsonSpace(text.charCodeAt(after))) after++
         if (text.charCodeAt(after) !== COLON) return undefined
         const name = text.slice(i + 1, end)
         if (name.includes('\\')) return undefined
         if (name === 'Rows') {
           if (open !== -1) return undefined
           let value = after + 1
-          while (value < length && isSpace(text.charCodeAt(value))) value++
+          while (value < length && isJsonSpace(text.charCodeAt(value))) value++
           if (text.charCodeAt(value) !== OPEN_ARRAY) return undefined
           open = value
           nextCut = open + sliceChars
@@ -112,7 +104,7 @@ async function scanRows(text: string): Promise<RowsLayout | undefined> {
         close = i
       } else if (depth === 0) {
         // The object's end: nothing but white space may follow.
-        for (let j = i + 1; j < length; j++) if (!isSpace(text.charCodeAt(j))) return undefined
+        for (let j = i + 1; j < length; j++) if (!isJsonSpace(text.charCodeAt(j))) return undefined
         return open !== -1 && close !== -1 ? { open, close, cuts } : undefined
       } else if (depth < 0) return undefined
     } else if (c === COMMA && depth === 1) {

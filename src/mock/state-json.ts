@@ -7,6 +7,7 @@
  * application's definition) is one piece, written by one `JSON.stringify` and read in batches by
  * `JSON.parse`. The text is the same as `JSON.stringify` of the whole would be.
  */
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isJsonSpace } from '../wire/json-codes.ts'
 
 /** Objects nested less deep than this are opened: root 0, `data` 1, an application's data 2, `details` 3. */
 const OPEN_DEPTH = 4
@@ -46,14 +47,6 @@ export function writeJsonPieces(value: unknown, emit: (text: string) => void, de
 /** Bytes of rows parsed by one JSON.parse. */
 const BATCH_BYTES = 8 * 1024 * 1024
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_OBJECT = 0x7b
-const CLOSE_OBJECT = 0x7d
-const OPEN_ARRAY = 0x5b
-const CLOSE_ARRAY = 0x5d
-const COMMA = 0x2c
-const COLON = 0x3a
 
 /** What JSON.parse makes of UTF-8 `bytes`, parsed a piece at a time; throws SyntaxError naming the byte. */
 export function parseJsonPieces(bytes: Uint8Array): unknown {
@@ -65,8 +58,7 @@ export function parseJsonPieces(bytes: Uint8Array): unknown {
   }
   const space = (): void => {
     while (at < end) {
-      const b = bytes[at]
-      if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return
+      if (!isJsonSpace(bytes[at])) return
       at++
     }
   }

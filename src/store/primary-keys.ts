@@ -27,10 +27,6 @@ export class PrimaryKeys {
     return merged
   }
 
-  get size(): number {
-    return this.#masters.size
-  }
-
   /** The `PrimaryKeyData` member's JSON text. */
   text(): string {
     let named = ''

@@ -84,6 +84,7 @@ export function beginSave(state: StoreState, cmd: SaveCommand, deps: Deps): Save
     problems: [],
     locked: new LockedRows(state.locks, cmd.applicationId),
     values: new Map(),
+    identityKey: quotedName(app.def.master.identityField),
   }
   const masters = ctx.plan.of(app.master)
   const result: SaveResult = {
@@ -119,7 +120,7 @@ function planMaster(ctx: Context, app: AppTables, masters: TablePlan, master: Sa
   const masterId = saved.id
   result.firstMasterId ??= masterId
   // The master's new keys as JSON members (see primary-keys.ts); Ids are digits, names quoted once.
-  let newKeys = saved.kind === 'created' ? `"Id":"${saved.id}",${identityKey(app.def.master.identityField)}:"${saved.identity}"` : ''
+  let newKeys = saved.kind === 'created' ? `"Id":"${saved.id}",${ctx.identityKey}:"${saved.identity}"` : ''
   // Per relation key: how far the master's rows of that key have got, and its new rows (their
   // positions, temporary Ids and Ids side by side, no object per row).
   const created = new Map<string, NewDetails>()
@@ -220,16 +221,6 @@ function tempIdKey(relationKey: string, tempId: number): string {
 /** A key name as a JSON string (relation keys and field names may hold any character). */
 const quotedName = (name: string): string => JSON.stringify(name)
 
-/** The Identity field's name as a JSON string, made once per name. */
-const identityKeys = new Map<string, string>()
-function identityKey(name: string): string {
-  let key = identityKeys.get(name)
-  if (key === undefined) {
-    key = quotedName(name)
-    if (identityKeys.size < RELATION_KEYS_KEPT) identityKeys.set(name, key)
-  }
-  return key
-}
 
 interface Context {
   plan: Plan
@@ -241,6 +232,8 @@ interface Context {
   locked: LockedRows
   /** The values of the row being planned (checkFields), one map reused row after row. */
   values: Map<string, FieldValue>
+  /** The master storage's Identity field name as a JSON string, for PrimaryKeyData. */
+  identityKey: string
 }
 
 /** A master's new rows of one relation key: how many rows of that key it had, and the new ones' positions among them, temporary Ids and Ids. */

@@ -177,16 +177,7 @@ describe('a big save planned in slices answers as one planned in one go', () => 
 })
 
 describe('a write that lands between the slices of a big save\'s plan', () => {
-  const ctx = {} as { between: TestClient; before: TestClient; tokens: { between: string; before: string } }
-  beforeAll(async () => {
-    ctx.between = await startTestMock()
-    ctx.before = await startTestMock()
-    ctx.tokens = { between: await ctx.between.signIn(), before: await ctx.before.signIn() }
-  })
-  afterAll(async () => {
-    await ctx.between?.close()
-    await ctx.before?.close()
-  })
+  const ctx = pair('between', 'before')
 
   /**
    * `small` sent to one mock while `big` is planned (between its first two slices), and to the

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { slicing } from '../../src/http/json-slices.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
-import { pair } from './sliced-pair.ts'
+import { pair, type Pair } from './sliced-pair.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
 const DEFAULTS = { ...slicing }
@@ -38,7 +38,7 @@ async function send(mock: TestClient, token: string, body: string): Promise<Answ
 afterEach(() => Object.assign(slicing, DEFAULTS))
 
 /** The same body to both mocks, sliced with `settings` and whole; both answers. */
-async function both(ctx: ReturnType<typeof pair>, body: string, settings: typeof SMALL = SMALL): Promise<{ sliced: Answer; whole: Answer }> {
+async function both(ctx: Pair, body: string, settings: typeof SMALL = SMALL): Promise<{ sliced: Answer; whole: Answer }> {
   Object.assign(slicing, settings)
   const sliced = await send(ctx.sliced, ctx.tokens.sliced, body)
   Object.assign(slicing, OFF)

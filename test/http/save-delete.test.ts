@@ -79,6 +79,16 @@ describe('Save and Delete, as the description walks through them', () => {
     expect(await count()).toBe(25)
   })
 
+  it('hands Identity values out in a block: one sent after the sequence gave it to a new row is taken, one sent ahead of it is stepped over', async () => {
+    const save = (rows: unknown[]) => ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, { Rows: rows.map((Row) => ({ Row, Details: [] })) })
+    const refused = await save([{ Id: -1, IdRow: null, TIMESTAMP: null }, { Id: -2, IdRow: 1026, TIMESTAMP: null }])
+    expect(refused.body.ReturnStates.map((s: { Code: string; Id: number }) => [s.Code, s.Id])).toEqual([['DUPLICATE_KEY', -2]])
+    expect(await count()).toBe(25)
+    const saved = await save([{ Id: -1, IdRow: 1027, TIMESTAMP: null }, { Id: -2, IdRow: null, TIMESTAMP: null }, { Id: -3, IdRow: null, TIMESTAMP: null }])
+    const keys = saved.body.ReturnData.PrimaryKeyData
+    expect([keys['-1'].newKeys.IdRow, keys['-2'].newKeys.IdRow, keys['-3'].newKeys.IdRow]).toEqual(['1027', '1026', '1028'])
+  })
+
   it('keeps an explicit Identity value and adds a detail row under an existing master', async () => {
     const [five] = (await ctx.mock.items(ctx.token, '$filter=Id eq 5')).body
     const reply = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, {

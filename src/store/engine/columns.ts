@@ -43,38 +43,24 @@ class NumberColumn implements Column {
   }
 }
 
-class TextColumn implements Column {
-  values: Array<string | null>
-  constructor(capacity: number) {
-    this.values = new Array<string | null>(capacity).fill(null)
-  }
-  get(slot: number): FieldValue {
-    return this.values[slot] ?? null
-  }
-  set(slot: number, value: FieldValue | undefined): void {
-    this.values[slot] = typeof value === 'string' ? value : null
-  }
-  grow(capacity: number): void {
-    const old = this.values.length
-    this.values.length = capacity
-    if (capacity > old) this.values.fill(null, old)
-  }
-  move(from: number, to: number): void {
-    this.values[to] = this.values[from] ?? null
-  }
-}
-
-/** Values of any shape (Multiselection arrays), one reference per slot; the store never changes an array it holds. */
-class ValueColumn implements Column {
+/**
+ * A column of references, one per slot (null for none): text as shared strings, or Multiselection
+ * arrays. The two kinds differ only in what `set` keeps.
+ */
+class ReferenceColumn implements Column {
   values: FieldValue[]
-  constructor(capacity: number) {
+  constructor(
+    capacity: number,
+    /** The value a slot keeps for one given: null for a value not of the column's kind. */
+    readonly kept: (value: FieldValue | undefined) => FieldValue,
+  ) {
     this.values = new Array<FieldValue>(capacity).fill(null)
   }
   get(slot: number): FieldValue {
     return this.values[slot] ?? null
   }
   set(slot: number, value: FieldValue | undefined): void {
-    this.values[slot] = Array.isArray(value) ? Object.freeze([...(value as Array<string | number>)]) : null
+    this.values[slot] = this.kept(value)
   }
   grow(capacity: number): void {
     const old = this.values.length
@@ -86,11 +72,15 @@ class ValueColumn implements Column {
   }
 }
 
+/** Text, as the shared string given. */
+const keptText = (value: FieldValue | undefined): FieldValue => (typeof value === 'string' ? value : null)
+/** An array of any shape (Multiselection), as a frozen copy: the store never changes an array it holds. */
+const keptArray = (value: FieldValue | undefined): FieldValue => (Array.isArray(value) ? Object.freeze([...(value as Array<string | number>)]) : null)
+
 /** The column for a field of this type: numbers (Boolean 0/1 and the date types too), arrays, or text. */
 export function columnFor(type: FieldType, capacity: number): Column {
   if (isNumericType(type)) return new NumberColumn(capacity)
-  if (type === 'Multiselection') return new ValueColumn(capacity)
-  return new TextColumn(capacity)
+  return new ReferenceColumn(capacity, type === 'Multiselection' ? keptArray : keptText)
 }
 
 /** The numbers of a number column, for code that reads a whole column at once (sorting, Id look-ups). */
