@@ -31,8 +31,11 @@ function showTab(id) {
   }
   const [, , draw] = TABS.find(([tab]) => tab === id) ?? TABS[0]
   history.replaceState(null, '', `#${id}`)
-  mount(view, h('p', { class: 'muted' }, 'Loading…'))
-  draw().catch(showError)
+  // Each showing of a tab draws into a pane of its own: a view still loading when another tab
+  // opens draws into its pane, no longer on the page, instead of over the tab now shown.
+  const pane = h('div', { class: 'pane' }, h('p', { class: 'muted' }, 'Loading…'))
+  mount(view, pane)
+  draw(pane).catch((error) => showError(error, pane))
 }
 
 function tabs() {
@@ -49,17 +52,17 @@ function tabs() {
   mount(nav, buttons)
 }
 
-/** A failure of a whole view; a missing control token asks for it. */
-function showError(error) {
+/** A failure of a whole view, shown in its pane; a missing control token asks for it. */
+function showError(error, pane) {
   if (error instanceof ApiError && error.code === 'CONTROL_TOKEN') {
     const input = h('input', { type: 'password', id: 'control-token', autocomplete: 'off', value: controlToken() })
-    mount(view, h('form', { class: 'panel', onsubmit: (event) => { event.preventDefault(); setControlToken(input.value); showTab(currentTab()) } },
+    mount(pane, h('form', { class: 'panel', onsubmit: (event) => { event.preventDefault(); setControlToken(input.value); showTab(currentTab()) } },
       h('p', {}, 'This mock guards its control plane with a token (--control-token).'),
       h('label', { for: 'control-token' }, 'Control token '), input, ' ', h('button', { type: 'submit' }, 'Use it')))
     input.focus()
     return
   }
-  mount(view, h('p', { class: 'error', role: 'alert' }, errorText(error)))
+  mount(pane, h('p', { class: 'error', role: 'alert' }, errorText(error)))
 }
 
 function currentTab() {
@@ -76,7 +79,7 @@ function inline(error) {
 
 const journalFilter = { operation: '', status: '', problem: '', own: false }
 
-async function requestsView() {
+async function requestsView(pane) {
   const list = h('div', { id: 'journal', 'aria-live': 'polite' })
   const counter = h('span', { class: 'muted' })
   const operations = h('datalist', { id: 'operations' })
@@ -94,7 +97,7 @@ async function requestsView() {
     }
     mount(list, entries.map((entry) => journalEntry(entry, opened)))
   }
-  mount(view,
+  mount(pane,
     h('section', { 'aria-label': 'Requests' },
       h('div', { class: 'toolbar' },
         field('operation', 'Operation', { list: 'operations', placeholder: 'saveItems' }), operations,
@@ -109,16 +112,18 @@ async function requestsView() {
     draw()
   }
   await refresh()
-  pollWhileShown(refresh, (error) => mount(list, inline(error)))
+  pollWhileShown(pane, refresh, (error) => mount(list, inline(error)))
 }
 
 /**
- * Calls `refresh` every POLL_MS while the view shows, one call at a time (a slow answer is not
- * asked again before it comes); `failed` shows an error in the view. Leaving the view stops it.
+ * Calls `refresh` every POLL_MS while the view's pane is on the page, one call at a time (a slow
+ * answer is not asked again before it comes); `failed` shows an error in the view. Leaving the
+ * view stops it, and so does a pane another tab replaced before its view began to poll.
  */
-function pollWhileShown(refresh, failed) {
+function pollWhileShown(pane, refresh, failed) {
   let busy = false
   const timer = setInterval(async () => {
+    if (!pane.isConnected) return clearInterval(timer)
     if (busy) return
     busy = true
     try {
@@ -311,13 +316,13 @@ function refusal(error) {
     h('ul', { class: 'violations' }, violations.map((violation) => h('li', {}, h('code', {}, violation.pointer ?? ''), ' ', violation.message ?? violation.keyword ?? ''))))
 }
 
-async function rulesView() {
+async function rulesView(pane) {
   let list
   try {
     list = await control('GET', 'stubs')
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error
-    mount(view, h('p', { class: 'empty' }, 'This mock has no answer rules (GET /__mock/stubs answered 404): it is older than the Rules tab.'))
+    mount(pane, h('p', { class: 'empty' }, 'This mock has no answer rules (GET /__mock/stubs answered 404): it is older than the Rules tab.'))
     return
   }
   const table = h('div', { id: 'rules', 'aria-live': 'polite' })
@@ -345,7 +350,7 @@ async function rulesView() {
   const editor = h('textarea', { id: 'rule-editor', name: 'rule', rows: 18, cols: 90, spellcheck: 'false', value: ruleEditor.text, oninput: (event) => { ruleEditor.text = event.target.value } })
   const note = h('p', { class: 'note' }, ruleEditor.note ?? '')
   note.hidden = ruleEditor.note === null
-  mount(view,
+  mount(pane,
     h('section', { 'aria-label': 'Rules' },
       h('h2', {}, 'Answer rules'),
       h('div', { class: 'toolbar' },
@@ -377,7 +382,7 @@ async function rulesView() {
   draw()
   if (ruleEditor.note !== null) editor.focus()
   // Hit counts move with every request a rule answers: asked again while the tab shows.
-  pollWhileShown(refresh, (error) => {
+  pollWhileShown(pane, refresh, (error) => {
     mount(table, inline(error))
     shown = ''
   })
@@ -386,16 +391,16 @@ async function rulesView() {
 // ---------------------------------------------------------------- Data
 
 /** The exported state (applications, users, workspaces), read once per Data view. */
-async function dataView() {
+async function dataView(pane) {
   const state = await control('GET', 'state')
   const applications = state.applications ?? []
   if (applications.length === 0) {
-    mount(view, h('p', { class: 'empty' }, 'The fixture has no applications.'))
+    mount(pane, h('p', { class: 'empty' }, 'The fixture has no applications.'))
     return
   }
   const body = h('div', {})
   const locks = LockSet.fromFixture(state.locks)
-  mount(view,
+  mount(pane,
     h('section', { 'aria-label': 'Data' },
       h('div', { class: 'apps', role: 'list' }, applications.map((application) =>
         h('button', { role: 'listitem', class: 'app', 'data-app': application.id, onclick: () => openApplication(state, application, body, locks) },
@@ -548,9 +553,9 @@ async function openRow(application, context, row, { focus = true } = {}) {
 
 // ---------------------------------------------------------------- Outbox
 
-async function outboxView() {
+async function outboxView(pane) {
   const { emails } = await control('GET', 'emails')
-  mount(view,
+  mount(pane,
     h('section', { 'aria-label': 'Outbox' },
       h('div', { class: 'toolbar' }, h('span', {}, `${emails.length} queued e-mail(s)`), h('button', { onclick: async () => { await control('DELETE', 'emails'); showTab('outbox') } }, 'Clear outbox')),
       emails.length === 0 ? h('p', { class: 'empty' }, 'No e-mails queued. Send Email puts them here.') :
@@ -561,7 +566,7 @@ async function outboxView() {
 
 // ---------------------------------------------------------------- Faults and clock
 
-async function faultsView() {
+async function faultsView(pane) {
   const [faults, clock] = await Promise.all([control('GET', 'faults'), control('GET', 'clock')])
   const message = h('div', {})
   const operation = h('input', { name: 'operationId', required: true, placeholder: 'saveItems or *', list: 'fault-operations' })
@@ -581,7 +586,7 @@ async function faultsView() {
   }
   const advance = h('input', { name: 'advanceSeconds', type: 'number', min: 0, value: 60, size: 8 })
   const operationIds = (await apiOperationIds().catch(() => [])).map((id) => h('option', { value: id }))
-  mount(view,
+  mount(pane,
     h('section', { 'aria-label': 'Faults' },
       h('h2', {}, 'Faults'),
       faults.rules.length === 0 ? h('p', { class: 'empty' }, 'No fault rules: every request is answered normally.') :
@@ -618,11 +623,11 @@ async function faultsView() {
 
 // ---------------------------------------------------------------- State
 
-async function stateView() {
+async function stateView(pane) {
   const message = h('div', { 'aria-live': 'polite' })
   const done = (text) => mount(message, h('p', { class: 'ok' }, text))
   const file = h('input', { type: 'file', name: 'fixture', accept: 'application/json,.json' })
-  mount(view,
+  mount(pane,
     h('section', { 'aria-label': 'State' },
       h('h2', {}, 'State'),
       h('div', { class: 'toolbar' },
@@ -669,13 +674,13 @@ async function apiOperationIds() {
   return [...new Set(ids.filter(Boolean))].sort()
 }
 
-async function coverageView() {
+async function coverageView(pane) {
   let usage
   try {
     usage = await control('GET', 'usage')
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
-      mount(view, h('p', { class: 'empty' }, 'This mock does not record usage. Start it with --record-usage FILE to see which operations your client used.'))
+      mount(pane, h('p', { class: 'empty' }, 'This mock does not record usage. Start it with --record-usage FILE to see which operations your client used.'))
       return
     }
     throw error
@@ -684,7 +689,7 @@ async function coverageView() {
   const counts = new Map()
   for (const interaction of usage.interactions ?? []) counts.set(interaction.operation, (counts.get(interaction.operation) ?? 0) + (interaction.count ?? 1))
   const unused = all.filter((id) => !counts.has(id)).sort()
-  mount(view,
+  mount(pane,
     h('section', { 'aria-label': 'Coverage' },
       h('h2', {}, `Used (${counts.size})`),
       counts.size === 0 ? h('p', { class: 'empty' }, 'No API request recorded yet.') : h('ul', {}, [...counts].sort().map(([id, count]) => h('li', {}, h('code', {}, id), ` ${count} request(s)`))),

@@ -168,6 +168,33 @@ describe('mock console at /__mock/ui, in Chromium', () => {
     expect(await mail.innerText()).toContain('Your parcel left today.')
   })
 
+  it('keeps the tab a user opened when the ones before it finish loading later, and stops polling for them', async () => {
+    // The first reads of the Requests and the Faults views held back 600 ms: the user opens Outbox meanwhile.
+    const held = ['**/__mock/requests?*', '**/__mock/faults']
+    for (const url of held) {
+      await page.route(url, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 600))
+        await route.continue()
+      })
+    }
+    let reads = 0
+    page.on('request', (request) => {
+      if (request.url().includes('/__mock/requests?')) reads++
+    })
+    await tab('Requests')
+    await tab('Faults and clock')
+    await tab('Outbox')
+    await page.locator('details.email').first().waitFor({ timeout: 5_000 })
+    // Past the held reads and several polling periods: Outbox is still what the page shows (the
+    // Faults view, drawn after it was left, did not draw over it), and the Requests view asked no
+    // more than its one read.
+    await page.waitForTimeout(1_500)
+    expect(await page.locator('details.email').count()).toBeGreaterThan(0)
+    expect(await page.getByRole('region', { name: 'Faults' }).count()).toBe(0)
+    expect(reads).toBe(1)
+    for (const url of held) await page.unroute(url)
+  })
+
   it('resets with a same-origin POST that passes the control plane\'s Origin check', async () => {
     await tab('State')
     await page.getByRole('button', { name: 'Reset' }).click()
