@@ -4,7 +4,7 @@
  * half of it, it answers exactly as a save planned in one go, and a write that lands between its
  * slices makes it plan again, so it ends as if it had come after that write.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { slicing } from '../../src/http/json-slices.ts'
 import type { Store } from '../../src/store/store.ts'
 import { IDS, rowVersion, startTestMock, type TestClient } from '../helpers/http.ts'
@@ -12,8 +12,12 @@ import { pair } from './sliced-pair.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
 const DEFAULTS = { ...slicing }
+// Plan slices as short as they go (a master each), so a plan pauses more than once however fast
+// the machine: with the default 8 ms, a fast run planned 3,000 masters in two slices.
+const SLICED = { ...DEFAULTS, planMs: 0 }
 const OFF = { ...DEFAULTS, bodyChars: Infinity, sliceChars: Infinity, checkRows: Infinity, sliceRows: Infinity }
 
+beforeEach(() => Object.assign(slicing, SLICED))
 afterEach(() => Object.assign(slicing, DEFAULTS))
 
 type Master = { Row: Record<string, unknown>; Details: Array<{ RelationKey: string; Rows: Array<Record<string, unknown>> }> }
@@ -120,7 +124,7 @@ describe('a big save planned in slices answers as one planned in one go', () => 
     const watchSliced = watch(ctx.sliced)
     const watchWhole = watch(ctx.whole)
     try {
-      Object.assign(slicing, DEFAULTS)
+      Object.assign(slicing, SLICED)
       const sliced = await send(ctx.sliced, ctx.tokens.sliced, body)
       Object.assign(slicing, OFF)
       const whole = await send(ctx.whole, ctx.tokens.whole, body)
