@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import { rowVersion } from '../../src/client/client.ts'
 import { load, type LoadSpec } from './lib/load.ts'
 import { dataHeaders, items } from './lib/mock.ts'
-import { startServer, stopAll, stopServer } from './lib/processes.ts'
+import { pinSelfToLoadCore, startServer, stopAll, stopServer } from './lib/processes.ts'
 import { ensureWrk } from './lib/wrk.ts'
 import { summarise, type CpuProfile } from './lib/profile-summary.ts'
 
@@ -67,6 +67,7 @@ async function main(): Promise<void> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 8)
   const missing = ensureWrk((line) => console.log(line))
   if (missing !== undefined) throw new Error(missing)
+  pinSelfToLoadCore()
   const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-profile-'))
   try {
     const quiet = name === 'w1-log' ? [] : ['--quiet']

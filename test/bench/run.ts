@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { BLOCK_PAGE, markdown, BLOCK_END, BLOCK_START, replaceBenchBlock, targetsTable, type Check, type Outcome, type Table } from './lib/report.ts'
-import { PINNING, ROOT, stopAll } from './lib/processes.ts'
+import { PINNING, pinSelfToLoadCore, ROOT, stopAll } from './lib/processes.ts'
 import { ensureWrk, wrkVersion } from './lib/wrk.ts'
 import { pages } from './workloads/w1-pages.ts'
 import { queries } from './workloads/w2-w3-queries.ts'
@@ -51,6 +51,7 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`)
 const minutes = (ms: number) => `${(ms / 60_000).toFixed(1)} min`
 
 process.on('exit', stopAll)
+pinSelfToLoadCore()
 const started = performance.now()
 const missing = ensureWrk(log)
 if (missing !== undefined) log(`HTTP WORKLOADS NOT MEASURED: ${missing}`)
@@ -98,7 +99,7 @@ const label = settings.quick
 const noGenerator = missing === undefined ? [] : [`> **The HTTP workloads were not measured:** ${missing}.`, '']
 const method =
   `Made by \`npm run bench\` on ${date}: ${machine}; load generator ${generator}; ` +
-  `${PINNING ? 'servers pinned to core 0 and the load generator to core 1 (taskset)' : 'nothing pinned'}; medians of ${settings.rounds} alternating round(s) of ${settings.seconds} s; ` +
+  `${PINNING ? 'servers pinned to core 0, the load generator and the bench itself to core 1 (taskset)' : 'nothing pinned'}; medians of ${settings.rounds} alternating round(s) of ${settings.seconds} s; ` +
   `the whole run took ${took}. Every throughput table has the load generator's ceiling, bare node:http answering the same bytes in the same run; a figure at 90 % of it or more is marked "${'bounded by the load generator'}" and never counted as a target met.`
 const text = ['# Benchmark results', '', ...label, ...noGenerator, method, '', markdown(targetsTable(checks)), ...tables.map(markdown)].join('\n')
 process.stdout.write(text)

@@ -35,7 +35,7 @@ export function hostAcceptor(config: Pick<MockConfig, 'host' | 'allowedHosts' | 
   const exact = new Set(config.allowedHosts.filter((name) => !name.startsWith('.')))
   const domains = config.allowedHosts.filter((name) => name.startsWith('.'))
   const bind = config.host.toLowerCase()
-  if (!isWildcard(bind)) exact.add(isIPv6(bind) ? `[${bind}]` : bind)
+  if (!isWildcard(bind)) exact.add(bind.includes(':') && isIPv6(bind) ? `[${bind}]` : bind)
   if (config.publicUrl !== undefined) exact.add(new URL(config.publicUrl).hostname.toLowerCase())
   return (name) => exact.has(name) || isLoopbackHost(name) || domains.some((domain) => name === domain.slice(1) || name.endsWith(domain))
 }

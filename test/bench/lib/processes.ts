@@ -13,6 +13,16 @@ export const PINNING = availableParallelism() >= 2 && spawnSync('taskset', ['-c'
 export const onServerCore = (command: string[]) => (PINNING ? ['taskset', '-c', '0', ...command] : command)
 export const onLoadCore = (command: string[]) => (PINNING ? ['taskset', '-c', '1', ...command] : command)
 
+/**
+ * Moves the bench's own process (every thread) to the load generator's core. It reads the servers'
+ * pipes (the logged mock's line per request) and sends W7's save: left to the scheduler, that work
+ * landed on the server's core in some runs and not in others, and a server sharing its core with
+ * the bench measured the bench. The servers it starts are pinned to core 0 by `onServerCore`.
+ */
+export function pinSelfToLoadCore(): void {
+  if (PINNING) spawnSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
+}
+
 /** A server the bench started, by PID. */
 export interface Server {
   name: string
