@@ -5,7 +5,7 @@ import semver from 'semver'
 import { checkedDocument } from '../src/document/modes.ts'
 import { apiDocument, controlPlaneDocument, documentForVersion, listOperations, walk } from '../src/document/reader.ts'
 import { documentAjv, documentDigest, PARTS, requestSchemas, schemaAtPointer } from '../src/document/validators.ts'
-import { OWN_BODY_CHECK } from '../src/mock/control/routes.ts'
+import { OWN_BODY_CHECK } from './control-plane/constants.ts'
 import { PRODUCT_VERSIONS } from './extensions.ts'
 import { PROFILE_RELEASES } from './profiles.ts'
 

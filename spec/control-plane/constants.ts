@@ -23,3 +23,10 @@ export const MAX_ANSWER_DELAY_MS = 60_000
 
 /** The priority of an answer rule that names none (WireMock's default); lower numbers are tried first. */
 export const DEFAULT_ANSWER_PRIORITY = 5
+
+/**
+ * Control operations whose body the mock checks itself, not against the document when the request
+ * arrives: an upload's parts once read, and a fixture by the fixture loader, whose refusals name
+ * paths in the fixture. No body validator is generated for them (request-validators.ts).
+ */
+export const OWN_BODY_CHECK: ReadonlySet<string> = new Set(['uploadAttachments', 'loadFixture'])

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { OWN_BODY_CHECK } from '../../../spec/control-plane/constants.ts'
 import { ProblemError } from '../../errors.ts'
 import { FixtureError } from '../../fixtures/load.ts'
 import { controlPlaneDocument, listOperations } from '../../document/reader.ts'
@@ -78,13 +79,6 @@ const HANDLERS: Handlers<ControlOperations> = {
     return request.server.controls.advanceClock(body.advanceMs ?? (body.advanceSeconds ?? 0) * 1000)
   },
 }
-
-/**
- * The upload's parts are checked once read; a fixture by the fixture loader, whose refusals name
- * paths in the fixture. Exported for spec/request-validators.ts, which generates no body validator
- * for these.
- */
-export const OWN_BODY_CHECK: ReadonlySet<string> = new Set(['uploadAttachments', 'loadFixture'])
 
 function hasHandler(id: string): id is keyof ControlOperations {
   return Object.hasOwn(HANDLERS, id)
