@@ -1,4 +1,7 @@
-import { startServer, type Server } from './processes.ts'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startServer, stopServer, type Server } from './processes.ts'
 
 export const IDS = {
   org: 'acme',
@@ -44,4 +47,26 @@ export async function mockWithPages(orders: number): Promise<{ mock: Server; hea
   const page = Buffer.from(await (await items(mock.url, headers, query)).arrayBuffer())
   const all = Buffer.from(await (await items(mock.url, headers, `$top=${orders}`)).arrayBuffer())
   return { mock, headers, query, page, all }
+}
+
+/**
+ * What a write workload keeps while it runs: a temporary folder for its baseline's rows, the servers
+ * it started (`stop` stops them all) and `close`, which stops them and removes the folder.
+ */
+export function writeWorkspace(name: string): { dir: string; servers: Server[]; stop: () => Promise<void>; close: () => Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), `appdata-kit-bench-${name}-`))
+  const servers: Server[] = []
+  const stop = async () => {
+    for (const server of servers.splice(0)) await stopServer(server)
+  }
+  return { dir, servers, stop, close: async () => { await stop(); rmSync(dir, { recursive: true, force: true }) } }
+}
+
+/** A mock of `masters` orders started into `servers`, signed in, and `answer`: a POST's answer as bytes (the ceilings send them back). */
+export async function probeMock(masters: number, servers: Server[]): Promise<{ probe: Server; headers: Record<string, string>; answer: (path: string, body: string) => Promise<Buffer> }> {
+  const probe = await startMockServer(masters)
+  servers.push(probe)
+  const headers = await dataHeaders(probe.url)
+  const answer = async (path: string, body: string) => Buffer.from(await (await fetch(`${probe.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).arrayBuffer())
+  return { probe, headers, answer }
 }

@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { rowVersion } from '../../../src/client/client.ts'
 import { startBaseline, startCeiling } from '../lib/baselines.ts'
 import { load, medianOf, type LoadResult, type LoadSpec } from '../lib/load.ts'
-import { dataHeaders, items, startMockServer } from '../lib/mock.ts'
-import { stopServer, type Server } from '../lib/processes.ts'
+import { dataHeaders, items, probeMock, startMockServer, writeWorkspace } from '../lib/mock.ts'
+import type { Server } from '../lib/processes.ts'
 import { atLeast, fixed, ratio, rpsCell, type Check, type Outcome } from '../lib/report.ts'
 import type { Settings } from '../run.ts'
 
@@ -49,17 +49,10 @@ export async function writes(settings: Settings): Promise<Outcome> {
   const ROWS = settings.orders
   // Unmeasured updates before each measured run; a quick run keeps both short.
   const WARMUP = settings.quick ? 1000 : 5000
-  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-bench-w4-'))
-  const servers: Server[] = []
-  const stop = async () => {
-    for (const server of servers.splice(0)) await stopServer(server)
-  }
+  const { dir, servers, stop, close } = writeWorkspace('w4')
   try {
     // A probe: every row with its TIMESTAMP, and the mock's answers the ceilings send back.
-    const probe = await startMockServer(ROWS)
-    servers.push(probe)
-    const probeHeaders = await dataHeaders(probe.url)
-    const answer = async (path: string, body: string) => Buffer.from(await (await fetch(`${probe.url}${path}`, { method: 'POST', headers: { ...probeHeaders, 'content-type': 'application/json' }, body })).arrayBuffer())
+    const { answer } = await probeMock(ROWS, servers)
     const all = await answer(ITEMS, JSON.stringify({ query: `$top=${ROWS}` }))
     writeFileSync(join(dir, 'rows.json'), all)
     const rows = JSON.parse(all.toString('utf8')) as Row[]
@@ -146,7 +139,6 @@ export async function writes(settings: Settings): Promise<Outcome> {
       checks,
     }
   } finally {
-    await stop()
-    rmSync(dir, { recursive: true, force: true })
+    await close()
   }
 }

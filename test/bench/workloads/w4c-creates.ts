@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startBaseline, startCeiling } from '../lib/baselines.ts'
 import { load, median, medianOf, type LoadResult, type LoadSpec } from '../lib/load.ts'
-import { dataHeaders, items, startMockServer } from '../lib/mock.ts'
-import { rssMb, stopServer, type Server } from '../lib/processes.ts'
+import { dataHeaders, items, probeMock, startMockServer, writeWorkspace } from '../lib/mock.ts'
+import { rssMb, type Server } from '../lib/processes.ts'
 import { atLeast, fixed, ratio, rpsCell, withTail, type Check, type Outcome } from '../lib/report.ts'
 import type { Settings } from '../run.ts'
 
@@ -46,18 +45,12 @@ export async function creates(settings: Settings): Promise<Outcome> {
   // Unmeasured creates before each measured run (JIT warm-up), then the counted ones.
   const warmup = settings.quick ? 50 : 200
   const amount = settings.quick ? 200 : 2000
-  const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-bench-w4c-'))
-  const servers: Server[] = []
-  const stop = async () => {
-    for (const server of servers.splice(0)) await stopServer(server)
-  }
+  const { dir, servers, stop, close } = writeWorkspace('w4c')
   try {
     // A probe: the rows the baseline starts with, and the mock's create answer the ceiling sends back.
-    const probe = await startMockServer(ROWS)
-    servers.push(probe)
-    const probeHeaders = await dataHeaders(probe.url)
+    const { probe, headers: probeHeaders, answer: post } = await probeMock(ROWS, servers)
     writeFileSync(join(dir, 'rows.json'), Buffer.from(await (await items(probe.url, probeHeaders, `$top=${ROWS}`)).arrayBuffer()))
-    const answer = Buffer.from(await (await fetch(`${probe.url}${SAVE}`, { method: 'POST', headers: { ...probeHeaders, 'content-type': 'application/json' }, body: CREATE })).arrayBuffer())
+    const answer = await post(SAVE, CREATE)
     if (!answer.toString('utf8').includes('"IsSaveSuccessfully":true')) throw new Error(`W4c: the mock refused the create: ${answer.toString('utf8').slice(0, 500)}`)
     await stop()
 
@@ -108,7 +101,6 @@ export async function creates(settings: Settings): Promise<Outcome> {
       checks: [check],
     }
   } finally {
-    await stop()
-    rmSync(dir, { recursive: true, force: true })
+    await close()
   }
 }
