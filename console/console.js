@@ -86,7 +86,8 @@ async function requestsView(pane) {
   const field = (key, label, attributes = {}) =>
     h('label', {}, `${label} `, h('input', { ...attributes, name: key, value: journalFilter[key], oninput: (event) => { journalFilter[key] = event.target.value.trim(); draw() } }))
   let page = { entries: [] }
-  const opened = new Set()
+  // What the user opened survives the redraws: entries expanded, and the curl commands shown.
+  const shown = { opened: new Set(), curls: new Set() }
   const draw = () => {
     const entries = page.entries.filter(matchesFilter).reverse()
     counter.textContent = `${entries.length} shown of ${page.recorded ?? 0} recorded${page.evicted ? ` (${page.evicted} evicted)` : ''}`
@@ -95,7 +96,7 @@ async function requestsView(pane) {
       mount(list, h('p', { class: 'empty' }, page.entries.length === 0 ? 'No requests yet. Requests to the API appear here within a second.' : 'No request matches the filter.'))
       return
     }
-    mount(list, entries.map((entry) => journalEntry(entry, opened)))
+    mount(list, entries.map((entry) => journalEntry(entry, shown)))
   }
   mount(pane,
     h('section', { 'aria-label': 'Requests' },
@@ -107,8 +108,14 @@ async function requestsView(pane) {
         h('button', { onclick: async () => { await control('DELETE', 'requests'); await refresh() } }, 'Clear journal'),
         counter),
       list))
+  // Redrawn only when the journal changed (a new entry, an answer to one in flight, entries
+  // evicted or cleared): a redraw every poll would undo a text selection the user is making.
+  let drawn = ''
   const refresh = async () => {
     page = await control('GET', 'requests?bodies=true&limit=500')
+    const state = `${page.recorded} ${page.evicted} ${page.entries.map((entry) => `${entry.seq}:${entry.status}`).join(',')}`
+    if (state === drawn) return
+    drawn = state
     draw()
   }
   await refresh()
@@ -155,9 +162,10 @@ function matchesFilter(entry) {
   return true
 }
 
-function journalEntry(entry, opened) {
+function journalEntry(entry, shown) {
   const problem = problemOf(entry)
   const status = entry.status ?? 'no answer'
+  const { opened } = shown
   const details = h('details', { class: 'entry', 'data-seq': entry.seq, open: opened.has(entry.seq), ontoggle: (event) => (event.target.open ? opened.add(entry.seq) : opened.delete(entry.seq)) },
     h('summary', {},
       h('span', { class: `status s${String(status)[0]}` }, String(status)), ' ',
@@ -173,17 +181,21 @@ function journalEntry(entry, opened) {
       h('div', {}, h('h3', {}, `Answer ${status}`, entry.response?.contentType ? h('span', { class: 'muted' }, ` ${entry.response.contentType}`) : null), h('pre', { class: 'answer' }, pretty(entry.response?.body)))),
     entry.warnings.length > 0 ? h('div', {}, h('h3', {}, 'Warnings'), h('ul', {}, entry.warnings.map((warning) => h('li', {}, `${warning.code}: ${warning.message ?? warning.detail ?? ''}`)))) : null,
     problem ? h('div', {}, h('h3', {}, 'Problem'), h('p', { class: 'error' }, `${problem.code ?? problem.title}: ${problem.detail ?? ''}`)) : null,
-    curlButton(entry))
+    curlButton(entry, shown.curls))
   return details
 }
 
-/** "Copy as curl": the request as a command (secrets stay as the journal shows them, redacted). */
-function curlButton(entry) {
-  const out = h('pre', { class: 'curl', hidden: true })
+/**
+ * "Copy as curl": the request as a command (secrets stay as the journal shows them, redacted),
+ * shown until the view is left (`curls`: the entries whose command is shown).
+ */
+function curlButton(entry, curls) {
+  const out = h('pre', { class: 'curl', hidden: !curls.has(entry.seq) }, curls.has(entry.seq) ? curlOf(entry) : '')
   return h('div', {},
     h('button', { onclick: async () => {
       out.textContent = curlOf(entry)
       out.hidden = false
+      curls.add(entry.seq)
       await navigator.clipboard?.writeText(out.textContent).catch(() => {})
     } }, 'Copy as curl'), ' ', answerAgainButton(entry), out)
 }

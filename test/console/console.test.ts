@@ -91,6 +91,13 @@ describe('mock console at /__mock/ui, in Chromium', () => {
     const curl = await entry.locator('pre.curl').innerText()
     expect(curl).toContain(`curl -X POST '${mock.url}/ExplorerApi/api/items'`)
     expect(curl).toContain(`--data-raw '{"query":"$top=1"}'`)
+    // A request made meanwhile redraws the list; the entry stays open and its command shown.
+    const counter = page.getByText(/ shown of \d+ recorded/)
+    const before = await counter.innerText()
+    expect((await mock.items(token, '$top=2')).status).toBe(200)
+    await expect.poll(() => counter.innerText(), { timeout: 5_000 }).not.toBe(before)
+    expect(await entry.evaluate((element) => (element as HTMLDetailsElement).open)).toBe(true)
+    expect(await entry.locator('pre.curl').innerText()).toBe(curl)
     for (const label of ['Operation', 'Status']) await page.getByLabel(label).fill('')
   })
 
@@ -124,6 +131,7 @@ describe('mock console at /__mock/ui, in Chromium', () => {
 
   it("leaves the console's own API requests out of the journal view unless asked", async () => {
     await tab('Requests')
+    for (const label of ['Operation', 'Status', 'Problem code']) await page.getByLabel(label).fill('')
     const entries = page.locator('#journal details.entry')
     await entries.first().waitFor({ timeout: 5_000 })
     const shown = await entries.count()
