@@ -119,7 +119,11 @@ async function requestsView(pane) {
     draw()
   }
   await refresh()
-  pollWhileShown(pane, refresh, (error) => mount(list, inline(error)))
+  pollWhileShown(pane, refresh, (error) => {
+    mount(list, inline(error))
+    // The error replaced the list: the next answer draws it again, changed or not.
+    drawn = ''
+  })
 }
 
 /**

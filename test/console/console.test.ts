@@ -142,6 +142,27 @@ describe('mock console at /__mock/ui, in Chromium', () => {
     await page.getByLabel("the console's own").uncheck()
   })
 
+  it('draws the journal again after a poll that failed, though nothing changed meanwhile', async () => {
+    await tab('Requests')
+    const entries = page.locator('#journal details.entry')
+    await entries.first().waitFor({ timeout: 5_000 })
+    const journal = (url: URL) => url.pathname === '/__mock/requests'
+    const errorsBefore = consoleErrors.length
+    let failed: string[] = []
+    try {
+      await page.route(journal, (route) => route.abort())
+      await page.locator('#journal [role=alert]').waitFor({ timeout: 5_000 })
+      await page.unroute(journal)
+      await entries.first().waitFor({ timeout: 5_000 })
+    } finally {
+      await page.unroute(journal)
+      // The browser logs the polls it failed: those, and only those, are this test's doing.
+      failed = consoleErrors.splice(errorsBefore)
+    }
+    expect(failed.length).toBeGreaterThan(0)
+    for (const error of failed) expect(error).toBe('Failed to load resource: net::ERR_FAILED')
+  })
+
   it('adds a fault that makes the next request fail, and removes it', async () => {
     await tab('Faults and clock')
     await page.getByText('No fault rules').waitFor({ timeout: 5_000 })
