@@ -108,22 +108,36 @@ async function requestsView(pane) {
         h('button', { onclick: async () => { await control('DELETE', 'requests'); await refresh() } }, 'Clear journal'),
         counter),
       list))
-  // Redrawn only when the journal changed (a new entry, an answer to one in flight, entries
-  // evicted or cleared): a redraw every poll would undo a text selection the user is making.
-  let drawn = ''
-  const refresh = async () => {
-    page = await control('GET', 'requests?bodies=true&limit=500')
-    const state = `${page.recorded} ${page.evicted} ${page.entries.map((entry) => `${entry.seq}:${entry.status}`).join(',')}`
-    if (state === drawn) return
-    drawn = state
+  // The journal changed: a new entry, an answer to one in flight, entries evicted or cleared.
+  const show = drawWhenChanged((read) => `${read.recorded} ${read.evicted} ${read.entries.map((entry) => `${entry.seq}:${entry.status}`).join(',')}`, (read) => {
+    page = read
     draw()
-  }
+  })
+  const refresh = async () => show(await control('GET', 'requests?bodies=true&limit=500'))
   await refresh()
   pollWhileShown(pane, refresh, (error) => {
     mount(list, inline(error))
-    // The error replaced the list: the next answer draws it again, changed or not.
-    drawn = ''
+    show.forget()
   })
+}
+
+/**
+ * A view's drawing step that draws only what differs (`stateOf`) from what it drew last: a redraw
+ * at every poll would undo a text selection, or a curl command the user opened. `forget()` once
+ * something else took the drawing's place (an error): the next one draws, changed or not.
+ */
+function drawWhenChanged(stateOf, draw) {
+  let drawn
+  const show = (read) => {
+    const state = stateOf(read)
+    if (state === drawn) return
+    drawn = state
+    draw(read)
+  }
+  show.forget = () => {
+    drawn = undefined
+  }
+  return show
 }
 
 /**
@@ -343,17 +357,8 @@ async function rulesView(pane) {
   }
   const table = h('div', { id: 'rules', 'aria-live': 'polite' })
   const message = h('div', { 'aria-live': 'polite' })
-  let shown = ''
-  const draw = () => {
-    const text = JSON.stringify(list)
-    if (text === shown) return
-    shown = text
-    mount(table, rulesTable(list, remove))
-  }
-  const refresh = async () => {
-    list = await control('GET', 'stubs')
-    draw()
-  }
+  const draw = drawWhenChanged(JSON.stringify, (read) => mount(table, rulesTable(read, remove)))
+  const refresh = async () => draw(await control('GET', 'stubs'))
   const act = async (work) => {
     try {
       await work()
@@ -395,12 +400,12 @@ async function rulesView(pane) {
           h('button', { type: 'submit' }, 'Add rule'),
           h('button', { type: 'button', onclick: () => { ruleEditor.text = editor.value = ruleText(RULE_TEMPLATE); ruleEditor.note = null; note.hidden = true } }, 'Start from the template'))),
       message))
-  draw()
+  draw(list)
   if (ruleEditor.note !== null) editor.focus()
   // Hit counts move with every request a rule answers: asked again while the tab shows.
   pollWhileShown(pane, refresh, (error) => {
     mount(table, inline(error))
-    shown = ''
+    draw.forget()
   })
 }
 
