@@ -31,6 +31,8 @@ declare module 'fastify' {
     principal: Principal | null
     /** The body as the client sent it, when a step before validation adapted it (null otherwise). */
     sentBody: unknown
+    /** The application the request names, once authorization found it (decorated null). */
+    application: ApplicationDef | null
   }
   interface FastifyContextConfig {
     /** The API operation a route serves (the document's operationId). */
@@ -45,6 +47,7 @@ export function registerRequestContext(app: FastifyInstance, settings: RequestPa
   app.decorate('requestPath', settings)
   app.decorateRequest('principal', null)
   app.decorateRequest('sentBody', null)
+  app.decorateRequest('application', null)
 }
 
 /** The caller; routes with a security scheme set it before the handler runs. */
@@ -55,9 +58,11 @@ export function principalOf(request: FastifyRequest): Principal {
 
 /**
  * The application named by the `ApplicationId` header, which must be one of the workspace's
- * (the `WorkspaceId` header, or the user's first workspace when a legacy call sends none).
+ * (the `WorkspaceId` header, or the user's first workspace when a legacy call sends none); 404
+ * otherwise. Found once per request, by the authorization step of the operations that name one.
  */
 export function applicationOf(request: FastifyRequest): ApplicationDef {
+  if (request.application !== null) return request.application
   const { user } = principalOf(request)
   const id = guidKey(String(request.headers.applicationid ?? ''))
   const organization = request.server.store.organization()
@@ -67,6 +72,7 @@ export function applicationOf(request: FastifyRequest): ApplicationDef {
   if (application === undefined || workspace === undefined || !workspace.applicationIds.includes(application.id)) {
     throw new ProblemError('UNKNOWN_APPLICATION', `No application ${id} in workspace ${workspaceId ?? '(none)'}.`)
   }
+  request.application = application
   return application
 }
 

@@ -3,11 +3,24 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { listOperations, requestBodyOf, type OperationEntry } from '../document/reader.ts'
 import type { ApiOperations, Handler, Handlers, RouteOf } from '../wire/operations.ts'
 import { requestCheck, fastifyPath, routeMethod, type UnknownInput } from './request-check.ts'
-import { authenticate, authorize, consultAnswerRules, inTurn, type RouteStep, type SecurityScheme } from './steps.ts'
+import { authenticate, authorize, inTurn, type RouteStep, type SecurityScheme } from './steps.ts'
 import { warnOrRefuse } from './warn.ts'
 
 /** Steps that adapt a request before it is checked, by operation (forms standards allow but the document does not show). */
 export type Preparations = Partial<Record<keyof ApiOperations, (request: FastifyRequest) => void>>
+
+/** What the operations and the mock add to each route's steps. */
+export interface RouteParts {
+  /** Adapt a request before it is checked, by operation. */
+  preparations?: Preparations
+  /**
+   * The operation's own part of authorization, after the workspace's: the application it names,
+   * and for a write a user who may write. The operation's handler knows what it needs.
+   */
+  authorizations?: Partial<Record<keyof ApiOperations, RouteStep>>
+  /** The last step before the handler, once the request is authorized: the mock's answer rules. */
+  last?: RouteStep
+}
 
 /** The security scheme an operation declares, if any. */
 function securityOf(entry: OperationEntry, document: OpenAPIObject): SecurityScheme | undefined {
@@ -42,18 +55,21 @@ function hasHandler(handlers: Handlers<ApiOperations>, id: string): id is keyof 
 
 /**
  * One route for an operation: authentication first (a caller without a token learns that before
- * anything about its request), then the request check against the document, then the mock's
- * answer rules (a rule may answer here, or change the answer to come), then authorization (the
- * workspace must be the user's), then the handler.
+ * anything about its request), then the request check against the document, then authorization
+ * (the workspace must be the user's, then the operation's own: its application, a user who may
+ * write), then the last step the mock gives (its answer rules: a rule may answer here, or change
+ * the answer to come, but never for a request the mock refuses anyway), then the handler.
  */
-function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, document: OpenAPIObject, entry: OperationEntry, id: K, handlers: Handlers<ApiOperations>, preparations: Preparations): void {
+function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, document: OpenAPIObject, entry: OperationEntry, id: K, handlers: Handlers<ApiOperations>, parts: RouteParts): void {
   const handler: Handler<ApiOperations, K> = handlers[id]
   const scheme = securityOf(entry, document)
+  const own = parts.authorizations?.[id]
   const steps: RouteStep[] = [
     ...(scheme === undefined ? [] : [authenticate(scheme)]),
-    requestCheck(document, entry, { prepare: preparations[id], unknownInput: warnUnknownInput(entry) }),
-    consultAnswerRules,
+    requestCheck(document, entry, { prepare: parts.preparations?.[id], unknownInput: warnUnknownInput(entry) }),
     ...(scheme === undefined ? [] : [authorize]),
+    ...(scheme === undefined || own === undefined ? [] : [own]),
+    ...(parts.last === undefined ? [] : [parts.last]),
   ]
   app.route<RouteOf<ApiOperations, K>>({
     method: routeMethod(entry),
@@ -70,10 +86,10 @@ function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, docume
  * operation without a handler, or whose schema does not compile, stops start-up naming it, so
  * document and mock cannot drift apart unnoticed.
  */
-export function registerOperationRoutes(app: FastifyInstance, document: OpenAPIObject, handlers: Handlers<ApiOperations>, preparations: Preparations = {}): void {
+export function registerOperationRoutes(app: FastifyInstance, document: OpenAPIObject, handlers: Handlers<ApiOperations>, parts: RouteParts = {}): void {
   for (const entry of listOperations(document)) {
     const id = entry.operationId
     if (!hasHandler(handlers, id)) throw new Error(`operation ${id} (${entry.method.toUpperCase()} ${entry.path}) has no handler`)
-    registerOne(app, document, entry, id, handlers, preparations)
+    registerOne(app, document, entry, id, handlers, parts)
   }
 }

@@ -4,42 +4,12 @@ import type { Principal } from './auth/principal.ts'
 import { guidKey } from '../store/guid.ts'
 
 /**
- * A step of a route before its handler (authentication, the request check, authorization); it
- * throws a ProblemError (or rejects with one) to refuse. A step with nothing to wait for returns
- * nothing. A step that has sent the answer itself resolves to `'answered'`: no later step and no
- * handler runs then.
+ * A step of a route before its handler (authentication, the request check, authorization, the
+ * mock's answer rules); it throws a ProblemError (or rejects with one) to refuse. A step with
+ * nothing to wait for returns nothing. A step that has sent the answer itself resolves to
+ * `'answered'`: no later step and no handler runs then.
  */
 export type RouteStep = (request: FastifyRequest, reply: FastifyReply) => void | Promise<void | 'answered'>
-
-/**
- * What the mock fills in to answer a request, or change its answer, after the request check and
- * before authorization and the handler (the answer rules of `POST /__mock/stubs`). The request
- * path knows only this shape; the mock decorates `answerHook` (src/mock/plugins/faults.ts).
- */
-export interface AnswerHook {
-  /** Whether any rule can apply: with none, the step costs this call. */
-  hasRules(): boolean
-  /** Applies the rule a request matches, if any: nothing, a wait, or an answer sent (`'answered'`). */
-  apply(request: FastifyRequest, reply: FastifyReply): void | Promise<void | 'answered'>
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The mock's answer rules, when it has any to offer (decorated by the mock). */
-    answerHook?: AnswerHook
-  }
-}
-
-/**
- * The answer rules' place in the request path: after authentication and the request check (so a
- * rule sees the signed-in user and a body that fits the document), before authorization and the
- * handler (so a whole answer performs nothing). With no rule set it is a call and a boolean.
- */
-export function consultAnswerRules(request: FastifyRequest, reply: FastifyReply): void | Promise<void | 'answered'> {
-  const hook = request.server.answerHook
-  if (hook === undefined || !hook.hasRules()) return
-  return hook.apply(request, reply)
-}
 
 export type SecurityScheme = 'SessionToken' | 'BearerAuth'
 

@@ -11,7 +11,7 @@ import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
 import { markInFlight, registerJournal } from './plugins/journal.ts'
-import { registerFaults, registerRuleAnswers } from './plugins/faults.ts'
+import { registerRules } from './plugins/rules.ts'
 import { registerWarnings } from '../http/warn.ts'
 import { registerReadyAnswers } from '../http/ready-answer.ts'
 import { registerRequestContext } from '../http/context.ts'
@@ -121,12 +121,11 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   registerJsonBody(app)
   registerWarnings(app)
   // The journal and the rules (fault and answer rules) hook every API route, so they come before
-  // the routes; the control plane needs both. The rules' onSend hook comes before the journal's, so
-  // the journal keeps an answer as a rule patched it (the journal's in-flight mark is the arrival
-  // hook's, above every fault).
-  registerRuleAnswers(app)
+  // the routes; the control plane needs both. The journal keeps an answer as a rule patched it
+  // (payload changes run before the taps that read answers, http/ready-answer.ts), and its
+  // in-flight mark is the arrival hook's, above every fault.
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
-  registerFaults(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document })
+  const answerRules = registerRules(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document })
   // Before the routes, so their hooks wrap the normal handlers. Loaded only when asked for: a mock
   // without --deviate has neither the module nor any of its hooks.
   if (config.deviate.length > 0) (await import('../deviate/deviations.ts')).installDeviations(app, config.deviate)
@@ -134,7 +133,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
   await registerControlPlane(app, fixture)
   await registerDocs(app, served, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
-  registerOperations(app, document)
+  registerOperations(app, document, answerRules)
   registerRowLinks(app)
   return app
 }

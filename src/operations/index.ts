@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { registerOperationRoutes } from '../http/routes.ts'
+import type { RouteStep } from '../http/steps.ts'
+import { applicationOf, requireWriter } from '../http/context.ts'
 import type { ApiOperations, Handlers } from '../wire/operations.ts'
 import { prepareSignIn, signIn, signInWithoutOrganization } from './sign-in.ts'
 import { signInLegacy } from './sign-in-legacy.ts'
@@ -11,7 +13,7 @@ import { deleteItems } from './delete-items.ts'
 import { getIdentities } from './get-identities.ts'
 import { listAttachments, prepareListAttachments } from './list-attachments.ts'
 import { downloadAttachment } from './download-attachment.ts'
-import { runAction } from './run-action.ts'
+import { authorizeAction, runAction } from './run-action.ts'
 import { sendEmail } from './send-email.ts'
 import { generateRowLink } from './generate-row-link.ts'
 
@@ -32,15 +34,44 @@ export const HANDLERS: Handlers<ApiOperations> = {
   generateRowLink,
 }
 
+/** A read names an application of the user's workspace (404 otherwise). */
+const reads: RouteStep = (request) => void applicationOf(request)
+/** A write names one too, and needs a user who may write (403 for the read-only user). */
+const writes: RouteStep = (request) => {
+  applicationOf(request)
+  requireWriter(request)
+}
+
+/**
+ * What each operation needs of its caller beyond a session in the workspace: checked before the
+ * mock's answer rules, so a rule never answers a request the mock refuses anyway.
+ */
+export const AUTHORIZATIONS: Partial<Record<keyof typeof HANDLERS, RouteStep>> = {
+  queryItems: reads,
+  queryItemsLegacy: reads,
+  getIdentities: reads,
+  listAttachments: reads,
+  downloadAttachment: reads,
+  generateRowLink: reads,
+  saveItems: writes,
+  deleteItems: writes,
+  runAction: authorizeAction,
+}
+
 /**
  * The API's routes for the emulated release's view of the document. Sign-in forms may carry
  * `client_id` by HTTP Basic, and attachment filters come in forms the document's pattern refuses:
- * both are read before the request is checked, so the refusal says why.
+ * both are read before the request is checked, so the refusal says why. `last` is the mock's last
+ * step before the handler (its answer rules).
  */
-export function registerOperations(app: FastifyInstance, document: OpenAPIObject): void {
+export function registerOperations(app: FastifyInstance, document: OpenAPIObject, last?: RouteStep): void {
   registerOperationRoutes(app, document, HANDLERS, {
-    signIn: prepareSignIn,
-    signInWithoutOrganization: prepareSignIn,
-    listAttachments: prepareListAttachments,
+    preparations: {
+      signIn: prepareSignIn,
+      signInWithoutOrganization: prepareSignIn,
+      listAttachments: prepareListAttachments,
+    },
+    authorizations: AUTHORIZATIONS,
+    ...(last === undefined ? {} : { last }),
   })
 }

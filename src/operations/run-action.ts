@@ -1,4 +1,6 @@
+import type { FastifyRequest } from 'fastify'
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
+import type { ActionDef } from '../store/types.ts'
 import { ProblemError } from '../errors.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { guidKey } from '../store/guid.ts'
@@ -19,6 +21,25 @@ function procedureKey(name: string): string {
   return name.replace(/[[\]]/g, '').trim().toLowerCase().replace(/^dbo\./, '')
 }
 
+/** The action the body names; 404 when the fixture has none of that Id. */
+function actionOf(request: FastifyRequest<{ Body: ApiBody<'runAction'> }>): ActionDef {
+  const actionId = guidKey(request.body.actionId)
+  const action = request.server.store.fixture.actions.find((a) => a.id === actionId)
+  if (action === undefined) throw new ProblemError('UNKNOWN_ACTION', `No custom action ${request.body.actionId}.`)
+  return action
+}
+
+/**
+ * What running an action needs: an application of the workspace, an action the installation has,
+ * and, for an action that changes rows (a write), a user who may write; the read-only user may
+ * run the others.
+ */
+export const authorizeAction = (request: FastifyRequest): void => {
+  applicationOf(request)
+  const action = actionOf(request as FastifyRequest<{ Body: ApiBody<'runAction'> }>)
+  if (action.effect !== undefined) requireWriter(request)
+}
+
 /**
  * Runs a custom action of the fixture, the one `actionId` names. `ProcedureName` and
  * `Parameters` are the description's known entries: a different procedure name, other entries
@@ -28,9 +49,7 @@ function procedureKey(name: string): string {
 export const runAction: OperationHandler<'runAction'> = async (request, reply) => {
   const application = applicationOf(request)
   const body = request.body
-  const actionId = guidKey(body.actionId)
-  const action = request.server.store.fixture.actions.find((a) => a.id === actionId)
-  if (action === undefined) throw new ProblemError('UNKNOWN_ACTION', `No custom action ${body.actionId}.`)
+  const action = actionOf(request)
   const procedure = body.parametersMap.find(isProcedureName)
   if (procedure !== undefined && procedureKey(procedure.Value) !== procedureKey(action.procedureName)) {
     warnOrRefuse(request, 'PROCEDURE_NAME_MISMATCH', `Action ${action.id} runs "${action.procedureName}"; ProcedureName was "${procedure.Value}".`)
@@ -40,8 +59,7 @@ export const runAction: OperationHandler<'runAction'> = async (request, reply) =
   const parameters = body.parametersMap.filter(isParameters).flatMap((p) => p.Value)
   const nulls = parameters.filter((p) => p.value === null).map((p) => p.key)
   if (nulls.length > 0) warnOrRefuse(request, 'NULL_PARAMETER_VALUE', `Parameter${nulls.length > 1 ? 's' : ''} ${nulls.join(', ')} had the value null.`)
-  // An action that changes rows is a write: the read-only user may only run the others.
-  const { user } = action.effect === undefined ? principalOf(request) : requireWriter(request)
+  const { user } = principalOf(request)
   const outcome = request.server.store.runAction({
     applicationId: application.id,
     actionId: action.id,

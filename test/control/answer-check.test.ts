@@ -1,6 +1,6 @@
 /** The merge patch of answer rules against RFC 7386's own examples, and the off-document checks without HTTP. */
 import { describe, expect, it } from 'vitest'
-import { checkPatch, checkWholeAnswer, mergePatch } from '../../src/mock/control/answer-check.ts'
+import { checkPatch, checkWholeAnswer, mergePatch } from '../../src/rules/answer-check.ts'
 import { listOperations, releaseDocument } from '../../src/document/reader.ts'
 
 describe('mergePatch (RFC 7386, Appendix A)', () => {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startTestMock, IDS, type TestClient } from '../helpers/http.ts'
-import { RequestAssertionError } from '../../src/mock/control/request-assertion.ts'
+import { RequestAssertionError } from '../../src/journal/assertion.ts'
 import { ProblemError } from '../../src/errors.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'

@@ -1,14 +1,18 @@
 /** The fault table's matching, counting and draws, without HTTP. */
 import { describe, expect, it } from 'vitest'
-import { createFaultTable } from '../../src/mock/control/fault-table.ts'
+import { createRuleTable } from '../../src/rules/table.ts'
+import { releaseDocument } from '../../src/document/reader.ts'
+import { LATEST_VERSION } from '../../spec/versions.ts'
 import { ProblemError } from '../../src/errors.ts'
 
-const KNOWN = new Set(['saveItems', 'queryItems'])
+const DOCUMENT = releaseDocument(LATEST_VERSION)
+/** The fault rules of a table for the newest release. */
+const createFaultTable = (randomSeed: () => number) => createRuleTable({ document: DOCUMENT, randomSeed }).faults
 
 describe('createFaultTable', () => {
   it('decides nothing without rules and draws no seed until rules are set', () => {
     let draws = 0
-    const table = createFaultTable(() => ++draws, KNOWN)
+    const table = createFaultTable(() => ++draws)
     expect(table.decide('saveItems')).toBeNull()
     expect(draws).toBe(0)
     table.set({ rules: [{ operationId: 'saveItems', latencyMs: 5 }] })
@@ -16,7 +20,7 @@ describe('createFaultTable', () => {
   })
 
   it('applies the first matching rule only, in order', () => {
-    const table = createFaultTable(() => 1, KNOWN)
+    const table = createFaultTable(() => 1)
     table.set({ rules: [{ operationId: 'saveItems', status: 409 }, { operationId: '*', latencyMs: 20, drop: true }] })
     expect(table.decide('saveItems')).toEqual({ ruleId: 1, latencyMs: 0, action: { kind: 'status', status: 409 } })
     expect(table.decide('queryItems')).toEqual({ ruleId: 2, latencyMs: 20, action: { kind: 'drop' } })
@@ -24,7 +28,7 @@ describe('createFaultTable', () => {
   })
 
   it('expires a rule after `times` and lets the next one match', () => {
-    const table = createFaultTable(() => 1, KNOWN)
+    const table = createFaultTable(() => 1)
     table.set({ rules: [{ operationId: 'saveItems', commitThenDrop: true, times: 1 }, { operationId: 'saveItems', latencyMs: 7 }] })
     expect(table.decide('saveItems')?.action).toEqual({ kind: 'commitThenDrop' })
     expect(table.decide('saveItems')).toEqual({ ruleId: 2, latencyMs: 7, action: null })
@@ -33,7 +37,7 @@ describe('createFaultTable', () => {
 
   it('draws the same sequence for the same seed, and rate 0 never applies', () => {
     const pattern = (seed: number) => {
-      const table = createFaultTable(() => 0, KNOWN)
+      const table = createFaultTable(() => 0)
       table.set({ seed, rules: [{ operationId: 'saveItems', status: 500, rate: 0.3 }, { operationId: 'queryItems', status: 500, rate: 0 }] })
       return Array.from({ length: 40 }, () => table.decide('saveItems') !== null)
     }
@@ -41,13 +45,13 @@ describe('createFaultTable', () => {
     expect(pattern(11)).toEqual(first)
     expect(first.filter(Boolean).length).toBeGreaterThan(0)
     expect(first.filter(Boolean).length).toBeLessThan(40)
-    const table = createFaultTable(() => 0, KNOWN)
+    const table = createFaultTable(() => 0)
     table.set({ rules: [{ operationId: 'queryItems', status: 500, rate: 0 }] })
     expect(Array.from({ length: 20 }, () => table.decide('queryItems'))).toEqual(Array(20).fill(null))
   })
 
   it('refuses rules with no effect, two effects or an unknown operation, keeping the old rules', () => {
-    const table = createFaultTable(() => 1, KNOWN)
+    const table = createFaultTable(() => 1)
     table.set({ rules: [{ operationId: 'queryItems', latencyMs: 1 }] })
     for (const rule of [{ operationId: 'saveItems' }, { operationId: 'saveItems', drop: true, commitThenDrop: true }, { operationId: 'save', status: 500 }]) {
       expect(() => table.set({ rules: [rule] }), JSON.stringify(rule)).toThrow(ProblemError)
@@ -56,7 +60,7 @@ describe('createFaultTable', () => {
   })
 
   it('hands out copies, so a caller cannot change the rules it was given', () => {
-    const table = createFaultTable(() => 1, KNOWN)
+    const table = createFaultTable(() => 1)
     const input = { operationId: 'saveItems', status: 500 }
     table.set({ rules: [input] })
     input.status = 400

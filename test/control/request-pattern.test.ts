@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { compileRequestPattern, type RequestMatch, type RequestSubject } from '../../src/mock/control/request-pattern.ts'
+import { compileRequestPattern, type RequestMatch, type RequestSubject } from '../../src/rules/pattern.ts'
 
 const SEED = 20261126
 

@@ -191,6 +191,27 @@ describe('/__mock/stubs', () => {
     expect(asAdmin.body).toHaveLength(2)
   })
 
+  it('never answers a request the mock refuses anyway: rules come after authorization', async () => {
+    const { body: rule } = await addStub({ operationId: 'saveItems', answer: { body: REFUSED } })
+    const viewer = await ctx.mock.signIn(IDS.viewer)
+    // The read-only user may not save: 403, the rule's answer or not.
+    const readOnly = await ctx.mock.post(SAVE, viewer, newOrder('Viewer'))
+    expect(readOnly.status).toBe(403)
+    expect(readOnly.body.code).toBe('READ_ONLY_USER')
+    // An application the workspace lacks: 404.
+    const unknownApplication = await ctx.mock.post(SAVE, ctx.token, newOrder('Elsewhere'), { headers: { ApplicationId: 'a1b2c3d4-0000-4000-8000-0000000000ff' } })
+    expect(unknownApplication.status).toBe(404)
+    expect(unknownApplication.body.code).toBe('UNKNOWN_APPLICATION')
+    // A workspace that is not the user's: 403.
+    const foreign = await ctx.mock.post(SAVE, ctx.token, newOrder('Elsewhere'), { headers: { WorkspaceId: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6bff' } })
+    expect(foreign.status).toBe(403)
+    expect(foreign.body.code).toBe('FOREIGN_WORKSPACE')
+    // None of them was the rule's: its first hit is the admin's save.
+    expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0]).toMatchObject({ id: rule.id, hits: 0 })
+    expect((await save(newOrder('Admin'))).body).toEqual(REFUSED)
+    expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0]).toMatchObject({ id: rule.id, hits: 1 })
+  })
+
   it('lists hit counts, removes one rule by id (404 for an unknown one) or all', async () => {
     const a = (await addStub({ operationId: 'queryItems', answer: { body: [] }, name: 'empty' })).body
     const b = (await addStub({ operationId: 'saveItems', answer: { patch: {} } })).body

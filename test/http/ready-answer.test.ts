@@ -26,16 +26,31 @@ describe('a page written as ready bytes', () => {
   afterAll(() => mock.close())
 
   it('is written past the onSend hooks only when every always-on hook is one it does itself', () => {
-    // Warnings header and journal body are payload taps, which sendReady runs itself; the fault
-    // cut after the handler marks its request to go through the hooks. Any other onSend hook must
-    // be added as a tap (src/http/ready-answer.ts) or turn readyWrites off before this list changes.
-    const app = mock.mock.app as unknown as { readyWrites: boolean; payloadTaps: Array<{ name: string }> }
+    // Warnings header and journal body are payload taps, which sendReady runs itself; the rules'
+    // payload change (a patch, a fault's cut) makes a request it applies to go through the hook.
+    // Any other onSend hook must be added as a tap or a change (src/http/ready-answer.ts) or turn
+    // readyWrites off before this list changes.
+    const app = mock.mock.app as unknown as { readyWrites: boolean; payloadTaps: Array<{ name: string }>; payloadChanges: unknown[] }
     const sources = onSendHooks(mock).map((hook) => hook.toString())
     expect(app.payloadTaps.map((tap) => tap.name)).toEqual(['setWarningsHeader', 'keepJournalPayload'])
-    expect(sources).toHaveLength(app.payloadTaps.length + 1)
-    expect(sources.filter((s) => s.includes('tap(request, reply, payload)'))).toHaveLength(app.payloadTaps.length)
-    expect(sources.filter((s) => s.includes('commitThenDrop'))).toHaveLength(1)
+    expect(app.payloadChanges).toHaveLength(1)
+    expect(sources).toHaveLength(1)
+    expect(sources[0]).toContain('change.applies(request)')
+    expect(sources[0]).toContain('tap(request, reply, sent)')
     expect(app.readyWrites).toBe(true)
+  })
+
+  it('goes through the hook when an answer rule patches it, and the journal keeps the patched page', async () => {
+    const stub = (await mock.request('POST', '/__mock/stubs', { json: { operationId: 'queryItems', answer: { patch: [{ Id: 99 }] }, times: 1, offDocument: true } })).body
+    try {
+      const reply = await mock.request('POST', '/ExplorerApi/api/items', { headers: mock.dataHeaders(token), json: { query: '$top=3' }, unchecked: true })
+      expect(reply.body).toEqual([{ Id: 99 }])
+      const entry = (await mock.request('GET', '/__mock/requests?bodies=true')).body.entries.at(-1)
+      expect(entry).toMatchObject({ operationId: 'queryItems', stub: stub.id })
+      expect(entry.response.body).toEqual([{ Id: 99 }])
+    } finally {
+      await mock.request('DELETE', '/__mock/stubs')
+    }
   })
 
   it('carries its length, the warnings header, and lands in the journal with its body', async () => {
@@ -69,7 +84,8 @@ describe('with a hook that needs the payload on, pages go through the hooks', ()
     const mock = await startTestMock({ recordUsage: join(dir, 'usage.json') })
     try {
       expect((mock.mock.app as unknown as { readyWrites: boolean }).readyWrites).toBe(false)
-      expect(onSendHooks(mock)).toHaveLength(4)
+      // The answers' one hook (taps and changes) and the usage recorder's own, which needs every page whole.
+      expect(onSendHooks(mock)).toHaveLength(2)
       const token = await mock.signIn()
       expect((await mock.items(token, '$top=2')).body).toHaveLength(2)
       const usage = (await mock.request('GET', '/__mock/usage')).body

@@ -70,8 +70,11 @@ const ALLOWED: Record<string, string[]> = {
   'src/fixtures': ['src/fixtures', 'src/store', 'src/document', 'src/wire', 'spec'],
   'src/usage-file': ['src/usage-file', 'src/store'],
   'src/cli-base': ['src/cli-base', 'src/package-root.ts'],
+  // The rules and the journal: pure (no Fastify, no request), held to the served document.
+  'src/rules': ['src/rules', 'src/document', 'src/wire', 'src/errors.ts', 'src/fixtures/prng.ts', 'spec'],
+  'src/journal': ['src/journal', 'src/rules', 'src/store/engine/ready-bytes.ts', 'src/http/warnings.ts', 'src/document', 'src/errors.ts', 'src/bytes.ts'],
   'src/mock': [
-    'src/mock', 'src/operations', 'src/http', 'src/store', 'src/document', 'src/wire', 'src/fixtures', 'src/client',
+    'src/mock', 'src/rules', 'src/journal', 'src/operations', 'src/http', 'src/store', 'src/document', 'src/wire', 'src/fixtures', 'src/client',
     'src/usage-file', 'src/cli-base', 'src/deviate/deviation-names.ts', 'src/deviate/deviations.ts',
     'src/errors.ts', 'src/deps.ts', 'src/bytes.ts', 'src/package-root.ts', 'spec',
   ],
@@ -167,6 +170,9 @@ describe('the import direction of src/', () => {
       { from: 'src/store/engine/columns.ts', to: 'src/store/save.ts' },
       { from: 'contracts/information.ts', to: 'src/store/data-types.ts' },
       { from: 'src/usage/verify-usage.ts', to: 'src/cli/verify-report.ts' },
+      { from: 'src/rules/table.ts', to: 'src/mock/plugins/rules.ts' },
+      { from: 'src/journal/journal.ts', to: 'src/mock/plugins/journal.ts' },
+      { from: 'src/http/steps.ts', to: 'src/rules/table.ts' },
     ]
     for (const edge of added) expect(show(forbidden([...ALL, { ...edge, dynamic: false }]))).toEqual([`${edge.from} -> ${edge.to}`])
     // Within a folder only the cycle check sees it: the document's reader and modes once imported each other.
@@ -180,6 +186,12 @@ describe('the import direction of src/', () => {
     const wide = importsOf('src/store').filter((edge) => !within(edge.from, 'src/store/engine') && within(edge.to, 'src/store/engine') && !narrow.includes(edge.to))
     expect(show(wide)).toEqual([])
     expect(importsOf('src/store/engine').length).toBeGreaterThan(5)
+  })
+
+  it('the rules and the journal know no Fastify and no request', () => {
+    const fastify = [...sourceFiles(join(SRC, 'rules')), ...sourceFiles(join(SRC, 'journal'))].filter((file) => /from\s*['"](fastify|@fastify\/)/.test(readFileSync(file, 'utf8')))
+    expect(fastify.map((file) => relative(ROOT, file))).toEqual([])
+    expect(importsOf('src/rules').length).toBeGreaterThan(5)
   })
 
   it('the store imports neither the mock, the request path, the operations nor the commands', () => {

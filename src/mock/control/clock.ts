@@ -1,6 +1,6 @@
 import type { MockClock } from '../../deps.ts'
 import { MAX_CLOCK_ADVANCE_MS } from '../../../spec/control-plane/constants.ts'
-import { validationProblem } from './document.ts'
+import { validationProblem } from '../../document/control-body.ts'
 
 /** The mock's time as the control plane shows it (the `ClockState` schema). */
 export interface ClockState {

@@ -5,10 +5,11 @@ import type { Outbox, QueuedEmail } from '../../store/outbox.ts'
 import type { Store } from '../../store/store.ts'
 import type { Fixture } from '../../store/types.ts'
 import { advanceClock, readClock, type ClockState } from './clock.ts'
-import type { FaultList, FaultRuleInput, FaultTable } from './fault-table.ts'
-import type { ActiveAnswerRule, AnswerRuleInput, AnswerRuleList, AnswerRuleTable } from './answer-rules.ts'
+import type { FaultList, FaultRuleInput } from '../../rules/faults.ts'
+import type { RuleTable } from '../../rules/table.ts'
+import type { ActiveAnswerRule, AnswerRuleInput, AnswerRuleList } from '../../rules/answers.ts'
 import { loadFixtureInto, type FixtureLoadResult, type LoadFixtureOptions } from './fixtures.ts'
-import type { JournalEntry, JournalFilter, Journal } from './journal-store.ts'
+import type { JournalEntry, JournalFilter, Journal } from '../../journal/journal.ts'
 import { resetMock, userIdsOf, type ResetOptions, type ResetResult } from './reset.ts'
 import type { TokenStore } from '../../http/auth/tokens.ts'
 import { addAttachments, type UploadInput } from './uploads.ts'
@@ -16,8 +17,8 @@ import { toFixtureFile } from '../../fixtures/export.ts'
 import type { FixtureFile } from '../../fixtures/file-format.ts'
 import type { UsageFile } from '../../usage-file/file.ts'
 import { ProblemError } from '../../errors.ts'
-import { assertRequested, type AssertRequestedOptions } from './request-assertion.ts'
-import type { RequestQuery } from './journal-match.ts'
+import { assertRequested, type AssertRequestedOptions } from '../../journal/assertion.ts'
+import type { RequestQuery } from '../../journal/match.ts'
 import { lockRows, unlockRows, type LockList, type LockRequest } from './locks.ts'
 
 /**
@@ -108,8 +109,7 @@ export interface ControlledParts {
   store: Store
   outbox: Outbox
   journal: Journal
-  faults: FaultTable
-  answerRules: AnswerRuleTable
+  rules: RuleTable
   clock: MockClock
   tokens: TokenStore
   mockConfig: MockConfig
@@ -143,13 +143,13 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
     requests: (filter) => parts.journal.read(filter).entries,
     clearRequests: () => parts.journal.clear(),
     assertRequested: (query, options) => assertRequested(parts.journal, query, options),
-    setFaults: (rules, options = {}) => parts.faults.set(options.seed === undefined ? { rules } : { rules, seed: options.seed }),
-    faults: () => parts.faults.list(),
-    clearFaults: () => parts.faults.clear(),
-    stub: (rule) => parts.answerRules.add(rule),
-    stubs: () => parts.answerRules.list(),
-    removeStub: (id) => parts.answerRules.remove(id),
-    clearStubs: () => parts.answerRules.clear(),
+    setFaults: (rules, options = {}) => parts.rules.faults.set(options.seed === undefined ? { rules } : { rules, seed: options.seed }),
+    faults: () => parts.rules.faults.list(),
+    clearFaults: () => parts.rules.faults.clear(),
+    stub: (rule) => parts.rules.answers.add(rule),
+    stubs: () => parts.rules.answers.list(),
+    removeStub: (id) => parts.rules.answers.remove(id),
+    clearStubs: () => parts.rules.answers.clear(),
     lock: (request) => lockRows(parts.store, request),
     unlock: (request) => unlockRows(parts.store, request),
     locks: () => ({ changed: 0, locks: parts.store.locks() }),

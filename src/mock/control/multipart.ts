@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { ProblemError } from '../../errors.ts'
-import { controlViolations, validationProblem } from './document.ts'
+import { controlViolations, validationProblem } from '../../document/control-body.ts'
 import { MAX_UPLOAD_FILES, type UploadFile, type UploadInput } from './uploads.ts'
 
 /** @fastify/multipart's limit errors, by code, as 413 details. */

@@ -2,9 +2,8 @@ import type { Outbox } from '../../store/outbox.ts'
 import type { Store } from '../../store/store.ts'
 import type { Fixture } from '../../store/types.ts'
 import { summarizeFixture, type FixtureSummary } from './fixtures.ts'
-import type { FaultTable } from './fault-table.ts'
-import type { AnswerRuleTable } from './answer-rules.ts'
-import type { Journal } from './journal-store.ts'
+import type { RuleTable } from '../../rules/table.ts'
+import type { Journal } from '../../journal/journal.ts'
 import type { TokenStore } from '../../http/auth/tokens.ts'
 
 /** The answer to a reset (the `ResetResult` schema). */
@@ -28,13 +27,13 @@ export interface ResetOptions {
  * kept because time does not go back.
  */
 export function resetMock(
-  parts: { store: Store; outbox: Outbox; faults: FaultTable; answerRules: AnswerRuleTable; journal: Journal; tokens: TokenStore },
+  parts: { store: Store; outbox: Outbox; rules: RuleTable; journal: Journal; tokens: TokenStore },
   startFixture: Fixture,
   options: ResetOptions = {},
 ): ResetResult {
   parts.store.reset(startFixture)
   const sessions = options.sessions === true ? parts.tokens.clear() : parts.tokens.forgetUsersOtherThan(userIdsOf(startFixture.organization.users))
-  const cleared = { emails: parts.outbox.clear(), faults: parts.faults.clear(), stubs: parts.answerRules.clear(), requests: parts.journal.clear(), sessions }
+  const cleared = { emails: parts.outbox.clear(), faults: parts.rules.faults.clear(), stubs: parts.rules.answers.clear(), requests: parts.journal.clear(), sessions }
   return { reset: true, fixture: summarizeFixture(startFixture), cleared, kept: options.sessions === true ? ['clock'] : ['sessions', 'clock'] }
 }
 

@@ -8,7 +8,7 @@ import { inTurn } from '../../http/steps.ts'
 import type { ControlOperations, Handler, Handlers, RouteOf } from '../../wire/operations.ts'
 import { readUpload } from './multipart.ts'
 import { PACKAGE_VERSION } from '../../package-root.ts'
-import { parseMatchParameter } from './journal-match.ts'
+import { parseMatchParameter } from '../../journal/match.ts'
 
 /** A refused fixture as a 400 problem whose `violations` point into the fixture. */
 function fixtureProblem(error: FixtureError): ProblemError {

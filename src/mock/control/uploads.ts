@@ -3,7 +3,7 @@ import { ProblemError } from '../../errors.ts'
 import { toAttachmentRecord } from '../../operations/attachment-record.ts'
 import type { Store } from '../../store/store.ts'
 import type { AttachmentDef, NewAttachment } from '../../store/types.ts'
-import { validationProblem } from './document.ts'
+import { validationProblem } from '../../document/control-body.ts'
 import { guidKey } from '../../store/guid.ts'
 
 /** One file to attach. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../control/journal-store.ts'
+import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../../journal/journal.ts'
 import { isControlUrl } from '../control/access.ts'
 import { ReadyBytes } from '../../store/engine/ready-bytes.ts'
 import { addPayloadTap } from '../../http/ready-answer.ts'
@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyReply {
     /** The payload onSend saw, for the journal; set only when bodies are kept. */
     journalPayload: RecordedBody | null
+    /** Whether the exchange is in the journal already (decorated false). */
+    journaled: boolean
   }
 }
 
@@ -59,9 +61,12 @@ function keepJournalPayload(request: FastifyRequest, reply: FastifyReply, payloa
 
 /**
  * Records one exchange. `status` null means the connection was cut without an answer (a fault
- * rule's drop); the faults plugin calls this itself then, since no onResponse follows.
+ * rule's drop or cut); the rules plugin calls this itself then.
  */
 export function recordExchange(request: FastifyRequest, reply: FastifyReply, status: number | null): void {
+  // Once per exchange: a cut connection is recorded when it is cut, and may still see an onResponse.
+  if (reply.journaled) return
+  reply.journaled = true
   const { journal, clock } = request.server
   const record: JournalRecord = {
     seq: 0,
@@ -74,8 +79,8 @@ export function recordExchange(request: FastifyRequest, reply: FastifyReply, sta
     user: request.principal?.user.email ?? null,
     status,
     durationMs: reply.elapsedTime,
-    fault: request.mockFault?.effect ?? null,
-    stub: request.mockAnswer?.ruleId ?? null,
+    fault: request.rule?.fault ?? null,
+    stub: request.rule?.answerRule ?? null,
     warnings: request.mockWarnings ?? [],
   }
   if (journal.bodyLimit > 0) {
@@ -114,9 +119,10 @@ export function registerJournal(app: FastifyInstance, options: { capacity: numbe
   const journal = createJournal({ ...options, abandoned })
   app.decorate('journal', journal)
   app.decorateReply('journalPayload', null)
+  app.decorateReply('journaled', false)
   if (journal.bodyLimit > 0) addPayloadTap(app, keepJournalPayload)
   app.addHook('onResponse', (request, reply, done) => {
-    if (!isControlUrl(request.url) && request.mockFault?.journaled !== true) recordExchange(request, reply, reply.statusCode)
+    if (!isControlUrl(request.url)) recordExchange(request, reply, reply.statusCode)
     else journal.finish(reply)
     done()
   })

@@ -1,7 +1,7 @@
-import { ProblemError, type Violation } from '../../errors.ts'
-import { controlPlaneDocument } from '../../document/reader.ts'
-import { validatorsFor } from '../../document/validators.ts'
-import { describeViolations } from '../../document/violations.ts'
+import { ProblemError, type Violation } from '../errors.ts'
+import { controlPlaneDocument } from './reader.ts'
+import { validatorsFor } from './validators.ts'
+import { describeViolations } from './violations.ts'
 
 /** Every violation of a control-plane schema by a value, with pointers under `/body`. */
 export function controlViolations(schemaName: string, value: unknown, options: { coerce?: boolean } = {}): Violation[] {

@@ -4,9 +4,9 @@
  * rules use); this file holds a journal record up to it, checks a `match` that came as text, and
  * says what differs without showing secrets.
  */
-import { ProblemError, type Violation } from '../../errors.ts'
-import { describeViolations } from '../../document/violations.ts'
-import { compileRequestPattern, type CompiledRequestPattern, type Difference, type RequestMatch, type RequestSubject } from './request-pattern.ts'
+import { ProblemError, type Violation } from '../errors.ts'
+import { describeViolations } from '../document/violations.ts'
+import { compileRequestPattern, type CompiledRequestPattern, type Difference, type RequestMatch, type RequestSubject } from '../rules/pattern.ts'
 import { isSecretName, redactValue, REDACTED } from './redact.ts'
 
 /** What a pattern reads of a journal record (journal-store.ts's JournalRecord has it; named here so neither file imports the other). */

@@ -1,12 +1,11 @@
-import type { MockWarning } from '../../http/warnings.ts'
+import type { MockWarning } from '../http/warnings.ts'
 import { redactHeaders, redactUrl, redactValue } from './redact.ts'
-import { ReadyBytes } from '../../store/engine/ready-bytes.ts'
-import { bufferOf } from '../../bytes.ts'
-import type { CompiledRequestPattern, MatchResult, RequestSubject } from './request-pattern.ts'
-import { compileQuery, nearMissOf, subjectOf, type NearMiss, type RequestQuery } from './journal-match.ts'
+import { ReadyBytes } from '../store/engine/ready-bytes.ts'
+import { bufferOf } from '../bytes.ts'
+import type { CompiledRequestPattern, MatchResult, RequestSubject } from '../rules/pattern.ts'
+import { compileQuery, nearMissOf, subjectOf, type NearMiss, type RequestQuery } from './match.ts'
 
-/** The fault rule effect applied to a request (src/mock/plugins/faults.ts). */
-export type FaultEffect = 'latency' | 'status' | 'drop' | 'commitThenDrop'
+import type { FaultEffect } from '../rules/faults.ts'
 
 /** A body as recorded: the value itself (kept by reference, not copied), or a note saying why not. */
 export type RecordedBody = { kept: true; value: unknown } | { kept: false; note: string }
@@ -62,7 +61,7 @@ export interface JournalFilter {
   operationId?: string
   /**
    * Only requests matching this pattern, a rule's `match` (`{ body?, headers?, user? }`, the
-   * language of request-pattern.ts); applied before `limit`.
+   * language of src/rules/pattern.ts); applied before `limit`.
    */
   match?: RequestQuery['match']
   /** Only the newest `limit` entries (after the operationId and match filters). */

@@ -4,8 +4,8 @@
  * matched, and the closest requests with the members that differ (WireMock's near misses).
  * Typed without Node's types: the class is part of the package's public types.
  */
-import type { Journal, JournalEntry } from './journal-store.ts'
-import type { NearMiss, RequestQuery } from './journal-match.ts'
+import type { Journal, JournalEntry } from './journal.ts'
+import type { NearMiss, RequestQuery } from './match.ts'
 
 /** How long an assertion waits for exchanges in flight to be recorded (an answer the client holds may not be journaled yet). */
 export const SETTLE_MS = 1000

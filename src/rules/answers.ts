@@ -1,11 +1,17 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { ProblemError, type Violation } from '../../errors.ts'
-import { listOperations, type OperationEntry } from '../../document/reader.ts'
-import { DEFAULT_ANSWER_PRIORITY, MAX_ANSWER_RULES } from '../../../spec/control-plane/constants.ts'
+import type { Violation } from '../errors.ts'
+import type { OperationEntry } from '../document/reader.ts'
+import { DEFAULT_ANSWER_PRIORITY } from '../../spec/control-plane/constants.ts'
 import { checkPatch, checkWholeAnswer, type PreparedAnswer } from './answer-check.ts'
-import { checkControlBody, validationProblem } from './document.ts'
-import { compileRequestPattern, type CompiledRequestPattern, type RequestMatch, type RequestSubject } from './request-pattern.ts'
-import { createRuleList, type RuleList } from './rule-table.ts'
+import { checkControlBody, validationProblem } from '../document/control-body.ts'
+import { compileRequestPattern, type CompiledRequestPattern, type RequestMatch } from './pattern.ts'
+
+/**
+ * Answer rules (`POST /__mock/stubs`): the installation's answer to a request that matches a
+ * pattern, after it is authenticated, checked and authorized. This module is what a rule is and
+ * what makes one acceptable (its pattern compiles, its answer is one the served document gives);
+ * the table (table.ts) holds them and decide.ts picks the one that answers.
+ */
 
 /** A whole answer: the operation is not performed. `{}` (none of the members) leaves the operation's own answer. */
 export interface WholeAnswerInput {
@@ -64,24 +70,6 @@ export type AnswerDecision = {
   offDocument: Violation[]
 } & ({ kind: 'whole'; answer: PreparedAnswer } | { kind: 'patch'; patch: unknown } | { kind: 'own' })
 
-/** The state every scenario starts in (as in WireMock). */
-export const STARTED = 'Started'
-
-/** The answer rules of one mock. */
-export interface AnswerRuleTable {
-  /** Checks and adds a rule (400 problem listing the violations, pointers under `/body`). */
-  add(input: AnswerRuleInput): ActiveAnswerRule
-  list(): AnswerRuleList
-  /** Removes one rule; 404 problem for an unknown id. */
-  remove(id: number): ActiveAnswerRule
-  /** Removes every rule and every scenario state; returns how many rules there were. */
-  clear(): number
-  /** Whether any rule can still match: with none, a request needs no look-up at all. */
-  hasRules(): boolean
-  /** The rule that answers this request, counted as a hit (and its scenario moved); null for none. */
-  decide(subject: RequestSubject): AnswerDecision | null
-}
-
 /** An answer rule as the table holds it: what it lists, its compiled pattern, what it does. */
 export interface HeldRule {
   view: ActiveAnswerRule
@@ -90,87 +78,29 @@ export interface HeldRule {
 }
 
 /**
- * An empty table for the release `document` describes (the document the routes are made from):
- * a rule's operation must be one of its operations and its answer one it documents. The rules
- * live in `list`, the mock's one table of rules, after its fault rules (rule-table.ts).
+ * Checks a rule against the release `document` describes (its operation one of the document's,
+ * its answer one the document gives, unless `offDocument`) and makes what the table holds. Throws
+ * the 400 problem listing every violation, pointers under `/body`.
  */
-export function createAnswerRuleTable(document: OpenAPIObject, list: RuleList<unknown, HeldRule> = createRuleList()): AnswerRuleTable {
-  let operations: Map<string, OperationEntry> | undefined
-  const operationsOf = (): Map<string, OperationEntry> => (operations ??= new Map(listOperations(document).map((entry) => [entry.operationId, entry])))
-  // In the order rules are tried: priority, then newest first.
-  const rules = (): HeldRule[] => list.entries.flatMap((entry) => (entry.kind === 'answer' ? [entry.rule] : []))
-  // Rules that can still match (not used up): with none, a request looks nothing up.
-  let live = 0
-  let nextId = 1
-  const scenarios = new Map<string, string>()
-  const stateOf = (scenario: string): string => scenarios.get(scenario) ?? STARTED
-
-  const listed = (): AnswerRuleList => {
-    const states: Record<string, string> = {}
-    for (const { view } of rules()) if (view.scenario !== undefined) states[view.scenario] = stateOf(view.scenario)
-    for (const [scenario, state] of scenarios) states[scenario] = state
-    return { rules: rules().map(({ view }) => copyView(view)), scenarios: states }
+export function holdAnswerRule(input: AnswerRuleInput, id: number, document: OpenAPIObject, operations: ReadonlyMap<string, OperationEntry>): HeldRule {
+  checkControlBody('AnswerRule', input)
+  const { violations, offDocument, pattern, decision } = checkRule(input, document, operations)
+  if (violations.length > 0) throw validationProblem(violations)
+  const view: ActiveAnswerRule = {
+    id,
+    ...copyInput(input),
+    priority: input.priority ?? DEFAULT_ANSWER_PRIORITY,
+    hits: 0,
+    remaining: input.times ?? null,
+    offDocument: input.offDocument === true,
+    violations: offDocument,
   }
+  return { view, pattern, decision: { ...decision, ruleId: id } }
+}
 
-  return {
-    add(input) {
-      checkControlBody('AnswerRule', input)
-      if (list.count('answer') >= MAX_ANSWER_RULES) {
-        throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} answer rules; remove some first` }])
-      }
-      const { violations, offDocument, pattern, decision } = checkRule(input, document, operationsOf())
-      if (violations.length > 0) throw validationProblem(violations)
-      const id = nextId++
-      const view: ActiveAnswerRule = {
-        id,
-        ...copyInput(input),
-        priority: input.priority ?? DEFAULT_ANSWER_PRIORITY,
-        hits: 0,
-        remaining: input.times ?? null,
-        offDocument: input.offDocument === true,
-        violations: offDocument,
-      }
-      list.addAnswer({ view, pattern, decision: { ...decision, ruleId: id } }, (a, b) => a.view.priority - b.view.priority || b.view.id - a.view.id)
-      live += 1
-      return copyView(view)
-    },
-    list: listed,
-    remove(id) {
-      const held = rules().find((rule) => rule.view.id === id)
-      if (held === undefined) throw new ProblemError('NOT_FOUND', `There is no answer rule ${id}; GET /__mock/stubs lists the rules.`)
-      list.remove(held)
-      if (held.view.remaining !== 0) live -= 1
-      return copyView(held.view)
-    },
-    clear() {
-      const count = list.clear('answer')
-      live = 0
-      scenarios.clear()
-      return count
-    },
-    hasRules: () => live > 0,
-    decide(subject) {
-      // The hot path: no rules, no work.
-      if (live === 0) return null
-      for (const entry of list.entries) {
-        if (entry.kind !== 'answer') continue
-        const held = entry.rule
-        const { view, pattern } = held
-        if (view.remaining === 0) continue
-        if (view.operationId !== undefined && view.operationId !== subject.operationId) continue
-        if (view.whenState !== undefined && stateOf(view.scenario as string) !== view.whenState) continue
-        if (!pattern.operationOnly && !pattern.match(subject).matched) continue
-        view.hits += 1
-        if (view.remaining !== null) {
-          view.remaining -= 1
-          if (view.remaining === 0) live -= 1
-        }
-        if (view.setState !== undefined) scenarios.set(view.scenario as string, view.setState)
-        return held.decision
-      }
-      return null
-    },
-  }
+/** The order rules are tried in: lower priority first, then the newest (WireMock's order). */
+export function triedBefore(a: HeldRule, b: HeldRule): number {
+  return a.view.priority - b.view.priority || b.view.id - a.view.id
 }
 
 /** Every violation of a rule the schema cannot see, the answer it gives, and its compiled pattern. */
@@ -223,6 +153,7 @@ function copyInput(input: AnswerRuleInput): AnswerRuleInput {
   return copy
 }
 
-function copyView(view: ActiveAnswerRule): ActiveAnswerRule {
+/** A copy of what the table lists of a rule, so a caller cannot change the table's. */
+export function copyView(view: ActiveAnswerRule): ActiveAnswerRule {
   return structuredClone(view)
 }

@@ -1,5 +1,5 @@
 import safeRegex from 'safe-regex2'
-import type { Violation } from '../../errors.ts'
+import type { Violation } from '../errors.ts'
 
 /**
  * The one pattern language of answer rules, journal queries and request assertions

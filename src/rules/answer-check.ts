@@ -1,8 +1,8 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import type { Violation } from '../../errors.ts'
-import { isObject } from '../../document/json.ts'
-import { escapePointer, responseOf, type OperationEntry } from '../../document/reader.ts'
-import { validatorsFor } from '../../document/validators.ts'
+import type { Violation } from '../errors.ts'
+import { isObject } from '../document/json.ts'
+import { escapePointer, responseOf, type OperationEntry } from '../document/reader.ts'
+import { validatorsFor } from '../document/validators.ts'
 
 /**
  * Whether the served document can give the answer of an answer rule (`POST /__mock/stubs`):

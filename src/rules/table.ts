@@ -1,0 +1,201 @@
+import type { OpenAPIObject } from 'openapi3-ts/oas31'
+import { ProblemError } from '../errors.ts'
+import { listOperations, type OperationEntry } from '../document/reader.ts'
+import { checkControlBody, validationProblem } from '../document/control-body.ts'
+import { mulberry32 } from '../fixtures/prng.ts'
+import { MAX_ANSWER_RULES } from '../../spec/control-plane/constants.ts'
+import { activeFaultRules, faultDecision, faultRuleViolations, type ActiveFaultRule, type FaultDecision, type FaultList, type FaultRuleInput } from './faults.ts'
+import { copyView, holdAnswerRule, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
+import { createScenarios } from './scenarios.ts'
+import { inTrialOrder, pickAnswer, pickFault } from './decide.ts'
+import type { RequestSubject } from './pattern.ts'
+
+/**
+ * The one table of a mock's rules: fault rules (the infrastructure's answers, `/__mock/faults`)
+ * and answer rules (the installation's, `/__mock/stubs`), with the scenario states. Both kinds are
+ * indexed by operation, so rules of other operations cost a request nothing; the rules of every
+ * operation are tried beside them, in order. A request meets at most one rule of each kind: a
+ * fault on arrival (before it is authenticated or its body read) and an answer rule once it is
+ * authenticated, checked and authorized; a fault that fails, drops or cuts it leaves no answer
+ * rule a turn (the mock's adapter, src/mock/plugins/rules.ts, sees to that).
+ */
+export interface RuleTable {
+  readonly faults: FaultTable
+  readonly answers: AnswerRuleTable
+}
+
+/** The fault rules of one mock. */
+export interface FaultTable {
+  /**
+   * Replaces every rule after checking them (400 problem naming the field). An operationId the
+   * release lacks is refused, so a misspelt one cannot silently never match.
+   */
+  set(input: { rules: FaultRuleInput[]; seed?: number }): FaultList
+  list(): FaultList
+  /** Removes every rule; returns how many there were. */
+  clear(): number
+  /** Whether any rule is set: with none, a request needs no look-up at all. */
+  hasRules(): boolean
+  /** The rule an arriving request of this operation meets, counted as applied; null for none. */
+  decide(operationId: string): FaultDecision | null
+}
+
+/** The answer rules of one mock. */
+export interface AnswerRuleTable {
+  /** Checks and adds a rule (400 problem listing the violations, pointers under `/body`). */
+  add(input: AnswerRuleInput): ActiveAnswerRule
+  list(): AnswerRuleList
+  /** Removes one rule; 404 problem for an unknown id. */
+  remove(id: number): ActiveAnswerRule
+  /** Removes every rule and every scenario state; returns how many rules there were. */
+  clear(): number
+  /** Whether any rule can still match: with none, a request needs no look-up at all. */
+  hasRules(): boolean
+  /** The rule that answers this request, counted as a hit (and its scenario moved); null for none. */
+  decide(subject: RequestSubject): AnswerDecision | null
+}
+
+/**
+ * An empty table for the release `document` describes (the document the routes are made from):
+ * a rule's operation must be one of its operations and its answer one it documents. `randomSeed`
+ * supplies the seed of fault rules' `rate` draws when a call gives none; it comes from the mock's
+ * injected randomness, so fixed test dependencies give the same draws every run.
+ */
+export function createRuleTable(options: { document: OpenAPIObject; randomSeed: () => number }): RuleTable {
+  const operations = new Map<string, OperationEntry>(listOperations(options.document).map((entry) => [entry.operationId, entry]))
+  const known: ReadonlySet<string> = new Set(operations.keys())
+  return { faults: createFaultTable(known, options.randomSeed), answers: createAnswerRuleTable(options.document, operations) }
+}
+
+function createFaultTable(known: ReadonlySet<string>, randomSeed: () => number): FaultTable {
+  // Drawn only when rules are set without a seed, so a mock that never uses faults takes
+  // nothing from the injected randomness that tokens come from.
+  let seed = 0
+  let random = mulberry32(seed)
+  let rules: ActiveFaultRule[] = []
+  /** Per operation: its rules and those of every operation (`*`), in the order set. */
+  let byOperation = new Map<string, ActiveFaultRule[]>()
+  const index = (): void => {
+    byOperation = new Map([...known].map((id) => [id, rules.filter((rule) => rule.operationId === '*' || rule.operationId === id)]))
+  }
+  const listed = (): FaultList => ({ seed, rules: rules.map((rule) => ({ ...rule })) })
+  return {
+    set(input) {
+      checkControlBody('FaultRuleSet', input)
+      const violations = input.rules.flatMap((rule, index) => faultRuleViolations(rule, index, known))
+      if (violations.length > 0) throw validationProblem(violations)
+      seed = input.seed ?? randomSeed()
+      random = mulberry32(seed)
+      rules = activeFaultRules(input.rules)
+      index()
+      return listed()
+    },
+    list: listed,
+    clear() {
+      const count = rules.length
+      rules = []
+      index()
+      return count
+    },
+    hasRules: () => rules.length > 0,
+    decide(operationId) {
+      // The hot path: no rules, no work.
+      if (rules.length === 0) return null
+      const rule = pickFault(byOperation.get(operationId) ?? [], random)
+      if (rule === null) return null
+      rule.applied += 1
+      if (rule.remaining !== null) {
+        rule.remaining -= 1
+        // A fault rule used up is gone (it is the infrastructure's, and says so in the list no more).
+        if (rule.remaining === 0) {
+          rules = rules.filter((other) => other !== rule)
+          index()
+        }
+      }
+      return faultDecision(rule)
+    },
+  }
+}
+
+function createAnswerRuleTable(document: OpenAPIObject, operations: ReadonlyMap<string, OperationEntry>): AnswerRuleTable {
+  /** Every rule held, oldest first (used-up ones too, until the cap drops them). */
+  let held: HeldRule[] = []
+  /** In the order they are tried: the rules of each operation, and those of every operation. */
+  const byOperation = new Map<string, HeldRule[]>()
+  let everyOperation: HeldRule[] = []
+  // Rules that can still match (not used up): the cap counts these, and with none a request looks nothing up.
+  let live = 0
+  let nextId = 1
+  const scenarios = createScenarios()
+
+  const unindex = (rule: HeldRule): void => {
+    const operationId = rule.view.operationId
+    if (operationId === undefined) everyOperation = everyOperation.filter((other) => other !== rule)
+    else byOperation.set(operationId, (byOperation.get(operationId) ?? []).filter((other) => other !== rule))
+  }
+  const drop = (rule: HeldRule): void => {
+    held = held.filter((other) => other !== rule)
+    unindex(rule)
+    if (rule.view.remaining !== 0) live -= 1
+  }
+  const inOrder = (): HeldRule[] => [...held].sort(triedBefore)
+
+  return {
+    add(input) {
+      if (live >= MAX_ANSWER_RULES) {
+        throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
+      }
+      const rule = holdAnswerRule(input, nextId, document, operations)
+      nextId += 1
+      held.push(rule)
+      live += 1
+      const operationId = rule.view.operationId
+      if (operationId === undefined) everyOperation = [...everyOperation, rule].sort(triedBefore)
+      else byOperation.set(operationId, [...(byOperation.get(operationId) ?? []), rule].sort(triedBefore))
+      // Used-up rules stay listed (their hits are what a test reads), the oldest dropped past the cap.
+      while (held.length > MAX_ANSWER_RULES) {
+        const oldest = held.find((other) => other.view.remaining === 0)
+        if (oldest === undefined) break
+        drop(oldest)
+      }
+      return copyView(rule.view)
+    },
+    list(): AnswerRuleList {
+      const rules = inOrder()
+      const named = rules.flatMap(({ view }) => (view.scenario === undefined ? [] : [view.scenario]))
+      return { rules: rules.map(({ view }) => copyView(view)), scenarios: scenarios.listed(named) }
+    },
+    remove(id) {
+      const rule = held.find((other) => other.view.id === id)
+      if (rule === undefined) throw new ProblemError('NOT_FOUND', `There is no answer rule ${id}; GET /__mock/stubs lists the rules.`)
+      drop(rule)
+      return copyView(rule.view)
+    },
+    clear() {
+      const count = held.length
+      held = []
+      byOperation.clear()
+      everyOperation = []
+      live = 0
+      scenarios.clear()
+      return count
+    },
+    hasRules: () => live > 0,
+    decide(subject) {
+      // The hot path: no rules, no work.
+      if (live === 0) return null
+      const own = subject.operationId === null ? [] : (byOperation.get(subject.operationId) ?? [])
+      const candidates = own.length === 0 ? everyOperation : everyOperation.length === 0 ? own : inTrialOrder(own, everyOperation, triedBefore)
+      const rule = pickAnswer(candidates, scenarios.stateOf, subject)
+      if (rule === null) return null
+      const { view } = rule
+      view.hits += 1
+      if (view.remaining !== null) {
+        view.remaining -= 1
+        if (view.remaining === 0) live -= 1
+      }
+      if (view.setState !== undefined) scenarios.move(view.scenario as string, view.setState)
+      return rule.decision
+    },
+  }
+}
