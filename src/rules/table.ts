@@ -51,8 +51,11 @@ export interface AnswerRuleTable {
   clear(): number
   /** Whether any rule can still match: with none, a request needs no look-up at all. */
   hasRules(): boolean
-  /** The rule that answers this request, counted as a hit (and its scenario moved); null for none. */
-  decide(subject: RequestSubject): AnswerDecision | null
+  /**
+   * The rule that answers this request, counted as a hit (and its scenario moved); null for none.
+   * A promise when the match of a large request was done in slices.
+   */
+  decide(subject: RequestSubject): AnswerDecision | null | Promise<AnswerDecision | null>
 }
 
 /**
@@ -139,6 +142,18 @@ function createAnswerRuleTable(document: OpenAPIObject, operations: ReadonlyMap<
     if (rule.view.remaining !== 0) live -= 1
   }
   const inOrder = (): HeldRule[] => [...held].sort(triedBefore)
+  /** Counts a rule's answer: a hit, one of its `times`, its scenario's move. */
+  const take = (rule: HeldRule | null): AnswerDecision | null => {
+    if (rule === null) return null
+    const { view } = rule
+    view.hits += 1
+    if (view.remaining !== null) {
+      view.remaining -= 1
+      if (view.remaining === 0) live -= 1
+    }
+    if (view.setState !== undefined) scenarios.move(view.scenario as string, view.setState)
+    return rule.decision
+  }
 
   return {
     add(input) {
@@ -186,16 +201,8 @@ function createAnswerRuleTable(document: OpenAPIObject, operations: ReadonlyMap<
       if (live === 0) return null
       const own = subject.operationId === null ? [] : (byOperation.get(subject.operationId) ?? [])
       const candidates = own.length === 0 ? everyOperation : everyOperation.length === 0 ? own : inTrialOrder(own, everyOperation, triedBefore)
-      const rule = pickAnswer(candidates, scenarios.stateOf, subject)
-      if (rule === null) return null
-      const { view } = rule
-      view.hits += 1
-      if (view.remaining !== null) {
-        view.remaining -= 1
-        if (view.remaining === 0) live -= 1
-      }
-      if (view.setState !== undefined) scenarios.move(view.scenario as string, view.setState)
-      return rule.decision
+      const picked = pickAnswer(candidates, scenarios.stateOf, subject)
+      return picked instanceof Promise ? picked.then(take) : take(picked)
     },
   }
 }
