@@ -3,7 +3,7 @@ import { ProblemError } from '../errors.ts'
 import { listOperations, type OperationEntry } from '../document/reader.ts'
 import { checkControlBody, validationProblem } from '../document/control-body.ts'
 import { mulberry32 } from '../fixtures/prng.ts'
-import { MAX_ANSWER_RULES } from '../../spec/control-plane/constants.ts'
+import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
 import { activeFaultRules, faultDecision, faultRuleViolations, type ActiveFaultRule, type FaultDecision, type FaultList, type FaultRuleInput } from './faults.ts'
 import { copyView, holdAnswerRule, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
 import { createScenarios } from './scenarios.ts'
@@ -129,6 +129,9 @@ function createAnswerRuleTable(document: OpenAPIObject, operations: ReadonlyMap<
   // Rules that can still match (not used up): the cap counts these, and with none a request looks nothing up.
   let live = 0
   let nextId = 1
+  /** The size of every rule held, as JSON, by rule. */
+  const sizes = new WeakMap<HeldRule, number>()
+  let bytes = 0
   const scenarios = createScenarios()
 
   const unindex = (rule: HeldRule): void => {
@@ -137,6 +140,7 @@ function createAnswerRuleTable(document: OpenAPIObject, operations: ReadonlyMap<
     else byOperation.set(operationId, (byOperation.get(operationId) ?? []).filter((other) => other !== rule))
   }
   const drop = (rule: HeldRule): void => {
+    bytes -= sizes.get(rule) ?? 0
     held = held.filter((other) => other !== rule)
     unindex(rule)
     if (rule.view.remaining !== 0) live -= 1
@@ -161,6 +165,17 @@ function createAnswerRuleTable(document: OpenAPIObject, operations: ReadonlyMap<
         throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
       }
       const rule = holdAnswerRule(input, nextId, document, operations)
+      const size = Buffer.byteLength(JSON.stringify(rule.view))
+      if (size > MAX_ANSWER_RULE_BYTES) {
+        throw validationProblem([{ pointer: '/body', keyword: 'maxRuleSize', message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` }])
+      }
+      // Used-up rules make room first, the oldest first, as they do past the count.
+      for (let oldest = held.find((other) => other.view.remaining === 0); bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined; oldest = held.find((other) => other.view.remaining === 0)) drop(oldest)
+      if (bytes + size > MAX_ANSWER_RULES_BYTES) {
+        throw validationProblem([{ pointer: '/body', keyword: 'maxRulesSize', message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first` }])
+      }
+      sizes.set(rule, size)
+      bytes += size
       nextId += 1
       held.push(rule)
       live += 1
@@ -189,6 +204,7 @@ function createAnswerRuleTable(document: OpenAPIObject, operations: ReadonlyMap<
     clear() {
       const count = held.length
       held = []
+      bytes = 0
       byOperation.clear()
       everyOperation = []
       live = 0
