@@ -58,3 +58,21 @@ export async function runToEnd(command: string, args: string[], options: { env?:
 export function stopStarted(): void {
   for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL')
 }
+
+/**
+ * Waits for something a test can only poll (a line a process prints, a count a mock reports):
+ * looks every 10 ms, at most 2,000 times (20 s), and throws naming `what` if it never holds.
+ */
+export async function waitFor(what: string, ready: () => boolean | Promise<boolean>): Promise<void> {
+  for (let looks = 0; looks < 2000; looks++) {
+    if (await ready()) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`waited 20 s for ${what}`)
+}
+
+/** Whether the fault rules of the mock at `url` have applied to a request of `operationId` (the request arrived and is held). */
+export async function faultApplied(url: string, operationId: string): Promise<boolean> {
+  const listed = (await (await fetch(`${url}/__mock/faults`)).json()) as { rules: Array<{ operationId: string; applied: number }> }
+  return listed.rules.some((rule) => rule.operationId === operationId && rule.applied > 0)
+}

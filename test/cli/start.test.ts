@@ -15,7 +15,7 @@ import { httpTransport } from '../../src/client/transport.ts'
 import { createClient } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
-import { ROOT, runToEnd, startProcess, stopStarted } from './processes.ts'
+import { faultApplied, ROOT, runToEnd, startProcess, stopStarted, waitFor } from './processes.ts'
 
 const SERVER = join(ROOT, 'dist/src/mock/server.js')
 const BIN = join(ROOT, 'bin/appdata-kit.js')
@@ -109,7 +109,7 @@ describe('npm start', () => {
     expect((await send('GET', '/__mock/health')).status).toBe(200)
     expect((await send('POST', '/__mock/faults', JSON.stringify({ rules: [{ operationId: 'signIn', latencyMs: 600 }] }))).status).toBe(200)
     const inFlight = send('POST', `/identityprovider/${IDS.org}/connect/token`, SIGN_IN_FORM, 'application/x-www-form-urlencoded')
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await waitFor('the sign-in to arrive', () => faultApplied(run.url as string, 'signIn'))
     const signalled = performance.now()
     process.kill(run.child.pid as number, 'SIGTERM')
     const answer = await inFlight

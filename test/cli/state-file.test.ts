@@ -11,7 +11,7 @@ import { rowVersion } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
 import { clientOf, SERVER } from './state-file-support.ts'
-import { startProcess, stopStarted } from './processes.ts'
+import { faultApplied, startProcess, stopStarted, waitFor } from './processes.ts'
 
 afterEach(stopStarted)
 
@@ -86,9 +86,10 @@ describe('--state-file', () => {
     // A request still in flight keeps the first stop waiting; the second signal does not wait for it.
     await fetch(`${run.url}/__mock/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [{ operationId: 'queryItems', latencyMs: 5000 }] }) })
     const slow = client.rows({ top: 1 }).catch(() => undefined)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await waitFor('the query to arrive', () => faultApplied(run.url as string, 'queryItems'))
     process.kill(run.child.pid as number, 'SIGINT')
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // Signals of one kind sent together may arrive as one: the second goes once the first is taken.
+    await waitFor('the first signal to be taken', () => run.stdout.includes('SIGINT: stopping'))
     process.kill(run.child.pid as number, 'SIGINT')
     expect((await run.exited).code).toBe(0)
     await slow

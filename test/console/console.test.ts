@@ -198,11 +198,13 @@ describe('mock console at /__mock/ui, in Chromium', () => {
   })
 
   it('keeps the tab a user opened when the ones before it finish loading later, and stops polling for them', async () => {
-    // The first reads of the Requests and the Faults views held back 600 ms: the user opens Outbox meanwhile.
+    // The first reads of the Requests and the Faults views held back until the user has opened Outbox.
     const held = ['**/__mock/requests?*', '**/__mock/faults']
+    let release = (): void => undefined
+    const opened = new Promise<void>((resolve) => (release = resolve))
     for (const url of held) {
       await page.route(url, async (route) => {
-        await new Promise((resolve) => setTimeout(resolve, 600))
+        await opened
         await route.continue()
       })
     }
@@ -214,9 +216,15 @@ describe('mock console at /__mock/ui, in Chromium', () => {
     await tab('Faults and clock')
     await tab('Outbox')
     await page.locator('details.email').first().waitFor({ timeout: 5_000 })
-    // Past the held reads and several polling periods: Outbox is still what the page shows (the
+    const answered = [
+      page.waitForResponse((response) => response.url().includes('/__mock/requests?'), { timeout: 10_000 }),
+      page.waitForResponse((response) => new URL(response.url()).pathname === '/__mock/faults', { timeout: 10_000 }),
+    ]
+    release()
+    await Promise.all(answered)
+    // Past the held reads' answers and two polling periods: Outbox is still what the page shows (the
     // Faults view, drawn after it was left, did not draw over it), and the Requests view asked no
-    // more than its one read.
+    // more than its one read. (Nothing happening has no event to wait on: this waits the periods.)
     await page.waitForTimeout(1_500)
     expect(await page.locator('details.email').count()).toBeGreaterThan(0)
     expect(await page.getByRole('region', { name: 'Faults' }).count()).toBe(0)

@@ -2,6 +2,8 @@
  * Request assertions: `GET /__mock/requests?match=`, `GET /__mock/requests/near-misses` and
  * `mock.assertRequested()` over the pattern language of answer rules.
  */
+import type { Server } from 'node:http'
+import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startTestMock, IDS, type TestClient } from '../helpers/http.ts'
 import { RequestAssertionError } from '../../src/journal/assertion.ts'
@@ -23,6 +25,45 @@ describe('request assertions', () => {
   beforeEach(() => {
     mock.mock.clearRequests()
   })
+
+  /**
+   * A Get Items request in flight, sent over a socket of its own, resolved once the mock has taken
+   * it (marked it in flight and applied its fault rules: a rule used once, then gone). Held by its
+   * client, which sends all of the body but its last byte until `finish` (a probe rule of 1 ms
+   * counts it), or by a fault rule of 3 s. `abandon` closes the connection and resolves once the
+   * mock's side of it is closed too.
+   */
+  async function holdInFlight(target: TestClient, token: string, query: string, heldBy: 'client' | 'fault' = 'client') {
+    const server = (target.mock.app as unknown as { server: Server }).server
+    const serverSide = new Promise<Socket>((resolve) => server.once('connection', resolve))
+    target.mock.setFaults([{ operationId: 'queryItems', latencyMs: heldBy === 'client' ? 1 : 3000, times: 1 }])
+    const body = Buffer.from(JSON.stringify({ query }))
+    const { hostname, port } = new URL(target.url)
+    const socket = connect({ host: hostname, port: Number(port) })
+    let answer = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk: string) => (answer += chunk))
+    socket.on('error', () => undefined)
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
+    const headers = Object.entries({ ...target.dataHeaders(token), 'Content-Type': 'application/json', 'Content-Length': String(body.length), Connection: 'close' })
+    socket.write(`POST /ExplorerApi/api/items HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`)
+    socket.write(heldBy === 'client' ? body.subarray(0, -1) : body)
+    const accepted = await serverSide
+    // Bounded: a mock that never takes the request fails here, not by the test's timeout.
+    for (let turns = 0; target.mock.faults().rules.length > 0; turns++) {
+      if (turns > 10_000) throw new Error('the mock did not take the request')
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+    return {
+      status: closed.then(() => Number(/^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1])),
+      finish: () => void socket.end(body.subarray(-1)),
+      abandon: async () => {
+        const gone = new Promise<void>((resolve) => accepted.once('close', () => resolve()))
+        socket.destroy()
+        await gone
+      },
+    }
+  }
 
   /** The seq the journal gave the newest request. */
   const lastSeq = async (): Promise<number> => (await mock.request('GET', '/__mock/requests?limit=1')).body.entries[0].seq
@@ -208,42 +249,37 @@ describe('request assertions', () => {
       expect((refused as ProblemError).extra.violations).toEqual([expect.objectContaining({ pointer: '/match/body/$regex' })])
     })
 
-    it('waits for an exchange in flight to be recorded, up to a second', async () => {
-      mock.mock.setFaults([{ operationId: 'queryItems', latencyMs: 300, times: 1 }])
-      const slow = mock.items(admin, '$top=1')
-      await new Promise((resolve) => setTimeout(resolve, 50)) // arrived, not yet answered
-      const started = Date.now()
+    it('waits for an exchange in flight to be recorded, and gives up on one that does not end', async () => {
+      // Held in flight by its client, which sends all of the body but its last byte.
+      const held = await holdInFlight(mock, admin, '$top=1')
+      // In one turn of this process, where the mock runs too: nothing is recorded yet, and the
+      // assertion, called before the last byte is sent, finds the exchange in flight.
+      expect(mock.mock.requests({ operationId: 'queryItems' })).toEqual([])
+      held.finish()
       await expect(mock.mock.assertRequested({ operationId: 'queryItems' }, { times: 1 })).resolves.toHaveLength(1)
-      expect(Date.now() - started).toBeGreaterThanOrEqual(150)
-      expect((await slow).status).toBe(200)
-      // Longer than the bound: the assertion gives up waiting after about a second and says what it saw.
-      mock.mock.setFaults([{ operationId: 'queryItems', latencyMs: 2000, times: 1 }])
-      const slower = mock.items(admin, '$top=1')
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      const before = Date.now()
+      expect(await held.status).toBe(200)
+      // One that does not end while the assertion waits: it stops waiting (after its bound, about a
+      // second) and says what it saw, with the exchange still in flight; it ends only afterwards.
+      const stuck = await holdInFlight(mock, admin, '$top=2')
       await expect(mock.mock.assertRequested({ operationId: 'queryItems' }, { times: 2 })).rejects.toThrow(/but 1 matched/)
-      expect(Date.now() - before).toBeLessThan(1800)
-      expect((await slower).status).toBe(200)
-      mock.mock.clearFaults()
+      stuck.finish()
+      expect(await stuck.status).toBe(200)
+      await expect(mock.mock.assertRequested({ operationId: 'queryItems' }, { times: 2 })).resolves.toHaveLength(2)
     })
 
     it('does not wait for an exchange whose client gave up', async () => {
-      mock.mock.setFaults([{ operationId: 'queryItems', latencyMs: 3000, times: 1 }])
-      const gaveUp = new AbortController()
-      const abandoned = fetch(`${mock.url}/ExplorerApi/api/items`, {
-        method: 'POST',
-        headers: { ...mock.dataHeaders(admin), 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '$top=1' }),
-        signal: gaveUp.signal,
-      }).catch((error: unknown) => error)
-      await new Promise((resolve) => setTimeout(resolve, 50)) // arrived, held by the fault
-      gaveUp.abort()
-      await abandoned
-      const started = Date.now()
-      // Not recorded (no answer went out), and not waited for: its connection closed with no answer.
-      await expect(mock.mock.assertRequested({ operationId: 'queryItems' }, { times: 0 })).resolves.toEqual([])
-      expect(Date.now() - started).toBeLessThan(500)
-      mock.mock.clearFaults()
+      const held = await holdInFlight(mock, admin, '$top=1', 'fault')
+      // The mock sees the connection close before the assertion is called.
+      await held.abandon()
+      const assertion = mock.mock.assertRequested({ operationId: 'queryItems' }, { times: 0 })
+      // Sent once the assertion is under way: an assertion that waited for the abandoned exchange
+      // (its bound is a second) would count this one, answered meanwhile; one that did not wait has
+      // counted already.
+      const after = mock.items(admin, '$top=1')
+      await expect(assertion).resolves.toEqual([])
+      expect((await after).status).toBe(200)
+      // The abandoned exchange was not recorded (no answer went out).
+      expect(mock.mock.requests({ operationId: 'queryItems' })).toHaveLength(1)
     })
   })
 })

@@ -185,6 +185,56 @@ describe('/__mock/locks', () => {
   })
 })
 
+describe('locks under a GUID relation key', () => {
+  // Installations key detail tables by GUIDs, which compare without regard to case (the store keeps them in lower case).
+  const KEY = 'f16e802a-0334-4dfe-a799-f5c13b7da00a'
+  const LOCKS = '/__mock/locks'
+  function guidKeyed(): Record<string, any> {
+    const json = JSON.parse(JSON.stringify(DEFAULT_FIXTURE)) as Record<string, any>
+    json.applications[0].details[0].relationKey = KEY
+    const data = json.data[IDS.applicationId]
+    data.details = { [KEY]: data.details.OrderLines }
+    for (const attachment of json.attachments) if (attachment.relationKey === 'OrderLines') attachment.relationKey = KEY
+    // The fixture names the lock in capitals.
+    json.locks = { [IDS.applicationId]: { [KEY.toUpperCase()]: [5] } }
+    return json
+  }
+  const lineOf = async (mock: TestClient, token: string, id: number) => (await mock.items(token, `$filter=Id eq ${id}&relationKey=${KEY}`)).body[0] as Record<string, any>
+  const changeLine = (master: Record<string, any>, line: Record<string, any>, key: string) => ({
+    Rows: [{ Row: { Id: master.Id, TIMESTAMP: rowVersion(master.TIMESTAMP) }, Details: [{ RelationKey: key, Rows: [{ Id: line.Id, TIMESTAMP: rowVersion(line.TIMESTAMP), Quantity: 42 }] }] }],
+  })
+
+  it('holds a lock whatever the case the fixture, the control plane or the save writes the key in', async () => {
+    const { mock, token } = await started(guidKeyed())
+    try {
+      // The fixture's lock, listed in lower case, holds for a save that writes the key in lower case.
+      expect((await mock.request('GET', LOCKS)).body.locks).toEqual([{ applicationId: IDS.applicationId, relationKey: KEY, ids: [5] }])
+      const five = await lineOf(mock, token, 5)
+      const master5 = await master(mock, token, five.MasterId)
+      const refused = await mock.post(SAVE, token, changeLine(master5, five, KEY))
+      expect(refused.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1, UpdatedItems: 0 })
+      expect(refused.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'LOCKED', Id: 5, RelationKey: KEY })])
+      // Locked in capitals over the control plane, refused to a save in lower case, and to a delete in mixed case.
+      const one = await lineOf(mock, token, 1)
+      const master1 = await master(mock, token, one.MasterId)
+      expect((await mock.request('POST', LOCKS, { json: { applicationId: IDS.applicationId, relationKey: KEY.toUpperCase(), ids: [1] } })).body).toEqual({
+        changed: 1,
+        locks: [{ applicationId: IDS.applicationId, relationKey: KEY, ids: [1, 5] }],
+      })
+      expect((await mock.post(SAVE, token, changeLine(master1, one, KEY))).body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1 })
+      const mixed = `${KEY.slice(0, 18).toUpperCase()}${KEY.slice(18)}`
+      const deleted = await mock.post(DELETE, token, [{ RelationKey: mixed, Rows: [{ Row: { Id: 1, TIMESTAMP: rowVersion(one.TIMESTAMP) } }] }])
+      expect(deleted.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1, DeletedItems: 0 })
+      // Unlocked in another case than it was locked in: the save goes through.
+      expect((await mock.request('DELETE', LOCKS, { json: { applicationId: IDS.applicationId, relationKey: mixed, ids: [1, 5] } })).body).toEqual({ changed: 2, locks: [] })
+      expect((await mock.post(SAVE, token, changeLine(master1, one, KEY.toUpperCase()))).body).toMatchObject({ IsSaveSuccessfully: true, LockedItems: 0, UpdatedItems: 1 })
+      expect((await lineOf(mock, token, 1)).Quantity).toBe(42)
+    } finally {
+      await mock.close()
+    }
+  })
+})
+
 describe('a fixture whose locks name nothing', () => {
   it('is refused, naming each lock', async () => {
     const mock = await startTestMock()
