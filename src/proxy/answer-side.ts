@@ -5,10 +5,9 @@ import { validatorsFor } from '../document/validators.ts'
 import { isGatewayStatus } from '../wire/gateway-statuses.ts'
 import { MOCK_DEFINED } from '../../spec/extensions.ts'
 import { preciseViolations } from '../mock/control/answer-check.ts'
-import { bodyAlternatives } from '../http/hints.ts'
 import type { Violation } from '../errors.ts'
 import { exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
-import type { Route } from './views.ts'
+import { alternativesOf, type Route } from './views.ts'
 
 /**
  * The installation's side of an exchange, held to the document as verify holds an installation
@@ -132,7 +131,7 @@ function closestAnswerAlternative(document: OpenAPIObject, schemaPointer: string
   const validators = validatorsFor(document)
   const wrongType = (found: Violation[]) => found.some((v) => v.pointer === '/body' && v.keyword === 'type')
   let best: Violation[] | undefined
-  for (const pointer of bodyAlternatives(document, schemaPointer)) {
+  for (const pointer of alternativesOf(document, schemaPointer)) {
     const found = validators.violationsAt(pointer, body)
     if (found.length === 0) continue
     const better = best === undefined || (wrongType(best) && !wrongType(found)) || (wrongType(best) === wrongType(found) && found.length < best.length)

@@ -4,12 +4,12 @@ import { isObject } from '../document/json.ts'
 import { requestBodyOf, resolveRef, type OperationEntry } from '../document/reader.ts'
 import { validatorsFor, type RequestParts } from '../document/validators.ts'
 import { queryWarnings } from '../http/query-warnings.ts'
-import { bodyAlternatives, closestAlternative } from '../http/hints.ts'
+import { closestAlternative } from '../http/hints.ts'
 import { WARNINGS, type WarningCode } from '../http/warnings.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import type { Violation } from '../errors.ts'
 import { exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
-import type { Routed } from './views.ts'
+import { alternativesOf, type Routed } from './views.ts'
 
 /**
  * The client's side of an exchange, held to the document as the strict mock holds a request:
@@ -124,8 +124,8 @@ export function judgeRequest(routed: Routed, documents: { checked: OpenAPIObject
   const parts: RequestParts = { headers: request.headers, query: queryOf(request.url), params, body }
   const checked = validatorsFor(documents.checked).requestValidator(route.checked, { skipBody })(parts)
   // A body that is none of its alternatives (the current or the older delete body) is told against the closest one, as the mock tells it.
-  const schemaPointer = requestBodyOf(documents.checked, route.checked)?.schemaPointer
-  const violations = schemaPointer === undefined ? checked.violations : closestAlternative(documents.checked, bodyAlternatives(documents.checked, schemaPointer), body, checked.violations)
+  const schemaPointer = checked.violations.length === 0 ? undefined : requestBodyOf(documents.checked, route.checked)?.schemaPointer
+  const violations = schemaPointer === undefined ? checked.violations : closestAlternative(documents.checked, alternativesOf(documents.checked, schemaPointer), body, checked.violations)
   for (const violation of violations) observations.push(observe(parts, violation, 'violation'))
   const seen = new Set(checked.violations.map((v) => `${v.pointer} ${v.message}`))
   if (checked.unknownMembers.length > 0) {

@@ -2,6 +2,7 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { apiDocument, listOperations, releaseDocument, servedDocument, type OperationEntry } from '../document/reader.ts'
 import { relaxMockDefined } from '../document/mock-defined.ts'
 import { normalizeVersion } from '../../spec/versions.ts'
+import { bodyAlternatives } from '../http/hints.ts'
 
 /**
  * The documents one release is judged by, and the routing of a request to its operation. Built once
@@ -126,4 +127,15 @@ export const SIGN_IN_RELEASES: Readonly<Record<string, string>> = {
 /** The release a `--product-version` names, or null when it is none. */
 export function givenRelease(text: string): string | null {
   return normalizeVersion(text)
+}
+
+const alternatives = new WeakMap<OpenAPIObject, Map<string, string[]>>()
+
+/** The alternatives (oneOf/anyOf branches) of the body schema at a pointer, looked up once per document and pointer. */
+export function alternativesOf(document: OpenAPIObject, schemaPointer: string): string[] {
+  let known = alternatives.get(document)
+  if (known === undefined) alternatives.set(document, (known = new Map()))
+  let found = known.get(schemaPointer)
+  if (found === undefined) known.set(schemaPointer, (found = bodyAlternatives(document, schemaPointer)))
+  return found
 }
