@@ -31,7 +31,8 @@ export async function proxies(settings: Settings): Promise<Outcome> {
     writeFileSync(join(dir, 'page.json'), page)
     const ceiling = await startBaseline('node-bytes', join(dir, 'page.json'))
     const bare = await startServer('bare node:http proxy', [process.execPath, 'test/bench/servers/bare-proxy.mjs', mock.url])
-    const proxy = await startServer('appdata-kit proxy', [process.execPath, 'bin/appdata-kit.js', 'proxy', '--target', mock.url, '--port', '0'])
+    // --timeout long enough for the mock's plan and apply of W7's save, which it answers only when done (the default 30 s of silence gives the client 504 on a busy machine).
+    const proxy = await startServer('appdata-kit proxy', [process.execPath, 'bin/appdata-kit.js', 'proxy', '--target', mock.url, '--port', '0', '--timeout', '300000'])
     servers.push(ceiling, bare, proxy)
     const body = JSON.stringify({ query })
     const spec = (url: string, connections: number, withHeaders = true): (() => LoadSpec) => () => ({ url, connections, seconds: settings.seconds, headers: withHeaders ? headers : {}, requests: [{ method: 'POST', path: ITEMS, body }] })
@@ -69,7 +70,7 @@ export async function proxies(settings: Settings): Promise<Outcome> {
     const save = bigSave(settings.bigSaveMb)
     const begun = performance.now()
     const answer = await fetch(`${proxy.url}${ITEMS}/save`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: save })
-    const saved = (await answer.json()) as { IsSaveSuccessfully?: boolean; CreatedItems?: number }
+    const saved = (await answer.json()) as { IsSaveSuccessfully?: boolean; CreatedItems?: number; code?: string }
     const saveMs = performance.now() - begun
     const peak = peakRssMb(proxy.child.pid as number)
     const after = rssMb(proxy.child.pid as number)
@@ -96,7 +97,7 @@ export async function proxies(settings: Settings): Promise<Outcome> {
           columns: ['measure', 'value'],
           rows: [
             ['save answered in (ms)', fixed(saveMs)],
-            ['save succeeded', `${saved.IsSaveSuccessfully === true} (${saved.CreatedItems ?? 0} rows)`],
+            ['save succeeded', `${saved.IsSaveSuccessfully === true} (status ${answer.status}${saved.code === undefined ? '' : ` ${saved.code}`}, ${saved.CreatedItems ?? 0} rows)`],
             ['proxy RSS before the save (MB)', fixed(before)],
             ['proxy peak RSS since its start (VmHWM, MB)', fixed(peak)],
             ['proxy RSS after the save (MB)', fixed(after)],
