@@ -98,6 +98,7 @@ function summaryLines(report: ProxyReport, failOn: FailOn): string[] {
     `proxy: ${report.exchanges} exchange(s) with ${report.target}, release ${report.release} (${report.releaseFrom})`,
     `  requests: ${count('request', 'violation')} violation(s), ${count('request', 'warning')} warning(s); answers: ${count('answer', 'violation')} violation(s), ${count('answer', 'warning')} warning(s); ${report.ignored.length} accepted (--ignore)`,
   ]
+  if (report.unjudged !== undefined) lines.push(`  ${report.unjudged.count} exchange(s) passed on but not judged: a check failed on them (${report.unjudged.first}); please report it`)
   const violations = report.violations.filter((f) => f.severity === 'violation')
   for (const f of violations.slice(0, 20)) lines.push(`  VIOLATION ${f.side} ${f.operationId ?? '(no operation)'} ${f.status} ${f.pointer === '' ? '(the request)' : f.pointer}: ${f.message} (${f.count}×)`)
   if (violations.length > 20) lines.push(`  ... and ${violations.length - 20} more (the report lists them all)`)

@@ -100,6 +100,8 @@ export interface ProxyReport {
   ignored: Finding[]
   /** Distinct findings past the report's limit, counted but not listed. */
   unlisted?: number
+  /** Exchanges passed on but not judged, because a check failed on them (please report it), with the first reason. */
+  unjudged?: { count: number; first: string }
 }
 
 /** Bytes of each body kept for the HTML report. */
@@ -124,6 +126,9 @@ export class Inspector {
   #seq = 0
   /** Not folded into the usage: a body past the check limit was not kept. */
   unrecorded = 0
+  /** Exchanges the checks failed on (a bug of the proxy's): passed on, not judged. */
+  unjudged = 0
+  #unjudgedReason: string | undefined
   readonly #recent: KeptExchange[] = []
   /** The first exchange of each finding, by the finding's key. */
   readonly #firsts = new Map<string, KeptExchange>()
@@ -165,7 +170,15 @@ export class Inspector {
     this.#scheduled = false
     const batch = this.#queue
     this.#queue = []
-    for (const exchange of batch) this.#judge(exchange)
+    for (const exchange of batch) {
+      // Whatever an exchange holds, judging it must not stop the proxy: it is counted as not judged, with the first reason.
+      try {
+        this.#judge(exchange)
+      } catch (error) {
+        this.unjudged++
+        this.#unjudgedReason ??= `${exchange.method} ${exchange.url.split('?')[0]}: ${(error as Error).message}`
+      }
+    }
   }
 
   #judge(exchange: ObservedExchange): void {
@@ -309,6 +322,7 @@ export class Inspector {
       violations: reported,
       ignored,
       ...(this.tally.overflow > 0 ? { unlisted: this.tally.overflow } : {}),
+      ...(this.unjudged > 0 ? { unjudged: { count: this.unjudged, first: this.#unjudgedReason ?? '' } } : {}),
     }
   }
 

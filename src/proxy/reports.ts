@@ -110,7 +110,7 @@ export function htmlText(input: HtmlInput, redact: (value: string) => string): s
 <p>${report.exchanges} exchange(s) passed on to ${text(report.target)}, judged by the document of release ${text(report.release)} (${text(RELEASE_FROM[report.releaseFrom])}).</p>
 <table><thead><tr><th>Side</th><th>Violations</th><th>Warnings</th><th>Accepted (--ignore)</th></tr></thead><tbody>
 ${SIDES.map(({ side, title: name }) => `<tr id="summary-${side}"><td>${name}</td><td class="${count(side, 'violation') > 0 ? 'violation' : ''}">${count(side, 'violation')}</td><td>${count(side, 'warning')}</td><td>${report.ignored.filter((f) => f.side === side).length}</td></tr>`).join('\n')}
-</tbody></table>${report.unlisted === undefined ? '' : `<p class="muted">${report.unlisted} more finding(s) past the report's limit, counted but not listed.</p>`}</section>`
+</tbody></table>${report.unjudged === undefined ? '' : `<p class="violation">${report.unjudged.count} exchange(s) passed on but not judged: a check failed on them (${text(report.unjudged.first)}).</p>`}${report.unlisted === undefined ? '' : `<p class="muted">${report.unlisted} more finding(s) past the report's limit, counted but not listed.</p>`}</section>`
   const sides = SIDES.map(({ side, title: name }) => {
     const findings = report.violations.filter((f) => f.side === side)
     const shown = exchanges.filter((exchange) => exchange.observations.some((o) => o.side === side))

@@ -63,6 +63,16 @@ export function passedHeaders(raw: readonly string[], host?: string): string[] {
   return out
 }
 
+/**
+ * The request target as a path and query: a client that takes the proxy for an HTTP proxy of its own
+ * (`HTTP_PROXY`) sends the absolute form (`http://host/path`, RFC 9112, section 3.2.2).
+ */
+export function originForm(target: string): string {
+  if (!/^https?:\/\//i.test(target)) return target
+  const afterHost = target.indexOf('/', target.indexOf('//') + 2)
+  return afterHost < 0 ? '/' : target.slice(afterHost)
+}
+
 /** Collects a body's bytes as they pass, up to a limit; past it, only their count. */
 class Collector {
   readonly #limit: number
@@ -140,7 +150,7 @@ export async function startProxy(options: ProxyOptions, report: () => string): P
     const startedAt = Date.now()
     const begun = performance.now()
     const method = request.method ?? 'GET'
-    const url = request.url ?? '/'
+    const url = originForm(request.url ?? '/')
     const sent = new Collector(checkLimitBytes, request.headers['content-length'])
     let received: Collector | undefined
     let status = 0
@@ -245,7 +255,7 @@ export async function startProxy(options: ProxyOptions, report: () => string): P
       }
       lastAccepted = host
     }
-    const url = request.url ?? '/'
+    const url = originForm(request.url ?? '/')
     const question = url.indexOf('?')
     const path = question < 0 ? url : url.slice(0, question)
     if (path === OWN_PREFIX || path.startsWith(`${OWN_PREFIX}/`)) return ownEndpoint(request, response, path)

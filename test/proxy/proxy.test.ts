@@ -365,6 +365,50 @@ describe('appdata-kit proxy and its target', () => {
     }
   }, 120_000)
 
+  it('passes the request on as it came, bar Host (the target\'s) and the hop-by-hop headers, also when sent in absolute form', async () => {
+    const seen: Array<{ url: string; raw: string[]; body: string }> = []
+    const echo: Server = createServer((request, response) => {
+      let body = ''
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      request.on('end', () => {
+        seen.push({ url: request.url ?? '', raw: request.rawHeaders, body })
+        response.writeHead(200, { 'content-type': 'text/plain', 'x-echo': 'yes', 'keep-alive': 'timeout=5' })
+        response.end('echoed')
+      })
+    })
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve))
+    const port = (echo.address() as AddressInfo).port
+    try {
+      const run = await proxy(`http://127.0.0.1:${port}/prefix`)
+      const { request } = await import('node:http')
+      const send = (path: string) => new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+        const req = request(`${run.url}${path}`, { method: 'POST', path, headers: { 'X-Keep': 'kept', 'X-Drop-Me': 'dropped', Connection: 'keep-alive, X-Drop-Me', TE: 'trailers', 'Content-Type': 'text/plain' } }, (res) => {
+          let body = ''
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+        })
+        req.on('error', reject)
+        req.end('hello')
+      })
+      const plain = await send('/x?a=1')
+      const absolute = await send(`http://example.test/y?b=2`)
+      expect(plain).toMatchObject({ status: 200, body: 'echoed', headers: { 'x-echo': 'yes' } })
+      expect(absolute.body).toBe('echoed')
+      expect(seen.map((s) => s.url)).toEqual(['/prefix/x?a=1', '/prefix/y?b=2'])
+      const names = (raw: string[]) => raw.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase())
+      for (const { raw, body } of seen) {
+        expect(body).toBe('hello')
+        expect(raw[raw.findIndex((name) => name.toLowerCase() === 'host') + 1]).toBe(`127.0.0.1:${port}`)
+        expect(raw[raw.indexOf('X-Keep') + 1]).toBe('kept')
+        expect(names(raw)).not.toContain('x-drop-me')
+        expect(names(raw)).not.toContain('te')
+      }
+      expect(await stop(run)).toBe(0)
+    } finally {
+      await new Promise<void>((resolve) => echo.close(() => resolve()))
+    }
+  })
+
   it('answers only loopback names when bound to loopback, as the mock does, and its health and report endpoints', async () => {
     const run = await proxy('http://127.0.0.1:9')
     expect((await fetch(`${run.url}/__proxy/health`)).status).toBe(200)
