@@ -125,7 +125,13 @@ describe('appdata-kit proxy in front of a broken installation', () => {
     expect(redirected.status).toBe(302)
     expect(redirected.headers.get('location')).toBe('https://sso.example.test/login')
 
+    // A gateway status is the infrastructure's, on any operation: a warning, not a violation.
+    await brokenAnswer(mock, { operationId: 'saveItems', answer: { status: 503, body: { title: 'Service Unavailable', status: 503 } } })
+    const order = { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 5, Status: 'Open' }, Details: [] }] }
+    expect((await fetch(`${run.url}${ITEMS}/save`, { method: 'POST', headers, body: JSON.stringify(order) })).status).toBe(503)
+
     const found = (await report(run)).violations
+    expect(named(found, 'answer', 'saveItems', '/status')).toMatchObject([{ severity: 'warning', status: 503, message: expect.stringContaining('gateway status') }])
     for (const { rule, pointer } of broken) {
       const status = (rule.answer as { status: number }).status
       const [finding, ...more] = named(found, 'answer', rule.operationId as string, pointer).filter((f) => f.status === status)
@@ -155,13 +161,17 @@ describe('appdata-kit proxy in front of a broken installation', () => {
     // Leniencies: an option the description does not list, a member no schema names.
     expect((await fetch(`${run.url}${ITEMS}`, { method: 'POST', headers, body: JSON.stringify({ query: '$top=1&$select=Customer' }) })).status).toBe(200)
     expect((await fetch(`${run.url}${ITEMS}`, { method: 'POST', headers, body: JSON.stringify({ query: '$top=1', extra: true }) })).status).toBe(200)
+    // What only the strict document refuses: a detail group without rows.
+    const emptyGroup = { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 5, Status: 'Open' }, Details: [{ RelationKey: IDS.relationKey, Rows: [] }] }] }
+    expect((await fetch(`${run.url}${ITEMS}/save`, { method: 'POST', headers, body: JSON.stringify(emptyGroup) })).status).toBe(200)
     const found = (await report(run)).violations
+    expect(named(found, 'request', 'saveItems', '/body/Rows/*/Details/*/Rows')).toMatchObject([{ severity: 'warning', message: expect.stringContaining('strict mode refuses it') }])
     expect(named(found, 'request', 'saveItems', '/body/Rows')).toMatchObject([{ severity: 'violation', message: 'must be array', example: 'nope', status: 400 }])
     expect(named(found, 'request', 'queryItems', '/body/query')).toMatchObject([{ severity: 'warning', message: expect.stringContaining('UNSUPPORTED_QUERY_OPTION') }])
     expect(named(found, 'request', 'queryItems', '/body/extra')).toMatchObject([{ severity: 'warning', message: expect.stringContaining('UNKNOWN_MEMBER') }])
     // The mock's own refusal (a 400 problem) is its choice, not the description's: nothing on the answer side.
     expect(found.filter((f) => f.side === 'answer')).toEqual([])
-    expect(found).toHaveLength(3)
+    expect(found).toHaveLength(4)
     expect(await stop(run)).toBe(1)
   })
 
@@ -345,7 +355,8 @@ describe('appdata-kit proxy and its target', () => {
   it('passes a 60 MB save through intact, streamed, with its body reported unchecked past --check-limit', async () => {
     const mock = await startTestMock()
     try {
-      const run = await proxy(mock.url)
+      // The mock answers only once it has planned and written the save; the proxy waits for it however busy the machine is.
+      const run = await proxy(mock.url, ['--timeout', '600000'])
       const { headers } = await signIn(run.url)
       const line = (i: number, j: number) => ({ Id: -(2 * i + j + 1_000_000), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j, UnitPrice: 1.5 })
       const text = 'x'.repeat(900)
@@ -382,7 +393,7 @@ describe('appdata-kit proxy and its target', () => {
       const run = await proxy(`http://127.0.0.1:${port}/prefix`)
       const { request } = await import('node:http')
       const send = (path: string) => new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-        const req = request(`${run.url}${path}`, { method: 'POST', path, headers: { 'X-Keep': 'kept', 'X-Drop-Me': 'dropped', Connection: 'keep-alive, X-Drop-Me', TE: 'trailers', 'Content-Type': 'text/plain' } }, (res) => {
+        const req = request(run.url, { method: 'POST', path, headers: { 'X-Keep': 'kept', 'X-Drop-Me': 'dropped', Connection: 'keep-alive, X-Drop-Me', TE: 'trailers', 'Content-Type': 'text/plain' } }, (res) => {
           let body = ''
           res.on('data', (chunk: Buffer) => (body += chunk.toString()))
           res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
