@@ -6,13 +6,18 @@ import { ConfigError, EXIT } from '../cli-base/exit.ts'
 import { httpTransport } from '../client/transport.ts'
 import { writeUsageFile } from '../usage-file/file.ts'
 import { IgnoreFileError, readIgnoreFile } from '../proxy/ignore-file.ts'
-import { FAIL_ON, Inspector, type FailOn, type ProxyReport } from '../proxy/inspector.ts'
-import { htmlText, jsonText, junitText } from '../proxy/reports.ts'
+import type { FailOn, Inspector, ObservedExchange, ProxyReport } from '../proxy/inspector.ts'
 import { startProxy, type RunningProxy } from '../proxy/server.ts'
 import type { Accepted } from '../proxy/findings.ts'
 import { parseFlags, positiveInteger } from './connection.ts'
 import { detectRelease } from './detect.ts'
-import { redactor } from './verify-report.ts'
+import { redactor } from './secrets.ts'
+
+// The judging (Ajv and the documents) loads once the proxy listens, and the report writers (JUnit) at
+// stop: the proxy is up in a fraction of a second, and an exchange that comes first waits in a queue.
+
+/** `--fail-on`: which side's violations fail the run. */
+const FAIL_ON: readonly FailOn[] = ['answer', 'request', 'any', 'none']
 
 /** The flags of `appdata-kit proxy`, as commander gives them. */
 interface ProxyFlags {
@@ -127,23 +132,43 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promi
   const targetText = `${target.origin}${target.pathname.replace(/\/+$/, '')}`
   const secrets = redactor([])
   const given = flags.productVersion === undefined ? undefined : (normalizeVersion(flags.productVersion) ?? undefined)
-  const inspector = new Inspector({ target: targetText, ...(given === undefined ? {} : { release: given }), accepted, recordUsage: flags.recordUsage !== undefined, secrets })
+  // Exchanges that end before the inspector is loaded wait for it.
+  const waiting: ObservedExchange[] = []
+  let inspector: Inspector | undefined
+  // Loaded once the proxy listens (below); a report asked for before waits for it.
+  let loaded: Promise<Inspector> = new Promise(() => undefined)
   let proxy: RunningProxy
   try {
     proxy = await startProxy(
-      { target, host: flags.host, port: flags.port, timeoutMs: flags.timeout, ...(ca === undefined ? {} : { ca }), ...(flags.insecure === true ? { insecure: true } : {}), checkLimitBytes: Math.round(flags.checkLimit * 1024 * 1024), inspector },
-      () => jsonText(inspector.report(), secrets),
+      {
+        target,
+        host: flags.host,
+        port: flags.port,
+        timeoutMs: flags.timeout,
+        ...(ca === undefined ? {} : { ca }),
+        ...(flags.insecure === true ? { insecure: true } : {}),
+        checkLimitBytes: Math.round(flags.checkLimit * 1024 * 1024),
+        observe: (exchange) => (inspector === undefined ? waiting.push(exchange) : inspector.observe(exchange)),
+      },
+      async () => secrets(`${JSON.stringify((await loaded).report(), null, 2)}\n`),
     )
   } catch (error) {
     io.stderr(`error: cannot listen on ${flags.host}:${flags.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`)
     return EXIT.failed
   }
   io.stdout(`listening on ${proxy.url}\n`)
+  loaded = import('../proxy/inspector.ts').then(({ Inspector }) => {
+    inspector = new Inspector({ target: targetText, ...(given === undefined ? {} : { release: given }), accepted, recordUsage: flags.recordUsage !== undefined, secrets })
+    for (const exchange of waiting.splice(0)) inspector.observe(exchange)
+    return inspector
+  })
+  // A failure to load is reported where `loaded` is awaited, not as an unhandled rejection.
+  loaded.catch(() => undefined)
   io.stderr(`proxy: passing exchanges to ${targetText}; ${given === undefined ? 'the release is detected from the sign-in path the client uses' : `judged by release ${given}`}; Ctrl-C or SIGTERM stops it and writes the reports\n`)
-  if (given === undefined && flags.org !== undefined) void probe(flags, inspector, io)
+  if (given === undefined && flags.org !== undefined) void loaded.then((ready) => probe(flags, ready, io))
   await stop
   await proxy.close()
-  return finish(flags, inspector, secrets, io)
+  return finish(flags, await loaded, secrets, io)
 }
 
 /** Asks the target which sign-in it serves (a form without credentials, as verify's detection sends), so exchanges before the client's sign-in are judged by its release. */
@@ -163,7 +188,8 @@ async function probe(flags: ProxyFlags, inspector: Inspector, io: ProxyIo): Prom
 }
 
 /** Writes every file asked for, prints the summary, and gives the exit code. */
-function finish(flags: ProxyFlags, inspector: Inspector, secrets: ReturnType<typeof redactor>, io: ProxyIo): number {
+async function finish(flags: ProxyFlags, inspector: Inspector, secrets: ReturnType<typeof redactor>, io: ProxyIo): Promise<number> {
+  const { htmlText, jsonText, junitText } = await import('../proxy/reports.ts')
   const report = inspector.report()
   const written: string[] = []
   let failed = false

@@ -349,4 +349,3 @@ export class Inspector {
 
 /** `--fail-on`: which side's violations fail the run. */
 export type FailOn = 'answer' | 'request' | 'any' | 'none'
-export const FAIL_ON: readonly FailOn[] = ['answer', 'request', 'any', 'none']

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { ProblemError, type ProblemCode } from '../errors.ts'
 import { connectionHost, httpsAgentOptions } from '../client/transport.ts'
 import { hostAcceptor, hostName } from '../mock/plugins/host-check.ts'
-import type { Inspector, ObservedExchange, Outcome } from './inspector.ts'
+import type { ObservedExchange, Outcome } from './inspector.ts'
 
 /**
  * The proxy's server, on Node's own http and https modules: a pass-through is mostly moving bytes,
@@ -25,7 +25,8 @@ export interface ProxyOptions {
   insecure?: boolean
   /** Bodies longer than this pass unchecked (their bytes are not kept). */
   checkLimitBytes: number
-  inspector: Inspector
+  /** Takes each exchange once it ended (the inspector judges it later). */
+  observe: (exchange: ObservedExchange) => void
 }
 
 export interface RunningProxy {
@@ -121,11 +122,12 @@ function sendJson(response: ServerResponse, status: number, text: string, header
 export const OWN_PREFIX = '/__proxy'
 
 /**
- * Starts the proxy; resolves when it listens. `report` turns the inspector's report into the text
- * `GET /__proxy/report` answers (the command line passes it through the secret filter).
+ * Starts the proxy; resolves when it listens. `report` gives the text `GET /__proxy/report`
+ * answers (the command line makes it from the inspector's report, through the secret filter).
  */
-export async function startProxy(options: ProxyOptions, report: () => string): Promise<RunningProxy> {
-  const { target, inspector, checkLimitBytes, timeoutMs } = options
+export async function startProxy(options: ProxyOptions, report: () => Promise<string>): Promise<RunningProxy> {
+  const { target, observe, checkLimitBytes, timeoutMs } = options
+  const targetText = `${target.origin}${target.pathname.replace(/\/+$/, '')}`
   const secure = target.protocol === 'https:'
   const prefix = target.pathname.replace(/\/+$/, '')
   const agent = secure
@@ -141,8 +143,11 @@ export async function startProxy(options: ProxyOptions, report: () => string): P
   const ownEndpoint = (request: IncomingMessage, response: ServerResponse, path: string) => {
     request.resume()
     if (request.method !== 'GET' && request.method !== 'HEAD') return sendProblem(response, 'METHOD_NOT_ALLOWED', `${OWN_PREFIX}/ answers GET only.`, path)
-    if (path === `${OWN_PREFIX}/health`) return sendJson(response, 200, JSON.stringify({ status: 'ok', target: inspector.target }))
-    if (path === `${OWN_PREFIX}/report`) return sendJson(response, 200, report())
+    if (path === `${OWN_PREFIX}/health`) return sendJson(response, 200, JSON.stringify({ status: 'ok', target: targetText }))
+    if (path === `${OWN_PREFIX}/report`) {
+      report().then((text) => sendJson(response, 200, text), (error: Error) => sendProblem(response, 'INTERNAL', `The report could not be made: ${error.message}`, path))
+      return
+    }
     return sendProblem(response, 'NOT_FOUND', `The proxy answers ${OWN_PREFIX}/health and ${OWN_PREFIX}/report; every other path goes to the target.`, path)
   }
 
@@ -176,7 +181,7 @@ export async function startProxy(options: ProxyOptions, report: () => string): P
         outcome,
         ...(reason === undefined ? {} : { reason }),
       }
-      inspector.observe(exchange)
+      observe(exchange)
       if (inFlight === 0) drained?.()
     }
     const upstream = send({
