@@ -1,7 +1,6 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { apiDocument, listOperations, releaseDocument, servedDocument, type OperationEntry } from '../document/reader.ts'
 import { relaxMockDefined } from '../document/mock-defined.ts'
-import { normalizeVersion } from '../../spec/versions.ts'
 import { bodyAlternatives } from '../http/hints.ts'
 
 /**
@@ -122,11 +121,6 @@ export const SIGN_IN_RELEASES: Readonly<Record<string, string>> = {
   signIn: '3.0.19',
   signInWithoutOrganization: '3.0.18',
   signInLegacy: '2.9.0',
-}
-
-/** The release a `--product-version` names, or null when it is none. */
-export function givenRelease(text: string): string | null {
-  return normalizeVersion(text)
 }
 
 const alternatives = new WeakMap<OpenAPIObject, Map<string, string[]>>()
