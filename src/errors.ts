@@ -53,6 +53,9 @@ export const PROBLEMS = {
   INJECTED_FAULT: { status: 503, title: 'Fault injected by the mock control plane' },
   TOO_MANY_SESSIONS: { status: 503, title: 'Too many live sessions' },
   INTERNAL: { status: 500, title: 'Internal mock error' },
+  // The proxy's own answers (`appdata-kit proxy`) when the installation behind it gives none
+  TARGET_UNREACHABLE: { status: 502, title: 'Target installation not reachable' },
+  TARGET_TIMEOUT: { status: 504, title: 'Target installation did not answer in time' },
   // 507: the state file (--state-file) could not be written, so a reset or fixture load changed nothing
   STATE_NOT_WRITTEN: { status: 507, title: 'State file not written' },
 } as const satisfies Record<string, { status: number; title: string }>

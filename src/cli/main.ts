@@ -70,6 +70,25 @@ async function coverage(argv: string[]): Promise<never> {
   process.exit(runCoverage(argv, io))
 }
 
+/**
+ * `appdata-kit proxy`: runs until SIGINT or SIGTERM (a CI job's end), then writes its reports and
+ * exits by what it found (--fail-on); a second signal quits at once, writing nothing.
+ */
+async function proxy(argv: string[]): Promise<never> {
+  const { runProxy } = await import('./proxy.ts')
+  let signalled = false
+  const stop = new Promise<void>((resolve) => {
+    const once = (signal: NodeJS.Signals) => {
+      if (signalled) process.exit(signal === 'SIGINT' ? 130 : 143)
+      signalled = true
+      resolve()
+    }
+    process.on('SIGINT', once)
+    process.on('SIGTERM', once)
+  })
+  process.exit(await runProxy(argv, io, stop))
+}
+
 /** Each command with what runs it; each parses its own flags (and variables), so `<command> --help` is its own. */
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<unknown> | unknown }> = {
   mock: { summary: 'start the mock (what npm start runs); mock --help lists every flag', run: mock },
@@ -78,6 +97,7 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
   spec: { summary: 'write the OpenAPI document (YAML or JSON by the extension of --out)', run: spec },
   usage: { summary: 'usage merge A B... --out FILE: join the usage files of mocks started with --record-usage', run: usage },
   coverage: { summary: 'which operations, variants and options of the document a usage file shows used, and which never were', run: coverage },
+  proxy: { summary: 'sit between a client and an installation: forward unchanged, hold both sides to the document, report at stop', run: proxy },
 }
 
 /**

@@ -5,6 +5,7 @@ import { hiddenFieldsFor } from '../http/auth/principal.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import { applicationOf, principalOf, storeProblem } from '../http/context.ts'
 import { warnOrRefuse } from '../http/warn.ts'
+import { queryWarnings } from '../http/query-warnings.ts'
 import { sendReady } from '../http/ready-answer.ts'
 
 /**
@@ -16,13 +17,7 @@ export const queryItems: OperationHandler<'queryItems'> = async (request, reply)
 /** Shared by the POST form and the older GET form. */
 export function answerQuery(request: FastifyRequest, reply: FastifyReply, parsed: ReturnType<typeof parseQueryString>): FastifyReply {
   if ('error' in parsed) throw storeProblem(parsed)
-  if (parsed.ignoredOptions.length > 0) {
-    warnOrRefuse(request, 'UNSUPPORTED_QUERY_OPTION', `The query option${parsed.ignoredOptions.length > 1 ? 's' : ''} ${parsed.ignoredOptions.map((n) => `'${n}'`).join(', ')} changed nothing.`)
-  }
-  if (parsed.quotedAmpersand) {
-    warnOrRefuse(request, 'QUOTED_AMPERSAND', "An '&' between single quotes was read as part of the value, not as the start of the next option.")
-  }
-  if (parsed.emptyRelationKey) warnOrRefuse(request, 'EMPTY_RELATION_KEY', 'relationKey was sent empty; master rows were read.')
+  for (const warning of queryWarnings(parsed)) warnOrRefuse(request, warning.code, warning.message)
   const application = applicationOf(request)
   const hidden = hiddenFieldsFor(principalOf(request).user, application.id)
   const query = parsed

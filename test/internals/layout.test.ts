@@ -46,7 +46,7 @@ const importsOf = (area: string): Edge[] => ALL.filter((edge) => within(edge.fro
 const show = (list: Edge[]): string[] => list.map((edge) => `${edge.from} -> ${edge.to}${edge.dynamic ? ' (dynamic)' : ''}`)
 
 /** The commands: nothing below them (the mock, its operations, the layers they stand on) imports them. */
-const COMMANDS = ['src/cli', 'src/usage', 'src/capture', 'src/compare']
+const COMMANDS = ['src/cli', 'src/usage', 'src/capture', 'src/compare', 'src/proxy']
 
 /**
  * What each folder may import, and nothing else in the repository. src/cli, the commands' front,
@@ -81,6 +81,13 @@ const ALLOWED: Record<string, string[]> = {
   'src/deviate': ['src/deviate', 'src/operations', 'src/store'],
   'src/capture': ['src/capture', 'src/client', 'src/wire', 'src/store', 'src/fixtures', 'src/bytes.ts'],
   'src/compare': ['src/compare', 'src/client', 'src/document', 'src/bytes.ts'],
+  // The proxy stands beside the commands: it reads the documents, the request check's leniencies, the
+  // usage format and the mock's host check and redaction, and only the command line imports it.
+  'src/proxy': [
+    'src/proxy', 'src/document', 'src/wire', 'src/usage-file', 'src/client/transport.ts', 'src/errors.ts', 'spec',
+    'src/http/query-warnings.ts', 'src/http/warnings.ts', 'src/http/hints.ts', 'src/store/query-string.ts',
+    'src/mock/plugins/host-check.ts', 'src/journal/redact.ts', 'src/rules/answer-check.ts',
+  ],
   'src/usage': ['src/usage', 'src/usage-file', 'src/store', 'src/client', 'src/document', 'src/wire', 'contracts', 'spec'],
   // Black-box: the contracts run against real installations, so they know the API only as a client does.
   contracts: ['contracts', 'src/client', 'src/wire', 'src/document', 'src/bytes.ts', 'spec'],

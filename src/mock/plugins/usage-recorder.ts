@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { UsageAccumulator, writeUsageFile, type UsageFile } from '../../usage-file/file.ts'
-import { requestShape } from '../../usage-file/request-shape.ts'
-import { ShapeAccumulator } from '../../usage-file/shape.ts'
+import { recordExchange, type RecordedExchange } from '../../usage-file/record.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,68 +23,17 @@ export interface UsageRecorder {
   readonly file: string
 }
 
-/** One answered request, kept by reference until it is folded in. */
-interface Pending {
-  operation: string
-  url: string
-  headers: FastifyRequest['headers']
-  body: unknown
-  params: unknown
-  status: number
-  contentType: string
-  payload: unknown
-}
-
-/** Bodies shaped per interaction and status; past this many, answers are only counted (their shape has settled). */
-const SHAPED_ANSWERS = 100
-
-function text(payload: unknown): string | undefined {
-  if (typeof payload === 'string') return payload
-  if (Buffer.isBuffer(payload)) return payload.toString('utf8')
-  return undefined
-}
-
-function parseJson(payload: unknown): unknown {
-  const body = text(payload)
-  if (body === undefined || body === '') return undefined
-  try {
-    return JSON.parse(body)
-  } catch {
-    return undefined
-  }
-}
-
 export function registerUsage(app: FastifyInstance, file: string): UsageRecorder {
   const release = app.mockConfig.productVersion
   const accumulator = new UsageAccumulator()
-  let pending: Pending[] = []
+  let pending: RecordedExchange[] = []
   let scheduled = false
 
   const fold = () => {
     scheduled = false
     const batch = pending
     pending = []
-    for (const item of batch) {
-      const entry = accumulator.entry(item.operation, release, requestShape(item.operation, item.url, item.headers, item.body, item.params as Record<string, string> | undefined))
-      entry.count++
-      const answer = accumulator.answer(entry, item.status)
-      answer.count++
-      const mediaType = (item.contentType.split(';')[0] ?? '').trim().toLowerCase()
-      if (item.status >= 400) {
-        const code = (parseJson(item.payload) as { code?: unknown } | undefined)?.code
-        if (typeof code === 'string') answer.problems.add(code)
-        continue
-      }
-      if (mediaType !== '' && !/json/.test(mediaType)) {
-        // A file: the media type the client received, never its bytes.
-        answer.mediaTypes.add(mediaType)
-        continue
-      }
-      if (answer.bodies >= SHAPED_ANSWERS) continue
-      answer.bodies++
-      const body = parseJson(item.payload)
-      ;(answer.body ??= new ShapeAccumulator()).add(body === undefined ? (text(item.payload) === '' ? null : text(item.payload)) : body)
-    }
+    for (const item of batch) recordExchange(accumulator, release, item)
   }
 
   app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
@@ -96,7 +44,7 @@ export function registerUsage(app: FastifyInstance, file: string): UsageRecorder
         url: request.url,
         headers: request.headers,
         body: request.sentBody ?? request.body,
-        params: request.params,
+        params: request.params as Record<string, string> | undefined,
         status: reply.statusCode,
         contentType: String(reply.getHeader('content-type') ?? ''),
         payload,
