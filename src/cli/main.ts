@@ -70,6 +70,11 @@ async function coverage(argv: string[]): Promise<never> {
   process.exit(runCoverage(argv, io))
 }
 
+async function upgrade(argv: string[]): Promise<never> {
+  const { runUpgrade } = await import('./upgrade.ts')
+  process.exit(await runUpgrade(argv, io))
+}
+
 /** Each command with what runs it; each parses its own flags (and variables), so `<command> --help` is its own. */
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<unknown> | unknown }> = {
   mock: { summary: 'start the mock (what npm start runs); mock --help lists every flag', run: mock },
@@ -78,6 +83,7 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
   spec: { summary: 'write the OpenAPI document (YAML or JSON by the extension of --out)', run: spec },
   usage: { summary: 'usage merge A B... --out FILE: join the usage files of mocks started with --record-usage', run: usage },
   coverage: { summary: 'which operations, variants and options of the document a usage file shows used, and which never were', run: coverage },
+  upgrade: { summary: 'what the client that recorded a usage file meets on another release: replayed on mocks of both releases, one finding per change', run: upgrade },
 }
 
 /**
