@@ -1,8 +1,9 @@
-import { resolveProfile } from '../../spec/profiles.ts'
-import { createClient, successOf } from '../client/client.ts'
+import { createClient, successOf, type Client } from '../client/client.ts'
+import { ConfigError } from '../cli-base/exit.ts'
 import type { WireResponse } from '../client/transport.ts'
 import { textOf } from '../bytes.ts'
 import type { Interaction } from '../usage-file/file.ts'
+import { releaseView } from './documents.ts'
 import { clientRequest, type Side } from './requests.ts'
 import type { ReleaseMock } from './release-mock.ts'
 import type { ReplayIds } from './replay-ids.ts'
@@ -69,6 +70,24 @@ function outcomeOf(sent: string, operation: string, response: WireResponse): Out
   return outcome
 }
 
+/**
+ * The replay's own session on a release: by the sign-in its document serves (read from the
+ * document, as the mock's routes are, so the replay signs in whatever the profiles say).
+ */
+async function signInTo(client: Client, release: string, ids: ReplayIds): Promise<string> {
+  const { operations } = releaseView(release)
+  const form = { client_id: ids.clientId, username: ids.user.email, password: ids.user.password, grant_type: 'password' as const, scope: 'openid apiv1 nosession' }
+  const answer = operations.has('signIn')
+    ? await client.call('signIn', { body: form, path: { organizationphysicalname: ids.organization }, token: null })
+    : operations.has('signInWithoutOrganization')
+      ? await client.call('signInWithoutOrganization', { body: form, token: null })
+      : await client.call('signInLegacy', { body: { userName: ids.user.email, password: ids.user.password, clientId: ids.legacyClientId }, token: null })
+  const body = answer.body as { access_token?: unknown; SessionToken?: unknown }
+  const token = body.access_token ?? body.SessionToken
+  if (answer.status !== 200 || typeof token !== 'string') throw new ConfigError(`the fixture's user ${ids.user.email} cannot sign in to the mock of ${release} (${answer.status})`)
+  return token
+}
+
 /** A release's mock opened for a replay: a client of its own forms, signed in as the fixture's user. */
 export async function openSide(mock: ReleaseMock, ids: ReplayIds): Promise<Side> {
   const client = createClient({
@@ -80,8 +99,9 @@ export async function openSide(mock: ReleaseMock, ids: ReplayIds): Promise<Side>
     workspaceId: ids.workspaceId,
     applicationId: ids.application.id,
   })
-  const { token } = await client.signIn({ username: ids.user.email, password: ids.user.password })
-  return { release: mock.release, profile: resolveProfile(mock.release), transport: mock.transport, client, token, ids }
+  client.token = await signInTo(client, mock.release, ids)
+  const { operations } = releaseView(mock.release)
+  return { release: mock.release, transport: mock.transport, client, token: client.token, ids, serves: (id) => operations.has(id) }
 }
 
 /** Replays the interactions on one release, one at a time in the file's order; one result per interaction. */

@@ -1,4 +1,3 @@
-import type { Profile } from '../../spec/profiles.ts'
 import { printFilter, type FilterNode } from '../store/filter-ast.ts'
 import { queryText, rowVersion, type Client, type ReadRow } from '../client/client.ts'
 import type { Transport, WireRequest } from '../client/transport.ts'
@@ -18,15 +17,16 @@ import type { ReplayIds } from './replay-ids.ts'
  * the same request on both releases, so what differs in the answers is the release's doing.
  */
 
-/** One release being replayed: its mock, its profile and a client of its own forms, signed in. */
+/** One release being replayed: its mock and a client of it, signed in. */
 export interface Side {
   release: string
-  profile: Profile
   transport: Transport
-  /** Reads the replayed state and prepares rows, in the release's own forms; never sends the client's requests. */
+  /** Reads the replayed state and prepares rows, in the forms the release serves; never sends the client's requests. */
   client: Client
   token: string
   ids: ReplayIds
+  /** Whether the release's document has an operation (the replay's own reads take the form it serves). */
+  serves(operationId: string): boolean
 }
 
 /** A request to send, or why the interaction is not replayed on this side. */
@@ -70,13 +70,14 @@ function bodyFor(shape: Shape | undefined, named: (name: string, type: Shape) =>
   return Object.fromEntries(Object.entries(shape.fields ?? {}).map(([name, type]) => [name, named(name, type)]))
 }
 
-/** Rows of a table as the release reads them now (none when it cannot: details below 3.0). */
+/**
+ * Rows of a table as the release reads them now, in the form of Get Items its document serves;
+ * none when it cannot (detail rows below 3.0).
+ */
 async function rowsOf(side: Side, relationKey: string | undefined, extra: { top?: number; orderBy?: string; filter?: string } = {}): Promise<ReadRow[]> {
-  try {
-    return await side.client.rows({ top: 50, ...extra, ...(relationKey === undefined ? {} : { relationKey }) })
-  } catch {
-    return []
-  }
+  const text = queryText({ top: 50, ...extra, ...(relationKey === undefined ? {} : { relationKey }) })
+  const answer = side.serves('queryItems') ? await side.client.call('queryItems', { body: { query: text } }) : await side.client.call('queryItemsLegacy', { query: Object.fromEntries(new URLSearchParams(text)) })
+  return answer.status === 200 && Array.isArray(answer.body) ? (answer.body as ReadRow[]) : []
 }
 
 const tableOf = (side: Side, relationKey: string | null) => (relationKey === null ? side.ids.application.master : side.ids.application.details.find((d) => d.relationKey === relationKey)?.storage)

@@ -87,6 +87,71 @@ export async function recordFullUsage(file: string, release: string, connection:
   return JSON.parse(readFileSync(file, 'utf8')) as UsageFile
 }
 
+/**
+ * A client written for 2.9, as a team wrote it then, with nothing but `fetch` and the forms 2.9
+ * takes: the legacy sign-in, Get Items by GET, the older delete body, the flag read as
+ * `IsSaveSuccesfully`. It knows nothing of the release profiles, so a change of theirs changes what
+ * the mocks answer it, never what it sends. It uses every operation and every variant of 2.9.
+ */
+async function client29(url: string): Promise<void> {
+  const json = async (response: Response, what: string) => {
+    if (!response.ok) throw new Error(`${what}: ${response.status} ${await response.text()}`)
+    const text = await response.text()
+    return text === '' ? undefined : JSON.parse(text)
+  }
+  const refused = await fetch(`${url}/IntelligenceUserManagementService/UserManagementService.svc/Token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ userName: IDS.admin.username, password: 'wrong-pass', clientId: IDS.legacyClientId }) })
+  if (refused.status !== 400) throw new Error(`a wrong password answered ${refused.status}`)
+  const signIn = await json(await fetch(`${url}/IntelligenceUserManagementService/UserManagementService.svc/Token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ userName: IDS.admin.username, password: IDS.admin.password, clientId: IDS.legacyClientId }) }), 'sign-in')
+  const headers = { 'Content-Type': 'application/json', ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: signIn.SessionToken as string }
+  // Get Items by GET, its options in the URL and no body (the description, Get Items, older variant).
+  const get = async (query: string) => json(await fetch(`${url}/ExplorerApi/api/items?${query}`, { headers: { ApplicationId: headers.ApplicationId, WorkspaceId: headers.WorkspaceId, SessionToken: headers.SessionToken } }), query)
+  const post = async (path: string, body: unknown, extra: Record<string, string> = {}) => json(await fetch(`${url}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) }), path)
+  // The client's screens: lists of several sizes and orders, pages after the first, lists by status or amount, and counts.
+  for (const top of [5, 10, 25]) for (const order of ['Customer asc', 'Amount desc', 'Id asc']) await get(`$top=${top}&$orderby=${encodeURIComponent(order)}`)
+  for (const order of ['Customer asc', 'Id asc']) await get(`$top=10&$skip=10&$orderby=${encodeURIComponent(order)}`)
+  for (const filter of ["Status eq 'Open'", "Status ne 'Closed'", 'Amount gt 1000', "Customer eq 'Northwind Traders'"]) {
+    await get(`$filter=${encodeURIComponent(filter)}&$orderby=Amount%20desc&$top=5`)
+    await get(`$inlinecount=allpages&$filter=${encodeURIComponent(filter)}`)
+  }
+  await get('$inlinecount=allpages')
+  const created = await post('/ExplorerApi/api/items/save', { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120, Status: 'Open' }, Details: [] }] })
+  // The flag is read, as the client reads it; the new row's Id is what the session goes on with.
+  if (created.IsSaveSuccesfully === false || created.ReturnData?.PrimaryKeyData?.['-1'] === undefined) throw new Error(`the save was refused: ${JSON.stringify(created)}`)
+  const id = Number(created.ReturnData.PrimaryKeyData['-1'].newKeys.Id)
+  const [reserved] = await json(await fetch(`${url}/ExplorerApi/api/storage/${IDS.masterStorageId}/identity/IdRow/next/1`, { headers }), 'identities')
+  const second = await post('/ExplorerApi/api/items/save', { Rows: [{ Row: { Id: -1, IdRow: reserved, TIMESTAMP: null, Customer: 'Globex', Amount: 80, Status: 'New' }, Details: [] }] })
+  const [row] = await get(`$filter=${encodeURIComponent(`Id eq ${id}`)}`)
+  const version = rowVersion(String(row.TIMESTAMP))
+  await post('/ExplorerApi/api/items/save', { Rows: [{ Row: { Id: id, TIMESTAMP: version, Status: 'Closed' }, Details: [] }] })
+  const [again] = await get(`$filter=${encodeURIComponent(`Id eq ${id}`)}`)
+  const deleted = await post('/ExplorerApi/api/items/delete', [{ Rows: [{ Row: { Id: id, TIMESTAMP: rowVersion(String(again.TIMESTAMP)) }, Details: [] }] }])
+  if (deleted.IsSaveSuccesfully === false) throw new Error(`the delete was refused: ${JSON.stringify(deleted)}`)
+  const [secondRow] = await get(`$filter=${encodeURIComponent(`Id eq ${second.ReturnData.PrimaryKeyData['-1'].newKeys.Id}`)}`)
+  await post('/ExplorerApi/api/items/delete', [{ Rows: [{ Row: { Id: secondRow.Id, TIMESTAMP: rowVersion(String(secondRow.TIMESTAMP)) }, Details: [] }] }])
+  const fixture = JSON.parse(readFileSync(DEFAULT_FIXTURE_FILE, 'utf8')) as { attachments: Array<{ id: number; parentId: number; folderId: number | null; relationKey: string | null; isFolder?: boolean }> }
+  for (const relationKey of [null, 'OrderLines']) {
+    const file = fixture.attachments.find((a) => a.relationKey === relationKey && a.isFolder !== true && a.folderId === null)
+    if (file === undefined) throw new Error(`the default fixture has no file of a ${relationKey ?? 'master'} row`)
+    await json(await fetch(`${url}/ExplorerApi/api/attachments?$filter=${encodeURIComponent(`ParentId eq ${file.parentId}`)}${relationKey === null ? '' : `&relationKey=${relationKey}`}`, { headers }), 'attachments')
+    const download = await fetch(`${url}/ExplorerApi/api/attachments/download`, { method: 'POST', headers, body: JSON.stringify({ ids: [file.id], rk: relationKey ?? '' }) })
+    if (!download.ok) throw new Error(`download: ${download.status}`)
+    await download.arrayBuffer()
+  }
+  const inFolder = fixture.attachments.find((a) => a.folderId !== null)
+  if (inFolder !== undefined) await json(await fetch(`${url}/ExplorerApi/api/attachments?$filter=${encodeURIComponent(`ParentId eq ${inFolder.parentId} and FolderId eq ${inFolder.folderId}`)}`, { headers }), 'folder')
+  await post('/ExplorerApi/api/action/run', { actionId: IDS.actionOk, parametersMap: [{ Name: 'ProcedureName', Value: 'usp_RecalculateTotals' }] })
+  await post('/ExplorerApi/api/metadata/generaterowlink', { relationKey: null, values: 1, valueType: 1 })
+  await post('/ExplorerApi/api/metadata/generaterowlink', { relationKey: null, values: [1, 2], valueType: 1 })
+  const email = await fetch(`${url}/webaggregator/api/v1/email/queue`, { method: 'POST', headers: { 'Content-Type': 'application/json', WorkspaceId: IDS.workspaceId, Authorization: `Bearer ${headers.SessionToken}` }, body: JSON.stringify({ to: ['buyer@example.test'], subject: 'Order shipped', body: 'It left today.' }) })
+  if (!email.ok) throw new Error(`e-mail: ${email.status}`)
+}
+
+/** Records the usage of the client written for 2.9 (every operation and variant of 2.9), against a mock of 2.9. */
+export async function record29Client(file: string): Promise<UsageFile> {
+  await recording(file, '2.9', DEFAULT_CONNECTION, client29)
+  return JSON.parse(readFileSync(file, 'utf8')) as UsageFile
+}
+
 /** Records a session that reads, counts, creates and updates orders and reads attachments, and deletes nothing. */
 export async function recordSessionWithoutDeletes(file: string, release: string): Promise<UsageFile> {
   await recording(file, release, DEFAULT_CONNECTION, async (url) => {
