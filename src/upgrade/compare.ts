@@ -64,13 +64,17 @@ function nowOf(interaction: Interaction): FindingSide {
  * moves between the URL and the body's `query` as the two forms of Get Items take it; any other
  * request is shown as the target's document writes the body.
  */
-function convertedExample(interaction: Interaction, then: FindingSide): string {
+function convertedExample(interaction: Interaction, then: FindingSide): string | undefined {
   const query = interaction.request.query === undefined ? undefined : queryShapeText(interaction.request.query)
   const line = `${then.method ?? ''} ${then.path ?? ''}`
   if (query !== undefined && then.body !== undefined && /^\{ query: string/.test(then.body)) return `${line} { query: "${query}" }`
   if (query !== undefined && then.body === undefined) return `${line}?${query}`
-  return then.body === undefined ? line : `${line} ${then.body}`
+  // Nothing of the client's request carries over that `then` does not already say.
+  return undefined
 }
+
+/** `{ [name]: value }`, or nothing when the value is undefined. */
+const optional = <K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> => (value === undefined ? {} : ({ [name]: value } as Record<K, V>))
 
 /** The top-level members of the answer the client received (a JSON object's), if any. */
 function answerNames(interaction: Interaction): string[] {
@@ -116,7 +120,7 @@ function goneChanges(comparison: Comparison, operationId: string): Change[] {
       title: describeInteraction(interaction),
       why,
       now,
-      then: then === undefined ? {} : { ...then, example: convertedExample(interaction, then), ...(said === undefined ? {} : { answer: said }) },
+      then: then === undefined ? {} : { ...then, ...optional('example', convertedExample(interaction, then)), ...optional('answer', said) },
     })
   })
   return changes

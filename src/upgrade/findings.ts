@@ -46,7 +46,7 @@ function messageOf(kind: FindingKind, changes: readonly Change[], shapes: number
   switch (kind) {
     case 'path-moved': {
       const delta = pathDelta(now.path ?? '', then.path ?? '', to, first.key.split('>')[1] ?? '')
-      return `${first.operationId} moved: ${to.release} does not serve ${request(now)} (${first.why}); it takes ${request(then)}${delta === '' ? '' : `: ${delta}`},${media}.${answer} ${shapesThat(shapes, 'use', 'uses')} it.`
+      return `${first.title.replace(/ \(.*\)$/, '')} (${first.operationId}) moved: ${to.release} does not serve ${request(now)} (${first.why}); it takes ${request(then)}${delta === '' ? '' : `: ${delta}`},${media}.${answer} ${shapesThat(shapes, 'use', 'uses')} it.`
     }
     case 'variant-gone':
       return then.method === undefined

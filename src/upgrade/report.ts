@@ -62,7 +62,6 @@ function findingLines(finding: Finding): string[] {
   const lines = [`${label(finding).padEnd(7)} ${finding.kind} ${finding.operationId} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})`, `  ${finding.message}`, `  now:  ${sideText(finding.now)}`, `  then: ${sideText(finding.then)}`]
   if (finding.now.example !== undefined) lines.push(`  e.g.  ${finding.now.example}`)
   if (finding.then.example !== undefined) lines.push(`        becomes ${finding.then.example}`)
-  if (finding.then.answer !== undefined) lines.push(`  answer then: ${finding.then.answer}`)
   return lines
 }
 
@@ -79,8 +78,8 @@ export function upgradeText(run: UpgradeRun): string {
   return `${lines.join('\n')}\n`
 }
 
-/** A table cell: pipes and line breaks would end it. */
-const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
+/** A table cell: pipes and line breaks would end it, and `<string>` would read as a tag. */
+const cell = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\n/g, ' ')
 /** A code span that holds any text. */
 const code = (text: string) => (text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``)
 

@@ -4,6 +4,7 @@
  * own gets, with --fixture, the findings the same client gets on the default fixture, and without
  * it is reported as unreplayable, never as unchanged (exit 2 when nothing else is found).
  */
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { runUpgrade } from '../../src/cli/upgrade.ts'
@@ -34,6 +35,20 @@ describe('a usage without deletes', () => {
     expect(code).toBe(1)
     expect(report.findings.filter((f) => f.operationId.includes('deleteItems'))).toEqual([])
     expect(summary(report)).toEqual(['answer-renamed saveItems breaks', 'path-moved signInLegacy breaks', 'variant-gone queryItemsLegacy breaks'])
+  }, 120_000)
+})
+
+describe('a usage file edited by hand', () => {
+  it('is refused (exit 2) naming the interaction and the member a recorder never writes in that form', async () => {
+    const usage = join(dir, 'edited.json')
+    const recorded = await recordSessionWithoutDeletes(usage, '2.9')
+    const index = recorded.interactions.findIndex((i) => i.operation === 'saveItems')
+    ;(recorded.interactions[index]?.request as { rows: unknown }).rows = 'not a list of rows'
+    writeFileSync(usage, JSON.stringify(recorded))
+    let err = ''
+    const code = await runUpgrade(['--usage', usage, '--to', '3.0.19'], { stdout: () => undefined, stderr: (text) => (err += text) })
+    expect(code).toBe(2)
+    expect(err).toContain(`interactions[${index}].request.rows is not a list of kinds of rows`)
   }, 120_000)
 })
 
