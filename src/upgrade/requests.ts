@@ -32,6 +32,11 @@ export interface Side {
 /** A request to send, or why the interaction is not replayed on this side. */
 export type Prepared = { request: WireRequest } | { skip: string }
 
+/** Why a body cannot be made on this side: a value of its own, so no body (whatever its members) is taken for one. */
+class Skip {
+  constructor(readonly reason: string) {}
+}
+
 const SIGN_IN_SCOPE = 'openid apiv1 nosession'
 
 /** A value of a recorded type, for a member whose value the replay has nowhere to read from. */
@@ -117,7 +122,7 @@ async function reread(side: Side, relationKey: string | undefined, id: number): 
 }
 
 /** A save body of the recorded kinds: a new master row with its new detail rows, an existing one updated, detail rows updated under their master. */
-async function saveBody(side: Side, kinds: readonly RowKind[]): Promise<unknown | { skip: string }> {
+async function saveBody(side: Side, kinds: readonly RowKind[]): Promise<unknown> {
   const masters = await rowsOf(side, undefined, { orderBy: 'Id asc' })
   const linkOf = (table: string | null) => side.ids.application.details.find((d) => d.relationKey === table)?.masterField
   const create = kinds.find((kind) => kind.table === null && kind.action === 'create')
@@ -129,7 +134,7 @@ async function saveBody(side: Side, kinds: readonly RowKind[]): Promise<unknown 
   let existingId = masters[0]?.Id
   for (const kind of detailUpdates) {
     const [row] = await rowsOf(side, kind.table as string, { top: 1, orderBy: 'Id asc' })
-    if (row === undefined) return { skip: `release ${side.release} has no ${kind.table} row it reads, to update` }
+    if (row === undefined) return new Skip(`release ${side.release} has no ${kind.table} row it reads, to update`)
     const link = linkOf(kind.table)
     if (link !== undefined && typeof row[link] === 'number') existingId = row[link] as number
     updated.push({ relationKey: kind.table as string, row: { Id: row.Id, TIMESTAMP: rowVersion(String(row.TIMESTAMP)), ...(await rowValues(side, kind, row, [])) } })
@@ -149,9 +154,9 @@ async function saveBody(side: Side, kinds: readonly RowKind[]): Promise<unknown 
   const entries: unknown[] = []
   if (create !== undefined) entries.push({ Row: { Id: -1, TIMESTAMP: null, ...(await rowValues(side, create, masters[0], [])) }, Details: await details(true) })
   if (update !== undefined || updated.length > 0 || create === undefined) {
-    if (existingId === undefined) return { skip: `release ${side.release} has no master row it reads, to update` }
+    if (existingId === undefined) return new Skip(`release ${side.release} has no master row it reads, to update`)
     const current = await reread(side, undefined, existingId)
-    if (current === undefined) return { skip: `release ${side.release} cannot read master row ${existingId} back` }
+    if (current === undefined) return new Skip(`release ${side.release} cannot read master row ${existingId} back`)
     const fields = update === undefined ? {} : await rowValues(side, update, current, [])
     const groups = [...(create === undefined ? await details(false) : []), ...updated.map(({ relationKey, row }) => ({ RelationKey: relationKey, Rows: [row] }))]
     entries.push({ Row: { Id: existingId, TIMESTAMP: rowVersion(String(current.TIMESTAMP)), ...fields }, Details: groups })
@@ -160,14 +165,14 @@ async function saveBody(side: Side, kinds: readonly RowKind[]): Promise<unknown 
 }
 
 /** Rows of the recorded tables created for a delete to remove (in the release's own forms), with their Ids and row versions. */
-async function rowsToDelete(side: Side, tables: ReadonlyArray<string | null>): Promise<Map<string | null, { Id: number; TIMESTAMP: number }> | { skip: string }> {
+async function rowsToDelete(side: Side, tables: ReadonlyArray<string | null>): Promise<Map<string | null, { Id: number; TIMESTAMP: number }> | Skip> {
   const [template] = await rowsOf(side, undefined, { top: 1 })
   const { master, details } = side.ids.application
   const userFields = (fields: readonly { name: string }[], row: ReadRow | undefined) => Object.fromEntries(fields.map((f) => [f.name, row?.[f.name] ?? null]))
   const detailGroups = []
   for (const table of tables.filter((t): t is string => t !== null)) {
     const detail = details.find((d) => d.relationKey === table)
-    if (detail === undefined) return { skip: `the fixture's application has no detail table ${table}` }
+    if (detail === undefined) return new Skip(`the fixture's application has no detail table ${table}`)
     const [line] = await rowsOf(side, table, { top: 1 })
     const fields = userFields(detail.storage.fields.filter((f) => f.name !== detail.masterField), line)
     detailGroups.push({ RelationKey: table, Rows: [{ Id: -1, TIMESTAMP: null, [detail.storage.identityField]: null, ...fields }] })
@@ -175,12 +180,12 @@ async function rowsToDelete(side: Side, tables: ReadonlyArray<string | null>): P
   const row = { Id: -1, TIMESTAMP: null, [master.identityField]: null, ...userFields(master.fields, template) }
   const saved = await side.client.save({ Rows: [{ Row: row, Details: detailGroups }] } as Parameters<Client['save']>[0])
   const keys = (saved.result as { ReturnData?: { PrimaryKeyData?: Record<string, { newKeys?: Record<string, string> }> } }).ReturnData?.PrimaryKeyData?.['-1']?.newKeys ?? {}
-  if (!saved.ok || keys.Id === undefined) return { skip: `release ${side.release} did not create the rows to delete` }
+  if (!saved.ok || keys.Id === undefined) return new Skip(`release ${side.release} did not create the rows to delete`)
   const found = new Map<string | null, { Id: number; TIMESTAMP: number }>()
   for (const table of tables) {
     const id = Number(table === null ? keys.Id : keys[`${table}[0]`])
     const read = await reread(side, table ?? undefined, id)
-    if (read === undefined) return { skip: `release ${side.release} cannot read back the ${table ?? 'master'} row it created to delete` }
+    if (read === undefined) return new Skip(`release ${side.release} cannot read back the ${table ?? 'master'} row it created to delete`)
     found.set(table, { Id: id, TIMESTAMP: rowVersion(String(read.TIMESTAMP)) })
   }
   return found
@@ -219,8 +224,8 @@ async function itemsQuery(side: Side, interaction: Interaction): Promise<string 
   return [text, ...(q.other ?? []).map((name) => `${encodeURIComponent(name)}=1`)].filter((part) => part !== '').join('&')
 }
 
-/** The body of a recorded interaction, with this release's values; `{ skip }` when it cannot be made. */
-async function bodyOf(side: Side, interaction: Interaction): Promise<unknown | { skip: string }> {
+/** The body of a recorded interaction, with this release's values; a Skip when it cannot be made. */
+async function bodyOf(side: Side, interaction: Interaction): Promise<unknown> {
   const { request } = interaction
   const ids = side.ids
   switch (interaction.operation) {
@@ -241,7 +246,7 @@ async function bodyOf(side: Side, interaction: Interaction): Promise<unknown | {
     case 'deleteItems': {
       const shape = request.delete ?? { form: 'current' as const, tables: [null] }
       const rows = await rowsToDelete(side, shape.tables)
-      if ('skip' in rows) return rows
+      if (rows instanceof Skip) return rows
       if (shape.form === 'older') return [{ Rows: [...rows.values()].map((row) => ({ Row: row, Details: [] })) }]
       return shape.tables.map((table) => ({ RelationKey: table, Rows: [{ Row: rows.get(table) }] }))
     }
@@ -251,7 +256,7 @@ async function bodyOf(side: Side, interaction: Interaction): Promise<unknown | {
       return bodyFor(request.body, (name, type) => (name === 'values' ? (typeof type !== 'string' && type.type.includes('array') ? [id] : id) : name === 'valueType' ? 1 : name === 'relationKey' ? null : valueOfType(typeof type === 'string' ? type : type.type)))
     }
     case 'runAction': {
-      if (ids.action === undefined) return { skip: 'the fixture has no custom action to run' }
+      if (ids.action === undefined) return new Skip('the fixture has no custom action to run')
       const action = ids.action
       const parameters = request.body !== undefined && typeof request.body !== 'string' && typeof request.body.fields?.parametersMap !== 'string' && request.body.fields?.parametersMap?.items !== undefined
       return { actionId: action.id, parametersMap: parameters ? [{ Name: 'ProcedureName', Value: action.procedureName }] : [] }
@@ -261,7 +266,7 @@ async function bodyOf(side: Side, interaction: Interaction): Promise<unknown | {
     case 'downloadAttachment': {
       const relationKey = request.query?.relationKey
       const file = ids.attachments.find((a) => !a.isFolder && a.relationKey === (relationKey ?? null))
-      if (file === undefined) return { skip: `the fixture has no file attached to a ${relationKey ?? 'master'} row` }
+      if (file === undefined) return new Skip(`the fixture has no file attached to a ${relationKey ?? 'master'} row`)
       return { ids: [file.id], ...(request.query === undefined ? {} : { rk: relationKey ?? '' }) }
     }
     default:
@@ -305,7 +310,7 @@ export async function clientRequest(side: Side, interaction: Interaction): Promi
     body = { query: text }
   } else {
     body = await bodyOf(side, interaction)
-    if (body !== null && typeof body === 'object' && 'skip' in body && typeof (body as { skip: unknown }).skip === 'string') return body as { skip: string }
+    if (body instanceof Skip) return { skip: body.reason }
   }
   const headers: Record<string, string> = {}
   for (const name of request.headers) {
