@@ -89,6 +89,11 @@ async function proxy(argv: string[]): Promise<never> {
   process.exit(await runProxy(argv, io, stop))
 }
 
+async function upgrade(argv: string[]): Promise<never> {
+  const { runUpgrade } = await import('./upgrade.ts')
+  process.exit(await runUpgrade(argv, io))
+}
+
 /** Each command with what runs it; each parses its own flags (and variables), so `<command> --help` is its own. */
 const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promise<unknown> | unknown }> = {
   mock: { summary: 'start the mock (what npm start runs); mock --help lists every flag', run: mock },
@@ -98,6 +103,7 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
   usage: { summary: 'usage merge A B... --out FILE: join the usage files of mocks started with --record-usage', run: usage },
   coverage: { summary: 'which operations, variants and options of the document a usage file shows used, and which never were', run: coverage },
   proxy: { summary: 'sit between a client and an installation: forward unchanged, hold both sides to the document, report at stop', run: proxy },
+  upgrade: { summary: 'what the client that recorded a usage file meets on another release: replayed on mocks of both releases, one finding per change', run: upgrade },
 }
 
 /**

@@ -134,6 +134,20 @@ export class UsageFileError extends Error {
   override name = 'UsageFileError'
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** What is wrong with a request shape, as `member is not ...`; undefined when it has the form the recorder writes. */
+function requestProblem(request: Partial<RequestShape>): string | undefined {
+  if (!Array.isArray(request.headers) || !request.headers.every((name) => typeof name === 'string')) return 'headers is not a list of header names'
+  if (request.query !== undefined && !isObject(request.query)) return 'query is not an object of query options'
+  if (request.rows !== undefined && !(Array.isArray(request.rows) && request.rows.every((kind) => isObject(kind) && isObject(kind.fields) && (kind.table === null || typeof kind.table === 'string')))) {
+    return 'rows is not a list of kinds of rows ({ table, action, fields })'
+  }
+  if (request.delete !== undefined && !(isObject(request.delete) && Array.isArray(request.delete.tables))) return 'delete is not { form, tables }'
+  if (request.path !== undefined && !isObject(request.path)) return 'path is not an object of path parameters'
+  return undefined
+}
+
 /** Reads and checks a usage file. */
 export function readUsageFile(path: string): UsageFile {
   let text: string
@@ -156,6 +170,8 @@ export function readUsageFile(path: string): UsageFile {
     const ok = interaction !== null && typeof interaction === 'object' && typeof interaction.operation === 'string' && typeof interaction.release === 'string' &&
       interaction.request !== null && typeof interaction.request === 'object' && Number.isInteger(interaction.count) && interaction.answers !== null && typeof interaction.answers === 'object'
     if (!ok) throw new UsageFileError(`${path}: interactions[${i}] is not an interaction (operation, release, request, count, answers)`)
+    const wrong = requestProblem(interaction.request as Partial<RequestShape>)
+    if (wrong !== undefined) throw new UsageFileError(`${path}: interactions[${i}].request.${wrong}`)
   }
   return file as UsageFile
 }

@@ -1,4 +1,4 @@
-import { createOwnMaster, linkFieldsOf } from '../../contracts/support.ts'
+import { createOwnMaster, identityFieldFor, linkFieldsOf } from '../../contracts/support.ts'
 import { newKeyIds, saveAndClaim, type SentFields } from '../../contracts/ownership.ts'
 import { readById } from '../../contracts/reads.ts'
 import { SYSTEM_FIELDS } from '../../contracts/facts.ts'
@@ -6,7 +6,7 @@ import type { ContractContext } from '../../contracts/types.ts'
 import { rowVersion, type ReadRow, type SaveRequest } from '../client/client.ts'
 import type { Interaction } from '../usage-file/file.ts'
 import type { RowKind } from '../usage-file/request-shape.ts'
-import type { Shape } from '../usage-file/shape.ts'
+import { typesOf, type Shape } from '../usage-file/shape.ts'
 
 /**
  * Saves and deletes of a usage file, replayed with `--allow-writes` only, on rows verify creates
@@ -24,11 +24,40 @@ export interface WriteReplay {
   shapeProblems(recorded: Shape, value: unknown): string[]
 }
 
-/** The recorded fields of a kind of row, with values from a row of the installation; fields the client sent as null stay null. */
-function valuesFor(kind: RowKind, template: ReadRow, skip: readonly string[], fail: Fail, table: string): SentFields {
+/** The Identity field of a table and the value a replayed create sends in it when the client sent one. */
+interface Identity {
+  field: string
+  /** A value no row of the table holds (see freeIdentity). */
+  value: number
+}
+
+/**
+ * A value of a table's Identity field that no row holds: one above the largest, read from the
+ * target as the table is now. A replayed create that copied the value the client sent, or a row's,
+ * would meet a duplicate key (the description, Errors, 3): a replay artefact, not a fault of the
+ * installation. Nothing is reserved: Get Identities reserves values no cleanup can give back.
+ */
+async function freeIdentity(ctx: ContractContext, field: string, relationKey: string | null): Promise<number> {
+  const [top] = await ctx.client.rows({ top: 1, orderBy: `${field} desc`, ...(relationKey === null ? {} : { relationKey }) })
+  const value = top?.[field]
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value + 1 : 1
+}
+
+/**
+ * The recorded fields of a kind of row, with values from a row of the installation; fields the
+ * client sent as null stay null. The Identity field, when the client sent a value in it, gets one
+ * no row holds; when some of its requests left it out, it is left out.
+ */
+function valuesFor(kind: RowKind, template: ReadRow, skip: readonly string[], fail: Fail, table: string, identity?: Identity): SentFields {
   const values: SentFields = {}
   for (const [name, type] of Object.entries(kind.fields)) {
     if (name === 'Id' || name === 'TIMESTAMP' || skip.includes(name)) continue
+    if (identity !== undefined && name === identity.field && type !== 'null') {
+      const types = typesOf(type)
+      if (types.includes('absent')) continue
+      values[name] = types.includes('null') ? null : identity.value
+      continue
+    }
     if (type === 'null') {
       // The Identity field on creation, or a field the client empties: null, as it sent it.
       if (name in template) values[name] = null
@@ -39,6 +68,14 @@ function valuesFor(kind: RowKind, template: ReadRow, skip: readonly string[], fa
     values[name] = value === undefined || typeof value === 'object' ? null : (value as string | number | boolean)
   }
   return values
+}
+
+/** The Identity field of a table and a free value for it, when a kind of row the client creates sends one (not null). */
+async function identityOf(ctx: ContractContext, kind: RowKind, rows: readonly ReadRow[], relationKey: string | null): Promise<Identity | undefined> {
+  const field = identityFieldFor(ctx, rows, relationKey ?? 'master')
+  const type = field === undefined ? undefined : kind.fields[field]
+  if (field === undefined || type === undefined || type === 'null') return undefined
+  return { field, value: await freeIdentity(ctx, field, relationKey) }
 }
 
 const okAnswer = (interaction: Interaction) => Object.entries(interaction.answers).find(([status]) => /^2/.test(status))?.[1]
@@ -62,7 +99,7 @@ export async function replaySave(replay: WriteReplay): Promise<void> {
   const create = kinds.find((kind) => kind.table === null && kind.action === 'create')
   let own: { id: number; version: number } | undefined
   if (create !== undefined) {
-    const fields = valuesFor(create, template, [], fail, 'master')
+    const fields = valuesFor(create, template, [], fail, 'master', await identityOf(ctx, create, masters, null))
     const details: SaveRequest['Rows'][number]['Details'] = []
     for (const kind of kinds.filter((k) => k.table !== null && k.action === 'create')) {
       const relationKey = replay.relationKey(kind.table as string)
@@ -71,7 +108,7 @@ export async function replaySave(replay: WriteReplay): Promise<void> {
       if (detail === undefined) return ctx.skip(`the installation has no ${relationKey} row to copy values from`)
       // Fields that point at the master are the service's to fill for a new master's rows.
       const links = linkFieldsOf(sample, masters)
-      details.push({ RelationKey: relationKey, Rows: [{ Id: -1, TIMESTAMP: null, ...valuesFor(kind, detail, links, fail, relationKey) }] })
+      details.push({ RelationKey: relationKey, Rows: [{ Id: -1, TIMESTAMP: null, ...valuesFor(kind, detail, links, fail, relationKey, await identityOf(ctx, kind, sample, relationKey)) }] })
     }
     const body: SaveRequest = { Rows: [{ Row: { Id: -1, TIMESTAMP: null, ...fields }, Details: details }] }
     const { outcome, reported } = await saveAndClaim(ctx, { relationKey: null, count: 1, fields, save: () => ctx.client.save(body), reported: (result) => newKeyIds(result, '-1') })

@@ -47,7 +47,7 @@ describe('verify --usage', () => {
   })
 
   it.each([
-    ['ignore-orderby', 'Get Items on master rows, filter Status eq <string>, order by Customer desc, top 4: the installation ignores the order'],
+    ['ignore-orderby', 'Get Items on master rows, filter Status eq <string>, order by Customer desc, top 4, skip: the installation ignores the order'],
     ['ignore-skip', 'Get Items on master rows, filter Status eq <string>, order by Customer desc, top 4, skip: the installation ignores $skip'],
     ['ignore-filter', 'Get Items on OrderLines, filter MasterId eq <integer>: the installation ignores the filter'],
     ['count-as-text', 'Get Items Count on master rows, filter Status eq <string>: Items[]._FieldCount_ is a text (the client received number)'],
@@ -59,6 +59,14 @@ describe('verify --usage', () => {
     expect(result.out).toContain(`FAIL ${line.startsWith('a row') ? '' : line}`)
     expect(result.out).toContain(line)
     expect(result.out).toContain('the installation would break the client')
+  })
+
+  it('says a cause once however many interactions meet it: the two pages the ignored order breaks are one FAIL line naming the other', async () => {
+    const result = await verifyAgainst(['ignore-orderby'])
+    expect(result.code).toBe(1)
+    expect(result.out.match(/^FAIL /gm)).toHaveLength(1)
+    expect(result.out).toContain('the same cause in 1 more interaction(s): Get Items on master rows, filter Status eq <string>, order by Customer desc, top 4\n')
+    expect(result.out).toContain('2 interaction(s) answered otherwise than the client relies on')
   })
 
   it('passes against faults in what the client never used (downloads, attachment names, sign-in expiry as text)', async () => {

@@ -1,0 +1,240 @@
+import { WARNINGS, type WarningCode } from '../http/warnings.ts'
+import type { Interaction } from '../usage-file/file.ts'
+import { describeInteraction } from '../usage/replay.ts'
+import { answerMembers, anyOperation, documentsStatus, requestSide, requiredHeaders, successorOf, type ReleaseDocument } from './documents.ts'
+import { memberDiffs, pathText, renamedTo } from './members.ts'
+import { okAnswer, type Outcome, type Replayed } from './replay.ts'
+import { bodyText, queryShapeText, requestText } from './shown.ts'
+import type { FindingKind, FindingSide } from './types.ts'
+
+/**
+ * What one recorded interaction meets on the target, decided from the two replays and the two
+ * documents: each difference between what the recorded release answered and what the target
+ * answered to the same request is a change; what both answered alike (a replay's own artefact
+ * included) is none. An operation the target's document does not have is a change of every
+ * recorded shape of it, replayed or not.
+ */
+export interface Change {
+  kind: FindingKind
+  operationId: string
+  /**
+   * The cause within its kind: changes of one key are one finding. An unreplayable interaction's key
+   * is its operation and the side that could not replay it: one finding says the fixture is likely
+   * wrong, with the first shape's reason, not one finding per reason.
+   */
+  key: string
+  breaks: boolean
+  /** The interaction's place in the usage file. */
+  index: number
+  /** The interaction in the client's terms (`Get Items on master rows, filter Status eq <string>`). */
+  title: string
+  /** The cause as the releases said it: a status and problem, a warning, a type. */
+  why: string
+  /** An unreplayable interaction that the target's replay, not the recorded release's, could not make. */
+  onTarget?: true
+  now: FindingSide
+  then: FindingSide
+}
+
+/** Kinds of change that one answer member makes in the answers of several operations: one finding for all of them. */
+export const MEMBER_KINDS: ReadonlySet<FindingKind> = new Set(['answer-renamed', 'answer-removed', 'answer-retyped'])
+
+/** The inputs of a comparison: the usage, its two replays (one result per interaction) and the two releases' documents. */
+export interface Comparison {
+  interactions: readonly Interaction[]
+  from: ReleaseDocument
+  to: ReleaseDocument
+  recorded: readonly Replayed[]
+  target: readonly Replayed[]
+}
+
+const refusal = (outcome: Outcome) => `${outcome.status}${outcome.problem?.code === undefined ? '' : ` ${outcome.problem.code}`}${outcome.problem?.detail === undefined ? '' : `: ${outcome.problem.detail}`}`
+
+/** The client's request as it is today: the operation's method and path, its media type and body shape, and the request written out. */
+function nowOf(interaction: Interaction): FindingSide {
+  const entry = anyOperation(interaction.operation)
+  const method = entry?.method.toUpperCase() ?? '?'
+  const path = entry?.path ?? '?'
+  const body = bodyText(interaction)
+  return { method, path, ...(interaction.request.contentType === undefined ? {} : { contentType: interaction.request.contentType }), ...(body === undefined ? {} : { body }), example: requestText(interaction, method, path) }
+}
+
+/**
+ * The client's request in the target's form, for an operation the target replaced: the query text
+ * moves between the URL and the body's `query` as the two forms of Get Items take it; any other
+ * request is shown as the target's document writes the body.
+ */
+function convertedExample(interaction: Interaction, then: FindingSide): string | undefined {
+  const query = interaction.request.query === undefined ? undefined : queryShapeText(interaction.request.query)
+  const line = `${then.method ?? ''} ${then.path ?? ''}`
+  if (query !== undefined && then.body !== undefined && /^\{ query: string/.test(then.body)) return `${line} { query: "${query}" }`
+  if (query !== undefined && then.body === undefined) return `${line}?${query}`
+  // Nothing of the client's request carries over that `then` does not already say.
+  return undefined
+}
+
+/** `{ [name]: value }`, or nothing when the value is undefined. */
+const optional = <K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> => (value === undefined ? {} : ({ [name]: value } as Record<K, V>))
+
+/** The top-level members of the answer the client received (a JSON object's), if any. */
+function answerNames(interaction: Interaction): string[] {
+  const body = okAnswer(interaction)?.[1].body
+  return body === undefined || typeof body === 'string' || body.fields === undefined ? [] : Object.keys(body.fields).filter((name) => name !== '*')
+}
+
+/** The replacement's answer as its document writes it, and which members the client reads that it does not have. */
+function answerText(members: ReadonlyMap<string, string>, received: readonly string[]): string | undefined {
+  const lost = received.filter((name) => !members.has(name))
+  // An answer that holds all the client reads is no news.
+  return lost.length === 0 ? undefined : `{ ${[...members].map(([name, type]) => `${name}: ${type}`).join(', ')} }, without ${lost.join(', ')}, which the client reads`
+}
+
+/** Changes of the shapes of an operation the target does not serve: one per recorded shape. */
+function goneChanges(comparison: Comparison, operationId: string): Change[] {
+  const { interactions, from, to, target } = comparison
+  const successor = successorOf(operationId, from.profile, to.profile)
+  const then = successor === undefined ? undefined : requestSide(to, successor)
+  const outcomeAt = (index: number) => {
+    const replayed = target[index]
+    return replayed !== undefined && 'outcome' in replayed ? replayed.outcome : undefined
+  }
+  // What the target answered the client's form, from the first shape replayed (shapes met only with refusals were not).
+  const answered = interactions.map((interaction, index) => (interaction.operation === operationId ? outcomeAt(index) : undefined)).find((outcome) => outcome !== undefined)
+  const why = answered === undefined ? `${operationId} is not in the document of ${to.release}` : refusal(answered)
+  const answer = successor === undefined ? undefined : answerMembers(to, successor)
+  const changes: Change[] = []
+  interactions.forEach((interaction, index) => {
+    if (interaction.operation !== operationId) return
+    const now = nowOf(interaction)
+    const outcome = outcomeAt(index)
+    // The document says it is gone; the replay shows whether the target still takes the client's form anyway.
+    const breaks = outcome === undefined || outcome.status >= 300
+    const moved = then !== undefined && then.method === now.method && then.path !== now.path
+    const said = answer === undefined ? undefined : answerText(answer, answerNames(interaction))
+    changes.push({
+      kind: moved ? 'path-moved' : 'variant-gone',
+      operationId,
+      key: `${operationId}>${successor ?? ''}`,
+      breaks,
+      index,
+      title: describeInteraction(interaction),
+      why,
+      now,
+      then: then === undefined ? {} : { ...then, ...optional('example', convertedExample(interaction, then)), ...optional('answer', said) },
+    })
+  })
+  return changes
+}
+
+/** Why the recorded release itself does not serve the replay as the client saw it; undefined when it does. */
+function unreplayable(interaction: Interaction, outcome: Outcome): string | undefined {
+  if (outcome.status >= 300) return `${outcome.status}${outcome.problem?.code === undefined ? '' : ` ${outcome.problem.code}`}${outcome.problem?.detail === undefined ? '' : `: ${outcome.problem.detail}`}`
+  if (outcome.flag === false) return `the ${interaction.operation === 'deleteItems' ? 'delete' : 'save'} is refused (${(outcome.states ?? []).join(', ')})`
+  const recorded = okAnswer(interaction)?.[1].body
+  const diffs = recorded === undefined ? [] : memberDiffs(recorded, outcome.body)
+  const [first] = diffs
+  if (first !== undefined) return `its answer ${first.change === 'missing' ? 'lacks' : 'has another type for'} ${pathText(first.path) || 'the body'}, which the client received`
+  return undefined
+}
+
+/** The changes one replayed interaction meets on the target: refusals, warnings, statuses and answer members. */
+function replayedChanges(comparison: Comparison, index: number): Change[] {
+  const { interactions, to, recorded, target } = comparison
+  const interaction = interactions[index] as Interaction
+  const operationId = interaction.operation
+  const title = describeInteraction(interaction)
+  const now = nowOf(interaction)
+  const base = { operationId, index, title, now }
+  const onRecorded = recorded[index]
+  const onTarget = target[index]
+  if (onRecorded === undefined || onTarget === undefined) return []
+  if ('skip' in onRecorded) {
+    if (onRecorded.refusalsOnly === true) return statusChanges(comparison, index)
+    return [{ ...base, kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: onRecorded.skip, then: {} }]
+  }
+  const a = onRecorded.outcome
+  const cannot = unreplayable(interaction, a)
+  if (cannot !== undefined) return [{ ...base, kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: cannot, then: { status: a.status } }]
+  if ('skip' in onTarget) return [{ ...base, kind: 'unreplayable', key: `${operationId}|target`, breaks: false, why: onTarget.skip, onTarget: true, then: {} }]
+  const b = onTarget.outcome
+  const side = requestSide(to, operationId) ?? {}
+  if (b.status >= 300) {
+    const violations = b.problem?.code === 'VALIDATION' ? b.problem.violations : []
+    if (violations.length > 0) {
+      const headers = requiredHeaders(to, operationId)
+      const header = violations.map((v) => /^\/headers\/([^/]+)/.exec(v.pointer)?.[1]).find((name) => name !== undefined)
+      const named = header === undefined ? undefined : (headers.find((h) => h.toLowerCase() === header) ?? header)
+      return [{ ...base, kind: 'request-refused', key: `${operationId}|${violations.map((v) => v.pointer).join(',')}`, breaks: true, why: refusal(b), then: { ...side, ...(named === undefined ? {} : { header: named }), status: b.status } }]
+    }
+    return [{ ...base, kind: b.status === 400 ? 'request-refused' : 'status-changed', key: `${operationId}|${b.status}|${b.problem?.code ?? ''}`, breaks: true, why: refusal(b), now: { ...now, status: a.status }, then: { ...side, status: b.status } }]
+  }
+  const changes: Change[] = []
+  if (b.status !== a.status) changes.push({ ...base, kind: 'status-changed', key: `${operationId}|${a.status}>${b.status}`, breaks: true, why: `${a.status} on the recorded release, ${b.status} on ${to.release}`, now: { ...now, status: a.status }, then: { status: b.status } })
+  for (const warning of b.warnings.filter((code) => !a.warnings.includes(code))) {
+    const text = (WARNINGS as Record<string, string>)[warning as WarningCode] ?? ''
+    changes.push({ ...base, kind: 'request-tolerated', key: `${operationId}|${warning}`, breaks: false, why: `${warning}${text === '' ? '' : `: ${text}`}`, then: { ...side, warning } })
+  }
+  if (a.flag === true && b.flag === false) changes.push({ ...base, kind: 'request-refused', key: `${operationId}|${(b.states ?? []).join(',')}`, breaks: true, why: `the ${operationId === 'deleteItems' ? 'delete' : 'save'} is refused (${(b.states ?? []).join(', ')})`, then: side })
+  const answer = okAnswer(interaction)?.[1].body
+  if (answer === undefined) return changes
+  // What the recorded release already answers otherwise than the client saw is the replay's, not the release's: only the target's own differences count.
+  const before = new Set(memberDiffs(answer, a.body).map((d) => `${pathText(d.path)}|${d.change}`))
+  for (const diff of memberDiffs(answer, b.body).filter((d) => !before.has(`${pathText(d.path)}|${d.change}`))) {
+    const member = pathText(diff.path)
+    if (diff.change === 'retyped') {
+      changes.push({ ...base, kind: 'answer-retyped', key: `${member}|${diff.received}>${diff.got ?? ''}`, breaks: true, why: `${member} is ${diff.got ?? '?'}`, now: { member, type: diff.received, example: now.example ?? '' }, then: { member, type: diff.got ?? '?' } })
+      continue
+    }
+    const renamed = renamedTo(diff, a.body, b.body)
+    const renamedPath = renamed === undefined ? undefined : pathText([...diff.path.slice(0, -1), renamed])
+    changes.push(
+      renamedPath === undefined
+        ? { ...base, kind: 'answer-removed', key: `${member}|${diff.received}`, breaks: true, why: `${member} is missing`, now: { member, type: diff.received, example: now.example ?? '' }, then: { member, type: 'absent' } }
+        : { ...base, kind: 'answer-renamed', key: `${member}>${renamedPath}`, breaks: true, why: `${member} is ${renamedPath}`, now: { member, type: diff.received, example: now.example ?? '' }, then: { member: renamedPath, type: diff.received } },
+    )
+  }
+  return changes
+}
+
+/** A refusal status the client met and handles that the target's document no longer lists for the operation. */
+function statusChanges(comparison: Comparison, index: number): Change[] {
+  const { interactions, from, to } = comparison
+  const interaction = interactions[index] as Interaction
+  return Object.keys(interaction.answers)
+    .map(Number)
+    .filter((status) => status >= 300 && documentsStatus(from, interaction.operation, status) && !documentsStatus(to, interaction.operation, status))
+    .map((status) => ({
+      kind: 'status-changed' as const,
+      operationId: interaction.operation,
+      key: `${interaction.operation}|${status}>`,
+      breaks: false,
+      index,
+      title: describeInteraction(interaction),
+      why: `${to.release}'s document lists no ${status} for ${interaction.operation}`,
+      now: { ...nowOf(interaction), status },
+      then: { status },
+    }))
+}
+
+/** Every change the usage meets on the target, interaction by interaction. */
+export function changesOf(comparison: Comparison): Change[] {
+  const { interactions, from, to } = comparison
+  const used = [...new Set(interactions.map((i) => i.operation))]
+  // An operation the recorded release does not have either was recorded on another release (--from): nothing can be said of it.
+  const foreign = used.filter((operationId) => !from.operations.has(operationId))
+  const gone = used.filter((operationId) => from.operations.has(operationId) && !to.operations.has(operationId))
+  const changes = gone.flatMap((operationId) => goneChanges(comparison, operationId))
+  interactions.forEach((interaction, index) => {
+    const why = `${interaction.operation} is no operation of ${from.release}`
+    if (foreign.includes(interaction.operation)) changes.push({ kind: 'unreplayable', operationId: interaction.operation, key: `${interaction.operation}|recorded`, breaks: false, index, title: describeInteraction(interaction), why, now: nowOf(interaction), then: {} })
+    else if (!gone.includes(interaction.operation)) changes.push(...replayedChanges(comparison, index))
+  })
+  // An interaction the recorded release cannot replay says nothing about the target, except that the fixture may be wrong.
+  for (const [index, replayed] of comparison.recorded.entries()) {
+    const interaction = interactions[index] as Interaction
+    if (!gone.includes(interaction.operation) || !('outcome' in replayed)) continue
+    const cannot = unreplayable(interaction, replayed.outcome)
+    if (cannot !== undefined) changes.push({ kind: 'unreplayable', operationId: interaction.operation, key: `${interaction.operation}|recorded`, breaks: false, index, title: describeInteraction(interaction), why: cannot, now: nowOf(interaction), then: { status: replayed.outcome.status } })
+  }
+  return changes
+}

@@ -1,0 +1,129 @@
+import { createClient, successOf, type Client } from '../client/client.ts'
+import { ConfigError } from '../cli-base/exit.ts'
+import type { WireResponse } from '../client/transport.ts'
+import { textOf } from '../bytes.ts'
+import type { Interaction } from '../usage-file/file.ts'
+import { releaseView } from './documents.ts'
+import { clientRequest, type Side } from './requests.ts'
+import type { ReleaseMock } from './release-mock.ts'
+import type { ReplayIds } from './replay-ids.ts'
+
+/**
+ * The replay of a usage file on one release: every interaction in which the client got an answer
+ * it could use (a 2xx) is sent again, in the client's form, to that release's mock, in the order
+ * of the file, and what came back is kept. Interactions the client met only refusals in are not
+ * replayed: a refusal depends on what the test did (an expired token, a filter written wrong),
+ * which a shape does not keep.
+ */
+
+/** What a release answered to the client's request. */
+export interface Outcome {
+  /** The request as sent (method and path with its query; never a header, so never a token). */
+  sent: string
+  status: number
+  contentType: string
+  body: unknown
+  /** The codes of the warnings the release answered with (its `X-Mock-Warnings`). */
+  warnings: string[]
+  /** A refusal's problem: its code, detail and, for a request the document refuses, where. */
+  problem?: { code?: string; detail?: string; violations: Array<{ pointer: string; message: string }> }
+  /** Save and delete: the success flag (in either spelling) and, when false, the codes of `ReturnStates`. */
+  flag?: boolean
+  states?: string[]
+}
+
+/** One interaction on one release: its outcome, or why it was not replayed. */
+export type Replayed = { outcome: Outcome } | { skip: string; refusalsOnly?: true }
+
+/** The answer the client received with a 2xx, if any. */
+export const okAnswer = (interaction: Interaction) => Object.entries(interaction.answers).find(([status]) => /^2/.test(status))
+
+function parsed(response: WireResponse): { contentType: string; body: unknown } {
+  const contentType = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+  if (/[/+]json$/.test(contentType) && response.body.length > 0) {
+    try {
+      return { contentType, body: JSON.parse(textOf(response.body)) }
+    } catch {
+      return { contentType, body: textOf(response.body) }
+    }
+  }
+  return { contentType, body: /^text\//.test(contentType) || contentType === '' ? textOf(response.body) : `<${response.body.length} bytes>` }
+}
+
+function outcomeOf(sent: string, operation: string, response: WireResponse): Outcome {
+  const { contentType, body } = parsed(response)
+  const warnings = (response.headers['x-mock-warnings'] ?? '').split(',').map((code) => code.trim()).filter((code) => code !== '')
+  const outcome: Outcome = { sent, status: response.status, contentType, body, warnings }
+  if (response.status >= 300 && body !== null && typeof body === 'object') {
+    const problem = body as { code?: unknown; detail?: unknown; violations?: unknown }
+    outcome.problem = {
+      ...(typeof problem.code === 'string' ? { code: problem.code } : {}),
+      ...(typeof problem.detail === 'string' ? { detail: problem.detail } : {}),
+      violations: Array.isArray(problem.violations) ? problem.violations.map((v: { pointer?: unknown; message?: unknown }) => ({ pointer: String(v.pointer ?? ''), message: String(v.message ?? '') })) : [],
+    }
+  }
+  if ((operation === 'saveItems' || operation === 'deleteItems') && response.status < 300) {
+    const flag = successOf(body)
+    if (flag !== undefined) outcome.flag = flag
+    if (flag === false) outcome.states = [...new Set(((body as { ReturnStates?: Array<{ Code?: unknown }> }).ReturnStates ?? []).map((state) => String(state.Code)))]
+  }
+  return outcome
+}
+
+/**
+ * The replay's own session on a release: by the sign-in its document serves (read from the
+ * document, as the mock's routes are, so the replay signs in whatever the profiles say).
+ */
+async function signInTo(client: Client, release: string, ids: ReplayIds): Promise<string> {
+  const { operations } = releaseView(release)
+  const form = { client_id: ids.clientId, username: ids.user.email, password: ids.user.password, grant_type: 'password' as const, scope: 'openid apiv1 nosession' }
+  const answer = operations.has('signIn')
+    ? await client.call('signIn', { body: form, path: { organizationphysicalname: ids.organization }, token: null })
+    : operations.has('signInWithoutOrganization')
+      ? await client.call('signInWithoutOrganization', { body: form, token: null })
+      : await client.call('signInLegacy', { body: { userName: ids.user.email, password: ids.user.password, clientId: ids.legacyClientId }, token: null })
+  const body = answer.body as { access_token?: unknown; SessionToken?: unknown }
+  const token = body.access_token ?? body.SessionToken
+  if (answer.status !== 200 || typeof token !== 'string') throw new ConfigError(`the fixture's user ${ids.user.email} cannot sign in to the mock of ${release} (${answer.status})`)
+  return token
+}
+
+/** A release's mock opened for a replay: a client of its own forms, signed in as the fixture's user. */
+export async function openSide(mock: ReleaseMock, ids: ReplayIds): Promise<Side> {
+  const client = createClient({
+    transport: mock.transport,
+    productVersion: mock.release,
+    organization: ids.organization,
+    clientId: ids.clientId,
+    legacyClientId: ids.legacyClientId,
+    workspaceId: ids.workspaceId,
+    applicationId: ids.application.id,
+  })
+  client.token = await signInTo(client, mock.release, ids)
+  const { operations } = releaseView(mock.release)
+  return { release: mock.release, transport: mock.transport, client, token: client.token, ids, serves: (id) => operations.has(id) }
+}
+
+/** Replays the interactions on one release, one at a time in the file's order; one result per interaction. */
+export async function replaySide(side: Side, interactions: readonly Interaction[]): Promise<Replayed[]> {
+  const results: Replayed[] = []
+  for (const interaction of interactions) {
+    if (okAnswer(interaction) === undefined) {
+      results.push({ skip: 'the client met only refusals here', refusalsOnly: true })
+      continue
+    }
+    try {
+      const prepared = await clientRequest(side, interaction)
+      if ('skip' in prepared) {
+        results.push(prepared)
+        continue
+      }
+      const response = await side.transport.send(prepared.request)
+      results.push({ outcome: outcomeOf(`${prepared.request.method} ${prepared.request.path.split('?')[0]}`, interaction.operation, response) })
+    } catch (error) {
+      // A shape the file holds in a form no recorder writes (an edited file): that interaction cannot be replayed, the others still are.
+      results.push({ skip: `its recorded shape cannot be replayed (${(error as Error).message})` })
+    }
+  }
+  return results
+}

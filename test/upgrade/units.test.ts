@@ -1,0 +1,97 @@
+/**
+ * The pure parts of `upgrade`: grouping by cause (shared with `verify --usage`), answer members
+ * held to what the client received (renamed, removed, retyped; never a member it did not
+ * receive), the replacement of an operation read from the release profiles, and the ignore file.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { resolveProfile } from '../../spec/profiles.ts'
+import { causeKey, groupByCause } from '../../src/usage/causes.ts'
+import { memberDiffs, pathText, renamedTo } from '../../src/upgrade/members.ts'
+import { successorOf } from '../../src/upgrade/documents.ts'
+import { applyIgnore, IgnoreFileError, readIgnoreFile } from '../../src/upgrade/ignore.ts'
+import type { Finding } from '../../src/upgrade/types.ts'
+import { tempDir } from '../helpers/temp-dir.ts'
+
+describe('grouping by cause', () => {
+  it('keeps one group per key, in the order of first appearance, items in their order', () => {
+    const groups = groupByCause(['b1', 'a1', 'b2', 'c1', 'a2'], (item) => item[0] as string)
+    expect(groups.map((g) => [g.key, g.items])).toEqual([['b', ['b1', 'b2']], ['a', ['a1', 'a2']], ['c', ['c1']]])
+  })
+
+  it('reads one cause met on different rows and values as one, and different causes as different', () => {
+    expect(causeKey('the installation ignores the order (row 9 comes before row 16)')).toBe(causeKey('the installation ignores the order (row 1 comes before row 3)'))
+    expect(causeKey('Status is "Open", expected "Closed"')).toBe(causeKey('Status is "New", expected "Shipped"'))
+    expect(causeKey('the installation refuses the request (405: GET is not served)')).not.toBe(causeKey('the installation refuses the request (404: no such endpoint)'))
+  })
+})
+
+describe('answer members held to what the client received', () => {
+  const recorded = { type: 'object', fields: { IsSaveSuccesfully: 'boolean', CreatedItems: 'integer', RowIdentifier: 'string|null', Extra: 'absent|string' } }
+  const from = { IsSaveSuccesfully: true, CreatedItems: 1, RowIdentifier: 'IdRow' }
+  const to = { IsSaveSuccessfully: true, CreatedItems: 1, RowIdentifier: 'IdRow', NewMember: 5 }
+
+  it('names a member the target lacks, and what took its place when a close name of its type came', () => {
+    const diffs = memberDiffs(recorded, to)
+    expect(diffs.map((d) => [pathText(d.path), d.change, d.received])).toEqual([['IsSaveSuccesfully', 'missing', 'boolean']])
+    expect(renamedTo(diffs[0]!, from, to)).toBe('IsSaveSuccessfully')
+  })
+
+  it('calls it removed when no member of that type and a close name came', () => {
+    const [diff] = memberDiffs(recorded, { CreatedItems: 1, RowIdentifier: null, Unrelated: true })
+    expect(renamedTo(diff!, from, { CreatedItems: 1, Unrelated: true })).toBeUndefined()
+    expect(renamedTo(diff!, from, { CreatedItems: 1, IsSaveSuccessfully: 'yes' })).toBeUndefined()
+  })
+
+  it('names a retyped member inside rows, and no member the client never received', () => {
+    const rows = { type: 'array', items: { type: 'object', fields: { Id: 'integer', Customer: 'string' } } }
+    expect(memberDiffs(rows, [{ Id: '1', Customer: 'x', Other: 1 }]).map((d) => [pathText(d.path), d.change, d.got])).toEqual([['[].Id', 'retyped', 'string']])
+    expect(memberDiffs(rows, [{ Id: 1, Customer: null }])).toEqual([])
+    expect(memberDiffs(recorded, { IsSaveSuccesfully: false, CreatedItems: 0, RowIdentifier: null, Brand: 'new' })).toEqual([])
+  })
+})
+
+describe('what takes an operation\'s place, from the release profiles', () => {
+  it.each([
+    ['signInLegacy', '2.9', '3.0.19', 'signIn'],
+    ['signInLegacy', '2.9', '3.0.18', 'signInWithoutOrganization'],
+    ['signInWithoutOrganization', '3.0.18', '3.0.19', 'signIn'],
+    ['queryItemsLegacy', '2.9', '3.0.19', 'queryItems'],
+    ['queryItems', '3.0.19', '2.9', 'queryItemsLegacy'],
+    ['signIn', '3.0.19', '3.0.19', undefined],
+    ['saveItems', '2.9', '3.0.19', undefined],
+  ])('%s from %s to %s: %s', (operation, from, to, expected) => {
+    expect(successorOf(operation, resolveProfile(from), resolveProfile(to))).toBe(expected)
+  })
+})
+
+describe('the ignore file', () => {
+  const finding = (kind: Finding['kind'], operationId: string): Finding => ({ kind, operationId, breaks: true, shapes: 1, message: '', now: {}, then: {} })
+
+  it('reads a YAML list and a JSON { ignore } alike, and accepts by kind and operation ("*" for any, one of several)', () => {
+    const dir = tempDir('appdata-kit-ignore-')
+    const yaml = join(dir, 'ignore.yaml')
+    writeFileSync(yaml, '- kind: answer-renamed\n  operationId: saveItems\n  reason: read both spellings\n- kind: path-moved\n  operationId: "*"\n')
+    const json = join(dir, 'ignore.json')
+    writeFileSync(json, JSON.stringify({ ignore: [{ kind: 'answer-renamed', operationId: 'saveItems', reason: 'read both spellings' }, { kind: 'path-moved', operationId: '*' }] }))
+    const entries = readIgnoreFile(yaml)
+    expect(readIgnoreFile(json)).toEqual(entries)
+    const { findings, ignored } = applyIgnore([finding('answer-renamed', 'deleteItems, saveItems'), finding('path-moved', 'signInLegacy'), finding('variant-gone', 'queryItemsLegacy'), finding('answer-removed', 'saveItems')], entries)
+    expect(findings.map((f) => f.kind)).toEqual(['variant-gone', 'answer-removed'])
+    expect(ignored.map((f) => [f.kind, f.reason])).toEqual([['answer-renamed', 'read both spellings'], ['path-moved', undefined]])
+  })
+
+  it.each([
+    ['kind: path-moved\n', 'expected a list'],
+    ['- kind: moved\n  operationId: signIn\n', 'entry 1: kind must be one of'],
+    ['- kind: path-moved\n', 'entry 1: operationId must be'],
+    ['- kind: path-moved\n  operationId: signIn\n  reason: 3\n', 'entry 1: reason must be a text'],
+    ['- [unclosed\n', 'neither YAML nor JSON'],
+  ])('refuses %j naming what is wrong', (text, message) => {
+    const file = join(tempDir('appdata-kit-ignore-'), 'ignore.yaml')
+    writeFileSync(file, text)
+    expect(() => readIgnoreFile(file)).toThrow(IgnoreFileError)
+    expect(() => readIgnoreFile(file)).toThrow(message)
+  })
+})

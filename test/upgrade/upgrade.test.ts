@@ -1,0 +1,204 @@
+/**
+ * `appdata-kit upgrade` through the built command line, over usage recorded in this file by
+ * clients that use every operation and variant of their release: from 2.9 to 3.0.19 (a client
+ * written for 2.9 with nothing but fetch) it names the sign-in move, Get Items by GET -> POST with
+ * `query`, the success flag's new spelling and the delete body, each once, with no replay
+ * artefact; from 3.0.18 (verify --allow-writes against a recording mock) the organization segment
+ * of the sign-in path; from 3.0.19 to itself nothing. Each comes from a difference of the release
+ * profiles (spec/profiles.ts): the 2.9 client sends what it sends whatever they say, so a test
+ * fails on its own finding when its difference is taken out of them.
+ */
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { coverageOf } from '../../src/usage/coverage.ts'
+import { runUpgrade } from '../../src/cli/upgrade.ts'
+import { IDS } from '../helpers/http.ts'
+import { sharedTempDir } from '../helpers/temp-dir.ts'
+import { stopStarted } from '../cli/processes.ts'
+import type { UsageFile } from '../../src/usage-file/file.ts'
+import { record29Client, recordFullUsage, upgrade, upgradeJson, type JsonReport } from './support.ts'
+
+const dir = sharedTempDir('appdata-kit-upgrade-')
+const usage29 = join(dir, 'usage-2.9.json')
+const usage318 = join(dir, 'usage-3.0.18.json')
+const usage319 = join(dir, 'usage-3.0.19.json')
+afterEach(stopStarted)
+
+const of = (report: JsonReport, kind: string, operation?: string) => report.findings.filter((f) => f.kind === kind && (operation === undefined || f.operationId.split(', ').includes(operation)))
+
+describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
+  let run: { code: number | null; report: JsonReport; stderr: string }
+  let recorded: UsageFile
+  beforeAll(async () => {
+    recorded = await record29Client(usage29)
+    run = await upgradeJson(['--usage', usage29, '--to', '3.0.19'])
+  }, 120_000)
+
+  it('is over the usage of a client that uses every operation and every variant of 2.9', () => {
+    const coverage = coverageOf(recorded)
+    expect(coverage.byKind.operation).toEqual({ covered: coverage.byKind.operation.total, total: 10 })
+    expect(coverage.byKind.variant.covered).toBe(coverage.byKind.variant.total)
+  })
+
+  it('names the sign-in move once, with the path, method and form body to use from 3.0.19\'s document', () => {
+    const moves = of(run.report, 'path-moved')
+    expect(moves).toHaveLength(1)
+    const [move] = moves
+    expect(move).toMatchObject({ operationId: 'signInLegacy', breaks: true })
+    expect(move?.now).toMatchObject({ method: 'POST', path: '/IntelligenceUserManagementService/UserManagementService.svc/Token', contentType: 'application/json' })
+    expect(move?.then).toMatchObject({ method: 'POST', path: '/identityprovider/{organizationphysicalname}/connect/token', contentType: 'application/x-www-form-urlencoded' })
+    expect(move?.then.body).toContain('grant_type: "password"')
+    // What the client reads of the old answer that the new one lacks.
+    expect(move?.then.answer).toContain('SessionToken')
+  })
+
+  it('names Get Items by GET once for all the query shapes that use it, with POST and its query body', () => {
+    const gone = of(run.report, 'variant-gone')
+    expect(gone).toHaveLength(1)
+    const [variant] = gone
+    expect(variant).toMatchObject({ operationId: 'queryItemsLegacy', breaks: true })
+    expect(variant?.shapes).toBeGreaterThanOrEqual(20)
+    expect(variant?.now).toMatchObject({ method: 'GET', path: '/ExplorerApi/api/items' })
+    expect(variant?.then).toMatchObject({ method: 'POST', path: '/ExplorerApi/api/items', contentType: 'application/json', body: '{ query: string }' })
+    expect(variant?.then.example).toMatch(/^POST \/ExplorerApi\/api\/items \{ query: "\$/)
+    expect(variant?.message).toContain('405')
+  })
+
+  it('names the success flag\'s renaming once, for the answers of save and delete', () => {
+    const renamed = of(run.report, 'answer-renamed')
+    expect(renamed).toHaveLength(1)
+    expect(renamed[0]).toMatchObject({ breaks: true, now: { member: 'IsSaveSuccesfully', type: 'boolean' }, then: { member: 'IsSaveSuccessfully', type: 'boolean' } })
+    expect(renamed[0]?.operationId.split(', ').sort()).toEqual(['deleteItems', 'saveItems'])
+  })
+
+  it('names the older delete body once, as taken with a warning (not breaking), with the current body to send', () => {
+    const tolerated = of(run.report, 'request-tolerated', 'deleteItems')
+    expect(tolerated).toHaveLength(1)
+    expect(tolerated[0]).toMatchObject({ breaks: false, then: { warning: 'LEGACY_DELETE_BODY' } })
+    expect(tolerated[0]?.then.body).toContain('RelationKey')
+    expect(tolerated[0]?.now.body).toContain('Details: []')
+  })
+
+  it('has no more than a dozen findings, none a replay artefact, and exits 1', () => {
+    expect(run.code, run.stderr).toBe(1)
+    expect(run.report).toMatchObject({ from: '2.9.0', to: '3.0.19' })
+    expect(run.report.findings.length).toBeLessThanOrEqual(12)
+    expect(of(run.report, 'unreplayable')).toEqual([])
+    expect(JSON.stringify(run.report)).not.toMatch(/DUPLICATE_KEY|CONCURRENCY/)
+    // Each kind and operation once: one finding per change.
+    const keys = run.report.findings.map((f) => `${f.kind} ${f.operationId}`)
+    expect(new Set(keys).size).toBe(keys.length)
+  })
+
+  it('writes text, Markdown and JUnit reports saying the same, with no password, token or e-mail address in any', async () => {
+    const junit = join(dir, 'upgrade.xml')
+    const text = await upgrade(['--usage', usage29, '--to', '3.0.19', '--junit', junit])
+    const markdown = await upgrade(['--usage', usage29, '--to', '3.0.19', '--format', 'markdown'])
+    expect(text.code).toBe(1)
+    expect(text.stdout).toContain('BREAKS  variant-gone queryItemsLegacy')
+    expect(text.stdout).toContain('the client breaks on 3.0.19')
+    expect(markdown.stdout).toMatch(/^### appdata-kit upgrade: 2\.9\.0 → 3\.0\.19/)
+    expect(markdown.stdout).toContain('| breaks | path-moved | signInLegacy |')
+    const xml = readFileSync(junit, 'utf8')
+    expect(xml).toContain('queryItemsLegacy: variant-gone')
+    expect((xml.match(/<failure/g) ?? []).length).toBe(run.report.findings.filter((f) => f.breaks).length)
+    for (const output of [text.stdout, markdown.stdout, xml, JSON.stringify(run.report)]) {
+      expect(output).not.toContain(IDS.admin.password)
+      expect(output).not.toContain(IDS.viewer.password)
+      expect(output).not.toContain(IDS.admin.username)
+    }
+  })
+
+  describe('--ignore', () => {
+    it('reports accepted findings as ignored (YAML), leaves them out of the exit code, and refuses a file it cannot read (exit 2)', async () => {
+      const some = join(dir, 'ignore.yaml')
+      writeFileSync(some, '# accepted\n- kind: request-tolerated\n  operationId: deleteItems\n  reason: the older body stays until our next release\n- kind: answer-renamed\n  operationId: saveItems\n')
+      const partly = await upgradeJson(['--usage', usage29, '--to', '3.0.19', '--ignore', some])
+      expect(partly.code).toBe(1)
+      expect(partly.report.ignored?.map((f) => `${f.kind} ${f.operationId}`).sort()).toEqual(['answer-renamed deleteItems, saveItems', 'request-tolerated deleteItems'])
+      expect(partly.report.ignored?.find((f) => f.kind === 'request-tolerated')?.reason).toBe('the older body stays until our next release')
+      expect(of(partly.report, 'request-tolerated')).toEqual([])
+      const all = join(dir, 'ignore-all.json')
+      writeFileSync(all, JSON.stringify({ ignore: [{ kind: 'path-moved', operationId: '*' }, { kind: 'variant-gone', operationId: 'queryItemsLegacy' }, { kind: 'answer-renamed', operationId: 'deleteItems' }] }))
+      const accepted = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', all])
+      expect(accepted.code, accepted.stdout).toBe(0)
+      expect(accepted.stdout).toContain('ignored (--ignore): 3')
+      const bad = join(dir, 'ignore-bad.yaml')
+      writeFileSync(bad, '- kind: moved\n  operationId: signIn\n')
+      const refused = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', bad])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain('entry 1: kind must be one of path-moved')
+    })
+  })
+
+  describe('flags', () => {
+    it('lists every flag in --help', async () => {
+      const help = await upgrade(['--help'])
+      expect(help.code).toBe(0)
+      for (const flag of ['--usage', '--to', '--from', '--fixture', '--ignore', '--format', '--out', '--junit']) expect(help.stdout).toContain(flag)
+    })
+
+    it.each([
+      [['--to', '3.0.19'], "required option '--usage <file>'"],
+      [['--usage', 'USAGE'], "required option '--to <release>'"],
+      [['--usage', 'USAGE', '--to', '9.1'], '--to must be a release'],
+      [['--usage', 'USAGE', '--to', '3.0.19', '--from', 'old'], '--from must be a release'],
+      [['--usage', 'USAGE', '--to', '3.0.19', '--format', 'xml'], "argument 'xml' is invalid"],
+      [['--usage', 'USAGE', '--to', '3.0.19', '--fixture', 'no-such-fixture.json'], 'no-such-fixture.json'],
+      [['--usage', 'package.json', '--to', '3.0.19'], 'not a usage file'],
+    ])('exits 2 for %j (in this process)', async (args, message) => {
+      let err = ''
+      const code = await runUpgrade(args.map((arg) => (arg === 'USAGE' ? usage29 : arg)), { stdout: () => undefined, stderr: (text) => (err += text) })
+      expect(code, err).toBe(2)
+      expect(err).toContain(message)
+    })
+  })
+})
+
+describe('appdata-kit upgrade, from 3.0.18', () => {
+  beforeAll(async () => {
+    await recordFullUsage(usage318, '3.0.18')
+  }, 120_000)
+
+  it('from 3.0.18 to 3.0.19 names the sign-in path\'s new organization segment, and nothing else', async () => {
+    const { code, report } = await upgradeJson(['--usage', usage318, '--to', '3.0.19'])
+    expect(code).toBe(1)
+    expect(report.findings).toHaveLength(1)
+    const [move] = report.findings
+    expect(move).toMatchObject({ kind: 'path-moved', operationId: 'signInWithoutOrganization', breaks: true, now: { path: '/identityprovider/connect/token' }, then: { path: '/identityprovider/{organizationphysicalname}/connect/token' } })
+    expect(move?.message).toContain('the path gains {organizationphysicalname} (physical name of the organization')
+  })
+
+  it('--from replays the usage as recorded on another release: the 3.0.18 usage read as 3.0.19\'s cannot be replayed, and says so', async () => {
+    const { code, report } = await upgradeJson(['--usage', usage318, '--from', '3.0.19', '--to', '3.0.19'])
+    expect(code).toBe(2)
+    expect(report.findings.map((f) => f.kind)).toEqual(['unreplayable'])
+    expect(report.findings[0]).toMatchObject({ operationId: 'signInWithoutOrganization', breaks: false })
+    expect(report.findings[0]?.message).toContain('signInWithoutOrganization is no operation of 3.0.19')
+    expect(report.findings[0]?.message).toContain('--from')
+  })
+
+  it('writes the report to --out and says where', async () => {
+    const out = join(dir, 'upgrade.md')
+    const run = await upgrade(['--usage', usage318, '--to', '3.0.19', '--format', 'markdown', '--out', out])
+    expect(run.code).toBe(1)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toContain(`wrote ${out}`)
+    expect(readFileSync(out, 'utf8')).toContain('path-moved')
+  })
+})
+
+describe('appdata-kit upgrade, from 3.0.19 to itself', () => {
+  beforeAll(async () => {
+    await recordFullUsage(usage319, '3.0.19')
+  }, 120_000)
+
+  it('finds nothing and exits 0', async () => {
+    const { code, report } = await upgradeJson(['--usage', usage319, '--to', '3.0.19'])
+    expect(report).toEqual({ from: '3.0.19', to: '3.0.19', findings: [] })
+    expect(code).toBe(0)
+    const text = await upgrade(['--usage', usage319, '--to', 'latest'])
+    expect(text.stdout).toContain('nothing the client uses changes on 3.0.19')
+  })
+})
