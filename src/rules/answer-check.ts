@@ -182,17 +182,22 @@ export function checkPatch(document: OpenAPIObject, entry: OperationEntry, patch
 }
 
 /**
- * The pointers of the members an object patch adds that the schema at `schemaPointer` does not
- * name, where they merge into objects: members of `properties`, names `patternProperties` take,
- * or any name where `additionalProperties` is a schema (a map such as `PrimaryKeyData`).
- * Alternatives (`oneOf`, `anyOf`, `allOf`) each count. An array replaces what it patches, as a
- * whole value, so its elements are not looked into (rows carry the application's own fields, which
- * the document cannot name); a member set to null removes, and adds nothing; a schema that names no
- * member at all says nothing of them. The patch is no deeper than MAX_ANSWER_DEPTH (checked before).
+ * The pointers of the members a patch adds that the schema at `schemaPointer` does not name. A
+ * schema names the members of its `properties`, the names its `patternProperties` take, and any
+ * name where its `additionalProperties` is a schema (a map such as `PrimaryKeyData`).
+ * Alternatives (`oneOf`, `anyOf`, `allOf`) each count. An array's elements are held to its `items`
+ * (a row's own fields are a map, `additionalProperties`, so any field name passes); a member set to
+ * null removes, and adds nothing; a schema that names no member at all says nothing of them. The
+ * patch is no deeper than MAX_ANSWER_DEPTH (checked before), so neither is this walk.
  */
 function unnamedMembers(document: OpenAPIObject, schemaPointer: string, patch: unknown, at: string): string[] {
   const out: string[] = []
   const visit = (schemas: JsonObject[], value: unknown, pointer: string): void => {
+    if (Array.isArray(value)) {
+      const items = schemas.flatMap((schema) => (schema.items === undefined ? [] : alternativesOf(document, schema.items)))
+      value.forEach((item, index) => visit(items, item, `${pointer}/${index}`))
+      return
+    }
     if (!isObject(value)) return
     const objects = schemas.filter((schema) => schema.properties !== undefined || schema.patternProperties !== undefined || schema.additionalProperties !== undefined)
     if (objects.length === 0) return

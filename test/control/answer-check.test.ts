@@ -75,13 +75,15 @@ describe('answers held to the served document: statuses and patches', () => {
     }
     expect(checkWholeAnswer(document, undefined, { status: 204 }, '/body/answer').violations).toEqual([])
   })
-  it('names each patch member the success answer does not name, however deep, but looks into no array', () => {
+  it('names each patch member the success answer does not name, however deep, in arrays too', () => {
     const unknown = (op: string, patch: unknown) => checkPatch(document, entry(op)!, patch, '/body/answer').filter((v) => v.keyword === 'unknownMember').map((v) => v.pointer)
     expect(unknown('saveItems', { Colour: 1, LockedItems: 2, ReturnData: { Extra: {} } })).toEqual(['/body/answer/patch/Colour', '/body/answer/patch/ReturnData/Extra'])
     // A map's keys (PrimaryKeyData's temporary Ids, newKeys' names) are any names; a null removes.
     expect(unknown('saveItems', { ReturnData: { PrimaryKeyData: { '-3': { newKeys: { 'OrderLines[0]': '7' } } } }, Colour: null })).toEqual([])
-    // Rows carry the application's own fields, which no schema names: an array is a whole value.
+    // Rows carry the application's own fields: a map of any names (additionalProperties).
     expect(unknown('queryItems', [{ Id: 1, Customer: 'x' }])).toEqual([])
+    // An array's elements are held to its items: a misspelt member of a ReturnStates entry.
+    expect(unknown('saveItems', { ReturnStates: [{ Code: 'X', Mesage: 'y' }] })).toEqual(['/body/answer/patch/ReturnStates/0/Mesage'])
     expect(unknown('queryItems', { Items: [{ _FieldCount_: 1 }], Timestamp: 1, Total: 3 })).toEqual(['/body/answer/patch/Total'])
   })
   it('keeps the precise violation of an alternative, not the other alternative\'s type or the oneOf', () => {
