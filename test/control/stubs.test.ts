@@ -332,6 +332,8 @@ describe('/__mock/stubs: every answer a rule gives is valid HTTP', () => {
     ['Host', { operationId: 'queryItems', answer: { headers: { Host: 'example.test' }, body: [] } }, '/body/answer/headers/Host', 'connectionHeader'],
     ['Access-Control-Allow-Origin', { operationId: 'queryItems', answer: { headers: { 'Access-Control-Allow-Origin': '*' }, body: [] } }, '/body/answer/headers/Access-Control-Allow-Origin', 'corsHeader'],
     ['one header named twice', { operationId: 'queryItems', answer: { headers: { 'content-type': 'application/json', 'Content-Type': 'text/xml' }, body: [] } }, '/body/answer/headers/Content-Type', 'duplicateHeader'],
+    // A 100 left the client waiting for an answer that never came; a 101 switched protocols.
+    ['an interim status', { operationId: 'queryItems', answer: { status: 101 } }, '/body/answer/status', 'minimum'],
     ['a body with 204', { operationId: 'queryItems', answer: { status: 204, body: 'x' } }, '/body/answer/body', 'noContent'],
     ['a body 65 levels deep', `{"operationId":"queryItems","answer":{"body":${deep(65)}}}`, tooDeepPointer('/body/answer/body'), 'maxDepth'],
     ['a body 5,000 levels deep', `{"operationId":"queryItems","answer":{"body":${deep(5000)}}}`, tooDeepPointer('/body/answer/body'), 'maxDepth'],
