@@ -18,6 +18,12 @@ export const MAX_CLOCK_ADVANCE_MS = 10 * 365 * 24 * 3600 * 1000
 /** Largest number of answer rules a mock holds at once (keeps the per-request scan short). */
 export const MAX_ANSWER_RULES = 500
 
+/** Largest answer rule, as JSON (its pattern and answer together): 1 MB. */
+export const MAX_ANSWER_RULE_BYTES = 1024 * 1024
+
+/** Largest size of all the answer rules a mock holds together, as JSON: 16 MB (what `GET /__mock/stubs` may answer). */
+export const MAX_ANSWER_RULES_BYTES = 16 * 1024 * 1024
+
 /** Longest delay an answer rule may add: one minute. */
 export const MAX_ANSWER_DELAY_MS = 60_000
 

@@ -47,7 +47,7 @@ export async function assertRequested(journal: Journal, query: RequestQuery = {}
   const { times } = options
   if (times !== undefined && (!Number.isSafeInteger(times) || times < 0)) throw new RangeError(`times must be a whole number of 0 or more, got ${String(times)}`)
   await journal.settled(SETTLE_MS)
-  const found = journal.search(query, { nearMisses: NEAR_MISSES })
+  const found = await journal.search(query, { nearMisses: NEAR_MISSES })
   const count = found.matches.length
   if (times === undefined ? count > 0 : count === times) return found.matches
   const expected = { ...(query.operationId === undefined ? {} : { operationId: query.operationId }), ...(query.match === undefined ? {} : { match: query.match }) }

@@ -2,7 +2,7 @@ import type { MockWarning } from '../http/warnings.ts'
 import { redactHeaders, redactUrl, redactValue } from './redact.ts'
 import { ReadyBytes } from '../store/engine/ready-bytes.ts'
 import { bufferOf } from '../bytes.ts'
-import type { CompiledRequestPattern, MatchResult, RequestSubject } from '../rules/pattern.ts'
+import { SLICE_MS, type MatchResult, type RequestSubject } from '../rules/pattern.ts'
 import { compileQuery, nearMissOf, subjectOf, type NearMiss, type RequestQuery } from './match.ts'
 
 import type { FaultEffect } from '../rules/faults.ts'
@@ -86,15 +86,18 @@ export interface Journal {
   /** Stores the record itself (its `seq` is set here), so the caller must hand over a fresh object. */
   add(record: JournalRecord): void
   /**
-   * The entries the filter selects. A `match` that is no pattern throws a 400 `VALIDATION`
-   * ProblemError whose violations point under `at` (`/match` unless said).
+   * The entries the filter selects, at once (`startMock()`'s `requests()`). A `match` that is no
+   * pattern throws a 400 `VALIDATION` ProblemError whose violations point under `at` (`/match` unless said).
    */
   read(filter?: JournalFilter, at?: string): JournalPage
+  /** The same, matched in slices with turns of the event loop between them (`GET /__mock/requests`). */
+  readSliced(filter?: JournalFilter, at?: string): Promise<JournalPage>
   /**
    * The records a query selects (as entries) and the closest of the others, nearest first, at most
    * `nearMisses` of them (WireMock's near misses); `total` is how many records the journal holds.
+   * Matched in slices, with turns of the event loop between them, so other clients are answered.
    */
-  search(query: RequestQuery, options: { nearMisses: number; at?: string }): { matches: JournalEntry[]; nearMisses: NearMiss[]; total: number; evicted: number }
+  search(query: RequestQuery, options: { nearMisses: number; at?: string }): Promise<{ matches: JournalEntry[]; nearMisses: NearMiss[]; total: number; evicted: number }>
   /** An API exchange began (onRequest); `finish` it once it is recorded. */
   begin(token: object): void
   finish(token: object): void
@@ -136,6 +139,11 @@ export function createJournal(options: { capacity: number; bodyLimit: number; ab
     return out
   }
 
+  const page = (selected: JournalRecord[], filter: JournalFilter): JournalPage => {
+    const shown = filter.limit === undefined ? selected : selected.slice(Math.max(0, selected.length - filter.limit))
+    return { capacity, recorded, evicted: recorded - size, entries: shown.map((r) => toEntry(r, filter.bodies === true)) }
+  }
+
   return {
     capacity,
     bodyLimit,
@@ -151,22 +159,28 @@ export function createJournal(options: { capacity: number; bodyLimit: number; ab
     read(filter = {}, at = '/match') {
       let records = ordered()
       const pattern = filter.match === undefined ? undefined : compileQuery({ operationId: filter.operationId, match: filter.match }, at)
-      if (pattern !== undefined) records = records.filter((r) => matches(pattern, r))
+      if (pattern !== undefined) records = records.filter((r) => pattern.operationOnly ? pattern.operationId === undefined || r.operationId === pattern.operationId : pattern.test(subjectOf(r)))
       else if (filter.operationId !== undefined) records = records.filter((r) => r.operationId === filter.operationId)
-      if (filter.limit !== undefined) records = records.slice(Math.max(0, records.length - filter.limit))
-      return { capacity, recorded, evicted: recorded - size, entries: records.map((r) => toEntry(r, filter.bodies === true)) }
+      return page(records, filter)
     },
-    search(query, options) {
+    async readSliced(filter = {}, at = '/match') {
+      const pattern = filter.match === undefined ? undefined : compileQuery({ operationId: filter.operationId, match: filter.match }, at)
+      if (pattern === undefined) return this.read(filter, at)
+      const records: JournalRecord[] = []
+      await inSlices(ordered(), (record) => pattern.matchSliced(subjectOf(record), { report: false }), (record, result) => {
+        if (result.matched) records.push(record)
+      })
+      return page(records, filter)
+    },
+    async search(query, options) {
       const pattern = compileQuery(query, options.at ?? '/match')
       const records = ordered()
       const found: JournalRecord[] = []
       const missed: Array<{ record: JournalRecord; subject: RequestSubject; result: MatchResult }> = []
-      for (const record of records) {
-        const subject = subjectOf(record)
-        const result = pattern.match(subject)
+      await inSlices(records, (record) => pattern.matchSliced(subjectOf(record), { report: options.nearMisses > 0 }), (record, result) => {
         if (result.matched) found.push(record)
-        else if (options.nearMisses > 0) missed.push({ record, subject, result })
-      }
+        else if (options.nearMisses > 0) missed.push({ record, subject: subjectOf(record), result })
+      })
       // Nearest first; between equals, the newer request (the one a test most likely meant).
       missed.sort((a, b) => a.result.distance - b.result.distance || b.record.seq - a.record.seq)
       const nearMisses = missed.slice(0, options.nearMisses).map(({ record, subject, result }) => nearMissOf(record, result.distance, result.differences, subject))
@@ -207,10 +221,21 @@ export function createJournal(options: { capacity: number; bodyLimit: number; ab
   }
 }
 
-/** A pattern that asks only for the operation costs a comparison; others are held against what the journal kept. */
-function matches(pattern: CompiledRequestPattern, record: JournalRecord): boolean {
-  if (pattern.operationOnly) return pattern.operationId === undefined || record.operationId === pattern.operationId
-  return pattern.match(subjectOf(record)).matched
+/**
+ * Matches records in turn, in slices of at most SLICE_MS with a turn of the event loop between
+ * them: many small records add up as one large one would, and neither holds the loop.
+ */
+async function inSlices(records: readonly JournalRecord[], match: (record: JournalRecord) => MatchResult | Promise<MatchResult>, take: (record: JournalRecord, result: MatchResult) => void): Promise<void> {
+  let started = performance.now()
+  for (const record of records) {
+    const pending = match(record)
+    const result = pending instanceof Promise ? await pending : pending
+    take(record, result)
+    if (performance.now() - started >= SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      started = performance.now()
+    }
+  }
 }
 
 function toEntry(record: JournalRecord, bodies: boolean): JournalEntry {

@@ -84,11 +84,14 @@ export function parseMatchParameter(text: string | undefined): RequestMatch | un
   }
 }
 
+const SHOWN_REDACTED = { isSecret: isSecretName, text: REDACTED }
+
 const NOT_KEPT = '[not kept: the journal keeps no headers or bodies with --journal-body-limit 0]'
 
 /** A journal record as the pattern sees it: what the journal kept, and why not where it kept nothing. */
 export function subjectOf(record: MatchableRecord): RequestSubject {
-  const subject: RequestSubject = { operationId: record.operationId, body: null, headers: {}, user: record.user }
+  // Secrets match only as they are shown: a pattern cannot learn a token one guess at a time.
+  const subject: RequestSubject = { operationId: record.operationId, body: null, headers: {}, user: record.user, redacted: SHOWN_REDACTED }
   const body = record.requestBody
   if (body === undefined) subject.bodyNote = NOT_KEPT
   else if (!body.kept) subject.bodyNote = body.note

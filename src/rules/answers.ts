@@ -1,6 +1,5 @@
 import type { Violation } from '../errors.ts'
 import { isObject } from '../document/json.ts'
-import { escapePointer } from '../document/reader.ts'
 import { controlViolations, validationProblem } from '../document/control-body.ts'
 import { DEFAULT_ANSWER_PRIORITY } from '../../spec/control-plane/constants.ts'
 import { checkPatch, checkWholeAnswer, NOT_HTTP, type PreparedAnswer, type RuleCheckContext } from './answer-check.ts'
@@ -140,24 +139,6 @@ function schemaViolations(input: unknown): Violation[] {
   ]
 }
 
-/**
- * Header patterns that could never match: a header is a text, so only a text, `$contains` or
- * `$regex` can match it (an object or a number, `{ "a": 1 }` or `5`, never would).
- */
-function headerPatternViolations(match: RequestMatch | undefined): Violation[] {
-  const out: Violation[] = []
-  for (const [name, pattern] of Object.entries(match?.headers ?? {})) {
-    if (typeof pattern === 'string') continue
-    if (isObject(pattern) && Object.keys(pattern).length === 1 && (typeof pattern.$contains === 'string' || typeof pattern.$regex === 'string')) continue
-    out.push({
-      pointer: `/body/match/headers/${escapePointer(name)}`,
-      keyword: 'headerPattern',
-      message: 'can never match: a header is a text, so its pattern is a text (equal), { "$contains": TEXT } or { "$regex": TEXT }',
-    })
-  }
-  return out
-}
-
 /** The order rules are tried in: lower priority first, then the newest (WireMock's order). */
 export function triedBefore(a: HeldRule, b: HeldRule): number {
   return a.view.priority - b.view.priority || b.view.id - a.view.id
@@ -185,11 +166,8 @@ function checkRule(
       message: 'is required: an answer is checked against the operation it answers; name it, or add "offDocument": true for a rule on every operation',
     })
   }
-  // A header pattern that can never match is named once: what the compiler says of the same pattern (an unknown `$` operator) is dropped.
-  const headerPatterns = headerPatternViolations(input.match)
   const compiled = compileRequestPattern({ operationId: input.operationId, match: input.match }, '/body/match')
-  if (!compiled.ok) violations.push(...compiled.violations.filter((v) => !headerPatterns.some((h) => v.pointer === h.pointer || v.pointer.startsWith(`${h.pointer}/`))))
-  violations.push(...headerPatterns)
+  if (!compiled.ok) violations.push(...compiled.violations)
   let decision: AnswerDecision
   if (Object.keys(answer).length === 0) {
     // `answer: {}` leaves the operation's own answer: a rule for a delay or a scenario step alone.

@@ -27,17 +27,25 @@ export function pickFault(candidates: readonly ActiveFaultRule[], draw: () => nu
  * The answer rule a request meets: the first of `candidates` (in the order rules are tried:
  * priority, then newest) that is not used up, whose scenario is in the state it waits for, and
  * whose pattern matches. A pattern that asks only for the operation costs nothing more: the
- * candidates are already the operation's.
+ * candidates are already the operation's. A match over a large request is done in slices (the
+ * pattern's `matchSliced`), and then the answer is a promise; a rule that was used up or whose
+ * scenario moved while its match waited is passed over.
  */
-export function pickAnswer(candidates: Iterable<HeldRule>, stateOf: (scenario: string) => string, subject: RequestSubject): HeldRule | null {
-  for (const held of candidates) {
-    const { view, pattern } = held
-    if (view.remaining === 0) continue
-    if (view.whenState !== undefined && stateOf(view.scenario as string) !== view.whenState) continue
-    if (!pattern.operationOnly && !pattern.match(subject).matched) continue
-    return held
+export function pickAnswer(candidates: Iterable<HeldRule>, stateOf: (scenario: string) => string, subject: RequestSubject): HeldRule | null | Promise<HeldRule | null> {
+  const open = (held: HeldRule): boolean => held.view.remaining !== 0 && (held.view.whenState === undefined || stateOf(held.view.scenario as string) === held.view.whenState)
+  const iterator = candidates[Symbol.iterator]()
+  const next = (): HeldRule | null | Promise<HeldRule | null> => {
+    for (let step = iterator.next(); step.done !== true; step = iterator.next()) {
+      const held = step.value
+      if (!open(held)) continue
+      if (held.pattern.operationOnly) return held
+      const result = held.pattern.matchSliced(subject, { report: false })
+      if (result instanceof Promise) return result.then((settled) => (settled.matched && open(held) ? held : next()))
+      if (result.matched) return held
+    }
+    return null
   }
-  return null
+  return next()
 }
 
 /**

@@ -3,7 +3,7 @@ import { ProblemError } from '../errors.ts'
 import { listOperations, type OperationEntry } from '../document/reader.ts'
 import { checkControlBody, validationProblem } from '../document/control-body.ts'
 import { mulberry32 } from '../fixtures/prng.ts'
-import { MAX_ANSWER_RULES } from '../../spec/control-plane/constants.ts'
+import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
 import { activeFaultRules, faultDecision, faultRuleViolations, statusStanding, type ActiveFaultRule, type FaultDecision, type FaultList, type FaultRuleInput } from './faults.ts'
 import { strictProblem } from './strict.ts'
 import type { RuleCheckContext } from './answer-check.ts'
@@ -53,8 +53,11 @@ export interface AnswerRuleTable {
   clear(): number
   /** Whether any rule can still match: with none, a request needs no look-up at all. */
   hasRules(): boolean
-  /** The rule that answers this request, counted as a hit (and its scenario moved); null for none. */
-  decide(subject: RequestSubject): AnswerDecision | null
+  /**
+   * The rule that answers this request, counted as a hit (and its scenario moved); null for none.
+   * A promise when the match of a large request was done in slices.
+   */
+  decide(subject: RequestSubject): AnswerDecision | null | Promise<AnswerDecision | null>
 }
 
 /**
@@ -138,6 +141,9 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   // Rules that can still match (not used up): the cap counts these, and with none a request looks nothing up.
   let live = 0
   let nextId = 1
+  /** The size of every rule held, as JSON, by rule. */
+  const sizes = new WeakMap<HeldRule, number>()
+  let bytes = 0
   const scenarios = createScenarios()
 
   const unindex = (rule: HeldRule): void => {
@@ -146,11 +152,24 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
     else byOperation.set(operationId, (byOperation.get(operationId) ?? []).filter((other) => other !== rule))
   }
   const drop = (rule: HeldRule): void => {
+    bytes -= sizes.get(rule) ?? 0
     held = held.filter((other) => other !== rule)
     unindex(rule)
     if (rule.view.remaining !== 0) live -= 1
   }
   const inOrder = (): HeldRule[] => [...held].sort(triedBefore)
+  /** Counts a rule's answer: a hit, one of its `times`, its scenario's move. */
+  const take = (rule: HeldRule | null): AnswerDecision | null => {
+    if (rule === null) return null
+    const { view } = rule
+    view.hits += 1
+    if (view.remaining !== null) {
+      view.remaining -= 1
+      if (view.remaining === 0) live -= 1
+    }
+    if (view.setState !== undefined) scenarios.move(view.scenario as string, view.setState)
+    return rule.decision
+  }
 
   return {
     add(input) {
@@ -158,6 +177,17 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
         throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
       }
       const rule = holdAnswerRule(input, nextId, context)
+      const size = Buffer.byteLength(JSON.stringify(rule.view))
+      if (size > MAX_ANSWER_RULE_BYTES) {
+        throw validationProblem([{ pointer: '/body', keyword: 'maxRuleSize', message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` }])
+      }
+      // Used-up rules make room first, the oldest first, as they do past the count.
+      for (let oldest = held.find((other) => other.view.remaining === 0); bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined; oldest = held.find((other) => other.view.remaining === 0)) drop(oldest)
+      if (bytes + size > MAX_ANSWER_RULES_BYTES) {
+        throw validationProblem([{ pointer: '/body', keyword: 'maxRulesSize', message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first` }])
+      }
+      sizes.set(rule, size)
+      bytes += size
       nextId += 1
       held.push(rule)
       live += 1
@@ -186,6 +216,7 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
     clear() {
       const count = held.length
       held = []
+      bytes = 0
       byOperation.clear()
       everyOperation = []
       live = 0
@@ -198,16 +229,8 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
       if (live === 0) return null
       const own = subject.operationId === null ? [] : (byOperation.get(subject.operationId) ?? [])
       const candidates = own.length === 0 ? everyOperation : everyOperation.length === 0 ? own : inTrialOrder(own, everyOperation, triedBefore)
-      const rule = pickAnswer(candidates, scenarios.stateOf, subject)
-      if (rule === null) return null
-      const { view } = rule
-      view.hits += 1
-      if (view.remaining !== null) {
-        view.remaining -= 1
-        if (view.remaining === 0) live -= 1
-      }
-      if (view.setState !== undefined) scenarios.move(view.scenario as string, view.setState)
-      return rule.decision
+      const picked = pickAnswer(candidates, scenarios.stateOf, subject)
+      return picked instanceof Promise ? picked.then(take) : take(picked)
     },
   }
 }

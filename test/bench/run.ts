@@ -22,6 +22,7 @@ import { creates } from './workloads/w4c-creates.ts'
 import { memory, start } from './workloads/w5-w6-start.ts'
 import { bigSaves } from './workloads/w7-big-save.ts'
 import { peers } from './workloads/w8-peers.ts'
+import { rules } from './workloads/w10-rules.ts'
 
 export interface Settings {
   /** Seconds of a timed load run. */
@@ -66,6 +67,7 @@ const workloads: Array<{ name: string; http: boolean; title: string; run: () => 
   { name: 'w6', http: false, title: 'W6: start-up', run: () => start(settings) },
   { name: 'w7', http: true, title: 'W7: a big save beside small reads', run: () => bigSaves(settings) },
   { name: 'w8', http: true, title: 'W8: peers on W1', run: () => peers(settings) },
+  { name: 'w10', http: true, title: 'W10: answer rules', run: () => rules(settings) },
 ]
 const tables: Table[] = []
 const checks: Check[] = []

@@ -95,7 +95,7 @@ describe('request assertions', () => {
       const operator = await mock.request('GET', query({ body: { Rows: [{ Row: { Customer: { $near: 'Initech' } } }] } }))
       expect(operator.status).toBe(400)
       expect(operator.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/query/match/body/Rows/0/Row/Customer'])
-      const regex = await mock.request('GET', query({ body: { query: { $regex: '(a+)+$' } } }))
+      const regex = await mock.request('GET', query({ body: { query: { $regex: '(a)\\1' } } }))
       expect(regex.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/query/match/body/query/$regex'])
       const member = await mock.request('GET', query({ bdy: {}, user: 7 }))
       expect(member.status).toBe(400)
@@ -212,7 +212,7 @@ describe('request assertions', () => {
 
     it('says the journal is empty, and refuses a pattern that is none as the HTTP query does', async () => {
       await expect(mock.mock.assertRequested(initech)).rejects.toThrow(/0 matched, of 0 requests in the journal\.\nThe journal holds no API requests/)
-      const refused = await mock.mock.assertRequested({ match: { body: { $regex: '(a*)*b' } } }).catch((e: unknown) => e)
+      const refused = await mock.mock.assertRequested({ match: { body: { $regex: '(?=a)b' } } }).catch((e: unknown) => e)
       expect(refused).toBeInstanceOf(ProblemError)
       expect((refused as ProblemError).extra.violations).toEqual([expect.objectContaining({ pointer: '/match/body/$regex' })])
     })

@@ -57,7 +57,7 @@ describe('createJournal', () => {
     expect(() => createJournal({ capacity: 0, bodyLimit: 0 })).toThrow(RangeError)
   })
 
-  it('matches a pattern over what it kept, before limit; a body it did not keep matches no body pattern', () => {
+  it('matches a pattern over what it kept, before limit; a body it did not keep matches no body pattern', async () => {
     const journal = createJournal({ capacity: 10, bodyLimit: 1024 })
     const save = (customer: string, extra: Partial<JournalRecord> = {}): JournalRecord =>
       record('/save', { operationId: 'saveItems', requestHeaders: {}, requestBody: { kept: true, value: { Rows: [{ Row: { Customer: customer } }] } }, ...extra })
@@ -69,7 +69,8 @@ describe('createJournal', () => {
     expect(journal.read({ match }).entries.map((e) => e.seq)).toEqual([1, 4])
     expect(journal.read({ match, limit: 1 }).entries.map((e) => e.seq)).toEqual([4])
     expect(journal.read({ match: { user: 'admin@acme.test' } }).entries.map((e) => e.seq)).toEqual([4])
-    const found = journal.search({ operationId: 'saveItems', match }, { nearMisses: 5 })
+    expect((await journal.readSliced({ match, limit: 1 })).entries.map((e) => e.seq)).toEqual([4])
+    const found = await journal.search({ operationId: 'saveItems', match }, { nearMisses: 5 })
     expect(found.matches.map((e) => e.seq)).toEqual([1, 4])
     expect(found.nearMisses.map((m) => [m.seq, m.differences.map((d) => `${d.pointer} ${d.actual}`)])).toEqual([
       [3, ['/body [chunked]']],

@@ -124,7 +124,7 @@ describe('/__mock/stubs', () => {
       expect(everywhere.status).toBe(201)
       expect((await ctx.mock.items(ctx.token, '$top=1')).body).toHaveLength(1)
       expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0]).toMatchObject({ hits: 1, remaining: 0 })
-      const bad = await addStub({ operationId: 'saveItem', match: { body: { Customer: { $regex: '(a+)+$' } }, headers: { X: { $nope: 1 } } }, answer: { patch: {} } })
+      const bad = await addStub({ operationId: 'saveItem', match: { body: { Customer: { $regex: '(a)\\1' } }, headers: { X: { $nope: 1 } } }, answer: { patch: {} } })
       expect(bad.status).toBe(400)
       expect(bad.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/operationId', '/body/match/body/Customer/$regex', '/body/match/headers/X'])
       const both = await addStub({ operationId: 'saveItems', answer: { patch: {}, status: 200 } })
@@ -505,7 +505,7 @@ describe('/__mock/stubs: gateway statuses, the document, strict mode', () => {
     for (const pattern of [{ a: 1 }, 5, ['x'], { $contains: 'x', $regex: 'y' }]) {
       const refused = await addStub({ operationId: 'queryItems', match: { headers: { 'X-Run': pattern } }, answer: {} })
       expect(refused.status, JSON.stringify(pattern)).toBe(400)
-      expect(refused.body.violations, JSON.stringify(pattern)).toEqual([expect.objectContaining({ pointer: '/body/match/headers/X-Run', keyword: 'headerPattern' })])
+      expect(refused.body.violations.map((v: { pointer: string }) => v.pointer), JSON.stringify(pattern)).toEqual(['/body/match/headers/X-Run'])
     }
     for (const pattern of ['run-7', { $contains: 'run' }, { $regex: '^run-' }]) {
       expect((await addStub({ operationId: 'queryItems', match: { headers: { 'X-Run': pattern } }, answer: {} })).status, JSON.stringify(pattern)).toBe(201)

@@ -51,11 +51,11 @@ const HANDLERS: Handlers<ControlOperations> = {
   listRequests: (request) => {
     const { match, ...filter } = request.query
     const parsed = parseMatchParameter(match)
-    return request.server.journal.read(parsed === undefined ? filter : { ...filter, match: parsed }, '/query/match')
+    return request.server.journal.readSliced(parsed === undefined ? filter : { ...filter, match: parsed }, '/query/match')
   },
-  listNearMisses: (request) => {
+  listNearMisses: async (request) => {
     const { operationId, match, limit } = request.query
-    const found = request.server.journal.search({ operationId, match: parseMatchParameter(match) }, { nearMisses: limit ?? 3, at: '/query/match' })
+    const found = await request.server.journal.search({ operationId, match: parseMatchParameter(match) }, { nearMisses: limit ?? 3, at: '/query/match' })
     return { matched: found.matches.length, total: found.total, nearMisses: found.nearMisses }
   },
   clearRequests: (request) => ({ cleared: request.server.controls.clearRequests() }),

@@ -110,27 +110,33 @@ export function registerRules(app: FastifyInstance, options: { randomSeed: () =>
     const mark = request.rule
     if (mark !== null && mark.fault !== 'latency') return
     const operationId = request.routeOptions.config?.operationId ?? null
-    const decision = table.answers.decide({ operationId, body: request.sentBody ?? request.body, headers: request.headers, user: request.principal?.user.email ?? null })
-    if (decision === null) return
-    if (decision.offDocument.length > 0) {
-      warnOrRefuse(request, 'OFF_DOCUMENT_ANSWER', `Answer rule ${decision.ruleId} gave an answer the served document cannot: ${describeViolations(decision.offDocument)}.`)
-    }
-    if (decision.gateway && decision.kind === 'whole') {
-      noteWarning(request, 'INFRASTRUCTURE_ANSWER', `Answer rule ${decision.ruleId} answered ${decision.answer.status}, a gateway status.`)
-    }
-    request.rule = { fault: mark?.fault ?? null, answerRule: decision.ruleId, patch: decision.kind === 'patch' ? { value: decision.patch } : null }
-    if (decision.kind !== 'whole') return decision.delayMs > 0 ? new Promise<void>((resolve) => setTimeout(resolve, decision.delayMs)) : undefined
-    if (decision.delayMs === 0) {
-      sendWhole(reply, decision)
-      return Promise.resolve('answered' as const)
-    }
-    return new Promise((resolve) =>
-      setTimeout(() => {
-        sendWhole(reply, decision)
-        resolve('answered')
-      }, decision.delayMs),
-    )
+    const decided = table.answers.decide({ operationId, body: request.sentBody ?? request.body, headers: request.headers, user: request.principal?.user.email ?? null })
+    // A large request is matched in slices: the step waits for the match, and other clients are answered meanwhile.
+    if (decided instanceof Promise) return decided.then((decision) => (decision === null ? undefined : apply(request, reply, decision)))
+    return decided === null ? undefined : apply(request, reply, decided)
   } satisfies RouteStep
+}
+
+/** What an answer rule does to the request it answers: a warning, a mark, a wait, a whole answer sent. */
+function apply(request: FastifyRequest, reply: FastifyReply, decision: AnswerDecision): void | Promise<void | 'answered'> {
+  if (decision.offDocument.length > 0) {
+    warnOrRefuse(request, 'OFF_DOCUMENT_ANSWER', `Answer rule ${decision.ruleId} gave an answer the served document cannot: ${describeViolations(decision.offDocument)}.`)
+  }
+  if (decision.gateway && decision.kind === 'whole') {
+    noteWarning(request, 'INFRASTRUCTURE_ANSWER', `Answer rule ${decision.ruleId} answered ${decision.answer.status}, a gateway status.`)
+  }
+  request.rule = { fault: request.rule?.fault ?? null, answerRule: decision.ruleId, patch: decision.kind === 'patch' ? { value: decision.patch } : null }
+  if (decision.kind !== 'whole') return decision.delayMs > 0 ? new Promise<void>((resolve) => setTimeout(resolve, decision.delayMs)) : undefined
+  if (decision.delayMs === 0) {
+    sendWhole(reply, decision)
+    return Promise.resolve('answered' as const)
+  }
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      sendWhole(reply, decision)
+      resolve('answered')
+    }, decision.delayMs),
+  )
 }
 
 /**

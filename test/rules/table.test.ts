@@ -1,0 +1,70 @@
+/**
+ * The rule table's bounds, without HTTP (src/rules/table.ts): the cap counts live rules, used-up
+ * rules stay listed until room is needed (the oldest go first), and a rule's size and all rules'
+ * size are bounded when a rule is added.
+ */
+import { describe, expect, test } from 'vitest'
+import { createRuleTable } from '../../src/rules/table.ts'
+import { releaseDocument } from '../../src/document/reader.ts'
+import { ProblemError } from '../../src/errors.ts'
+import { LATEST_VERSION } from '../../spec/versions.ts'
+import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
+
+const DOCUMENT = releaseDocument(LATEST_VERSION)
+const answers = () => createRuleTable({ document: DOCUMENT, randomSeed: () => 1 }).answers
+const subject = (operationId: string) => ({ operationId, body: { query: '$top=1' }, headers: {}, user: 'admin@acme.test' })
+/** A rule whose JSON is about `size` bytes: an off-document text answer. */
+const sized = (size: number, times?: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(size) }, offDocument: true, ...(times === undefined ? {} : { times, priority: 1 }) })
+
+function refusal(action: () => unknown): ProblemError {
+  try {
+    action()
+  } catch (error) {
+    if (error instanceof ProblemError) return error
+    throw error
+  }
+  throw new Error('was not refused')
+}
+
+describe('the answer rules held', () => {
+  test('the cap counts rules that can still answer; used-up ones stay listed, the oldest dropped past the cap', () => {
+    const table = answers()
+    table.add({ operationId: 'queryItems', answer: {}, times: 1, name: 'used' })
+    expect(table.decide(subject('queryItems'))).not.toBeNull()
+    for (let i = 1; i < MAX_ANSWER_RULES; i++) table.add({ operationId: 'saveItems', answer: {} })
+    // 499 live and one used up: one more live rule fits, and the used-up one makes room.
+    table.add({ operationId: 'saveItems', answer: {}, name: 'last' })
+    const listed = table.list().rules
+    expect(listed).toHaveLength(MAX_ANSWER_RULES)
+    expect(listed.map((rule) => rule.name)).not.toContain('used')
+    expect(listed.map((rule) => rule.name)).toContain('last')
+    const full = refusal(() => table.add({ operationId: 'saveItems', answer: {} }))
+    expect(full.status).toBe(400)
+    expect(full.message).toMatch(new RegExp(`at most ${MAX_ANSWER_RULES} rules that can still answer`))
+  })
+
+  test('keeps a used-up rule listed beside live ones while there is room', () => {
+    const table = answers()
+    table.add({ operationId: 'queryItems', answer: {}, times: 1, name: 'once' })
+    table.add({ operationId: 'saveItems', answer: {}, name: 'always' })
+    table.decide(subject('queryItems'))
+    expect(table.list().rules.map((rule) => [rule.name, rule.remaining])).toEqual([['always', null], ['once', 0]])
+    expect(table.hasRules()).toBe(true)
+  })
+
+  test('refuses a rule larger than a rule may be, and rules larger together than a mock holds', () => {
+    const table = answers()
+    const large = refusal(() => table.add(sized(MAX_ANSWER_RULE_BYTES)))
+    expect(large.extra.violations).toEqual([expect.objectContaining({ pointer: '/body', keyword: 'maxRuleSize' })])
+    const each = MAX_ANSWER_RULE_BYTES - 1024
+    const fit = Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400))
+    for (let i = 0; i < fit; i++) table.add(sized(each, i === 0 ? 1 : undefined))
+    // The first rule (tried first: priority 1) is used up: it makes room for one more.
+    expect(table.decide(subject('queryItems'))).not.toBeNull()
+    table.add(sized(each))
+    const total = refusal(() => table.add(sized(each)))
+    expect(total.extra.violations).toEqual([expect.objectContaining({ pointer: '/body', keyword: 'maxRulesSize' })])
+    expect(table.clear()).toBe(fit)
+    table.add(sized(each))
+  })
+})
