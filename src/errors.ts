@@ -92,12 +92,19 @@ export class ProblemError extends Error {
   readonly code: ProblemCode
   readonly status: number
   readonly extra: Record<string, unknown>
+  /**
+   * Every violation of a refused value (`extra.violations`, the body's `violations`), so an
+   * in-process caller (`mock.stub()`, `mock.setFaults()`) reads them as an HTTP client does; empty
+   * for a problem that has none.
+   */
+  readonly violations: Violation[]
 
   constructor(code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
     super(detail)
     this.code = code
     this.status = PROBLEMS[code].status
     this.extra = extra
+    this.violations = Array.isArray(extra.violations) ? (extra.violations as Violation[]) : []
   }
 
   toBody(instance?: string): ProblemBody {

@@ -53,6 +53,16 @@ export const parameters: Record<ControlParameterName, ParameterObject> = {
     schema: { type: 'boolean', default: false },
     example: true,
   },
+  NearMissMatch: {
+    name: 'match',
+    in: 'query',
+    required: true,
+    description:
+      'The pattern the near misses are measured against, as `match` of `GET /__mock/requests` (an answer rule\'s `match` object ' +
+      'as URL-encoded JSON). Required: without a pattern every request matches and none is near; a call without it answers 400.',
+    schema: { type: 'string', minLength: 1 },
+    example: '{"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}',
+  },
   NearMissLimit: {
     name: 'limit',
     in: 'query',

@@ -624,15 +624,24 @@ export interface components {
         };
         /**
          * Fault rule
-         * @description What to do to requests of one operation. At most one of `status`, `drop` and `commitThenDrop`; `latencyMs` may go with any of them. Rules are tried in order; the first rule that matches the operation and passes its `rate` draw applies, and only that one. Control-plane calls are never affected.
+         * @description What to do to requests of one operation. At most one of `status`, `drop` and `commitThenDrop`; `latencyMs` may go with any of them; `headers` only with `status`. A rule for every operation (`*`) takes a gateway status, `drop`, `commitThenDrop` and `latencyMs` only. Rules are tried in order; the first rule that matches the operation and passes its `rate` draw applies, and only that one. Control-plane calls are never affected.
          */
         FaultRule: {
             /** @description Operation of the API document the rule applies to (for example `saveItems`), or `*` for every API operation. */
             operationId: string;
             /** @description Delay added before the request is handled. */
             latencyMs?: number;
-            /** @description Answer with this status and an `INJECTED_FAULT` problem instead of handling the request. */
+            /** @description Answer with this status and an `INJECTED_FAULT` problem instead of handling the request. A gateway status (500, 502, 503, 504) is the infrastructure's: any operation may get it, and the answer carries `INFRASTRUCTURE_ANSWER` in `X-Mock-Warnings`. Any other status must be one the operation's document lists, or the rule says `offDocument: true`. */
             status?: number;
+            /** @description Headers of the `status` answer (for example `Retry-After`), with `status` only. Names are RFC 9110 tokens, given once in any case, and values hold visible ASCII, spaces and tabs only; `Content-Type` (the body is the problem), `Content-Length`, `Transfer-Encoding`, `Connection` and the other hop-by-hop headers, `Host` and `Access-Control-*` are refused. */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Accept a `status` the operation's document does not list (other than a gateway status); each answer then carries `OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings`. Refused when the mock runs with `--strict`.
+             * @default false
+             */
+            offDocument: boolean;
             /** @description Close the connection without answering; the request is not handled. */
             drop?: boolean;
             /** @description Handle the request (a write is applied) and close the connection before the answer is sent. */
@@ -662,8 +671,17 @@ export interface components {
             operationId: string;
             /** @description Delay added before the request is handled. */
             latencyMs?: number;
-            /** @description Answer with this status and an `INJECTED_FAULT` problem instead of handling the request. */
+            /** @description Answer with this status and an `INJECTED_FAULT` problem instead of handling the request. A gateway status (500, 502, 503, 504) is the infrastructure's: any operation may get it, and the answer carries `INFRASTRUCTURE_ANSWER` in `X-Mock-Warnings`. Any other status must be one the operation's document lists, or the rule says `offDocument: true`. */
             status?: number;
+            /** @description Headers of the `status` answer (for example `Retry-After`), with `status` only. Names are RFC 9110 tokens, given once in any case, and values hold visible ASCII, spaces and tabs only; `Content-Type` (the body is the problem), `Content-Length`, `Transfer-Encoding`, `Connection` and the other hop-by-hop headers, `Host` and `Access-Control-*` are refused. */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Accept a `status` the operation's document does not list (other than a gateway status); each answer then carries `OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings`. Refused when the mock runs with `--strict`.
+             * @default false
+             */
+            offDocument: boolean;
             /** @description Close the connection without answering; the request is not handled. */
             drop?: boolean;
             /** @description Handle the request (a write is applied) and close the connection before the answer is sent. */
@@ -693,13 +711,13 @@ export interface components {
         AnswerRule: {
             /** @description A name for people; the mock only shows it. */
             name?: string;
-            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for a whole answer or a patch, which the document is checked against; a rule without one (with `offDocument: true`, or keeping the operation's own answer with `answer: {}`) applies to every API operation. */
+            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for a whole answer or a patch, which the document is checked against; a rule without one (with `offDocument: true`, a gateway status, or keeping the operation's own answer with `answer: {}`) applies to every API operation. `*` is refused: leave the member out instead. */
             operationId?: string;
             /** @description What the request must carry besides its operation; every part given must match. Patterns are checked when the rule is added. */
             match?: {
                 /** @description The request body, as sent (the Get Items `query` text included). A request pattern: an object matches when each of its members matches; an array when each of its elements matches a distinct element; a scalar by equality; `{ "$contains": TEXT }` and `{ "$regex": TEXT }` match texts. */
                 body?: unknown;
-                /** @description Request headers by name (any case), each a pattern on its text. */
+                /** @description Request headers by name (any case), each a pattern on its text: a text (equal), `{ "$contains": TEXT }` or `{ "$regex": TEXT }`; any other pattern could never match a header and is refused. */
                 headers?: {
                     [key: string]: unknown;
                 };
@@ -709,17 +727,17 @@ export interface components {
             /** @description A whole answer (`status`, `headers`, `body`): the operation is not performed. Or `patch`, an RFC 7386 JSON merge patch applied to the JSON the operation answers (2xx answers only): the operation is performed. Not both kinds. `{}` leaves the operation's own answer as it is (a rule for `delayMs` or a scenario step alone). */
             answer: {
                 /**
-                 * @description Status of a whole answer.
+                 * @description Status of a whole answer: one the operation's document lists, or a gateway status (500, 502, 503, 504), which any operation may get (the answer then carries `INFRASTRUCTURE_ANSWER` in `X-Mock-Warnings`, and its body is held to no schema unless the document lists that status), or any status with `offDocument: true`. 204, 205 and 304 take no body.
                  * @default 200
                  */
                 status: number;
-                /** @description Headers of a whole answer; `Content-Type` defaults to the media type the document declares for the status. */
+                /** @description Headers of a whole answer; `Content-Type` defaults to the media type the document declares for the status. Names are RFC 9110 tokens, given once in any case, and values hold visible ASCII, spaces and tabs only; `Content-Length`, `Transfer-Encoding`, `Connection` and the other hop-by-hop headers (`Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`), `Host` and `Access-Control-*` (the CORS layer's) are refused, `offDocument` or not. */
                 headers?: {
                     [key: string]: string;
                 };
-                /** @description Body of a whole answer: JSON, or a text sent as is for a media type that is not JSON. */
+                /** @description Body of a whole answer: JSON, or a text sent as is for a media type that is not JSON. At most 64 levels deep. */
                 body?: unknown;
-                /** @description RFC 7386 JSON merge patch of the operation's own JSON answer: members set to null are removed, objects merged, anything else replaced (an object patch turns an array answer into an object, as the RFC says). */
+                /** @description RFC 7386 JSON merge patch of the operation's own JSON answer: members set to null are removed, objects merged, anything else replaced (an object patch turns an array answer into an object, as the RFC says). A member the success answer's schema does not name is off the document. At most 64 levels deep. */
                 patch?: unknown;
             };
             /** @description Wait this long before answering (or, for a patch, before performing the operation). */
@@ -738,7 +756,7 @@ export interface components {
             /** @description Move the scenario to this state when the rule is chosen for a request. */
             setState?: string;
             /**
-             * @description Accept an answer the served document cannot give (a status, media type or body outside it). Without it such a rule is refused with the violations; with it, each answer it gives carries `OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings` (in strict mode it is refused).
+             * @description Accept an answer the served document cannot give (a status, media type, body or patch member outside it). Without it such a rule is refused with the violations; with it, each answer it gives carries `OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings`. A mock started with `--strict` refuses such a rule when it is added; a request sent with `X-Mock-Strict: 1` gets `STRICT_MODE` instead of its answer. What is not valid HTTP is refused either way.
              * @default false
              */
             offDocument: boolean;
@@ -752,13 +770,13 @@ export interface components {
             id: number;
             /** @description A name for people; the mock only shows it. */
             name?: string;
-            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for a whole answer or a patch, which the document is checked against; a rule without one (with `offDocument: true`, or keeping the operation's own answer with `answer: {}`) applies to every API operation. */
+            /** @description Operation of the served release the rule applies to (for example `saveItems`). Required for a whole answer or a patch, which the document is checked against; a rule without one (with `offDocument: true`, a gateway status, or keeping the operation's own answer with `answer: {}`) applies to every API operation. `*` is refused: leave the member out instead. */
             operationId?: string;
             /** @description What the request must carry besides its operation; every part given must match. Patterns are checked when the rule is added. */
             match?: {
                 /** @description The request body, as sent (the Get Items `query` text included). A request pattern: an object matches when each of its members matches; an array when each of its elements matches a distinct element; a scalar by equality; `{ "$contains": TEXT }` and `{ "$regex": TEXT }` match texts. */
                 body?: unknown;
-                /** @description Request headers by name (any case), each a pattern on its text. */
+                /** @description Request headers by name (any case), each a pattern on its text: a text (equal), `{ "$contains": TEXT }` or `{ "$regex": TEXT }`; any other pattern could never match a header and is refused. */
                 headers?: {
                     [key: string]: unknown;
                 };
@@ -768,17 +786,17 @@ export interface components {
             /** @description A whole answer (`status`, `headers`, `body`): the operation is not performed. Or `patch`, an RFC 7386 JSON merge patch applied to the JSON the operation answers (2xx answers only): the operation is performed. Not both kinds. `{}` leaves the operation's own answer as it is (a rule for `delayMs` or a scenario step alone). */
             answer: {
                 /**
-                 * @description Status of a whole answer.
+                 * @description Status of a whole answer: one the operation's document lists, or a gateway status (500, 502, 503, 504), which any operation may get (the answer then carries `INFRASTRUCTURE_ANSWER` in `X-Mock-Warnings`, and its body is held to no schema unless the document lists that status), or any status with `offDocument: true`. 204, 205 and 304 take no body.
                  * @default 200
                  */
                 status: number;
-                /** @description Headers of a whole answer; `Content-Type` defaults to the media type the document declares for the status. */
+                /** @description Headers of a whole answer; `Content-Type` defaults to the media type the document declares for the status. Names are RFC 9110 tokens, given once in any case, and values hold visible ASCII, spaces and tabs only; `Content-Length`, `Transfer-Encoding`, `Connection` and the other hop-by-hop headers (`Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`), `Host` and `Access-Control-*` (the CORS layer's) are refused, `offDocument` or not. */
                 headers?: {
                     [key: string]: string;
                 };
-                /** @description Body of a whole answer: JSON, or a text sent as is for a media type that is not JSON. */
+                /** @description Body of a whole answer: JSON, or a text sent as is for a media type that is not JSON. At most 64 levels deep. */
                 body?: unknown;
-                /** @description RFC 7386 JSON merge patch of the operation's own JSON answer: members set to null are removed, objects merged, anything else replaced (an object patch turns an array answer into an object, as the RFC says). */
+                /** @description RFC 7386 JSON merge patch of the operation's own JSON answer: members set to null are removed, objects merged, anything else replaced (an object patch turns an array answer into an object, as the RFC says). A member the success answer's schema does not name is off the document. At most 64 levels deep. */
                 patch?: unknown;
             };
             /** @description Wait this long before answering (or, for a patch, before performing the operation). */
@@ -797,7 +815,7 @@ export interface components {
             /** @description Move the scenario to this state when the rule is chosen for a request. */
             setState?: string;
             /**
-             * @description Accept an answer the served document cannot give (a status, media type or body outside it). Without it such a rule is refused with the violations; with it, each answer it gives carries `OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings` (in strict mode it is refused).
+             * @description Accept an answer the served document cannot give (a status, media type, body or patch member outside it). Without it such a rule is refused with the violations; with it, each answer it gives carries `OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings`. A mock started with `--strict` refuses such a rule when it is added; a request sent with `X-Mock-Strict: 1` gets `STRICT_MODE` instead of its answer. What is not valid HTTP is refused either way.
              * @default false
              */
             offDocument: boolean;
@@ -1052,6 +1070,11 @@ export interface components {
          * @example true
          */
         ResetSessions: boolean;
+        /**
+         * @description The pattern the near misses are measured against, as `match` of `GET /__mock/requests` (an answer rule's `match` object as URL-encoded JSON). Required: without a pattern every request matches and none is near; a call without it answers 400.
+         * @example {"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}
+         */
+        NearMissMatch: string;
         /**
          * @description Most near misses to answer, nearest first.
          * @example 3
@@ -1317,17 +1340,17 @@ export interface operations {
     };
     listNearMisses: {
         parameters: {
-            query?: {
+            query: {
                 /**
                  * @description Only requests answered by this operation.
                  * @example saveItems
                  */
                 operationId?: components["parameters"]["JournalOperationId"];
                 /**
-                 * @description Only requests matching this pattern: an answer rule's `match` object as URL-encoded JSON, `{ "body"?: PATTERN, "headers"?: { NAME: PATTERN }, "user"?: EMAIL }`. In a PATTERN an object matches when each of its members matches, an array when each of its elements matches a distinct element, a scalar by equality, and `{ "$contains": TEXT }` and `{ "$regex": TEXT }` match texts. The Get Items body is matched as sent (`{ "query": { "$contains": "Status eq 'Open'" } }`). A body the journal did not keep (over `--journal-body-limit`, sent chunked) matches no body pattern. Applied before `limit`; JSON that does not parse or a pattern that is none answers 400 with violations under `/query/match`.
+                 * @description The pattern the near misses are measured against, as `match` of `GET /__mock/requests` (an answer rule's `match` object as URL-encoded JSON). Required: without a pattern every request matches and none is near; a call without it answers 400.
                  * @example {"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}
                  */
-                match?: components["parameters"]["JournalMatch"];
+                match: components["parameters"]["NearMissMatch"];
                 /**
                  * @description Most near misses to answer, nearest first.
                  * @example 3

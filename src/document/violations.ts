@@ -31,9 +31,25 @@ function messageOf(error: ErrorObject): string {
   return error.message ?? error.keyword
 }
 
-/** One sentence naming the first few violations, for the problem's `detail`. */
+/**
+ * How telling a violation is, lowest first: a value that is wrong (a type, a bound, a pattern,
+ * a member not allowed, any check of the mock's own) says what to fix; a member missing often
+ * comes by the dozen from one partial object; a failed `oneOf`/`anyOf` only says that no
+ * alternative fitted, which the others say better.
+ */
+function rank(violation: Violation): number {
+  if (violation.keyword === 'oneOf' || violation.keyword === 'anyOf') return 2
+  return violation.keyword === 'required' ? 1 : 0
+}
+
+/**
+ * One sentence naming the first few violations, for the problem's `detail`: the telling ones
+ * first (in their order), so "3 missing (and 9 more)" never hides the one wrong value; the
+ * problem's `violations` keep them all, in the validator's order.
+ */
 export function describeViolations(violations: readonly Violation[]): string {
-  const shown = violations.slice(0, 3).map((v) => `${v.pointer} ${v.message}`)
+  const ordered = violations.map((violation, index) => ({ violation, index })).sort((a, b) => rank(a.violation) - rank(b.violation) || a.index - b.index)
+  const shown = ordered.slice(0, 3).map(({ violation: v }) => `${v.pointer} ${v.message}`)
   const more = violations.length > 3 ? ` (and ${violations.length - 3} more)` : ''
   return `${shown.join('; ')}${more}`
 }

@@ -34,6 +34,9 @@ export function validationHint(request: FastifyRequest, entry: OperationEntry, v
   if (entry.operationId === 'generateRowLink' && violations.some((v) => v.pointer === '/body/relationKey')) {
     return 'Only master rows have row links (detail rows have no direct link): send relationKey null and the master rows\' Ids in values.'
   }
+  if (entry.operationId === 'listNearMisses' && violations.some((v) => v.pointer === '/query/match' && v.keyword === 'required')) {
+    return 'Near misses are the journaled requests closest to a pattern: give one in match, as URL-encoded JSON such as {"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}; GET /__mock/requests lists every request.'
+  }
   const contentType = String(request.headers['content-type'] ?? '')
   if (entry.operationId.startsWith('signIn') && entry.operationId !== 'signInLegacy' && /json/i.test(contentType)) {
     return 'Sign-in takes a form, not JSON: send Content-Type: application/x-www-form-urlencoded with client_id, username, password, grant_type=password and scope.'

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 import { addPayloadTap } from './ready-answer.ts'
-import { STRICT_HEADER, strictFromHeader, WARNINGS, WARNINGS_HEADER, type MockWarning, type WarningCode } from './warnings.ts'
+import { STRICT_HEADER, strictFromHeader, WARNINGS, WARNINGS_HEADER, type InformationalWarning, type MockWarning, type RefusableWarning, type WarningCode } from './warnings.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,12 +21,25 @@ export function isStrict(request: FastifyRequest): boolean {
  * (throws the 400 `STRICT_MODE` problem). The name says both, so a handler that calls it reads as
  * what it is: a point where the request may end. Call it before anything is written.
  */
-export function warnOrRefuse(request: FastifyRequest, code: WarningCode, message: string): void {
+export function warnOrRefuse(request: FastifyRequest, code: RefusableWarning, message: string): void {
   if (isStrict(request)) {
     throw new ProblemError('STRICT_MODE', `${message} ${WARNINGS[code]} The API's description does not promise this, so strict mode refuses it (warning ${code}).`, {
       warning: code,
     })
   }
+  record(request, code, message)
+}
+
+/**
+ * Records an informational warning, in strict mode too: the request goes on whatever the mode
+ * (a 503 a fault rule injects is what the test asked for, not a promise the client relies on).
+ * Its own function, typed for those codes alone, so no refusable warning can slip past strict mode.
+ */
+export function noteWarning(request: FastifyRequest, code: InformationalWarning, message: string): void {
+  record(request, code, message)
+}
+
+function record(request: FastifyRequest, code: WarningCode, message: string): void {
   request.mockWarnings ??= []
   request.mockWarnings.push({ code, message })
 }

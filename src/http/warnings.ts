@@ -3,7 +3,8 @@
  * mock accepts (a real installation most plausibly does) and reports, so a team learns that its
  * client relies on something the description does not promise. In strict mode (`--strict`,
  * `MOCK_STRICT=1`, or the `X-Mock-Strict` header) each one is refused instead, with a 400
- * `STRICT_MODE` problem naming the rule. docs/behaviour.md lists every code next to the problem catalog.
+ * `STRICT_MODE` problem naming the rule, except the informational ones (INFORMATIONAL_WARNINGS),
+ * which only report. docs/behaviour.md lists every code next to the problem catalog.
  */
 export const WARNINGS = {
   UNKNOWN_MEMBER: 'A body member the operation does not name is ignored.',
@@ -25,10 +26,23 @@ export const WARNINGS = {
   NULL_OPTIONAL_MEMBER: 'null sent for an optional member (rk, providerId) reads as the member left out.',
   ROW_LINK_WITHOUT_RELATION_KEY: 'Generate Row Link without relationKey reads as relationKey null.',
   VALUE_FORM_CONVERTED: "A saved value in another form than its field type's (ISO 8601 text into a date type, true/false into a Boolean, digits in quotes into a number) is converted to the type's form.",
-  OFF_DOCUMENT_ANSWER: 'An answer rule added with "offDocument": true gave an answer the served document cannot give (a status, media type or body outside it).',
+  OFF_DOCUMENT_ANSWER: 'A fault or answer rule added with "offDocument": true gave an answer the served document cannot give (a status, media type, body or patch member outside it).',
+  INFRASTRUCTURE_ANSWER: 'A fault or answer rule gave a gateway status (500, 502, 503, 504): an answer of the infrastructure in front of an installation, which any operation may get though its document need not list it. Informational: strict mode does not refuse it.',
 } as const satisfies Record<string, string>
 
 export type WarningCode = keyof typeof WARNINGS
+
+/**
+ * Warnings that only inform: what the test itself asked for (a 503 from a fault), not something a
+ * client relies on. Strict mode records them like the others and refuses none of them.
+ */
+export const INFORMATIONAL_WARNINGS = ['INFRASTRUCTURE_ANSWER'] as const satisfies readonly WarningCode[]
+
+/** A warning that only informs (`noteWarning`), never refused. */
+export type InformationalWarning = (typeof INFORMATIONAL_WARNINGS)[number]
+
+/** A warning strict mode refuses (`warnOrRefuse`). */
+export type RefusableWarning = Exclude<WarningCode, InformationalWarning>
 
 /** One warning raised while a request was handled. */
 export interface MockWarning {

@@ -125,7 +125,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // (payload changes run before the taps that read answers, http/ready-answer.ts), and its
   // in-flight mark is the arrival hook's, above every fault.
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
-  const answerRules = registerRules(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document })
+  const answerRules = registerRules(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document, strict: config.strict })
   // Before the routes, so their hooks wrap the normal handlers. Loaded only when asked for: a mock
   // without --deviate has neither the module nor any of its hooks.
   if (config.deviate.length > 0) (await import('../deviate/deviations.ts')).installDeviations(app, config.deviate)

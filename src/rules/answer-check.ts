@@ -1,17 +1,29 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
-import { isObject } from '../document/json.ts'
-import { escapePointer, responseOf, type OperationEntry } from '../document/reader.ts'
+import { isObject, type JsonObject } from '../document/json.ts'
+import { escapePointer, resolveRef, responseOf, type OperationEntry } from '../document/reader.ts'
 import { validatorsFor } from '../document/validators.ts'
+import { isGatewayStatus } from '../wire/gateway-statuses.ts'
+import { noContentViolations } from './valid-http.ts'
 
 /**
  * Whether the served document can give the answer of an answer rule (`POST /__mock/stubs`):
- * the status is one the operation documents, the media type one it declares for that status,
- * the body fits that media type's schema; a merge patch keeps the operation's documented
- * success answer (its examples, patched) within its schema. Clients must not learn from the
- * mock an answer the installation can never give. Validators come from the project's Ajv setup
- * (src/document/validators.ts), compiled once per (operation, status, media type) and shared.
+ * the status is one the operation documents (or a gateway status, which any operation may get
+ * from the infrastructure), the media type one it declares for that status, the body fits that
+ * media type's schema; a merge patch keeps the operation's documented success answer (its
+ * examples, patched) within its schema and adds no member the schema does not name. Clients must
+ * not learn from the mock an answer the installation can never give. Validators come from the
+ * project's Ajv setup (src/document/validators.ts), compiled once per (operation, status, media
+ * type) and shared.
  */
+
+/** What a rule (fault or answer rule) is checked against: the served release's document and operations, and whether the mock is strict. */
+export interface RuleCheckContext {
+  document: OpenAPIObject
+  operations: ReadonlyMap<string, OperationEntry>
+  /** `--strict`: a rule off the document is refused when added, even with `offDocument: true`. */
+  strict: boolean
+}
 
 /** What a rule's whole answer sends, decided when the rule is added. */
 export interface PreparedAnswer {
@@ -64,14 +76,16 @@ export function checkWholeAnswer(
   entry: OperationEntry | undefined,
   answer: { status?: number; headers?: Record<string, string>; body?: unknown },
   at: string,
-): { prepared: PreparedAnswer; violations: Violation[] } {
+): { prepared: PreparedAnswer; violations: Violation[]; gateway: boolean } {
   const violations: Violation[] = []
   const status = answer.status ?? 200
+  const gateway = isGatewayStatus(status)
   const given = headerNamed(answer.headers ?? {}, 'content-type')
   const declared = entry === undefined ? null : declaredTypes(document, entry, status)
-  if (entry !== undefined && declared === null) {
+  // A gateway status the operation does not list is the infrastructure's: the document declares no body for it to be held to.
+  if (entry !== undefined && declared === null && !gateway) {
     const documented = Object.keys(entry.operation.responses ?? {}).join(', ')
-    violations.push({ pointer: `${at}/status`, keyword: 'offDocument', message: `${status} is not a status ${entry.operationId} answers with (the document lists ${documented})` })
+    violations.push({ pointer: `${at}/status`, keyword: 'offDocument', message: `${status} is not a status ${entry.operationId} answers with (the document lists ${documented}; a gateway status, 500, 502, 503 or 504, goes anywhere)` })
   }
   const mediaType = given === undefined ? defaultMediaType(declared?.types, answer.body) : mediaTypeOf(given[1])
   const hasBody = answer.body !== undefined
@@ -90,6 +104,7 @@ export function checkWholeAnswer(
   if (hasBody && !isJsonType(mediaType) && typeof answer.body !== 'string') {
     violations.push({ pointer: `${at}/body`, keyword: 'textBody', message: `must be a text: ${mediaType} is not JSON, so the body is sent as written` })
   }
+  violations.push(...noContentViolations(status, hasBody, at))
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(answer.headers ?? {})) headers[name.toLowerCase()] = value
   let payload: string | null = null
@@ -97,16 +112,22 @@ export function checkWholeAnswer(
     payload = isJsonType(mediaType) ? JSON.stringify(answer.body) : String(answer.body)
     headers['content-type'] = given?.[1] ?? `${mediaType}; charset=utf-8`
   }
-  return { prepared: { status, headers, payload }, violations }
+  return { prepared: { status, headers, payload }, violations, gateway }
 }
+
+/** Violations of a whole answer that no `offDocument` lets through: what is not valid HTTP, not a matter of the document. */
+export const NOT_HTTP: ReadonlySet<string> = new Set(['textBody', 'noContent'])
 
 /**
  * The violations that say what is wrong: a `oneOf`/`anyOf` failure at a pointer that also has a
- * more precise violation inside it only repeats it.
+ * more precise violation inside it only repeats it; and a `type` failure at such a pointer is
+ * another alternative's (a value whose type no alternative takes is not looked into, so a
+ * violation inside it means one alternative took its type): `/body must be object` beside
+ * `/body/0/Id must be integer` for an array of rows.
  */
 export function preciseViolations(violations: Violation[]): Violation[] {
   return violations.filter(
-    (v) => !((v.keyword === 'oneOf' || v.keyword === 'anyOf') && violations.some((other) => other !== v && other.pointer.startsWith(`${v.pointer}/`))),
+    (v) => !((v.keyword === 'oneOf' || v.keyword === 'anyOf' || v.keyword === 'type') && violations.some((other) => other !== v && other.pointer.startsWith(`${v.pointer}/`))),
   )
 }
 
@@ -144,7 +165,11 @@ export function checkPatch(document: OpenAPIObject, entry: OperationEntry, patch
     ...Object.values(isObject(media?.examples) ? media.examples : {}).flatMap((example) => (isObject(example) && example.value !== undefined ? [example.value] : [])),
   ].filter((value) => validators.violationsAt(schemaPointer, value).length === 0)
   const seen = new Set<string>()
-  const violations: Violation[] = []
+  const violations: Violation[] = unnamedMembers(document, schemaPointer, patch, `${at}/patch`).map((pointer) => ({
+    pointer,
+    keyword: 'unknownMember',
+    message: `is not a member ${entry.operationId} ${success} names: a patch that adds it gives an answer the document does not describe (a misspelt member changes nothing)`,
+  }))
   for (const example of examples) {
     for (const violation of preciseViolations(validators.violationsAt(schemaPointer, mergePatch(structuredClone(example), patch), `${at.slice(1)}/patch`))) {
       const key = `${violation.pointer} ${violation.message}`
@@ -154,6 +179,69 @@ export function checkPatch(document: OpenAPIObject, entry: OperationEntry, patch
     }
   }
   return violations
+}
+
+/**
+ * The pointers of the members a patch adds that the schema at `schemaPointer` does not name. A
+ * schema names the members of its `properties`, the names its `patternProperties` take, and any
+ * name where its `additionalProperties` is a schema (a map such as `PrimaryKeyData`).
+ * Alternatives (`oneOf`, `anyOf`, `allOf`) each count. An array's elements are held to its `items`
+ * (a row's own fields are a map, `additionalProperties`, so any field name passes); a member set to
+ * null removes, and adds nothing; a schema that names no member at all says nothing of them. The
+ * patch is no deeper than MAX_ANSWER_DEPTH (checked before), so neither is this walk.
+ */
+function unnamedMembers(document: OpenAPIObject, schemaPointer: string, patch: unknown, at: string): string[] {
+  const out: string[] = []
+  const visit = (schemas: JsonObject[], value: unknown, pointer: string): void => {
+    if (Array.isArray(value)) {
+      const items = schemas.flatMap((schema) => (schema.items === undefined ? [] : alternativesOf(document, schema.items)))
+      value.forEach((item, index) => visit(items, item, `${pointer}/${index}`))
+      return
+    }
+    if (!isObject(value)) return
+    const objects = schemas.filter((schema) => schema.properties !== undefined || schema.patternProperties !== undefined || schema.additionalProperties !== undefined)
+    if (objects.length === 0) return
+    for (const [name, member] of Object.entries(value)) {
+      if (member === null) continue
+      const inner = objects.flatMap((schema) => memberSchemas(schema, name))
+      if (inner.length === 0) {
+        if (!objects.some((schema) => namesMember(schema, name))) out.push(`${pointer}/${escapePointer(name)}`)
+        continue
+      }
+      visit(inner.flatMap((node) => alternativesOf(document, node)), member, `${pointer}/${escapePointer(name)}`)
+    }
+  }
+  visit(alternativesOf(document, { $ref: `#${schemaPointer}` }), patch, at)
+  return out
+}
+
+/** Whether an object schema takes a member of this name. */
+function namesMember(schema: JsonObject, name: string): boolean {
+  return memberSchemas(schema, name).length > 0 || schema.additionalProperties === true
+}
+
+/** The schemas an object schema holds a member of this name to (none when it does not name it). */
+function memberSchemas(schema: JsonObject, name: string): JsonObject[] {
+  const properties = schema.properties
+  if (isObject(properties) && Object.hasOwn(properties, name) && isObject(properties[name])) return [properties[name]]
+  const patterns = schema.patternProperties
+  if (isObject(patterns)) {
+    const matching = Object.entries(patterns).filter(([pattern, inner]) => isObject(inner) && new RegExp(pattern, 'u').test(name))
+    if (matching.length > 0) return matching.map(([, inner]) => inner as JsonObject)
+  }
+  return isObject(schema.additionalProperties) ? [schema.additionalProperties] : []
+}
+
+/** A schema and its alternatives and parts (`$ref` followed; `allOf`, `oneOf`, `anyOf` opened), a bounded number of levels deep. */
+function alternativesOf(document: OpenAPIObject, node: unknown, depth = 0): JsonObject[] {
+  const resolved = resolveRef(document, node).node
+  if (!isObject(resolved) || depth > 16) return []
+  const out: JsonObject[] = [resolved]
+  for (const keyword of ['allOf', 'oneOf', 'anyOf'] as const) {
+    const branches = resolved[keyword]
+    if (Array.isArray(branches)) for (const branch of branches) out.push(...alternativesOf(document, branch, depth + 1))
+  }
+  return out
 }
 
 function mediaAt(document: OpenAPIObject, pointer: string): Record<string, unknown> | undefined {

@@ -1,9 +1,11 @@
-import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
-import type { OperationEntry } from '../document/reader.ts'
+import { isObject } from '../document/json.ts'
+import { controlViolations, validationProblem } from '../document/control-body.ts'
 import { DEFAULT_ANSWER_PRIORITY } from '../../spec/control-plane/constants.ts'
-import { checkPatch, checkWholeAnswer, type PreparedAnswer } from './answer-check.ts'
-import { checkControlBody, validationProblem } from '../document/control-body.ts'
+import { checkPatch, checkWholeAnswer, NOT_HTTP, type PreparedAnswer, type RuleCheckContext } from './answer-check.ts'
+import { depthViolations, headerViolations } from './valid-http.ts'
+import { isGatewayStatus } from '../wire/gateway-statuses.ts'
+import { strictProblem, strictViolation } from './strict.ts'
 import { compileRequestPattern, type CompiledRequestPattern, type RequestMatch } from './pattern.ts'
 
 /**
@@ -66,8 +68,10 @@ export interface AnswerRuleList {
 export type AnswerDecision = {
   ruleId: number
   delayMs: number
-  /** Why the answer is off the document; non-empty means the answer carries a warning. */
+  /** Why the answer is off the document; non-empty means the answer carries OFF_DOCUMENT_ANSWER. */
   offDocument: Violation[]
+  /** A whole answer with a gateway status (500, 502, 503, 504): the answer carries INFRASTRUCTURE_ANSWER. */
+  gateway: boolean
 } & ({ kind: 'whole'; answer: PreparedAnswer } | { kind: 'patch'; patch: unknown } | { kind: 'own' })
 
 /** An answer rule as the table holds it: what it lists, its compiled pattern, what it does. */
@@ -78,14 +82,21 @@ export interface HeldRule {
 }
 
 /**
- * Checks a rule against the release `document` describes (its operation one of the document's,
- * its answer one the document gives, unless `offDocument`) and makes what the table holds. Throws
- * the 400 problem listing every violation, pointers under `/body`.
+ * Checks a rule and makes what the table holds: first what could hurt the steps after it (a body,
+ * patch or pattern nested deeper than MAX_ANSWER_DEPTH, walked without recursion), then its
+ * schema, then what the schema cannot say: an operation of the release, an answer that is valid
+ * HTTP, an answer the document gives unless `offDocument` (and, in strict mode, not even then).
+ * Throws the 400 problem listing every violation, pointers under `/body` (STRICT_MODE when strict
+ * mode alone refuses it).
  */
-export function holdAnswerRule(input: AnswerRuleInput, id: number, document: OpenAPIObject, operations: ReadonlyMap<string, OperationEntry>): HeldRule {
-  checkControlBody('AnswerRule', input)
-  const { violations, offDocument, pattern, decision } = checkRule(input, document, operations)
+export function holdAnswerRule(input: AnswerRuleInput, id: number, context: RuleCheckContext): HeldRule {
+  const deep = tooDeep(input)
+  if (deep.length > 0) throw validationProblem(deep)
+  const schema = schemaViolations(input)
+  if (schema.length > 0) throw validationProblem(schema)
+  const { violations, offDocument, pattern, decision } = checkRule(input, context)
   if (violations.length > 0) throw validationProblem(violations)
+  if (context.strict && offDocument.length > 0) throw strictProblem([strictViolation('/body/offDocument'), ...offDocument])
   const view: ActiveAnswerRule = {
     id,
     ...copyInput(input),
@@ -98,6 +109,36 @@ export function holdAnswerRule(input: AnswerRuleInput, id: number, document: Ope
   return { view, pattern, decision: { ...decision, ruleId: id } }
 }
 
+/** The parts of a rule that may nest (its answer's body, its patch, its body pattern), each no deeper than MAX_ANSWER_DEPTH. */
+function tooDeep(input: unknown): Violation[] {
+  if (!isObject(input)) return []
+  const answer: unknown = input.answer
+  const match: unknown = input.match
+  return [
+    ...(isObject(answer) ? [...depthViolations(answer.body, '/body/answer/body'), ...depthViolations(answer.patch, '/body/answer/patch')] : []),
+    ...(isObject(match) ? depthViolations(match.body, '/body/match/body') : []),
+  ]
+}
+
+/**
+ * The rule's violations of its schema (`AnswerRule`), with `operationId: "*"` said plainly: the
+ * schema's pattern would only name a regular expression, when what the writer means (every
+ * operation) is said by leaving the member out.
+ */
+function schemaViolations(input: unknown): Violation[] {
+  const star = isObject(input) && input.operationId === '*'
+  const violations = controlViolations('AnswerRule', input).filter((v) => !(star && v.pointer === '/body/operationId'))
+  if (!star) return violations
+  return [
+    {
+      pointer: '/body/operationId',
+      keyword: 'everyOperation',
+      message: 'is not an operation: a rule for every operation leaves operationId out (with "offDocument": true, a gateway status such as 503, or answer {}); * is for fault rules',
+    },
+    ...violations,
+  ]
+}
+
 /** The order rules are tried in: lower priority first, then the newest (WireMock's order). */
 export function triedBefore(a: HeldRule, b: HeldRule): number {
   return a.view.priority - b.view.priority || b.view.id - a.view.id
@@ -106,8 +147,7 @@ export function triedBefore(a: HeldRule, b: HeldRule): number {
 /** Every violation of a rule the schema cannot see, the answer it gives, and its compiled pattern. */
 function checkRule(
   input: AnswerRuleInput,
-  document: OpenAPIObject,
-  operations: ReadonlyMap<string, OperationEntry>,
+  { document, operations }: RuleCheckContext,
 ): { violations: Violation[]; offDocument: Violation[]; pattern: CompiledRequestPattern; decision: AnswerDecision } {
   const violations: Violation[] = []
   const offDocument: Violation[] = []
@@ -115,8 +155,11 @@ function checkRule(
   if (input.operationId !== undefined && entry === undefined) {
     violations.push({ pointer: '/body/operationId', keyword: 'operationId', message: `is not an operation of this release; use one of ${[...operations.keys()].sort().join(', ')}` })
   }
-  // The operation's own answer (`answer: {}`) needs no operation to be checked against.
-  if (input.operationId === undefined && input.offDocument !== true && Object.keys(input.answer).length > 0) {
+  const answer = input.answer
+  const whole = !('patch' in answer) && Object.keys(answer).length > 0
+  const gateway = whole && isGatewayStatus((answer as WholeAnswerInput).status ?? 200)
+  // The operation's own answer (`answer: {}`) needs no operation to be checked against, nor does a gateway status (any operation may get one).
+  if (input.operationId === undefined && input.offDocument !== true && Object.keys(answer).length > 0 && !gateway) {
     violations.push({
       pointer: '/body/operationId',
       keyword: 'required',
@@ -125,21 +168,21 @@ function checkRule(
   }
   const compiled = compileRequestPattern({ operationId: input.operationId, match: input.match }, '/body/match')
   if (!compiled.ok) violations.push(...compiled.violations)
-  const answer = input.answer
   let decision: AnswerDecision
   if (Object.keys(answer).length === 0) {
     // `answer: {}` leaves the operation's own answer: a rule for a delay or a scenario step alone.
-    decision = { ruleId: 0, delayMs: input.delayMs ?? 0, offDocument, kind: 'own' }
+    decision = { ruleId: 0, delayMs: input.delayMs ?? 0, offDocument, gateway: false, kind: 'own' }
   } else if ('patch' in answer) {
     const others = (['status', 'headers', 'body'] as const).filter((name) => Object.hasOwn(answer, name))
     if (others.length > 0) violations.push({ pointer: '/body/answer/patch', keyword: 'oneAnswer', message: `cannot go with ${others.join(', ')}: an answer is either whole (status, headers, body) or a patch` })
     if (entry !== undefined) offDocument.push(...checkPatch(document, entry, answer.patch, '/body/answer'))
-    decision = { ruleId: 0, delayMs: input.delayMs ?? 0, offDocument, kind: 'patch', patch: answer.patch }
+    decision = { ruleId: 0, delayMs: input.delayMs ?? 0, offDocument, gateway: false, kind: 'patch', patch: answer.patch }
   } else {
+    // What is not valid HTTP is refused even off the document: headers, a body a media type cannot carry, a body a status cannot have.
+    violations.push(...headerViolations(answer.headers, '/body/answer/headers'))
     const checked = checkWholeAnswer(document, entry, answer, '/body/answer')
-    // A body a media type cannot carry (an object for text/plain) is refused even off the document.
-    for (const violation of checked.violations) (violation.keyword === 'textBody' ? violations : offDocument).push(violation)
-    decision = { ruleId: 0, delayMs: input.delayMs ?? 0, offDocument, kind: 'whole', answer: checked.prepared }
+    for (const violation of checked.violations) (NOT_HTTP.has(violation.keyword) ? violations : offDocument).push(violation)
+    decision = { ruleId: 0, delayMs: input.delayMs ?? 0, offDocument, gateway: checked.gateway, kind: 'whole', answer: checked.prepared }
   }
   if (input.offDocument !== true) violations.push(...offDocument)
   if (violations.length > 0 || !compiled.ok) return { violations, offDocument, pattern: undefined as never, decision }

@@ -4,7 +4,9 @@ import { listOperations, type OperationEntry } from '../document/reader.ts'
 import { checkControlBody, validationProblem } from '../document/control-body.ts'
 import { mulberry32 } from '../fixtures/prng.ts'
 import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
-import { activeFaultRules, faultDecision, faultRuleViolations, type ActiveFaultRule, type FaultDecision, type FaultList, type FaultRuleInput } from './faults.ts'
+import { activeFaultRules, faultDecision, faultRuleViolations, statusStanding, type ActiveFaultRule, type FaultDecision, type FaultList, type FaultRuleInput } from './faults.ts'
+import { strictProblem } from './strict.ts'
+import type { RuleCheckContext } from './answer-check.ts'
 import { copyView, holdAnswerRule, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
 import { createScenarios } from './scenarios.ts'
 import { inTrialOrder, pickAnswer, pickFault } from './decide.ts'
@@ -64,13 +66,14 @@ export interface AnswerRuleTable {
  * supplies the seed of fault rules' `rate` draws when a call gives none; it comes from the mock's
  * injected randomness, so fixed test dependencies give the same draws every run.
  */
-export function createRuleTable(options: { document: OpenAPIObject; randomSeed: () => number }): RuleTable {
+export function createRuleTable(options: { document: OpenAPIObject; randomSeed: () => number; strict?: boolean }): RuleTable {
   const operations = new Map<string, OperationEntry>(listOperations(options.document).map((entry) => [entry.operationId, entry]))
-  const known: ReadonlySet<string> = new Set(operations.keys())
-  return { faults: createFaultTable(known, options.randomSeed), answers: createAnswerRuleTable(options.document, operations) }
+  const context = { document: options.document, operations, strict: options.strict === true }
+  return { faults: createFaultTable(context, options.randomSeed), answers: createAnswerRuleTable(context) }
 }
 
-function createFaultTable(known: ReadonlySet<string>, randomSeed: () => number): FaultTable {
+function createFaultTable(context: RuleCheckContext, randomSeed: () => number): FaultTable {
+  const known: ReadonlySet<string> = new Set(context.operations.keys())
   // Drawn only when rules are set without a seed, so a mock that never uses faults takes
   // nothing from the injected randomness that tokens come from.
   let seed = 0
@@ -78,6 +81,8 @@ function createFaultTable(known: ReadonlySet<string>, randomSeed: () => number):
   let rules: ActiveFaultRule[] = []
   /** Per operation: its rules and those of every operation (`*`), in the order set. */
   let byOperation = new Map<string, ActiveFaultRule[]>()
+  /** What each rule does, decided when the rules are set (its status's standing needs the document). */
+  let decisions = new Map<ActiveFaultRule, FaultDecision>()
   const index = (): void => {
     byOperation = new Map([...known].map((id) => [id, rules.filter((rule) => rule.operationId === '*' || rule.operationId === id)]))
   }
@@ -85,11 +90,15 @@ function createFaultTable(known: ReadonlySet<string>, randomSeed: () => number):
   return {
     set(input) {
       checkControlBody('FaultRuleSet', input)
-      const violations = input.rules.flatMap((rule, index) => faultRuleViolations(rule, index, known))
+      const checked = input.rules.map((rule, index) => faultRuleViolations(rule, index, context))
+      const violations = checked.flatMap((found) => found.violations)
       if (violations.length > 0) throw validationProblem(violations)
+      const strict = checked.flatMap((found) => found.strict)
+      if (strict.length > 0) throw strictProblem(strict)
       seed = input.seed ?? randomSeed()
       random = mulberry32(seed)
       rules = activeFaultRules(input.rules)
+      decisions = new Map(rules.map((rule) => [rule, faultDecision(rule, rule.status === undefined ? 'documented' : statusStanding(context.document, context.operations.get(rule.operationId), rule.status))]))
       index()
       return listed()
     },
@@ -97,6 +106,7 @@ function createFaultTable(known: ReadonlySet<string>, randomSeed: () => number):
     clear() {
       const count = rules.length
       rules = []
+      decisions = new Map()
       index()
       return count
     },
@@ -107,20 +117,22 @@ function createFaultTable(known: ReadonlySet<string>, randomSeed: () => number):
       const rule = pickFault(byOperation.get(operationId) ?? [], random)
       if (rule === null) return null
       rule.applied += 1
+      const decision = decisions.get(rule) as FaultDecision
       if (rule.remaining !== null) {
         rule.remaining -= 1
         // A fault rule used up is gone (it is the infrastructure's, and says so in the list no more).
         if (rule.remaining === 0) {
           rules = rules.filter((other) => other !== rule)
+          decisions.delete(rule)
           index()
         }
       }
-      return faultDecision(rule)
+      return decision
     },
   }
 }
 
-function createAnswerRuleTable(document: OpenAPIObject, operations: ReadonlyMap<string, OperationEntry>): AnswerRuleTable {
+function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   /** Every rule held, oldest first (used-up ones too, until the cap drops them). */
   let held: HeldRule[] = []
   /** In the order they are tried: the rules of each operation, and those of every operation. */
@@ -164,7 +176,7 @@ function createAnswerRuleTable(document: OpenAPIObject, operations: ReadonlyMap<
       if (live >= MAX_ANSWER_RULES) {
         throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
       }
-      const rule = holdAnswerRule(input, nextId, document, operations)
+      const rule = holdAnswerRule(input, nextId, context)
       const size = Buffer.byteLength(JSON.stringify(rule.view))
       if (size > MAX_ANSWER_RULE_BYTES) {
         throw validationProblem([{ pointer: '/body', keyword: 'maxRuleSize', message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` }])

@@ -176,6 +176,15 @@ describe('request assertions', () => {
       expect(whole.body.nearMisses[0].differences).toEqual([{ pointer: '/body', expected: 'an array', actual: expect.stringContaining('"password":"[redact') }])
       expect(whole.raw.toString()).not.toContain(IDS.admin.password)
     })
+
+    it('answers 400 without match, saying to give one: with no pattern no request is near', async () => {
+      for (const path of ['/__mock/requests/near-misses', '/__mock/requests/near-misses?operationId=saveItems&limit=2']) {
+        const reply = await mock.request('GET', path)
+        expect(reply.status, path).toBe(400)
+        expect(reply.body.violations).toEqual([expect.objectContaining({ pointer: '/query/match', keyword: 'required' })])
+        expect(reply.body.hint).toMatch(/^Near misses are the journaled requests closest to a pattern: give one in match/)
+      }
+    })
   })
 
   describe('mock.assertRequested()', () => {

@@ -22,7 +22,7 @@ describe('createFaultTable', () => {
   it('applies the first matching rule only, in order', () => {
     const table = createFaultTable(() => 1)
     table.set({ rules: [{ operationId: 'saveItems', status: 409 }, { operationId: '*', latencyMs: 20, drop: true }] })
-    expect(table.decide('saveItems')).toEqual({ ruleId: 1, latencyMs: 0, action: { kind: 'status', status: 409 } })
+    expect(table.decide('saveItems')).toEqual({ ruleId: 1, latencyMs: 0, action: { kind: 'status', status: 409, headers: {}, standing: 'documented' } })
     expect(table.decide('queryItems')).toEqual({ ruleId: 2, latencyMs: 20, action: { kind: 'drop' } })
     expect(table.list().rules.map((r) => r.applied)).toEqual([1, 1])
   })
@@ -66,6 +66,24 @@ describe('createFaultTable', () => {
     input.status = 400
     const listed = table.list()
     listed.rules[0]!.status = 401
-    expect(table.decide('saveItems')?.action).toEqual({ kind: 'status', status: 500 })
+    expect(table.decide('saveItems')?.action).toEqual({ kind: 'status', status: 500, headers: {}, standing: 'gateway' })
+  })
+
+  it('decides where a status stands, once, when the rules are set: gateway, documented, off the document', () => {
+    const table = createFaultTable(() => 1)
+    table.set({ rules: [{ operationId: 'saveItems', status: 502, headers: { 'Retry-After': '3' } }, { operationId: 'queryItems', status: 401 }, { operationId: 'runAction', status: 429, offDocument: true }] })
+    expect(table.decide('saveItems')?.action).toEqual({ kind: 'status', status: 502, headers: { 'retry-after': '3' }, standing: 'gateway' })
+    expect(table.decide('queryItems')?.action).toMatchObject({ standing: 'documented' })
+    expect(table.decide('runAction')?.action).toMatchObject({ standing: 'offDocument' })
+    // Strict: the same off-document rule is refused when set, with STRICT_MODE naming its offDocument.
+    const strict = createRuleTable({ document: DOCUMENT, randomSeed: () => 1, strict: true }).faults
+    let thrown: unknown
+    try {
+      strict.set({ rules: [{ operationId: 'runAction', status: 429, offDocument: true }] })
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toMatchObject({ code: 'STRICT_MODE', violations: [{ pointer: '/body/rules/0/offDocument' }, { pointer: '/body/rules/0/status' }] })
+    expect(strict.list().rules).toEqual([])
   })
 })

@@ -4,7 +4,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { mockPerSuite } from '../helpers/http.ts'
+import { mockPerSuite, type Reply } from '../helpers/http.ts'
+import { ProblemError } from '../../src/errors.ts'
 import { customerChange, rawPost, readMaster } from './support.ts'
 
 describe('/__mock/faults', () => {
@@ -47,10 +48,10 @@ describe('/__mock/faults', () => {
   })
 
   it('applies a rule only `times` times, then removes it', async () => {
-    await setFaults({ rules: [{ operationId: '*', status: 429, times: 2 }] })
+    expect((await setFaults({ rules: [{ operationId: '*', status: 502, times: 2 }] })).status).toBe(200)
     const statuses: number[] = []
     for (let i = 0; i < 4; i++) statuses.push((await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })).status)
-    expect(statuses).toEqual([429, 429, 200, 200])
+    expect(statuses).toEqual([502, 502, 200, 200])
     expect((await ctx.mock.request('GET', '/__mock/faults')).body.rules).toEqual([])
   })
 
@@ -113,5 +114,113 @@ describe('/__mock/faults', () => {
       expect(reply.body.violations.map((v: { pointer: string }) => v.pointer), JSON.stringify(body)).toContain(pointer)
     }
     expect((await ctx.mock.request('GET', '/__mock/faults')).body.rules.map((r: { operationId: string }) => r.operationId)).toEqual(['runAction'])
+  })
+  const query = (headers: Record<string, string> = {}): Promise<Reply> =>
+    ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: { ...ctx.mock.dataHeaders(ctx.token), ...headers }, unchecked: true })
+  const pointers = (reply: Reply): string[] => reply.body.violations.map((v: { pointer: string }) => v.pointer)
+
+  it('answers a gateway status on any operation with INFRASTRUCTURE_ANSWER and the rule\'s headers, strict request or not', async () => {
+    expect((await setFaults({ rules: [{ operationId: 'queryItems', status: 503, headers: { 'Retry-After': '7', 'X-Served-By': 'lb-2' } }] })).status).toBe(200)
+    for (const strict of ['0', '1']) {
+      const reply = await query({ 'X-Mock-Strict': strict })
+      expect(reply.status).toBe(503)
+      expect(reply.body).toMatchObject({ code: 'INJECTED_FAULT', status: 503 })
+      expect(reply.contentType).toMatch(/^application\/problem\+json/)
+      expect(reply.headers.get('retry-after')).toBe('7')
+      expect(reply.headers.get('x-served-by')).toBe('lb-2')
+      expect(reply.headers.get('x-mock-warnings')).toBe('INFRASTRUCTURE_ANSWER')
+    }
+    const entry = ctx.mock.mock.requests({ operationId: 'queryItems' }).at(-1)
+    expect(entry).toMatchObject({ status: 503, fault: 'status', warnings: [{ code: 'INFRASTRUCTURE_ANSWER', message: expect.stringContaining('503') }] })
+    // Listed with its headers.
+    expect((await ctx.mock.request('GET', '/__mock/faults')).body.rules[0]).toMatchObject({ status: 503, headers: { 'Retry-After': '7' } })
+  })
+
+  it('answers a status the operation documents with no warning, and another only with offDocument (OFF_DOCUMENT_ANSWER)', async () => {
+    await setFaults({ rules: [{ operationId: 'queryItems', status: 401, times: 1 }] })
+    const documented = await query()
+    expect(documented.status).toBe(401)
+    expect(documented.headers.get('x-mock-warnings')).toBeNull()
+
+    const refused = await setFaults({ rules: [{ operationId: 'saveItems', status: 418 }] })
+    expect(refused.status).toBe(400)
+    expect(refused.body.violations).toEqual([expect.objectContaining({ pointer: '/body/rules/0/status', keyword: 'offDocument' })])
+    expect(refused.body.detail).toContain('offDocument')
+
+    expect((await setFaults({ rules: [{ operationId: 'queryItems', status: 429, offDocument: true, headers: { 'Retry-After': '1' } }] })).status).toBe(200)
+    const off = await query()
+    expect(off.status).toBe(429)
+    expect(off.headers.get('x-mock-warnings')).toBe('OFF_DOCUMENT_ANSWER')
+    expect(off.headers.get('retry-after')).toBe('1')
+    // A request that asks for strict mode gets no answer the description does not promise.
+    const strict = await query({ 'X-Mock-Strict': '1' })
+    expect(strict.status).toBe(400)
+    expect(strict.body).toMatchObject({ code: 'STRICT_MODE', warning: 'OFF_DOCUMENT_ANSWER' })
+    expect(strict.headers.get('retry-after')).toBeNull()
+  })
+
+  it('takes only gateway statuses, drop, commitThenDrop and latency for every operation (*)', async () => {
+    for (const status of [429, 401]) {
+      for (const offDocument of [false, true]) {
+        const reply = await setFaults({ rules: [{ operationId: '*', status, offDocument }] })
+        expect(reply.status, `${status} ${offDocument}`).toBe(400)
+        expect(reply.body.violations).toEqual([expect.objectContaining({ pointer: '/body/rules/0/status', keyword: 'everyOperation' })])
+      }
+    }
+    const accepted = await setFaults({ rules: [{ operationId: '*', status: 504, times: 1 }, { operationId: '*', drop: true, rate: 0 }, { operationId: '*', commitThenDrop: true, rate: 0 }, { operationId: '*', latencyMs: 1 }] })
+    expect(accepted.status).toBe(200)
+    expect((await query()).status).toBe(504)
+  })
+
+  it('refuses headers that are not valid HTTP, that the fault\'s problem or the connection owns, or that go with no status', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ status: 503, headers: { 'Retry-After': '1\r\nSet-Cookie: a=1' } }, '/body/rules/0/headers/Retry-After'],
+      [{ status: 503, headers: { 'Retry After': '1' } }, '/body/rules/0/headers/Retry After'],
+      [{ status: 503, headers: { 'Transfer-Encoding': 'chunked' } }, '/body/rules/0/headers/Transfer-Encoding'],
+      [{ status: 503, headers: { 'Access-Control-Allow-Origin': '*' } }, '/body/rules/0/headers/Access-Control-Allow-Origin'],
+      [{ status: 503, headers: { 'Content-Type': 'text/html' } }, '/body/rules/0/headers/Content-Type'],
+      [{ latencyMs: 5, headers: { 'Retry-After': '1' } }, '/body/rules/0/headers'],
+      [{ drop: true, headers: { 'Retry-After': '1' } }, '/body/rules/0/headers'],
+    ]
+    for (const [rule, pointer] of cases) {
+      const reply = await setFaults({ rules: [{ operationId: 'queryItems', ...rule }] })
+      expect(reply.status, JSON.stringify(rule)).toBe(400)
+      expect(pointers(reply), JSON.stringify(rule)).toEqual([pointer])
+    }
+  })
+
+  it('bounds times at 2^31 - 1, and refuses in process with the same violations', async () => {
+    expect(pointers(await setFaults({ rules: [{ operationId: 'queryItems', latencyMs: 1, times: 2 ** 31 }] }))).toEqual(['/body/rules/0/times'])
+    expect((await setFaults({ rules: [{ operationId: 'queryItems', latencyMs: 1, times: 2 ** 31 - 1 }] })).body.rules[0].remaining).toBe(2 ** 31 - 1)
+    const rules = [{ operationId: 'saveItems', status: 418 }]
+    const http = await setFaults({ rules })
+    let thrown: unknown
+    try {
+      ctx.mock.mock.setFaults(rules)
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(ProblemError)
+    const error = thrown as ProblemError
+    expect({ status: error.status, code: error.code, detail: error.message, violations: error.violations }).toEqual({ status: 400, code: 'VALIDATION', detail: http.body.detail, violations: http.body.violations })
+    expect(error.violations).toHaveLength(1)
+  })
+})
+
+describe('/__mock/faults in a mock started with --strict', () => {
+  const ctx = mockPerSuite({ strict: true })
+
+  it('refuses an off-document status even with offDocument, naming offDocument, over HTTP and in process; gateway statuses pass', async () => {
+    const rules = [{ operationId: 'queryItems', status: 429, offDocument: true }]
+    const refused = await ctx.mock.request('POST', '/__mock/faults', { json: { rules } })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ code: 'STRICT_MODE', warning: 'OFF_DOCUMENT_ANSWER' })
+    expect(refused.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/rules/0/offDocument', '/body/rules/0/status'])
+    expect(() => ctx.mock.mock.setFaults(rules)).toThrow(refused.body.detail)
+    expect(ctx.mock.mock.faults().rules).toEqual([])
+    expect((await ctx.mock.request('POST', '/__mock/faults', { json: { rules: [{ operationId: 'queryItems', status: 503, times: 1 }] } })).status).toBe(200)
+    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+    expect(reply.status).toBe(503)
+    expect(reply.headers.get('x-mock-warnings')).toBe('INFRASTRUCTURE_ANSWER')
   })
 })

@@ -8,6 +8,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { IDS, mockPerSuite, type Reply } from '../helpers/http.ts'
 import { refusedSave } from '../../spec/control-plane/paths/add-stub.ts'
+import { ProblemError } from '../../src/errors.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
 const signInPath = `/identityprovider/${IDS.org}/connect/token`
@@ -117,7 +118,7 @@ describe('/__mock/stubs', () => {
     })
 
     it('a rule on every operation must say offDocument; patterns and operations are checked', async () => {
-      const missing = await addStub({ answer: { status: 503 } })
+      const missing = await addStub({ answer: { status: 418 } })
       expect(missing.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/operationId'])
       // Keeping the operation's own answer needs no operation: a delay on every call.
       const everywhere = await addStub({ answer: {}, delayMs: 1, times: 1 })
@@ -284,5 +285,241 @@ describe('/__mock/stubs', () => {
     // The hay alone is not matched: the save is performed.
     rows.pop()
     expect((await save({ Rows: rows.slice(0, 50) })).body).toMatchObject({ IsSaveSuccessfully: true, CreatedItems: 50 })
+  })
+})
+
+/** What a refusal over HTTP and the same refusal in process (`mock.stub()`) must both say. */
+interface Refusal {
+  status: number
+  code: string
+  detail: string
+  violations: Array<{ pointer: string; keyword: string; message: string }>
+}
+
+describe('/__mock/stubs: every answer a rule gives is valid HTTP', () => {
+  const ctx = mockPerSuite()
+  beforeEach(async () => {
+    await ctx.mock.request('POST', '/__mock/reset')
+  })
+
+  /** Adds a rule over HTTP (sent as written: a raw JSON text stays as it is) and in process, and answers both refusals. */
+  const refusals = async (rule: unknown): Promise<{ http: Refusal; inProcess: Refusal }> => {
+    const text = typeof rule === 'string' ? rule : JSON.stringify(rule)
+    const reply = await ctx.mock.request('POST', '/__mock/stubs', { body: text, headers: { 'content-type': 'application/json' }, unchecked: true })
+    expect(reply.status, text.slice(0, 200)).toBe(400)
+    expect(reply.contentType).toMatch(/^application\/problem\+json/)
+    let thrown: unknown
+    try {
+      ctx.mock.mock.stub(JSON.parse(text))
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(ProblemError)
+    const error = thrown as ProblemError
+    expect(ctx.mock.mock.stubs().rules).toEqual([])
+    return { http: reply.body, inProcess: { status: error.status, code: error.code, detail: error.message, violations: error.violations } }
+  }
+
+  const deep = (levels: number, inner = '1'): string => `${'{"a":'.repeat(levels)}${inner}${'}'.repeat(levels)}`
+  const tooDeepPointer = (at: string): string => `${at}${'/a'.repeat(64)}`
+
+  const cases: Array<[string, unknown, string, string]> = [
+    ['a header value with CR LF', { operationId: 'queryItems', answer: { headers: { 'X-Run': 'a\r\nSet-Cookie: x=1' }, body: [] } }, '/body/answer/headers/X-Run', 'headerValue'],
+    ['a header value with NUL', { operationId: 'queryItems', answer: { headers: { 'X-Run': 'a\u0000b' }, body: [] } }, '/body/answer/headers/X-Run', 'headerValue'],
+    ['a header value past U+00FF', { operationId: 'queryItems', answer: { headers: { 'X-Price': '5 €' }, body: [] } }, '/body/answer/headers/X-Price', 'headerValue'],
+    ['a header value past ASCII', { operationId: 'queryItems', answer: { headers: { 'X-City': 'Zürich' }, body: [] } }, '/body/answer/headers/X-City', 'headerValue'],
+    ['a header name with a space', { operationId: 'queryItems', answer: { headers: { 'X Run': 'a' }, body: [] } }, '/body/answer/headers/X Run', 'headerName'],
+    ['a header name with a colon', { operationId: 'queryItems', answer: { headers: { 'X-Run:': 'a' }, body: [] } }, '/body/answer/headers/X-Run:', 'headerName'],
+    ['Transfer-Encoding: chunked', { operationId: 'queryItems', answer: { headers: { 'Transfer-Encoding': 'chunked' }, body: [] } }, '/body/answer/headers/Transfer-Encoding', 'connectionHeader'],
+    ['Content-Length', { operationId: 'queryItems', answer: { headers: { 'content-length': '2' }, body: [] } }, '/body/answer/headers/content-length', 'connectionHeader'],
+    ['Connection', { operationId: 'queryItems', answer: { headers: { Connection: 'close' }, body: [] } }, '/body/answer/headers/Connection', 'connectionHeader'],
+    ['Keep-Alive', { operationId: 'queryItems', answer: { headers: { 'Keep-Alive': 'timeout=5' }, body: [] } }, '/body/answer/headers/Keep-Alive', 'connectionHeader'],
+    ['Proxy-Connection', { operationId: 'queryItems', answer: { headers: { 'Proxy-Connection': 'keep-alive' }, body: [] } }, '/body/answer/headers/Proxy-Connection', 'connectionHeader'],
+    ['TE', { operationId: 'queryItems', answer: { headers: { TE: 'trailers' }, body: [] } }, '/body/answer/headers/TE', 'connectionHeader'],
+    ['Trailer', { operationId: 'queryItems', answer: { headers: { Trailer: 'X-Sum' }, body: [] } }, '/body/answer/headers/Trailer', 'connectionHeader'],
+    ['Upgrade', { operationId: 'queryItems', answer: { headers: { Upgrade: 'websocket' }, body: [] } }, '/body/answer/headers/Upgrade', 'connectionHeader'],
+    ['Host', { operationId: 'queryItems', answer: { headers: { Host: 'example.test' }, body: [] } }, '/body/answer/headers/Host', 'connectionHeader'],
+    ['Access-Control-Allow-Origin', { operationId: 'queryItems', answer: { headers: { 'Access-Control-Allow-Origin': '*' }, body: [] } }, '/body/answer/headers/Access-Control-Allow-Origin', 'corsHeader'],
+    ['one header named twice', { operationId: 'queryItems', answer: { headers: { 'content-type': 'application/json', 'Content-Type': 'text/xml' }, body: [] } }, '/body/answer/headers/Content-Type', 'duplicateHeader'],
+    // A 100 left the client waiting for an answer that never came; a 101 switched protocols.
+    ['an interim status', { operationId: 'queryItems', answer: { status: 101 } }, '/body/answer/status', 'minimum'],
+    ['a body with 204', { operationId: 'queryItems', answer: { status: 204, body: 'x' } }, '/body/answer/body', 'noContent'],
+    ['a body 65 levels deep', `{"operationId":"queryItems","answer":{"body":${deep(65)}}}`, tooDeepPointer('/body/answer/body'), 'maxDepth'],
+    ['a body 5,000 levels deep', `{"operationId":"queryItems","answer":{"body":${deep(5000)}}}`, tooDeepPointer('/body/answer/body'), 'maxDepth'],
+    ['a patch 65 levels deep', `{"operationId":"saveItems","answer":{"patch":${deep(65)}}}`, tooDeepPointer('/body/answer/patch'), 'maxDepth'],
+    ['a patch 5,000 levels deep', `{"operationId":"saveItems","answer":{"patch":${deep(5000)}}}`, tooDeepPointer('/body/answer/patch'), 'maxDepth'],
+    ['a body pattern 5,000 levels deep', `{"operationId":"saveItems","match":{"body":${deep(5000)}},"answer":{}}`, tooDeepPointer('/body/match/body'), 'maxDepth'],
+  ]
+  it.each(cases)('refuses %s with 400 and its pointer, over HTTP and in process alike, offDocument or not', async (_name, rule, pointer, keyword) => {
+    for (const offDocument of [false, true]) {
+      const written = typeof rule === 'string' ? (offDocument ? rule.replace(/^\{/, '{"offDocument":true,') : rule) : { ...(rule as object), offDocument }
+      const { http, inProcess } = await refusals(written)
+      expect(http).toMatchObject({ status: 400, code: 'VALIDATION' })
+      // Off the document too (204 is no status of Get Items), it is refused; with offDocument, for this alone.
+      expect(http.violations).toContainEqual(expect.objectContaining({ pointer, keyword }))
+      if (offDocument) expect(http.violations).toEqual([expect.objectContaining({ pointer, keyword })])
+      expect(http.detail).toContain(pointer)
+      expect(inProcess).toEqual({ status: http.status, code: http.code, detail: http.detail, violations: http.violations })
+    }
+  })
+
+  it('sends the headers it accepts, a tab in a value, and a body 64 levels deep', async () => {
+    const added = await ctx.mock.request('POST', '/__mock/stubs', {
+      json: { operationId: 'queryItems', answer: { headers: { 'X-Run': 'a\tb', "X-Installation's_Own~Header": 'v 1', 'Set-Cookie': 'run=7' }, body: [] } },
+      unchecked: true,
+    })
+    expect(added.status).toBe(201)
+    const reply = await ctx.mock.items(ctx.token, '$top=1')
+    expect(reply.body).toEqual([])
+    expect(reply.headers.get('x-run')).toBe('a\tb')
+    expect(reply.headers.get("x-installation's_own~header")).toBe('v 1')
+    expect(reply.headers.get('set-cookie')).toBe('run=7')
+    const deepest = `{"operationId":"queryItems","priority":1,"offDocument":true,"answer":{"body":${deep(64, '"bottom"')}}}`
+    expect((await ctx.mock.request('POST', '/__mock/stubs', { body: deepest, headers: { 'content-type': 'application/json' }, unchecked: true })).status).toBe(201)
+    const nested = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+    expect(nested.status).toBe(200)
+    expect(nested.raw.toString()).toBe(deep(64, '"bottom"'))
+  })
+
+  it('answers no request with 500 after a refused rule: the refused rule was never added', async () => {
+    await refusals({ operationId: 'queryItems', answer: { headers: { 'X-Run': 'a\r\nb' }, body: [] } })
+    await refusals({ operationId: 'queryItems', answer: { headers: { 'Transfer-Encoding': 'chunked' }, body: [] } })
+    const reply = await ctx.mock.items(ctx.token, '$top=1')
+    expect(reply.status).toBe(200)
+    expect(reply.body).toHaveLength(1)
+  })
+})
+
+describe('/__mock/stubs: gateway statuses, the document, strict mode', () => {
+  const ctx = mockPerSuite()
+  const strictCtx = mockPerSuite({ strict: true })
+  beforeEach(async () => {
+    await ctx.mock.request('POST', '/__mock/reset')
+    await strictCtx.mock.request('POST', '/__mock/reset')
+  })
+  const addStub = (rule: unknown, mock = ctx.mock): Promise<Reply> => mock.request('POST', '/__mock/stubs', { json: rule, unchecked: true })
+  const rawSave = (body: unknown, headers: Record<string, string> = {}, mock = ctx.mock, token = ctx.token): Promise<Reply> =>
+    mock.request('POST', SAVE, { json: body, headers: { ...mock.dataHeaders(token), ...headers }, unchecked: true })
+  const pointers = (reply: Reply): string[] => reply.body.violations.map((v: { pointer: string }) => v.pointer)
+  const thrownBy = (act: () => unknown): ProblemError => {
+    try {
+      act()
+    } catch (error) {
+      if (error instanceof ProblemError) return error
+      throw error
+    }
+    throw new Error('nothing thrown')
+  }
+
+  it('gives a gateway status on any operation without offDocument, flagged INFRASTRUCTURE_ANSWER, even to a strict request', async () => {
+    const added = await addStub({ operationId: 'saveItems', answer: { status: 503, headers: { 'Retry-After': '2' }, body: 'Service Unavailable' } })
+    expect(added.status).toBe(201)
+    expect(added.body).toMatchObject({ offDocument: false, violations: [] })
+    for (const strict of ['0', '1']) {
+      const reply = await rawSave(newOrder('Gateway'), { 'X-Mock-Strict': strict })
+      expect(reply.status).toBe(503)
+      expect(reply.contentType).toMatch(/^text\/plain/)
+      expect(reply.body).toBe('Service Unavailable')
+      expect(reply.headers.get('retry-after')).toBe('2')
+      expect(reply.headers.get('x-mock-warnings')).toBe('INFRASTRUCTURE_ANSWER')
+    }
+    // Nothing was written, and the journal has the warning.
+    expect((await ctx.mock.items(ctx.token, "$filter=Customer eq 'Gateway'")).body).toEqual([])
+    expect(ctx.mock.mock.requests({ operationId: 'saveItems' }).at(-1)?.warnings).toEqual([{ code: 'INFRASTRUCTURE_ANSWER', message: expect.stringContaining('503') }])
+    // Without a body, and on every operation (no operationId, no offDocument): a 502 for a read.
+    expect((await addStub({ answer: { status: 502 }, priority: 1, times: 1 })).status).toBe(201)
+    const read = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+    expect(read.status).toBe(502)
+    expect(read.raw.length).toBe(0)
+    expect(read.headers.get('x-mock-warnings')).toBe('INFRASTRUCTURE_ANSWER')
+  })
+
+  it('holds a gateway status the operation lists to its document (Sign in answers 503 with a problem)', async () => {
+    const refused = await addStub({ operationId: 'signIn', answer: { status: 503, body: { retry: true } } })
+    expect(refused.status).toBe(400)
+    expect(pointers(refused)).toContain('/body/answer/body/title')
+  })
+
+  it('needs offDocument for any other status the operation does not list, and then flags OFF_DOCUMENT_ANSWER', async () => {
+    expect(pointers(await addStub({ operationId: 'saveItems', answer: { status: 429 } }))).toEqual(['/body/answer/status'])
+    expect((await addStub({ operationId: 'saveItems', answer: { status: 429 }, offDocument: true })).status).toBe(201)
+    const reply = await rawSave(newOrder('TooMany'))
+    expect(reply.status).toBe(429)
+    expect(reply.headers.get('x-mock-warnings')).toBe('OFF_DOCUMENT_ANSWER')
+  })
+
+  it('in a mock started with --strict, refuses an off-document rule when it is added, naming offDocument (HTTP and in process)', async () => {
+    const rule = { operationId: 'saveItems', answer: { status: 418, body: REFUSED }, offDocument: true }
+    const refused = await addStub(rule, strictCtx.mock)
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ code: 'STRICT_MODE', warning: 'OFF_DOCUMENT_ANSWER' })
+    expect(pointers(refused)).toEqual(['/body/offDocument', '/body/answer/status'])
+    expect(refused.body.detail).toMatch(/^\/body\/offDocument is refused in strict mode/)
+    const thrown = thrownBy(() => strictCtx.mock.mock.stub(rule))
+    expect({ status: thrown.status, code: thrown.code, detail: thrown.message, violations: thrown.violations }).toEqual({
+      status: 400,
+      code: 'STRICT_MODE',
+      detail: refused.body.detail,
+      violations: refused.body.violations,
+    })
+    // A patch off the document too; what the document gives, and a gateway status, are accepted.
+    expect(pointers(await addStub({ operationId: 'saveItems', answer: { patch: { Colour: 'red' } }, offDocument: true }, strictCtx.mock))).toEqual(['/body/offDocument', '/body/answer/patch/Colour'])
+    expect((await addStub({ operationId: 'saveItems', answer: { body: REFUSED }, offDocument: true }, strictCtx.mock)).status).toBe(201)
+    expect((await addStub({ operationId: 'saveItems', answer: { status: 504 }, priority: 1 }, strictCtx.mock)).status).toBe(201)
+    const token = await strictCtx.mock.signIn()
+    const gateway = await rawSave(newOrder('Strict'), {}, strictCtx.mock, token)
+    expect(gateway.status).toBe(504)
+    expect(gateway.headers.get('x-mock-warnings')).toBe('INFRASTRUCTURE_ANSWER')
+    expect(strictCtx.mock.mock.stubs().rules).toHaveLength(2)
+  })
+
+  it('says plainly that `*` is no operation: a rule for every operation leaves operationId out', async () => {
+    const refused = await addStub({ operationId: '*', answer: { status: 503 } })
+    expect(refused.status).toBe(400)
+    expect(refused.body.violations).toEqual([expect.objectContaining({ pointer: '/body/operationId', keyword: 'everyOperation' })])
+    expect(refused.body.detail).toContain('leaves operationId out')
+    expect(refused.body.detail).not.toContain('pattern')
+    // Other faults of the rule are still named beside it.
+    expect(pointers(await addStub({ operationId: '*', answer: { status: 503 }, times: 0 })).sort()).toEqual(['/body/operationId', '/body/times'])
+    expect(thrownBy(() => ctx.mock.mock.stub({ operationId: '*', answer: { status: 503 } })).violations).toEqual(refused.body.violations)
+  })
+
+  it('refuses in process with the violations, naming the wrong value before the members missing', async () => {
+    const thrown = thrownBy(() => ctx.mock.mock.stub({ operationId: 'saveItems', answer: { body: { IsSaveSuccessfully: 3 } } }))
+    expect(thrown).toMatchObject({ status: 400, code: 'VALIDATION' })
+    expect(thrown.violations).toHaveLength(12)
+    expect(thrown.violations).toContainEqual({ pointer: '/body/answer/body/IsSaveSuccessfully', keyword: 'type', message: 'must be boolean' })
+    expect(thrown.message).toMatch(/^\/body\/answer\/body\/IsSaveSuccessfully must be boolean; /)
+    expect(thrown.message).toMatch(/\(and 9 more\)$/)
+    // An array of rows where the answer may be rows or a count: no "must be object" from the count's alternative.
+    const rows = thrownBy(() => ctx.mock.mock.stub({ operationId: 'queryItems', answer: { body: [{ Id: 'x' }] } }))
+    expect(rows.message).toMatch(/^\/body\/answer\/body\/0\/Id must be integer; /)
+    expect(rows.violations.map((v) => v.pointer)).not.toContain('/body/answer/body')
+  })
+
+  it('refuses a patch member the success answer does not name, unless offDocument', async () => {
+    const refused = await addStub({ operationId: 'saveItems', answer: { patch: { LockedItem: 1 } } })
+    expect(refused.status).toBe(400)
+    expect(refused.body.violations).toEqual([expect.objectContaining({ pointer: '/body/answer/patch/LockedItem', keyword: 'unknownMember' })])
+    // Members it names, and keys of a map it declares (PrimaryKeyData, newKeys), are fine.
+    expect((await addStub({ operationId: 'saveItems', answer: { patch: { LockedItems: 1, ReturnData: { PrimaryKeyData: { '-7': { newKeys: { Id: '99' } } } } } } })).status).toBe(201)
+    const off = await addStub({ operationId: 'saveItems', answer: { patch: { LockedItem: 1 } }, offDocument: true, priority: 1 })
+    expect(off.status).toBe(201)
+    const reply = await rawSave(newOrder('Misspelt'))
+    expect(reply.body.LockedItem).toBe(1)
+    expect(reply.headers.get('x-mock-warnings')).toBe('OFF_DOCUMENT_ANSWER')
+  })
+
+  it('refuses a header pattern that can never match, and `times` past 2^31 - 1', async () => {
+    for (const pattern of [{ a: 1 }, 5, ['x'], { $contains: 'x', $regex: 'y' }]) {
+      const refused = await addStub({ operationId: 'queryItems', match: { headers: { 'X-Run': pattern } }, answer: {} })
+      expect(refused.status, JSON.stringify(pattern)).toBe(400)
+      expect(refused.body.violations.map((v: { pointer: string }) => v.pointer), JSON.stringify(pattern)).toEqual(['/body/match/headers/X-Run'])
+    }
+    for (const pattern of ['run-7', { $contains: 'run' }, { $regex: '^run-' }]) {
+      expect((await addStub({ operationId: 'queryItems', match: { headers: { 'X-Run': pattern } }, answer: {} })).status, JSON.stringify(pattern)).toBe(201)
+    }
+    expect(pointers(await addStub({ operationId: 'queryItems', answer: {}, times: 2 ** 31 }))).toEqual(['/body/times'])
+    expect((await addStub({ operationId: 'queryItems', answer: {}, times: 2 ** 31 - 1 })).body.remaining).toBe(2 ** 31 - 1)
   })
 })

@@ -4,7 +4,7 @@
  * `STRICT_MODE` problem naming the rule by `--strict`, `MOCK_STRICT` or the `X-Mock-Strict` header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { STRICT_HEADER, WARNINGS, type WarningCode } from '../../src/http/warnings.ts'
+import { INFORMATIONAL_WARNINGS, STRICT_HEADER, WARNINGS, type WarningCode } from '../../src/http/warnings.ts'
 import { parseConfig } from '../../src/mock/config.ts'
 import { IDS, startTestMock, type Reply, type TestClient } from '../helpers/http.ts'
 
@@ -17,8 +17,12 @@ const basic = `Basic ${Buffer.from(`${IDS.clientId}:secret`).toString('base64')}
 const post = (path: string, body: unknown): Send => (client, token, headers) => client.post(path, token, body, { headers })
 const action = (parametersMap: unknown[]) => post('/ExplorerApi/api/action/run', { actionId: IDS.actionFails, parametersMap })
 
-/** One request per warning that raises exactly that warning; stale row versions (0) keep the data unchanged in lenient mode. */
-const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send }> = [
+/**
+ * One request per warning that raises exactly that warning; stale row versions (0) keep the data
+ * unchanged in lenient mode. An informational warning (`status` given) is answered with that status
+ * in both modes.
+ */
+const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send; status?: number }> = [
   { code: 'UNSUPPORTED_QUERY_OPTION', send: post('/ExplorerApi/api/items', { query: '$top=1&$select=Id' }) },
   { code: 'EMPTY_RELATION_KEY', send: post('/ExplorerApi/api/items', { query: '$top=1&relationKey=' }) },
   // A raw & in a quoted value: the description's query text is &-separated (the description, Get Items).
@@ -54,11 +58,23 @@ const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send }> = [
       return client.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1&$skip=7' }, headers: { ...client.dataHeaders(token), ...headers }, unchecked: true })
     },
   },
+  {
+    // A gateway status the test asked for: informational, so strict mode answers it too.
+    code: 'INFRASTRUCTURE_ANSWER',
+    status: 503,
+    send: (client, token, headers) => {
+      client.mock.setFaults([{ operationId: 'queryItems', status: 503, times: 1 }])
+      return client.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: { ...client.dataHeaders(token), ...headers }, unchecked: true })
+    },
+  },
 ]
 
 describe('the warning catalog', () => {
   it('has a trigger below for every code', () => {
     expect(TRIGGERS.map((t) => t.code).sort()).toEqual(Object.keys(WARNINGS).sort())
+  })
+  it('expects an answer in strict mode exactly for the informational codes', () => {
+    expect(TRIGGERS.filter((t) => t.status !== undefined).map((t) => t.code).sort()).toEqual([...INFORMATIONAL_WARNINGS].sort())
   })
 })
 
@@ -72,7 +88,20 @@ for (const release of ['3.0.19', '2.9']) {
     })
     afterAll(() => client?.close())
 
-    for (const trigger of TRIGGERS.filter((t) => (t.release ?? '3.0.19') === release)) {
+    for (const trigger of TRIGGERS.filter((t) => (t.release ?? '3.0.19') === release && t.status !== undefined)) {
+      it(`${trigger.code}: answered with the warning when lenient and when strict (informational)`, async () => {
+        for (const strict of ['0', '1']) {
+          client.mock.clearRequests()
+          const reply = await trigger.send(client, token, { [STRICT_HEADER]: strict })
+          expect(reply.status, JSON.stringify(reply.body)).toBe(trigger.status)
+          expect(reply.headers.get('x-mock-warnings')).toBe(trigger.code)
+          const [entry] = client.mock.requests()
+          expect(entry?.warnings).toEqual([{ code: trigger.code, message: expect.stringMatching(/\w{3,}/) }])
+        }
+      })
+    }
+
+    for (const trigger of TRIGGERS.filter((t) => (t.release ?? '3.0.19') === release && t.status === undefined)) {
       it(`${trigger.code}: accepted with the warning when lenient, refused with STRICT_MODE when strict`, async () => {
         client.mock.clearRequests()
         const lenient = await trigger.send(client, token, {})

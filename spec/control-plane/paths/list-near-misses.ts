@@ -16,7 +16,7 @@ export const operation: OperationObject = {
     '`operationId` and `match` (the parameters of `GET /__mock/requests`), and the closest of those that do not, each with ' +
     'its distance (0 exact, 1 nothing in common) and the members that differ (WireMock\'s near misses). Secrets are shown as `[redacted]`.',
   tags: ['Observation'],
-  parameters: [parameterRef('JournalOperationId'), parameterRef('JournalMatch'), parameterRef('NearMissLimit')],
+  parameters: [parameterRef('JournalOperationId'), parameterRef('NearMissMatch'), parameterRef('NearMissLimit')],
   responses: {
     '200': jsonResponse('How many matched, and the closest others.', schemaRef('NearMissList'), {
       oneOff: {

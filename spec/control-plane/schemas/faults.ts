@@ -1,6 +1,6 @@
 /** Fault rules as a test sets them and as the mock reports them. */
 import type { SchemaObject } from 'openapi3-ts/oas31'
-import { MAX_FAULT_LATENCY_MS, MAX_FAULT_RULES } from '../constants.ts'
+import { MAX_FAULT_LATENCY_MS, MAX_FAULT_RULES, MAX_RULE_TIMES } from '../constants.ts'
 import { schemaRef } from '../refs.ts'
 import { count } from './common.ts'
 
@@ -12,11 +12,35 @@ const faultRuleProperties: Record<string, SchemaObject> = {
     description: 'Operation of the API document the rule applies to (for example `saveItems`), or `*` for every API operation.',
   },
   latencyMs: { type: 'integer', minimum: 0, maximum: MAX_FAULT_LATENCY_MS, description: 'Delay added before the request is handled.' },
-  status: { type: 'integer', minimum: 400, maximum: 599, description: 'Answer with this status and an `INJECTED_FAULT` problem instead of handling the request.' },
+  status: {
+    type: 'integer',
+    minimum: 400,
+    maximum: 599,
+    description:
+      'Answer with this status and an `INJECTED_FAULT` problem instead of handling the request. A gateway status (500, 502, 503, ' +
+      '504) is the infrastructure\'s: any operation may get it, and the answer carries `INFRASTRUCTURE_ANSWER` in `X-Mock-Warnings`. ' +
+      'Any other status must be one the operation\'s document lists, or the rule says `offDocument: true`.',
+  },
+  headers: {
+    type: 'object',
+    maxProperties: 50,
+    additionalProperties: { type: 'string' },
+    description:
+      'Headers of the `status` answer (for example `Retry-After`), with `status` only. Names are RFC 9110 tokens, given once ' +
+      'in any case, and values hold visible ASCII, spaces and tabs only; `Content-Type` (the body is the problem), ' +
+      '`Content-Length`, `Transfer-Encoding`, `Connection` and the other hop-by-hop headers, `Host` and `Access-Control-*` are refused.',
+  },
+  offDocument: {
+    type: 'boolean',
+    default: false,
+    description:
+      'Accept a `status` the operation\'s document does not list (other than a gateway status); each answer then carries ' +
+      '`OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings`. Refused when the mock runs with `--strict`.',
+  },
   drop: { type: 'boolean', description: 'Close the connection without answering; the request is not handled.' },
   commitThenDrop: { type: 'boolean', description: 'Handle the request (a write is applied) and close the connection before the answer is sent.' },
   rate: { type: 'number', minimum: 0, maximum: 1, default: 1, description: 'Probability that the rule applies to a matching request, drawn from the seeded generator.' },
-  times: { type: 'integer', minimum: 1, description: 'Apply the rule this many times, then remove it. Without it the rule stays until cleared.' },
+  times: { type: 'integer', minimum: 1, maximum: MAX_RULE_TIMES, description: 'Apply the rule this many times, then remove it. Without it the rule stays until cleared.' },
 }
 
 export const FaultRule: SchemaObject = {
@@ -24,8 +48,9 @@ export const FaultRule: SchemaObject = {
   title: 'Fault rule',
   description:
     'What to do to requests of one operation. At most one of `status`, `drop` and `commitThenDrop`; `latencyMs` may go with ' +
-    'any of them. Rules are tried in order; the first rule that matches the operation and passes its `rate` draw applies, and ' +
-    'only that one. Control-plane calls are never affected.',
+    'any of them; `headers` only with `status`. A rule for every operation (`*`) takes a gateway status, `drop`, ' +
+    '`commitThenDrop` and `latencyMs` only. Rules are tried in order; the first rule that matches the operation and passes its ' +
+    '`rate` draw applies, and only that one. Control-plane calls are never affected.',
   required: ['operationId'],
   properties: faultRuleProperties,
   additionalProperties: false,
@@ -50,7 +75,7 @@ export const ActiveFaultRule: SchemaObject = {
   properties: {
     id: { type: 'integer', minimum: 1, description: 'Number of the rule, in the order set.' },
     ...faultRuleProperties,
-    remaining: { type: ['integer', 'null'], minimum: 1, description: 'Applications left before the rule is removed; null for no limit.' },
+    remaining: { type: ['integer', 'null'], minimum: 1, maximum: MAX_RULE_TIMES, description: 'Applications left before the rule is removed; null for no limit.' },
     applied: count('Requests the rule has applied to so far.'),
   },
   additionalProperties: false,

@@ -65,14 +65,28 @@ export interface MockControls {
    * await mock.assertRequested({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: 'Initech' } }] } } }, { times: 1 })
    */
   assertRequested(query: RequestQuery, options?: AssertRequestedOptions): Promise<JournalEntry[]>
-  /** Replaces every fault rule; `seed` makes `rate` draws repeatable. */
+  /**
+   * Replaces every fault rule; `seed` makes `rate` draws repeatable. A `status` is a gateway status
+   * (500, 502, 503, 504: any operation, flagged `INFRASTRUCTURE_ANSWER`), one the operation's
+   * document lists, or any with `offDocument: true` (flagged `OFF_DOCUMENT_ANSWER`; refused by a
+   * mock started with `--strict`); a rule for every operation (`*`) takes gateway statuses, `drop`,
+   * `commitThenDrop` and latency only; `headers` (such as `Retry-After`) go with `status`, under the
+   * header rules of `stub`. Throws the 400 `ProblemError` the HTTP call answers, with `violations`.
+   * @example
+   * mock.setFaults([{ operationId: 'saveItems', status: 503, headers: { 'Retry-After': '1' }, times: 1 }])
+   */
   setFaults(rules: FaultRuleInput[], options?: { seed?: number }): FaultList
   faults(): FaultList
   clearFaults(): number
   /**
-   * Adds an answer rule (`POST /__mock/stubs`) and returns it with its `id`; throws a
-   * `ProblemError` (400, `violations` pointing into the rule under `/body`) for a rule the served
-   * document cannot answer, unless it says `offDocument: true`.
+   * Adds an answer rule (`POST /__mock/stubs`) and returns it with its `id`; throws the
+   * `ProblemError` the HTTP call answers (400, `violations` pointing into the rule under `/body`)
+   * for a rule the served document cannot answer, unless it says `offDocument: true` (then
+   * `STRICT_MODE` in a mock started with `--strict`); a gateway status (500, 502, 503, 504) needs no
+   * `offDocument`. What is not valid HTTP is refused either way: a header name that is no RFC 9110
+   * token, a value with anything but visible ASCII, spaces and tabs, `Content-Length`,
+   * `Transfer-Encoding`, the hop-by-hop headers, `Host`, `Access-Control-*`, a body nested deeper
+   * than 64 levels.
    * @example
    * mock.stub({ operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, times: 1 })
    */

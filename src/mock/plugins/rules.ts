@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { ProblemError } from '../../errors.ts'
 import { describeViolations } from '../../document/violations.ts'
-import { warnOrRefuse } from '../../http/warn.ts'
+import { noteWarning, warnOrRefuse } from '../../http/warn.ts'
 import { addPayloadChange } from '../../http/ready-answer.ts'
 import type { RouteStep } from '../../http/steps.ts'
 import { createRuleTable, type RuleTable } from '../../rules/table.ts'
-import { effectOf, type FaultEffect } from '../../rules/faults.ts'
+import { effectOf, type FaultDecision, type FaultEffect } from '../../rules/faults.ts'
 import type { AnswerDecision } from '../../rules/answers.ts'
 import { mergePatch } from '../../rules/answer-check.ts'
 import { recordExchange } from './journal.ts'
@@ -64,7 +64,7 @@ function cut(request: FastifyRequest, reply: FastifyReply): void {
  *   hooks that read answers: the cut of a `commitThenDrop` fault, the merge patch of an answer rule.
  * What it did to a request is the request's `rule` mark alone. Register before the routes.
  */
-export function registerRules(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject }): RouteStep {
+export function registerRules(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject; strict: boolean }): RouteStep {
   const table = createRuleTable(options)
   app.decorate('rules', table)
   app.decorateRequest('rule', null)
@@ -74,14 +74,13 @@ export function registerRules(app: FastifyInstance, options: { randomSeed: () =>
     // No rule: nothing to look up (Fastify builds a new routeOptions object at each read).
     if (!table.faults.hasRules()) return done()
     const operationId = request.routeOptions.config?.operationId
-    const decision = operationId === undefined ? null : table.faults.decide(operationId)
+    if (operationId === undefined) return done()
+    const decision = table.faults.decide(operationId)
     if (decision === null) return done()
     request.rule = { fault: effectOf(decision), answerRule: null, patch: null }
     const act = (): void => {
       const action = decision.action
-      if (action?.kind === 'status') {
-        return done(new InjectedFault(action.status, `Fault rule ${decision.ruleId} answers ${request.method} ${operationId} with ${action.status}.`, decision.ruleId))
-      }
+      if (action?.kind === 'status') return done(faultAnswer(request, reply, action, decision.ruleId, operationId))
       if (action?.kind === 'drop') {
         // Hijacked, Fastify sends nothing more; the request is never handled.
         reply.hijack()
@@ -123,6 +122,9 @@ function apply(request: FastifyRequest, reply: FastifyReply, decision: AnswerDec
   if (decision.offDocument.length > 0) {
     warnOrRefuse(request, 'OFF_DOCUMENT_ANSWER', `Answer rule ${decision.ruleId} gave an answer the served document cannot: ${describeViolations(decision.offDocument)}.`)
   }
+  if (decision.gateway && decision.kind === 'whole') {
+    noteWarning(request, 'INFRASTRUCTURE_ANSWER', `Answer rule ${decision.ruleId} answered ${decision.answer.status}, a gateway status.`)
+  }
   request.rule = { fault: request.rule?.fault ?? null, answerRule: decision.ruleId, patch: decision.kind === 'patch' ? { value: decision.patch } : null }
   if (decision.kind !== 'whole') return decision.delayMs > 0 ? new Promise<void>((resolve) => setTimeout(resolve, decision.delayMs)) : undefined
   if (decision.delayMs === 0) {
@@ -135,6 +137,24 @@ function apply(request: FastifyRequest, reply: FastifyReply, decision: AnswerDec
       resolve('answered')
     }, decision.delayMs),
   )
+}
+
+/**
+ * The answer of a `status` fault: its headers on the reply, its warning recorded (a gateway
+ * status's INFRASTRUCTURE_ANSWER, which strict mode never refuses; an off-document status's
+ * OFF_DOCUMENT_ANSWER, which a request in strict mode gets as STRICT_MODE instead), and the
+ * INJECTED_FAULT problem for the error handler to send.
+ */
+function faultAnswer(request: FastifyRequest, reply: FastifyReply, action: FaultDecision['action'] & { kind: 'status' }, ruleId: number, operationId: string): ProblemError {
+  const said = `Fault rule ${ruleId} answers ${request.method} ${operationId} with ${action.status}`
+  try {
+    if (action.standing === 'gateway') noteWarning(request, 'INFRASTRUCTURE_ANSWER', `${said}, a gateway status.`)
+    else if (action.standing === 'offDocument') warnOrRefuse(request, 'OFF_DOCUMENT_ANSWER', `${said}, a status its document does not list.`)
+  } catch (error) {
+    return error as ProblemError
+  }
+  for (const [name, value] of Object.entries(action.headers)) reply.header(name, value)
+  return new InjectedFault(action.status, `${said}.`, ruleId)
 }
 
 function sendWhole(reply: FastifyReply, decision: AnswerDecision & { kind: 'whole' }): void {
