@@ -1,5 +1,5 @@
 import type { ParsedQuery } from '../store/query-string.ts'
-import type { MockWarning } from './warnings.ts'
+import type { MockWarning, RefusableWarning } from './warnings.ts'
 
 /**
  * What a Get Items query text relies on that the description does not promise: options it does not
@@ -7,8 +7,8 @@ import type { MockWarning } from './warnings.ts'
  * (or refuses, in strict mode) with each, and the proxy, which reports each as a warning on the
  * client's side.
  */
-export function queryWarnings(parsed: ParsedQuery): MockWarning[] {
-  const found: MockWarning[] = []
+export function queryWarnings(parsed: ParsedQuery): Array<MockWarning & { code: RefusableWarning }> {
+  const found: Array<MockWarning & { code: RefusableWarning }> = []
   const ignored = parsed.ignoredOptions
   if (ignored.length > 0) {
     found.push({ code: 'UNSUPPORTED_QUERY_OPTION', message: `The query option${ignored.length > 1 ? 's' : ''} ${ignored.map((n) => `'${n}'`).join(', ')} changed nothing.` })
