@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Reset the mock
-         * @description Puts the data back to the fixture the mock started with (rows, row versions aside, and attachments), and empties the e-mail outbox, the fault rules and the request journal. Sessions stay valid, so a test keeps its token (those of users the start fixture lacks end), unless `sessions=true` ends them all; the clock keeps its offset because time does not go back. A TIMESTAMP read before the reset is stale after it.
+         * @description Puts the data back to the fixture the mock started with (rows, row versions aside, and attachments), and empties the e-mail outbox, the fault rules and the request journal. Sessions stay valid, so a test keeps its token (those of users the start fixture lacks end), unless `sessions=true` ends them all; the clock keeps its offset because time does not go back. A TIMESTAMP read before the reset is stale after it. The reset is a clean cut (the mock's choice): nothing received before it writes into the data it puts in place. A request still held by a fault's latency or an answer rule's `delayMs` is answered at once with 503 `DATA_REPLACED` (a gateway status any operation may get), and a write received before it that reaches the store after it (a big save planned in slices, a body still arriving) is refused the same way; nothing of either is written.
          */
         post: operations["resetMock"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Load a fixture
-         * @description Replaces all data with the fixture in the body, after checking it as a fixture file is checked at start. A refused fixture changes nothing and the answer names the JSON path of every problem in `violations`. Outbox, fault rules, journal and sessions are left alone, except the sessions of users the new fixture lacks, which end. A later reset goes back to the fixture the mock started with.
+         * @description Replaces all data with the fixture in the body, after checking it as a fixture file is checked at start. A refused fixture changes nothing and the answer names the JSON path of every problem in `violations`. Outbox, fault rules, journal and sessions are left alone, except the sessions of users the new fixture lacks, which end. A later reset goes back to the fixture the mock started with. The load is a clean cut (the mock's choice): nothing received before it writes into the data it puts in place. A request still held by a fault's latency or an answer rule's `delayMs` is answered at once with 503 `DATA_REPLACED` (a gateway status any operation may get), and a write received before it that reaches the store after it (a big save planned in slices, a body still arriving) is refused the same way; nothing of either is written.
          */
         post: operations["loadFixture"];
         delete?: never;
@@ -512,7 +512,7 @@ export interface components {
             operationId: string | null;
             /** @description E-mail of the signed-in user whose session token the request carried; null without a valid session (a sign-in, a missing or refused token). */
             user: string | null;
-            /** @description Status sent; null when a fault cut the connection before an answer. */
+            /** @description Status sent; null when a fault cut the connection before an answer, or the client closed it first (`abandoned`). */
             status: number | null;
             /** @description Time from arrival to the last byte of the answer, injected latency included. */
             durationMs: number;
@@ -523,6 +523,8 @@ export interface components {
             fault: "latency" | "status" | "drop" | "commitThenDrop" | null;
             /** @description The `id` of the answer rule that answered (or patched the answer of) this request; null for none. */
             stub: number | null;
+            /** @description Whether the client closed the connection before the mock answered (it timed out, or gave up; `status` is null then), so a test can assert "timed out, then retried". A request held by a fault's latency or a rule's delay is journaled as soon as its client leaves, and nothing of it is performed; any other is found when an assertion waits for requests in flight, or when many are in flight. */
+            abandoned: boolean;
             /** @description What the request relied on that the API's description does not promise, in the order found (docs/behaviour.md lists every code). The answer carried the codes in `X-Mock-Warnings`; in strict mode the request was refused instead. */
             warnings: {
                 code: string;

@@ -20,6 +20,7 @@ import { ProblemError } from '../../errors.ts'
 import { assertRequested, type AssertRequestedOptions } from '../../journal/assertion.ts'
 import type { RequestQuery } from '../../journal/match.ts'
 import { lockRows, unlockRows, type LockList, type LockRequest } from './locks.ts'
+import type { Holds } from '../plugins/holds.ts'
 
 /**
  * The control plane as plain methods: what `/__mock/` offers over HTTP, for tests that start the
@@ -110,6 +111,8 @@ export interface ControlledParts {
   outbox: Outbox
   journal: Journal
   rules: RuleTable
+  /** Requests held by a rule's wait: a reset or fixture load answers them at once (503 DATA_REPLACED). */
+  holds: Holds
   clock: MockClock
   tokens: TokenStore
   mockConfig: MockConfig
@@ -134,6 +137,7 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
       })
       // Their tokens could never work again; ended, they stop taking room under --max-sessions.
       parts.tokens.forgetUsersOtherThan(userIdsOf(parts.store.organization().users))
+      parts.holds.refuseAll('A fixture load replaced the data')
       return loaded
     },
     state: () => toFixtureFile(parts.store.snapshot()),

@@ -5,6 +5,7 @@ import { summarizeFixture, type FixtureSummary } from './fixtures.ts'
 import type { RuleTable } from '../../rules/table.ts'
 import type { Journal } from '../../journal/journal.ts'
 import type { TokenStore } from '../../http/auth/tokens.ts'
+import type { Holds } from '../plugins/holds.ts'
 
 /** The answer to a reset (the `ResetResult` schema). */
 export interface ResetResult {
@@ -27,11 +28,14 @@ export interface ResetOptions {
  * kept because time does not go back.
  */
 export function resetMock(
-  parts: { store: Store; outbox: Outbox; rules: RuleTable; journal: Journal; tokens: TokenStore },
+  parts: { store: Store; outbox: Outbox; rules: RuleTable; holds: Holds; journal: Journal; tokens: TokenStore },
   startFixture: Fixture,
   options: ResetOptions = {},
 ): ResetResult {
   parts.store.reset(startFixture)
+  // A clean cut: requests received before it and still held by a rule's wait are answered now,
+  // 503 DATA_REPLACED, instead of going on in the new data (a write among them would land there).
+  parts.holds.refuseAll('A reset replaced the data')
   const sessions = options.sessions === true ? parts.tokens.clear() : parts.tokens.forgetUsersOtherThan(userIdsOf(startFixture.organization.users))
   const cleared = { emails: parts.outbox.clear(), faults: parts.rules.faults.clear(), stubs: parts.rules.answers.clear(), requests: parts.journal.clear(), sessions }
   return { reset: true, fixture: summarizeFixture(startFixture), cleared, kept: options.sessions === true ? ['clock'] : ['sessions', 'clock'] }
