@@ -254,13 +254,13 @@ export interface paths {
         };
         /**
          * Read the locked rows
-         * @description Every locked row, table by table: the fixture's `locks` and those set here since. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are.
+         * @description Every locked row, table by table: the fixture's `locks` and those set here since. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A custom action whose effect would change a locked master row changes no row and answers `IsSuccessful` false with a `Message` naming the locked rows. A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are.
          */
         get: operations["listLocks"];
         put?: never;
         /**
          * Lock rows
-         * @description Locks rows of one table, as if another user had them open. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are. Every Id must be a row of the table (404 `UNKNOWN_ROW` naming the others, and nothing is locked); locking a row already locked changes nothing.
+         * @description Locks rows of one table, as if another user had them open. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A custom action whose effect would change a locked master row changes no row and answers `IsSuccessful` false with a `Message` naming the locked rows. A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are. Every Id must be a row of the table (404 `UNKNOWN_ROW` naming the others, and nothing is locked); locking a row already locked changes nothing.
          */
         post: operations["lockRows"];
         /**
@@ -845,12 +845,21 @@ export interface components {
             ids: number[];
         };
         /**
-         * Locked rows
-         * @description Every locked row, table by table. `changed` says how many rows the call locked or unlocked (0 for a read).
+         * Locked rows after a lock or unlock
+         * @description Every locked row, table by table, after the call; `changed` says how many rows it locked or unlocked.
          */
         LockList: {
             /** @description Rows this call locked (not locked before) or unlocked (locked before). */
             changed: number;
+            /** @description Every locked row, table by table. */
+            locks: components["schemas"]["LockEntry"][];
+        };
+        /**
+         * Locked rows
+         * @description The locks the mock holds now, table by table (`startMock()`'s `locks()` answers the same object).
+         */
+        HeldLocks: {
+            /** @description Every locked row, table by table. */
             locks: components["schemas"]["LockEntry"][];
         };
         /**
@@ -1569,7 +1578,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LockList"];
+                    "application/json": components["schemas"]["HeldLocks"];
                 };
             };
             401: components["responses"]["ControlTokenRequired"];

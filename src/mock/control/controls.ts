@@ -19,7 +19,7 @@ import type { UsageFile } from '../../usage-file/file.ts'
 import { ProblemError } from '../../errors.ts'
 import { assertRequested, type AssertRequestedOptions } from '../../journal/assertion.ts'
 import type { RequestQuery } from '../../journal/match.ts'
-import { lockRows, unlockRows, type LockList, type LockRequest } from './locks.ts'
+import { heldLocks, lockRows, unlockRows, type HeldLocks, type LockList, type LockRequest } from './locks.ts'
 import type { Holds } from '../plugins/holds.ts'
 
 /**
@@ -93,8 +93,8 @@ export interface MockControls {
   lock(request: LockRequest): LockList
   /** Unlocks rows of one table (Ids not locked are passed over). */
   unlock(request: LockRequest): LockList
-  /** Every locked row, table by table (`changed` is 0). */
-  locks(): LockList
+  /** The locks held now, table by table: `{ locks }`, as `GET /__mock/locks` answers. */
+  locks(): HeldLocks
   /** Moves the mock's clock forward by `ms` without waiting. */
   advanceClock(ms: number): ClockState
   clock(): ClockState
@@ -156,7 +156,7 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
     clearStubs: () => parts.rules.answers.clear(),
     lock: (request) => lockRows(parts.store, request),
     unlock: (request) => unlockRows(parts.store, request),
-    locks: () => ({ changed: 0, locks: parts.store.locks() }),
+    locks: () => heldLocks(parts.store),
     advanceClock: (ms) => advanceClock(parts.clock, ms),
     clock: () => readClock(parts.clock),
     usage: () => {
