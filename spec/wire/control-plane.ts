@@ -404,6 +404,8 @@ export interface components {
             /** @description Master rows added by `rows` (each with two detail rows per detail table). */
             generatedRows: number;
             fixture: components["schemas"]["FixtureSummary"];
+            /** @description What the fixture should change, as the start-up warnings say it (the mock logs them too): a row value that breaks its field's rules, named by its JSON path (loaded as it is, since an installation holds rows older than its rules; every save is held to the rules; at most 20 named, the rest counted), an older type name or value form. Strict mode (`--strict`, or `X-Mock-Strict: 1` on this call) refuses a fixture whose rows break a rule instead. */
+            warnings: string[];
         };
         /**
          * Attachment upload

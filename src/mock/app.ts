@@ -51,10 +51,10 @@ export interface AppDeps extends Deps {
 }
 
 /**
- * How long a close lets requests in flight finish before it closes their connections. A request a
- * rule holds (a fault's latency, a rule's delay) is cut at once (plugins/holds.ts); this is for the
- * rest (a big save being planned, a slow client still sending its body), so `close()` resolves
- * within about this long whatever the clients do.
+ * How long a close lets requests in flight finish before it closes their connections with no
+ * answer: one a rule holds (a fault's latency, a rule's delay: plugins/holds.ts, its timer cleared),
+ * a big save being planned, a client still sending its body or one that gave up without closing its
+ * connection. So `close()` resolves within about this long whatever the clients do.
  */
 export const CLOSE_GRACE_MS = 1000
 
@@ -125,7 +125,10 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // At close, idle connections are closed at once (Fastify) and busy ones after the grace: a client
   // that keeps a request open (it gave up without closing its connection) cannot hold the close.
   app.addHook('preClose', (done) => {
-    const cut = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS)
+    const cut = setTimeout(() => {
+      app.holds.cutAll()
+      app.server.closeAllConnections()
+    }, CLOSE_GRACE_MS)
     cut.unref()
     app.server.once('close', () => clearTimeout(cut))
     done()

@@ -56,8 +56,10 @@ describe('mock.close()', () => {
     await mock.close()
     idle.destroy()
     expect(statuses(mock, 'saveItems')).toEqual([[null, false]])
-    // The held query was cut at the close, its timer with it: nothing of the mock outlives it.
+    // The held query was cut at the close, its timer with it: nothing of the mock outlives it. The
+    // mock cut it, its client did not abandon it: it is not journaled as abandoned.
     expect(mock.app.holds.size).toBe(0)
+    expect(statuses(mock, 'queryItems')).toEqual([])
   })
 
   it('resolves after a slow query whose client aborted, and journals it as abandoned first', async () => {

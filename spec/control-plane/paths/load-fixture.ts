@@ -29,7 +29,18 @@ export const operation: OperationObject = {
     '200': jsonResponse('Loaded.', schemaRef('FixtureLoadResult'), {
       loaded: {
         summary: 'Loaded',
-        value: { loaded: true, generatedRows: 0, fixture: { organization: ORGANIZATION, applications: 1, users: 1, masterRows: 2, detailRows: 0, attachments: 0 } },
+        value: { loaded: true, generatedRows: 0, fixture: { organization: ORGANIZATION, applications: 1, users: 1, masterRows: 2, detailRows: 0, attachments: 0 }, warnings: [] },
+      },
+      olderRows: {
+        summary: 'Loaded, with a row older than its field\'s rules',
+        value: {
+          loaded: true,
+          generatedRows: 0,
+          fixture: { organization: ORGANIZATION, applications: 1, users: 1, masterRows: 2, detailRows: 0, attachments: 0 },
+          warnings: [
+            'POST /__mock/fixture: /data/a1b2c3d4-0000-4000-8000-000000000001/masters/1/Status row 2 breaks its field\'s rule: Status takes only "Open", "Closed"; got "Shipped"; loaded as it is (rows older than their rules), and every save is held to the rules (--strict refuses such a fixture)',
+          ],
+        },
       },
     }),
     // Not BadRequest: a loader refusal points into the fixture, not under `/body`.

@@ -116,6 +116,8 @@ export interface ControlledParts {
   clock: MockClock
   tokens: TokenStore
   mockConfig: MockConfig
+  /** Where a fixture load's warnings are logged, as the start fixture's are at start. */
+  log: { warn(message: string): void }
   /** The usage recorder (`--record-usage`), typed by what the controls read of it. */
   usage: { usage(): UsageFile } | null
 }
@@ -132,12 +134,14 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
       const loaded = loadFixtureInto(parts.store, fixture, {
         source: 'loadFixture',
         ...(parts.mockConfig.timeZone === undefined ? {} : { timeZone: parts.mockConfig.timeZone }),
+        strict: parts.mockConfig.strict,
         ...options,
         baseDir: options.baseDir ?? fixtureDir,
       })
       // Their tokens could never work again; ended, they stop taking room under --max-sessions.
       parts.tokens.forgetUsersOtherThan(userIdsOf(parts.store.organization().users))
       parts.holds.refuseAll('A fixture load replaced the data')
+      for (const warning of loaded.warnings) parts.log.warn(warning)
       return loaded
     },
     state: () => toFixtureFile(parts.store.snapshot()),

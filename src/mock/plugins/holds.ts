@@ -35,6 +35,8 @@ export interface Holds {
    * Returns how many there were.
    */
   refuseAll(reason: string): number
+  /** Cuts every hold: its connection closed with no answer, nothing of it performed (a close whose grace is over). */
+  cutAll(): void
   /** How many requests are held now. */
   readonly size: number
 }
@@ -45,8 +47,8 @@ interface Held {
 }
 
 /**
- * Decorates `app.holds` and, at close, cuts every held request (its connection closed with no
- * answer) before the server stops listening, so `close()` never waits out a fault's latency or a
+ * Decorates `app.holds`. At close (app.ts), a hold still running when the close's grace is over is
+ * cut (its connection closed with no answer), so `close()` never waits out a fault's latency or a
  * rule's delay and no timer outlives the mock.
  */
 export function registerHolds(app: FastifyInstance): Holds {
@@ -80,14 +82,13 @@ export function registerHolds(app: FastifyInstance): Holds {
       for (const entry of ending) entry.end(new ProblemError('DATA_REPLACED', `${reason} while this request was held by a rule's wait; nothing of it was performed. Send it again.`))
       return ending.length
     },
+    cutAll() {
+      for (const entry of [...held]) entry.end('cut')
+    },
     get size() {
       return held.size
     },
   }
   app.decorate('holds', holds)
-  app.addHook('preClose', (done) => {
-    for (const entry of [...held]) entry.end('cut')
-    done()
-  })
   return holds
 }
