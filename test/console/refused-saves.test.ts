@@ -62,7 +62,9 @@ describe('the console\'s Requests view and refused saves, in Chromium', () => {
       expect((await entry(seq).locator('summary .refusal').innerText()).trim()).toBe('refused: LOCKED')
     }
     // Coloured apart from the success's green.
-    const colour = (seq: number) => entry(seq).locator('summary .status').evaluate((element) => getComputedStyle(element).backgroundColor)
+    // The page's own getComputedStyle (the tests compile without the DOM's types).
+    const colour = (seq: number) =>
+      entry(seq).locator('summary .status').evaluate((element) => (globalThis as unknown as { getComputedStyle(of: typeof element): { backgroundColor: string } }).getComputedStyle(element).backgroundColor)
     expect(await colour(lockedSeq)).not.toBe(await colour(savedSeq))
     // Opened, the refused save lists its ReturnStates.
     await entry(lockedSeq).locator('summary').click()
