@@ -20,7 +20,6 @@ import { ProblemError } from '../../errors.ts'
 import { assertRequested, type AssertRequestedOptions } from '../../journal/assertion.ts'
 import type { RequestQuery } from '../../journal/match.ts'
 import { heldLocks, lockRows, unlockRows, type HeldLocks, type LockList, type LockRequest } from './locks.ts'
-import type { Holds } from '../plugins/holds.ts'
 
 /**
  * The control plane as plain methods: what `/__mock/` offers over HTTP, for tests that start the
@@ -111,8 +110,12 @@ export interface ControlledParts {
   outbox: Outbox
   journal: Journal
   rules: RuleTable
-  /** Requests held by a rule's wait: a reset or fixture load answers them at once (503 DATA_REPLACED). */
-  holds: Holds
+  /**
+   * Requests held by a rule's wait (plugins/holds.ts): a reset or fixture load answers them at once
+   * (503 DATA_REPLACED). Typed by what the controls call, so the package's public types (this file's)
+   * need no Fastify.
+   */
+  holds: { refuseAll(reason: string): number }
   clock: MockClock
   tokens: TokenStore
   mockConfig: MockConfig

@@ -5,7 +5,6 @@ import { summarizeFixture, type FixtureSummary } from './fixtures.ts'
 import type { RuleTable } from '../../rules/table.ts'
 import type { Journal } from '../../journal/journal.ts'
 import type { TokenStore } from '../../http/auth/tokens.ts'
-import type { Holds } from '../plugins/holds.ts'
 
 /** The answer to a reset (the `ResetResult` schema). */
 export interface ResetResult {
@@ -28,7 +27,7 @@ export interface ResetOptions {
  * kept because time does not go back.
  */
 export function resetMock(
-  parts: { store: Store; outbox: Outbox; rules: RuleTable; holds: Holds; journal: Journal; tokens: TokenStore },
+  parts: { store: Store; outbox: Outbox; rules: RuleTable; holds: { refuseAll(reason: string): number }; journal: Journal; tokens: TokenStore },
   startFixture: Fixture,
   options: ResetOptions = {},
 ): ResetResult {
