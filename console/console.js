@@ -77,7 +77,7 @@ function inline(error) {
 
 // ---------------------------------------------------------------- Requests
 
-const journalFilter = { operation: '', status: '', problem: '', own: false }
+const journalFilter = { operation: '', status: '', problem: '', own: false, refused: false }
 
 async function requestsView(pane) {
   const list = h('div', { id: 'journal', 'aria-live': 'polite' })
@@ -103,7 +103,8 @@ async function requestsView(pane) {
       h('div', { class: 'toolbar' },
         field('operation', 'Operation', { list: 'operations', placeholder: 'saveItems' }), operations,
         field('status', 'Status', { placeholder: '4xx, 200', size: 6 }),
-        field('problem', 'Problem code', { placeholder: 'BAD_FILTER', size: 14 }),
+        field('problem', 'Problem code', { placeholder: 'BAD_FILTER, LOCKED', size: 14 }),
+        h('label', {}, h('input', { type: 'checkbox', name: 'refused', checked: journalFilter.refused, onchange: (event) => { journalFilter.refused = event.target.checked; draw() } }), ' refused saves and deletes only'),
         h('label', {}, h('input', { type: 'checkbox', name: 'own', checked: journalFilter.own, onchange: (event) => { journalFilter.own = event.target.checked; draw() } }), " the console's own"),
         h('button', { onclick: async () => { await control('DELETE', 'requests'); await refresh() } }, 'Clear journal'),
         counter),
@@ -167,8 +168,24 @@ function problemOf(entry) {
   return entry.response?.contentType?.includes('problem') && body && typeof body === 'object' ? body : undefined
 }
 
+/**
+ * A save or delete the installation refused: a 2xx answer whose result object says
+ * `IsSaveSuccessfully: false` (`IsSaveSuccesfully` before 3.0), with its `ReturnStates` (each
+ * entry's code, table, row, field and message). Undefined for anything else, and for an answer the
+ * journal did not keep (over `--journal-body-limit`).
+ */
+export function refusalOf(entry) {
+  const body = entry.response?.body
+  if (entry.status === null || entry.status < 200 || entry.status > 299 || body === null || typeof body !== 'object' || Array.isArray(body)) return undefined
+  const flag = 'IsSaveSuccessfully' in body ? body.IsSaveSuccessfully : body.IsSaveSuccesfully
+  if (flag !== false) return undefined
+  const states = Array.isArray(body.ReturnStates) ? body.ReturnStates : []
+  const codes = [...new Set(states.map((state) => state?.Code).filter((code) => typeof code === 'string'))]
+  return { codes, states }
+}
+
 function matchesFilter(entry) {
-  const { operation, status, problem, own } = journalFilter
+  const { operation, status, problem, own, refused } = journalFilter
   if (!own && entry.request?.headers?.[CONSOLE_HEADER] !== undefined) return false
   if (operation !== '' && !(entry.operationId ?? '').toLowerCase().includes(operation.toLowerCase())) return false
   if (status !== '') {
@@ -176,20 +193,27 @@ function matchesFilter(entry) {
     const text = String(entry.status ?? 'none')
     if (!wanted.some((pattern) => new RegExp(`^${pattern.replace(/x/gi, '\\d')}$`).test(text))) return false
   }
-  if (problem !== '' && !(problemOf(entry)?.code ?? '').toLowerCase().includes(problem.toLowerCase())) return false
+  const refusal = refusalOf(entry)
+  if (refused && refusal === undefined) return false
+  // A problem's code, or the codes of a refused save's ReturnStates (LOCKED, REQUIRED, CONCURRENCY, ...).
+  const codes = [problemOf(entry)?.code ?? '', ...(refusal?.codes ?? [])].map((code) => code.toLowerCase())
+  if (problem !== '' && !codes.some((code) => code !== '' && code.includes(problem.toLowerCase()))) return false
   return true
 }
 
 function journalEntry(entry, shown) {
   const problem = problemOf(entry)
-  const status = entry.status ?? 'no answer'
+  const refusal = refusalOf(entry)
+  const status = entry.status ?? (entry.abandoned ? 'abandoned' : 'no answer')
   const { opened } = shown
   const details = h('details', { class: 'entry', 'data-seq': entry.seq, open: opened.has(entry.seq), ontoggle: (event) => (event.target.open ? opened.add(entry.seq) : opened.delete(entry.seq)) },
     h('summary', {},
-      h('span', { class: `status s${String(status)[0]}` }, String(status)), ' ',
+      // A refused save is a 200 like a success: told apart by its colour, its tooltip and the codes after it.
+      h('span', { class: `status s${String(status)[0]}${refusal ? ' refused' : ''}`, title: refusal ? 'IsSaveSuccessfully: false' : undefined }, String(status)), ' ',
       h('strong', {}, entry.method), ' ', h('code', {}, entry.url), ' ',
       h('span', { class: 'muted' }, entry.operationId ?? 'no operation'),
       problem ? h('span', { class: 'code' }, ` ${problem.code ?? ''}`) : null,
+      refusal ? h('span', { class: 'refusal' }, ` refused${refusal.codes.length > 0 ? `: ${refusal.codes.join(', ')}` : ''}`) : null,
       entry.warnings.length > 0 ? h('span', { class: 'warn' }, ` ${entry.warnings.length} warning(s)`) : null,
       entry.fault ? h('span', { class: 'warn' }, ` fault: ${entry.fault}`) : null,
       entry.stub ? h('span', { class: 'stub' }, ` answered by rule ${entry.stub}`) : null,
@@ -199,6 +223,7 @@ function journalEntry(entry, shown) {
       h('div', {}, h('h3', {}, `Answer ${status}`, entry.response?.contentType ? h('span', { class: 'muted' }, ` ${entry.response.contentType}`) : null), h('pre', { class: 'answer' }, pretty(entry.response?.body)))),
     entry.warnings.length > 0 ? h('div', {}, h('h3', {}, 'Warnings'), h('ul', {}, entry.warnings.map((warning) => h('li', {}, `${warning.code}: ${warning.message ?? warning.detail ?? ''}`)))) : null,
     problem ? h('div', {}, h('h3', {}, 'Problem'), h('p', { class: 'error' }, `${problem.code ?? problem.title}: ${problem.detail ?? ''}`)) : null,
+    refusal ? h('div', {}, h('h3', {}, 'Refused (IsSaveSuccessfully: false)'), h('ul', { class: 'refused-states' }, refusal.states.map((state) => h('li', {}, h('strong', {}, String(state?.Code ?? '')), ` ${[state?.Table, state?.Row ?? state?.Id, state?.Field].filter((part) => part !== undefined && part !== null).join(' ')}: ${state?.Message ?? ''}`)))) : null,
     curlButton(entry, shown.curls))
   return details
 }

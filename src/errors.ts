@@ -52,6 +52,8 @@ export const PROBLEMS = {
   // Injected by a fault rule of the control plane
   INJECTED_FAULT: { status: 503, title: 'Fault injected by the mock control plane' },
   TOO_MANY_SESSIONS: { status: 503, title: 'Too many live sessions' },
+  // A write received before a reset or fixture load, refused after it (the clean cut; a gateway status any operation may get)
+  DATA_REPLACED: { status: 503, title: 'Data replaced while the request was held' },
   INTERNAL: { status: 500, title: 'Internal mock error' },
   // The proxy's own answers (`appdata-kit proxy`) when the installation behind it gives none
   TARGET_UNREACHABLE: { status: 502, title: 'Target installation not reachable' },

@@ -29,7 +29,7 @@ export type { RequestQuery, NearMiss } from './journal/match.ts'
 export type { RequestMatch, Difference } from './rules/pattern.ts'
 export type { JournalEntry, JournalFilter } from './journal/journal.ts'
 export type { AnswerRuleInput, ActiveAnswerRule, AnswerRuleList, WholeAnswerInput, PatchAnswerInput } from './rules/answers.ts'
-export type { LockRequest, LockList } from './mock/control/locks.ts'
+export type { HeldLocks, LockRequest, LockList } from './mock/control/locks.ts'
 export type { LockEntry } from './store/locks.ts'
 export {
   createClient,

@@ -83,6 +83,7 @@ export const journalEntryExample = {
   durationMs: 3.2,
   fault: null,
   stub: null,
+  abandoned: false,
   warnings: [],
 }
 

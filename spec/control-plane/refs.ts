@@ -30,6 +30,7 @@ export type ControlSchemaName =
   | 'LockRequest'
   | 'LockEntry'
   | 'LockList'
+  | 'HeldLocks'
   | 'ClockAdvance'
   | 'ClockState'
   | 'ControlDocument'

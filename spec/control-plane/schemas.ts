@@ -11,7 +11,7 @@ import { FixtureSummary, ResetResult, Fixture, FixtureLoadResult, AttachmentUplo
 import { QueuedEmail, EmailList, JournalEntry, JournalPage, NearMiss, NearMissList } from './schemas/observation.ts'
 import { FaultRule, FaultRuleSet, ActiveFaultRule, FaultList } from './schemas/faults.ts'
 import { AnswerRule, ActiveAnswerRule, AnswerRuleList } from './schemas/stubs.ts'
-import { LockRequest, LockEntry, LockList } from './schemas/locks.ts'
+import { LockRequest, LockEntry, LockList, HeldLocks } from './schemas/locks.ts'
 import { ClockAdvance, ClockState } from './schemas/clock.ts'
 import { Usage } from './schemas/usage.ts'
 import { ControlDocument, Health } from './schemas/document.ts'
@@ -41,6 +41,7 @@ export const schemas: Record<ControlSchemaName, SchemaObject> = {
   LockRequest,
   LockEntry,
   LockList,
+  HeldLocks,
   ClockAdvance,
   ClockState,
   ControlDocument,

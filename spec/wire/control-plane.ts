@@ -12,7 +12,7 @@ export interface paths {
         put?: never;
         /**
          * Reset the mock
-         * @description Puts the data back to the fixture the mock started with (rows, row versions aside, and attachments), and empties the e-mail outbox, the fault rules and the request journal. Sessions stay valid, so a test keeps its token (those of users the start fixture lacks end), unless `sessions=true` ends them all; the clock keeps its offset because time does not go back. A TIMESTAMP read before the reset is stale after it.
+         * @description Puts the data back to the fixture the mock started with (rows, row versions aside, and attachments), and empties the e-mail outbox, the fault rules and the request journal. Sessions stay valid, so a test keeps its token (those of users the start fixture lacks end), unless `sessions=true` ends them all; the clock keeps its offset because time does not go back. A TIMESTAMP read before the reset is stale after it. The reset is a clean cut (the mock's choice): nothing received before it writes into the data it puts in place. A request still held by a fault's latency or an answer rule's `delayMs` is answered at once with 503 `DATA_REPLACED` (a gateway status any operation may get), and a write received before it that reaches the store after it (a big save planned in slices, a body still arriving) is refused the same way; nothing of either is written.
          */
         post: operations["resetMock"];
         delete?: never;
@@ -32,7 +32,7 @@ export interface paths {
         put?: never;
         /**
          * Load a fixture
-         * @description Replaces all data with the fixture in the body, after checking it as a fixture file is checked at start. A refused fixture changes nothing and the answer names the JSON path of every problem in `violations`. Outbox, fault rules, journal and sessions are left alone, except the sessions of users the new fixture lacks, which end. A later reset goes back to the fixture the mock started with.
+         * @description Replaces all data with the fixture in the body, after checking it as a fixture file is checked at start. A refused fixture changes nothing and the answer names the JSON path of every problem in `violations`. Outbox, fault rules, journal and sessions are left alone, except the sessions of users the new fixture lacks, which end. A later reset goes back to the fixture the mock started with. The load is a clean cut (the mock's choice): nothing received before it writes into the data it puts in place. A request still held by a fault's latency or an answer rule's `delayMs` is answered at once with 503 `DATA_REPLACED` (a gateway status any operation may get), and a write received before it that reaches the store after it (a big save planned in slices, a body still arriving) is refused the same way; nothing of either is written.
          */
         post: operations["loadFixture"];
         delete?: never;
@@ -254,13 +254,13 @@ export interface paths {
         };
         /**
          * Read the locked rows
-         * @description Every locked row, table by table: the fixture's `locks` and those set here since. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are.
+         * @description Every locked row, table by table: the fixture's `locks` and those set here since. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A custom action whose effect would change a locked master row changes no row and answers `IsSuccessful` false with a `Message` naming the locked rows. A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are.
          */
         get: operations["listLocks"];
         put?: never;
         /**
          * Lock rows
-         * @description Locks rows of one table, as if another user had them open. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are. Every Id must be a row of the table (404 `UNKNOWN_ROW` naming the others, and nothing is locked); locking a row already locked changes nothing.
+         * @description Locks rows of one table, as if another user had them open. A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a `ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is locked). A custom action whose effect would change a locked master row changes no row and answers `IsSuccessful` false with a `Message` naming the locked rows. A reset or fixture load puts back the fixture's `locks`; the state file (`--state-file`) keeps the locks as they are. Every Id must be a row of the table (404 `UNKNOWN_ROW` naming the others, and nothing is locked); locking a row already locked changes nothing.
          */
         post: operations["lockRows"];
         /**
@@ -404,6 +404,8 @@ export interface components {
             /** @description Master rows added by `rows` (each with two detail rows per detail table). */
             generatedRows: number;
             fixture: components["schemas"]["FixtureSummary"];
+            /** @description What the fixture should change, as the start-up warnings say it (the mock logs them too): a row value that breaks its field's rules, named by its JSON path (loaded as it is, since an installation holds rows older than its rules; every save is held to the rules; at most 20 named, the rest counted), an older type name or value form. Strict mode (`--strict`, or `X-Mock-Strict: 1` on this call) refuses a fixture whose rows break a rule instead. */
+            warnings: string[];
         };
         /**
          * Attachment upload
@@ -512,7 +514,7 @@ export interface components {
             operationId: string | null;
             /** @description E-mail of the signed-in user whose session token the request carried; null without a valid session (a sign-in, a missing or refused token). */
             user: string | null;
-            /** @description Status sent; null when a fault cut the connection before an answer. */
+            /** @description Status sent; null when a fault cut the connection before an answer, or the client closed it first (`abandoned`). */
             status: number | null;
             /** @description Time from arrival to the last byte of the answer, injected latency included. */
             durationMs: number;
@@ -523,6 +525,8 @@ export interface components {
             fault: "latency" | "status" | "drop" | "commitThenDrop" | null;
             /** @description The `id` of the answer rule that answered (or patched the answer of) this request; null for none. */
             stub: number | null;
+            /** @description Whether the client closed the connection before the mock answered (it timed out, or gave up; `status` is null then), so a test can assert "timed out, then retried". A request held by a fault's latency or a rule's delay is journaled as soon as its client leaves, and nothing of it is performed; any other is found when an assertion waits for requests in flight, or when many are in flight. */
+            abandoned: boolean;
             /** @description What the request relied on that the API's description does not promise, in the order found (docs/behaviour.md lists every code). The answer carried the codes in `X-Mock-Warnings`; in strict mode the request was refused instead. */
             warnings: {
                 code: string;
@@ -861,12 +865,21 @@ export interface components {
             ids: number[];
         };
         /**
-         * Locked rows
-         * @description Every locked row, table by table. `changed` says how many rows the call locked or unlocked (0 for a read).
+         * Locked rows after a lock or unlock
+         * @description Every locked row, table by table, after the call; `changed` says how many rows it locked or unlocked.
          */
         LockList: {
             /** @description Rows this call locked (not locked before) or unlocked (locked before). */
             changed: number;
+            /** @description Every locked row, table by table. */
+            locks: components["schemas"]["LockEntry"][];
+        };
+        /**
+         * Locked rows
+         * @description The locks the mock holds now, table by table (`startMock()`'s `locks()` answers the same object).
+         */
+        HeldLocks: {
+            /** @description Every locked row, table by table. */
             locks: components["schemas"]["LockEntry"][];
         };
         /**
@@ -1590,7 +1603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LockList"];
+                    "application/json": components["schemas"]["HeldLocks"];
                 };
             };
             401: components["responses"]["ControlTokenRequired"];

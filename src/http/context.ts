@@ -8,6 +8,7 @@ import type { Store } from '../store/store.ts'
 import type { Outbox } from '../store/outbox.ts'
 import type { ApplicationDef, StoreError, StoreErrorCode } from '../store/types.ts'
 import { guidKey } from '../store/guid.ts'
+import { requireEpoch } from '../store/epoch.ts'
 
 /** What the request path reads of the mock's settings (the mock decorates it from its configuration). */
 export interface RequestPathSettings {
@@ -33,6 +34,12 @@ declare module 'fastify' {
     sentBody: unknown
     /** The application the request names, once authorization found it (decorated null). */
     application: ApplicationDef | null
+    /**
+     * The store's data epoch when the request arrived (`Store.epoch()`, set by the mock's arrival
+     * hook; decorated null): the stamp of every write it makes, so a write received before a reset
+     * or fixture load is refused after it (503 DATA_REPLACED) instead of landing in the new data.
+     */
+    dataEpoch: number | null
   }
   interface FastifyContextConfig {
     /** The API operation a route serves (the document's operationId). */
@@ -48,6 +55,20 @@ export function registerRequestContext(app: FastifyInstance, settings: RequestPa
   app.decorateRequest('principal', null)
   app.decorateRequest('sentBody', null)
   app.decorateRequest('application', null)
+  app.decorateRequest('dataEpoch', null)
+}
+
+/** The epoch a write of this request is stamped with (undefined when the request was never stamped: no check). */
+export function epochOf(request: FastifyRequest): number | undefined {
+  return request.dataEpoch ?? undefined
+}
+
+/**
+ * For a write outside the store (an e-mail queued): refuses it, as the store refuses its own
+ * (DataReplaced, answered 503 DATA_REPLACED), when the data was replaced since the request arrived.
+ */
+export function requireCurrentData(request: FastifyRequest): void {
+  requireEpoch(epochOf(request), request.server.store.epoch())
 }
 
 /** The caller; routes with a security scheme set it before the handler runs. */

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError, type ProblemCode } from '../errors.ts'
 import { SequenceExhausted } from '../store/sequence.ts'
+import { DataReplaced } from '../store/epoch.ts'
 
 /** Fastify's own errors that a client can cause, as catalog codes. */
 const FASTIFY_CODES: Record<string, ProblemCode> = {
@@ -17,6 +18,7 @@ export function toProblem(error: unknown, bodyLimit: number): ProblemError {
   if (error instanceof ProblemError) return error
   // The store cannot name a problem (it knows no HTTP); a sequence at its end is this one.
   if (error instanceof SequenceExhausted) return new ProblemError('SEQUENCE_EXHAUSTED', error.message)
+  if (error instanceof DataReplaced) return new ProblemError('DATA_REPLACED', error.message)
   const fastifyError = error as Partial<FastifyError>
   const code = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code]
   if (code === 'PAYLOAD_TOO_LARGE') {

@@ -31,6 +31,8 @@ export interface JournalRecord {
   stub?: number | null
   /** Warnings the request raised (things the API's description does not promise), in order. */
   warnings: readonly MockWarning[]
+  /** The client closed the connection before an answer (set only then: the usual record does not carry it). */
+  abandoned?: true
   requestHeaders?: Record<string, string | string[] | undefined>
   requestBody?: RecordedBody
   responseType?: string | null
@@ -51,6 +53,8 @@ export interface JournalEntry {
   durationMs: number
   fault: FaultEffect | null
   stub: number | null
+  /** Whether the client closed the connection before the mock answered (it timed out, or gave up); `status` is null then. */
+  abandoned: boolean
   warnings: readonly MockWarning[]
   request?: { headers: Record<string, string>; body: unknown }
   response?: { contentType: string | null; body: unknown }
@@ -98,17 +102,23 @@ export interface Journal {
    * Matched in slices, with turns of the event loop between them, so other clients are answered.
    */
   search(query: RequestQuery, options: { nearMisses: number; at?: string }): Promise<{ matches: JournalEntry[]; nearMisses: NearMiss[]; total: number; evicted: number }>
-  /** An API exchange began (onRequest); `finish` it once it is recorded. */
+  /** An API exchange began (onRequest); `finish` it when it is recorded. */
   begin(token: object): void
-  finish(token: object): void
+  /**
+   * The exchange is over; answers whether to record it: false for one begun before the last
+   * `clear()` (a reset), which belongs to the journal that was cleared, not to the new one.
+   */
+  finish(token: object): boolean
+  /** Exchanges begun and not finished: bounded, since `clear()` empties it and abandoned ones are swept. */
+  readonly inFlight: number
   /**
    * Resolves once every exchange begun before the call is recorded or abandoned (the journal's
-   * `abandoned` says so: a connection closed with no answer), or after `timeoutMs`: the journal
-   * records an exchange after its answer went out, so a client may hold the answer a moment before
-   * the journal holds the request.
+   * `abandoned` says so: a connection closed with no answer; `recordAbandoned` then records it),
+   * or after `timeoutMs`: the journal records an exchange after its answer went out, so a client
+   * may hold the answer a moment before the journal holds the request.
    */
   settled(timeoutMs: number): Promise<void>
-  /** Forgets every entry; returns how many there were. */
+  /** Forgets every entry, and every exchange in flight (they are not recorded when they end); returns how many entries there were. */
   clear(): number
 }
 
@@ -116,9 +126,17 @@ export interface Journal {
  * A journal holding at most `capacity` entries: a ring buffer, so recording is O(1) and memory
  * stays bounded however long a test suite runs.
  */
-export function createJournal(options: { capacity: number; bodyLimit: number; abandoned?: (token: object) => boolean }): Journal {
+export function createJournal(options: {
+  capacity: number
+  bodyLimit: number
+  /** Whether an exchange in flight was closed by its client with no answer. */
+  abandoned?: (token: object) => boolean
+  /** Records an exchange `abandoned` found (which finishes it); without it, the exchange is only forgotten. */
+  recordAbandoned?: (token: object) => void
+}): Journal {
   const { capacity, bodyLimit } = options
-  // Asked only while an assertion waits, so no exchange pays a listener to say it was abandoned.
+  // Asked only while an assertion waits, or when many exchanges are in flight, so no exchange pays
+  // a listener to say it was abandoned (a request a rule holds has one: src/mock/plugins/holds.ts).
   const abandoned = options.abandoned ?? (() => false)
   if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`journal capacity must be a positive integer, got ${capacity}`)
   let ring: Array<JournalRecord | undefined> = new Array<JournalRecord | undefined>(capacity)
@@ -127,6 +145,23 @@ export function createJournal(options: { capacity: number; bodyLimit: number; ab
   let recorded = 0
   let seq = 0
   const inFlight = new Set<object>()
+  // Begun before the last clear: not recorded when they end. Weak, so they cost nothing once gone.
+  const beforeClear = new WeakSet<object>()
+  // Waited for once by `settled` and still not recorded: slow on purpose (a latency fault), or never to finish.
+  const notAwaited = new WeakSet<object>()
+  // When the set holds this many, the abandoned ones are swept out (recorded): a client that keeps
+  // giving up on requests the mock answers without a rule cannot make it grow.
+  let sweepAt = SWEEP_MIN
+
+  const giveUp = (token: object): void => {
+    if (!inFlight.has(token)) return
+    if (options.recordAbandoned !== undefined) options.recordAbandoned(token)
+    inFlight.delete(token)
+  }
+  const sweep = (): void => {
+    for (const token of inFlight) if (abandoned(token)) giveUp(token)
+    sweepAt = Math.max(SWEEP_MIN, inFlight.size * 2)
+  }
 
   /** Stored records, oldest first. */
   const ordered = (): JournalRecord[] => {
@@ -188,22 +223,27 @@ export function createJournal(options: { capacity: number; bodyLimit: number; ab
     },
     begin(token) {
       inFlight.add(token)
+      if (inFlight.size >= sweepAt) sweep()
     },
     finish(token) {
       inFlight.delete(token)
+      return !beforeClear.has(token)
+    },
+    get inFlight() {
+      return inFlight.size
     },
     settled(timeoutMs) {
-      if (inFlight.size === 0) return Promise.resolve()
-      const waiting = [...inFlight]
+      const waiting = [...inFlight].filter((token) => !notAwaited.has(token))
+      if (waiting.length === 0) return Promise.resolve()
       const deadline = Date.now() + timeoutMs
       return new Promise((resolve) => {
         const check = (): void => {
-          for (const token of waiting) if (inFlight.has(token) && abandoned(token)) inFlight.delete(token)
+          for (const token of waiting) if (inFlight.has(token) && abandoned(token)) giveUp(token)
           if (waiting.every((token) => !inFlight.has(token))) resolve()
           else if (Date.now() < deadline) setTimeout(check, 1)
           else {
             // Still there after the wait: slow on purpose (a latency fault), or never to finish; either way not waited for again.
-            for (const token of waiting) inFlight.delete(token)
+            for (const token of waiting) notAwaited.add(token)
             resolve()
           }
         }
@@ -216,10 +256,16 @@ export function createJournal(options: { capacity: number; bodyLimit: number; ab
       next = 0
       size = 0
       recorded = 0
+      for (const token of inFlight) beforeClear.add(token)
+      inFlight.clear()
+      sweepAt = SWEEP_MIN
       return cleared
     },
   }
 }
+
+/** In-flight exchanges that make `begin` look for abandoned ones (and at least twice as many as remain after a look). */
+const SWEEP_MIN = 1024
 
 /**
  * Matches records in turn, in slices of at most SLICE_MS with a turn of the event loop between
@@ -251,6 +297,7 @@ function toEntry(record: JournalRecord, bodies: boolean): JournalEntry {
     durationMs: Math.round(record.durationMs * 1000) / 1000,
     fault: record.fault,
     stub: record.stub ?? null,
+    abandoned: record.abandoned === true,
     warnings: record.warnings,
   }
   if (bodies) {

@@ -12,6 +12,7 @@ import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
 import { markInFlight, registerJournal } from './plugins/journal.ts'
 import { registerRules } from './plugins/rules.ts'
+import { registerHolds } from './plugins/holds.ts'
 import { registerWarnings } from '../http/warn.ts'
 import { registerReadyAnswers } from '../http/ready-answer.ts'
 import { registerRequestContext } from '../http/context.ts'
@@ -48,6 +49,14 @@ export interface AppDeps extends Deps {
   /** Serve HTTPS with this certificate and key (see `serverTls`); plain HTTP when absent. */
   tls?: ServerTls
 }
+
+/**
+ * How long a close lets requests in flight finish before it closes their connections with no
+ * answer: one a rule holds (a fault's latency, a rule's delay: plugins/holds.ts, its timer cleared),
+ * a big save being planned, a client still sending its body or one that gave up without closing its
+ * connection. So `close()` resolves within about this long whatever the clients do.
+ */
+export const CLOSE_GRACE_MS = 1000
 
 /** Fastify's schema compilers for the mock: a route that declares a schema fails to register, saying why. */
 function noRouteSchemas(): never {
@@ -101,13 +110,27 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // Hooks that change payloads (usage recording, deviations) need every page whole: no ready writes then.
   registerReadyAnswers(app, config.deviate.length === 0 && config.recordUsage === undefined)
 
-  // On arrival, one hook for two jobs (each hook is a pass of Fastify's runner for every request):
+  // On arrival, one hook for three jobs (each hook is a pass of Fastify's runner for every request):
   // every answer names the mock and the release it emulates, so `verify` knows it also may check
-  // the mock's own choices; and an API exchange is marked in flight for the journal, before any
-  // fault rule can delay it.
+  // the mock's own choices; the request is stamped with the data's epoch, so none of its writes
+  // lands in data a later reset or fixture load put in place; and an API exchange is marked in
+  // flight for the journal. Both before any fault rule can delay the request.
+  const store = app.store
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(MOCK_HEADER, config.productVersion)
+    request.dataEpoch = store.epoch()
     markInFlight(request, reply)
+    done()
+  })
+  // At close, idle connections are closed at once (Fastify) and busy ones after the grace: a client
+  // that keeps a request open (it gave up without closing its connection) cannot hold the close.
+  app.addHook('preClose', (done) => {
+    const cut = setTimeout(() => {
+      app.holds.cutAll()
+      app.server.closeAllConnections()
+    }, CLOSE_GRACE_MS)
+    cut.unref()
+    app.server.once('close', () => clearTimeout(cut))
     done()
   })
   registerRequestLog(app, config.logLevel, log.json)
@@ -125,7 +148,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // (payload changes run before the taps that read answers, http/ready-answer.ts), and its
   // in-flight mark is the arrival hook's, above every fault.
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
-  const answerRules = registerRules(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document, strict: config.strict })
+  const answerRules = registerRules(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document, strict: config.strict, holds: registerHolds(app) })
   // Before the routes, so their hooks wrap the normal handlers. Loaded only when asked for: a mock
   // without --deviate has neither the module nor any of its hooks.
   if (config.deviate.length > 0) (await import('../deviate/deviations.ts')).installDeviations(app, config.deviate)

@@ -25,8 +25,9 @@ export interface LaunchedMock extends RunningMock {
  * rows it asks for.
  */
 export function prepareFixture(config: MockConfig, given?: unknown): Fixture {
-  const zone = config.timeZone === undefined ? {} : { timeZone: config.timeZone }
-  const fixture = given === undefined ? loadFixture(config.fixture, zone) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture), zone)
+  // --strict refuses a fixture whose rows break their fields' rules; otherwise they load, with a warning each.
+  const options = { ...(config.timeZone === undefined ? {} : { timeZone: config.timeZone }), strict: config.strict }
+  const fixture = given === undefined ? loadFixture(config.fixture, options) : parseFixture(given, 'fixtureData', dirname(DEFAULTS.fixture), options)
   return config.rows > 0 ? withGeneratedRows(fixture, { rows: config.rows, seed: config.seed }) : fixture
 }
 

@@ -1,7 +1,7 @@
 import type { DeleteCommand } from '../store/types.ts'
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
 import { warnOrRefuse } from '../http/warn.ts'
-import { applicationOf, requireWriter } from '../http/context.ts'
+import { applicationOf, epochOf, requireWriter } from '../http/context.ts'
 import { resultObject } from './results.ts'
 
 type Group = ApiBody<'deleteItems'>[number]
@@ -38,6 +38,7 @@ export const deleteItems: OperationHandler<'deleteItems'> = async (request, repl
   const empty = groups.filter((group) => group.Rows.length === 0).length
   if (empty > 0) warnOrRefuse(request, 'EMPTY_DELETE_GROUP', `${empty} group${empty > 1 ? 's' : ''} had no rows.`)
   const command: DeleteCommand = {
+    epoch: epochOf(request),
     applicationId: application.id,
     groups: groups.map((group) => ({
       relationKey: keyOf(group)?.trim() || null,

@@ -4,7 +4,7 @@ import type { ActionDef } from '../store/types.ts'
 import { ProblemError } from '../errors.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { guidKey } from '../store/guid.ts'
-import { applicationOf, principalOf, requireWriter, storeProblem } from '../http/context.ts'
+import { applicationOf, epochOf, principalOf, requireWriter, storeProblem } from '../http/context.ts'
 
 type Parameter = ApiBody<'runAction'>['parametersMap'][number]
 type ProcedureName = Extract<Parameter, { Name: 'ProcedureName' }>
@@ -61,6 +61,7 @@ export const runAction: OperationHandler<'runAction'> = async (request, reply) =
   if (nulls.length > 0) warnOrRefuse(request, 'NULL_PARAMETER_VALUE', `Parameter${nulls.length > 1 ? 's' : ''} ${nulls.join(', ')} had the value null.`)
   const { user } = principalOf(request)
   const outcome = request.server.store.runAction({
+    epoch: epochOf(request),
     applicationId: application.id,
     actionId: action.id,
     userId: user.id,

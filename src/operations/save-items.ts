@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import type { SaveCommand } from '../store/types.ts'
 import type { OperationHandler } from '../wire/operations.ts'
-import { applicationOf, requireWriter } from '../http/context.ts'
+import { applicationOf, epochOf, requireWriter } from '../http/context.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { slicing, yieldTurn } from '../http/json-slices.ts'
 import { resultObject } from './results.ts'
@@ -20,6 +20,8 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
   for (const master of body.Rows) for (const group of master.Details) if (group.Rows.length === 0) empty.push(group.RelationKey)
   if (empty.length > 0) warnOrRefuse(request, 'EMPTY_DETAIL_GROUP', `Detail group${empty.length > 1 ? 's' : ''} ${empty.join(', ')} had no rows.`)
   const sent: SaveCommand = {
+    // Received before a reset or fixture load, it writes nothing after it (503 DATA_REPLACED).
+    epoch: epochOf(request),
     applicationId: application.id,
     userId: user.id,
     masters: body.Rows.map((master) => ({

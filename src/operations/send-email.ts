@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { principalOf } from '../http/context.ts'
+import { principalOf, requireCurrentData } from '../http/context.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { guidKey } from '../store/guid.ts'
 
@@ -15,6 +15,8 @@ export const sendEmail: OperationHandler<'sendEmail'> = async (request, reply) =
   if (provider === undefined) {
     throw new ProblemError('UNKNOWN_PROVIDER', providerId === null ? 'No e-mail provider is configured.' : `No e-mail provider ${body.providerId} is configured.`)
   }
+  // The outbox is what a reset empties: an e-mail received before it is not queued after it.
+  requireCurrentData(request)
   request.server.outbox.add({
     queuedAt: new Date(request.server.clock.now()).toISOString(),
     workspaceId: String(request.headers.workspaceid),

@@ -1,6 +1,7 @@
 import { dateTimeIn } from './data-types.ts'
-import { setOwn } from './field-values.ts'
 import { Plan } from './plan.ts'
+import { LockedRows } from './refusals.ts'
+import { ownValue, setOwn } from './field-values.ts'
 import type { StoreState } from './state.ts'
 import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError } from './types.ts'
 
@@ -12,6 +13,12 @@ import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError 
  * as an UPDATE ... WHERE Id IN (...) would. Changed rows get a new TIMESTAMP, DT_LAST_UPDATE
  * and USER_ID_LAST_UPDATE like any update. An action reporting failure changes nothing. Changes
  * nothing itself: the store applies `changes` (through the one place every committed write passes).
+ *
+ * A locked row (locks.ts) is written by nothing, an action's effect included: when the effect would
+ * change a locked master row, the action changes no row at all and answers `isSuccessful: false`
+ * with a message naming the locked rows (the mock's choice: the description is silent, and a
+ * procedure that meets a row another user holds fails as a whole, as the fixture's failing action
+ * does, rather than skipping the row unseen).
  */
 export function planAction(state: StoreState, cmd: ActionCommand, deps: Deps): { outcome: ActionOutcome; changes?: StoreChanges } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_ACTION'> {
   const app = state.apps.get(cmd.applicationId)
@@ -31,6 +38,17 @@ export function planAction(state: StoreState, cmd: ActionCommand, deps: Deps): {
   if (!action.isSuccessful || effect === undefined) return { outcome }
   const text = cmd.parameters.find((p) => p.key === effect.rowsFromParameter)?.value ?? ''
   const ids = [...new Set(text.split(',').map((part) => Number(part.trim())))].filter((id) => Number.isSafeInteger(id) && id > 0)
+  const locks = new LockedRows(state.locks, cmd.applicationId)
+  const locked = ids.filter((id) => app.master.get(id) !== undefined && locks.has(null, id))
+  if (locked.length > 0) {
+    const storage = app.master.storage
+    const named = locked.map((id) => {
+      const identity = ownValue(app.master.get(id) ?? {}, storage.identityField)
+      return typeof identity === 'number' ? `${id} (${storage.identityField} ${identity})` : String(id)
+    })
+    const rows = `${locked.length === 1 ? 'Row' : 'Rows'} ${named.join(', ')} of ${storage.name} ${locked.length === 1 ? 'is' : 'are'} locked by another user`
+    return { outcome: { ...outcome, message: `${rows}; ${action.procedureName} changed nothing.`, isSuccessful: false, result: '' } }
+  }
   const plan = new Plan(state)
   const masters = plan.of(app.master)
   const now = dateTimeIn(deps.now(), state.fixture.organization.timeZone)

@@ -80,12 +80,30 @@ export function presentValueBreaches(field: FieldDef, rules: FieldRules, value: 
   }
   if (rules.allowed !== undefined) {
     const items = Array.isArray(value) ? value : [value]
-    const outside = items.filter((item) => !rules.allowed?.includes(item))
+    const allowed = allowedSet(rules.allowed)
+    const outside = items.filter((item) => !allowed.has(item))
     if (outside.length > 0) {
-      breaches.push({ code: 'NOT_ALLOWED', reason: `${field.name} takes only ${rules.allowed.map((v) => JSON.stringify(v)).join(', ')}; got ${outside.map((v) => JSON.stringify(v)).join(', ')}` })
+      breaches.push({ code: 'NOT_ALLOWED', reason: `${field.name} takes only ${listed(rules.allowed)}; got ${listed(outside)}` })
     }
   }
   return breaches
+}
+
+/** Values an error message lists at most; the rest are counted, so a 100,000-value `allowed` list makes a short message. */
+export const LISTED_VALUES = 10
+
+/** Values as a message lists them: the first LISTED_VALUES, each quoted short (describeValue's 40 characters), and how many more. */
+export function listed(values: readonly unknown[]): string {
+  const shown = values.slice(0, LISTED_VALUES).map((v) => (typeof v === 'string' && v.length > 40 ? `${JSON.stringify(v.slice(0, 40))}...` : JSON.stringify(v)))
+  return values.length > LISTED_VALUES ? `${shown.join(', ')} (and ${values.length - LISTED_VALUES} more)` : shown.join(', ')
+}
+
+/** An `allowed` list as a set, made once per list (rules never change): a look-up per value, not a scan of the list. */
+const allowedSets = new WeakMap<readonly unknown[], ReadonlySet<unknown>>()
+function allowedSet(allowed: readonly unknown[]): ReadonlySet<unknown> {
+  let set = allowedSets.get(allowed)
+  if (set === undefined) allowedSets.set(allowed, (set = new Set(allowed)))
+  return set
 }
 
 /** The key a unique value is compared by: its JSON text (1 and '1' differ, as their types do). */
@@ -140,13 +158,20 @@ export function ruleDefinitionProblems(field: FieldDef): Array<{ rule: keyof Fie
   }
   if (rules.allowed !== undefined) {
     if (rules.allowed.length === 0) problems.push({ rule: 'allowed', message: `allowed is empty: no value of ${field.name} could be saved (leave the rule out to allow any)` })
+    // Each bad value is named up to LISTED_VALUES of them, then counted: a long list of wrong values makes a short refusal.
+    let bad = 0
+    const own = { ...rules, allowed: undefined }
     rules.allowed.forEach((value, i) => {
       const fits = value !== null && (type === 'Multiselection' ? typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) : valueFits(type, value, field.decimals))
-      if (!fits) problems.push({ rule: 'allowed', message: `allowed value ${i}, ${describeValue(value)}, is not a ${type} value${type === 'Multiselection' ? ' item' : ''} of ${field.name}` })
-      else if (value !== null && !Array.isArray(value)) {
-        for (const breach of presentValueBreaches(field, { ...rules, allowed: undefined }, value)) problems.push({ rule: 'allowed', message: `allowed value ${describeValue(value)} breaks the field's own rule: ${breach.reason}` })
-      }
+      const reasons = !fits
+        ? [`allowed value ${i}, ${describeValue(value)}, is not a ${type} value${type === 'Multiselection' ? ' item' : ''} of ${field.name}`]
+        : value !== null && !Array.isArray(value)
+          ? presentValueBreaches(field, own, value).map((breach) => `allowed value ${describeValue(value)} breaks the field's own rule: ${breach.reason}`)
+          : []
+      if (reasons.length === 0) return
+      if (bad++ < LISTED_VALUES) for (const message of reasons) problems.push({ rule: 'allowed', message })
     })
+    if (bad > LISTED_VALUES) problems.push({ rule: 'allowed', message: `and ${bad - LISTED_VALUES} more of the ${rules.allowed.length} allowed values of ${field.name} are not values it could hold` })
   }
   if (rules.unique === true && (type === 'Multiselection' || type === 'Boolean')) {
     problems.push({ rule: 'unique', message: `unique does not apply to ${field.name}, a ${type} field` })

@@ -115,7 +115,7 @@ export function beginSave(state: StoreState, cmd: SaveCommand, deps: Deps): Save
 
 /** One master row with its details, planned into `ctx` and counted in `result`. */
 function planMaster(ctx: Context, app: AppTables, masters: TablePlan, master: SaveCommand['masters'][number], result: SaveResult, masterTempIds: Set<number>, seen: Set<string>): void {
-  const saved = planRow(ctx, masters, master.row, { relationKey: null, masterId: null, masterLocked: false, tempIds: masterTempIds, seen })
+  const saved = planRow(ctx, masters, master.row, { relationKey: null, masterId: null, tempIds: masterTempIds, seen })
   count(result, saved)
   const masterId = saved.id
   result.firstMasterId ??= masterId
@@ -134,7 +134,7 @@ function planMaster(ctx: Context, app: AppTables, masters: TablePlan, master: Sa
     const details = ctx.plan.of(table)
     let news = created.get(group.relationKey)
     if (news === undefined) created.set(group.relationKey, (news = { rows: 0, positions: [], tempIds: [], ids: [] }))
-    const scope: RowScope = { relationKey: group.relationKey, masterId, masterLocked: saved.kind !== 'created' && masterId !== null && ctx.locked.has(null, masterId), tempIds: null, seen }
+    const scope: RowScope = { relationKey: group.relationKey, masterId, tempIds: null, seen }
     for (const row of group.rows) {
       const position = news.rows++
       const detail = planRow(ctx, details, row, scope)
@@ -249,8 +249,6 @@ interface RowScope {
   relationKey: string | null
   /** For detail rows: the master's real Id (null when the master itself could not be planned). */
   masterId: number | null
-  /** For detail rows: whether their (existing) master row is locked, which locks its details too. */
-  masterLocked: boolean
   /** Temporary Ids already used among the request's masters; null for detail rows, which may repeat them. */
   tempIds: Set<number> | null
   /** Existing rows already seen in this request, as `relationKey:Id`. */
@@ -279,7 +277,6 @@ function planRow(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope): 
     return { kind: 'failed', id: null }
   }
   const before = ctx.problems.length
-  if (scope.masterLocked && scope.masterId !== null) ctx.locked.report(ctx.problems, null, scope.masterId, `master row ${scope.masterId} is locked by another user, and with it its detail rows: ${what} ${id} is not written`)
   const values = checkFields(ctx, plan, row, scope, what)
   if (id < 0) return planCreate(ctx, plan, row, scope, what, values, before)
   return planUpdate(ctx, plan, row, scope, what, values, before)
@@ -424,6 +421,9 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
     const master = scope.masterId === null ? 'a new master' : `master ${scope.masterId}`
     ctx.problems.push(problem('NOT_FOUND', `${what} ${id} does not belong to ${master}`, scope.relationKey, id))
   }
+  // A detail row can only be sent inside its master, and an existing master is always planned
+  // through here: a locked master is named LOCKED before any of its detail rows, which its lock
+  // covers (in the per-row save mode too, where the master and its details are one operation).
   if (ctx.locked.has(scope.relationKey, id)) ctx.locked.report(ctx.problems, scope.relationKey, id, `${what} ${id} is locked by another user; it is not written`)
   checkRules(ctx, plan, row, scope, what, values, false)
   const seenKey = `${scope.relationKey ?? ''}:${id}`

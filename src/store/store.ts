@@ -9,6 +9,7 @@ import { beginSave, planSave } from './save.ts'
 import { buildState, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
 import { withinSequence } from './sequence.ts'
+import { requireEpoch } from './epoch.ts'
 import type { ReadyBytes } from './engine/ready-bytes.ts'
 import type { LockEntry } from './locks.ts'
 import type {
@@ -66,6 +67,13 @@ export interface Store {
   snapshot(): Fixture
   /** Grows with every write: a snapshot taken at the same generation holds the same data. */
   generation(): number
+  /**
+   * The data's epoch: 1 when built, one more at each reset or fixture load. A write command stamped
+   * with an older one (`epoch`, the epoch its request was received under) is refused: it throws
+   * epoch.ts's DataReplaced and writes nothing, so a reset or load is a clean cut for requests held
+   * across it.
+   */
+  epoch(): number
 
   /** A page of rows as a JSON array in UTF-8 bytes, as pieces ready to write (`body` joins them); TIMESTAMP as base64, hidden fields left out. */
   queryRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields: readonly string[]): ReadyBytes | QueryError
@@ -84,14 +92,16 @@ export interface Store {
    * each slice about `sliceMs` long, awaiting `pause()` (the caller's turn of the event loop) between
    * slices, so whatever else is waiting is served; then, in one synchronous step, the plan is
    * finished and applied, so no read sees half of it. A write that lands between slices (a new
-   * store generation, or a reset) makes the plan void: it is made again, whole, then applied, as if
-   * the save had come after that write. The per-row save mode is not sliced (save).
+   * store generation) makes the plan void: it is made again, whole, then applied, as if the save
+   * had come after that write. A reset or fixture load between slices refuses the save instead
+   * (DataReplaced, nothing written): it was planned under data that is gone. The per-row save mode
+   * is not sliced (save).
    */
   saveInSlices(cmd: SaveCommand, pause: () => Promise<void>, sliceMs?: number): Promise<WriteOutcome<SaveResult>>
   /** As save, for deletes (delete.ts). */
   delete(cmd: DeleteCommand): WriteOutcome<DeleteResult>
-  /** `count` consecutive Identity values that later automatic assignments will not hand out. */
-  reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_STORAGE' | 'INVALID_COUNT'>
+  /** `count` consecutive Identity values that later automatic assignments will not hand out; `epoch` as a write command's. */
+  reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number, epoch?: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_STORAGE' | 'INVALID_COUNT'>
 
   /** A custom action's result, its effect applied. */
   runAction(cmd: ActionCommand): ActionOutcome | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_ACTION'>
@@ -135,6 +145,9 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
   let loaded = initial
   let state: StoreState = buildState(initial, deps, generator, 1, 0)
   let listener: CommitListener | undefined
+  // Counted by the store itself, not read off the state: a reset builds a new state, and a write
+  // stamped before it must meet a number that moved.
+  let epoch = 1
 
   // The one place every committed save, delete and action passes: logged first, then applied.
   const commit = (changes: StoreChanges): void => {
@@ -161,16 +174,19 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
       listener?.(null, { snapshot: () => snapshotOf(next), generation: next.generation })
       if (fixture !== undefined) loaded = fixture
       state = next
+      epoch++
     },
     currentRowVersion: () => state.nextVersion - 1,
     snapshot: () => snapshotOf(state),
     generation: () => state.generation,
+    epoch: () => epoch,
 
     queryRows: (applicationId, relationKey, q, hiddenFields) => queryRows(state, applicationId, relationKey, q, hiddenFields),
     countRows: (applicationId, relationKey, q, hiddenFields = []) => countRows(state, applicationId, relationKey, q, hiddenFields),
     getRow: (applicationId, relationKey, id, hiddenFields = []) => getRow(state, applicationId, relationKey, id, hiddenFields),
 
     save(cmd) {
+      requireEpoch(cmd.epoch, epoch)
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return saveRowByRow(state, cmd, deps, commit)
       const outcome = planSave(state, cmd, deps)
       if (outcome.ok) commit(outcome.changes)
@@ -178,7 +194,9 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     },
     async saveInSlices(cmd, pause, sliceMs = 8) {
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return store.save(cmd)
+      requireEpoch(cmd.epoch, epoch)
       const planned = state
+      const plannedEpoch = epoch
       const generation = planned.generation
       const planning = beginSave(planned, cmd, deps)
       for (;;) {
@@ -187,23 +205,27 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
         await pause()
       }
       // From here to the apply, one synchronous step: nothing can land between the check and the write.
+      requireEpoch(plannedEpoch, epoch)
       const outcome = state === planned && state.generation === generation ? planning.finish() : planSave(state, cmd, deps)
       if (outcome.ok) commit(outcome.changes)
       return outcome
     },
     delete(cmd) {
+      requireEpoch(cmd.epoch, epoch)
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return deleteRowByRow(state, cmd, commit)
       const outcome = planDelete(state, cmd)
       if (outcome.ok) commit(outcome.changes)
       return outcome
     },
-    reserveIdentities(applicationId, storageId, fieldName, count) {
+    reserveIdentities(applicationId, storageId, fieldName, count, received) {
+      requireEpoch(received, epoch)
       const reserved = reserveIdentities(state, applicationId, storageId, fieldName, count)
       if (listener !== undefined && Array.isArray(reserved)) listener(reservationRecord(state, storageId))
       return reserved
     },
 
     runAction(cmd) {
+      requireEpoch(cmd.epoch, epoch)
       const planned = planAction(state, cmd, deps)
       if ('error' in planned) return planned
       if (planned.changes !== undefined) commit(planned.changes)

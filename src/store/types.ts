@@ -217,7 +217,15 @@ export interface Deps {
 /** A row of a save request, as sent (`TIMESTAMP` the integer or null, the Identity field maybe null). */
 export type WireRow = Record<string, unknown> & { Id: number }
 
-export interface SaveCommand {
+/**
+ * The data epoch (`Store.epoch()`) a write was received under: a write stamped with an older one is
+ * refused (epoch.ts's DataReplaced), nothing written. Absent: the current epoch.
+ */
+export interface Stamped {
+  epoch?: number
+}
+
+export interface SaveCommand extends Stamped {
   applicationId: string
   userId: number
   masters: Array<{
@@ -226,7 +234,7 @@ export interface SaveCommand {
   }>
 }
 
-export interface DeleteCommand {
+export interface DeleteCommand extends Stamped {
   applicationId: string
   /** relationKey null: master rows. */
   groups: Array<{ relationKey: string | null; rows: Array<{ Id: number; TIMESTAMP: number | null }> }>
@@ -379,7 +387,7 @@ export interface DeleteResult {
 export type DeleteOutcome = PlanOutcome<DeleteResult>
 
 /** A custom action run as the store sees it. */
-export interface ActionCommand {
+export interface ActionCommand extends Stamped {
   applicationId: string
   actionId: string
   userId: number

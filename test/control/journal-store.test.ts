@@ -99,6 +99,40 @@ describe('createJournal', () => {
   })
 })
 
+describe('the exchanges in flight', () => {
+  it('cannot grow with exchanges their clients abandoned: past a bound, the abandoned ones are recorded and leave', () => {
+    const recorded: object[] = []
+    const journal = createJournal({
+      capacity: 10,
+      bodyLimit: 0,
+      abandoned: (token) => (token as { gone: boolean }).gone,
+      recordAbandoned: (token) => {
+        recorded.push(token)
+        journal.finish(token)
+      },
+    })
+    const live = Array.from({ length: 100 }, () => ({ gone: false }))
+    for (const token of live) journal.begin(token)
+    for (let i = 0; i < 10_000; i++) journal.begin({ gone: true })
+    // Live exchanges stay; the abandoned ones are swept once the set reaches its bound, so it never holds thousands.
+    expect(journal.inFlight).toBeLessThan(1100)
+    expect(recorded.length).toBeGreaterThan(8900)
+    for (const token of live) expect(journal.finish(token)).toBe(true)
+  })
+
+  it('are forgotten by clear(): none begun before it is to be recorded after', () => {
+    const journal = createJournal({ capacity: 10, bodyLimit: 0 })
+    const before = {}
+    journal.begin(before)
+    journal.clear()
+    expect(journal.inFlight).toBe(0)
+    const after = {}
+    journal.begin(after)
+    expect(journal.finish(before)).toBe(false)
+    expect(journal.finish(after)).toBe(true)
+  })
+})
+
 describe('redaction', () => {
   it('replaces secret members at any depth and leaves empty ones visible', () => {
     expect(redactValue({ a: { access_token: 'x', refresh_token: '' }, list: [{ password: null }] })).toEqual({ a: { access_token: REDACTED, refresh_token: '' }, list: [{ password: null }] })

@@ -60,9 +60,15 @@ describe.each([
       const two = await master(mock, token, 2)
       const three = await master(mock, token, 3)
       const five = await line(mock, token, 5)
+      const lineThree = await line(mock, token, 3)
+      expect(lineThree.MasterId).toBe(2)
       const reply = await mock.post(SAVE, token, {
         Rows: [
-          { Row: { Id: 2, TIMESTAMP: rowVersion(two.TIMESTAMP) }, Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Late', Quantity: 1 }] }] },
+          {
+            Row: { Id: 2, TIMESTAMP: rowVersion(two.TIMESTAMP) },
+            // A new line, and a change of a line that is not locked itself: the master's lock covers both.
+            Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Late', Quantity: 1 }, { Id: 3, TIMESTAMP: rowVersion(lineThree.TIMESTAMP), Quantity: 77 }] }],
+          },
           { Row: { Id: 3, TIMESTAMP: rowVersion(three.TIMESTAMP) }, Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: 5, TIMESTAMP: rowVersion(five.TIMESTAMP), Quantity: 99 }] }] },
         ],
       })
@@ -72,6 +78,7 @@ describe.each([
         expect.objectContaining({ Code: 'LOCKED', Id: 5, RelationKey: IDS.relationKey, Table: 'OrderLines' }),
       ])
       expect((await line(mock, token, 5)).Quantity).toBe(five.Quantity)
+      expect((await line(mock, token, 3)).Quantity).toBe(lineThree.Quantity)
       expect((await mock.items(token, `$filter=MasterId eq 2&relationKey=${IDS.relationKey}`)).body).toHaveLength(2)
     } finally {
       await mock.close()
@@ -102,13 +109,37 @@ describe.each([
   })
 })
 
+describe('a custom action whose effect meets a locked row', () => {
+  const run = (mock: TestClient, token: string, ids: string) =>
+    mock.post('/ExplorerApi/api/action/run', token, { actionId: IDS.actionOk, parametersMap: [{ Name: 'Parameters', Value: [{ key: 'Ids', value: ids }] }] })
+
+  it('answers IsSuccessful false naming the lock and changes no row, locked or not; unlocked, it runs', async () => {
+    const { mock, token } = await started(withLocks())
+    try {
+      const before = await Promise.all([1, 2].map((id) => master(mock, token, id)))
+      const refused = await run(mock, token, '1,2')
+      expect(refused.status).toBe(200)
+      expect(refused.body).toEqual({ Message: 'Row 2 (IdRow 1002) of Orders is locked by another user; usp_RecalculateTotals changed nothing.', IsSuccessful: false, Result: '', IsAsync: false })
+      // Neither the locked row nor the one beside it: the action failed as a whole.
+      expect(await Promise.all([1, 2].map((id) => master(mock, token, id)))).toEqual(before)
+      // A detail row's lock does not hold its master: the effect changes master rows only (master 3 holds locked line 5).
+      expect((await run(mock, token, '3')).body.IsSuccessful).toBe(true)
+      mock.mock.unlock({ applicationId: IDS.applicationId, ids: [2] })
+      expect((await run(mock, token, '1,2')).body).toMatchObject({ IsSuccessful: true, Result: 'OK' })
+      expect((await Promise.all([1, 2].map((id) => master(mock, token, id)))).map((row) => row.Status)).toEqual(['Recalculated', 'Recalculated'])
+    } finally {
+      await mock.close()
+    }
+  })
+})
+
 describe('/__mock/locks', () => {
   const LOCKS = '/__mock/locks'
 
   it('locks, lists and unlocks rows; a save follows', async () => {
     const { mock, token } = await started(JSON.parse(JSON.stringify(DEFAULT_FIXTURE)))
     try {
-      expect((await mock.request('GET', LOCKS)).body).toEqual({ changed: 0, locks: [] })
+      expect((await mock.request('GET', LOCKS)).body).toEqual({ locks: [] })
       const locked = await mock.request('POST', LOCKS, { json: { applicationId: IDS.applicationId.toUpperCase(), ids: [7, 8] } })
       expect(locked.status).toBe(200)
       expect(locked.body).toEqual({ changed: 2, locks: [{ applicationId: IDS.applicationId, relationKey: null, ids: [7, 8] }] })
@@ -172,7 +203,9 @@ describe('/__mock/locks', () => {
     try {
       const controls = mock.mock
       expect(controls.lock({ applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [1] }).changed).toBe(1)
-      expect(controls.locks().locks).toEqual([{ applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [1] }])
+      // The locks held, as GET /__mock/locks answers them: no count of what a read changed.
+      expect(controls.locks()).toEqual({ locks: [{ applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [1] }] })
+      expect((await mock.request('GET', '/__mock/locks')).body).toEqual(controls.locks())
       expect(controls.state().locks).toEqual({ [IDS.applicationId]: { [IDS.relationKey]: [1] } })
       expect(() => controls.lock({ applicationId: IDS.applicationId, ids: [] })).toThrow(/ids/)
       const one = await line(mock, token, 1)

@@ -1,10 +1,11 @@
 /**
  * `Store.saveInSlices`: the same outcome and data as `save`, with the plan made a master at a time
- * here (`sliceMs` 0), and a write between slices (a save, a lock, a reset) voiding the plan, so
- * the save ends as if it had come after that write.
+ * here (`sliceMs` 0), and a write between slices (a save, a lock) voiding the plan, so the save
+ * ends as if it had come after that write; a reset or fixture load between slices refuses it.
  */
 import { describe, expect, it } from 'vitest'
 import type { Store } from '../../src/store/store.ts'
+import { DataReplaced } from '../../src/store/epoch.ts'
 import type { SaveCommand, WireRow } from '../../src/store/types.ts'
 import { APP, LINES, newStore, row, snapshot } from './support.ts'
 
@@ -48,7 +49,6 @@ describe('Store.saveInSlices', () => {
     ['a save of a row it updates too, planned before it: refused (CONCURRENCY)', (store: Store) => void store.save(command([update(store, 1, { Customer: 'meanwhile' })])), 'CONCURRENCY'],
     ['a lock of a row it updates: refused (LOCKED)', (store: Store) => void store.lock(APP, null, [1]), 'LOCKED'],
     ['a save of new rows: the Ids after theirs', (store: Store) => void store.save(command([newOrder(0)])), null],
-    ['a reset: the version it read is stale after it (CONCURRENCY)', (store: Store) => store.reset(), 'CONCURRENCY'],
   ])('after a write between its slices (%s), ends as if it had come after it', async (_name, write, refused) => {
     const [sliced, after] = [newStore(), newStore()]
     const masters = [update(sliced, 1, { Amount: 7 }), ...Array.from({ length: 20 }, (_, i) => newOrder(i))]
@@ -59,5 +59,34 @@ describe('Store.saveInSlices', () => {
     expect(outcome.ok ? null : outcome.returnStates.map((state) => state.code)).toEqual(refused === null ? null : [refused])
     expect(snapshot(sliced)).toEqual(snapshot(after))
     expect(sliced.locks()).toEqual(after.locks())
+  })
+
+  it('after a reset or fixture load between its slices, writes nothing and throws DataReplaced (the clean cut)', async () => {
+    for (const load of [(store: Store) => store.reset(), (store: Store) => store.reset(store.fixture)]) {
+      const store = newStore()
+      const masters = Array.from({ length: 20 }, (_, i) => newOrder(i))
+      const epoch = store.epoch()
+      await expect(inSlices(store, command(masters), () => load(store))).rejects.toThrow(DataReplaced)
+      expect(store.epoch()).toBe(epoch + 1)
+      // The data the reset put in place, untouched: no order of the save, no Id or version used up.
+      const fresh = newStore()
+      fresh.reset()
+      expect(snapshot(store)).toEqual(snapshot(fresh))
+    }
+  })
+
+  it('refuses every write stamped with an older epoch, and takes one stamped with the current one', () => {
+    const store = newStore()
+    const stamp = store.epoch()
+    store.reset()
+    const stale = { epoch: stamp }
+    expect(() => store.save({ ...command([newOrder(0)]), ...stale })).toThrow(DataReplaced)
+    expect(() => store.delete({ applicationId: APP, groups: [{ relationKey: null, rows: [{ Id: 1, TIMESTAMP: row(store, 1).TIMESTAMP }] }], ...stale })).toThrow(DataReplaced)
+    expect(() => store.runAction({ applicationId: APP, actionId: 'c0ffee00-0000-4000-8000-000000000001', userId: 1, parameters: [{ key: 'Ids', value: '1' }], ...stale })).toThrow(DataReplaced)
+    expect(() => store.reserveIdentities(APP, '5e7d0c1a-1111-4111-8111-000000000001', 'IdRow', 1, stamp)).toThrow(DataReplaced)
+    const fresh = newStore()
+    fresh.reset()
+    expect(snapshot(store)).toEqual(snapshot(fresh))
+    expect(store.save({ ...command([newOrder(0)]), epoch: store.epoch() }).ok).toBe(true)
   })
 })

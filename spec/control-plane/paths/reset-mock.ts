@@ -16,7 +16,11 @@ export const operation: OperationObject = {
     'Puts the data back to the fixture the mock started with (rows, row versions aside, and attachments), and empties the ' +
     'e-mail outbox, the fault rules and the request journal. Sessions stay valid, so a test keeps its token (those of users ' +
     'the start fixture lacks end), unless `sessions=true` ends them all; the clock keeps its offset because time does not ' +
-    'go back. A TIMESTAMP read before the reset is stale after it.',
+    'go back. A TIMESTAMP read before the reset is stale after it. ' +
+    'The reset is a clean cut (the mock\'s choice): nothing received before it writes into the data it puts in place. A request ' +
+    'still held by a fault\'s latency or an answer rule\'s `delayMs` is answered at once with 503 `DATA_REPLACED` (a gateway ' +
+    'status any operation may get), and a write received before it that reaches the store after it (a big save planned in ' +
+    'slices, a body still arriving) is refused the same way; nothing of either is written.',
   tags: ['State'],
   parameters: [parameterRef('ResetSessions')],
   responses: {

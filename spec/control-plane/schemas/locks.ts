@@ -34,14 +34,25 @@ export const LockEntry: SchemaObject = {
   additionalProperties: false,
 }
 
-export const LockList: SchemaObject = {
+const locks: SchemaObject = { type: 'array', items: schemaRef('LockEntry'), description: 'Every locked row, table by table.' }
+
+export const HeldLocks: SchemaObject = {
   type: 'object',
   title: 'Locked rows',
-  description: 'Every locked row, table by table. `changed` says how many rows the call locked or unlocked (0 for a read).',
+  description: 'The locks the mock holds now, table by table (`startMock()`\'s `locks()` answers the same object).',
+  required: ['locks'],
+  properties: { locks },
+  additionalProperties: false,
+}
+
+export const LockList: SchemaObject = {
+  type: 'object',
+  title: 'Locked rows after a lock or unlock',
+  description: 'Every locked row, table by table, after the call; `changed` says how many rows it locked or unlocked.',
   required: ['changed', 'locks'],
   properties: {
     changed: count('Rows this call locked (not locked before) or unlocked (locked before).'),
-    locks: { type: 'array', items: schemaRef('LockEntry') },
+    locks,
   },
   additionalProperties: false,
 }

@@ -33,7 +33,7 @@ export const JournalEntry: SchemaObject = {
   type: 'object',
   title: 'Journal entry',
   description: 'One request a client made to the API (control-plane calls are not recorded).',
-  required: ['seq', 'time', 'method', 'url', 'path', 'operationId', 'user', 'status', 'durationMs', 'fault', 'stub', 'warnings'],
+  required: ['seq', 'time', 'method', 'url', 'path', 'operationId', 'user', 'status', 'durationMs', 'fault', 'stub', 'abandoned', 'warnings'],
   properties: {
     seq: { type: 'integer', minimum: 1, description: 'Sequence number since the mock started; gaps show evicted or cleared entries.' },
     time: { type: 'string', format: 'date-time', description: 'When the answer went out (or the connection was cut), on the mock\'s clock.' },
@@ -45,10 +45,17 @@ export const JournalEntry: SchemaObject = {
       type: ['string', 'null'],
       description: 'E-mail of the signed-in user whose session token the request carried; null without a valid session (a sign-in, a missing or refused token).',
     },
-    status: { type: ['integer', 'null'], description: 'Status sent; null when a fault cut the connection before an answer.' },
+    status: { type: ['integer', 'null'], description: 'Status sent; null when a fault cut the connection before an answer, or the client closed it first (`abandoned`).' },
     durationMs: { type: 'number', minimum: 0, description: 'Time from arrival to the last byte of the answer, injected latency included.' },
     fault: { enum: ['latency', 'status', 'drop', 'commitThenDrop', null], description: 'The fault rule effect applied to this request, if any.' },
     stub: { type: ['integer', 'null'], minimum: 1, description: 'The `id` of the answer rule that answered (or patched the answer of) this request; null for none.' },
+    abandoned: {
+      type: 'boolean',
+      description:
+        'Whether the client closed the connection before the mock answered (it timed out, or gave up; `status` is null then), so a test can ' +
+        'assert "timed out, then retried". A request held by a fault\'s latency or a rule\'s delay is journaled as soon as its client leaves, and ' +
+        'nothing of it is performed; any other is found when an assertion waits for requests in flight, or when many are in flight.',
+    },
     warnings: {
       type: 'array',
       description:

@@ -71,11 +71,21 @@ export const Fixture: SchemaObject = {
 export const FixtureLoadResult: SchemaObject = {
   type: 'object',
   title: 'Fixture load result',
-  required: ['loaded', 'generatedRows', 'fixture'],
+  required: ['loaded', 'generatedRows', 'fixture', 'warnings'],
   properties: {
     loaded: { const: true },
     generatedRows: count('Master rows added by `rows` (each with two detail rows per detail table).'),
     fixture: schemaRef('FixtureSummary'),
+    warnings: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'string' },
+      description:
+        'What the fixture should change, as the start-up warnings say it (the mock logs them too): a row value that breaks its ' +
+        'field\'s rules, named by its JSON path (loaded as it is, since an installation holds rows older than its rules; every ' +
+        'save is held to the rules; at most 20 named, the rest counted), an older type name or value form. Strict mode ' +
+        '(`--strict`, or `X-Mock-Strict: 1` on this call) refuses a fixture whose rows break a rule instead.',
+    },
   },
   additionalProperties: false,
 }

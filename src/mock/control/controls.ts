@@ -19,7 +19,7 @@ import type { UsageFile } from '../../usage-file/file.ts'
 import { ProblemError } from '../../errors.ts'
 import { assertRequested, type AssertRequestedOptions } from '../../journal/assertion.ts'
 import type { RequestQuery } from '../../journal/match.ts'
-import { lockRows, unlockRows, type LockList, type LockRequest } from './locks.ts'
+import { heldLocks, lockRows, unlockRows, type HeldLocks, type LockList, type LockRequest } from './locks.ts'
 
 /**
  * The control plane as plain methods: what `/__mock/` offers over HTTP, for tests that start the
@@ -106,8 +106,8 @@ export interface MockControls {
   lock(request: LockRequest): LockList
   /** Unlocks rows of one table (Ids not locked are passed over). */
   unlock(request: LockRequest): LockList
-  /** Every locked row, table by table (`changed` is 0). */
-  locks(): LockList
+  /** The locks held now, table by table: `{ locks }`, as `GET /__mock/locks` answers. */
+  locks(): HeldLocks
   /** Moves the mock's clock forward by `ms` without waiting. */
   advanceClock(ms: number): ClockState
   clock(): ClockState
@@ -124,9 +124,17 @@ export interface ControlledParts {
   outbox: Outbox
   journal: Journal
   rules: RuleTable
+  /**
+   * Requests held by a rule's wait (plugins/holds.ts): a reset or fixture load answers them at once
+   * (503 DATA_REPLACED). Typed by what the controls call, so the package's public types (this file's)
+   * need no Fastify.
+   */
+  holds: { refuseAll(reason: string): number }
   clock: MockClock
   tokens: TokenStore
   mockConfig: MockConfig
+  /** Where a fixture load's warnings are logged, as the start fixture's are at start. */
+  log: { warn(message: string): void }
   /** The usage recorder (`--record-usage`), typed by what the controls read of it. */
   usage: { usage(): UsageFile } | null
 }
@@ -143,11 +151,14 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
       const loaded = loadFixtureInto(parts.store, fixture, {
         source: 'loadFixture',
         ...(parts.mockConfig.timeZone === undefined ? {} : { timeZone: parts.mockConfig.timeZone }),
+        strict: parts.mockConfig.strict,
         ...options,
         baseDir: options.baseDir ?? fixtureDir,
       })
       // Their tokens could never work again; ended, they stop taking room under --max-sessions.
       parts.tokens.forgetUsersOtherThan(userIdsOf(parts.store.organization().users))
+      parts.holds.refuseAll('A fixture load replaced the data')
+      for (const warning of loaded.warnings) parts.log.warn(warning)
       return loaded
     },
     state: () => toFixtureFile(parts.store.snapshot()),
@@ -166,7 +177,7 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
     clearStubs: () => parts.rules.answers.clear(),
     lock: (request) => lockRows(parts.store, request),
     unlock: (request) => unlockRows(parts.store, request),
-    locks: () => ({ changed: 0, locks: parts.store.locks() }),
+    locks: () => heldLocks(parts.store),
     advanceClock: (ms) => advanceClock(parts.clock, ms),
     clock: () => readClock(parts.clock),
     usage: () => {

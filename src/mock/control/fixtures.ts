@@ -21,6 +21,8 @@ export interface FixtureLoadResult {
   loaded: true
   generatedRows: number
   fixture: FixtureSummary
+  /** The fixture's notices: rows that break their fields' rules (loaded as they are), older type names or forms. */
+  warnings: string[]
 }
 
 /** How to load a fixture. */
@@ -40,6 +42,8 @@ export interface LoadFixtureOptions {
   confineFiles?: boolean
   /** `--time-zone`, over the fixture's own. */
   timeZone?: string
+  /** Strict mode: refuse a fixture whose rows break their fields' rules (else they load, with warnings). */
+  strict?: boolean
 }
 
 /** Counts of a fixture, for the control plane's answers. */
@@ -76,7 +80,7 @@ export function loadFixtureInto(store: Store, json: unknown, options: LoadFixtur
     const problems = escapingPayloads(json, options.baseDir)
     if (problems.length > 0) throw new FixtureError(source, problems)
   }
-  let fixture = parseFixture(json, source, options.baseDir, options.timeZone === undefined ? {} : { timeZone: options.timeZone })
+  let fixture = parseFixture(json, source, options.baseDir, { ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }), strict: options.strict === true })
   const rows = options.rows ?? 0
   if (rows > 0) {
     try {
@@ -87,7 +91,7 @@ export function loadFixtureInto(store: Store, json: unknown, options: LoadFixtur
     }
   }
   store.reset(fixture)
-  return { loaded: true, generatedRows: rows, fixture: summarizeFixture(fixture) }
+  return { loaded: true, generatedRows: rows, fixture: summarizeFixture(fixture), warnings: fixture.notices ?? [] }
 }
 
 /** Payload paths that are absolute or climb out of `baseDir`. */

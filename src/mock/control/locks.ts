@@ -11,10 +11,19 @@ export interface LockRequest {
   ids: number[]
 }
 
-/** Every locked row, and how many rows the call changed (the `LockList` schema). */
-export interface LockList {
-  changed: number
+/** Every locked row (the `HeldLocks` schema): what `GET /__mock/locks` and `locks()` answer. */
+export interface HeldLocks {
   locks: LockEntry[]
+}
+
+/** Every locked row after a lock or unlock, and how many rows the call changed (the `LockList` schema). */
+export interface LockList extends HeldLocks {
+  changed: number
+}
+
+/** The locks the store holds now. */
+export function heldLocks(store: Store): HeldLocks {
+  return { locks: store.locks() }
 }
 
 /**

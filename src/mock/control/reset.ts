@@ -27,11 +27,14 @@ export interface ResetOptions {
  * kept because time does not go back.
  */
 export function resetMock(
-  parts: { store: Store; outbox: Outbox; rules: RuleTable; journal: Journal; tokens: TokenStore },
+  parts: { store: Store; outbox: Outbox; rules: RuleTable; holds: { refuseAll(reason: string): number }; journal: Journal; tokens: TokenStore },
   startFixture: Fixture,
   options: ResetOptions = {},
 ): ResetResult {
   parts.store.reset(startFixture)
+  // A clean cut: requests received before it and still held by a rule's wait are answered now,
+  // 503 DATA_REPLACED, instead of going on in the new data (a write among them would land there).
+  parts.holds.refuseAll('A reset replaced the data')
   const sessions = options.sessions === true ? parts.tokens.clear() : parts.tokens.forgetUsersOtherThan(userIdsOf(startFixture.organization.users))
   const cleared = { emails: parts.outbox.clear(), faults: parts.rules.faults.clear(), stubs: parts.rules.answers.clear(), requests: parts.journal.clear(), sessions }
   return { reset: true, fixture: summarizeFixture(startFixture), cleared, kept: options.sessions === true ? ['clock'] : ['sessions', 'clock'] }

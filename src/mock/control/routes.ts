@@ -9,10 +9,14 @@ import type { ControlOperations, Handler, Handlers, RouteOf } from '../../wire/o
 import { readUpload } from './multipart.ts'
 import { PACKAGE_VERSION } from '../../package-root.ts'
 import { parseMatchParameter } from '../../journal/match.ts'
+import { isStrict } from '../../http/warn.ts'
+
+/** Violations a refused fixture's answer lists at most; `detail` counts them all, so a fixture of a million bad rows gets a short answer. */
+const LISTED_VIOLATIONS = 100
 
 /** A refused fixture as a 400 problem whose `violations` point into the fixture. */
 function fixtureProblem(error: FixtureError): ProblemError {
-  const violations = error.problems.map((p) => ({ pointer: p.path, keyword: 'fixture', message: p.message }))
+  const violations = error.problems.slice(0, LISTED_VIOLATIONS).map((p) => ({ pointer: p.path, keyword: 'fixture', message: p.message }))
   // The root's pointer is the empty text; people read it better as "/".
   const shown = error.problems.slice(0, 3).map((p) => `${p.path === '' ? '/' : p.path} ${p.message}`)
   const more = error.problems.length > 3 ? ` (and ${error.problems.length - 3} more)` : ''
@@ -33,7 +37,7 @@ const HANDLERS: Handlers<ControlOperations> = {
   resetMock: (request) => request.server.controls.reset({ sessions: request.query.sessions === true }),
   loadFixture: (request) => {
     try {
-      return request.server.controls.loadFixture(request.body, { ...request.query, source: 'POST /__mock/fixture', confineFiles: true })
+      return request.server.controls.loadFixture(request.body, { ...request.query, source: 'POST /__mock/fixture', confineFiles: true, strict: isStrict(request) })
     } catch (error) {
       throw error instanceof FixtureError ? fixtureProblem(error) : error
     }

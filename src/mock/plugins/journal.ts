@@ -60,14 +60,18 @@ function keepJournalPayload(request: FastifyRequest, reply: FastifyReply, payloa
 }
 
 /**
- * Records one exchange. `status` null means the connection was cut without an answer (a fault
- * rule's drop or cut); the rules plugin calls this itself then.
+ * Records one exchange. `status` null means the connection was closed without an answer: cut by
+ * a fault rule (its drop or cut; the rules plugin calls this itself then), or `abandoned` by the
+ * client before the mock answered (a request a rule held, src/mock/plugins/holds.ts, or one the
+ * journal found closed).
  */
-export function recordExchange(request: FastifyRequest, reply: FastifyReply, status: number | null): void {
+export function recordExchange(request: FastifyRequest, reply: FastifyReply, status: number | null, abandoned = false): void {
   // Once per exchange: a cut connection is recorded when it is cut, and may still see an onResponse.
   if (reply.journaled) return
   reply.journaled = true
   const { journal, clock } = request.server
+  // Begun before a reset or clearRequests(): it belongs to the journal that was emptied.
+  if (!journal.finish(reply)) return
   const record: JournalRecord = {
     seq: 0,
     // The mock's clock, not the wall clock: a test that fixed or moved the time sees that time.
@@ -83,14 +87,14 @@ export function recordExchange(request: FastifyRequest, reply: FastifyReply, sta
     stub: request.rule?.answerRule ?? null,
     warnings: request.mockWarnings ?? [],
   }
+  if (abandoned) record.abandoned = true
   if (journal.bodyLimit > 0) {
     record.requestHeaders = requestHeaders(request, journal.bodyLimit)
     record.requestBody = requestBody(request, journal.bodyLimit)
     record.responseType = status === null ? null : ((reply.getHeader('content-type') as string | undefined) ?? null)
-    record.responseBody = status === null ? { kept: false, note: '[no answer: the connection was cut]' } : (reply.journalPayload ?? { kept: true, value: '' })
+    record.responseBody = status === null ? { kept: false, note: abandoned ? '[no answer: the client closed the connection first]' : '[no answer: the connection was cut]' } : (reply.journalPayload ?? { kept: true, value: '' })
   }
   journal.add(record)
-  journal.finish(reply)
 }
 
 /**
@@ -108,6 +112,12 @@ const abandoned = (token: object): boolean => {
   return raw.destroyed && !raw.writableFinished
 }
 
+/** An exchange the journal found abandoned, recorded as such (no status). */
+const recordAbandoned = (token: object): void => {
+  const reply = token as FastifyReply
+  recordExchange(reply.request, reply, null, true)
+}
+
 /**
  * The request journal (`GET /__mock/requests`): every API request's method, URL, operation,
  * status and duration, recorded in `onResponse` after the answer has gone out, so it adds
@@ -116,7 +126,7 @@ const abandoned = (token: object): boolean => {
  * Register before the routes.
  */
 export function registerJournal(app: FastifyInstance, options: { capacity: number; bodyLimit: number }): void {
-  const journal = createJournal({ ...options, abandoned })
+  const journal = createJournal({ ...options, abandoned, recordAbandoned })
   app.decorate('journal', journal)
   app.decorateReply('journalPayload', null)
   app.decorateReply('journaled', false)

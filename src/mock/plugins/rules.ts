@@ -10,6 +10,7 @@ import { effectOf, type FaultDecision, type FaultEffect } from '../../rules/faul
 import type { AnswerDecision } from '../../rules/answers.ts'
 import { mergePatch } from '../../rules/answer-check.ts'
 import { recordExchange } from './journal.ts'
+import type { Holds } from './holds.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,7 +55,8 @@ function cut(request: FastifyRequest, reply: FastifyReply): void {
 /**
  * The one adapter between the rules (src/rules/, no Fastify) and the mock. It decorates
  * `app.rules` and wires the table into the request path at its three points, each at most once
- * per request:
+ * per request (a wait, a fault's latency or a rule's delay, is a hold of `app.holds`, which a
+ * client that leaves, a reset or a close ends early: holds.ts):
  * - on arrival (onRequest), the fault rules, by operation only: a fault must be able to fail,
  *   drop or slow a request before it is authenticated or its body read, as an infrastructure does;
  * - the answer-rule step it returns, which the routes run after authentication, the request check
@@ -64,7 +66,8 @@ function cut(request: FastifyRequest, reply: FastifyReply): void {
  *   hooks that read answers: the cut of a `commitThenDrop` fault, the merge patch of an answer rule.
  * What it did to a request is the request's `rule` mark alone. Register before the routes.
  */
-export function registerRules(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject; strict: boolean }): RouteStep {
+export function registerRules(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject; strict: boolean; holds: Holds }): RouteStep {
+  const { holds } = options
   const table = createRuleTable(options)
   app.decorate('rules', table)
   app.decorateRequest('rule', null)
@@ -89,7 +92,7 @@ export function registerRules(app: FastifyInstance, options: { randomSeed: () =>
       }
       done()
     }
-    if (decision.latencyMs > 0) setTimeout(act, decision.latencyMs)
+    if (decision.latencyMs > 0) holds.hold(request, reply, decision.latencyMs, { release: act, refuse: (error) => done(error), stop: () => done() })
     else act()
   })
 
@@ -112,13 +115,18 @@ export function registerRules(app: FastifyInstance, options: { randomSeed: () =>
     const operationId = request.routeOptions.config?.operationId ?? null
     const decided = table.answers.decide({ operationId, body: request.sentBody ?? request.body, headers: request.headers, user: request.principal?.user.email ?? null })
     // A large request is matched in slices: the step waits for the match, and other clients are answered meanwhile.
-    if (decided instanceof Promise) return decided.then((decision) => (decision === null ? undefined : apply(request, reply, decision)))
-    return decided === null ? undefined : apply(request, reply, decided)
+    if (decided instanceof Promise) return decided.then((decision) => (decision === null ? undefined : apply(request, reply, decision, held)))
+    return decided === null ? undefined : apply(request, reply, decided, held)
   } satisfies RouteStep
+
+  /** The route step's wait: `then` when it is over; 'answered' (nothing more to do) when the client left or the mock closes. */
+  function held(request: FastifyRequest, reply: FastifyReply, ms: number, then: () => void | 'answered'): Promise<void | 'answered'> {
+    return new Promise((resolve, reject) => holds.hold(request, reply, ms, { release: () => resolve(then()), refuse: reject, stop: () => resolve('answered') }))
+  }
 }
 
 /** What an answer rule does to the request it answers: a warning, a mark, a wait, a whole answer sent. */
-function apply(request: FastifyRequest, reply: FastifyReply, decision: AnswerDecision): void | Promise<void | 'answered'> {
+function apply(request: FastifyRequest, reply: FastifyReply, decision: AnswerDecision, held: Held): void | Promise<void | 'answered'> {
   if (decision.offDocument.length > 0) {
     warnOrRefuse(request, 'OFF_DOCUMENT_ANSWER', `Answer rule ${decision.ruleId} gave an answer the served document cannot: ${describeViolations(decision.offDocument)}.`)
   }
@@ -126,18 +134,19 @@ function apply(request: FastifyRequest, reply: FastifyReply, decision: AnswerDec
     noteWarning(request, 'INFRASTRUCTURE_ANSWER', `Answer rule ${decision.ruleId} answered ${decision.answer.status}, a gateway status.`)
   }
   request.rule = { fault: request.rule?.fault ?? null, answerRule: decision.ruleId, patch: decision.kind === 'patch' ? { value: decision.patch } : null }
-  if (decision.kind !== 'whole') return decision.delayMs > 0 ? new Promise<void>((resolve) => setTimeout(resolve, decision.delayMs)) : undefined
+  if (decision.kind !== 'whole') return decision.delayMs > 0 ? held(request, reply, decision.delayMs, () => undefined) : undefined
   if (decision.delayMs === 0) {
     sendWhole(reply, decision)
     return Promise.resolve('answered' as const)
   }
-  return new Promise((resolve) =>
-    setTimeout(() => {
-      sendWhole(reply, decision)
-      resolve('answered')
-    }, decision.delayMs),
-  )
+  return held(request, reply, decision.delayMs, () => {
+    sendWhole(reply, decision)
+    return 'answered'
+  })
 }
+
+/** A wait of an answer rule's `delayMs`, as a hold (holds.ts): `then` runs when it ends in time. */
+type Held = (request: FastifyRequest, reply: FastifyReply, ms: number, then: () => void | 'answered') => Promise<void | 'answered'>
 
 /**
  * The answer of a `status` fault: its headers on the reply, its warning recorded (a gateway
