@@ -259,7 +259,7 @@ function mediaAt(document: OpenAPIObject, pointer: string): Record<string, unkno
  * replaces the target. Members are set as own data properties, so a `__proto__` member is data.
  * The target may be changed in place; use the result. Written here, not taken from the
  * json-merge-patch package (no `engines`, last released in 2021, a dependency of its own): it is
- * the RFC's ten lines, and test/control/answer-check.test.ts runs the RFC's Appendix A on it.
+ * the RFC's ten lines, and test/rules/answer-check.test.ts runs the RFC's Appendix A on it.
  */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch
