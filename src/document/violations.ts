@@ -53,3 +53,16 @@ export function describeViolations(violations: readonly Violation[]): string {
   const more = violations.length > 3 ? ` (and ${violations.length - 3} more)` : ''
   return `${shown.join('; ')}${more}`
 }
+
+/**
+ * The violations that say what is wrong: a `oneOf`/`anyOf` failure at a pointer that also has a
+ * more precise violation inside it only repeats it; and a `type` failure at such a pointer is
+ * another alternative's (a value whose type no alternative takes is not looked into, so a
+ * violation inside it means one alternative took its type): `/body must be object` beside
+ * `/body/0/Id must be integer` for an array of rows.
+ */
+export function preciseViolations(violations: Violation[]): Violation[] {
+  return violations.filter(
+    (v) => !((v.keyword === 'oneOf' || v.keyword === 'anyOf' || v.keyword === 'type') && violations.some((other) => other !== v && other.pointer.startsWith(`${v.pointer}/`))),
+  )
+}

@@ -3,6 +3,7 @@ import type { Violation } from '../errors.ts'
 import { isObject, type JsonObject } from '../document/json.ts'
 import { escapePointer, resolveRef, responseOf, type OperationEntry } from '../document/reader.ts'
 import { validatorsFor } from '../document/validators.ts'
+import { preciseViolations } from '../document/violations.ts'
 import { isGatewayStatus } from '../wire/gateway-statuses.ts'
 import { noContentViolations } from './valid-http.ts'
 
@@ -118,18 +119,6 @@ export function checkWholeAnswer(
 /** Violations of a whole answer that no `offDocument` lets through: what is not valid HTTP, not a matter of the document. */
 export const NOT_HTTP: ReadonlySet<string> = new Set(['textBody', 'noContent'])
 
-/**
- * The violations that say what is wrong: a `oneOf`/`anyOf` failure at a pointer that also has a
- * more precise violation inside it only repeats it; and a `type` failure at such a pointer is
- * another alternative's (a value whose type no alternative takes is not looked into, so a
- * violation inside it means one alternative took its type): `/body must be object` beside
- * `/body/0/Id must be integer` for an array of rows.
- */
-export function preciseViolations(violations: Violation[]): Violation[] {
-  return violations.filter(
-    (v) => !((v.keyword === 'oneOf' || v.keyword === 'anyOf' || v.keyword === 'type') && violations.some((other) => other !== v && other.pointer.startsWith(`${v.pointer}/`))),
-  )
-}
 
 /** Whether the document holds a schema at this JSON pointer (a media type may declare none). */
 function hasSchema(document: OpenAPIObject, pointer: string): boolean {
