@@ -151,10 +151,16 @@ function buildAutomaton(program: Program):
   }
   const classes = characterClasses(program, count, usesLines, usesWords)
 
-  /** Instructions reached from `pcs` through steps that need no context; EMPTY_WIDTH ones kept, for the next character to decide. */
-  const settle = (pcs: Iterable<number>): number[] => {
+  /**
+   * The instructions reached from `pcs` through the steps that take no character. With `flags`
+   * null, assertions (EMPTY_WIDTH) and MATCH are stops, kept for the next character to decide: a
+   * state's threads. With the assertions that hold before a character, those are followed: the
+   * instructions that take a character, and whether MATCH was reached.
+   */
+  const reach = (pcs: Iterable<number>, flags: number | null): { stops: number[]; matched: boolean } => {
     const seen = new Uint8Array(count)
-    const out: number[] = []
+    const stops: number[] = []
+    let matched = false
     const stack = [...pcs]
     while (stack.length > 0) {
       const pc = stack.pop() as number
@@ -163,44 +169,16 @@ function buildAutomaton(program: Program):
       const i = inst(pc)
       if (i.op === ALT || i.op === ALT_MATCH) stack.push(i.arg, i.out)
       else if (i.op === CAPTURE || i.op === NOP) stack.push(i.out)
-      else if (i.op !== FAIL) out.push(pc)
+      else if (i.op === FAIL) continue
+      else if (flags === null) stops.push(pc)
+      else if (i.op === MATCH) matched = true
+      else if (i.op === EMPTY_WIDTH) {
+        if ((i.arg & ~flags) === 0) stack.push(i.out)
+      } else stops.push(pc)
     }
-    return out.sort((a, b) => a - b)
+    return { stops: flags === null ? stops.sort((x, y) => x - y) : stops, matched }
   }
-  /** `pcs` with every assertion that `flags` satisfies followed: the instructions that take a character, or MATCH. */
-  const resolve = (pcs: readonly number[], flags: number): { runes: number[]; matched: boolean } => {
-    const seen = new Uint8Array(count)
-    const runes: number[] = []
-    let matched = false
-    const stack = [...pcs]
-    while (stack.length > 0) {
-      const pc = stack.pop() as number
-      if (seen[pc] === 1) continue
-      seen[pc] = 1
-      const i = inst(pc)
-      switch (i.op) {
-        case MATCH:
-          matched = true
-          break
-        case EMPTY_WIDTH:
-          if ((i.arg & ~flags) === 0) stack.push(i.out)
-          break
-        case ALT:
-        case ALT_MATCH:
-          stack.push(i.arg, i.out)
-          break
-        case CAPTURE:
-        case NOP:
-          stack.push(i.out)
-          break
-        case FAIL:
-          break
-        default:
-          runes.push(pc)
-      }
-    }
-    return { runes, matched }
-  }
+  const settle = (pcs: Iterable<number>): number[] => reach(pcs, null).stops
 
   // What a state remembers of the last character: none (the text's start), a newline, a word character, another.
   const NONE = 0
@@ -239,7 +217,7 @@ function buildAutomaton(program: Program):
     if (states.length * width > MAX_CELLS) return tooLarge(`more than ${MAX_CELLS} cells`)
     const { pcs, before } = states[s] as { pcs: number[]; before: number }
     for (const rune of classes.representatives) {
-      const { runes, matched } = resolve(pcs, flagsBetween(before, rune))
+      const { stops: runes, matched } = reach(pcs, flagsBetween(before, rune))
       if (matched) {
         cells.push(ACCEPT)
         continue
@@ -253,7 +231,7 @@ function buildAutomaton(program: Program):
       if (id === null) return tooLarge(`more than ${MAX_STATES} states`)
       cells.push(id)
     }
-    cells.push(resolve(pcs, flagsBetween(before, null)).matched ? ACCEPT : 0)
+    cells.push(reach(pcs, flagsBetween(before, null)).matched ? ACCEPT : 0)
   }
   if (cells.length > MAX_CELLS) return tooLarge(`more than ${MAX_CELLS} cells`)
   return { ok: true, table: Int32Array.from(cells), width, start, classOf: classes.classOf }
