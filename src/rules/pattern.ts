@@ -76,10 +76,11 @@ export interface CompiledRequestPattern {
   /** Whether it matches, at once, without the differences (an answer rule's question). */
   test(subject: RequestSubject): boolean
   /**
-   * The match in slices of at most `SLICE_MS` with a turn of the event loop between them: the result
-   * itself when it took one slice, else a promise of it.
+   * The match in slices of at most `sliceMs` (SLICE_MS unless said) with a turn of the event loop
+   * between them: the result itself when it took one slice, else a promise of it. `report: false`
+   * asks only whether it matches (no differences).
    */
-  matchSliced(subject: RequestSubject, options?: { report?: boolean }): MatchResult | Promise<MatchResult>
+  matchSliced(subject: RequestSubject, options?: { report?: boolean; sliceMs?: number }): MatchResult | Promise<MatchResult>
 }
 
 /** Deepest nesting of a pattern. */
@@ -149,7 +150,7 @@ export function compileRequestPattern(
       operationOnly,
       match: (subject) => runAtOnce(matchParts(subject, want, true)),
       test: (subject) => runAtOnce(matchParts(subject, want, false)).matched,
-      matchSliced: (subject, options = {}) => runSliced(matchParts(subject, want, options.report !== false)),
+      matchSliced: (subject, options = {}) => runSliced(matchParts(subject, want, options.report !== false), options.sliceMs ?? SLICE_MS),
     },
   }
 }
@@ -171,13 +172,13 @@ function runAtOnce<T>(work: Work<T>): T {
   }
 }
 
-function runSliced<T>(work: Work<T>): T | Promise<T> {
+function runSliced<T>(work: Work<T>, sliceMs: number): T | Promise<T> {
   const slice = (): { done: true; value: T } | { done: false } => {
     const started = performance.now()
     for (;;) {
       const step = work.next()
       if (step.done === true) return step
-      if (performance.now() - started >= SLICE_MS) return { done: false }
+      if (performance.now() - started >= sliceMs) return { done: false }
     }
   }
   const first = slice()
