@@ -1,5 +1,5 @@
 import type { Violation } from '../errors.ts'
-import { compileLinearRegex, type LinearRegex } from './regex.ts'
+import { compileLinearRegex, MAX_BUILD_STEPS, type BuildBudget, type LinearRegex } from './regex.ts'
 
 /**
  * The one pattern language of answer rules, journal queries and request assertions
@@ -113,6 +113,8 @@ const OPERATORS = new Set(['$contains', '$regex'])
 interface Budget {
   nodes: number
   cells: number
+  /** The work left to build the pattern's expressions (regex.ts). */
+  build: BuildBudget
 }
 
 /**
@@ -126,7 +128,7 @@ export function compileRequestPattern(
   at = '/match',
 ): { ok: true; pattern: CompiledRequestPattern } | { ok: false; violations: Violation[] } {
   const violations: Violation[] = []
-  const budget: Budget = { nodes: 0, cells: 0 }
+  const budget: Budget = { nodes: 0, cells: 0, build: { steps: MAX_BUILD_STEPS } }
   const match = input.match ?? {}
   const body = match.body === undefined ? undefined : compileNode(match.body, `${at}/body`, 0, budget, violations)
   const headers: Array<[string, Node]> = []
@@ -286,7 +288,7 @@ function compileNode(value: unknown, pointer: string, depth: number, budget: Bud
     const text = (value as Record<string, unknown>)[name as string]
     if (typeof text !== 'string') return fail('operator', `${name} takes a text`)
     if (name === '$contains') return text.length > MAX_TEXT ? fail('maxLength', `is longer than ${MAX_TEXT} characters`, `${pointer}/$contains`) : { kind: 'contains', text, leaves: 1 }
-    const compiled = compileLinearRegex(text)
+    const compiled = compileLinearRegex(text, budget.build)
     if (!compiled.ok) return fail('regex', compiled.message, `${pointer}/$regex`)
     budget.cells += compiled.regex.cells
     if (budget.cells > MAX_PATTERN_CELLS) return fail('maxCells', `makes the pattern's expressions larger than ${MAX_PATTERN_CELLS} table cells in all; use fewer or simpler expressions`, `${pointer}/$regex`)

@@ -27,6 +27,18 @@ export const MAX_PROGRAM = 500
 export const MAX_STATES = 1_024
 /** Most cells (states × character classes) an expression's table may have: 128 KB each. */
 export const MAX_CELLS = 32_768
+/**
+ * Most work building one pattern's automata may take, in instructions visited and threads handled
+ * and characters classed (about 9 per microsecond here: some 0.1 s at most, when a rule is added): what a state's threads
+ * and steps cost to find grows with the program and the states, so adding a rule is bounded as its
+ * matching is. A pattern's expressions share it (`compileLinearRegex`'s `budget`).
+ */
+export const MAX_BUILD_STEPS = 1_000_000
+
+/** What building automata may still spend; one per pattern, shared by its expressions. */
+export interface BuildBudget {
+  steps: number
+}
 
 /** A compiled `$regex`: `test(text)` costs one table step per character. */
 export interface LinearRegex {
@@ -84,7 +96,7 @@ const isWordRune = (rune: number): boolean =>
  * Compiles an expression (RE2 syntax) into a linear-time matcher, or says why it cannot: a syntax
  * RE2 does not have (back-references, look-around), or an expression too large for the bounds.
  */
-export function compileLinearRegex(source: string): { ok: true; regex: LinearRegex } | { ok: false; message: string } {
+export function compileLinearRegex(source: string, budget: BuildBudget = { steps: MAX_BUILD_STEPS }): { ok: true; regex: LinearRegex } | { ok: false; message: string } {
   if (source.length > MAX_REGEX_LENGTH) return { ok: false, message: `is longer than ${MAX_REGEX_LENGTH} characters` }
   let program: Program
   try {
@@ -94,7 +106,7 @@ export function compileLinearRegex(source: string): { ok: true; regex: LinearReg
   }
   if ((program.numLb ?? 0) > 0) return { ok: false, message: 'uses look-behind, which the linear-time engine does not take' }
   if (program.numInst() > MAX_PROGRAM) return { ok: false, message: `compiles to ${program.numInst()} instructions, more than the ${MAX_PROGRAM} a rule's expression may have; make it shorter (large counted repetitions such as {500} weigh most)` }
-  const built = buildAutomaton(program)
+  const built = buildAutomaton(program, budget)
   if (!built.ok) return built
   const { table, width, start, classOf } = built
   const end = width - 1
@@ -133,7 +145,7 @@ export function compileLinearRegex(source: string): { ok: true; regex: LinearReg
  * take it; a new thread starts at every position (an unanchored search). A state that reaches
  * MATCH accepts at once: `test` only asks whether there is a match.
  */
-function buildAutomaton(program: Program):
+function buildAutomaton(program: Program, budget: BuildBudget):
   | { ok: true; table: Int32Array; width: number; start: number; classOf: (rune: number) => number }
   | { ok: false; message: string } {
   const count = program.numInst()
@@ -149,7 +161,8 @@ function buildAutomaton(program: Program):
       return { ok: false, message: `uses an instruction (${op}) the linear-time engine does not take` }
     }
   }
-  const classes = characterClasses(program, count, usesLines, usesWords)
+  const classes = characterClasses(program, count, usesLines, usesWords, budget)
+  if (budget.steps < 0) return tooLarge(`more than the ${MAX_BUILD_STEPS} steps a pattern's expressions may take to build`)
 
   /**
    * The instructions reached from `pcs` through the steps that take no character. With `flags`
@@ -157,15 +170,19 @@ function buildAutomaton(program: Program):
    * state's threads. With the assertions that hold before a character, those are followed: the
    * instructions that take a character, and whether MATCH was reached.
    */
+  // One array for every walk: a walk marks what it saw with its own number, so none is cleared.
+  const seen = new Int32Array(count)
+  let walk = 0
   const reach = (pcs: Iterable<number>, flags: number | null): { stops: number[]; matched: boolean } => {
-    const seen = new Uint8Array(count)
+    walk += 1
     const stops: number[] = []
     let matched = false
     const stack = [...pcs]
     while (stack.length > 0) {
       const pc = stack.pop() as number
-      if (seen[pc] === 1) continue
-      seen[pc] = 1
+      if (seen[pc] === walk) continue
+      seen[pc] = walk
+      budget.steps -= 1
       const i = inst(pc)
       if (i.op === ALT || i.op === ALT_MATCH) stack.push(i.arg, i.out)
       else if (i.op === CAPTURE || i.op === NOP) stack.push(i.out)
@@ -227,11 +244,15 @@ function buildAutomaton(program: Program):
         const i = inst(pc)
         if (i.op === RUNE_ANY || (i.op === RUNE_ANY_NOT_NL && rune !== NEWLINE) || ((i.op === RUNE || i.op === RUNE1) && i.matchRune(rune))) next.add(i.out)
       }
-      const id = idOf(settle(next), contextOf(rune))
+      const threads = settle(next)
+      // The state's key is written out and looked up: its threads count as work too.
+      budget.steps -= threads.length + runes.length
+      const id = idOf(threads, contextOf(rune))
       if (id === null) return tooLarge(`more than ${MAX_STATES} states`)
       cells.push(id)
     }
     cells.push(reach(pcs, flagsBetween(before, null)).matched ? ACCEPT : 0)
+    if (budget.steps < 0) return tooLarge(`more than the ${MAX_BUILD_STEPS} steps a pattern's expressions may take to build`)
   }
   if (cells.length > MAX_CELLS) return tooLarge(`more than ${MAX_CELLS} cells`)
   return { ok: true, table: Int32Array.from(cells), width, start, classOf: classes.classOf }
@@ -250,7 +271,7 @@ function tooLarge(what: string): { ok: false; message: string } {
  * ask for them. Ranges that every instruction treats alike share a class, so a class such as
  * `\p{L}` costs two classes, not one per range. One representative per class decides its steps.
  */
-function characterClasses(program: Program, count: number, usesLines: boolean, usesWords: boolean): { representatives: number[]; classOf: (rune: number) => number } {
+function characterClasses(program: Program, count: number, usesLines: boolean, usesWords: boolean, budget: BuildBudget): { representatives: number[]; classOf: (rune: number) => number } {
   const bounds = new Set<number>([0])
   const cut = (lo: number, hi: number): void => {
     bounds.add(lo)
@@ -279,6 +300,9 @@ function characterClasses(program: Program, count: number, usesLines: boolean, u
   if (usesLines) cut(NEWLINE, NEWLINE)
   if (usesWords) for (const [lo, hi] of [[48, 57], [65, 90], [95, 95], [97, 122]] as const) cut(lo, hi)
   const starts = [...bounds].sort((a, b) => a - b)
+  // Each elementary range is tried against every instruction that takes a character.
+  budget.steps -= starts.length * runeInsts.length
+  if (budget.steps < 0) return { representatives: [], classOf: () => 0 }
   // Each elementary range's behaviour: which instructions take it, and what assertions see in it.
   const signatures = new Map<string, number>()
   const representatives: number[] = []

@@ -28,8 +28,9 @@ function compile(match: RequestMatch) {
   return compiled.pattern
 }
 
-/** The table cells of one `[a-z]{400}`. */
-const CELLS_400 = ((compiled) => (compiled.ok ? compiled.regex.cells : 0))(compileLinearRegex('[a-z]{400}'))
+/** An expression of many character classes: a large table, quickly built. */
+const WIDE = Array.from({ length: 60 }, (_, i) => `[\\x{${(0x100 + 2 * i).toString(16)}}\\x{${(0x101 + 2 * i).toString(16)}}]`).join('')
+const WIDE_CELLS = ((compiled) => (compiled.ok ? compiled.regex.cells : 0))(compileLinearRegex(WIDE))
 
 const nested = (depth: number): unknown => (depth === 0 ? 'x' : { a: nested(depth - 1) })
 
@@ -40,7 +41,8 @@ describe('the pattern limits, refused when compiled', () => {
     ['an array wider than the limit', { body: { Rows: Array.from({ length: MAX_ARRAY_ELEMENTS + 1 }, () => 1) } }, 'maxItems'],
     ['a text longer than the limit', { body: { Customer: 'x'.repeat(MAX_TEXT + 1) } }, 'maxLength'],
     ['a $contains longer than the limit', { body: { Customer: { $contains: 'x'.repeat(MAX_TEXT + 1) } } }, 'maxLength'],
-    ['expressions larger in all than the limit', { body: { a: Array.from({ length: Math.ceil(MAX_PATTERN_CELLS / CELLS_400) + 1 }, () => ({ $regex: '[a-z]{400}' })) } }, 'maxCells'],
+    ['expressions whose tables are larger in all than the limit', { body: { a: Array.from({ length: Math.ceil(MAX_PATTERN_CELLS / WIDE_CELLS) }, () => ({ $regex: WIDE })) } }, 'maxCells'],
+    ['expressions that take more work in all to build than the limit', { body: { a: [{ $regex: '[a-z]{490}' }, { $regex: '[a-y]{490}' }] } }, 'regex'],
   ])('%s', (_name, match, keyword) => {
     const compiled = compileRequestPattern({ match: match as RequestMatch })
     expect(compiled.ok).toBe(false)
@@ -52,7 +54,8 @@ describe('the pattern limits, refused when compiled', () => {
     expect(compileRequestPattern({ match: { body: { Rows: Array.from({ length: MAX_ARRAY_ELEMENTS }, (_, i) => i) } } }).ok).toBe(true)
     expect(compileRequestPattern({ match: { body: { a: Array.from({ length: 10 }, () => Array.from({ length: MAX_NODES / 10 - 3 }, (_, i) => i)) } } }).ok).toBe(true)
     expect(compileRequestPattern({ match: { body: { Customer: 'x'.repeat(MAX_TEXT) } } }).ok).toBe(true)
-    expect(compileRequestPattern({ match: { body: { a: Array.from({ length: Math.floor(MAX_PATTERN_CELLS / CELLS_400) }, () => ({ $regex: '[a-z]{400}' })) } } }).ok).toBe(true)
+    expect(compileRequestPattern({ match: { body: { a: Array.from({ length: Math.floor(MAX_PATTERN_CELLS / WIDE_CELLS) }, () => ({ $regex: WIDE })) } } }).ok).toBe(true)
+    expect(compileRequestPattern({ match: { body: { a: { $regex: '[a-z]{490}' } } } }).ok).toBe(true)
   })
 
   test('a text longer than a $regex or $contains is run on does not match', () => {
