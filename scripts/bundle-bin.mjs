@@ -17,7 +17,7 @@ await build({
   splitting: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20.10',
+  target: 'node20.19',
   outExtension: { '.js': '.mjs' },
   // CommonJS dependencies call require() for Node's own modules; an ES module has none of its own.
   banner: { js: "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);" },

@@ -34,11 +34,13 @@ export const Problem: SchemaObject = {
     },
     allow: { type: 'string', description: 'On 405: the methods the path takes, as in the `Allow` header.' },
     position: { type: 'integer', minimum: 0, description: 'On a body that is not valid JSON (`BAD_JSON`): the character position where it stops being JSON.' },
+    offset: { type: 'integer', minimum: 0, description: 'On a body that is not UTF-8 (`BAD_BODY`): the offset of the first byte that begins no UTF-8 character.' },
     hint: {
       type: 'string',
       description:
         'What to send instead, where a conversion or a rename is the fix: a TIMESTAMP sent back as the text a read gave (send the number it encodes), ' +
-        'a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type.',
+        'a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type or of another type, ' +
+        'a compressed body (Content-Encoding), a body that is not UTF-8.',
     },
     violations: {
       type: 'array',

@@ -821,7 +821,9 @@ export interface components {
             allow?: string;
             /** @description On a body that is not valid JSON (`BAD_JSON`): the character position where it stops being JSON. */
             position?: number;
-            /** @description What to send instead, where a conversion or a rename is the fix: a TIMESTAMP sent back as the text a read gave (send the number it encodes), a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type. */
+            /** @description On a body that is not UTF-8 (`BAD_BODY`): the offset of the first byte that begins no UTF-8 character. */
+            offset?: number;
+            /** @description What to send instead, where a conversion or a rename is the fix: a TIMESTAMP sent back as the text a read gave (send the number it encodes), a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type or of another type, a compressed body (Content-Encoding), a body that is not UTF-8. */
             hint?: string;
             /** @description For a request that breaks this document's schemas: every violation found, not only the first. */
             violations?: {

@@ -15,6 +15,26 @@ export function positiveInteger(name: string) {
   }
 }
 
+/**
+ * A flag that takes an installation's base URL: absolute, http or https. Said in the project's
+ * words (the runtime's URL parser says only "Invalid URL"), and refused as a bad flag (exit 2)
+ * before anything is sent.
+ */
+export function baseUrl(name: string) {
+  return (value: string) => {
+    let url: URL | undefined
+    try {
+      url = new URL(value)
+    } catch {
+      url = undefined
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new CommanderError(EXIT.usage, 'appdata-kit.invalidValue', `${name} must be an absolute http or https URL such as https://appdata.example.com, got "${value}"`)
+    }
+    return value
+  }
+}
+
 /** The flags that say where an installation is and who signs in to it. */
 export interface ConnectionFlags {
   baseUrl: string
@@ -37,7 +57,7 @@ export interface ConnectionFlags {
  */
 export function connectionOptions(): Option[] {
   return [
-    new Option('--base-url <url>', 'base URL of the installation, e.g. https://appdata.example.com').env('APPDATA_BASE_URL').makeOptionMandatory(),
+    new Option('--base-url <url>', 'base URL of the installation, e.g. https://appdata.example.com').env('APPDATA_BASE_URL').argParser(baseUrl('--base-url')).makeOptionMandatory(),
     new Option('--org <name>', 'organization physical name (sign-in from 3.0.19)').env('APPDATA_ORG').makeOptionMandatory(),
     new Option('--username <email>', 'user to sign in as').env('APPDATA_USERNAME').makeOptionMandatory(),
     new Option('--password <password>', 'its password (prefer the environment variable: a flag shows in the process list)').env('APPDATA_PASSWORD').makeOptionMandatory(),

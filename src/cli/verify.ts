@@ -7,7 +7,7 @@ import { TransportError, type Transport } from '../client/transport.ts'
 import { apiDocument } from '../document/reader.ts'
 import { compareRuns, type Difference } from '../compare/compare.ts'
 import { recordingTransport, type Exchange } from '../compare/recording.ts'
-import { collect, connectionOptions, connectionTransport, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
+import { baseUrl, collect, connectionOptions, connectionTransport, parseFlags, positiveInteger, type ConnectionFlags } from './connection.ts'
 import { detectRelease } from './detect.ts'
 import { emulatedRelease } from '../mock/config.ts'
 import { ConfigError, EXIT } from '../cli-base/exit.ts'
@@ -56,7 +56,7 @@ export function verifyCommand(): Command {
   command.addOption(new Option('--json <file>', 'write a JSON report').env('APPDATA_JSON'))
   command.addOption(new Option('--html <file>', 'write a self-contained HTML report, with the exchanges of each failed contract (runs one contract at a time)').env('APPDATA_HTML'))
   command.addOption(new Option('--usage <file>', 'check exactly what a client used, as a mock started with --record-usage recorded it, instead of the contracts').env('APPDATA_USAGE'))
-  command.addOption(new Option('--compare-with <url>', 'base URL of a second installation (or mock): the same cases run against both, and where their answers differ is reported').env('APPDATA_COMPARE_WITH'))
+  command.addOption(new Option('--compare-with <url>', 'base URL of a second installation (or mock): the same cases run against both, and where their answers differ is reported').env('APPDATA_COMPARE_WITH').argParser(baseUrl('--compare-with')))
   command.addOption(new Option('--compare-org <name>', 'organization of the second installation').env('APPDATA_COMPARE_ORG').default(undefined, '--org'))
   command.addOption(new Option('--compare-username <email>', 'user to sign in to the second installation as').env('APPDATA_COMPARE_USERNAME').default(undefined, '--username'))
   command.addOption(new Option('--compare-password <password>', 'its password').env('APPDATA_COMPARE_PASSWORD').default(undefined, '--password'))

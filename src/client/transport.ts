@@ -107,7 +107,13 @@ export function httpsAgentOptions(options: HttpTransportOptions): { keepAlive: b
  * given per transport without touching the process.
  */
 export function httpTransport(baseUrl: string, options: HttpTransportOptions = {}): Transport {
-  const base = new URL(baseUrl)
+  let base: URL
+  try {
+    base = new URL(baseUrl)
+  } catch {
+    // The runtime's parser says only "Invalid URL": which text, and what would do, are said here.
+    throw new TypeError(`base URL must be an absolute http or https URL such as https://appdata.example.com, got ${JSON.stringify(baseUrl)}`)
+  }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`base URL must be http or https, got ${base.protocol}`)
   const secure = base.protocol === 'https:'
   const prefix = base.pathname.replace(/\/+$/, '')

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ProblemError, type ProblemCode } from '../errors.ts'
 import { SequenceExhausted } from '../store/sequence.ts'
 import { DataReplaced } from '../store/epoch.ts'
+import { wrongTypeProblem } from './body-checks.ts'
 
 /** Fastify's own errors that a client can cause, as catalog codes. */
 const FASTIFY_CODES: Record<string, ProblemCode> = {
@@ -90,7 +91,7 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     // route matters, so a 3,000-character unknown path gets the 414, not a 404.
     const problem = request.is404 && !decidedBeforeRoute(error)
       ? notFound(app, request)
-      : (error as Partial<FastifyError>).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? unreadableType(request) : toProblem(error, bodyLimit)
+      : (error as Partial<FastifyError>).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? wrongTypeProblem(request) : toProblem(error, bodyLimit)
     if (problem.code === 'INTERNAL') request.log.error({ err: error }, 'unexpected error')
     return sendProblem(reply, problem, request)
   })
@@ -100,14 +101,6 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
 /** Refusals of the onRequest hooks, which hold on any path (a body that does not parse does not: an unknown path stays a 404). */
 function decidedBeforeRoute(error: unknown): boolean {
   return error instanceof ProblemError && (error.code === 'URI_TOO_LONG' || error.code === 'FOREIGN_HOST')
-}
-
-/** A body of a type no parser takes (most often: no Content-Type at all): name the type to send. */
-function unreadableType(request: FastifyRequest): ProblemError {
-  const sent = request.headers['content-type']
-  const wanted = request.routeOptions.config?.mediaType ?? 'application/json'
-  const detail = sent === undefined ? 'The request has a body but no Content-Type.' : `A body of type ${JSON.stringify(sent)} is not read here.`
-  return new ProblemError('BAD_BODY', detail, { hint: `Send the body with Content-Type: ${wanted}.` })
 }
 
 /**

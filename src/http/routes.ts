@@ -5,6 +5,7 @@ import type { ApiOperations, Handler, Handlers, RouteOf } from '../wire/operatio
 import { requestCheck, fastifyPath, routeMethod, type UnknownInput } from './request-check.ts'
 import { authenticate, authorize, inTurn, type RouteStep, type SecurityScheme } from './steps.ts'
 import { warnOrRefuse } from './warn.ts'
+import { refuseEncodedBody } from './body-checks.ts'
 
 /** Steps that adapt a request before it is checked, by operation (forms standards allow but the document does not show). */
 export type Preparations = Partial<Record<keyof ApiOperations, (request: FastifyRequest) => void>>
@@ -75,6 +76,8 @@ function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, docume
     method: routeMethod(entry),
     url: fastifyPath(entry.path),
     config: { operationId: entry.operationId, mediaType: requestBodyOf(document, entry)?.mediaType },
+    // Before a byte of the body is read: a compressed body is refused saying so.
+    preParsing: refuseEncodedBody,
     preHandler: inTurn(steps),
     handler,
   })

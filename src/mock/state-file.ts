@@ -12,6 +12,7 @@ import type { Deps, Fixture } from '../store/types.ts'
 import type { StateSync } from './config.ts'
 import { ConfigError } from '../cli-base/exit.ts'
 import { ProblemError } from '../errors.ts'
+import { describeJsonSyntaxError, findJsonSyntaxError } from '../wire/json-syntax.ts'
 
 /**
  * `--state-file` keeps the data in two files: the snapshot (FILE, a fixture) and the change log
@@ -48,8 +49,10 @@ function readSnapshot(path: string, timeZone: string | undefined): { fixture: Fi
   let json: unknown
   try {
     json = parseJsonPieces(bytes)
-  } catch (error) {
-    throw new FixtureError(path, [{ path: '', message: `is not valid JSON: ${(error as Error).message}` }])
+  } catch {
+    // Said where the whole text stops being JSON, in the project's words: the pieces' parser says it of a piece, in the runtime's.
+    const error = findJsonSyntaxError(bytes.toString('utf8'))
+    throw new FixtureError(path, [{ path: '', message: `is not valid JSON: ${error === undefined ? 'a piece of it does not parse' : describeJsonSyntaxError(error)}` }])
   }
   const fixture = parseFixture(json, path, dirname(resolve(path)), timeZone === undefined ? {} : { timeZone })
   return { fixture, digest: createHash('sha256').update(bytes).digest('hex') }

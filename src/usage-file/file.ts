@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import type { RequestShape } from './request-shape.ts'
 import { ShapeAccumulator, type Shape } from './shape.ts'
+import { describeJsonSyntaxError, parseJsonText } from '../wire/json-syntax.ts'
 
 /**
  * The usage file: what a client used of the API while its tests ran against the mock, one
@@ -156,13 +157,9 @@ export function readUsageFile(path: string): UsageFile {
   } catch (error) {
     throw new UsageFileError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
   }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    throw new UsageFileError(`${path}: not JSON (${(error as Error).message})`)
-  }
-  const file = value as Partial<UsageFile> | null
+  const parsed = parseJsonText(text)
+  if ('error' in parsed) throw new UsageFileError(`${path}: not JSON (${describeJsonSyntaxError(parsed.error)})`)
+  const file = parsed.value as Partial<UsageFile> | null
   if (file === null || typeof file !== 'object' || file.appdataKitUsage !== USAGE_VERSION || !Array.isArray(file.interactions)) {
     throw new UsageFileError(`${path}: not a usage file of this appdata-kit (expected {"appdataKitUsage": ${USAGE_VERSION}, "interactions": [...]}, as --record-usage writes)`)
   }

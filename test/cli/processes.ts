@@ -18,17 +18,25 @@ export interface Started {
 
 const started: ChildProcess[] = []
 
+/** Where a process runs, and how long it may take to listen or end (`limitMs`, 60 s unless given). */
+export interface ProcessOptions {
+  env?: Record<string, string>
+  cwd?: string
+  limitMs?: number
+}
+
 /**
  * Starts a command and resolves on its listening line (`listening on URL`) or on its exit,
- * whichever comes first; refuses to wait more than 60 s.
+ * whichever comes first; refuses to wait more than `limitMs` (60 s).
  */
-export function startProcess(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Started> {
+export function startProcess(command: string, args: string[], options: ProcessOptions = {}): Promise<Started> {
+  const limitMs = options.limitMs ?? 60_000
   const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   started.push(child)
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on('close', (code) => resolve({ code, at: performance.now() })))
   const run: Started = { child, stdout: '', stderr: '', exited }
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line and no exit in 60 s; stdout: ${run.stdout} stderr: ${run.stderr}`)), 60_000)
+    const timer = setTimeout(() => reject(new Error(`no listening line and no exit in ${limitMs / 1000} s; stdout: ${run.stdout} stderr: ${run.stderr}`)), limitMs)
     child.stdout?.on('data', (chunk: Buffer) => {
       run.stdout += chunk.toString()
       const match = /listening on (https?:\/\/[^\s"]+)/.exec(run.stdout)
@@ -47,8 +55,8 @@ export function startProcess(command: string, args: string[], options: { env?: R
   })
 }
 
-/** Runs a command to its end (60 s at most) and returns its exit code and output. */
-export async function runToEnd(command: string, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Runs a command to its end (`limitMs`, 60 s, at most) and returns its exit code and output. */
+export async function runToEnd(command: string, args: string[], options: ProcessOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = await startProcess(command, args, options)
   const { code } = await run.exited
   return { code, stdout: run.stdout, stderr: run.stderr }

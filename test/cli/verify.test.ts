@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest'
 import { connectionHost, httpTransport, type WireRequest, type WireResponse } from '../../src/client/transport.ts'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
 import { itemsQuery, jsonOf, rewriting, withJson } from '../helpers/wire.ts'
-import { verify, verifyFlags } from '../contracts/support.ts'
+import { capture, verify, verifyFlags } from '../contracts/support.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
@@ -347,6 +347,21 @@ describe('verify refuses what it cannot do, with exit 2', () => {
     const missing = await verify(['--base-url', 'http://127.0.0.1:1'])
     expect(missing.code).toBe(2)
     expect(missing.err).toContain('--org')
+  })
+
+  it('refuses a base URL that is no absolute http(s) URL in its own words, for verify, --compare-with and capture', async () => {
+    for (const bad of ['not a url', 'appdata.example.com', 'http://[::1', 'ftp://appdata.example.com']) {
+      const result = await verify(readOnlyFlags(bad))
+      expect(result.code, bad).toBe(2)
+      // The runtime's URL parser says only "Invalid URL"; the refusal names the flag, the value and a URL that would do.
+      expect(result.err).toBe(`error: --base-url must be an absolute http or https URL such as https://appdata.example.com, got "${bad}"\n`)
+      const compared = await verify([...readOnlyFlags('http://127.0.0.1:1'), '--compare-with', bad])
+      expect([compared.code, compared.err]).toEqual([2, `error: --compare-with must be an absolute http or https URL such as https://appdata.example.com, got "${bad}"\n`])
+      const captured = await capture([...readOnlyFlags(bad), '--out', join(tempDir('appdata-kit-capture-'), 'fixture.json')])
+      expect([captured.code, captured.err]).toEqual([2, `error: --base-url must be an absolute http or https URL such as https://appdata.example.com, got "${bad}"\n`])
+    }
+    // The client says it in the same words when a program hands it such a URL.
+    expect(() => httpTransport('not a url')).toThrow('base URL must be an absolute http or https URL such as https://appdata.example.com, got "not a url"')
   })
 
   it('refuses an installation it cannot reach, saying which', async () => {

@@ -68,7 +68,7 @@ const ALLOWED: Record<string, string[]> = {
   'src/operations': ['src/operations', 'src/http', 'src/store', 'src/document', 'src/wire', 'src/errors.ts', 'src/bytes.ts', 'spec'],
   'src/client': ['src/client', 'src/wire', 'src/document', 'src/bytes.ts', 'spec'],
   'src/fixtures': ['src/fixtures', 'src/store', 'src/document', 'src/wire', 'spec'],
-  'src/usage-file': ['src/usage-file', 'src/store'],
+  'src/usage-file': ['src/usage-file', 'src/store', 'src/wire'],
   'src/cli-base': ['src/cli-base', 'src/package-root.ts'],
   // The rules and the journal: pure (no Fastify, no request), held to the served document.
   'src/rules': ['src/rules', 'src/document', 'src/wire', 'src/errors.ts', 'src/fixtures/prng.ts', 'spec'],

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,6 +18,7 @@ interface LockEntry {
   dependencies?: Record<string, string>
   optionalDependencies?: Record<string, string>
   peerDependencies?: Record<string, string>
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>
   [key: string]: unknown
 }
 
@@ -40,14 +41,19 @@ function locate(lock: Lock, from: string, dep: string): string | undefined {
   }
 }
 
-/** Every lock entry the given top-level packages need, at the places the project's own tree has them. */
+/**
+ * Every lock entry the given top-level packages need, at the places the project's own tree has them.
+ * An optional peer is not needed (vite names tsx, yaml and esbuild so): the project has them for its
+ * own sake, and npm 10 would install every entry of the lock, so a consumer would get them too.
+ */
 function closure(lock: Lock, roots: string[]): Set<string> {
   const keep = new Set<string>()
   const visit = (key: string): void => {
     if (keep.has(key)) return
     keep.add(key)
     const entry = lock.packages[key] as LockEntry
-    for (const dep of Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies })) {
+    const peers = Object.keys(entry.peerDependencies ?? {}).filter((name) => entry.peerDependenciesMeta?.[name]?.optional !== true)
+    for (const dep of new Set([...Object.keys({ ...entry.dependencies, ...entry.optionalDependencies }), ...peers])) {
       const found = locate(lock, key, dep)
       if (found !== undefined) visit(found)
     }
@@ -66,13 +72,20 @@ export function packProject(into: string): string {
 /** Dev tools a consumer's project brings itself, in the versions this project tests with. */
 const CONSUMER_TOOLS: readonly string[] = ['vitest', 'typescript', '@types/node']
 
+/** A consumer's project: its folder, and what npm's install there printed at the warning level. */
+export interface Consumer {
+  dir: string
+  installLog: string
+}
+
 /**
  * A new, plain JavaScript project in a temporary folder that depends on the packed tarball, with
- * vitest and TypeScript as its own dev tools (or the `tools` given), installed by `npm ci --offline`:
- * from npm's local cache only, never the network. Its lockfile pins every package at the version
- * this checkout installed (so the cache has it); the tarball is the only thing new.
+ * vitest and TypeScript as its own dev tools (or the `tools` given), installed by `npm ci --offline`
+ * (the `npm` on PATH, so the npm of the Node line a run puts first): from npm's local cache only,
+ * never the network. Its lockfile pins every package at the version this checkout installed (so the
+ * cache has it); the tarball is the only thing new.
  */
-export function createConsumer(tarball: string, files: Record<string, string>, scripts: Record<string, string> = {}, tools: readonly string[] = CONSUMER_TOOLS): string {
+export function createConsumer(tarball: string, files: Record<string, string>, scripts: Record<string, string> = {}, tools: readonly string[] = CONSUMER_TOOLS): Consumer {
   const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-consumer-'))
   const lock = projectLock()
   const manifest = projectManifest()
@@ -103,6 +116,8 @@ export function createConsumer(tarball: string, files: Record<string, string>, s
     mkdirSync(join(dir, path, '..'), { recursive: true })
     writeFileSync(join(dir, path), text)
   }
-  execFileSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, npm_config_engine_strict: 'false' } })
-  return dir
+  // Warnings kept: what a team reads while installing (npm 11 names packages that run install scripts).
+  const install = spawnSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=warn'], { cwd: dir, encoding: 'utf8', timeout: 300_000, env: { ...process.env, npm_config_engine_strict: 'false' } })
+  if (install.status !== 0) throw new Error(`npm ci in ${dir} exited ${install.status}:\n${install.stdout}${install.stderr}`)
+  return { dir, installLog: `${install.stdout}${install.stderr}` }
 }

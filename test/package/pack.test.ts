@@ -3,18 +3,40 @@
  * installs the tarball from npm's local cache (no network), and every entry point run from there:
  * the bin, `startMock` and `createClient` from plain JavaScript, the JSON files, the types under a
  * consumer's strict `tsc` (with Node's types, and in a second project without them, as a browser
- * project compiles), and every runnable code block of the README and of docs/ as written.
+ * project compiles), and every runnable code block of the README and of docs/ as written; the
+ * packed README's links and pictures found inside the package, and an install that runs no script
+ * of the package's. `npm run test:node-lines` runs this file again on each Node line tested, with
+ * that line's `node` and `npm` first on PATH.
  */
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, posix } from 'node:path'
+import semver from 'semver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROOT, runToEnd, startProcess, stopStarted } from '../cli/processes.ts'
 import { createConsumer, packProject } from './consumer.ts'
 import { createServer, type AddressInfo } from 'node:net'
 import { stripVTControlCharacters } from 'node:util'
-import { runnableBlocks } from '../helpers/markdown.ts'
+import { links, runnableBlocks } from '../helpers/markdown.ts'
+
+/**
+ * The install log of a tarball with a `prepare` script (what npm runs for a package from a tarball
+ * or git) in an empty project, by the `npm` on PATH, offline: it has no dependencies.
+ */
+function installWithPrepare(into: string): string {
+  const source = join(into, 'with-prepare')
+  const project = join(into, 'with-prepare-project')
+  mkdirSync(source)
+  mkdirSync(project)
+  writeFileSync(join(source, 'package.json'), JSON.stringify({ name: 'with-prepare', version: '1.0.0', scripts: { prepare: 'node -e 0' } }))
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'with-prepare-project', version: '1.0.0', private: true }))
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], { cwd: source, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as Array<{ filename: string }>
+  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=warn', join(into, (packed as { filename: string }).filename)], { cwd: project, encoding: 'utf8', timeout: 120_000 })
+  if (install.status !== 0) throw new Error(`npm install of the tarball with prepare exited ${install.status}: ${install.stderr}`)
+  return `${install.stdout}${install.stderr}`
+}
 
 /** A port nothing listens on right now. */
 async function freePort(): Promise<number> {
@@ -182,30 +204,41 @@ const WEB_TSCONFIG = JSON.stringify({
 
 /** A whole `tsc` run over the package's declarations and its dependencies': seconds alone, more beside the other test files. */
 const TSC_TIMEOUT = 120_000
+/**
+ * A whole vitest run of the documents' examples, each file starting mocks of its own: 28 to 37 s
+ * measured on two cores shared with other jobs (over the 30 s a test gets by default).
+ */
+const EXAMPLES_LIMIT = 120_000
 
 describe('the packed package in an empty project', () => {
   let consumer: string
   let webConsumer: string
   let tarball: string
+  let installLog: string
+  let withPrepareLog: string
 
   beforeAll(() => {
     tarball = packProject(mkdtempSync(join(tmpdir(), 'appdata-kit-pack-')))
-    consumer = createConsumer(tarball, {
+    ;({ dir: consumer, installLog } = createConsumer(tarball, {
       'plain.js': PLAIN_JS,
       'required.cjs': "const kit = require('appdata-kit')\nconsole.log(typeof kit.startMock, typeof kit.createClient, kit.DEFAULT_FIXTURE.workspaceId)\n",
       'typed.ts': TYPED,
       'tsconfig.json': TSCONFIG,
       ...RUNNABLE_FILES,
       'integration.js': INTEGRATION_TESTS,
-    }, { 'integration-tests': 'node integration.js' })
+    }, { 'integration-tests': 'node integration.js' }))
     // TypeScript alone: neither @types/node nor anything that would bring it.
-    webConsumer = createConsumer(tarball, { 'web.ts': WEB, 'tsconfig.json': WEB_TSCONFIG }, {}, ['typescript'])
+    webConsumer = createConsumer(tarball, { 'web.ts': WEB, 'tsconfig.json': WEB_TSCONFIG }, {}, ['typescript']).dir
+    // What the same npm prints for a package that does run a script at install, so the check above reads real output.
+    withPrepareLog = installWithPrepare(dirname(tarball))
   }, 180_000)
 
-  afterAll(() => {
+  // Two installed projects (some 18,000 files) removed side by side without holding the event loop:
+  // seconds alone, and a minute once on a disk shared with other jobs' installs.
+  afterAll(async () => {
     stopStarted()
-    for (const dir of [consumer, webConsumer, dirname(tarball)]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-  })
+    await Promise.all([consumer, webConsumer, tarball === undefined ? undefined : dirname(tarball)].flatMap((dir) => (dir === undefined ? [] : [rm(dir, { recursive: true, force: true })])))
+  }, 180_000)
 
   it('ships compiled code with declarations and maps, the fixture and the documents, and no TypeScript sources or tests', () => {
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n')
@@ -213,17 +246,45 @@ describe('the packed package in an empty project', () => {
       expect(listing).toContain(file)
     }
     expect(listing.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([])
-    // The README's links to its pages (docs/...) and other files of the project resolve in the package, as on the registry's page.
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    const linked = [...readme.matchAll(/\]\((?!https?:|#|mailto:)([^)#\s]+)/g)].map((m) => m[1]!).filter((target) => target.startsWith('docs/'))
-    expect(linked.length).toBeGreaterThan(5)
-    expect(linked.filter((target) => !listing.includes(`package/${target}`))).toEqual([])
     expect(listing.filter((file) => file.startsWith('package/test/'))).toEqual([])
     const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules/appdata-kit/package.json'), 'utf8'))
     expect(manifest.private).toBeUndefined()
     expect(manifest.dependencies).not.toHaveProperty('tsx')
     // Nothing compiles TypeScript at run time in the user's project.
     expect(existsSync(join(consumer, 'node_modules/tsx'))).toBe(false)
+  })
+
+  it("resolves every relative link and picture of the packed README, and every picture of its pages, inside the package (where a package's page is read)", () => {
+    const listing = new Set(execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n'))
+    const packedPages = [...listing].filter((file) => /^package\/(README\.md|docs\/[^/]+\.md)$/.test(file)).map((file) => file.slice('package/'.length))
+    expect(packedPages).toEqual(expect.arrayContaining(['README.md', 'docs/mock.md']))
+    const unresolved: string[] = []
+    let pictures = 0
+    for (const page of packedPages) {
+      const text = readFileSync(join(consumer, 'node_modules/appdata-kit', page), 'utf8')
+      for (const { line, target } of links(text)) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue
+        const picture = /\.(png|jpe?g|gif|svg|webp)$/i.test(target.split('#')[0] as string)
+        if (picture) pictures++
+        // The README's every relative link; the other pages' pictures (their links to the repository's own files are for a checkout).
+        if (page !== 'README.md' && !picture) continue
+        const file = posix.normalize(posix.join(posix.dirname(page), decodeURIComponent(target.split('#')[0] as string)))
+        if (!listing.has(`package/${file}`)) unresolved.push(`${page}:${line} ${target}`)
+      }
+    }
+    expect(pictures).toBeGreaterThanOrEqual(3)
+    expect(unresolved).toEqual([])
+  })
+
+  it('installs with no install script of its own: npm names none for appdata-kit (npm 11 lists every package that would run one)', () => {
+    const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules/appdata-kit/package.json'), 'utf8')) as { scripts?: Record<string, string> }
+    // What npm runs at install: the dependency's preinstall, install, postinstall, and prepare for a package from a tarball or git.
+    expect(Object.keys(manifest.scripts ?? {}).filter((name) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(name))).toEqual([])
+    expect(installLog.split('\n').filter((line) => /install-scripts/.test(line) && line.includes('appdata-kit'))).toEqual([])
+    // The same npm names a tarball that has one, where it lists install scripts at all (npm 11.16 and later; Node 22's npm 10 does not).
+    const npmVersion = execFileSync('npm', ['--version'], { encoding: 'utf8' }).trim()
+    if (semver.gte(npmVersion, '11.16.0')) expect(withPrepareLog).toMatch(/install-scripts +with-prepare@1\.0\.0 \(prepare: node -e 0\)/)
+    else expect(withPrepareLog).not.toMatch(/install-scripts/)
   })
 
   it('runs the bin from the project: --version, and the mock with the default fixture found inside the package', async () => {
@@ -289,11 +350,11 @@ describe('the packed package in an empty project', () => {
 
   it("runs every vitest example of the README and docs/ as written (orders.test.js, control-plane.test.js, ...)", async () => {
     expect(VITEST_FILES.map(({ file }) => file)).toEqual(expect.arrayContaining(['orders.test.js', 'control-plane.test.js']))
-    const run = await runToEnd(join(consumer, 'node_modules/.bin/vitest'), ['run', '--reporter=verbose'], { cwd: consumer })
+    const run = await runToEnd(join(consumer, 'node_modules/.bin/vitest'), ['run', '--reporter=verbose'], { cwd: consumer, limitMs: EXAMPLES_LIMIT })
     expect(run.code, run.stdout + run.stderr).toBe(0)
     // Every file ran and passed: one vitest file per block, none failed or left out.
     const files = /Test Files\s+(\d+) passed \((\d+)\)/.exec(stripVTControlCharacters(run.stdout))
     expect(files?.slice(1).map(Number), run.stdout).toEqual([VITEST_FILES.length, VITEST_FILES.length])
     for (const { file } of VITEST_FILES) expect(run.stdout).toContain(`test/${file}`)
-  })
+  }, EXAMPLES_LIMIT)
 })
