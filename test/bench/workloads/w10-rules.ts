@@ -40,8 +40,11 @@ export async function rules(settings: Settings): Promise<Outcome> {
   const servers: Server[] = []
   try {
     const orders = Math.min(settings.orders, 100_000)
-    const plain = await startMockServer(orders)
-    const ruled = await startMockServer(orders, ['--journal-body-limit', String(64 * 1024)])
+    // The two differ in their rules alone: the journal keeps bodies up to 64 KB in both (W1's page is
+    // 53 KB), which the journal probes below need and which costs a read by itself.
+    const flags = ['--journal-body-limit', String(64 * 1024)]
+    const plain = await startMockServer(orders, flags)
+    const ruled = await startMockServer(orders, flags)
     servers.push(plain, ruled)
     const plainHeaders = await dataHeaders(plain.url)
     const ruledHeaders = await dataHeaders(ruled.url)
@@ -66,7 +69,8 @@ export async function rules(settings: Settings): Promise<Outcome> {
     const get = (path: string) => fetch(`${ruled.url}${path}`).then((r) => r.arrayBuffer())
     const long = 'a'.repeat(50_000)
     const rows1500 = { Rows: Array.from({ length: 1_500 }, (_, i) => ({ Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Bulk ${i}`, Amount: i, Status: 'Open' }, Details: [] })) }
-    const cases: Array<{ name: string; setup?: () => Promise<unknown>; run: () => Promise<unknown> }> = [
+    // `bound`: the case is a baseline, not a former freeze; `against`: the case is judged by what it adds to that baseline's slowest read.
+    const cases: Array<{ name: string; setup?: () => Promise<unknown>; run: () => Promise<unknown>; bound?: true; against?: true }> = [
       {
         name: 'a rule `a*a*a*a*a*a*b` on Get Items, 200 queries of 200 a\'s',
         setup: () => control(ruled.url, 'POST', '/__mock/stubs', { operationId: 'queryItems', match: { body: { query: { $regex: 'a*a*a*a*a*a*b' } } }, answer: { body: [] } }),
@@ -93,13 +97,21 @@ export async function rules(settings: Settings): Promise<Outcome> {
         run: () => get(`/__mock/requests/near-misses?match=${encodeURIComponent(JSON.stringify({ body: { query: { $regex: '(a|a)*b$' } } }))}`),
       },
       {
+        // The bound the next case is read against: what the save costs the others with no rule at all.
+        name: 'the same save of 1,500 rows with no rule (the save\'s own cost)',
+        run: () => post(SAVE, rows1500),
+        bound: true,
+      },
+      {
         name: 'a rule of 100 array elements against a save of 1,500 rows',
         setup: () => control(ruled.url, 'POST', '/__mock/stubs', { operationId: 'saveItems', match: { body: { Rows: Array.from({ length: 100 }, (_, i) => ({ Row: { Customer: `Bulk ${1_499 - i}` } })) } }, answer: { patch: { LockedItems: 0 } } }),
         run: () => post(SAVE, rows1500),
+        against: true,
       },
     ]
     const rows: string[][] = []
     let worst = 0
+    let bound = 0
     for (const probe of cases) {
       await probe.setup?.()
       let finished: () => void = () => {}
@@ -111,7 +123,8 @@ export async function rules(settings: Settings): Promise<Outcome> {
       const ms = performance.now() - begun
       finished()
       const meanwhile = await beside
-      worst = Math.max(worst, meanwhile.max)
+      if (probe.bound) bound = meanwhile.max
+      else worst = Math.max(worst, probe.against ? meanwhile.max - bound : meanwhile.max)
       rows.push([probe.name, fixed(ms), fixed(meanwhile.p99, 1), fixed(meanwhile.max, 1)])
       await control(ruled.url, 'DELETE', '/__mock/stubs')
     }
@@ -151,12 +164,12 @@ export async function rules(settings: Settings): Promise<Outcome> {
           title: 'W10: the cases that once froze or stalled the mock, beside small reads ($top=10, 5 connections)',
           columns: ['case', 'took ms', 'small reads p99 ms', 'small reads slowest ms'],
           rows,
-          notes: [`The slowest small read is about the longest time the mock did nothing else (target: ≤ ${SLOWEST_TARGET_MS} ms). Before: minutes (the expressions), 18 s (the journal), 6.8 s (a 1,500-element pattern, now refused at the door: the widest is 100).`],
+          notes: [`The slowest small read is about the longest time the mock did nothing else (target: ≤ ${SLOWEST_TARGET_MS} ms; for the rule on the save, what it adds to the slowest read beside the same save with no rule, whose JSON body, checks and 1,500 new rows are the save's own cost, the one W7 bounds). Before: minutes (the expressions), 18 s (the journal), 6.8 s (a 1,500-element pattern, now refused at the door: the widest is 100).`],
         },
       ],
       checks: [
         { workload: 'W10', target: `Get Items with ${LIVE_RULES} rules of the largest size on another operation ≥ 0.9× of none`, figure: `${otherOperation.toFixed(3)}×, the median of ${pairs.length} paired runs`, verdict: holds(otherOperation >= 0.9) },
-        { workload: 'W10', target: `the slowest small read beside each former freeze ≤ ${SLOWEST_TARGET_MS} ms`, figure: `${fixed(worst, 1)} ms at worst (alone: ${fixed(alone.max, 1)} ms)`, verdict: holds(worst <= SLOWEST_TARGET_MS) },
+        { workload: 'W10', target: `the slowest small read beside each former freeze ≤ ${SLOWEST_TARGET_MS} ms (the save's: beyond the same save without the rule)`, figure: `${fixed(worst, 1)} ms at worst (alone: ${fixed(alone.max, 1)} ms; the 1,500-row save without a rule: ${fixed(bound, 1)} ms)`, verdict: holds(worst <= SLOWEST_TARGET_MS) },
       ],
     }
   } finally {
