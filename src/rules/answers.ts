@@ -151,13 +151,14 @@ function checkRule(
 ): { violations: Violation[]; offDocument: Violation[]; pattern: CompiledRequestPattern; decision: AnswerDecision } {
   const violations: Violation[] = []
   const offDocument: Violation[] = []
-  const entry = input.operationId === undefined ? undefined : operations.get(input.operationId)
+  // No operation (a rule for every operation) finds no entry.
+  const entry = operations.get(input.operationId as string)
   if (input.operationId !== undefined && entry === undefined) {
     violations.push({ pointer: '/body/operationId', keyword: 'operationId', message: `is not an operation of this release; use one of ${[...operations.keys()].sort().join(', ')}` })
   }
   const answer = input.answer
-  const whole = !('patch' in answer) && Object.keys(answer).length > 0
-  const gateway = whole && isGatewayStatus((answer as WholeAnswerInput).status ?? 200)
+  // A whole answer with a gateway status; `answer: {}` (no status: the operation's own answer) is none.
+  const gateway = !('patch' in answer) && isGatewayStatus((answer as WholeAnswerInput).status ?? 200)
   // The operation's own answer (`answer: {}`) needs no operation to be checked against, nor does a gateway status (any operation may get one).
   if (input.operationId === undefined && input.offDocument !== true && Object.keys(answer).length > 0 && !gateway) {
     violations.push({
