@@ -194,7 +194,8 @@ function unnamedMembers(document: OpenAPIObject, schemaPointer: string, patch: u
       if (member === null) continue
       const inner = objects.flatMap((schema) => memberSchemas(schema, name))
       if (inner.length === 0) {
-        if (!objects.some((schema) => namesMember(schema, name))) out.push(`${pointer}/${escapePointer(name)}`)
+        // No schema holds it to anything: it is named only where one takes any member.
+        if (!objects.some((schema) => schema.additionalProperties === true)) out.push(`${pointer}/${escapePointer(name)}`)
         continue
       }
       visit(inner.flatMap((node) => alternativesOf(document, node)), member, `${pointer}/${escapePointer(name)}`)
@@ -202,11 +203,6 @@ function unnamedMembers(document: OpenAPIObject, schemaPointer: string, patch: u
   }
   visit(alternativesOf(document, { $ref: `#${schemaPointer}` }), patch, at)
   return out
-}
-
-/** Whether an object schema takes a member of this name. */
-function namesMember(schema: JsonObject, name: string): boolean {
-  return memberSchemas(schema, name).length > 0 || schema.additionalProperties === true
 }
 
 /** The schemas an object schema holds a member of this name to (none when it does not name it). */

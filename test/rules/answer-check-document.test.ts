@@ -35,6 +35,9 @@ const document = {
     },
     '/text': { get: { operationId: 'getText', responses: { '200': { description: 'text', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
     '/loose': { get: { operationId: 'getLoose', responses: { '200': { description: 'no schema', content: { 'application/json': {} } } } } },
+    '/one': { get: { operationId: 'getOne', responses: { '200': { description: 'one example', content: { 'application/json': { schema: { $ref: '#/components/schemas/Labelled' }, example: { Label: 'x' } } } } } } },
+    '/named': { get: { operationId: 'getNamed', responses: { '200': { description: 'named examples', content: { 'application/json': { schema: { $ref: '#/components/schemas/Labelled' }, examples: { a: { value: { Label: 'x' } }, b: 'not an example object' } } } } } } },
+    '/both': { get: { operationId: 'getBoth', responses: { '200': { description: 'two JSON types', content: { 'application/problem+json': { schema: { type: 'object' } }, 'application/json': { schema: { type: 'object' } } } } } } },
     '/none': { delete: { operationId: 'dropThing', responses: { '202': { description: 'accepted' } } } },
     '/vendor': { get: { operationId: 'getVendor', responses: { '201': { description: 'v', content: { 'text/html': {}, 'application/vnd.thing+json': { schema: { type: 'object', properties: { V: { type: 'integer' } } } } } } } } },
   },
@@ -57,9 +60,15 @@ const document = {
           Both: { allOf: [{ $ref: '#/components/schemas/Tag' }, { type: 'object', properties: { Extra: { type: 'string' } } }] },
           Free: { type: 'object' },
           'a/b': { type: 'object', properties: { 'c~d': { type: 'string' } } },
+          Closed: { type: 'object', additionalProperties: false },
+          Mixed: { anyOf: [{ type: 'object', properties: { A: {} } }, { type: 'object', additionalProperties: true }] },
+          Labels: { type: 'object', patternProperties: { '^\\p{Lu}': { type: 'string' } } },
+          Codes2: { type: 'object', patternProperties: { '^c[0-9]+$': { type: 'integer' } }, additionalProperties: { type: 'string' } },
+          Groups: { type: 'object', patternProperties: { '^g[0-9]+$': { type: 'object', properties: { Label: { type: 'string' } } } } },
         },
       },
       Tag: { type: 'object', properties: { Label: { type: 'string' } } },
+      Labelled: { type: 'object', required: ['Label'], properties: { Label: { type: 'string' } } },
     },
   },
 } as unknown as OpenAPIObject
@@ -163,6 +172,22 @@ describe('a whole answer held to the document', () => {
     expect(whole(undefined, { status: 418, headers: { 'Content-Type': 'text/plain' }, body: { a: 1 } }).violations.map((v) => v.keyword)).toEqual(['textBody'])
   })
 
+  it('application/json goes first when the status declares it beside another JSON type', () => {
+    expect(whole('getBoth', { body: {} }).prepared.headers['content-type']).toBe('application/json; charset=utf-8')
+  })
+
+  it('the Content-Type is found among other headers, in any case', () => {
+    expect(whole(undefined, { status: 418, headers: { 'X-A': 'b', 'CONTENT-type': 'text/plain' }, body: 'x' }).prepared.headers).toEqual({ 'x-a': 'b', 'content-type': 'text/plain' })
+  })
+
+  it('a type that only begins like JSON is not JSON', () => {
+    expect(whole(undefined, { status: 418, headers: { 'Content-Type': 'application/json5' }, body: { a: 1 } }).violations.map((v) => v.keyword)).toEqual(['textBody'])
+  })
+
+  it('a Content-Type on an answer without a body, where the status declares none, is left alone', () => {
+    expect(whole('dropThing', { status: 202, headers: { 'Content-Type': 'text/plain' } }).violations).toEqual([])
+  })
+
   it('header names are sent in lower case, values as given', () => {
     expect(whole(undefined, { status: 503, headers: { 'Retry-After': '120', 'X-Trace': 'A b' } }).prepared.headers).toEqual({ 'retry-after': '120', 'x-trace': 'A b' })
   })
@@ -202,6 +227,32 @@ describe('a merge patch held to the document', () => {
   it('each documented example that fits is patched and must still fit; a violation is said once, naming the operation and status', () => {
     expect(patched('makeThing', { Count: 'many' })).toEqual([{ pointer: '/body/answer/patch/Count', keyword: 'type', message: 'must be integer once patched (makeThing 200)' }])
     expect(patched('makeThing', { Name: null })).toEqual([{ pointer: '/body/answer/patch/Name', keyword: 'required', message: "must have required property 'Name' once patched (makeThing 200)" }])
+  })
+
+  it('two violations of one patch are both said', () => {
+    expect(patched('makeThing', { Count: 'many', Name: 5 }).map((v) => v.pointer).sort()).toEqual(['/body/answer/patch/Count', '/body/answer/patch/Name'])
+  })
+
+  it('a lone example, or named examples alone, are what a patch is held to', () => {
+    const lost = (operationId: string) => ({ pointer: '/body/answer/patch/Label', keyword: 'required', message: `must have required property 'Label' once patched (${operationId} 200)` })
+    expect(patched('getOne', { Label: null })).toEqual([lost('getOne')])
+    expect(patched('getNamed', { Label: null })).toEqual([lost('getNamed')])
+    expect(patched('getOne', { Label: 'y' })).toEqual([])
+  })
+
+  it('a scalar where the schema has members is the schema\'s matter, not a list of unknown members', () => {
+    expect(patched('makeThing', { Both: 'xy' }).map((v) => v.keyword)).not.toContain('unknownMember')
+  })
+
+  it('a schema that takes no other member names none; one alternative that takes any names all', () => {
+    expect(patched('makeThing', { Closed: { x: 1 } })).toContainEqual(unknown('/body/answer/patch/Closed/x'))
+    expect(patched('makeThing', { Mixed: { Z: 1 } })).toEqual([])
+  })
+
+  it('pattern names are Unicode patterns; a name no pattern takes falls to additionalProperties', () => {
+    expect(patched('makeThing', { Labels: { Éa: 'x' } })).toEqual([])
+    expect(patched('makeThing', { Codes2: { note: 'x', c1: 1 } })).toEqual([])
+    expect(patched('makeThing', { Groups: { g1: { Labl: 'x' } } })).toEqual([unknown('/body/answer/patch/Groups/g1/Labl')])
   })
 
   it('an example that does not fit the schema itself is not held against the patch', () => {
