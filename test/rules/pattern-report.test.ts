@@ -4,7 +4,7 @@
  * (what near misses and failed assertions show a user), for every part of a request.
  */
 import { describe, expect, test } from 'vitest'
-import { compileRequestPattern, type CompiledRequestPattern, type RequestSubject } from '../../src/rules/pattern.ts'
+import { compileRequestPattern, MAX_ARRAY_SCAN, MAX_DEPTH, MAX_TEXT, type CompiledRequestPattern, type RequestSubject } from '../../src/rules/pattern.ts'
 
 type Input = Parameters<typeof compileRequestPattern>[0]
 
@@ -267,3 +267,86 @@ describe('a match asked only for a yes or no', () => {
     expect(wide.matchSliced(subject({ body: { Rows: rows } }), { sliceMs: 60_000 })).toEqual({ matched: true, distance: 0, differences: [] })
   })
 })
+
+describe('the edges of a report', () => {
+  test('a text of 80 characters and one of 81 are both shown cut, each as it is cut', () => {
+    const pattern = compiled({ match: { body: { a: 'x' } } })
+    expect(pattern.match(subject({ body: { a: 'y'.repeat(80) } })).differences[0]?.actual).toBe(`"${'y'.repeat(76)}...`)
+    expect(pattern.match(subject({ body: { a: 'y'.repeat(81) } })).differences[0]?.actual).toBe(`"${'y'.repeat(77)}"...`)
+    expect(pattern.match(subject({ body: { a: 'y'.repeat(10) } })).differences[0]?.actual).toBe(`"${'y'.repeat(10)}"`)
+  })
+
+  test('an object of 20 members is written out (and cut), one of 21 is counted', () => {
+    const twenty = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 1]))
+    expect(compiled({ match: { body: { a: 1 } } }).match(subject({ body: { a: twenty } })).differences[0]?.actual).toBe(`${JSON.stringify(twenty).slice(0, 77)}...`)
+  })
+
+  test('a short object is written out whole', () => {
+    expect(compiled({ match: { body: { a: 1 } } }).match(subject({ body: { a: { b: 2 } } })).differences[0]?.actual).toBe('{"b":2}')
+  })
+
+  test('member names with / and ~ are escaped in pointers', () => {
+    expect(compiled({ match: { body: { 'a/b': { 'c~d': 1 } } } }).match(subject({ body: { 'a/b': { 'c~d': 2 } } })).differences).toEqual([{ pointer: '/body/a~1b/c~0d', expected: '1', actual: '2' }])
+  })
+
+  test('an array element that fits nowhere is reported against the element closest to it, the first of equals', () => {
+    const pattern = compiled({ match: { body: [{ a: 1, b: 2 }] } })
+    expect(pattern.match(subject({ body: [{ a: 9, b: 9 }, { a: 1, b: 9 }] })).differences).toEqual([{ pointer: '/body/1/b', expected: '2', actual: '9' }])
+    expect(pattern.match(subject({ body: [{ a: 1, b: 9 }, { a: 1, b: 8 }] })).differences).toEqual([{ pointer: '/body/0/b', expected: '2', actual: '9' }])
+  })
+
+  test('an array element that shares nothing with any element is still reported against one', () => {
+    expect(compiled({ match: { body: [{ a: 1 }] } }).match(subject({ body: [{ b: 2 }] })).differences).toEqual([{ pointer: '/body/0/a', expected: '1', actual: 'absent' }])
+  })
+
+  test('what the journal did not keep never matches, even when the operation does', () => {
+    expect(compiled({ operationId: 'queryItems', match: { body: { a: 1 } } }).test(subject({ bodyNote: 'not kept' }))).toBe(false)
+    expect(compiled({ operationId: 'queryItems', match: { headers: { A: 'a' } } }).test(subject({ headersNote: 'not kept' }))).toBe(false)
+  })
+
+  test(`objects nest ${MAX_DEPTH} levels at most, as arrays do`, () => {
+    const deep = (depth: number): unknown => {
+      let value: unknown = 1
+      for (let i = 0; i < depth; i++) value = { a: value }
+      return value
+    }
+    expect(compileRequestPattern({ match: { body: deep(MAX_DEPTH) } }).ok).toBe(true)
+    expect(refused({ match: { body: deep(MAX_DEPTH + 1) } })).toEqual([{ pointer: `/match/body${'/a'.repeat(MAX_DEPTH + 1)}`, keyword: 'maxDepth', message: `nests deeper than ${MAX_DEPTH} levels` }])
+  })
+
+  test(`texts of ${MAX_TEXT} characters are taken, as a value and in $contains`, () => {
+    const text = 'x'.repeat(MAX_TEXT)
+    expect(compiled({ match: { body: { a: text, b: { $contains: text } } } }).test(subject({ body: { a: text, b: `${text}!` } }))).toBe(true)
+  })
+
+  test(`an array is looked at up to its ${MAX_ARRAY_SCAN}th element`, () => {
+    const values = Array.from({ length: MAX_ARRAY_SCAN + 1 }, () => 0)
+    const pattern = compiled({ match: { body: [7] } })
+    values[MAX_ARRAY_SCAN] = 7
+    expect(pattern.test(subject({ body: values }))).toBe(false)
+    values[MAX_ARRAY_SCAN - 1] = 7
+    expect(pattern.test(subject({ body: values }))).toBe(true)
+  })
+})
+
+describe('where a match gives other clients a turn (a slice of 0 ms ends at the first chance)', () => {
+  // PAUSE_EVERY in pattern.ts: 2,048 pairs judged, or 2,048 × 64 characters run through $contains or $regex.
+  const PAUSE = 2_048
+
+  test('a text of 2,048 × 64 characters gives one; a character less gives none', async () => {
+    const pattern = compiled({ match: { body: { q: { $contains: 'needle' } } } })
+    const at = pattern.matchSliced(subject({ body: { q: 'a'.repeat(PAUSE * 64) } }), { sliceMs: 0, report: false })
+    expect(at).toBeInstanceOf(Promise)
+    expect(await at).toEqual({ matched: false, distance: 1, differences: [] })
+    expect(pattern.matchSliced(subject({ body: { q: 'a'.repeat(PAUSE * 64 - 1) } }), { sliceMs: 0, report: false })).not.toBeInstanceOf(Promise)
+  })
+
+  test('2,048 array elements judged give one; 2,047 give none', async () => {
+    const pattern = compiled({ match: { body: [5] } })
+    const at = pattern.matchSliced(subject({ body: Array.from({ length: PAUSE }, () => 0) }), { sliceMs: 0, report: false })
+    expect(at).toBeInstanceOf(Promise)
+    expect(await at).toEqual({ matched: false, distance: 1, differences: [] })
+    expect(pattern.matchSliced(subject({ body: Array.from({ length: PAUSE - 1 }, () => 0) }), { sliceMs: 0, report: false })).not.toBeInstanceOf(Promise)
+  })
+})
+
