@@ -120,7 +120,8 @@ export function faultRuleViolations(rule: FaultRuleInput, index: number, context
   const at = `/body/rules/${index}`
   const out: Violation[] = []
   const strict: Violation[] = []
-  const entry = rule.operationId === '*' ? undefined : context.operations.get(rule.operationId)
+  // `*` (every operation) is no operation's name: it finds no entry.
+  const entry = context.operations.get(rule.operationId)
   if (rule.operationId !== '*' && entry === undefined) {
     const names = [...context.operations.keys()].sort().join(', ')
     out.push({ pointer: `${at}/operationId`, keyword: 'operationId', message: `is not an operation of this release; use * or one of ${names}` })

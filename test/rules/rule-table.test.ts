@@ -109,10 +109,27 @@ describe('the answer-rule table', () => {
     expect(answers.decide(subject('queryItems'))).toBeNull()
   })
 
-  it('a rule with no scenario lists none', () => {
+  it('a rule with no scenario lists none, before and after it answers', () => {
     const { answers } = table()
     answers.add({ operationId: 'queryItems', answer: {} })
-    expect(answers.list().scenarios).toEqual({})
+    expect(answers.list().scenarios).toStrictEqual({})
+    answers.decide(subject('queryItems'))
+    expect(answers.list().scenarios).toStrictEqual({})
+  })
+
+  it('a rule with a scenario but no step to take leaves it where it is', () => {
+    const { answers } = table()
+    answers.add({ operationId: 'queryItems', answer: {}, scenario: 'login' })
+    answers.decide(subject('queryItems'))
+    expect(answers.list().scenarios).toStrictEqual({ login: 'Started' })
+  })
+
+  it('removing one rule of every operation leaves the others of every operation', () => {
+    const { answers } = table()
+    answers.add({ answer: { status: 503 }, name: 'a' })
+    answers.add({ answer: { status: 502 }, name: 'b' })
+    answers.remove(2)
+    expect(answered(answers.decide(subject('saveItems')))).toBe(1)
   })
 
   it('remove takes one rule out of the list and out of the operation\'s turn; an unknown id is a 404 naming it', () => {
@@ -201,6 +218,58 @@ describe('the answer-rule table', () => {
     expect(ids).toHaveLength(fit)
   })
 
+  it('a rule of exactly the largest size is taken; a byte more is refused', () => {
+    const rule = (length: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(length) }, offDocument: true })
+    const probe = table().answers
+    const size = Buffer.byteLength(JSON.stringify(probe.add(rule(1_000))))
+    const exact = 1_000 + MAX_ANSWER_RULE_BYTES - size
+    expect(table().answers.add(rule(exact)).id).toBe(1)
+    expect(refusal(() => table().answers.add(rule(exact + 1))).extra.violations).toEqual([
+      { pointer: '/body', keyword: 'maxRuleSize', message: `is ${MAX_ANSWER_RULE_BYTES + 1} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` },
+    ])
+  })
+
+  it('rules of exactly the total a mock holds are taken; a byte more is refused, naming the total it would make', () => {
+    const { answers } = table()
+    const rule = (length: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(length) }, offDocument: true })
+    const sizeOf = (view: unknown) => Buffer.byteLength(JSON.stringify(view))
+    let total = 0
+    const each = MAX_ANSWER_RULE_BYTES - 2_048
+    while (MAX_ANSWER_RULES_BYTES - total > MAX_ANSWER_RULE_BYTES) total += sizeOf(answers.add(rule(each)))
+    // The last rule fills what is left exactly (its id has as many digits as the one before).
+    const probe = sizeOf(table().answers.add(rule(1_000)))
+    const exact = 1_000 + (MAX_ANSWER_RULES_BYTES - total) - probe - (String(answers.list().rules.length + 1).length - 1)
+    total += sizeOf(answers.add(rule(exact)))
+    expect(total).toBe(MAX_ANSWER_RULES_BYTES)
+    const small = { operationId: 'queryItems', answer: {} }
+    const problem = refusal(() => answers.add(small))
+    const [violation] = problem.extra.violations as Array<{ message: string }>
+    const smallSize = sizeOf(table().answers.add(small)) + String(answers.list().rules.length + 1).length - 1
+    expect(violation?.message).toBe(`would make the rules held ${MAX_ANSWER_RULES_BYTES + smallSize} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first`)
+  })
+
+  it('room for a large rule may take several used-up ones, the oldest first', () => {
+    const { answers } = table()
+    const third = Math.floor(MAX_ANSWER_RULE_BYTES / 3)
+    const rule = (length: number, times?: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(length) }, offDocument: true, ...(times === undefined ? {} : { times, priority: 1 }) })
+    const sizeOf = (view: unknown) => Buffer.byteLength(JSON.stringify(view))
+    let bytes = 0
+    for (let i = 0; i < 2; i++) {
+      bytes += sizeOf(answers.add(rule(third, 1)))
+      answers.decide(subject('queryItems'))
+    }
+    const each = MAX_ANSWER_RULE_BYTES - 2_048
+    while (MAX_ANSWER_RULES_BYTES - bytes - Math.floor(third / 2) > MAX_ANSWER_RULE_BYTES - 4_096) bytes += sizeOf(answers.add(rule(each)))
+    // Leave about half a third free: a rule of two thirds then needs both used-up rules gone.
+    bytes += sizeOf(answers.add(rule(Math.max(0, MAX_ANSWER_RULES_BYTES - bytes - Math.floor(third / 2) - 400))))
+    expect(MAX_ANSWER_RULES_BYTES - bytes).toBeLessThan(third)
+    const big = answers.add(rule(2 * third))
+    const ids = answers.list().rules.map((r) => r.id)
+    expect(ids).toContain(big.id)
+    expect(ids).not.toContain(1)
+    expect(ids).not.toContain(2)
+  })
+
   it('past the count, used-up rules go oldest first and live rules stay', () => {
     const { answers } = table()
     answers.add({ operationId: 'queryItems', answer: {}, times: 1, priority: 1, name: 'used-1' })
@@ -260,6 +329,14 @@ describe('the fault-rule table', () => {
     expect(faults.list().rules[0]?.applied).toBe(1)
   })
 
+  it('a rule without times stays unlimited however often it applies', () => {
+    const { faults } = table()
+    faults.set({ rules: [{ operationId: 'saveItems', drop: true }] })
+    faults.decide('saveItems')
+    faults.decide('saveItems')
+    expect(faults.list().rules[0]).toMatchObject({ remaining: null, applied: 2 })
+  })
+
   it('a rule with uses left counts them down and stays', () => {
     const { faults } = table()
     faults.set({ rules: [{ operationId: 'saveItems', drop: true, times: 3 }] })
@@ -310,6 +387,7 @@ describe('fault rules checked', () => {
   it('an operation the release lacks names the ones it has, sorted, and *', () => {
     const [violation] = check({ operationId: 'nope', drop: true }).violations
     expect(violation?.pointer).toBe('/body/rules/2/operationId')
+    expect(violation?.keyword).toBe('operationId')
     expect(violation?.message).toMatch(/^is not an operation of this release; use \* or one of deleteItems, downloadAttachment, .*saveItems, sendEmail, signIn$/)
   })
 
@@ -326,9 +404,15 @@ describe('fault rules checked', () => {
   })
 
   it('headers go only with a status, and are held to HTTP with Content-Type refused', () => {
-    expect(check({ drop: true, headers: { 'Retry-After': '1' } }).violations).toEqual([expect.objectContaining({ pointer: '/body/rules/2/headers', keyword: 'headersWithStatus' })])
+    expect(check({ drop: true, headers: { 'Retry-After': '1' } }).violations).toEqual([
+      { pointer: '/body/rules/2/headers', keyword: 'headersWithStatus', message: 'go only with status: they are headers of the answer a status fault gives (drop and commitThenDrop answer nothing, latencyMs leaves the answer as it is)' },
+    ])
     expect(check({ status: 503, headers: { 'Retry-After': '1' } }).violations).toEqual([])
     expect(check({ status: 503, headers: { 'Content-Type': 'text/plain' } }).violations).toEqual([expect.objectContaining({ pointer: '/body/rules/2/headers/Content-Type', keyword: 'faultHeader' })])
+  })
+
+  it('an operation the release lacks, with a status: only the operation is said', () => {
+    expect(check({ operationId: 'nope', status: 418 }).violations.map((v) => v.keyword)).toEqual(['operationId'])
   })
 
   it('every operation (*) takes gateway statuses only', () => {
@@ -361,7 +445,8 @@ describe('fault rules held', () => {
       { operationId: 'queryItems', commitThenDrop: true },
     ]
     const rules = activeFaultRules(input)
-    expect(rules).toEqual([
+    // Strictly: a member the rule did not give is not there at all, not there as undefined.
+    expect(rules).toStrictEqual([
       { id: 1, operationId: 'saveItems', status: 503, headers: { 'Retry-After': '1' }, latencyMs: 3, times: 2, rate: 0.5, remaining: 2, applied: 0 },
       { id: 2, operationId: '*', drop: true, offDocument: true, rate: 1, remaining: null, applied: 0 },
       { id: 3, operationId: 'queryItems', commitThenDrop: true, rate: 1, remaining: null, applied: 0 },
