@@ -6,7 +6,7 @@
  */
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { describe, expect, it } from 'vitest'
-import { checkPatch, checkWholeAnswer, NOT_HTTP } from '../../src/rules/answer-check.ts'
+import { checkPatch, checkWholeAnswer, mergePatch, NOT_HTTP } from '../../src/rules/answer-check.ts'
 import { listOperations } from '../../src/document/reader.ts'
 
 const document = {
@@ -38,6 +38,7 @@ const document = {
     '/one': { get: { operationId: 'getOne', responses: { '200': { description: 'one example', content: { 'application/json': { schema: { $ref: '#/components/schemas/Labelled' }, example: { Label: 'x' } } } } } } },
     '/named': { get: { operationId: 'getNamed', responses: { '200': { description: 'named examples', content: { 'application/json': { schema: { $ref: '#/components/schemas/Labelled' }, examples: { a: { value: { Label: 'x' } }, b: 'not an example object' } } } } } } },
     '/both': { get: { operationId: 'getBoth', responses: { '200': { description: 'two JSON types', content: { 'application/problem+json': { schema: { type: 'object' } }, 'application/json': { schema: { type: 'object' } } } } } } },
+    '/cycle': { get: { operationId: 'getCycle', responses: { '200': { description: 'a schema that refers to itself', content: { 'application/json': { schema: { $ref: '#/components/schemas/Cycle' } } } } } } },
     '/none': { delete: { operationId: 'dropThing', responses: { '202': { description: 'accepted' } } } },
     '/vendor': { get: { operationId: 'getVendor', responses: { '201': { description: 'v', content: { 'text/html': {}, 'application/vnd.thing+json': { schema: { type: 'object', properties: { V: { type: 'integer' } } } } } } } } },
   },
@@ -68,6 +69,7 @@ const document = {
         },
       },
       Tag: { type: 'object', properties: { Label: { type: 'string' } } },
+      Cycle: { anyOf: [{ $ref: '#/components/schemas/Cycle' }, { type: 'object', properties: { X: {} } }] },
       Labelled: { type: 'object', required: ['Label'], properties: { Label: { type: 'string' } } },
     },
   },
@@ -180,8 +182,8 @@ describe('a whole answer held to the document', () => {
     expect(whole(undefined, { status: 418, headers: { 'X-A': 'b', 'CONTENT-type': 'text/plain' }, body: 'x' }).prepared.headers).toEqual({ 'x-a': 'b', 'content-type': 'text/plain' })
   })
 
-  it('a type that only begins like JSON is not JSON', () => {
-    expect(whole(undefined, { status: 418, headers: { 'Content-Type': 'application/json5' }, body: { a: 1 } }).violations.map((v) => v.keyword)).toEqual(['textBody'])
+  it.each(['application/json5', 'x-application/json'])('%s only looks like JSON: an object body is refused', (type) => {
+    expect(whole(undefined, { status: 418, headers: { 'Content-Type': type }, body: { a: 1 } }).violations.map((v) => v.keyword)).toEqual(['textBody'])
   })
 
   it('a Content-Type on an answer without a body, where the status declares none, is left alone', () => {
@@ -263,6 +265,17 @@ describe('a merge patch held to the document', () => {
   it('an operation whose success answer is not JSON, or has no body, cannot be patched', () => {
     expect(patched('getText', {})).toEqual([{ pointer: '/body/answer/patch', keyword: 'offDocument', message: 'cannot apply: getText does not answer JSON' }])
     expect(patched('dropThing', {})).toEqual([{ pointer: '/body/answer/patch', keyword: 'offDocument', message: 'cannot apply: dropThing does not answer JSON' }])
+  })
+
+  it('a schema that refers to itself is opened a bounded number of times', () => {
+    expect(patched('getCycle', { X: 1, Y: 2 })).toEqual([{ pointer: '/body/answer/patch/Y', keyword: 'unknownMember', message: 'is not a member getCycle 200 names: a patch that adds it gives an answer the document does not describe (a misspelt member changes nothing)' }])
+  })
+
+  it('a patched answer is plain data: its members can be changed and removed again', () => {
+    const once = mergePatch({}, { a: 1, b: { c: 2 } }) as Record<string, unknown>
+    once.a = 3
+    expect(once.a).toBe(3)
+    expect(mergePatch(once, { a: null, b: { c: null } })).toEqual({ b: {} })
   })
 
   it('a JSON success answer with no schema takes any patch', () => {
