@@ -9,6 +9,7 @@ import { strictProblem, strictViolation } from '../../src/rules/strict.ts'
 import { listOperations, releaseDocument } from '../../src/document/reader.ts'
 import { ProblemError } from '../../src/errors.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
+import { refusal as refusalOf } from '../helpers/refusal.ts'
 import { DEFAULT_ANSWER_PRIORITY } from '../../spec/control-plane/constants.ts'
 
 const document = releaseDocument(LATEST_VERSION)
@@ -21,13 +22,7 @@ function hold(input: unknown, id = 7, ctx = context): HeldRule {
 }
 
 function refusal(input: unknown, ctx = context): ProblemError {
-  try {
-    hold(input, 7, ctx)
-  } catch (error) {
-    if (error instanceof ProblemError) return error
-    throw error
-  }
-  throw new Error('was not refused')
+  return refusalOf(() => hold(input, 7, ctx))
 }
 
 const violationsOf = (problem: ProblemError) => (problem.extra as { violations: Array<{ pointer: string; keyword: string; message: string }> }).violations

@@ -11,6 +11,7 @@ import type { RequestSubject } from '../../src/rules/pattern.ts'
 import { listOperations, releaseDocument } from '../../src/document/reader.ts'
 import { ProblemError } from '../../src/errors.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
+import { refusal } from '../helpers/refusal.ts'
 import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
 
 const document = releaseDocument(LATEST_VERSION)
@@ -18,15 +19,6 @@ const context = { document, operations: new Map(listOperations(document).map((en
 const table = (strict = false) => createRuleTable({ document, randomSeed: () => 77, strict })
 const subject = (operationId: string | null, query = '$top=1'): RequestSubject => ({ operationId, body: { query }, headers: {}, user: 'admin@acme.test' })
 
-function refusal(action: () => unknown): ProblemError {
-  try {
-    action()
-  } catch (error) {
-    if (error instanceof ProblemError) return error
-    throw error
-  }
-  throw new Error('was not refused')
-}
 
 /** The id of the rule that answered (decide is synchronous for small requests). */
 const answered = (decision: AnswerDecision | null | Promise<AnswerDecision | null>): number | null => {

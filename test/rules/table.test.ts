@@ -6,8 +6,8 @@
 import { describe, expect, test } from 'vitest'
 import { createRuleTable } from '../../src/rules/table.ts'
 import { releaseDocument } from '../../src/document/reader.ts'
-import { ProblemError } from '../../src/errors.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
+import { refusal } from '../helpers/refusal.ts'
 import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
 
 const DOCUMENT = releaseDocument(LATEST_VERSION)
@@ -16,15 +16,6 @@ const subject = (operationId: string) => ({ operationId, body: { query: '$top=1'
 /** A rule whose JSON is about `size` bytes: an off-document text answer. */
 const sized = (size: number, times?: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(size) }, offDocument: true, ...(times === undefined ? {} : { times, priority: 1 }) })
 
-function refusal(action: () => unknown): ProblemError {
-  try {
-    action()
-  } catch (error) {
-    if (error instanceof ProblemError) return error
-    throw error
-  }
-  throw new Error('was not refused')
-}
 
 describe('the answer rules held', () => {
   test('the cap counts rules that can still answer; used-up ones stay listed, the oldest dropped past the cap', () => {
