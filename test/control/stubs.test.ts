@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { IDS, mockPerSuite, type Reply } from '../helpers/http.ts'
 import { refusedSave } from '../../spec/control-plane/paths/add-stub.ts'
 import { ProblemError } from '../../src/errors.ts'
+import { refusal } from '../helpers/refusal.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
 const signInPath = `/identityprovider/${IDS.org}/connect/token`
@@ -401,15 +402,6 @@ describe('/__mock/stubs: gateway statuses, the document, strict mode', () => {
   const rawSave = (body: unknown, headers: Record<string, string> = {}, mock = ctx.mock, token = ctx.token): Promise<Reply> =>
     mock.request('POST', SAVE, { json: body, headers: { ...mock.dataHeaders(token), ...headers }, unchecked: true })
   const pointers = (reply: Reply): string[] => reply.body.violations.map((v: { pointer: string }) => v.pointer)
-  const thrownBy = (act: () => unknown): ProblemError => {
-    try {
-      act()
-    } catch (error) {
-      if (error instanceof ProblemError) return error
-      throw error
-    }
-    throw new Error('nothing thrown')
-  }
 
   it('gives a gateway status on any operation without offDocument, flagged INFRASTRUCTURE_ANSWER, even to a strict request', async () => {
     const added = await addStub({ operationId: 'saveItems', answer: { status: 503, headers: { 'Retry-After': '2' }, body: 'Service Unavailable' } })
@@ -455,7 +447,7 @@ describe('/__mock/stubs: gateway statuses, the document, strict mode', () => {
     expect(refused.body).toMatchObject({ code: 'STRICT_MODE', warning: 'OFF_DOCUMENT_ANSWER' })
     expect(pointers(refused)).toEqual(['/body/offDocument', '/body/answer/status'])
     expect(refused.body.detail).toMatch(/^\/body\/offDocument is refused in strict mode/)
-    const thrown = thrownBy(() => strictCtx.mock.mock.stub(rule))
+    const thrown = refusal(() => strictCtx.mock.mock.stub(rule))
     expect({ status: thrown.status, code: thrown.code, detail: thrown.message, violations: thrown.violations }).toEqual({
       status: 400,
       code: 'STRICT_MODE',
@@ -481,18 +473,18 @@ describe('/__mock/stubs: gateway statuses, the document, strict mode', () => {
     expect(refused.body.detail).not.toContain('pattern')
     // Other faults of the rule are still named beside it.
     expect(pointers(await addStub({ operationId: '*', answer: { status: 503 }, times: 0 })).sort()).toEqual(['/body/operationId', '/body/times'])
-    expect(thrownBy(() => ctx.mock.mock.stub({ operationId: '*', answer: { status: 503 } })).violations).toEqual(refused.body.violations)
+    expect(refusal(() => ctx.mock.mock.stub({ operationId: '*', answer: { status: 503 } })).violations).toEqual(refused.body.violations)
   })
 
   it('refuses in process with the violations, naming the wrong value before the members missing', async () => {
-    const thrown = thrownBy(() => ctx.mock.mock.stub({ operationId: 'saveItems', answer: { body: { IsSaveSuccessfully: 3 } } }))
+    const thrown = refusal(() => ctx.mock.mock.stub({ operationId: 'saveItems', answer: { body: { IsSaveSuccessfully: 3 } } }))
     expect(thrown).toMatchObject({ status: 400, code: 'VALIDATION' })
     expect(thrown.violations).toHaveLength(12)
     expect(thrown.violations).toContainEqual({ pointer: '/body/answer/body/IsSaveSuccessfully', keyword: 'type', message: 'must be boolean' })
     expect(thrown.message).toMatch(/^\/body\/answer\/body\/IsSaveSuccessfully must be boolean; /)
     expect(thrown.message).toMatch(/\(and 9 more\)$/)
     // An array of rows where the answer may be rows or a count: no "must be object" from the count's alternative.
-    const rows = thrownBy(() => ctx.mock.mock.stub({ operationId: 'queryItems', answer: { body: [{ Id: 'x' }] } }))
+    const rows = refusal(() => ctx.mock.mock.stub({ operationId: 'queryItems', answer: { body: [{ Id: 'x' }] } }))
     expect(rows.message).toMatch(/^\/body\/answer\/body\/0\/Id must be integer; /)
     expect(rows.violations.map((v) => v.pointer)).not.toContain('/body/answer/body')
   })
