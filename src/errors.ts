@@ -69,6 +69,10 @@ export interface Violation {
   pointer: string
   keyword: string
   message: string
+  /** The same violation in this many array elements (the pointer has `*` for the index); absent for one. */
+  count?: number
+  /** With `count`: the exact pointer of the first element it was found in. */
+  first?: string
 }
 
 /** The body of every error reply. */

@@ -44,16 +44,24 @@ export const Problem: SchemaObject = {
     },
     violations: {
       type: 'array',
-      description: 'For a request that breaks this document\'s schemas: every violation found, not only the first.',
+      maxItems: 100,
+      description:
+        'For a request that breaks this document\'s schemas: what is wrong, every mistake once. One finding per wrong member (a ' +
+        '`oneOf` or a type that only repeats what is said inside the value is left out); the same fault in many array elements is ' +
+        'one violation with `*` for the index, a `count` and the `first` exact pointer; the telling ones first (a wrong value, then ' +
+        'a missing member, then an alternative that did not fit); at most 100, the rest counted in `unlisted`.',
       items: {
         type: 'object',
         required: ['pointer', 'keyword', 'message'],
         properties: {
-          pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the offending value in the request.' },
+          pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the offending value in the request; `*` stands for every index of an array where `count` is given.' },
           keyword: { type: 'string', description: 'Schema keyword that failed (for example `type`, `required`, `pattern`).' },
           message: { type: 'string' },
+          count: { type: 'integer', minimum: 2, description: 'The same violation in this many array elements.' },
+          first: { type: 'string', description: 'With `count`: the exact pointer of the first element it was found in.' },
         },
       },
     },
+    unlisted: { type: 'integer', minimum: 1, description: 'Distinct violations found past the 100 listed in `violations` (counted after merging).' },
   },
 }

@@ -3,7 +3,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
-import { toViolations } from './violations.ts'
+import { summarizeViolations, toViolations } from './violations.ts'
 import { quickAcceptAt } from './quick-accept.ts'
 import { isObject } from './json.ts'
 import { escapePointer, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
@@ -99,6 +99,9 @@ export interface RequestCheck {
 /** Checks one request against its operation. */
 export type RequestValidator = (request: RequestParts) => RequestCheck
 
+/** Checks a request body: its violations, or, when members the schema does not name are its only fault, their pointers. */
+export type BodyCheck = (body: unknown) => Pick<RequestCheck, 'violations' | 'unknownMembers'>
+
 /** A copy of a document whose schemas accept members they do not name (`additionalProperties: false` dropped). */
 function openMembers(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(openMembers)
@@ -151,6 +154,7 @@ export class DocumentValidators {
   #strictAjv: Ajv2020 | undefined
   readonly #schemas = new Map<string, ValidateFunction>()
   readonly #requests = new Map<string, RequestValidator>()
+  readonly #bodies = new Map<string, BodyCheck>()
   #open: DocumentValidators | undefined
   #precompiled: PrecompiledRequests | null | undefined
   readonly #usePrecompiled: boolean
@@ -235,25 +239,54 @@ export class DocumentValidators {
       if (schema !== undefined) checks.push({ part, validate: ready?.[part] ?? this.#coercing.compile(schema) })
     }
     const declaredQuery = new Set(schemas.declaredQuery)
-    const bodyPointer = skipBody ? undefined : schemas.bodyPointer
-    const validateBody = bodyPointer === undefined ? undefined : this.schemaAt(bodyPointer)
-    // A body that surely conforms skips Ajv (see quick-accept.ts); any other gets Ajv's verdict and errors.
-    const quick = bodyPointer === undefined ? undefined : quickAcceptAt(this.document, bodyPointer)
+    const checkBody = skipBody || schemas.bodyPointer === undefined ? undefined : this.bodyCheck(schemas.bodyPointer)
     return (request) => {
       const violations: Violation[] = []
       for (const { part, validate } of checks) {
-        if (!validate(request[part] ?? {})) violations.push(...toViolations(part, validate.errors))
+        // One at a time: a spread of an unbounded list into push() overflows the stack.
+        if (!validate(request[part] ?? {})) for (const violation of toViolations(part, validate.errors)) violations.push(violation)
       }
       let unknownMembers: string[] = []
-      if (validateBody !== undefined && bodyPointer !== undefined && quick?.(request.body) !== true && !validateBody(request.body)) {
-        const found = toViolations('body', validateBody.errors)
-        // Valid once unnamed members are allowed: the body's only fault is members it may carry anyway.
-        if (this.#openMembers.schemaAt(bodyPointer)(request.body)) {
-          unknownMembers = [...new Set(found.filter((v) => v.keyword === 'additionalProperties').map((v) => v.pointer))]
-        } else violations.push(...found)
+      if (checkBody !== undefined) {
+        const body = checkBody(request.body)
+        for (const violation of body.violations) violations.push(violation)
+        unknownMembers = body.unknownMembers
       }
       const query = request.query !== null && typeof request.query === 'object' ? Object.keys(request.query) : []
       return { violations, unknownMembers, unknownParameters: query.filter((name) => !declaredQuery.has(name)) }
+    }
+  }
+
+  /**
+   * The check of a request body against the schema at `bodyPointer` (not coercing): its
+   * violations, or, when its only fault is members the schema does not name, those members'
+   * pointers. Pointers start with `/body`. A body that surely conforms skips Ajv (quick-accept.ts).
+   */
+  bodyCheck(bodyPointer: string): BodyCheck {
+    let check = this.#bodies.get(bodyPointer)
+    if (check === undefined) {
+      check = this.#compileBody(bodyPointer)
+      this.#bodies.set(bodyPointer, check)
+    }
+    return check
+  }
+
+  #compileBody(bodyPointer: string): BodyCheck {
+    const validateBody = this.schemaAt(bodyPointer)
+    const quick = quickAcceptAt(this.document, bodyPointer)
+    return (body) => {
+      if (quick?.(body) === true || validateBody(body)) return { violations: [], unknownMembers: [] }
+      const found = toViolations('body', validateBody.errors)
+      // Valid once unnamed members are allowed: the body's only fault is members it may carry anyway.
+      // Ajv reports every error (allErrors), so the errors alone settle it when they are all of one
+      // kind: none about members (opening changes nothing), or only those. Only a mix, where an
+      // alternative may have failed for a member alone, needs the document with members opened,
+      // whose compile (at its first use) is the slow part.
+      const members = found.reduce((n, v) => n + (v.keyword === 'additionalProperties' ? 1 : 0), 0)
+      if (members === found.length || (members > 0 && this.#openMembers.schemaAt(bodyPointer)(body))) {
+        return { violations: [], unknownMembers: [...new Set(found.filter((v) => v.keyword === 'additionalProperties').map((v) => v.pointer))] }
+      }
+      return { violations: found, unknownMembers: [] }
     }
   }
 
@@ -282,17 +315,38 @@ export class DocumentValidators {
     return this.#bodyProblems(entry, answer, `${found.pointer}/content/${escapePointer(mediaType)}`)
   }
 
+  /**
+   * What is wrong with an answer's body, through the one violation pipeline (echoes dropped, the
+   * same fault in many rows once with a count, ranked, capped), so a page of any size that fits no
+   * schema costs its size and gives a short list. Each line keeps the schema path that failed.
+   */
   #bodyProblems(entry: OperationEntry, answer: { status: number; body: unknown }, mediaPointer: string): string[] {
     const validate = this.schemaAt(`${mediaPointer}/schema`)
     if (validate(answer.body)) return []
-    return (validate.errors ?? []).map((error) => `${entry.operationId} ${answer.status}: ${describeError(error)}`)
+    const errors = validate.errors ?? []
+    const found = toViolations('body', errors)
+    // The schema path of each violation, by its pointer and keyword: toViolations keeps Ajv's order, one per pointer and message.
+    const schemaPaths = new Map<string, string>()
+    for (const error of errors) {
+      const member = error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined
+      const key = `/body${error.instancePath}${member === undefined ? '' : `/${String(member)}`} ${error.keyword}`
+      if (!schemaPaths.has(key)) schemaPaths.set(key, error.schemaPath)
+    }
+    const { violations, unlisted } = summarizeViolations(found)
+    const label = `${entry.operationId} ${answer.status}`
+    const lines = violations.map((violation) => {
+      const exact = violation.first ?? violation.pointer
+      const schemaPath = schemaPaths.get(`${exact} ${violation.keyword}`) ?? ''
+      return `${label}: ${bodyPointer(violation.pointer)} ${violation.message}${violation.count === undefined ? '' : ` (${violation.count} times, first at ${bodyPointer(exact)})`} (schema ${schemaPath})`
+    })
+    if (unlisted > 0) lines.push(`${label}: and ${unlisted} more violations`)
+    return lines
   }
 }
 
-/** One Ajv error with the body path and the schema path that failed. */
-function describeError(error: ErrorObject): string {
-  const at = error.instancePath === '' ? '/' : error.instancePath
-  return `${at} ${error.message ?? error.keyword} (schema ${error.schemaPath})`
+/** A `/body/...` pointer as a pointer into the body (`/` for the body itself). */
+function bodyPointer(pointer: string): string {
+  return pointer.slice('/body'.length) || '/'
 }
 
 const byDocument = new WeakMap<OpenAPIObject, DocumentValidators>()

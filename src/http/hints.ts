@@ -15,11 +15,14 @@ import { decodeRowVersion } from '../store/row-version.ts'
 function timestampHint(request: FastifyRequest, violations: readonly Violation[]): string | undefined {
   for (const violation of violations) {
     if (!violation.pointer.endsWith('/TIMESTAMP') || violation.keyword !== 'type') continue
-    const sent = atPointer(request.body, violation.pointer.slice('/body'.length))
+    // The same fault in many rows is one violation: its first row says what to send.
+    const pointer = (violation.first ?? violation.pointer).slice('/body'.length)
+    const sent = atPointer(request.body, pointer)
     if (typeof sent !== 'string') continue
     const version = decodeRowVersion(sent)
     const what = version === null ? 'a number' : `${version}, the number "${sent}" encodes`
-    return `TIMESTAMP is read as base64 text of the row version (an 8-byte big-endian integer) and sent back as that integer: send ${what} at ${violation.pointer.slice('/body'.length)}.`
+    const others = violation.count === undefined ? '' : ` (and the same in ${violation.count - 1} more rows)`
+    return `TIMESTAMP is read as base64 text of the row version (an 8-byte big-endian integer) and sent back as that integer: send ${what} at ${pointer}${others}.`
   }
   return undefined
 }

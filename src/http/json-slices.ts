@@ -22,7 +22,7 @@ import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OB
  * (operations/save-items.ts, `Store.saveInSlices`). The tests change them to compare the sliced
  * path's answers with the whole path's on the same bodies.
  */
-export const slicing = { bodyChars: 1 << 20, sliceChars: 1 << 20, checkRows: 2048, sliceRows: 256, planMs: 8 }
+export const slicing = { bodyChars: 1 << 18, sliceChars: 1 << 20, checkRows: 512, sliceRows: 256, planMs: 8 }
 
 /** One turn of the event loop for everything else waiting (answers, timers, other requests). */
 export const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { ProblemError, type Violation } from '../errors.ts'
+import type { Violation } from '../errors.ts'
 import { atPointer, requestBodyOf, resolveRef, type OperationEntry } from '../document/reader.ts'
 import { isObject } from '../document/json.ts'
-import { requestSchemas, validatorsFor } from '../document/validators.ts'
+import { requestSchemas, validatorsFor, type BodyCheck } from '../document/validators.ts'
 import { slicing, yieldTurn } from './json-slices.ts'
-import { describeViolations } from '../document/violations.ts'
+import { dropEchoes, ViolationTally, violationsProblem } from '../document/violations.ts'
 import type { RouteStep } from './steps.ts'
 import { bodyAlternatives, closestAlternative, validationHint } from './hints.ts'
 
@@ -63,24 +63,45 @@ export function rowsSliceable(document: OpenAPIObject, pointer: string): boolean
   return rows.minItems === undefined || (typeof rows.minItems === 'number' && rows.minItems <= 1)
 }
 
+/** `/body/Rows/<k>...` of a slice starting at row `from`, as a pointer into the whole body. */
+function shiftRow(pointer: string, from: number): string {
+  if (from === 0 || !pointer.startsWith(ROWS_POINTER)) return pointer
+  const end = pointer.indexOf('/', ROWS_POINTER.length)
+  const index = Number(pointer.slice(ROWS_POINTER.length, end === -1 ? undefined : end))
+  return `${ROWS_POINTER}${index + from}${end === -1 ? '' : pointer.slice(end)}`
+}
+
+const ROWS_POINTER = '/body/Rows/'
+
 /**
- * Whether a body with many rows passes the body schema, checked a slice of rows at a time (each
- * slice with the body's other members) with a turn of the event loop between slices, so a big
- * save does not stop the mock. False as soon as a slice does not pass: the caller then checks the
- * whole request as always, so every refusal (its violations, pointers and hint) stays the same.
+ * Checks a body with many rows against the body schema a slice of rows at a time (each slice with
+ * the body's other members), with a turn of the event loop whenever a slice ran past SLICE_MS, so
+ * neither a big valid save nor a big invalid one stops the mock. Each slice's violations are told
+ * as of the whole body (row indexes shifted) and gathered in `violations`, merged as they come;
+ * what is said of the body's other members is taken from the first slice alone (every slice
+ * repeats it). Unknown members are gathered apart (`members`) while they are the body's only
+ * fault; once anything else in it is wrong they are violations too, as checking the body whole
+ * says them.
  */
-async function bodyPassesInSlices(body: { Rows: unknown[] }, passes: (body: unknown) => boolean): Promise<boolean> {
+async function checkRowsInSlices(body: { Rows: unknown[] }, checkBody: BodyCheck, violations: ViolationTally, members: ViolationTally): Promise<void> {
   const rows = body.Rows
   const size = slicing.sliceRows
+  const wrong = new ViolationTally()
   let begun = performance.now()
   for (let from = 0; from < rows.length; from += size) {
-    if (!passes({ ...body, Rows: rows.slice(from, from + size) })) return false
+    const found = checkBody({ ...body, Rows: rows.slice(from, from + size) })
+    const own = (pointer: string): boolean => from === 0 || pointer.startsWith(ROWS_POINTER)
+    wrong.add(dropEchoes(found.violations).filter((v) => own(v.pointer)).map((v) => ({ ...v, pointer: shiftRow(v.pointer, from) })))
+    members.add(found.unknownMembers.filter(own).map((pointer) => unknownMember(shiftRow(pointer, from))))
     if (performance.now() - begun >= SLICE_MS) {
       await yieldTurn()
       begun = performance.now()
     }
   }
-  return true
+  if (wrong.size === 0) return
+  violations.add(wrong.summary(Infinity).violations)
+  violations.add(members.summary(Infinity).violations)
+  members.clear()
 }
 
 /**
@@ -88,19 +109,21 @@ async function bodyPassesInSlices(body: { Rows: unknown[] }, passes: (body: unkn
  * body, every violation in one 400 `VALIDATION` problem. The validators are compiled here, when the
  * route is added, so a schema Ajv cannot compile stops start-up naming the operation, instead of
  * failing its first request. A body of `slicing.checkRows` rows or more is checked a slice at a
- * time (`bodyPassesInSlices`); one that does not pass is checked whole, as any other.
+ * time (`checkRowsInSlices`), whether it passes or not. The violations go through the one
+ * pipeline (src/document/violations.ts: echoes dropped, merged, ranked, capped), so a body of
+ * any size within the limits gets a short 400 in time linear in its size.
  */
 export function requestCheck(document: OpenAPIObject, entry: OperationEntry, options: RequestCheckOptions = {}): RouteStep {
   let validate: ReturnType<ReturnType<typeof validatorsFor>['requestValidator']>
   let withoutBody: typeof validate | undefined
-  let bodyPasses: ((body: unknown) => boolean) | undefined
+  let checkBody: BodyCheck | undefined
   try {
     const validators = validatorsFor(document)
     validate = validators.requestValidator(entry, { skipBody: options.skipBody === true })
     const bodyPointer = options.skipBody === true ? undefined : requestSchemas(document, entry).bodyPointer
     if (bodyPointer !== undefined && rowsSliceable(document, bodyPointer)) {
       withoutBody = validators.requestValidator(entry, { skipBody: true })
-      bodyPasses = validators.schemaAt(bodyPointer)
+      checkBody = validators.bodyCheck(bodyPointer)
     }
   } catch (error) {
     throw new Error(`operation ${entry.operationId} (${routeMethod(entry)} ${entry.path}): its request schema does not compile: ${(error as Error).message}`, { cause: error })
@@ -108,25 +131,32 @@ export function requestCheck(document: OpenAPIObject, entry: OperationEntry, opt
   const { prepare, unknownInput } = options
   const body = options.skipBody === true ? undefined : requestBodyOf(document, entry)
   const alternatives = body === undefined ? [] : bodyAlternatives(document, body.schemaPointer)
-  const judge = (request: FastifyRequest, found: ReturnType<typeof validate>): void => {
-    const all = unknownInput === undefined ? [...found.violations, ...found.unknownMembers.map(unknownMember)] : found.violations
-    if (all.length > 0) {
-      const violations = closestAlternative(document, alternatives, request.body, all)
-      const hint = validationHint(request, entry, violations)
-      throw new ProblemError('VALIDATION', describeViolations(violations), hint === undefined ? { violations } : { violations, hint })
+  /** Refuses with every violation gathered (merged, ranked, capped), or hands on the unknown input the lenient mock accepts. */
+  const judge = (request: FastifyRequest, violations: ViolationTally, members: ViolationTally, unknownParameters: string[]): void => {
+    // Strict mode (no unknownInput) refuses unknown members.
+    if (unknownInput === undefined) violations.add(members.summary(Infinity).violations)
+    if (violations.size > 0) {
+      const summary = violations.summary()
+      const hint = validationHint(request, entry, summary.violations)
+      throw violationsProblem(summary, 'VALIDATION', hint === undefined ? {} : { hint })
     }
-    if (found.unknownMembers.length + found.unknownParameters.length > 0) {
-      unknownInput?.(request, { members: found.unknownMembers, parameters: found.unknownParameters })
-    }
+    const unknownMembers = members.summary().violations.map((v) => v.pointer)
+    if (unknownMembers.length + unknownParameters.length > 0) unknownInput?.(request, { members: unknownMembers, parameters: unknownParameters })
   }
   return (request) => {
     prepare?.(request)
     const sent = request.body as { Rows?: unknown } | null | undefined
-    if (bodyPasses !== undefined && withoutBody !== undefined && isObject(sent) && Array.isArray(sent.Rows) && sent.Rows.length >= slicing.checkRows) {
-      const rest = withoutBody
-      const passes = bodyPasses
-      return bodyPassesInSlices(sent as { Rows: unknown[] }, passes).then((ok) => judge(request, ok ? rest(request) : validate(request)))
+    const violations = new ViolationTally()
+    if (checkBody !== undefined && withoutBody !== undefined && isObject(sent) && Array.isArray(sent.Rows) && sent.Rows.length >= slicing.checkRows) {
+      const rest = withoutBody(request)
+      violations.add(rest.violations)
+      const members = new ViolationTally()
+      return checkRowsInSlices(sent as { Rows: unknown[] }, checkBody, violations, members).then(() => judge(request, violations, members, rest.unknownParameters))
     }
-    judge(request, validate(request))
+    const found = validate(request)
+    const members = new ViolationTally()
+    members.add(found.unknownMembers.map(unknownMember))
+    if (found.violations.length > 0) violations.add(dropEchoes(closestAlternative(document, alternatives, request.body, found.violations)))
+    judge(request, violations, members, found.unknownParameters)
   }
 }

@@ -4,7 +4,7 @@ import { escapePointer, resolveRef, responseOf } from '../document/reader.ts'
 import { validatorsFor } from '../document/validators.ts'
 import { isGatewayStatus } from '../wire/gateway-statuses.ts'
 import { MOCK_DEFINED } from '../../spec/extensions.ts'
-import { preciseViolations } from '../document/violations.ts'
+import { dropEchoes } from '../document/violations.ts'
 import type { Violation } from '../errors.ts'
 import { exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
 import { alternativesOf, type Route } from './views.ts'
@@ -106,7 +106,7 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
     return observations
   }
   const closest = closestAnswerAlternative(document, schemaPointer, body, validators.violationsAt(schemaPointer, body, 'body'))
-  for (const violation of preciseViolations(closest)) {
+  for (const violation of dropEchoes(closest)) {
     observations.push({
       side: 'answer',
       severity: 'violation',

@@ -8,6 +8,7 @@ import { closestAlternative } from '../http/hints.ts'
 import { WARNINGS, type WarningCode } from '../http/warnings.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import type { Violation } from '../errors.ts'
+import { dropEchoes } from '../document/violations.ts'
 import { exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
 import { alternativesOf, type Routed } from './views.ts'
 
@@ -125,7 +126,8 @@ export function judgeRequest(routed: Routed, documents: { checked: OpenAPIObject
   const checked = validatorsFor(documents.checked).requestValidator(route.checked, { skipBody })(parts)
   // A body that is none of its alternatives (the current or the older delete body) is told against the closest one, as the mock tells it.
   const schemaPointer = checked.violations.length === 0 ? undefined : requestBodyOf(documents.checked, route.checked)?.schemaPointer
-  const violations = schemaPointer === undefined ? checked.violations : closestAlternative(documents.checked, alternativesOf(documents.checked, schemaPointer), body, checked.violations)
+  // One finding per wrong member (src/document/violations.ts): a oneOf's alternatives, a type and its items, say one mistake once.
+  const violations = dropEchoes(schemaPointer === undefined ? checked.violations : closestAlternative(documents.checked, alternativesOf(documents.checked, schemaPointer), body, checked.violations))
   for (const violation of violations) observations.push(observe(parts, violation, 'violation'))
   const seen = new Set(checked.violations.map((v) => `${v.pointer} ${v.message}`))
   if (checked.unknownMembers.length > 0) {

@@ -144,7 +144,8 @@ describe('request assertions', () => {
       expect(regex.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/query/match/body/query/$regex'])
       const member = await mock.request('GET', query({ bdy: {}, user: 7 }))
       expect(member.status).toBe(400)
-      expect(member.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/query/match/bdy', '/query/match/user'])
+      // A wrong value is told before a member the pattern does not know (the telling ones first).
+      expect(member.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/query/match/user', '/query/match/bdy'])
       expect((await mock.request('GET', query([1]))).body.violations[0].pointer).toBe('/query/match')
     })
   })

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { OWN_BODY_CHECK } from '../../../spec/control-plane/constants.ts'
-import { ProblemError } from '../../errors.ts'
+import type { ProblemError } from '../../errors.ts'
+import { ViolationTally, violationsProblem } from '../../document/violations.ts'
 import { FixtureError } from '../../fixtures/load.ts'
 import { controlPlaneDocument, listOperations } from '../../document/reader.ts'
 import { fastifyPath, requestCheck, routeMethod } from '../../http/request-check.ts'
@@ -11,16 +12,18 @@ import { PACKAGE_VERSION } from '../../package-root.ts'
 import { parseMatchParameter } from '../../journal/match.ts'
 import { isStrict } from '../../http/warn.ts'
 
-/** Violations a refused fixture's answer lists at most; `detail` counts them all, so a fixture of a million bad rows gets a short answer. */
-const LISTED_VIOLATIONS = 100
-
-/** A refused fixture as a 400 problem whose `violations` point into the fixture. */
+/**
+ * A refused fixture as a 400 problem whose `violations` point into the fixture: merged, ranked and
+ * capped as every list of violations is (src/document/violations.ts), so a fixture of a million bad
+ * rows gets a short answer; `detail` counts them all. Each problem is a finding of its own (no
+ * echoes to drop: two rules a value breaks are two problems).
+ */
 function fixtureProblem(error: FixtureError): ProblemError {
-  const violations = error.problems.slice(0, LISTED_VIOLATIONS).map((p) => ({ pointer: p.path, keyword: 'fixture', message: p.message }))
-  // The root's pointer is the empty text; people read it better as "/".
-  const shown = error.problems.slice(0, 3).map((p) => `${p.path === '' ? '/' : p.path} ${p.message}`)
-  const more = error.problems.length > 3 ? ` (and ${error.problems.length - 3} more)` : ''
-  return new ProblemError('BAD_FIXTURE', `The fixture is refused: ${shown.join('; ')}${more}.`, { violations })
+  const tally = new ViolationTally()
+  // The root's pointer is the empty text; people read it better as "/" (violationText).
+  tally.add(error.problems.map((p) => ({ pointer: p.path, keyword: 'fixture', message: p.message })))
+  const summary = tally.summary()
+  return violationsProblem(summary, 'BAD_FIXTURE', {}, (text) => `The fixture is refused: ${text}.`)
 }
 
 /** `GET /__mock/health`: up, with the versions; served whether the control plane is on or off. */
