@@ -332,7 +332,7 @@ export class DocumentValidators {
       const key = `/body${error.instancePath}${member === undefined ? '' : `/${String(member)}`} ${error.keyword}`
       if (!schemaPaths.has(key)) schemaPaths.set(key, error.schemaPath)
     }
-    const { violations, unlisted } = summarizeViolations(found)
+    const { violations, unlisted } = summarizeViolations(found, undefined, { value: answer.body, prefix: '/body' })
     const label = `${entry.operationId} ${answer.status}`
     const lines = violations.map((violation) => {
       const exact = violation.first ?? violation.pointer

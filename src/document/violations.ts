@@ -93,11 +93,13 @@ function orList(items: readonly string[]): string {
  *   inside (`/body must be object` beside `/body/0/Id must be integer` for a page of rows, or
  *   `values must be integer` beside `values/0 must be integer` for an array of Ids);
  * - of several violations of one value, the most precise is kept (`precision`), and the types of
- *   several alternatives are said once (`must be integer or array`).
+ *   several alternatives are said once (`must be integer or array`);
+ * - a member missing beside a near name is a misspelling, said once naming both
+ *   (`nameMisspellings`; with `body`, also where the schema allows any other member).
  * Linear: one set of the pointers' ancestors, one map by pointer.
  */
-export function dropEchoes(violations: readonly Violation[]): Violation[] {
-  if (violations.length <= 1) return [...violations]
+export function dropEchoes(violations: readonly Violation[], body?: BodyRoot): Violation[] {
+  if (violations.length === 0) return []
   // Only an alternative's keyword can be an echo: the ancestors are gathered only when one is there.
   let ancestors: Set<string> | undefined
   for (const { keyword } of violations) {
@@ -109,8 +111,10 @@ export function dropEchoes(violations: readonly Violation[]): Violation[] {
   const byPointer = new Map<string, Violation>()
   // Pointers with several `type` violations, and every type they ask for (rare: only alternatives give them).
   let types: Map<string, string[]> | undefined
+  let missing = false
   for (const violation of violations) {
     if (ancestors !== undefined && ALTERNATIVE_KEYWORDS.has(violation.keyword) && ancestors.has(violation.pointer)) continue
+    if (violation.keyword === 'required') missing = true
     const kept = byPointer.get(violation.pointer)
     if (kept === undefined) {
       byPointer.set(violation.pointer, violation)
@@ -124,13 +128,118 @@ export function dropEchoes(violations: readonly Violation[]): Violation[] {
     }
     if (precision(violation) > precision(kept)) byPointer.set(violation.pointer, violation)
   }
-  if (types === undefined) return [...byPointer.values()]
-  const out: Violation[] = []
-  for (const violation of byPointer.values()) {
-    const wanted = types.get(violation.pointer)
-    out.push(violation.keyword === 'type' && wanted !== undefined && wanted.length > 1 ? { ...violation, message: `must be ${orList(wanted)}` } : violation)
+  if (types !== undefined) {
+    for (const [pointer, wanted] of types) {
+      const kept = byPointer.get(pointer) as Violation
+      if (kept.keyword === 'type' && wanted.length > 1) byPointer.set(pointer, { ...kept, message: `must be ${orList(wanted)}` })
+    }
   }
-  return out
+  if (missing) nameMisspellings(byPointer, body)
+  return [...byPointer.values()]
+}
+
+/** The value violations point into (a request's or an answer's body) and the pointer prefix its violations carry (`/body`). */
+export interface BodyRoot {
+  value: unknown
+  prefix: string
+}
+
+/** Names longer than this are never taken for a misspelling of each other (the distance is quadratic in the names). */
+const MAX_NAME_FOR_DISTANCE = 64
+/** Name comparisons one call of `dropEchoes` makes at most while looking for misspellings (each at most 64 × 64 steps). */
+const MISSPELLING_COMPARISONS = 4096
+
+/**
+ * Whether `found` is a misspelling of `wanted`: the same name in another case (`expires_In`), or a
+ * name one edit away (two for names of 8 characters or more), counting a swap of two neighbours as
+ * one edit (optimal string alignment): `Detials`, `Deatils`, `Detail`.
+ */
+export function isMisspelling(found: string, wanted: string): boolean {
+  if (found === wanted) return false
+  if (found.toLowerCase() === wanted.toLowerCase()) return true
+  if (found.length > MAX_NAME_FOR_DISTANCE || wanted.length > MAX_NAME_FOR_DISTANCE) return false
+  const bound = Math.min(found.length, wanted.length) >= 8 ? 2 : 1
+  if (Math.abs(found.length - wanted.length) > bound) return false
+  return editDistance(found, wanted) <= bound
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+function editDistance(a: string, b: string): number {
+  let before = Array.from({ length: b.length + 1 }, (_, j) => j)
+  let previous = before
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (before[j - 2] as number) + 1)
+      row.push(best)
+    }
+    before = previous
+    previous = row
+  }
+  return previous[b.length] as number
+}
+
+/** A pointer's last segment, unescaped (RFC 6901). */
+function lastSegment(pointer: string): string {
+  return pointer.slice(pointer.lastIndexOf('/') + 1).replaceAll('~1', '/').replaceAll('~0', '~')
+}
+
+/** The value at `pointer` (below `body.prefix`) in the body, or undefined. */
+function valueAt(body: BodyRoot, pointer: string): unknown {
+  if (pointer !== body.prefix && !pointer.startsWith(`${body.prefix}/`)) return undefined
+  let node = body.value
+  if (pointer === body.prefix) return node
+  for (const raw of pointer.slice(body.prefix.length + 1).split('/')) {
+    if (node === null || typeof node !== 'object') return undefined
+    node = (node as Record<string, unknown>)[raw.replaceAll('~1', '/').replaceAll('~0', '~')]
+  }
+  return node
+}
+
+/**
+ * A member missing beside one the schema does not name, or one that is there under a near name,
+ * is one mistake: a misspelling. The missing member's violation names the member that came
+ * (`` `expires_In` came where `expires_in` was expected ``), and the unnamed member's own
+ * violation, an echo of it, is dropped. The member that came is looked for among the violations
+ * (a schema that allows no other member names it) and, with the body, in the object itself (one
+ * that allows others does not). Linear: each missing member looks at its own object's names.
+ */
+function nameMisspellings(byPointer: Map<string, Violation>, body: BodyRoot | undefined): void {
+  const unnamed = new Map<string, string[]>()
+  for (const violation of byPointer.values()) {
+    if (violation.keyword !== 'additionalProperties') continue
+    const parent = violation.pointer.slice(0, violation.pointer.lastIndexOf('/'))
+    const names = unnamed.get(parent)
+    if (names === undefined) unnamed.set(parent, [lastSegment(violation.pointer)])
+    else names.push(lastSegment(violation.pointer))
+  }
+  // Names compared at most, per call: an object of thousands of unknown members costs no more than this.
+  let budget = MISSPELLING_COMPARISONS
+  const near = (wanted: string) => (name: string): boolean => budget-- > 0 && isMisspelling(name, wanted)
+  for (const [pointer, violation] of byPointer) {
+    if (violation.keyword !== 'required' || budget <= 0) continue
+    const parent = pointer.slice(0, pointer.lastIndexOf('/'))
+    const wanted = lastSegment(pointer)
+    let came = unnamed.get(parent)?.find(near(wanted))
+    if (came === undefined && body !== undefined) {
+      const object = valueAt(body, parent)
+      if (object !== null && typeof object === 'object' && !Array.isArray(object)) {
+        for (const name in object) {
+          if (near(wanted)(name)) {
+            came = name
+            break
+          }
+          if (budget <= 0) break
+        }
+      }
+    }
+    if (came === undefined) continue
+    byPointer.set(pointer, { ...violation, message: `\`${came}\` came where \`${wanted}\` was expected` })
+    const echo = `${parent}/${came.replaceAll('~', '~0').replaceAll('/', '~1')}`
+    if (byPointer.get(echo)?.keyword === 'additionalProperties') byPointer.delete(echo)
+  }
 }
 
 /** Every pointer that has a violation below it. */
@@ -230,9 +339,9 @@ export class ViolationTally {
 }
 
 /** The pipeline over the violations of one validation: echoes dropped, merged, ranked and capped. */
-export function summarizeViolations(violations: readonly Violation[], limit = LISTED_VIOLATIONS): ViolationSummary {
+export function summarizeViolations(violations: readonly Violation[], limit = LISTED_VIOLATIONS, body?: BodyRoot): ViolationSummary {
   const tally = new ViolationTally()
-  tally.add(dropEchoes(violations))
+  tally.add(dropEchoes(violations, body))
   return tally.summary(limit)
 }
 

@@ -89,9 +89,10 @@ async function checkRowsInSlices(body: { Rows: unknown[] }, checkBody: BodyCheck
   const wrong = new ViolationTally()
   let begun = performance.now()
   for (let from = 0; from < rows.length; from += size) {
-    const found = checkBody({ ...body, Rows: rows.slice(from, from + size) })
+    const slice = { ...body, Rows: rows.slice(from, from + size) }
+    const found = checkBody(slice)
     const own = (pointer: string): boolean => from === 0 || pointer.startsWith(ROWS_POINTER)
-    wrong.add(dropEchoes(found.violations).filter((v) => own(v.pointer)).map((v) => ({ ...v, pointer: shiftRow(v.pointer, from) })))
+    wrong.add(dropEchoes(found.violations, { value: slice, prefix: '/body' }).filter((v) => own(v.pointer)).map((v) => ({ ...v, pointer: shiftRow(v.pointer, from) })))
     members.add(found.unknownMembers.filter(own).map((pointer) => unknownMember(shiftRow(pointer, from))))
     if (performance.now() - begun >= SLICE_MS) {
       await yieldTurn()
@@ -156,7 +157,7 @@ export function requestCheck(document: OpenAPIObject, entry: OperationEntry, opt
     const found = validate(request)
     const members = new ViolationTally()
     members.add(found.unknownMembers.map(unknownMember))
-    if (found.violations.length > 0) violations.add(dropEchoes(closestAlternative(document, alternatives, request.body, found.violations)))
+    if (found.violations.length > 0) violations.add(dropEchoes(closestAlternative(document, alternatives, request.body, found.violations), { value: request.body, prefix: '/body' }))
     judge(request, violations, members, found.unknownParameters)
   }
 }

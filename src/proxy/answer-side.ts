@@ -106,7 +106,7 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
     return observations
   }
   const closest = closestAnswerAlternative(document, schemaPointer, body, validators.violationsAt(schemaPointer, body, 'body'))
-  for (const violation of dropEchoes(closest)) {
+  for (const violation of dropEchoes(closest, { value: body, prefix: '/body' })) {
     observations.push({
       side: 'answer',
       severity: 'violation',

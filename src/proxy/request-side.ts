@@ -127,7 +127,7 @@ export function judgeRequest(routed: Routed, documents: { checked: OpenAPIObject
   // A body that is none of its alternatives (the current or the older delete body) is told against the closest one, as the mock tells it.
   const schemaPointer = checked.violations.length === 0 ? undefined : requestBodyOf(documents.checked, route.checked)?.schemaPointer
   // One finding per wrong member (src/document/violations.ts): a oneOf's alternatives, a type and its items, say one mistake once.
-  const violations = dropEchoes(schemaPointer === undefined ? checked.violations : closestAlternative(documents.checked, alternativesOf(documents.checked, schemaPointer), body, checked.violations))
+  const violations = dropEchoes(schemaPointer === undefined ? checked.violations : closestAlternative(documents.checked, alternativesOf(documents.checked, schemaPointer), body, checked.violations), { value: body, prefix: '/body' })
   for (const violation of violations) observations.push(observe(parts, violation, 'violation'))
   const seen = new Set(checked.violations.map((v) => `${v.pointer} ${v.message}`))
   if (checked.unknownMembers.length > 0) {

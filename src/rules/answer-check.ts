@@ -99,7 +99,7 @@ export function checkWholeAnswer(
       violations.push({ pointer: `${at}/headers/${escapePointer(given[0])}`, keyword: 'offDocument', message: `${mediaType} is not a media type ${entry?.operationId} answers ${status} with (${declared.types.join(', ')})` })
     } else if (hasBody && isJsonType(mediaType)) {
       const schemaPointer = `${declared.pointer}/content/${escapePointer(mediaType)}/schema`
-      if (hasSchema(document, schemaPointer)) violations.push(...dropEchoes(validatorsFor(document).violationsAt(schemaPointer, answer.body, `${at.slice(1)}/body`)))
+      if (hasSchema(document, schemaPointer)) violations.push(...dropEchoes(validatorsFor(document).violationsAt(schemaPointer, answer.body, `${at.slice(1)}/body`), { value: answer.body, prefix: `${at}/body` }))
     }
   }
   if (hasBody && !isJsonType(mediaType) && typeof answer.body !== 'string') {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Violation } from '../../src/errors.ts'
-import { LISTED_VIOLATIONS, ViolationTally, describeViolations, dropEchoes, summarizeViolations, violationText, violationsProblem } from '../../src/document/violations.ts'
+import { LISTED_VIOLATIONS, ViolationTally, describeViolations, dropEchoes, isMisspelling, summarizeViolations, violationText, violationsProblem } from '../../src/document/violations.ts'
 import { validatorsFor } from '../../src/document/validators.ts'
+import { listOperations } from '../../src/document/reader.ts'
 import { buildDocument } from '../../spec/index.ts'
 
 /** The one violation pipeline: echoes dropped, the same fault in many elements merged, ranked, capped, all in linear time. */
@@ -181,5 +182,68 @@ describe('linear in the violations', () => {
   it('takes a list far past the stack\'s limit for a spread into a call', () => {
     const many = Array.from({ length: 300_000 }, (_, i) => v(`/body/Rows/${i}/Row/Id`, 'type', 'must be integer'))
     expect(summarizeViolations(many).violations).toEqual([{ pointer: '/body/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 300_000, first: '/body/Rows/0/Row/Id' }])
+  })
+})
+
+describe('a misspelt member is named beside the missing one', () => {
+  it('takes a name in another case, or one edit away (two for long names, a swap of neighbours one), for a misspelling', () => {
+    expect(isMisspelling('expires_In', 'expires_in')).toBe(true)
+    expect(isMisspelling('Detials', 'Details')).toBe(true)
+    expect(isMisspelling('Detail', 'Details')).toBe(true)
+    expect(isMisspelling('Dtails', 'Details')).toBe(true)
+    expect(isMisspelling('access_tokn', 'access_token')).toBe(true)
+    expect(isMisspelling('acess_tokn', 'access_token')).toBe(true)
+    expect(isMisspelling('axess_tokn', 'access_token')).toBe(false)
+    expect(isMisspelling('Rows', 'Row')).toBe(true)
+    expect(isMisspelling('Id', 'IdRow')).toBe(false)
+    expect(isMisspelling('Details', 'Details')).toBe(false)
+    expect(isMisspelling('Amount', 'Status')).toBe(false)
+    expect(isMisspelling(`${'a'.repeat(65)}b`, `${'a'.repeat(65)}c`)).toBe(false)
+    expect(isMisspelling(`${'A'.repeat(65)}`, `${'a'.repeat(65)}`)).toBe(true)
+  })
+
+  it('says the missing member and the unnamed one as one violation', () => {
+    const found = [
+      v('/body/Rows/0/Details', 'required', "must have required property 'Details'"),
+      v('/body/Rows/0/Detials', 'additionalProperties', 'must NOT have additional properties'),
+      v('/body/Rows/0/Other', 'additionalProperties', 'must NOT have additional properties'),
+    ]
+    expect(dropEchoes(found)).toEqual([
+      v('/body/Rows/0/Details', 'required', '`Detials` came where `Details` was expected'),
+      v('/body/Rows/0/Other', 'additionalProperties', 'must NOT have additional properties'),
+    ])
+    // Another object's unnamed member is no misspelling of this one's.
+    const apart = [v('/body/a/Details', 'required', "must have required property 'Details'"), v('/body/b/Detials', 'additionalProperties', 'must NOT have additional properties')]
+    expect(dropEchoes(apart)).toEqual(apart)
+  })
+
+  it('finds the member that came in the body where the schema allows any other', () => {
+    const found = [v('/body/expires_in', 'required', "must have required property 'expires_in'")]
+    const body = { access_token: 't', expires_In: 3600, scope: '' }
+    expect(dropEchoes(found, { value: body, prefix: '/body' })).toEqual([v('/body/expires_in', 'required', '`expires_In` came where `expires_in` was expected')])
+    expect(dropEchoes(found, { value: { access_token: 't' }, prefix: '/body' })).toEqual(found)
+    expect(dropEchoes(found)).toEqual(found)
+    // Escaped names (RFC 6901) are found and dropped as the same member.
+    const escaped = [v('/body/x/a~1b', 'required', "must have required property 'a/b'"), v('/body/x/A~1b', 'additionalProperties', 'must NOT have additional properties')]
+    expect(dropEchoes(escaped)).toEqual([v('/body/x/a~1b', 'required', '`A/b` came where `a/b` was expected')])
+  })
+
+  it('compares a bounded number of names, whatever an object holds', () => {
+    const unnamed = Array.from({ length: 20_000 }, (_, i) => v(`/body/m${String(i).padStart(5, '0')}`, 'additionalProperties', 'must NOT have additional properties'))
+    const missing = Array.from({ length: 50 }, (_, i) => v(`/body/zz${String(i).padStart(4, '0')}`, 'required', 'must have required property'))
+    const start = performance.now()
+    const kept = dropEchoes([...unnamed, ...missing])
+    expect(performance.now() - start).toBeLessThan(2_000)
+    expect(kept).toHaveLength(20_050)
+  })
+
+  it('names a misspelt member of an answer in verify\'s check (the sign-in\'s token)', () => {
+    const document = buildDocument()
+    const validators = validatorsFor(document)
+    const entry = listOperations(document).find((operation) => operation.operationId === 'signIn')
+    if (entry === undefined) throw new Error('no signIn in the document')
+    const found = validators.responseProblems(entry, { status: 200, contentType: 'application/json', body: { access_token: 't', expires_In: 3600, 'token-type': '', scope: '' } })
+    expect(found).toHaveLength(1)
+    expect(found[0]).toMatch(/^signIn 200: \/expires_in `expires_In` came where `expires_in` was expected \(schema .*required\)$/)
   })
 })

@@ -55,22 +55,25 @@ describe('a save of rows that fit no schema', () => {
     expect(reply.body.detail).toMatch(/\(and 3000 more\)$/)
   })
 
-  it('takes 8 times the rows in at most 10 times the time (medians of three)', async () => {
-    const timed = async (body: string): Promise<number> => {
-      const times: number[] = []
-      for (let k = 0; k < 3; k++) {
-        const start = performance.now()
-        expect((await send(body)).status).toBe(400)
-        times.push(performance.now() - start)
-      }
-      return times.sort((a, b) => a - b)[1] as number
-    }
+  it('takes 8 times the rows in at most 10 times the time (medians of three, taken in turns)', async () => {
     const small = invalidSave(8_000)
     const large = invalidSave(64_000)
+    const timed = async (body: string): Promise<number> => {
+      const start = performance.now()
+      expect((await send(body)).status).toBe(400)
+      return performance.now() - start
+    }
     await timed(small)
-    const n = await timed(small)
-    const n8 = await timed(large)
-    expect(n8 / n).toBeLessThanOrEqual(10)
+    await timed(large)
+    // In turns, so a busy spell of a shared machine falls on both sizes alike.
+    const n: number[] = []
+    const n8: number[] = []
+    for (let round = 0; round < 3; round++) {
+      n.push(await timed(small))
+      n8.push(await timed(large))
+    }
+    const median = (values: number[]) => values.sort((a, b) => a - b)[1] as number
+    expect(median(n8) / median(n)).toBeLessThanOrEqual(10)
   })
 
   it('of 64,000 rows (4.5 MB) holds the other clients no longer than the bound', async () => {
@@ -113,6 +116,13 @@ describe('one finding per wrong member', () => {
       { pointer: '/body/values/0', keyword: 'type', message: 'must be integer' },
       { pointer: '/body/valueType', keyword: 'const', message: 'must be 1' },
     ])
+  })
+
+  it('a misspelt member is named beside the missing one, once for every row that has it', async () => {
+    const rows = Array.from({ length: 3 }, (_, i) => ({ Row: { Id: -(i + 1), TIMESTAMP: null, IdRow: null, Customer: 'C' }, Detials: [] }))
+    const reply = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, { Rows: rows })
+    expect(reply.status).toBe(400)
+    expect(reply.body.violations).toEqual([{ pointer: '/body/Rows/*/Details', keyword: 'required', message: '`Detials` came where `Details` was expected', count: 3, first: '/body/Rows/0/Details' }])
   })
 
   it('a value of no alternative\'s type is told once with every type it may take', async () => {
