@@ -119,17 +119,22 @@ export const PARTS: readonly Part[] = ['headers', 'query', 'params']
  * runtime compiler and the ahead-of-time generator (spec/request-validators.ts) both start here,
  * so they compile the same schemas.
  */
-export function requestSchemas(document: OpenAPIObject, entry: OperationEntry): { parts: Partial<Record<Part, object>>; declaredQuery: string[]; bodyPointer: string | undefined } {
+export function requestSchemas(
+  document: OpenAPIObject,
+  entry: OperationEntry,
+): { parts: Partial<Record<Part, object>>; declaredQuery: string[]; bodyPointer: string | undefined; headerNames: Map<string, string> } {
   const found: Record<Part, { properties: Record<string, unknown>; required: string[] }> = {
     headers: { properties: {}, required: [] },
     query: { properties: {}, required: [] },
     params: { properties: {}, required: [] },
   }
+  const headerNames = new Map<string, string>()
   for (const parameter of operationParameters(document, entry)) {
     const part = PART_OF[parameter.in]
     if (part === undefined) continue
     // Node gives header names in lower case; HTTP header names are case-insensitive anyway.
     const name = part === 'headers' ? parameter.name.toLowerCase() : parameter.name
+    if (part === 'headers') headerNames.set(name, parameter.name)
     found[part].properties[name] = { $ref: documentRef(`${parameter.pointer}/schema`) }
     if (parameter.required || part === 'params') found[part].required.push(name)
   }
@@ -138,7 +143,7 @@ export function requestSchemas(document: OpenAPIObject, entry: OperationEntry): 
     const { properties, required } = found[part]
     if (Object.keys(properties).length > 0) parts[part] = { type: 'object', properties, required }
   }
-  return { parts, declaredQuery: Object.keys(found.query.properties), bodyPointer: requestBodyOf(document, entry)?.schemaPointer }
+  return { parts, declaredQuery: Object.keys(found.query.properties), bodyPointer: requestBodyOf(document, entry)?.schemaPointer, headerNames }
 }
 
 /** The schema `schemaAt(pointer)` compiles: a reference into the registered document. */
@@ -240,11 +245,18 @@ export class DocumentValidators {
     }
     const declaredQuery = new Set(schemas.declaredQuery)
     const checkBody = skipBody || schemas.bodyPointer === undefined ? undefined : this.bodyCheck(schemas.bodyPointer)
+    // A header's violation points at the header as the document spells it (`/headers/ApplicationId`), not as Node gives it.
+    const spelt = (violation: Violation): Violation => {
+      const at = violation.pointer.indexOf('/', '/headers/'.length)
+      const name = violation.pointer.slice('/headers/'.length, at === -1 ? undefined : at)
+      const declared = schemas.headerNames.get(name)
+      return declared === undefined || declared === name ? violation : { ...violation, pointer: `/headers/${declared}${at === -1 ? '' : violation.pointer.slice(at)}` }
+    }
     return (request) => {
       const violations: Violation[] = []
       for (const { part, validate } of checks) {
         // One at a time: a spread of an unbounded list into push() overflows the stack.
-        if (!validate(request[part] ?? {})) for (const violation of toViolations(part, validate.errors)) violations.push(violation)
+        if (!validate(request[part] ?? {})) for (const violation of toViolations(part, validate.errors)) violations.push(part === 'headers' ? spelt(violation) : violation)
       }
       let unknownMembers: string[] = []
       if (checkBody !== undefined) {

@@ -31,7 +31,7 @@ function timestampHint(request: FastifyRequest, violations: readonly Violation[]
 export function validationHint(request: FastifyRequest, entry: OperationEntry, violations: readonly Violation[]): string | undefined {
   const timestamp = timestampHint(request, violations)
   if (timestamp !== undefined) return timestamp
-  if (violations.some((v) => v.pointer === '/headers/workspaceid') && request.headers.domainid !== undefined) {
+  if (violations.some((v) => v.pointer === '/headers/WorkspaceId') && request.headers.domainid !== undefined) {
     return 'Release 3.0 renamed the Domain Id to Workspace Id: send the Workspace Id in the WorkspaceId header (a Domain Id from before 3.0 is not valid).'
   }
   if (entry.operationId === 'generateRowLink' && violations.some((v) => v.pointer === '/body/relationKey')) {
