@@ -40,7 +40,7 @@ export const Problem: SchemaObject = {
       description:
         'What to send instead, where a conversion or a rename is the fix: a TIMESTAMP sent back as the text a read gave (send the number it encodes), ' +
         'a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type or of another type, ' +
-        'a compressed body (Content-Encoding), a body that is not UTF-8.',
+        'a compressed body (Content-Encoding), a body that is not UTF-8, fault rules sent as a bare array instead of `{ "rules": [...] }`.',
     },
     violations: {
       type: 'array',

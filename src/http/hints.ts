@@ -40,6 +40,9 @@ export function validationHint(request: FastifyRequest, entry: OperationEntry, v
   if (entry.operationId === 'listNearMisses' && violations.some((v) => v.pointer === '/query/match' && v.keyword === 'required')) {
     return 'Near misses are the journaled requests closest to a pattern: give one in match, as URL-encoded JSON such as {"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}; GET /__mock/requests lists every request.'
   }
+  if (entry.operationId === 'setFaults' && Array.isArray(request.body) && violations.some((v) => v.pointer === '/body' && v.keyword === 'type')) {
+    return 'The fault rules go in an object: send { "rules": [...] } (and "seed" for rates drawn the same way each run), not a bare array.'
+  }
   const contentType = String(request.headers['content-type'] ?? '')
   if (entry.operationId.startsWith('signIn') && entry.operationId !== 'signInLegacy' && /json/i.test(contentType)) {
     return 'Sign-in takes a form, not JSON: send Content-Type: application/x-www-form-urlencoded with client_id, username, password, grant_type=password and scope.'
