@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
 import { summarizeViolations, toViolations } from './violations.ts'
+import { gatherErrorsInPlace } from './ajv-code.ts'
 import { quickAcceptAt } from './quick-accept.ts'
 import { isObject } from './json.ts'
 import { escapePointer, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
@@ -39,7 +40,8 @@ export function documentAjv(document: OpenAPIObject, coerce: boolean, options: {
     strictRequired: false,
     coerceTypes: coerce ? 'array' : false,
     validateSchema: false,
-    ...(options.source === true ? { code: { source: true } } : {}),
+    // Errors gathered in place, not copied once per element (ajv-code.ts): linear in the errors.
+    code: { process: gatherErrorsInPlace, ...(options.source === true ? { source: true } : {}) },
   })
   addFormats(ajv)
   // The document's own members and extensions are keywords to Ajv when a reference makes it
