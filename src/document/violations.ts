@@ -81,9 +81,9 @@ function typesWanted(violation: Violation): string[] {
   return found === null ? [] : (found[1] as string).split(',')
 }
 
-/** `integer, null or array`: a list of alternatives as people write it. */
+/** `integer, null or array`: two or more alternatives as people write them. */
 function orList(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1) as string}`
+  return `${items.slice(0, -1).join(', ')} or ${items.at(-1) as string}`
 }
 
 /**
@@ -120,7 +120,7 @@ export function dropEchoes(violations: readonly Violation[], body?: BodyRoot): V
       byPointer.set(violation.pointer, violation)
       continue
     }
-    if (violation.keyword === 'type' && kept.keyword === 'type') {
+    if (violation.keyword === 'type') {
       types ??= new Map()
       const wanted = types.get(violation.pointer) ?? typesWanted(kept)
       for (const type of typesWanted(violation)) if (!wanted.includes(type)) wanted.push(type)
@@ -276,9 +276,12 @@ function rank(violation: Violation): number {
   }
 }
 
+/** How many ranks `rank` gives (0 to 3). */
+const RANKS = 4
+
 /** A pointer with each array index as `*`: the same place in every element. An index is a segment of digits alone. */
 function generalPointer(pointer: string): string {
-  return /\/\d/.test(pointer) ? pointer.replace(/\/(?:0|[1-9]\d*)(?=\/|$)/g, '/*') : pointer
+  return pointer.replace(/\/(?:0|[1-9]\d*)(?=\/|$)/g, '/*')
 }
 
 /** What a list of violations comes to: at most `LISTED_VIOLATIONS`, ranked, and how many more were found. */
@@ -320,15 +323,11 @@ export class ViolationTally {
 
   /** The summary: ranked (the telling ones first, then in the order found), capped at `limit`. */
   summary(limit = LISTED_VIOLATIONS): ViolationSummary {
-    // Four ranks, each kept in the order found: one pass into buckets, no sort of the whole list.
-    const byRank: Array<Array<{ violation: Violation; count: number }>> = [[], [], [], []]
-    for (const entry of this.#merged.values()) {
-      const bucket = byRank[rank(entry.violation)] as Array<{ violation: Violation; count: number }>
-      if (bucket.length < limit) bucket.push(entry)
-    }
+    // Four ranks, each kept in the order found: a pass per rank until the list is full, no sort of the whole list.
     const violations: Violation[] = []
-    for (const bucket of byRank) {
-      for (const { violation, count } of bucket) {
+    for (let wanted = 0; wanted < RANKS && violations.length < limit; wanted++) {
+      for (const { violation, count } of this.#merged.values()) {
+        if (rank(violation) !== wanted) continue
         if (violations.length >= limit) break
         if (count === 1) violations.push(violation)
         else violations.push({ pointer: generalPointer(violation.pointer), keyword: violation.keyword, message: violation.message, count, first: violation.first ?? violation.pointer })
@@ -347,7 +346,7 @@ export function summarizeViolations(violations: readonly Violation[], limit = LI
 
 /** One violation as people read it: its pointer (`/` for the root), its message, and how often it came. */
 export function violationText(violation: Violation): string {
-  const times = violation.count !== undefined && violation.count > 1 ? ` (${violation.count} times, first at ${violation.first ?? violation.pointer})` : ''
+  const times = violation.count !== undefined ? ` (${violation.count} times, first at ${violation.first ?? violation.pointer})` : ''
   return `${violation.pointer === '' ? '/' : violation.pointer} ${violation.message}${times}`
 }
 
@@ -364,8 +363,8 @@ export function describeViolations(summary: ViolationSummary | readonly Violatio
 
 /** A list that did not come through the pipeline (a handful the mock made itself), ranked for its sentence. */
 function summarizeListed(violations: readonly Violation[]): ViolationSummary {
-  const ordered = violations.map((violation, index) => ({ violation, index })).sort((a, b) => rank(a.violation) - rank(b.violation) || a.index - b.index)
-  return { violations: ordered.map(({ violation }) => violation), unlisted: 0 }
+  // Array.prototype.sort is stable: each rank keeps the order given.
+  return { violations: [...violations].sort((a, b) => rank(a) - rank(b)), unlisted: 0 }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Violation } from '../../src/errors.ts'
-import { LISTED_VIOLATIONS, ViolationTally, describeViolations, dropEchoes, isMisspelling, summarizeViolations, violationText, violationsProblem } from '../../src/document/violations.ts'
+import { LISTED_VIOLATIONS, ViolationTally, describeViolations, dropEchoes, isMisspelling, summarizeViolations, toViolations, violationText, violationsProblem } from '../../src/document/violations.ts'
 import { validatorsFor } from '../../src/document/validators.ts'
 import { listOperations } from '../../src/document/reader.ts'
 import { buildDocument } from '../../spec/index.ts'
@@ -8,6 +8,28 @@ import { buildDocument } from '../../spec/index.ts'
 /** The one violation pipeline: echoes dropped, the same fault in many elements merged, ranked, capped, all in linear time. */
 
 const v = (pointer: string, keyword: string, message: string): Violation => ({ pointer, keyword, message })
+
+describe('toViolations: Ajv\'s errors as violations', () => {
+  it('points at the request part, names a missing or unnamed member, and says the values a const or enum wants', () => {
+    const found = toViolations('body', [
+      { instancePath: '/Rows/0', schemaPath: '#/required', keyword: 'required', params: { missingProperty: 'Row' }, message: "must have required property 'Row'" },
+      { instancePath: '', schemaPath: '#/additionalProperties', keyword: 'additionalProperties', params: { additionalProperty: 'Extra' }, message: 'must NOT have additional properties' },
+      { instancePath: '/s', schemaPath: '#/enum', keyword: 'enum', params: { allowedValues: ['a', 1] }, message: 'must be equal to one of the allowed values' },
+      { instancePath: '/c', schemaPath: '#/const', keyword: 'const', params: { allowedValue: null }, message: 'must be equal to constant' },
+      { instancePath: '/c', schemaPath: '#/const', keyword: 'const', params: { allowedValue: null }, message: 'must be equal to constant' },
+      { instancePath: '/n', schemaPath: '#/x', keyword: 'x', params: {} },
+    ])
+    expect(found).toEqual([
+      v('/body/Rows/0/Row', 'required', "must have required property 'Row'"),
+      v('/body/Extra', 'additionalProperties', 'must NOT have additional properties'),
+      v('/body/s', 'enum', 'must be one of "a", 1'),
+      v('/body/c', 'const', 'must be null'),
+      v('/body/n', 'x', 'x'),
+    ])
+    expect(toViolations('query', null)).toEqual([])
+    expect(toViolations('query', undefined)).toEqual([])
+  })
+})
 
 describe('dropEchoes: one finding per wrong member', () => {
   it('drops a oneOf, anyOf or type violation of a value that has a violation inside it', () => {
@@ -36,13 +58,15 @@ describe('dropEchoes: one finding per wrong member', () => {
     expect(dropEchoes([v('/body/s', 'enum', 'must be one of "a", "b"'), v('/body/s', 'type', 'must be string')])).toEqual([v('/body/s', 'enum', 'must be one of "a", "b"')])
     expect(dropEchoes([v('/body/s', 'maxLength', 'must NOT have more than 3 characters'), v('/body/s', 'pattern', 'must match pattern "^a"')])).toEqual([v('/body/s', 'maxLength', 'must NOT have more than 3 characters')])
     expect(dropEchoes([v('/body/s', 'oneOf', 'must match exactly one schema in oneOf'), v('/body/s', 'pattern', 'must match pattern "^a"')])).toEqual([v('/body/s', 'pattern', 'must match pattern "^a"')])
-    expect(dropEchoes([v('/body/s', 'type', 'must be string'), v('/body/s', 'maxLength', 'must NOT have more than 3 characters')])).toEqual([v('/body/s', 'type', 'must be string')])
+    expect(dropEchoes([v('/body/s', 'maxLength', 'must NOT have more than 3 characters'), v('/body/s', 'type', 'must be string')])).toEqual([v('/body/s', 'type', 'must be string')])
+    expect(dropEchoes([v('/body/s', 'anyOf', 'must match a schema in anyOf'), v('/body/s', 'pattern', 'must match pattern "^a"')])).toEqual([v('/body/s', 'pattern', 'must match pattern "^a"')])
   })
 
   it('says the types of several alternatives once', () => {
     const found = [v('/body/values', 'type', 'must be integer'), v('/body/values', 'type', 'must be array,null'), v('/body/values', 'oneOf', 'must match exactly one schema in oneOf')]
     expect(dropEchoes(found)).toEqual([v('/body/values', 'type', 'must be integer, array or null')])
-    // Types that are not Ajv's words are kept as they are.
+    // Types that are not Ajv's words are kept as they are, and so is a text that only ends like them.
+    expect(dropEchoes([v('/body/a', 'type', 'the row must be integer'), v('/body/a', 'type', 'must be string')])).toEqual([v('/body/a', 'type', 'the row must be integer')])
     expect(dropEchoes([v('/body/a', 'type', 'must be a row Id'), v('/body/a', 'type', 'must be integer')])).toEqual([v('/body/a', 'type', 'must be a row Id')])
   })
 
@@ -64,6 +88,12 @@ describe('ViolationTally: the same fault in many elements is one violation', () 
     expect(tally.summary().violations).toEqual([
       { pointer: '/body/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 3, first: '/body/Rows/0/Row/Id' },
       v('/body/Rows/0/Details', 'required', "must have required property 'Details'"),
+    ])
+  })
+
+  it('merges an index at the end of a pointer too', () => {
+    expect(summarizeViolations([v('/body/values/0', 'type', 'must be integer'), v('/body/values/3', 'type', 'must be integer')]).violations).toEqual([
+      { pointer: '/body/values/*', keyword: 'type', message: 'must be integer', count: 2, first: '/body/values/0' },
     ])
   })
 
