@@ -1,5 +1,3 @@
-import { createRequire } from 'node:module'
-import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { JudgeReply, JudgeRequest, JudgeWorkerData } from './judge-worker.ts'
 
@@ -41,7 +39,7 @@ export const startJudgeThread: StartJudge = (data, listener) => {
   let worker: Worker
   if (typescript) {
     // From the sources: the thread registers tsx's loader (a development dependency), then loads its entry.
-    const api = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href
+    const api = import.meta.resolve('tsx/esm/api')
     worker = new Worker(`import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}) })`, { eval: true, workerData: data })
   } else {
     worker = new Worker(url, { workerData: data })

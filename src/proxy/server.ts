@@ -365,8 +365,11 @@ export async function startProxy(options: ProxyOptions, report: () => Promise<st
         await Promise.race([new Promise<void>((resolve) => (drained = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())])
       }
       stopping = true
+      // The exchanges still in flight are cut: each ends (and is observed) as its connection closes, a turn or two later.
+      const cut = inFlight > 0 ? new Promise<void>((resolve) => (drained = resolve)) : undefined
       server.closeAllConnections()
       agent.destroy()
+      if (cut !== undefined) await Promise.race([cut, new Promise((resolve) => setTimeout(resolve, 200))])
       await closed
     },
   }
