@@ -197,11 +197,10 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promi
   const writers = import('../proxy/reports.ts')
   await proxy.close(STOP_IN_FLIGHT_MS)
   await judging.settled(Math.max(0, signalled + STOP_JUDGING_MS - performance.now()))
-  // What is still being judged is counted as stopped at once; the thread ends beside the writing of the reports.
-  const stopped = judging.stop()
-  const code = finish(flags, judging, secrets, io, await writers)
-  await stopped
-  return code
+  // What is still being judged is counted as stopped at once; the thread ends beside the writing of the
+  // reports, and the exit code does not wait for it (a process exit ends it in any case).
+  void judging.stop()
+  return finish(flags, judging, secrets, io, await writers)
 }
 
 /** Asks the target which sign-in it serves (a form without credentials, as verify's detection sends), so exchanges before the client's sign-in are judged by its release. */

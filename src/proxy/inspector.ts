@@ -141,6 +141,7 @@ const sizeOf = (body: Buffer | 'too-large'): number => (body === 'too-large' ? 0
 /** A body as the judging thread takes it: its memory moved there when the Buffer owns it whole, else a copy that does. */
 function movable(body: Buffer | 'too-large', transfer: ArrayBuffer[]): Uint8Array | 'too-large' {
   if (body === 'too-large') return body
+  if (body.length === 0) return new Uint8Array(0)
   const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer && !transfer.includes(body.buffer)
   const bytes = owned ? body : new Uint8Array(body)
   transfer.push(bytes.buffer as ArrayBuffer)
@@ -307,6 +308,8 @@ export class Inspector {
       return
     }
     const thread = this.#thread as JudgeThread
+    // Counted before the bodies move: a Buffer whose memory went to the thread is empty here.
+    const bytes = sizeOf(exchange.requestBody) + sizeOf(exchange.answerBody)
     const transfer: ArrayBuffer[] = []
     const answerEncoding = headerText(exchange.answerHeaders['content-encoding'])
     const kept: Sent['kept'] = {
@@ -345,7 +348,7 @@ export class Inspector {
       beforeSignIn,
       signIn: signInRelease !== undefined,
     }
-    this.#sent.set(seq, { kept, bytes: sizeOf(exchange.requestBody) + sizeOf(exchange.answerBody) })
+    this.#sent.set(seq, { kept, bytes })
     thread.send({ id: seq, exchange: toJudge }, transfer)
   }
 

@@ -26,7 +26,8 @@ class FakeJudges {
     const thread = { data, listener, sent: [] as JudgeRequest[], terminated: false }
     this.started.push(thread)
     return {
-      send: (request) => thread.sent.push(request),
+      // As a thread's port sends it: the bodies' memory moves (the main thread's Buffers are left empty).
+      send: (request, transfer) => thread.sent.push(structuredClone(request, { transfer })),
       terminate: async () => {
         thread.terminated = true
       },
@@ -117,7 +118,13 @@ describe('the proxy\'s judging queue', () => {
     expect(inspected.report().notJudged).toMatchObject({ count: 1, reasons: { queueFull: 1 } })
     judges.answer()
     judges.answer()
-    // Larger than the bound: taken, since nothing waits.
+    // Judged, their bytes no longer count: two more fit.
+    inspected.observe(big())
+    inspected.observe(big())
+    expect(judges.current.sent).toHaveLength(2)
+    judges.answer()
+    judges.answer()
+    // Larger than the bound: taken, since nothing waits; nothing else then.
     inspected.observe(exchange({ answerBody: Buffer.allocUnsafe(QUEUE_BYTES + 1), answerBytes: QUEUE_BYTES + 1 }))
     inspected.observe(exchange())
     expect(judges.current.sent).toHaveLength(1)
