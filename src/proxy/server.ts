@@ -286,8 +286,9 @@ export async function startProxy(options: ProxyOptions, report: () => Promise<st
     // A 101 to a request that asked for no upgrade (the proxy passes no Upgrade header on): Node hands over the socket, which is dropped.
     upstream.on('upgrade', (answer: IncomingMessage, socket: Socket) => {
       socket.destroy()
-      const reason = `the target answered ${answer.statusCode} ${answer.statusMessage ?? ''} to a request that asked for no upgrade`.replace('  ', ' ')
-      answerSelf('TARGET_BROKEN_ANSWER', `The target ${target.origin} answered ${answer.statusCode} Switching Protocols to a request that asked for no upgrade, instead of an answer.`, 'interim', reason)
+      // Named by the status, whatever reason phrase came with it (Node emits this for 101 alone).
+      const status101 = `${answer.statusCode ?? 101} Switching Protocols`
+      answerSelf('TARGET_BROKEN_ANSWER', `The target ${target.origin} answered ${status101} to a request that asked for no upgrade, instead of an answer.`, 'interim', `the target answered ${status101} to a request that asked for no upgrade`)
     })
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (settled || ended) return
