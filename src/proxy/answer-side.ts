@@ -21,7 +21,7 @@ import { alternativesOf, type Route } from './views.ts'
 export interface ReceivedAnswer {
   status: number
   headers: Record<string, string | string[] | undefined>
-  /** Its body's bytes, or `too-large` past the check limit (not kept). */
+  /** Its body's bytes (decoded, when it came encoded), or `too-large`: past the check limit, or in an encoding not decoded (its body is not judged). */
   body: Buffer | 'too-large'
   /** A HEAD request's answer, or a 204/304: no body to judge. */
   bodiless: boolean

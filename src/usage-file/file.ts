@@ -109,13 +109,14 @@ export class UsageAccumulator {
 
   file(): UsageFile {
     const keys = [...this.#entries.keys()].sort()
-    const interactions = keys.map((key) => {
-      const entry = this.#entries.get(key) as InteractionEntry
-      const answers = Object.fromEntries([...entry.answers.keys()].sort().map((status) => [status, entry.answers.get(status)?.record() as AnswerRecord]))
-      return { operation: entry.operation, release: entry.release, request: entry.request, count: entry.count, answers }
-    })
-    return { appdataKitUsage: USAGE_VERSION, interactions }
+    return { appdataKitUsage: USAGE_VERSION, interactions: keys.map((key) => interactionOf(this.#entries.get(key) as InteractionEntry)) }
   }
+}
+
+/** An interaction being built as the file writes it (its answers by status, in order). */
+export function interactionOf(entry: InteractionEntry): Interaction {
+  const answers = Object.fromEntries([...entry.answers.keys()].sort().map((status) => [status, entry.answers.get(status)?.record() as AnswerRecord]))
+  return { operation: entry.operation, release: entry.release, request: entry.request, count: entry.count, answers }
 }
 
 /** The file's text: stable JSON, two-space indented, one final newline. */
