@@ -27,11 +27,13 @@ const LONGEST_BLOCK_MS = 500
 const STOP_MS = 2000
 
 /**
- * A page of Get Items, 12 MB (under the default --check-limit of 16, so it is judged), with `Id` as
- * text in every row: each row a violation. Judged in well over the second the stop waits, however
- * the violations are merged.
+ * A page of Get Items, 40 MB (under the --check-limit of 64 the proxies here are started with, so it
+ * is judged), with `Id` as text in every row: each row a violation. Judging it is linear (a 13 MB
+ * page takes about 0.7 s on a quiet machine) but still takes well over the few requests the tests
+ * send before they stop the proxy, so it is still being judged then.
  */
-const HUGE = Buffer.from(JSON.stringify(Array.from({ length: 52_000 }, (_, i) => ({ ...validRow(i + 1), Id: `row ${i + 1}` }))))
+const CHECK_LIMIT = ['--check-limit', '64']
+const HUGE = Buffer.from(JSON.stringify(Array.from({ length: 160_000 }, (_, i) => ({ ...validRow(i + 1), Id: `row ${i + 1}` }))))
 
 let target: Awaited<ReturnType<typeof plantedTarget>>
 let browser: Browser
@@ -68,9 +70,9 @@ async function parses(text: string, type: 'application/xml' | 'text/html'): Prom
 
 describe('appdata-kit proxy while it judges a huge answer', () => {
   it('passes other exchanges meanwhile, and on SIGTERM writes every report within 2 s, well formed, counting what was still being judged as stopped', async () => {
-    expect(HUGE.length).toBeGreaterThan(12 * 1024 * 1024)
+    expect(HUGE.length).toBeGreaterThan(38 * 1024 * 1024)
     const files = { report: join(dir, 'stop.json'), junit: join(dir, 'stop.xml'), html: join(dir, 'stop.html'), usage: join(dir, 'stop-usage.json') }
-    const run = await proxy(target.url, ['--product-version', '3.0.19', '--report', files.report, '--junit', files.junit, '--html', files.html, '--record-usage', files.usage])
+    const run = await proxy(target.url, ['--product-version', '3.0.19', ...CHECK_LIMIT, '--report', files.report, '--junit', files.junit, '--html', files.html, '--record-usage', files.usage])
     // One exchange judged before: the reports hold what was judged.
     expect((await getItems(run.url, 'small')).status).toBe(200)
     expect((await report(run)).violations).toEqual([])
@@ -104,7 +106,7 @@ describe('appdata-kit proxy while it judges a huge answer', () => {
 
   it('with --shed-load, counts the exchanges left unjudged without failing the run', async () => {
     const files = { report: join(dir, 'shed.json') }
-    const run = await proxy(target.url, ['--product-version', '3.0.19', '--report', files.report, '--shed-load'])
+    const run = await proxy(target.url, ['--product-version', '3.0.19', ...CHECK_LIMIT, '--report', files.report, '--shed-load'])
     expect((await (await getItems(run.url, 'huge')).arrayBuffer()).byteLength).toBe(HUGE.length)
     const signalled = performance.now()
     run.child.kill('SIGTERM')
@@ -122,7 +124,7 @@ describe('appdata-kit proxy while it judges a huge answer', () => {
     let signal: () => void = () => undefined
     const stopped = new Promise<void>((resolve) => (signal = resolve))
     const reportFile = join(dir, 'in-process.json')
-    const exited = runProxy(['--target', target.url, '--port', '0', '--product-version', '3.0.19', '--report', reportFile], {
+    const exited = runProxy(['--target', target.url, '--port', '0', '--product-version', '3.0.19', ...CHECK_LIMIT, '--report', reportFile], {
       stdout: (text) => {
         out += text
         const found = /listening on (\S+)/.exec(out)
