@@ -55,7 +55,7 @@ function recordedRelease(releases: readonly string[], from: string | undefined):
  */
 export async function checkUpgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   const to = emulatedRelease(options.to)
-  const usage = readUsageFile(options.usage)
+  const usage = readUsageFile(options.usage, { flag: '--usage' })
   if (usage.interactions.length === 0) throw new ConfigError(`${options.usage} records no interaction: nothing to check (did the tests run with --record-usage?)`)
   const from = recordedRelease(usage.interactions.map((i) => i.release), options.from)
   const entries = options.ignore === undefined ? [] : readIgnoreFile(options.ignore)
