@@ -15,7 +15,7 @@ export function usageCommand(): Command {
     .addHelpText('after', '\nExample:\n  npx appdata-kit usage merge usage/shard-1.json usage/shard-2.json --out usage.json')
 }
 
-/** `appdata-kit usage merge`: returns the exit code (2 for bad flags or a file that is no usage file). */
+/** `appdata-kit usage merge`: returns the exit code (2 for bad flags, a usage file it cannot use, or a joined file past a limit, which is not written). */
 export function runUsage(argv: readonly string[], io: { stdout: (text: string) => void; stderr: (text: string) => void }): number {
   const command = usageCommand().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true)
   const flags = parseFlags<{ out: string }>(command, argv, io.stderr, () => {
