@@ -22,19 +22,26 @@ const L = USAGE_LIMITS
 /** 268435456 as `268,435,456`. */
 const figure = (n: number) => n.toLocaleString('en-US')
 
-/** Reads at most `limit` + 1 bytes of a regular file: the bytes, or how many there are when more than `limit`. */
-function readBounded(path: string, limit: number): Buffer | { over: number } | { notFile: true } {
+/** Reads at most `limit` + 1 bytes of a file: its bytes, or how many there are when more than `limit`. */
+function readBounded(path: string, limit: number): Buffer | { over: number } {
   const fd = openSync(path, 'r')
   try {
     const stat = fstatSync(fd)
-    // A device or a pipe reports no size and may never end: only a regular file is read.
-    if (!stat.isFile()) return { notFile: true }
-    if (stat.size > limit) return { over: stat.size }
-    // The file may grow after fstat: no more than one byte past the limit is read, whatever it says now.
-    const buffer = Buffer.allocUnsafe(Math.min(stat.size, limit) + 1)
+    if (stat.isFile() && stat.size > limit) return { over: stat.size }
+    // A file may grow after fstat, and a pipe (`--usage <(...)`) or a device says nothing of its size:
+    // whatever it says, no more than one byte past the limit is read.
+    const chunks: Buffer[] = []
     let length = 0
-    for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, null)
-    return length > limit ? { over: length } : buffer.subarray(0, length)
+    // A regular file is read in one piece of the size it says (and one byte more, to see it grew).
+    for (let size = stat.isFile() ? stat.size + 1 : 1 << 20; length <= limit; size = 1 << 20) {
+      const chunk = Buffer.allocUnsafe(Math.min(size, limit + 1 - length))
+      const read = readSync(fd, chunk, 0, chunk.length, null)
+      if (read === 0) break
+      chunks.push(chunk.subarray(0, read))
+      length += read
+    }
+    if (length > limit) return { over: length }
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length)
   } finally {
     closeSync(fd)
   }
@@ -51,7 +58,6 @@ export function readUsageText(path: string, label: string): string {
   } catch (error) {
     throw new UsageFileError(`${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
   }
-  if ('notFile' in read) throw new UsageFileError(`${label}: cannot be read (not a file)`)
   if ('over' in read) throw new UsageFileError(`${label}: ${figure(read.over)} bytes or more, over the limit of ${figure(L.fileBytes)} bytes (256 MiB) on a usage file's size (see docs/usage.md, Limits)`)
   return read.toString('utf8')
 }

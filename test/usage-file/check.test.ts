@@ -199,10 +199,12 @@ describe('the bounds, each at its limit and one past it', () => {
     expect(() => readUsageFile(file)).toThrow(`${file}: 68,719,476,736 bytes or more, over the limit of 268,435,456 bytes (256 MiB)`)
   })
 
-  it('reads nothing but a regular file, and a byte order mark is not JSON', () => {
+  it('reads a device or a pipe no further than one byte past the limit; a folder cannot be read; a byte order mark is not JSON', () => {
     const dir = tempDir('appdata-kit-usage-kinds-')
-    expect(() => readUsageFile(dir)).toThrow(`${dir}: cannot be read (not a file)`)
-    expect(() => readUsageFile('/dev/zero')).toThrow('/dev/zero: cannot be read (not a file)')
+    expect(() => readUsageFile(dir)).toThrow(`${dir}: cannot be read (EISDIR)`)
+    // Endless: read up to the limit and one byte, then refused by what was read.
+    expect(() => readUsageFile('/dev/zero')).toThrow('/dev/zero: 268,435,457 bytes or more, over the limit of 268,435,456 bytes')
+    expect(() => readUsageFile('/dev/null')).toThrow('/dev/null: not JSON')
     const bom = join(dir, 'bom.json')
     writeFileSync(bom, `\ufeff${JSON.stringify(usage())}`)
     expect(() => readUsageFile(bom)).toThrow(`${bom}: not JSON (U+FEFF (a byte order mark) where a value was expected`)

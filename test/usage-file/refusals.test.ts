@@ -104,6 +104,15 @@ describe('every command that reads a usage file', () => {
   })
 })
 
+describe('a usage file given as a pipe', () => {
+  it('is read as a file is (coverage <(cat usage.json))', async () => {
+    const path = fileOf('piped.json', () => undefined)
+    const result = await runToEnd('sh', ['-c', `cat '${path}' | '${process.execPath}' '${BIN}' coverage /dev/stdin --format json`])
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout).used).toEqual(['queryItems', 'saveItems'])
+  })
+})
+
 describe('the bounds, each through a command', () => {
   it.each([
     ['upgrade', 'a member name over the limit', (f: Usage): unknown => (f.interactions[1].request.rows[0].fields['F'.repeat(USAGE_LIMITS.nameLength + 1)] = 'string'), 'interaction 2 (/interactions/1/request/rows/0/fields) has a member name of 1,025 characters ("FFFF'],
