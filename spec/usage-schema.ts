@@ -14,8 +14,9 @@ import { buildDocument } from './index.ts'
 // ajv ships CommonJS; under NodeNext its default export types as the module object.
 const standalone = standaloneModule as unknown as (ajv: Ajv2020, validate: unknown) => string
 
-/** Where the usage schema and its compiled validator live, relative to the project. */
+/** Where the usage schema lives, relative to the project (published as `appdata-kit/usage.schema.json`). */
 export const USAGE_SCHEMA_FILE = 'spec/usage.schema.json'
+/** Where its compiled validator lives, relative to the project. */
 export const USAGE_VALIDATOR_FILE = 'src/usage-file/usage-validator.generated.ts'
 
 
