@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import type { ErrorObject } from 'ajv/dist/2020.js'
 import { KNOWN_RELEASES, SHAPE_AT_LIMIT, USAGE_LIMITS } from './limits.ts'
+import { MAX_DEPTH, ROW_FIELD_TYPES, SHAPE_TYPES } from './shape.ts'
 import { validate as validateUsageSchema } from './usage-validator.generated.ts'
 
 /**
@@ -88,7 +89,7 @@ function sentence(error: ErrorObject, root: unknown, pointer: string): string {
   const value = at(root, pointer)
   // A member name that breaks a rule: Ajv names it beside the error, at the object's pointer.
   const name = (error as { propertyName?: string }).propertyName
-  if ((error.parentSchema as { $comment?: unknown } | undefined)?.$comment === SHAPE_AT_LIMIT) return `holds a shape whose members nest deeper than ${L.shapeDepth} levels, the limit on a shape's nesting (a recorder writes at most 8)`
+  if ((error.parentSchema as { $comment?: unknown } | undefined)?.$comment === SHAPE_AT_LIMIT) return `holds a shape whose members nest deeper than ${L.shapeDepth} levels, the limit on a shape's nesting (a recorder writes at most ${MAX_DEPTH})`
   switch (error.keyword) {
     case 'type':
       return `is ${shown(value)}; it must be ${String(params.type).split(',').map((type) => TYPE_WORDS[type] ?? type).join(' or ')}`
@@ -121,7 +122,7 @@ function sentence(error: ErrorObject, root: unknown, pointer: string): string {
         return /\/answers$/.test(pointer) ? `has the status ${shown(name)}, which is no HTTP status (three digits, 100 to 599)` : `has the member name ${shown(name)}: a shape's members are names (a letter, _ or $ first) or * for keys that are data`
       }
       if (/^\/interactions\/\d+\/release$/.test(pointer)) return `names the release ${shown(value)}, which appdata-kit does not know: it knows the releases ${KNOWN_RELEASES}`
-      return `is ${shown(value)}, which is no type a recorder writes: ${/\/fields\/[^/]+$/.test(pointer) && /\/rows\//.test(pointer) ? 'temporary or ' : ''}string, guid, email, date, date-time, uri, integer, number, boolean, null, object, array or absent, several joined by |`
+      return `is ${shown(value)}, which is no type a recorder writes: ${(/\/rows\/\d+\/fields\/[^/]+$/.test(pointer) ? ROW_FIELD_TYPES : SHAPE_TYPES).join(', ')}, or several of them joined by |`
     default:
       return error.message ?? `fails ${error.keyword}`
   }

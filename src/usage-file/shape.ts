@@ -54,7 +54,7 @@ export const ROW_FIELD_TYPES = [...SHAPE_TYPES, 'temporary'] as const
 export const MEMBER_NAME = /^[A-Za-z_$][A-Za-z0-9_$.-]*$/
 
 /** Deeper bodies are cut: a usage file describes what a client relies on, not every nested corner. */
-const MAX_DEPTH = 8
+export const MAX_DEPTH = 8
 
 /**
  * Shapes built up from samples, mutated in place: one pass over each value, no intermediate
