@@ -81,6 +81,11 @@ export interface CompiledRequestPattern {
    * asks only whether it matches (no differences).
    */
   matchSliced(subject: RequestSubject, options?: { report?: boolean; sliceMs?: number }): MatchResult | Promise<MatchResult>
+  /**
+   * The match as work that may pause (`Work`): a caller that matches many patterns in turn runs
+   * them as one piece of work, with one time budget across them (decide.ts's `decideAnswer`).
+   */
+  matchWork(subject: RequestSubject, options?: { report?: boolean }): Work<MatchResult>
 }
 
 /** Deepest nesting of a pattern. */
@@ -153,6 +158,7 @@ export function compileRequestPattern(
       match: (subject) => runAtOnce(matchParts(subject, want, true)),
       test: (subject) => runAtOnce(matchParts(subject, want, false)).matched,
       matchSliced: (subject, options = {}) => runSliced(matchParts(subject, want, options.report !== false), options.sliceMs ?? SLICE_MS),
+      matchWork: (subject, options = {}) => matchParts(subject, want, options.report !== false),
     },
   }
 }
@@ -165,16 +171,21 @@ interface Want {
 }
 
 /** Work that may pause: it yields where a slice may end, and returns its result. */
-type Work<T> = Generator<void, T, void>
+export type Work<T> = Generator<void, T, void>
 
-function runAtOnce<T>(work: Work<T>): T {
+/** Runs work to its end at once, pausing nowhere. */
+export function runAtOnce<T>(work: Work<T>): T {
   for (;;) {
     const step = work.next()
     if (step.done === true) return step.value
   }
 }
 
-function runSliced<T>(work: Work<T>, sliceMs: number): T | Promise<T> {
+/**
+ * Runs work in slices of at most `sliceMs` (checked at each point where it may pause), with a turn
+ * of the event loop between them: the result itself when it took one slice, else a promise of it.
+ */
+export function runSliced<T>(work: Work<T>, sliceMs: number): T | Promise<T> {
   const slice = (): { done: true; value: T } | { done: false } => {
     const started = performance.now()
     for (;;) {
@@ -346,14 +357,30 @@ function* judge(node: Node, value: unknown, pointer: string, found: Difference[]
   }
 }
 
-/** Whether a text fits a `$contains` or `$regex`; a long text gives the slice a chance to end first. */
+/** Characters a `$regex` reads between two chances for the slice to end (as many as one pause counts). */
+const REGEX_PIECE = PAUSE_EVERY << 6
+
+/**
+ * Whether a text fits a `$contains` or `$regex`; a long text gives the slice a chance to end first,
+ * and a `$regex` reads a text longer than REGEX_PIECE a piece at a time, with a chance before each.
+ */
 function* textFits(node: Node & { kind: 'contains' | 'regex' }, text: string, run: Run): Work<boolean> {
-  run.work += text.length >> 6
+  const first = node.kind === 'contains' ? text.length : Math.min(text.length, REGEX_PIECE)
+  run.work += first >> 6
   if (run.work >= PAUSE_EVERY) {
     run.work = 0
     yield
   }
-  return node.kind === 'contains' ? text.includes(node.text) : node.re.test(text)
+  if (node.kind === 'contains') return text.includes(node.text)
+  const search = node.re.search(text)
+  for (let settled = search.advance(REGEX_PIECE); ; settled = search.advance(REGEX_PIECE)) {
+    if (settled !== undefined) return settled
+    run.work += Math.min(text.length - search.position, REGEX_PIECE) >> 6
+    if (run.work >= PAUSE_EVERY) {
+      run.work = 0
+      yield
+    }
+  }
 }
 
 /**

@@ -46,6 +46,16 @@ export interface LinearRegex {
   /** Cells of its table, for the bounds of a whole pattern. */
   readonly cells: number
   test(text: string): boolean
+  /** The same search, read a piece of the text at a time (`RegexSearch`), for a caller that pauses between pieces. */
+  search(text: string): RegexSearch
+}
+
+/** A search through one text, resumable: the table's state and the place it has read to. */
+export interface RegexSearch {
+  /** Characters read so far. */
+  readonly position: number
+  /** Reads about `chars` more characters: true or false once settled (a match, or the text's end without one), undefined while text remains. */
+  advance(chars: number): boolean | undefined
 }
 
 // RE2's instruction codes and empty-width flags (re2js's Inst and Utils; its types say `any`).
@@ -116,11 +126,30 @@ export function compileLinearRegex(source: string, budget: BuildBudget = { steps
       source,
       cells: table.length,
       test(text) {
-        let state = start
+        return search(text).advance(text.length) as boolean
+      },
+      search,
+    },
+  }
+
+  function search(subject: string): RegexSearch {
+    let state = start
+    let position = 0
+    return {
+      get position() {
+        return position
+      },
+      advance(chars) {
+        if (state === ACCEPT) return true
+        // Locals in the loop, written back once: the closure's variables read and written per character cost a third more.
+        const text = subject
         const length = text.length
-        for (let i = 0; i < length; i++) {
+        const stop = Math.min(length, position + chars)
+        let at = state
+        let i = position
+        for (; i < stop; i++) {
           let rune = text.charCodeAt(i)
-          // A surrogate pair is one character, as RE2 reads text.
+          // A surrogate pair is one character, as RE2 reads text (read whole, even across a piece's end).
           if (rune >= 0xd800 && rune <= 0xdbff && i + 1 < length) {
             const low = text.charCodeAt(i + 1)
             if (low >= 0xdc00 && low <= 0xdfff) {
@@ -128,12 +157,19 @@ export function compileLinearRegex(source: string, budget: BuildBudget = { steps
               i++
             }
           }
-          state = table[state * width + classOf(rune)] as number
-          if (state === ACCEPT) return true
+          at = table[at * width + classOf(rune)] as number
+          if (at === ACCEPT) {
+            state = ACCEPT
+            position = i + 1
+            return true
+          }
         }
-        return table[state * width + end] === ACCEPT
+        state = at
+        position = i
+        if (i < length) return undefined
+        return table[at * width + end] === ACCEPT
       },
-    },
+    }
   }
 }
 

@@ -9,8 +9,8 @@ import { strictProblem } from './strict.ts'
 import type { RuleCheckContext } from './answer-check.ts'
 import { copyView, holdAnswerRule, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
 import { createScenarios } from './scenarios.ts'
-import { inTrialOrder, pickAnswer, pickFault } from './decide.ts'
-import type { RequestSubject } from './pattern.ts'
+import { decideAnswer, inTrialOrder, pickFault, type RuleStates } from './decide.ts'
+import { runSliced, type RequestSubject } from './pattern.ts'
 
 /**
  * The one table of a mock's rules: fault rules (the infrastructure's answers, `/__mock/faults`)
@@ -55,7 +55,9 @@ export interface AnswerRuleTable {
   hasRules(): boolean
   /**
    * The rule that answers this request, counted as a hit (and its scenario moved); null for none.
-   * A promise when the match of a large request was done in slices.
+   * A promise when matching took longer than a slice (MATCH_SLICE_MS): the rules are then matched
+   * in slices with turns of the event loop between them, and the rule is decided and counted in
+   * one step at the end (decide.ts's `decideAnswer`).
    */
   decide(subject: RequestSubject): AnswerDecision | null | Promise<AnswerDecision | null>
 }
@@ -132,9 +134,19 @@ function createFaultTable(context: RuleCheckContext, randomSeed: () => number): 
   }
 }
 
+/**
+ * The longest stretch of matching one request against the rules, across all its rules, between two
+ * turns of the event loop: as short as the journal's queries' (journal.ts), since a request beside a
+ * long match waits about two slices. Each rule that does not match, and every long text or wide
+ * array inside one, is a chance for the slice to end.
+ */
+export const MATCH_SLICE_MS = 2
+
 function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   /** Every rule held, oldest first (used-up ones too, until the cap drops them). */
   let held: HeldRule[] = []
+  /** The same rules as a set: a match that waited asks whether its rule is still held. */
+  const holding = new Set<HeldRule>()
   /** In the order they are tried: the rules of each operation, and those of every operation. */
   const byOperation = new Map<string, HeldRule[]>()
   let everyOperation: HeldRule[] = []
@@ -145,6 +157,7 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   const sizes = new WeakMap<HeldRule, number>()
   let bytes = 0
   const scenarios = createScenarios()
+  const states: RuleStates = { stateOf: scenarios.stateOf, isHeld: (rule) => holding.has(rule) }
 
   const unindex = (rule: HeldRule): void => {
     const operationId = rule.view.operationId
@@ -154,13 +167,13 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   const drop = (rule: HeldRule): void => {
     bytes -= sizes.get(rule) ?? 0
     held = held.filter((other) => other !== rule)
+    holding.delete(rule)
     unindex(rule)
     if (rule.view.remaining !== 0) live -= 1
   }
   const inOrder = (): HeldRule[] => [...held].sort(triedBefore)
   /** Counts a rule's answer: a hit, one of its `times`, its scenario's move. */
-  const take = (rule: HeldRule | null): AnswerDecision | null => {
-    if (rule === null) return null
+  const take = (rule: HeldRule): AnswerDecision => {
     const { view } = rule
     view.hits += 1
     if (view.remaining !== null) {
@@ -190,6 +203,7 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
       bytes += size
       nextId += 1
       held.push(rule)
+      holding.add(rule)
       live += 1
       const operationId = rule.view.operationId
       if (operationId === undefined) everyOperation = [...everyOperation, rule].sort(triedBefore)
@@ -216,6 +230,7 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
     clear() {
       const count = held.length
       held = []
+      holding.clear()
       bytes = 0
       byOperation.clear()
       everyOperation = []
@@ -228,9 +243,9 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
       // The hot path: no rules, no work.
       if (live === 0) return null
       const own = subject.operationId === null ? [] : (byOperation.get(subject.operationId) ?? [])
-      const candidates = own.length === 0 ? everyOperation : everyOperation.length === 0 ? own : inTrialOrder(own, everyOperation, triedBefore)
-      const picked = pickAnswer(candidates, scenarios.stateOf, subject)
-      return picked instanceof Promise ? picked.then(take) : take(picked)
+      // Each list is replaced, never changed, when rules come and go: the request keeps the one it began with.
+      const candidates = own.length === 0 ? everyOperation : everyOperation.length === 0 ? own : [...inTrialOrder(own, everyOperation, triedBefore)]
+      return runSliced(decideAnswer(candidates, subject, states, take), MATCH_SLICE_MS)
     },
   }
 }
