@@ -10,7 +10,7 @@ import type { RuleCheckContext } from './answer-check.ts'
 import { copyView, holdAnswerRule, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
 import { createScenarios } from './scenarios.ts'
 import { decideAnswer, inTrialOrder, pickFault, type RuleStates } from './decide.ts'
-import { runSliced, type RequestSubject } from './pattern.ts'
+import { runSliced, type RequestSubject, type Work } from './pattern.ts'
 
 /**
  * The one table of a mock's rules: fault rules (the infrastructure's answers, `/__mock/faults`)
@@ -47,6 +47,12 @@ export interface AnswerRuleTable {
   /** Checks and adds a rule (400 problem listing the violations, pointers under `/body`). */
   add(input: AnswerRuleInput): ActiveAnswerRule
   list(): AnswerRuleList
+  /**
+   * The same list as JSON text in UTF-8 (what `JSON.stringify(list())` writes), written a rule at a
+   * time in slices with turns of the event loop between them: a table of 500 rules of 32 KB each is
+   * 16 MB of text. It lists the rules as they were when it was asked (their hits and uses then).
+   */
+  listText(): Promise<Buffer>
   /** Removes one rule; 404 problem for an unknown id. */
   remove(id: number): ActiveAnswerRule
   /** Removes every rule and every scenario state; returns how many rules there were. */
@@ -142,6 +148,9 @@ function createFaultTable(context: RuleCheckContext, randomSeed: () => number): 
  */
 export const MATCH_SLICE_MS = 2
 
+/** Characters of a rule list's text encoded at a time (`listText`): a slice may end after each piece. */
+const LIST_PIECE = 64 * 1024
+
 function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   /** Every rule held, oldest first (used-up ones too, until the cap drops them). */
   let held: HeldRule[] = []
@@ -220,6 +229,29 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
       const rules = inOrder()
       const named = rules.flatMap(({ view }) => (view.scenario === undefined ? [] : [view.scenario]))
       return { rules: rules.map(({ view }) => copyView(view)), scenarios: scenarios.listed(named) }
+    },
+    async listText() {
+      const rules = inOrder()
+      const named = rules.flatMap(({ view }) => (view.scenario === undefined ? [] : [view.scenario]))
+      // What changes in a rule once held is its count of hits and uses: taken now, for the whole list.
+      const counts = rules.map(({ view }) => ({ hits: view.hits, remaining: view.remaining }))
+      const scenarioText = JSON.stringify(scenarios.listed(named))
+      function* write(): Work<Buffer> {
+        const pieces: Buffer[] = []
+        let text = '{"rules":['
+        for (let i = 0; i < rules.length; i++) {
+          // The rest of a view is never changed once held: written as it is, with its counts of then.
+          text += `${i === 0 ? '' : ','}${JSON.stringify({ ...(rules[i] as HeldRule).view, ...counts[i] })}`
+          if (text.length >= LIST_PIECE) {
+            pieces.push(Buffer.from(text))
+            text = ''
+            yield
+          }
+        }
+        pieces.push(Buffer.from(`${text}],"scenarios":${scenarioText}}`))
+        return Buffer.concat(pieces)
+      }
+      return runSliced(write(), MATCH_SLICE_MS)
     },
     remove(id) {
       const rule = held.find((other) => other.view.id === id)

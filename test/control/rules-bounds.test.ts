@@ -9,6 +9,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ProblemError } from '../../src/errors.ts'
 import { MAX_ARRAY_ELEMENTS } from '../../src/rules/pattern.ts'
+import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
 import { mockPerSuite } from '../helpers/http.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
@@ -111,6 +112,17 @@ describe('rules that once froze the mock', () => {
       { priority: 8, hits: 1, remaining: 0 },
       { priority: 9, hits: 2, remaining: null },
     ])
+  })
+
+  it('GET /__mock/stubs of a full table (16 MB): written in slices, the same list the library gives, the loop free', async () => {
+    const each = MAX_ANSWER_RULE_BYTES - 1024
+    for (let i = 0; i < Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400)); i++) {
+      ctx.mock.mock.stub({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) }, offDocument: true })
+    }
+    const listed = await ctx.mock.request('GET', '/__mock/stubs')
+    expect(listed.raw.length).toBeGreaterThan(MAX_ANSWER_RULES_BYTES * 0.9)
+    expect(listed.body).toEqual(ctx.mock.mock.stubs())
+    expect(longestBlockMs()).toBeLessThan(LONGEST_BLOCK_MS)
   })
 
   it('the journal is no oracle: a redacted token matches only as [redacted]', async () => {

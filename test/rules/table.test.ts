@@ -59,3 +59,39 @@ describe('the answer rules held', () => {
     table.add(sized(each))
   })
 })
+
+describe('the list as text (GET /__mock/stubs)', () => {
+  test('is the JSON of the list, with the counts of each rule as they were when it was asked', async () => {
+    const table = answers()
+    table.add({ operationId: 'queryItems', answer: {}, times: 2, name: 'twice', scenario: 'login', setState: 'in' })
+    table.add({ operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, name: 'patch', match: { body: { Rows: [{ Row: { Customer: { $regex: '^A' } } }] } } })
+    table.decide(subject('queryItems'))
+    const asked = table.list()
+    const text = table.listText()
+    // Counted after it was asked: the text still shows the counts of then.
+    table.decide(subject('queryItems'))
+    expect(JSON.parse((await text).toString('utf8'))).toEqual(asked)
+    expect((await text).toString('utf8')).toBe(JSON.stringify(asked))
+    expect((await table.listText()).toString('utf8')).toBe(JSON.stringify(table.list()))
+    expect(JSON.parse((await answers().listText()).toString('utf8'))).toEqual({ rules: [], scenarios: {} })
+  })
+
+  test('a table of 16 MB is written over many turns of the event loop, not in one', async () => {
+    const table = answers()
+    const each = MAX_ANSWER_RULE_BYTES - 1024
+    for (let i = 0; i < Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400)); i++) table.add(sized(each))
+    let turns = 0
+    let writing = true
+    const count = (): void => {
+      turns += 1
+      if (writing) setImmediate(count)
+    }
+    setImmediate(count)
+    const text = await table.listText()
+    writing = false
+    expect(text.length).toBeGreaterThan(MAX_ANSWER_RULES_BYTES * 0.9)
+    // A turn at least every 64 KB written, at most 2 ms apart: far more than a handful.
+    expect(turns).toBeGreaterThan(10)
+    expect(text.toString('utf8')).toBe(JSON.stringify(table.list()))
+  })
+})
