@@ -1,6 +1,7 @@
 import type { ActiveFaultRule } from './faults.ts'
 import type { HeldRule } from './answers.ts'
-import type { RequestSubject, Work } from './pattern.ts'
+import type { RequestSubject } from './pattern.ts'
+import type { Work } from './work.ts'
 
 /**
  * Which rule takes a request, as functions over the rules a table hands them: nothing here counts a

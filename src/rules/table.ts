@@ -7,10 +7,11 @@ import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from 
 import { activeFaultRules, faultDecision, faultRuleViolations, statusStanding, type ActiveFaultRule, type FaultDecision, type FaultList, type FaultRuleInput } from './faults.ts'
 import { strictProblem } from './strict.ts'
 import type { RuleCheckContext } from './answer-check.ts'
-import { copyView, holdAnswerRule, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
+import { copyView, holdAnswerRule, holdAnswerRuleWork, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
 import { createScenarios } from './scenarios.ts'
 import { decideAnswer, inTrialOrder, pickFault, type RuleStates } from './decide.ts'
-import { runSliced, type RequestSubject, type Work } from './pattern.ts'
+import type { RequestSubject } from './pattern.ts'
+import { runSliced, type Work } from './work.ts'
 
 /**
  * The one table of a mock's rules: fault rules (the infrastructure's answers, `/__mock/faults`)
@@ -46,6 +47,11 @@ export interface FaultTable {
 export interface AnswerRuleTable {
   /** Checks and adds a rule (400 problem listing the violations, pointers under `/body`). */
   add(input: AnswerRuleInput): ActiveAnswerRule
+  /**
+   * The same, its pattern compiled in slices with turns of the event loop between them (a pattern
+   * may hold a thousand expressions, most of a second to compile): `POST /__mock/stubs`.
+   */
+  addSliced(input: AnswerRuleInput): Promise<ActiveAnswerRule>
   list(): AnswerRuleList
   /**
    * The same list as JSON text in UTF-8 (what `JSON.stringify(list())` writes), written a rule at a
@@ -193,37 +199,54 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
     return rule.decision
   }
 
+  const roomForOneMore = (): void => {
+    if (live >= MAX_ANSWER_RULES) {
+      throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
+    }
+  }
+  /** Numbers a rule made by holdAnswerRule and holds it, within the bounds, in one step. */
+  const admit = (rule: HeldRule): ActiveAnswerRule => {
+    // Numbered when held: rules compiled side by side (addSliced) are numbered in the order they are held.
+    rule.view.id = nextId
+    rule.decision.ruleId = nextId
+    const size = Buffer.byteLength(JSON.stringify(rule.view))
+    if (size > MAX_ANSWER_RULE_BYTES) {
+      throw validationProblem([{ pointer: '/body', keyword: 'maxRuleSize', message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` }])
+    }
+    // Used-up rules make room first, the oldest first, as they do past the count.
+    for (let oldest = held.find((other) => other.view.remaining === 0); bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined; oldest = held.find((other) => other.view.remaining === 0)) drop(oldest)
+    if (bytes + size > MAX_ANSWER_RULES_BYTES) {
+      throw validationProblem([{ pointer: '/body', keyword: 'maxRulesSize', message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first` }])
+    }
+    sizes.set(rule, size)
+    bytes += size
+    nextId += 1
+    held.push(rule)
+    holding.add(rule)
+    live += 1
+    const operationId = rule.view.operationId
+    if (operationId === undefined) everyOperation = [...everyOperation, rule].sort(triedBefore)
+    else byOperation.set(operationId, [...(byOperation.get(operationId) ?? []), rule].sort(triedBefore))
+    // Used-up rules stay listed (their hits are what a test reads), the oldest dropped past the cap.
+    while (held.length > MAX_ANSWER_RULES) {
+      const oldest = held.find((other) => other.view.remaining === 0)
+      if (oldest === undefined) break
+      drop(oldest)
+    }
+    return copyView(rule.view)
+  }
+
   return {
     add(input) {
-      if (live >= MAX_ANSWER_RULES) {
-        throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
-      }
-      const rule = holdAnswerRule(input, nextId, context)
-      const size = Buffer.byteLength(JSON.stringify(rule.view))
-      if (size > MAX_ANSWER_RULE_BYTES) {
-        throw validationProblem([{ pointer: '/body', keyword: 'maxRuleSize', message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` }])
-      }
-      // Used-up rules make room first, the oldest first, as they do past the count.
-      for (let oldest = held.find((other) => other.view.remaining === 0); bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined; oldest = held.find((other) => other.view.remaining === 0)) drop(oldest)
-      if (bytes + size > MAX_ANSWER_RULES_BYTES) {
-        throw validationProblem([{ pointer: '/body', keyword: 'maxRulesSize', message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first` }])
-      }
-      sizes.set(rule, size)
-      bytes += size
-      nextId += 1
-      held.push(rule)
-      holding.add(rule)
-      live += 1
-      const operationId = rule.view.operationId
-      if (operationId === undefined) everyOperation = [...everyOperation, rule].sort(triedBefore)
-      else byOperation.set(operationId, [...(byOperation.get(operationId) ?? []), rule].sort(triedBefore))
-      // Used-up rules stay listed (their hits are what a test reads), the oldest dropped past the cap.
-      while (held.length > MAX_ANSWER_RULES) {
-        const oldest = held.find((other) => other.view.remaining === 0)
-        if (oldest === undefined) break
-        drop(oldest)
-      }
-      return copyView(rule.view)
+      roomForOneMore()
+      return admit(holdAnswerRule(input, nextId, context))
+    },
+    async addSliced(input) {
+      roomForOneMore()
+      const rule = await runSliced(holdAnswerRuleWork(input, nextId, context), MATCH_SLICE_MS)
+      // Other rules may have been added while this one compiled.
+      roomForOneMore()
+      return admit(rule)
     },
     list(): AnswerRuleList {
       const rules = inOrder()

@@ -8,7 +8,8 @@ import { decideAnswer, inTrialOrder, pickAnswer, pickFault, type RuleStates } fr
 import { createScenarios, STARTED } from '../../src/rules/scenarios.ts'
 import { holdAnswerRule, triedBefore, type AnswerRuleInput, type HeldRule } from '../../src/rules/answers.ts'
 import type { ActiveFaultRule } from '../../src/rules/faults.ts'
-import { runAtOnce, runSliced, type MatchResult, type RequestSubject, type Work } from '../../src/rules/pattern.ts'
+import type { MatchResult, RequestSubject } from '../../src/rules/pattern.ts'
+import { runAtOnce, runSliced, type Work } from '../../src/rules/work.ts'
 import { listOperations, releaseDocument } from '../../src/document/reader.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
 

@@ -95,3 +95,50 @@ describe('the list as text (GET /__mock/stubs)', () => {
     expect(text.toString('utf8')).toBe(JSON.stringify(table.list()))
   })
 })
+
+describe('a rule added in slices (POST /__mock/stubs)', () => {
+  const wide = (n: number) => ({ operationId: 'queryItems', name: `wide ${n}`, answer: {}, match: { body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, { $regex: `a${'(?:)'.repeat(100)}${n}` }])) } })
+
+  test('compiles over several turns of the event loop, and holds the same rule add() holds', async () => {
+    const table = answers()
+    let turns = 0
+    let compiling = true
+    const count = (): void => {
+      turns += 1
+      if (compiling) setImmediate(count)
+    }
+    setImmediate(count)
+    const sliced = await table.addSliced(wide(1))
+    compiling = false
+    expect(turns).toBeGreaterThan(1)
+    const whole = answers().add(wide(1))
+    expect(sliced).toEqual(whole)
+    expect(table.list().rules).toEqual([sliced])
+  })
+
+  test('two compiled side by side are numbered in the order they are held, and each answers its own requests', async () => {
+    const table = answers()
+    const [a, b] = await Promise.all([table.addSliced(wide(1)), table.addSliced({ ...wide(2), priority: 1 })])
+    expect([a.id, b.id].sort()).toEqual([1, 2])
+    expect(new Set(table.list().rules.map((rule) => rule.id))).toEqual(new Set([1, 2]))
+    const decided = await table.decide({ operationId: 'queryItems', body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, 'a2'])), headers: {}, user: null })
+    expect(decided?.ruleId).toBe(b.id)
+  })
+
+  test('the cap is counted again when the rule is held: one of two compiled side by side for the last place is refused', async () => {
+    const table = answers()
+    for (let i = 1; i < MAX_ANSWER_RULES; i++) table.add({ operationId: 'saveItems', answer: {} })
+    const both = await Promise.allSettled([table.addSliced(wide(1)), table.addSliced(wide(2))])
+    expect(both.map((settled) => settled.status).sort()).toEqual(['fulfilled', 'rejected'])
+    const refused = both.find((settled) => settled.status === 'rejected') as PromiseRejectedResult
+    expect(refused.reason.extra.violations).toEqual([expect.objectContaining({ keyword: 'maxRules' })])
+    expect(table.list().rules).toHaveLength(MAX_ANSWER_RULES)
+  })
+
+  test('refuses what add() refuses, with the same problem', async () => {
+    const bad = { operationId: 'queryItems', answer: {}, match: { body: { q: { $regex: '(a' } } } }
+    const expected = refusal(() => answers().add(bad))
+    await expect(answers().addSliced(bad)).rejects.toMatchObject({ status: expected.status, extra: expected.extra })
+  })
+})
+
