@@ -150,21 +150,26 @@ export interface StagedChanges {
 
 /** Begins applying planned changes in slices (`StagedChanges`). */
 export function stageChanges(state: StoreState, changes: StoreChanges): StagedChanges {
-  const tables = (changes.tables as TableChange[]).map((change) => {
-    // New rows have Ids from the table's next one on (ascending, as the plan took them); the others are updates.
-    const creates = change.puts.filter((row) => row.Id >= change.table.nextId)
-    const updates = change.puts.filter((row) => row.Id < change.table.nextId)
-    return { change, creates, updates, base: change.table.slots, staged: 0 }
-  })
+  // Rows are sorted as they are staged, a slice at a time: new rows have Ids from the table's next one
+  // on (ascending, as the plan took them), and are staged; the others are updates, written by `finish`.
+  const tables = (changes.tables as TableChange[]).map((change) => ({ change, read: 0, creates: [] as Row[], updates: [] as Row[], base: change.table.slots }))
   let current = 0
   return {
     step(stop) {
       for (; current < tables.length; current++) {
         const part = tables[current] as (typeof tables)[number]
-        while (part.staged < part.creates.length) {
-          part.change.table.stage(part.creates, part.staged, part.staged + 1, part.base)
-          part.staged += 1
-          if (stop()) return current === tables.length - 1 && part.staged === part.creates.length
+        const { puts, table } = part.change
+        // Room for every row at once (a table grown row by row would copy its columns again and again).
+        if (part.read === 0) table.reserve(part.base + puts.length)
+        while (part.read < puts.length) {
+          const row = puts[part.read++] as Row
+          if (row.Id < table.nextId) {
+            part.updates.push(row)
+            continue
+          }
+          part.creates.push(row)
+          table.stage(part.creates, part.creates.length - 1, part.creates.length, part.base)
+          if (stop()) return current === tables.length - 1 && part.read === puts.length
         }
       }
       return true
