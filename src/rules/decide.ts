@@ -57,6 +57,9 @@ export function pickAnswer(candidates: readonly HeldRule[], states: RuleStates, 
   return { rule: null }
 }
 
+/** What a decision asks of a pattern: whether it matches, not how far it is (no differences). */
+const YES_OR_NO = { report: false } as const
+
 /**
  * The answer rule a request meets, as work that may pause (pattern.ts's `Work`, run by `runSliced`
  * with one time budget for every rule it tries): the patterns of the open candidates are matched in
@@ -76,7 +79,7 @@ export function* decideAnswer<T>(candidates: readonly HeldRule[], subject: Reque
       const rule = candidates[i] as HeldRule
       if (known.has(rule) || !isOpen(rule, states)) continue
       if (rule.pattern.operationOnly) break
-      const result = yield* rule.pattern.matchWork(subject, { report: false })
+      const result = yield* rule.pattern.matchWork(subject, YES_OR_NO)
       known.set(rule, result.matched)
       // A match: decided now, before anything else runs.
       if (result.matched) break

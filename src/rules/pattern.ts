@@ -348,6 +348,7 @@ function* textFits(node: Node & { kind: 'contains' | 'regex' }, text: string, ru
     yield
   }
   if (node.kind === 'contains') return text.includes(node.text)
+  if (text.length <= REGEX_PIECE) return node.re.test(text)
   const search = node.re.search(text)
   for (let settled = search.advance(REGEX_PIECE); ; settled = search.advance(REGEX_PIECE)) {
     if (settled !== undefined) return settled

@@ -140,8 +140,24 @@ export function* compileLinearRegexWork(source: string, budget: BuildBudget = { 
     regex: {
       source,
       cells: table.length,
+      // The hot path (every rule against every request): its own loop, so a text allocates nothing.
       test(text) {
-        return search(text).advance(text.length) as boolean
+        let state = start
+        const length = text.length
+        for (let i = 0; i < length; i++) {
+          let rune = text.charCodeAt(i)
+          // A surrogate pair is one character, as RE2 reads text.
+          if (rune >= 0xd800 && rune <= 0xdbff && i + 1 < length) {
+            const low = text.charCodeAt(i + 1)
+            if (low >= 0xdc00 && low <= 0xdfff) {
+              rune = 0x10000 + ((rune - 0xd800) << 10) + (low - 0xdc00)
+              i++
+            }
+          }
+          state = table[state * width + classOf(rune)] as number
+          if (state === ACCEPT) return true
+        }
+        return table[state * width + end] === ACCEPT
       },
       search,
     },
