@@ -286,21 +286,33 @@ describe('big saves beside other clients and each other', () => {
    */
   async function race(resetAt: number | null): Promise<{ answers: Answer[]; reads: Array<[number, number]> }> {
     Object.assign(slicing, SLICED)
-    const size = 3000
+    // Just past the size a save is sliced at (slicing.checkRows).
+    const size = 2100
     const store = (mock.mock.app as unknown as { store: Store }).store
     const original = store.saveInSlices
     let pauses = 0
     let reset: Promise<unknown> = Promise.resolve()
+    // The read waits for the saves to pause 64 more times before each look (a read between every two slices made the race last seconds).
+    let paused: () => void = () => {}
+    let nextPauses = new Promise<void>((resolve) => (paused = resolve))
     store.saveInSlices = (cmd, pause, sliceMs) =>
       original(cmd, async () => {
         if (++pauses === resetAt) reset = mock.request('POST', '/__mock/reset')
+        if (pauses % 64 === 0) {
+          paused()
+          nextPauses = new Promise<void>((resolve) => (paused = resolve))
+        }
         await pause()
       }, sliceMs)
     try {
       let settled = 0
       const saving = ['A', 'B'].map((prefix) => send(mock, token, { Rows: named(prefix, size) }).finally(() => settled++))
+      const bothSettled = Promise.allSettled(saving)
       const reads: Array<[number, number]> = []
-      while (settled < 2) reads.push([await seen('A'), await seen('B')])
+      while (settled < 2) {
+        await Promise.race([nextPauses, bothSettled])
+        reads.push([await seen('A'), await seen('B')])
+      }
       const answers = await Promise.all(saving)
       await reset
       reads.push([await seen('A'), await seen('B')])
@@ -332,15 +344,16 @@ describe('big saves beside other clients and each other', () => {
   it('two big saves at once, no reset: both written whole, one after the other', async () => {
     const { answers, reads } = await race(null)
     expect(answers.map((answer) => answer.status)).toEqual([200, 200])
-    expect(reads.at(-1)).toEqual([3000, 3000])
+    expect(reads.at(-1)).toEqual([2100, 2100])
   }, 300_000)
 
   it.each([
-    // Pauses in all (both saves' slices): each is planned (3,000), then one stages its 9,000 rows while the other waits, then the other plans again and stages.
-    // The first is written after 12,000 pauses of its own at the least, before about 24,000 in all.
+    // Pauses in all (both saves' slices, a turn each): each is planned (2,100), then one stages its 6,300 rows while the
+    // other waits a turn at a time, then the other plans again and stages: the first is written after about 16,800 pauses
+    // in all (10,500 at the least), the second about 8,400 later.
     ['while both are planned', 10, [503, 503]],
-    ['while one writes its rows out of sight', 12_000, [503, 503]],
-    ['after one is written, while the other is planned again', 30_000, [200, 503]],
+    ['while one writes its rows out of sight', 8_000, [503, 503]],
+    ['after one is written, while the other is planned again', 21_000, [200, 503]],
   ])('two big saves and a reset %s: one of the serial orders, the data the reset put in place', async (_name, at, statuses) => {
     const { answers, reads } = await race(at)
     expect(answers.map((answer) => answer.status).sort()).toEqual(statuses)
