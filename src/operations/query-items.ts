@@ -15,8 +15,14 @@ import { sendReady } from '../http/ready-answer.ts'
  */
 export const queryItems: OperationHandler<'queryItems'> = async (request, reply) => {
   const text = request.body.query
-  // A long text (the body may be 60 MB of it) is read in slices, with a turn for other clients between them.
-  return answerQuery(request, reply, text.length <= queryReading.pieceChars ? parseQueryString(text) : await parseQueryStringInSlices(text, yieldTurn, slicing.planMs))
+  if (text.length <= queryReading.pieceChars) return answerQuery(request, reply, parseQueryString(text))
+  // A long text (the body may be 60 MB of it) is read in slices, with a turn for other clients between them,
+  // and so is a long $filter in it, compiled for the table it reads before the query runs.
+  const parsed = await parseQueryStringInSlices(text, yieldTurn, slicing.planMs)
+  if (!('error' in parsed) && parsed.filter !== null && parsed.filter.length > queryReading.pieceChars) {
+    await request.server.store.prepareFilter(applicationOf(request).id, parsed.relationKey, parsed.filter, yieldTurn, slicing.planMs)
+  }
+  return answerQuery(request, reply, parsed)
 }
 
 /** Shared by the POST form and the older GET form. */

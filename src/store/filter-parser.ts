@@ -1,6 +1,7 @@
 import { COMPARE_OPS, TEXT_FUNCTIONS, type CompareOp, type FilterLiteral, type FilterNode, type TextFunction } from './filter-ast.ts'
 import type { StoreError } from './types.ts'
 import { shortened } from './field-values.ts'
+import { queryReading } from './query-string.ts'
 
 /**
  * Hand-written recursive-descent parser for `$filter`. Grammar (keywords case-insensitive):
@@ -32,7 +33,12 @@ type Token =
 
 /** The tree of a filter text, or where and why it stops making sense. */
 export function parseFilter(text: string): FilterNode | FilterError {
-  const parser = new Parser(new Lexer(text))
+  return parseTokens(new Lexer(text))
+}
+
+/** The parse over tokens as a lexer hands them out. */
+function parseTokens(lexer: Tokens): FilterNode | FilterError {
+  const parser = new Parser(lexer)
   try {
     const node = parser.or()
     parser.expectEnd()
@@ -42,6 +48,60 @@ export function parseFilter(text: string): FilterNode | FilterError {
     if (error instanceof Stop) return error.failure
     throw error
   }
+}
+
+/** Tokens read before the parse of a long filter begins (the most a valid filter has is some 35,000). */
+const READ_AHEAD = 65_536
+
+/**
+ * `parseFilter`'s answer for a long text, its tokens read first, in slices of about `sliceMs`,
+ * awaiting `pause()` (the caller's turn of the event loop) between slices: a quoted text of 60 MB,
+ * or of millions of `''`, took seconds to read. The parse then runs over the tokens read (a few
+ * thousand at most, and on from there should it ask for more), and answers as `parseFilter`: a
+ * token that could not be read stops the parse only when the parse reaches it.
+ */
+export async function parseFilterInSlices(text: string, pause: () => Promise<void>, sliceMs = 8): Promise<FilterNode | FilterError> {
+  const lexer = new Lexer(text)
+  const read: Array<Token | Stop> = []
+  const reading = (function* (): Generator<void, void, void> {
+    while (read.length < READ_AHEAD) {
+      let token: Token
+      try {
+        token = yield* lexer.read()
+      } catch (error) {
+        if (!(error instanceof Stop)) throw error
+        read.push(error)
+        return
+      }
+      read.push(token)
+      if (token.t === 'end') return
+    }
+  })()
+  for (let done = false; !done; ) {
+    const until = performance.now() + sliceMs
+    for (;;) {
+      if (reading.next().done === true) {
+        done = true
+        break
+      }
+      if (performance.now() >= until) break
+    }
+    if (!done) await pause()
+  }
+  let next = 0
+  return parseTokens({
+    next(): Token {
+      if (next >= read.length) return lexer.next()
+      const token = read[next++] as Token | Stop
+      if (token instanceof Stop) throw token
+      return token
+    },
+  })
+}
+
+/** Where the parser takes its tokens from. */
+interface Tokens {
+  next(): Token
 }
 
 class Stop {
@@ -54,6 +114,7 @@ function failure(position: number, message: string): FilterError {
 
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y
 const SPACE = /[ \t\n\r]*/y
+const QUOTES = /'+/y
 /** The longest word of the filter language (`startswith`): a longer name is none of them. */
 const LONGEST_WORD = 10
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y
@@ -64,11 +125,20 @@ const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y
  * tokenising it whole first took seconds and gigabytes while every other request waited.
  * A character no token starts with stops the parse (a `Stop`) when the parser reaches it.
  */
-class Lexer {
+class Lexer implements Tokens {
   #i = 0
   constructor(private readonly text: string) {}
 
   next(): Token {
+    const reading = this.read()
+    for (;;) {
+      const step = reading.next()
+      if (step.done === true) return step.value
+    }
+  }
+
+  /** The next token, as work that may pause (a `yield`) inside a long quoted text. */
+  *read(): Generator<void, Token, void> {
     const text = this.text
     // White space skipped by one sticky expression: a character at a time, 59 MB of it took a third of a second.
     SPACE.lastIndex = this.#i
@@ -86,23 +156,24 @@ class Lexer {
     }
     if (c === "'") {
       // '' is a quote inside the text: the text ends at the first run of quotes of odd length (its last
-      // quote), found a run at a time; the pairs before it are then read as quotes in one pass.
+      // quote), found a run at a time; the pairs before it are then read as quotes.
       let j = i + 1
       let close: number
-      for (;;) {
+      for (let runs = 1; ; runs++) {
         const quote = text.indexOf("'", j)
         if (quote < 0) throw new Stop(failure(pos, 'this quoted text is never closed; expected a closing quote'))
-        let end = quote + 1
-        while (text.charCodeAt(end) === 39) end++
+        QUOTES.lastIndex = quote
+        QUOTES.test(text)
+        const end = QUOTES.lastIndex
         if ((end - quote) % 2 === 1) {
           close = end - 1
           break
         }
         j = end
+        if (runs % RUNS_PER_PAUSE === 0) yield
       }
       this.#i = close + 1
-      const raw = text.slice(i + 1, close)
-      return { t: 'string', value: raw.includes("''") ? raw.split("''").join("'") : raw, pos }
+      return { t: 'string', value: yield* unquoted(text.slice(i + 1, close)), pos }
     }
     if (c === '-' || (c >= '0' && c <= '9')) {
       NUMBER.lastIndex = i
@@ -120,6 +191,32 @@ class Lexer {
     }
     throw new Stop(failure(pos, `unexpected character '${c}'`))
   }
+}
+
+/** Runs of quotes found between two chances for a slice to end. */
+const RUNS_PER_PAUSE = 4096
+
+/**
+ * A quoted text's content with each `''` read as one quote (its runs of quotes are all of even
+ * length). A long one is read a window at a time (`queryReading.pieceChars`), each cut after a pair,
+ * with a chance for a slice to end between windows.
+ */
+function* unquoted(raw: string): Generator<void, string, void> {
+  if (!raw.includes("''")) return raw
+  const piece = Math.max(2, queryReading.pieceChars)
+  if (raw.length <= piece) return raw.split("''").join("'")
+  const parts: string[] = []
+  for (let at = 0; at < raw.length; ) {
+    let end = Math.min(raw.length, at + piece)
+    // Cut after a pair: count the quotes before the cut back to the last other character (or the window's start, itself after a pair).
+    let back = end
+    while (back > at && raw.charCodeAt(back - 1) === 39) back--
+    if ((end - back) % 2 === 1) end -= 1
+    parts.push(raw.slice(at, end).split("''").join("'"))
+    at = end
+    yield
+  }
+  return parts.join('')
 }
 
 function describe(token: Token): string {
@@ -154,7 +251,7 @@ class Parser {
   #joins = 0
   /** Tokens read ahead and not yet consumed (the parser looks at most two ahead). */
   readonly #ahead: Token[] = []
-  constructor(private readonly lexer: Lexer) {}
+  constructor(private readonly lexer: Tokens) {}
 
   /** Counts one more level of `(` or `not`; refuses the filter past MAX_FILTER_NESTING. */
   private enter(token: Token): void {

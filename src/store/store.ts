@@ -4,7 +4,7 @@ import { changeRecord, replayRecord, reservationRecord } from './change-record.t
 import { planDelete } from './delete.ts'
 import { reserveIdentities } from './identities.ts'
 import { applyChanges, stageChanges } from './plan.ts'
-import { countRows, getRow, queryRows, tableFor } from './query.ts'
+import { countRows, getRow, prepareFilter, queryRows, tableFor } from './query.ts'
 import { beginSave, planSave } from './save.ts'
 import { buildState, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
@@ -77,6 +77,12 @@ export interface Store {
 
   /** A page of rows as a JSON array in UTF-8 bytes, as pieces ready to write (`body` joins them); TIMESTAMP as base64, hidden fields left out. */
   queryRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields: readonly string[]): ReadyBytes | QueryError
+  /**
+   * Compiles a long `$filter` text of a table's queries ahead of them, reading it in slices of about
+   * `sliceMs` and awaiting `pause()` between them; `queryRows` and `countRows` then find it compiled
+   * (while it stays among a table's 500 last filters), with the same answer.
+   */
+  prepareFilter(applicationId: string, relationKey: string | null, text: string, pause: () => Promise<void>, sliceMs?: number): Promise<void>
   /** Rows the query's filter selects, ignoring `$top` / `$skip`. */
   countRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields?: readonly string[]): { count: number } | QueryError
   /** One row with its JSON text (hidden fields left out), or null when it does not exist. */
@@ -192,6 +198,7 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     epoch: () => epoch,
 
     queryRows: (applicationId, relationKey, q, hiddenFields) => queryRows(state, applicationId, relationKey, q, hiddenFields),
+    prepareFilter: (applicationId, relationKey, text, pause, sliceMs) => prepareFilter(state, applicationId, relationKey, text, pause, sliceMs),
     countRows: (applicationId, relationKey, q, hiddenFields = []) => countRows(state, applicationId, relationKey, q, hiddenFields),
     getRow: (applicationId, relationKey, id, hiddenFields = []) => getRow(state, applicationId, relationKey, id, hiddenFields),
 
