@@ -298,7 +298,7 @@ export interface ViolationSummary {
  * element's violation keeps its exact pointer.
  */
 export class ViolationTally {
-  readonly #merged = new Map<string, { violation: Violation; count: number }>()
+  readonly #merged = new Map<string, Merged>()
 
   /** Adds the violations of one validation, echoes already dropped (`dropEchoes`). */
   add(violations: Iterable<Violation>): void {
@@ -306,8 +306,12 @@ export class ViolationTally {
       const general = generalPointer(violation.pointer)
       const key = `${general}\n${violation.keyword}\n${violation.message}`
       const entry = this.#merged.get(key)
-      if (entry === undefined) this.#merged.set(key, { violation, count: violation.count ?? 1 })
-      else entry.count += violation.count ?? 1
+      if (entry === undefined) {
+        this.#merged.set(key, { violation, count: violation.count ?? 1, pointer: violation.pointer })
+        continue
+      }
+      entry.count += violation.count ?? 1
+      if (entry.pointer !== violation.pointer) entry.pointer = commonPointer(entry.pointer, violation.pointer)
     }
   }
 
@@ -321,20 +325,45 @@ export class ViolationTally {
     return this.#merged.size
   }
 
+  /** Violations so far, each merged one counted as many times as it came. */
+  get total(): number {
+    let total = 0
+    for (const { count } of this.#merged.values()) total += count
+    return total
+  }
+
   /** The summary: ranked (the telling ones first, then in the order found), capped at `limit`. */
   summary(limit = LISTED_VIOLATIONS): ViolationSummary {
     // Four ranks, each kept in the order found: a pass per rank until the list is full, no sort of the whole list.
     const violations: Violation[] = []
     for (let wanted = 0; wanted < RANKS && violations.length < limit; wanted++) {
-      for (const { violation, count } of this.#merged.values()) {
+      for (const { violation, count, pointer } of this.#merged.values()) {
         if (rank(violation) !== wanted) continue
         if (violations.length >= limit) break
         if (count === 1) violations.push(violation)
-        else violations.push({ pointer: generalPointer(violation.pointer), keyword: violation.keyword, message: violation.message, count, first: violation.first ?? violation.pointer })
+        else violations.push({ pointer, keyword: violation.keyword, message: violation.message, count, first: violation.first ?? violation.pointer })
       }
     }
     return { violations, unlisted: this.#merged.size - violations.length }
   }
+}
+
+/** One merged violation: the first found, how many, and the pointer they share (`*` where their indexes differ). */
+interface Merged {
+  violation: Violation
+  count: number
+  pointer: string
+}
+
+/**
+ * Two pointers that are the same but for array indexes, with `*` where their indexes differ: the
+ * rows of one delete group keep the group's index (`/body/0/Rows/*` ...), rows of several groups
+ * do not (`/body/*` ...).
+ */
+function commonPointer(a: string, b: string): string {
+  const left = a.split('/')
+  const right = b.split('/')
+  return left.map((segment, i) => (segment === right[i] ? segment : '*')).join('/')
 }
 
 /** The pipeline over the violations of one validation: echoes dropped, merged, ranked and capped. */

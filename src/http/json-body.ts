@@ -3,7 +3,7 @@ import { ProblemError } from '../errors.ts'
 import { describeJsonSyntaxError, parseJsonText } from '../wire/json-syntax.ts'
 import { charsetHint, utf8Text } from './body-checks.ts'
 import { isUtf8 } from 'node:buffer'
-import { parseRowsInSlices, slicing, yieldTurn } from './json-slices.ts'
+import { parseArraysInSlices, slicing, yieldTurn } from './json-slices.ts'
 
 /**
  * The body parsed whole, or the BAD_JSON problem that says where it stops being JSON, in the
@@ -48,8 +48,8 @@ export function registerJsonBody(app: FastifyInstance): void {
 
 /**
  * A large body read as `utf8Text` and `parseWhole` read it, with turns of the event loop between its
- * steps: decoded a slice of bytes at a time, then parsed a slice of rows at a time when it is a body
- * of rows (json-slices.ts), and handed on after one more turn, so the request check and the handler
+ * steps: decoded a slice of bytes at a time, then parsed a slice of elements at a time where it has big
+ * arrays (json-slices.ts), and handed on after one more turn, so the request check and the handler
  * that follow do not add to the parse's last slice. What cannot be sliced is not: a body that is not
  * UTF-8 is decoded whole again to say where, and any other JSON text is parsed whole (`JSON.parse`,
  * one call for a 60 MB string).
@@ -63,8 +63,8 @@ async function parseInSlices(bytes: Buffer, contentType: string | undefined): Pr
   }
   let parsed: { value: unknown } | { problem: ProblemError }
   try {
-    const value = await parseRowsInSlices(text)
-    // Not a body of rows the slices understand (or not JSON at all): parsed whole, as any other.
+    const value = await parseArraysInSlices(text)
+    // Not a body with big arrays the slices understand (or not JSON at all): parsed whole, as any other.
     parsed = value === undefined ? parseWhole(text, contentType) : { value }
   } catch {
     parsed = parseWhole(text, contentType)

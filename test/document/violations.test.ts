@@ -112,6 +112,16 @@ describe('ViolationTally: the same fault in many elements is one violation', () 
     expect(tally.size).toBe(7)
   })
 
+  it('keeps an index all the merged violations share, and counts every one of them in total', () => {
+    const tally = new ViolationTally()
+    tally.add([v('/body/0/Rows/1/Row/Id', 'type', 'must be integer'), v('/body/0/Rows/7/Row/Id', 'type', 'must be integer')])
+    expect(tally.summary().violations[0]).toMatchObject({ pointer: '/body/0/Rows/*/Row/Id', count: 2, first: '/body/0/Rows/1/Row/Id' })
+    tally.add([v('/body/3/Rows/7/Row/Id', 'type', 'must be integer'), v('/body/x', 'type', 'must be string')])
+    expect(tally.summary().violations[0]).toMatchObject({ pointer: '/body/*/Rows/*/Row/Id', count: 3 })
+    expect(tally.total).toBe(4)
+    expect(tally.size).toBe(2)
+  })
+
   it('adds counts already merged, and clear() forgets', () => {
     const tally = new ViolationTally()
     tally.add([{ pointer: '/body/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 5, first: '/body/Rows/3/Row/Id' }])
