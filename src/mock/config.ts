@@ -8,10 +8,9 @@ import { inRange, LATEST_VERSION, normalizeVersion } from '../../spec/versions.t
 import { DEFAULT_MAX_SESSIONS } from '../http/auth/tokens.ts'
 import { DEVIATION_NAMES, isDeviationName } from '../deviate/deviation-names.ts'
 import { packageFile } from '../package-root.ts'
+import { STATE_SYNC_MODES, type StateSync } from '../state/sync-modes.ts'
 
-/** `never`: the change log is written before each answer, left to the system (survives a killed process); `always`: flushed to the disk too (survives a power loss). */
-export const STATE_SYNC_MODES = ['never', 'always'] as const
-export type StateSync = (typeof STATE_SYNC_MODES)[number]
+export { STATE_SYNC_MODES, type StateSync }
 
 /** Everything the mock can be told at start; `startMock()` takes the same fields. */
 export interface MockConfig {

@@ -1,5 +1,5 @@
 import { isNumericType } from '../data-types.ts'
-import type { FieldType, FieldValue } from '../types.ts'
+import type { ChunkValues, ColumnKind, FieldType, FieldValue } from '../types.ts'
 
 /**
  * One field of every row of a table, by slot. Numbers live in a Float64Array (NaN for null: no
@@ -14,6 +14,8 @@ export interface Column {
   grow(capacity: number): void
   /** Moves the value of slot `from` to slot `to` (compaction). */
   move(from: number, to: number): void
+  /** The values of slots `at` to `at + count`, from `values` as a column chunk holds them (see types.ts). */
+  setRange(at: number, values: ChunkValues, count: number): void
 }
 
 class NumberColumn implements Column {
@@ -40,6 +42,10 @@ class NumberColumn implements Column {
   }
   move(from: number, to: number): void {
     this.values[to] = this.values[from] as number
+  }
+  setRange(at: number, values: ChunkValues, count: number): void {
+    if (!(values instanceof Float64Array)) throw new Error('a number column takes numbers')
+    this.values.set(values.subarray(0, count), at)
   }
 }
 
@@ -70,6 +76,11 @@ class ReferenceColumn implements Column {
   move(from: number, to: number): void {
     this.values[to] = this.values[from] ?? null
   }
+  setRange(at: number, values: ChunkValues, count: number): void {
+    if (values instanceof Float64Array) throw new Error('a column of text or arrays takes references')
+    const kept = this.kept
+    for (let i = 0; i < count; i++) this.values[at + i] = kept(values[i])
+  }
 }
 
 /** Text, as the shared string given. */
@@ -81,6 +92,17 @@ const keptArray = (value: FieldValue | undefined): FieldValue => (Array.isArray(
 export function columnFor(type: FieldType, capacity: number): Column {
   if (isNumericType(type)) return new NumberColumn(capacity)
   return new ReferenceColumn(capacity, type === 'Multiselection' ? keptArray : keptText)
+}
+
+/** How a column of this type holds its values. */
+export function columnKindOf(type: FieldType): ColumnKind {
+  if (isNumericType(type)) return 'number'
+  return type === 'Multiselection' ? 'array' : 'text'
+}
+
+/** A column's values by slot, as they are held: numbers (NaN for null) or references (null for none). Read only. */
+export function valuesOf(column: Column): Float64Array | readonly FieldValue[] {
+  return (column as NumberColumn | ReferenceColumn).values
 }
 
 /** The numbers of a number column, for code that reads a whole column at once (sorting, Id look-ups). */

@@ -1,4 +1,4 @@
-import { columnFor, numbersOf, type Column } from './columns.ts'
+import { columnFor, columnKindOf, numbersOf, valuesOf, type Column } from './columns.ts'
 import { IntMap } from './int-map.ts'
 import { slotOrder, sortSlots, type SlotOrder } from './order-slots.ts'
 import { ReadyBytes } from './ready-bytes.ts'
@@ -7,7 +7,7 @@ import { projectionKey, projectionOf, serializeRow, type Projection } from '../r
 import { Selections } from './selections.ts'
 import { columnsOf, fieldLookupOf } from '../system-fields.ts'
 import { ownValue, setOwn } from '../field-values.ts'
-import type { FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
+import type { ChunkValues, ColumnChunk, ColumnKind, FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
 
 const OPEN_BRACKET = Buffer.from('[')
 const CLOSE_BRACKET = Buffer.from(']')
@@ -20,6 +20,33 @@ const INITIAL_CAPACITY = 64
 
 /** Bytes of ready row texts a table keeps per projection; past it the oldest are serialized again when read. */
 export const ROW_BYTES_LIMIT = 128 * 1024 * 1024
+
+/**
+ * The rows a table held when the image was opened, read a chunk at a time in Id order however the
+ * table changes meanwhile: before a row not read yet is written over or removed, the table hands
+ * the image its values as they were, and rows added after the opening are left out. So a snapshot
+ * written in slices, with writes landing between them, holds the data of one moment.
+ */
+export interface TableImage {
+  readonly columns: readonly string[]
+  readonly kinds: readonly ColumnKind[]
+  /** Rows in the image: the rows the table held at the opening. */
+  readonly rows: number
+  /** The next rows (at most `maxRows`), or undefined when every row was read (the image is closed then). */
+  read(maxRows: number): ColumnChunk | undefined
+  /** Stops keeping rows for the image. */
+  close(): void
+}
+
+/** What an open image needs of the table between its reads. */
+interface ImageState {
+  /** The next Id to read. */
+  cursor: number
+  /** Rows with this Id or a larger one came after the opening. */
+  readonly cutoff: number
+  /** Rows written over or removed since the opening, as they were, by Id (values in column order). */
+  readonly saved: Map<number, FieldValue[]>
+}
 
 /** A filter as the engine runs it: a test of one row (read through a cursor, never built). */
 export type RowTest = (row: Row) => boolean
@@ -80,6 +107,8 @@ export class Table {
   readonly #bytes = new Map<string, RowBytes>()
   readonly #projections = new Map<string, Projection>()
   readonly #cursor: { row: Row; position: { slot: number } }
+  /** Images being read (see TableImage); empty but while a snapshot is written. */
+  readonly #images = new Set<ImageState>()
 
   constructor(applicationId: string, relationKey: string | null, storage: StorageDef, masterField: string | null) {
     this.applicationId = applicationId
@@ -105,6 +134,11 @@ export class Table {
 
   get size(): number {
     return this.#size
+  }
+
+  /** How each column holds its values, in column order. */
+  get kinds(): ColumnKind[] {
+    return this.columns.map((name) => columnKindOf(this.fields.get(name) ?? 'String'))
   }
 
   get(id: number): Row | undefined {
@@ -168,6 +202,7 @@ export class Table {
     }
     const slot = this.#slotOf(row.Id)
     if (slot >= 0) {
+      if (this.#images.size > 0) this.#preserve(slot)
       this.#unindex(slot)
       this.#write(slot, row)
       this.#index(slot)
@@ -180,6 +215,7 @@ export class Table {
   remove(id: number): void {
     const slot = this.#slotOf(id)
     if (slot < 0) return
+    if (this.#images.size > 0) this.#preserve(slot)
     this.#unindex(slot)
     this.#alive[slot] = 0
     this.#size--
@@ -211,9 +247,142 @@ export class Table {
     }
   }
 
+  /**
+   * Appends the rows of a chunk (Ids in `columns[0]`, ascending, larger than every Id so far), each
+   * column copied in one pass: how a snapshot's rows come back without a row object each.
+   */
+  appendChunk(chunk: ColumnChunk): void {
+    const count = chunk.count
+    if (count === 0) return
+    if (chunk.columns.length !== this.#data.length) throw new Error(`a chunk of ${chunk.columns.length} columns for ${this.storage.name}, which has ${this.#data.length}`)
+    const ids = chunk.columns[0] as ChunkValues
+    if (!(ids instanceof Float64Array)) throw new Error(`the Ids of a chunk of ${this.storage.name} are not numbers`)
+    let last = this.#count === 0 ? Number.NEGATIVE_INFINITY : (this.#ids.get(this.#count - 1) as number)
+    for (let i = 0; i < count; i++) {
+      const id = ids[i] as number
+      if (!(id > last)) throw new Error(`row ${id} of ${this.storage.name} comes after row ${last}: rows are appended in Id order`)
+      last = id
+    }
+    if (this.#count + count > this.#capacity) this.#grow(Math.max(this.#count + count, this.#capacity * 2))
+    const first = this.#count
+    this.#data.forEach((column, c) => column.setRange(first, chunk.columns[c] as ChunkValues, count))
+    this.#alive.fill(1, first, first + count)
+    this.#count += count
+    this.#size += count
+    for (let slot = first; slot < this.#count; slot++) this.#index(slot)
+  }
+
+  /** The rows as they are now, to be read a chunk at a time whatever happens to the table meanwhile (see TableImage). */
+  openImage(): TableImage {
+    const ids = numbersOf(this.#ids) as Float64Array
+    const state: ImageState = { cursor: Number.NEGATIVE_INFINITY, cutoff: this.#count === 0 ? Number.NEGATIVE_INFINITY : (ids[this.#count - 1] as number) + 1, saved: new Map() }
+    this.#images.add(state)
+    const close = (): void => {
+      this.#images.delete(state)
+      state.saved.clear()
+    }
+    return {
+      columns: this.columns,
+      kinds: this.kinds,
+      rows: this.#size,
+      read: (maxRows) => {
+        if (!this.#images.has(state)) return undefined
+        const chunk = this.#readImage(state, maxRows)
+        if (chunk === undefined) close()
+        return chunk
+      },
+      close,
+    }
+  }
+
+  /** A row about to be written over or removed, kept as it is for each image that has not read it yet. */
+  #preserve(slot: number): void {
+    const id = this.#ids.get(slot) as number
+    for (const image of this.#images) {
+      if (id >= image.cursor && id < image.cutoff && !image.saved.has(id)) image.saved.set(id, this.#data.map((column) => column.get(slot)))
+    }
+  }
+
+  /** The image's next rows: alive rows from its cursor on, below its cutoff, with the kept ones in their place. */
+  #readImage(image: ImageState, maxRows: number): ColumnChunk | undefined {
+    const ids = numbersOf(this.#ids) as Float64Array
+    // The first slot at or past the cursor (slots follow Id order, dead ones included).
+    let low = 0
+    let high = this.#count
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((ids[mid] as number) < image.cursor) low = mid + 1
+      else high = mid
+    }
+    let slot = low
+    const savedIds = image.saved.size === 0 ? EMPTY : [...image.saved.keys()].filter((id) => id >= image.cursor).sort((a, b) => a - b)
+    // Where each row of the chunk comes from: a slot, or (negative) the kept row savedIds[-source - 1].
+    const sources: number[] = []
+    let k = 0
+    let lastId = image.cursor
+    while (sources.length < maxRows) {
+      while (slot < this.#count && this.#alive[slot] !== 1) slot++
+      const liveId = slot < this.#count && (ids[slot] as number) < image.cutoff ? (ids[slot] as number) : Number.POSITIVE_INFINITY
+      const savedId = k < savedIds.length ? (savedIds[k] as number) : Number.POSITIVE_INFINITY
+      if (liveId === Number.POSITIVE_INFINITY && savedId === Number.POSITIVE_INFINITY) break
+      if (savedId <= liveId) {
+        sources.push(-(k + 1))
+        // Written over since the opening: the kept values stand for the row.
+        if (savedId === liveId) slot++
+        k++
+        lastId = savedId
+      } else {
+        sources.push(slot)
+        slot++
+        lastId = liveId
+      }
+    }
+    if (sources.length === 0) return undefined
+    const count = sources.length
+    const kept = savedIds.slice(0, k).map((id) => image.saved.get(id) as FieldValue[])
+    const columns = this.#data.map((column, c): ChunkValues => {
+      const values = valuesOf(column)
+      if (values instanceof Float64Array) {
+        const out = new Float64Array(count)
+        for (let i = 0; i < count; i++) {
+          const source = sources[i] as number
+          if (source >= 0) out[i] = values[source] as number
+          else {
+            const value = (kept[-source - 1] as FieldValue[])[c]
+            out[i] = typeof value === 'number' ? value : Number.NaN
+          }
+        }
+        return out
+      }
+      const out = new Array<FieldValue>(count)
+      for (let i = 0; i < count; i++) {
+        const source = sources[i] as number
+        out[i] = source >= 0 ? (values[source] ?? null) : ((kept[-source - 1] as FieldValue[])[c] ?? null)
+      }
+      return out
+    })
+    for (const id of savedIds.slice(0, k)) image.saved.delete(id)
+    image.cursor = lastId + 1
+    return { count, columns }
+  }
+
   /** Room for `rows` rows in all, so a bulk load does not copy its columns while growing. */
   reserve(rows: number): void {
-    if (rows > this.#capacity) this.#grow(rows)
+    for (const _step of this.reserveInSteps(rows));
+  }
+
+  /**
+   * reserve, a column per step: for a table nobody reads yet (a state being built), since between
+   * two steps its columns differ in length. A dozen columns of two million rows are about 40 ms of
+   * filling at once.
+   */
+  *reserveInSteps(rows: number): Generator<void, void> {
+    if (rows <= this.#capacity) return
+    for (const column of this.#data) {
+      column.grow(rows)
+      yield
+    }
+    this.#growRest(rows)
   }
 
   /** A new alive slot for an Id larger than every Id so far. */
@@ -389,6 +558,11 @@ export class Table {
 
   #grow(capacity: number): void {
     for (const column of this.#data) column.grow(capacity)
+    this.#growRest(capacity)
+  }
+
+  /** What grows with the columns: the alive marks, the row texts, the capacity. */
+  #growRest(capacity: number): void {
     const alive = new Uint8Array(capacity)
     alive.set(this.#alive.subarray(0, this.#count))
     this.#alive = alive
