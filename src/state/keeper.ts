@@ -51,6 +51,8 @@ export interface StateKeeper {
   readonly startFixture: Fixture | undefined
   /** Writes the snapshot now, all at once, if the data changed since the last one; the reason when it failed. */
   flush(): string | undefined
+  /** Writes the snapshot now, in slices, as the interval does, if the data changed since the last one (a failure is logged). */
+  compact(): Promise<void>
   /** Stops: the timer, a snapshot being written, a last flush, the files closed; the reason when the flush failed. */
   stop(): string | undefined
 }
@@ -379,6 +381,8 @@ export function keepState(store: Store, path: string, options: KeepOptions): Sta
     } else {
       const failed = keeper.flush()
       if (failed !== undefined) throw new ConfigError(`--state-file: ${failed}`)
+      // A log a stop left under its temporary name is in the new snapshot now.
+      if (restored?.log !== undefined && restored.log.path !== keeper.logPath) removeFile(restored.log.path)
       if (restored !== undefined) {
         if (restored.converting) options.log.warn(`state file ${path}: a JSON state file of an earlier version, converted to a snapshot by column (the format of this version; earlier versions cannot read it)`)
         // What a reset returns to: the data the mock starts with, read from the snapshot just written.
@@ -398,6 +402,7 @@ export function keepState(store: Store, path: string, options: KeepOptions): Sta
   return {
     startFixture,
     flush: () => keeper.flush(),
+    compact: () => keeper.compact(),
     stop() {
       clearInterval(timer)
       keeper.stopped = true

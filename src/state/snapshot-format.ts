@@ -12,8 +12,10 @@
  * each is an integer that fits (null as -2^31), as a start and a step when they climb evenly (Ids,
  * ROW_ORDER), or as nothing when all are null. Text goes as a code per row, u32: 0 for null, an
  * entry of the column's dictionary (new entries come in the chunk that first needs them, up to
- * DICTIONARY_LIMIT per column), or LITERAL for a string written in the chunk itself. Multiselection
- * arrays go as the chunk's JSON. Integers are little-endian.
+ * DICTIONARY_LIMIT per column), or LITERAL for a string written in the chunk itself; a string is
+ * u32 n and n bytes of UTF-8, or, with the top bit of n set, of its JSON text (a string holding a
+ * lone surrogate, which UTF-8 cannot carry). Multiselection arrays go as the chunk's JSON. Integers
+ * are little-endian.
  */
 import { closeSync, openSync, readSync } from 'node:fs'
 import type { DataImage, ImageHeader } from '../store/image.ts'
@@ -36,6 +38,10 @@ export const CHUNK_ROWS = 8192
 const DICTIONARY_LIMIT = 65_536
 const LITERAL = 0xffffffff
 const INT32_NULL = -0x80000000
+/** The top bit of a string's length: its bytes are its JSON text. */
+const AS_JSON = 0x80000000
+/** A lone surrogate: in `u` mode a pair is one code point, which this does not match. */
+const LONE_SURROGATE = /\p{Surrogate}/u
 
 const enum Tag {
   Float64 = 1,
@@ -144,8 +150,9 @@ function encodeText(values: readonly FieldValue[], count: number, dictionary: Di
   const strings = (list: string[]) => {
     out.u32(list.length)
     for (const text of list) {
-      const bytes = Buffer.from(text, 'utf8')
-      out.u32(bytes.length)
+      const json = LONE_SURROGATE.test(text)
+      const bytes = Buffer.from(json ? JSON.stringify(text) : text, 'utf8')
+      out.u32(json ? (bytes.length | AS_JSON) >>> 0 : bytes.length)
       out.push(bytes)
     }
   }
@@ -228,6 +235,7 @@ export class SnapshotFile implements StoredRows {
   readonly header: SnapshotHeader
   readonly attachments: AttachmentDef[]
   readonly #fd: number
+  #closed = false
   /** Where each table's chunks begin, by storage Id. */
   readonly #starts = new Map<string, { at: number; table: SnapshotHeader['tables'][number] }>()
 
@@ -352,7 +360,10 @@ export class SnapshotFile implements StoredRows {
     }
   }
 
+  /** Closes the file (once; later calls do nothing). */
   close(): void {
+    if (this.#closed) return
+    this.#closed = true
     closeSync(this.#fd)
   }
 }
@@ -403,8 +414,10 @@ function decodeText(body: Buffer, start: number, count: number, dictionary: stri
     at += 4
     const list = new Array<string>(n)
     for (let i = 0; i < n; i++) {
-      const length = body.readUInt32LE(at)
-      list[i] = body.toString('utf8', at + 4, at + 4 + length)
+      const word = body.readUInt32LE(at)
+      const length = word & ~AS_JSON
+      const text = body.toString('utf8', at + 4, at + 4 + length)
+      list[i] = word >= AS_JSON ? (JSON.parse(text) as string) : text
       at += 4 + length
     }
     return list
