@@ -12,6 +12,8 @@ export interface Column {
   set(slot: number, value: FieldValue | undefined): void
   /** Room for `capacity` slots, keeping the values held. */
   grow(capacity: number): void
+  /** grow, a few hundred thousand slots per step (a column of two million is tens of ms of writes at once). */
+  growInSteps(capacity: number): Generator<void, void>
   /** Moves the value of slot `from` to slot `to` (compaction). */
   move(from: number, to: number): void
   /** The values of slots `at` to `at + count`, from `values` as a column chunk holds them (see types.ts). */
@@ -32,12 +34,18 @@ class NumberColumn implements Column {
     this.values[slot] = typeof value === 'number' ? value : Number.NaN
   }
   grow(capacity: number): void {
+    for (const _step of this.growInSteps(capacity));
+  }
+  *growInSteps(capacity: number): Generator<void, void> {
     const kept = Math.min(this.values.length, capacity)
     const values = new Float64Array(capacity)
     values.set(this.values.subarray(0, kept))
     // Only the new slots are marked null: filling the copied ones too wrote every slot twice, and a
     // table of a million rows grows ten such columns while one request waits.
-    values.fill(Number.NaN, kept)
+    for (let from = kept; from < capacity; from += FILL_STEP) {
+      yield
+      values.fill(Number.NaN, from, Math.min(capacity, from + FILL_STEP))
+    }
     this.values = values
   }
   move(from: number, to: number): void {
@@ -69,9 +77,15 @@ class ReferenceColumn implements Column {
     this.values[slot] = this.kept(value)
   }
   grow(capacity: number): void {
+    for (const _step of this.growInSteps(capacity));
+  }
+  *growInSteps(capacity: number): Generator<void, void> {
     const old = this.values.length
     this.values.length = capacity
-    if (capacity > old) this.values.fill(null, old)
+    for (let from = old; from < capacity; from += FILL_STEP) {
+      yield
+      this.values.fill(null, from, Math.min(capacity, from + FILL_STEP))
+    }
   }
   move(from: number, to: number): void {
     this.values[to] = this.values[from] ?? null
@@ -82,6 +96,9 @@ class ReferenceColumn implements Column {
     for (let i = 0; i < count; i++) this.values[at + i] = kept(values[i])
   }
 }
+
+/** Slots a growing column fills per step. */
+const FILL_STEP = 262_144
 
 /** Text, as the shared string given. */
 const keptText = (value: FieldValue | undefined): FieldValue => (typeof value === 'string' ? value : null)

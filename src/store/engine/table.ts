@@ -399,7 +399,7 @@ export class Table {
   *reserveInSteps(rows: number): Generator<void, void> {
     if (rows <= this.#capacity) return
     for (const column of this.#data) {
-      column.grow(rows)
+      yield* column.growInSteps(rows)
       yield
     }
     this.#growRest(rows)
