@@ -27,6 +27,7 @@ export interface StateLog {
   error(message: string): void
 }
 
+/** How keepState keeps the file: the mock's `--state-interval`, `--state-sync` and `--time-zone`, what it started from, where it logs. */
 export interface KeepOptions {
   intervalSeconds: number
   sync: StateSync

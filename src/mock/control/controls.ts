@@ -209,6 +209,7 @@ export interface SlicedControls {
   loadFixture(fixture: unknown, options?: Partial<LoadFixtureOptions>): Promise<FixtureLoadResult>
 }
 
+/** The sliced reset and fixture load of one mock; `pause` gives the other clients a turn between slices. */
 export function createSlicedControls(parts: ControlledParts, start: StartData, pause: () => Promise<void>): SlicedControls {
   return {
     reset: (options = {}) => resetMockInSlices(parts, start.fixture, options, pause),
