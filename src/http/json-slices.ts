@@ -27,6 +27,31 @@ export const slicing = { bodyChars: 1 << 18, sliceChars: 1 << 20, checkRows: 512
 /** One turn of the event loop for everything else waiting (answers, timers, other requests). */
 export const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
+/**
+ * Runs work that may pause (a generator that yields where a slice of it may end) to its end, in
+ * slices of about `sliceMs` with a turn of the event loop between them: a big save's values and
+ * answer (operations/save-items.ts).
+ */
+export async function runInSlices<T>(work: Generator<void, T, void>, sliceMs = slicing.planMs): Promise<T> {
+  for (;;) {
+    const until = performance.now() + sliceMs
+    for (;;) {
+      const step = work.next()
+      if (step.done === true) return step.value
+      if (performance.now() >= until) break
+    }
+    await yieldTurn()
+  }
+}
+
+/** Runs work that may pause to its end at once (a small body: no slice would end). */
+export function runAtOnce<T>(work: Generator<void, T, void>): T {
+  for (;;) {
+    const step = work.next()
+    if (step.done === true) return step.value
+  }
+}
+
 
 /** The index of the quote that closes the string opened at `open`, or -1. */
 function stringEnd(text: string, open: number): number {

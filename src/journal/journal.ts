@@ -268,8 +268,8 @@ export function createJournal(options: {
 const SWEEP_MIN = 1024
 
 /**
- * The longest stretch of a journal query between two turns of the event loop, ms. Shorter than a
- * rule's slice (pattern.ts's SLICE_MS, 8): a query is a test's control call that may run for
+ * The longest stretch of a journal query between two turns of the event loop, ms. Shorter than
+ * pattern.ts's default slice (SLICE_MS, 8), as the answer rules' is (table.ts's MATCH_SLICE_MS): a query is a test's control call that may run for
  * seconds over a full journal, and an API request beside it crosses about two turns of the loop,
  * so it waits about two slices (measured with one client at a time: a small Get Items took 2.4 ms
  * beside an idle loop, 17.7 ms beside 8 ms slices, 5.3 ms beside 2 ms ones). A turn costs microseconds.

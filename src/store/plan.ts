@@ -132,6 +132,71 @@ export class Plan {
 }
 
 /**
+ * Planned changes applied in two steps, so that a big save is written with turns of the event loop
+ * between slices and still seen whole or not at all: `step` writes the new rows of each table into
+ * the slots past its last row, where no read looks (engine/table.ts's `stage`), a few at a time;
+ * `finish` then makes them rows and writes the rest (updated rows, deletes, sequences) in one
+ * synchronous step, as `applyChanges` does. Both hold only while the store is at the changes'
+ * generation: the caller checks it before each step (a write that lands between slices may have
+ * appended rows into the same slots), and plans again if it moved. Staged rows left behind are
+ * written over by the next rows appended.
+ */
+export interface StagedChanges {
+  /** Stages new rows until `stop` says so (asked after every row); true when every new row is staged. */
+  step(stop: () => boolean): boolean
+  /** Applies the changes, the staged rows made visible in one step (the store must still be at the changes' generation). */
+  finish(): void
+}
+
+/** Begins applying planned changes in slices (`StagedChanges`). */
+export function stageChanges(state: StoreState, changes: StoreChanges): StagedChanges {
+  // Rows are sorted as they are staged, a slice at a time: new rows have Ids from the table's next one
+  // on (ascending, as the plan took them), and are staged; the others are updates, written by `finish`.
+  const tables = (changes.tables as TableChange[]).map((change) => ({ change, read: 0, creates: [] as Row[], updates: [] as Row[], base: change.table.slots }))
+  let current = 0
+  return {
+    step(stop) {
+      for (; current < tables.length; current++) {
+        const part = tables[current] as (typeof tables)[number]
+        const { puts, table } = part.change
+        // Room for every row at once (a table grown row by row would copy its columns again and again).
+        if (part.read === 0) table.reserve(part.base + puts.length)
+        while (part.read < puts.length) {
+          const row = puts[part.read++] as Row
+          if (row.Id < table.nextId) {
+            part.updates.push(row)
+            continue
+          }
+          part.creates.push(row)
+          table.stage(part.creates, part.creates.length - 1, part.creates.length, part.base)
+          if (stop()) return current === tables.length - 1 && part.read === puts.length
+        }
+      }
+      return true
+    },
+    finish() {
+      if (changes.generation !== state.generation) {
+        throw new Error(`changes were planned at store generation ${changes.generation} but the store is at ${state.generation}; plan again`)
+      }
+      for (const { change, creates, updates, base } of tables) {
+        const { table } = change
+        for (const id of change.deletes) {
+          table.remove(id)
+          state.attachments.removeForRow(table.applicationId, table.relationKey, id)
+        }
+        table.putAll(updates)
+        table.publish(base, creates)
+        table.nextId = change.nextId
+        table.nextIdentity = change.nextIdentity
+        table.nextRowOrder = change.nextRowOrder
+      }
+      state.nextVersion = changes.nextVersion
+      state.generation++
+    },
+  }
+}
+
+/**
  * Writes planned changes. Business checks all happened in the plan, so nothing here can fail
  * for a business reason; applying changes planned before another write is a programming error
  * (the checks may no longer hold) and throws.

@@ -5,8 +5,8 @@ import { attachTo } from './attach.ts'
 import { imageOf, type DataImage } from './image.ts'
 import { planDelete } from './delete.ts'
 import { reserveIdentities } from './identities.ts'
-import { applyChanges } from './plan.ts'
-import { countRows, getRow, queryRows, tableFor } from './query.ts'
+import { applyChanges, stageChanges } from './plan.ts'
+import { countRows, getRow, prepareFilter, queryRows, tableFor } from './query.ts'
 import { beginSave, planSave } from './save.ts'
 import { beginState, buildState, versionsNeeded, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
@@ -104,6 +104,12 @@ export interface Store {
 
   /** A page of rows as a JSON array in UTF-8 bytes, as pieces ready to write (`body` joins them); TIMESTAMP as base64, hidden fields left out. */
   queryRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields: readonly string[]): ReadyBytes | QueryError
+  /**
+   * Compiles a long `$filter` text of a table's queries ahead of them, reading it in slices of about
+   * `sliceMs` and awaiting `pause()` between them; `queryRows` and `countRows` then find it compiled
+   * (while it stays among a table's 500 last filters), with the same answer.
+   */
+  prepareFilter(applicationId: string, relationKey: string | null, text: string, pause: () => Promise<void>, sliceMs?: number): Promise<void>
   /** Rows the query's filter selects, ignoring `$top` / `$skip`. */
   countRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields?: readonly string[]): { count: number } | QueryError
   /** One row with its JSON text (hidden fields left out), or null when it does not exist. */
@@ -117,12 +123,13 @@ export interface Store {
   /**
    * As save, with the same outcome, for a big save: the plan is made a slice of masters at a time,
    * each slice about `sliceMs` long, awaiting `pause()` (the caller's turn of the event loop) between
-   * slices, so whatever else is waiting is served; then, in one synchronous step, the plan is
-   * finished and applied, so no read sees half of it. A write that lands between slices (a new
-   * store generation) makes the plan void: it is made again, whole, then applied, as if the save
-   * had come after that write. A reset or fixture load between slices refuses the save instead
-   * (DataReplaced, nothing written): it was planned under data that is gone. The per-row save mode
-   * is not sliced (save).
+   * slices, so whatever else is waiting is served; its new rows are then written where no read looks
+   * yet, in slices too (plan.ts's `stageChanges`), and made visible with the rest of the save in one
+   * synchronous step, so no read sees half of it and no two saves interleave. A write that lands
+   * between slices (a new store generation) makes the plan void: it is made again, in slices, as if
+   * the save had come after that write (after SLICED_ATTEMPTS such voids, in one go). A reset or
+   * fixture load between slices refuses the save instead (DataReplaced, nothing written): it was
+   * planned under data that is gone. The per-row save mode is not sliced (save).
    */
   saveInSlices(cmd: SaveCommand, pause: () => Promise<void>, sliceMs?: number): Promise<WriteOutcome<SaveResult>>
   /** As save, for deletes (delete.ts). */
@@ -163,6 +170,13 @@ export interface Store {
 }
 
 /**
+ * How many times a big save is planned (and its new rows staged) in slices before it is planned and
+ * applied in one go: each time, a write landed between its slices and voided it. Two big saves side
+ * by side take two; only writes that keep landing faster than the save can be planned reach the end.
+ */
+const SLICED_ATTEMPTS = 8
+
+/**
  * Builds the store from a fixture. `deps` supplies time (DT_CREATION of rows a fixture leaves
  * undated, DT_LAST_UPDATE of writes); nothing in the store reads the clock otherwise. `generator`
  * makes the rows a fixture's `generated` asks for, at the start and at every reset (the mock
@@ -177,6 +191,8 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
   // Counted by the store itself, not read off the state: a reset builds a new state, and a write
   // stamped before it must meet a number that moved.
   let epoch = 1
+  /** The big save writing its new rows out of sight now (saveInSlices), if any: one at a time. */
+  let stager: object | null = null
 
   // The one place every committed save, delete and action passes: logged first, then applied.
   const commit = (changes: StoreChanges): void => {
@@ -260,6 +276,7 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     epoch: () => epoch,
 
     queryRows: (applicationId, relationKey, q, hiddenFields) => queryRows(state, applicationId, relationKey, q, hiddenFields),
+    prepareFilter: (applicationId, relationKey, text, pause, sliceMs) => prepareFilter(state, applicationId, relationKey, text, pause, sliceMs),
     countRows: (applicationId, relationKey, q, hiddenFields = []) => countRows(state, applicationId, relationKey, q, hiddenFields),
     getRow: (applicationId, relationKey, id, hiddenFields = []) => getRow(state, applicationId, relationKey, id, hiddenFields),
 
@@ -273,18 +290,53 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     async saveInSlices(cmd, pause, sliceMs = 8) {
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return store.save(cmd)
       requireEpoch(cmd.epoch, epoch)
-      const planned = state
       const plannedEpoch = epoch
-      const generation = planned.generation
-      const planning = beginSave(planned, cmd, deps)
-      for (;;) {
-        const until = performance.now() + sliceMs
-        if (planning.step(() => performance.now() >= until)) break
-        await pause()
+      /** Runs `step` in slices of about `sliceMs` while `holds()`; false as soon as it does not (a write landed between slices). */
+      const inSlices = async (step: (stop: () => boolean) => boolean, holds: () => boolean): Promise<boolean> => {
+        for (;;) {
+          const until = performance.now() + sliceMs
+          if (step(() => performance.now() >= until)) return true
+          await pause()
+          // A reset or fixture load between slices refuses the save: it was received under data that is gone.
+          requireEpoch(plannedEpoch, epoch)
+          if (!holds()) return false
+        }
       }
-      // From here to the apply, one synchronous step: nothing can land between the check and the write.
+      /** Whether the store is still as the plan read it; a reset or fixture load refuses the save (DataReplaced). */
+      const current = (holds: () => boolean): boolean => {
+        requireEpoch(plannedEpoch, epoch)
+        return holds()
+      }
+      for (let attempt = 1; attempt <= SLICED_ATTEMPTS; attempt++) {
+        const planned = state
+        const generation = planned.generation
+        const holds = (): boolean => state === planned && state.generation === generation
+        const planning = beginSave(planned, cmd, deps)
+        // A write that lands between slices voids the plan: it is made again, in slices too, as if the save came after that write.
+        // (Awaiting even a finished slice lets other work run: the store is looked at again after each wait.)
+        if (!(await inSlices(planning.step, holds)) || !current(holds)) continue
+        // The plan finished in the step that checked it: a refusal is the store's answer as it is now.
+        const outcome = planning.finish()
+        if (!outcome.ok) return outcome
+        // One save stages at a time (two would write the same slots): wait for another to end (its commit voids this plan).
+        while (stager !== null && current(holds)) await pause()
+        if (!current(holds)) continue
+        const claim = {}
+        stager = claim
+        try {
+          const staged = stageChanges(state, outcome.changes)
+          if (!(await inSlices(staged.step, holds)) || !current(holds)) continue
+          // The commit: told to the listener, then made visible, in one step (no read sees part of it).
+          if (listener !== undefined) listener(changeRecord(outcome.changes))
+          staged.finish()
+          return outcome
+        } finally {
+          if (stager === claim) stager = null
+        }
+      }
+      // Writes kept landing faster than the save could be planned: planned and applied in one go, as a small save is.
       requireEpoch(plannedEpoch, epoch)
-      const outcome = state === planned && state.generation === generation ? planning.finish() : planSave(state, cmd, deps)
+      const outcome = planSave(state, cmd, deps)
       if (outcome.ok) commit(outcome.changes)
       return outcome
     },

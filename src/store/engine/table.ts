@@ -212,6 +212,45 @@ export class Table {
     for (const row of rows) this.put(row)
   }
 
+  /** Slots used, alive or dead: where rows appended next go (`stage` writes there). */
+  get slots(): number {
+    return this.#count
+  }
+
+  /**
+   * Writes new rows `rows[from..to)` (Ids larger than every Id so far, ascending) into slots
+   * `base + i`, past the table's last slot: no read looks there (reads stop at the table's count),
+   * so rows can be written a few at a time while reads go on. `publish` makes them rows in one
+   * step. Slots staged and never published are written over by the next rows appended.
+   */
+  stage(rows: readonly Readonly<Row>[], from: number, to: number, base: number): void {
+    if (base + rows.length > this.#capacity) {
+      let capacity = this.#capacity
+      while (capacity < base + rows.length) capacity *= 2
+      this.#grow(capacity)
+    }
+    for (let i = from; i < to; i++) this.#write(base + i, rows[i] as Readonly<Row>)
+  }
+
+  /**
+   * Makes rows of the rows staged from slot `base` on (all of `rows`, as `stage` wrote them): what
+   * appending them does, less the writing. The table must not have changed since (`base` is still
+   * its count).
+   */
+  publish(base: number, rows: readonly Readonly<Row>[]): void {
+    if (rows.length === 0) return
+    if (base !== this.#count) throw new Error(`rows of ${this.storage.name} were staged from slot ${base}, but the table has ${this.#count} now`)
+    const last = this.#count === 0 ? Number.NEGATIVE_INFINITY : (this.#ids.get(this.#count - 1) as number)
+    if ((this.#ids.get(base) as number) <= last) throw new Error(`row ${this.#ids.get(base)} of ${this.storage.name} comes after row ${last}: rows are appended in Id order`)
+    for (let i = 0; i < rows.length; i++) {
+      const slot = base + i
+      this.#alive[slot] = 1
+      this.#count++
+      this.#size++
+      this.#index(slot)
+    }
+  }
+
   /** Adds a new row (its Id larger than every Id so far), or replaces the row with the same Id. */
   put(row: Readonly<Row>): void {
     // A new row comes after the last one: no slot to look for.
