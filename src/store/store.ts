@@ -147,8 +147,8 @@ export interface Store {
   folderFiles(folder: AttachmentDef): Array<{ path: string[]; attachment: AttachmentDef }>
   /**
    * One upload, all or nothing: `upload` adds files and folders to existing rows through `add`
-   * (updating CT_ATTACHMENTS); the commit listener hears of them once, after it. When `upload` or
-   * the listener throws, every attachment it added is taken back and the error goes on.
+   * (updating CT_ATTACHMENTS); the keeper is handed their record once, after it. When `upload` or
+   * the keeper throws, every attachment it added is taken back and the error goes on.
    */
   addAttachments<T>(upload: (add: (input: NewAttachment) => AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>) => T): T
 
@@ -165,7 +165,7 @@ export interface Store {
 
   /** Who keeps every acknowledged change and every replaced data (the state file); none by default, which costs nothing. */
   keep(keeper: DataKeeper | undefined): void
-  /** Applies a record of the change log, as at start-up; tells no listener. */
+  /** Applies a record of the change log, as at start-up; hands the keeper nothing. */
   replay(record: ChangeRecord): void
 }
 
@@ -326,8 +326,8 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
         try {
           const staged = stageChanges(state, outcome.changes)
           if (!(await inSlices(staged.step, holds)) || !current(holds)) continue
-          // The commit: told to the listener, then made visible, in one step (no read sees part of it).
-          if (listener !== undefined) listener(changeRecord(outcome.changes))
+          // The commit: kept by the keeper, then made visible, in one step (no read sees part of it).
+          if (keeper !== undefined) keeper.record(changeRecord(outcome.changes))
           staged.finish()
           return outcome
         } finally {
