@@ -16,7 +16,7 @@ import { tempDir } from '../helpers/temp-dir.ts'
 import { runs } from '../helpers/property-runs.ts'
 import { APP, defaultFixture, fixedDeps, LINES, newStore, row } from './support.ts'
 
-const MASTERS = 2 * CHUNK_ROWS + 500
+const MASTERS = CHUNK_ROWS + 500
 
 /** One change to the store while its image is read. */
 type Change = { kind: 'update' | 'delete' | 'upload' | 'lock'; at: number } | { kind: 'create' } | { kind: 'delete-many' }
