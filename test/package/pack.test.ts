@@ -308,6 +308,25 @@ describe('the packed package in an empty project', () => {
     expect((await run.exited).code).toBe(0)
   })
 
+  it('keeps a sandbox in a --state-file from the installed bin with nothing native installed: pure JavaScript, no build at install', async () => {
+    // appdata-kit and every package it installs (not the project's own tools: vitest's bundler is native).
+    const installed = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: consumer, encoding: 'utf8' }).trim().split('\n').filter((path) => path.includes('node_modules'))
+    expect(installed.some((path) => path.endsWith('node_modules/appdata-kit'))).toBe(true)
+    const native = installed.filter((path) => execFileSync('find', [path, '-name', '*.node', '-not', '-path', '*/node_modules/*/node_modules/*'], { encoding: 'utf8' }).trim() !== '')
+    expect(native).toEqual([])
+    const bin = join(consumer, 'node_modules/.bin/appdata-kit')
+    const file = join(consumer, 'sandbox.state')
+    const first = await startProcess(bin, ['mock', '--port', '0', '--state-file', file], { cwd: consumer })
+    expect(first.url, first.stderr).toBeDefined()
+    expect(first.stdout).toContain(`data kept in ${file}`)
+    process.kill(first.child.pid as number, 'SIGKILL')
+    await first.exited
+    const second = await startProcess(bin, ['mock', '--port', '0', '--state-file', file], { cwd: consumer })
+    expect(second.stdout).toContain(`state restored from ${file}`)
+    process.kill(second.child.pid as number, 'SIGTERM')
+    expect((await second.exited).code).toBe(0)
+  })
+
   it('imports startMock, createClient and the JSON files from plain JavaScript', async () => {
     const run = await runToEnd(process.execPath, ['plain.js'], { cwd: consumer })
     expect(run.code, run.stderr).toBe(0)

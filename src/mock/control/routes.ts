@@ -37,10 +37,11 @@ export const health: Handlers<ControlOperations>['getHealth'] = (request) => ({
 const HANDLERS: Handlers<ControlOperations> = {
   getHealth: health,
   getControlPlaneDocument: (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(controlPlaneDocument())),
-  resetMock: (request) => request.server.controls.reset({ sessions: request.query.sessions === true }),
-  loadFixture: (request) => {
+  // Both build (and write) the new data in slices: the clients beside them are answered meanwhile.
+  resetMock: (request) => request.server.slicedControls.reset({ sessions: request.query.sessions === true }),
+  loadFixture: async (request) => {
     try {
-      return request.server.controls.loadFixture(request.body, { ...request.query, source: 'POST /__mock/fixture', confineFiles: true, strict: isStrict(request) })
+      return await request.server.slicedControls.loadFixture(request.body, { ...request.query, source: 'POST /__mock/fixture', confineFiles: true, strict: isStrict(request) })
     } catch (error) {
       throw error instanceof FixtureError ? fixtureProblem(error) : error
     }
