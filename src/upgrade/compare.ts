@@ -140,8 +140,8 @@ function goneChange(gone: Gone, operationId: string, interaction: Interaction, i
   }
 }
 
-/** A recorded answer shape as text, written once per shape object (both sides' answers are held to it). */
-const shapeTexts = new WeakMap<object, string>()
+/** The recorded answer shape written last as text, and its text: both sides' answers to an interaction are held to its shape. */
+let lastShape: { shape: object; text: string } | undefined
 
 /** Of each parsed body (shared by every answer with its bytes: replay.ts, ParsedBodies), the diffs against each shape held to it so far. */
 const diffsByBody = new WeakMap<object, Map<string, readonly MemberDiff[]>>()
@@ -156,8 +156,8 @@ const SHAPES_PER_BODY = 1024
  */
 function diffsOf(shape: Shape, body: unknown): readonly MemberDiff[] {
   if (body === null || typeof body !== 'object' || typeof shape === 'string') return memberDiffs(shape, body)
-  let text = shapeTexts.get(shape)
-  if (text === undefined) shapeTexts.set(shape, (text = JSON.stringify(shape)))
+  if (lastShape?.shape !== shape) lastShape = { shape, text: JSON.stringify(shape) }
+  const { text } = lastShape
   let byShape = diffsByBody.get(body)
   if (byShape === undefined) diffsByBody.set(body, (byShape = new Map()))
   let diffs = byShape.get(text)

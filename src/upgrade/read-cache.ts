@@ -19,20 +19,31 @@ function keyOf(request: WireRequest): string | undefined {
   return `${request.method} ${request.path}\n${JSON.stringify(request.headers ?? {})}\n${request.body ?? ''}`
 }
 
+/** A transport whose reads are kept. */
+export interface ReadCache extends Transport {
+  /** How many requests other than reads were sent: what was read while it stays the same is still what a read gets. */
+  readonly writes: number
+}
+
 /**
  * `transport` with its reads kept: `reads` holds the method and path (`POST /ExplorerApi/api/items`)
  * of each operation that only reads. Answers are shared between the requests that get them, so
  * whoever receives one must not change it (the replay only parses them).
  */
-export function readCache(transport: Transport, reads: ReadonlySet<string>): Transport {
+export function readCache(transport: Transport, reads: ReadonlySet<string>): ReadCache {
   const kept = new Map<string, WireResponse>()
   let bytes = 0
+  let writes = 0
   return {
     target: transport.target,
+    get writes() {
+      return writes
+    },
     async send(request) {
       const read = reads.has(`${request.method.toUpperCase()} ${request.path.split('?')[0] ?? ''}`)
       const key = read ? keyOf(request) : undefined
       if (!read) {
+        writes++
         kept.clear()
         bytes = 0
       }

@@ -46,8 +46,16 @@ export interface ReplaySide extends Side {
 /** One interaction on one release: its outcome, or why it was not replayed. */
 export type Replayed = { outcome: Outcome } | { skip: string; refusalsOnly?: true }
 
+/** The interaction asked about last and its answer: the replay and the comparison ask several times about the interaction being replayed. */
+let lastAsked: { interaction: Interaction; found: [string, Interaction['answers'][string]] | undefined } | undefined
+
 /** The answer the client received with a 2xx, if any. */
-export const okAnswer = (interaction: Interaction) => Object.entries(interaction.answers).find(([status]) => /^2/.test(status))
+export function okAnswer(interaction: Interaction): [string, Interaction['answers'][string]] | undefined {
+  if (lastAsked?.interaction === interaction) return lastAsked.found
+  const found = Object.entries(interaction.answers).find(([status]) => /^2/.test(status))
+  lastAsked = { interaction, found }
+  return found
+}
 
 /** Bytes of answers whose parsed bodies are kept at most (past it, the memory starts again empty). */
 export const PARSED_BODIES_BYTES = 16 * 1024 * 1024
@@ -156,7 +164,7 @@ export async function openSide(mock: ReleaseMock, ids: ReplayIds, bodies: Parsed
   })
   client.token = await signInTo(client, mock.release, ids)
   const { operations } = releaseView(mock.release)
-  return { release: mock.release, transport, client, token: client.token, ids, serves: (id) => operations.has(id), bodies }
+  return { release: mock.release, transport, client, token: client.token, ids, serves: (id) => operations.has(id), writes: () => transport.writes, bodies }
 }
 
 /**
