@@ -16,11 +16,13 @@ export interface ReleaseMock {
 /**
  * Builds the app of a mock of `release` serving the fixture file (loaded for it alone: each mock's
  * store is its own), in the default (lenient) mode so that what a release takes with a warning
- * shows as the warning, without control plane or log. Time and randomness are fixed, so two runs
- * over the same usage replay the same values. A FixtureError when the file is no fixture.
+ * shows as the warning, without control plane or log, and with the smallest journal (one entry, no
+ * bodies): only the control plane reads it, and a replay's hundreds of thousands of exchanges
+ * would otherwise each be kept until a thousand more came. Time and randomness are fixed, so two
+ * runs over the same usage replay the same values. A FixtureError when the file is no fixture.
  */
 export async function buildReleaseApp(release: string, fixturePath: string): Promise<FastifyInstance> {
-  const config = { ...DEFAULTS, productVersion: release, fixture: fixturePath, logLevel: 'silent' as const, controlPlane: false }
+  const config = { ...DEFAULTS, productVersion: release, fixture: fixturePath, logLevel: 'silent' as const, controlPlane: false, journalLimit: 1, journalBodyLimit: 0 }
   const app = await buildApp(config, prepareFixture(config), fixedDeps('2026-01-05T09:00:00.000Z'))
   await app.ready()
   return app

@@ -260,8 +260,10 @@ async function itemsQuery(side: Side, interaction: Interaction): Promise<string 
     filter = filters.has(key) ? filters.get(key) : keep(filters, key, instantiate(q.filter, await rowsOf(side, q.relationKey))?.text)
     if (filter === undefined) return { skip: `the recorded filter ${q.filter} cannot be read back` }
   }
-  const text = queryText({ ...(q.top === undefined ? {} : { top: q.top }), ...(q.skip === true ? { skip: 1 } : {}), ...(q.orderBy === undefined ? {} : { orderBy: q.orderBy }), ...(filter === undefined ? {} : { filter }), ...(q.relationKey === undefined ? {} : { relationKey: q.relationKey }), ...(q.count === true ? { count: true } : {}) })
-  return [text, ...(q.other ?? []).map((name) => `${encodeURIComponent(name)}=1`)].filter((part) => part !== '').join('&')
+  // queryText leaves out what is undefined.
+  const text = queryText({ top: q.top, skip: q.skip === true ? 1 : undefined, orderBy: q.orderBy, filter, relationKey: q.relationKey, count: q.count === true })
+  if (q.other === undefined || q.other.length === 0) return text
+  return [text, ...q.other.map((name) => `${encodeURIComponent(name)}=1`)].filter((part) => part !== '').join('&')
 }
 
 /** The body of a recorded interaction, with this release's values; a Skip when it cannot be made. */
