@@ -219,7 +219,8 @@ export function directTransport(app: RoutingApp): Transport {
         res.on('finish', () => {
           if (settled) return
           settled = true
-          const bytes = res.chunks.length === 1 ? (res.chunks[0] as Buffer) : Buffer.concat(res.chunks, res.length)
+          // A copy, as a socket would take it: a chunk may be a view of the mock's own memory (a page's rows), which a later write changes.
+          const bytes = Buffer.concat(res.chunks, res.length)
           const wire = { status: res.statusCode, headers: res.wireHeaders() }
           resolve(request.sizeOnly === true && res.statusCode >= 200 && res.statusCode <= 299 ? { ...wire, body: Buffer.alloc(0), size: bytes.length } : { ...wire, body: bytes })
         })
