@@ -1,5 +1,6 @@
 import { WARNINGS, type WarningCode } from '../http/warnings.ts'
 import type { Interaction } from '../usage-file/file.ts'
+import type { Shape } from '../usage-file/shape.ts'
 import { describeInteraction } from '../usage/replay.ts'
 import { answerMembers, anyOperation, documentsStatus, requestSide, requiredHeaders, successorOf, type ReleaseDocument } from './documents.ts'
 import { memberDiffs, pathText, renamedTo, type MemberDiff } from './members.ts'
@@ -139,10 +140,38 @@ function goneChange(gone: Gone, operationId: string, interaction: Interaction, i
   }
 }
 
+/** The recorded answer shape written last as text, and its text: both sides' answers to an interaction are held to its shape. */
+let lastShape: { shape: object; text: string } | undefined
+
+/** Of each parsed body (shared by every answer with its bytes: replay.ts, ParsedBodies), the diffs against each shape held to it so far. */
+const diffsByBody = new WeakMap<object, Map<string, readonly MemberDiff[]>>()
+
+/** Shapes whose diffs are kept per body at most: a usage may hold many; past it they are worked out each time. */
+const SHAPES_PER_BODY = 1024
+
+/**
+ * `memberDiffs(shape, body)`, worked out once per body and shape: a usage's many shapes of one
+ * read get the same few answers, each held to the same recorded shape again and again. The diffs
+ * are shared, so only read.
+ */
+function diffsOf(shape: Shape, body: unknown): readonly MemberDiff[] {
+  if (body === null || typeof body !== 'object' || typeof shape === 'string') return memberDiffs(shape, body)
+  if (lastShape?.shape !== shape) lastShape = { shape, text: JSON.stringify(shape) }
+  const { text } = lastShape
+  let byShape = diffsByBody.get(body)
+  if (byShape === undefined) diffsByBody.set(body, (byShape = new Map()))
+  let diffs = byShape.get(text)
+  if (diffs === undefined) {
+    diffs = memberDiffs(shape, body)
+    if (byShape.size < SHAPES_PER_BODY) byShape.set(text, diffs)
+  }
+  return diffs
+}
+
 /** What the recorded release's answer lacks or carries otherwise of what the client received (computed once: the check of a replay and the comparison both need it). */
-function recordedDiffs(interaction: Interaction, outcome: Outcome): MemberDiff[] {
+function recordedDiffs(interaction: Interaction, outcome: Outcome): readonly MemberDiff[] {
   const recorded = okAnswer(interaction)?.[1].body
-  return recorded === undefined || outcome.status >= 300 ? [] : memberDiffs(recorded, outcome.body)
+  return recorded === undefined || outcome.status >= 300 ? [] : diffsOf(recorded, outcome.body)
 }
 
 /** Why the recorded release itself does not serve the replay as the client saw it; undefined when it does. */
@@ -158,18 +187,18 @@ function unreplayable(interaction: Interaction, outcome: Outcome, diffs: readonl
 function replayedChanges(views: Views, interaction: Interaction, index: number, onRecorded: Replayed, onTarget: Replayed): Change[] {
   const { to } = views
   const operationId = interaction.operation
-  const title = describeInteraction(interaction)
-  const now = nowOf(interaction)
-  const base = { operationId, index, title, now }
+  // What every change of the interaction says of it, written out only when there is a change: most interactions have none.
+  let common: { operationId: string; index: number; title: string; now: FindingSide } | undefined
+  const base = () => (common ??= { operationId, index, title: describeInteraction(interaction), now: nowOf(interaction) })
   if ('skip' in onRecorded) {
     if (onRecorded.refusalsOnly === true) return statusChanges(views, interaction, index)
-    return [{ ...base, kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: onRecorded.skip, then: {} }]
+    return [{ ...base(), kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: onRecorded.skip, then: {} }]
   }
   const a = onRecorded.outcome
   const diffsBefore = recordedDiffs(interaction, a)
   const cannot = unreplayable(interaction, a, diffsBefore)
-  if (cannot !== undefined) return [{ ...base, kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: cannot, then: { status: a.status } }]
-  if ('skip' in onTarget) return [{ ...base, kind: 'unreplayable', key: `${operationId}|target`, breaks: false, why: onTarget.skip, onTarget: true, then: {} }]
+  if (cannot !== undefined) return [{ ...base(), kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: cannot, then: { status: a.status } }]
+  if ('skip' in onTarget) return [{ ...base(), kind: 'unreplayable', key: `${operationId}|target`, breaks: false, why: onTarget.skip, onTarget: true, then: {} }]
   const b = onTarget.outcome
   const side = targetSide(views, operationId)
   if (b.status >= 300) {
@@ -178,33 +207,33 @@ function replayedChanges(views: Views, interaction: Interaction, index: number, 
       const headers = requiredHeaders(to, operationId)
       const header = violations.map((v) => /^\/headers\/([^/]+)/.exec(v.pointer)?.[1]).find((name) => name !== undefined)
       const named = header === undefined ? undefined : (headers.find((h) => h.toLowerCase() === header) ?? header)
-      return [{ ...base, kind: 'request-refused', key: `${operationId}|${violations.map((v) => v.pointer).join(',')}`, breaks: true, why: refusal(b), then: { ...side, ...(named === undefined ? {} : { header: named }), status: b.status } }]
+      return [{ ...base(), kind: 'request-refused', key: `${operationId}|${violations.map((v) => v.pointer).join(',')}`, breaks: true, why: refusal(b), then: { ...side, ...(named === undefined ? {} : { header: named }), status: b.status } }]
     }
-    return [{ ...base, kind: b.status === 400 ? 'request-refused' : 'status-changed', key: `${operationId}|${b.status}|${b.problem?.code ?? ''}`, breaks: true, why: refusal(b), now: { ...now, status: a.status }, then: { ...side, status: b.status } }]
+    return [{ ...base(), kind: b.status === 400 ? 'request-refused' : 'status-changed', key: `${operationId}|${b.status}|${b.problem?.code ?? ''}`, breaks: true, why: refusal(b), now: { ...base().now, status: a.status }, then: { ...side, status: b.status } }]
   }
   const changes: Change[] = []
-  if (b.status !== a.status) changes.push({ ...base, kind: 'status-changed', key: `${operationId}|${a.status}>${b.status}`, breaks: true, why: `${a.status} on the recorded release, ${b.status} on ${to.release}`, now: { ...now, status: a.status }, then: { status: b.status } })
+  if (b.status !== a.status) changes.push({ ...base(), kind: 'status-changed', key: `${operationId}|${a.status}>${b.status}`, breaks: true, why: `${a.status} on the recorded release, ${b.status} on ${to.release}`, now: { ...base().now, status: a.status }, then: { status: b.status } })
   for (const warning of b.warnings.filter((code) => !a.warnings.includes(code))) {
     const text = (WARNINGS as Record<string, string>)[warning as WarningCode] ?? ''
-    changes.push({ ...base, kind: 'request-tolerated', key: `${operationId}|${warning}`, breaks: false, why: `${warning}${text === '' ? '' : `: ${text}`}`, then: { ...side, warning } })
+    changes.push({ ...base(), kind: 'request-tolerated', key: `${operationId}|${warning}`, breaks: false, why: `${warning}${text === '' ? '' : `: ${text}`}`, then: { ...side, warning } })
   }
-  if (a.flag === true && b.flag === false) changes.push({ ...base, kind: 'request-refused', key: `${operationId}|${(b.states ?? []).join(',')}`, breaks: true, why: `the ${operationId === 'deleteItems' ? 'delete' : 'save'} is refused (${(b.states ?? []).join(', ')})`, then: side })
+  if (a.flag === true && b.flag === false) changes.push({ ...base(), kind: 'request-refused', key: `${operationId}|${(b.states ?? []).join(',')}`, breaks: true, why: `the ${operationId === 'deleteItems' ? 'delete' : 'save'} is refused (${(b.states ?? []).join(', ')})`, then: side })
   const answer = okAnswer(interaction)?.[1].body
   if (answer === undefined) return changes
   // What the recorded release already answers otherwise than the client saw is the replay's, not the release's: only the target's own differences count.
   const before = new Set(diffsBefore.map((d) => `${pathText(d.path)}|${d.change}`))
-  for (const diff of memberDiffs(answer, b.body).filter((d) => !before.has(`${pathText(d.path)}|${d.change}`))) {
+  for (const diff of diffsOf(answer, b.body).filter((d) => !before.has(`${pathText(d.path)}|${d.change}`))) {
     const member = pathText(diff.path)
     if (diff.change === 'retyped') {
-      changes.push({ ...base, kind: 'answer-retyped', key: `${member}|${diff.received}>${diff.got ?? ''}`, breaks: true, why: `${member} is ${diff.got ?? '?'}`, now: { member, type: diff.received, example: now.example ?? '' }, then: { member, type: diff.got ?? '?' } })
+      changes.push({ ...base(), kind: 'answer-retyped', key: `${member}|${diff.received}>${diff.got ?? ''}`, breaks: true, why: `${member} is ${diff.got ?? '?'}`, now: { member, type: diff.received, example: base().now.example ?? '' }, then: { member, type: diff.got ?? '?' } })
       continue
     }
     const renamed = renamedTo(diff, a.body, b.body)
     const renamedPath = renamed === undefined ? undefined : pathText([...diff.path.slice(0, -1), renamed])
     changes.push(
       renamedPath === undefined
-        ? { ...base, kind: 'answer-removed', key: `${member}|${diff.received}`, breaks: true, why: `${member} is missing`, now: { member, type: diff.received, example: now.example ?? '' }, then: { member, type: 'absent' } }
-        : { ...base, kind: 'answer-renamed', key: `${member}>${renamedPath}`, breaks: true, why: `${member} is ${renamedPath}`, now: { member, type: diff.received, example: now.example ?? '' }, then: { member: renamedPath, type: diff.received } },
+        ? { ...base(), kind: 'answer-removed', key: `${member}|${diff.received}`, breaks: true, why: `${member} is missing`, now: { member, type: diff.received, example: base().now.example ?? '' }, then: { member, type: 'absent' } }
+        : { ...base(), kind: 'answer-renamed', key: `${member}>${renamedPath}`, breaks: true, why: `${member} is ${renamedPath}`, now: { member, type: diff.received, example: base().now.example ?? '' }, then: { member: renamedPath, type: diff.received } },
     )
   }
   return changes

@@ -1,7 +1,7 @@
 import { createClient, successOf, type Client } from '../client/client.ts'
 import { ConfigError } from '../cli-base/exit.ts'
 import type { WireResponse } from '../client/transport.ts'
-import { textOf } from '../bytes.ts'
+import { bufferOf, textOf } from '../bytes.ts'
 import type { Interaction } from '../usage-file/file.ts'
 import { anyOperation, releaseView } from './documents.ts'
 import { readCache } from './read-cache.ts'
@@ -38,7 +38,7 @@ export interface Outcome {
   states?: string[]
 }
 
-/** A side of the replay as it is opened here: the bodies it parsed last kept beside it. */
+/** A side of the replay as it is opened here, with the bodies parsed (shared by both sides). */
 export interface ReplaySide extends Side {
   bodies: ParsedBodies
 }
@@ -46,25 +46,55 @@ export interface ReplaySide extends Side {
 /** One interaction on one release: its outcome, or why it was not replayed. */
 export type Replayed = { outcome: Outcome } | { skip: string; refusalsOnly?: true }
 
+/** The interaction asked about last and its answer: the replay and the comparison ask several times about the interaction being replayed. */
+let lastAsked: { interaction: Interaction; found: [string, Interaction['answers'][string]] | undefined } | undefined
+
 /** The answer the client received with a 2xx, if any. */
-export const okAnswer = (interaction: Interaction) => Object.entries(interaction.answers).find(([status]) => /^2/.test(status))
+export function okAnswer(interaction: Interaction): [string, Interaction['answers'][string]] | undefined {
+  if (lastAsked?.interaction === interaction) return lastAsked.found
+  const found = Object.entries(interaction.answers).find(([status]) => /^2/.test(status))
+  lastAsked = { interaction, found }
+  return found
+}
+
+/** Bytes of answers whose parsed bodies are kept at most (past it, the memory starts again empty). */
+export const PARSED_BODIES_BYTES = 16 * 1024 * 1024
+
+/** Bodies of one length kept at most. */
+const SAME_LENGTH = 8
 
 /**
- * The bodies a side parsed last, by their bytes: many shapes get the same answer (every page size
- * above the table's rows reads the whole table), which is parsed once. Shared values are only read.
+ * Answers' bodies as parsed, by their bytes, for both sides of a replay: many shapes get the same
+ * answer (every page size above the table's rows reads the whole table, in each order the client
+ * reads it), which is parsed once, and the same body then is the same value, so what is worked out
+ * of it (compare.ts) is worked out once. Interactions alternate between reads, so one body kept
+ * would be parsed again at nearly every interaction. Shared values are only read.
  */
-class ParsedBodies {
-  #last: { bytes: Uint8Array; value: unknown } | undefined
+export class ParsedBodies {
+  /** By length, the bodies of that length (a few: pages of one table in different orders). */
+  #kept = new Map<number, Array<{ bytes: Buffer; value: unknown }>>()
+  #bytes = 0
 
   parse(bytes: Uint8Array): unknown {
-    if (this.#last !== undefined && Buffer.from(this.#last.bytes.buffer, this.#last.bytes.byteOffset, this.#last.bytes.byteLength).equals(bytes)) return this.#last.value
+    const buffer = bufferOf(bytes)
+    const same = this.#kept.get(buffer.length)
+    if (same !== undefined) for (const entry of same) if (entry.bytes.equals(buffer)) return entry.value
     let value: unknown
     try {
       value = JSON.parse(textOf(bytes))
     } catch {
       value = textOf(bytes)
     }
-    this.#last = { bytes, value }
+    if (this.#bytes + buffer.length > PARSED_BODIES_BYTES) {
+      this.#kept.clear()
+      this.#bytes = 0
+    }
+    const entries = this.#kept.get(buffer.length)
+    // A handful of bodies of one length are compared at most: many more (one page per value of a filter, say) are parsed each time, not compared each time with all.
+    if (entries === undefined) this.#kept.set(buffer.length, [{ bytes: buffer, value }])
+    else if (entries.length < SAME_LENGTH) entries.push({ bytes: buffer, value })
+    else return value
+    this.#bytes += buffer.length
     return value
   }
 }
@@ -120,7 +150,7 @@ async function signInTo(client: Client, release: string, ids: ReplayIds): Promis
 const READS = ['queryItems', 'queryItemsLegacy', 'listAttachments', 'downloadAttachment']
 
 /** A release's mock opened for a replay: a client of its own forms, signed in as the fixture's user. */
-export async function openSide(mock: ReleaseMock, ids: ReplayIds): Promise<ReplaySide> {
+export async function openSide(mock: ReleaseMock, ids: ReplayIds, bodies: ParsedBodies): Promise<ReplaySide> {
   const reads = new Set(READS.map(anyOperation).filter((entry) => entry !== undefined).map((entry) => `${entry.method.toUpperCase()} ${entry.path}`))
   const transport = readCache(mock.transport, reads)
   const client = createClient({
@@ -134,7 +164,7 @@ export async function openSide(mock: ReleaseMock, ids: ReplayIds): Promise<Repla
   })
   client.token = await signInTo(client, mock.release, ids)
   const { operations } = releaseView(mock.release)
-  return { release: mock.release, transport, client, token: client.token, ids, serves: (id) => operations.has(id), bodies: new ParsedBodies() }
+  return { release: mock.release, transport, client, token: client.token, ids, serves: (id) => operations.has(id), writes: () => transport.writes, bodies }
 }
 
 /**

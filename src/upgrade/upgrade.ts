@@ -8,7 +8,7 @@ import { releaseView } from './documents.ts'
 import { findingsOf } from './findings.ts'
 import { applyIgnore, readIgnoreFile } from './ignore.ts'
 import { startReleaseMock, type ReleaseMock } from './release-mock.ts'
-import { openSide, replayInteraction, type ReplaySide } from './replay.ts'
+import { openSide, ParsedBodies, replayInteraction, type ReplaySide } from './replay.ts'
 import { replayIds } from './replay-ids.ts'
 import type { UpgradeRun } from './report.ts'
 
@@ -67,7 +67,8 @@ export async function checkUpgrade(options: UpgradeOptions): Promise<UpgradeResu
   try {
     mocks.push(await startReleaseMock(from, fixturePath), await startReleaseMock(to, fixturePath))
     const sides: ReplaySide[] = []
-    for (const mock of mocks) sides.push(await openSide(mock, ids))
+    const bodies = new ParsedBodies()
+    for (const mock of mocks) sides.push(await openSide(mock, ids, bodies))
     secrets.push(...sides.map((side) => side.token))
     const [recordedSide, targetSide] = sides as [ReplaySide, ReplaySide]
     const [fromView, toView] = [releaseView(from), releaseView(to)]
