@@ -12,6 +12,7 @@ import type { Accepted } from '../proxy/findings.ts'
 import { parseFlags, positiveInteger } from './connection.ts'
 import { detectRelease } from './detect.ts'
 import { redactor } from './secrets.ts'
+import { USAGE_LIMITS } from '../usage-file/limits.ts'
 
 // The judging (Ajv and the documents) loads on a thread of its own once the proxy listens, and the
 // report writers (JUnit) at stop: the proxy is up in a fraction of a second, and an exchange that
@@ -243,7 +244,7 @@ function finish(flags: ProxyFlags, inspector: Inspector, secrets: ReturnType<typ
   if (flags.recordUsage !== undefined) {
     try {
       writeUsageFile(flags.recordUsage, inspector.usage() ?? { appdataKitUsage: 1, interactions: [] })
-      written.push(`usage ${flags.recordUsage}${inspector.unrecorded > 0 ? ` (${inspector.unrecorded} exchange(s) with a body over --check-limit not recorded)` : ''}`)
+      written.push(`usage ${flags.recordUsage}${inspector.unrecorded > 0 ? ` (${inspector.unrecorded} exchange(s) not recorded: a body over --check-limit, or a shape past the ${USAGE_LIMITS.interactions.toLocaleString('en')} interactions a usage file holds)` : ''}`)
     } catch (error) {
       failed = true
       io.stderr(`error: usage not written to ${flags.recordUsage} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`)

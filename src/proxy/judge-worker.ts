@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { UsageAccumulator, type UsageFile } from '../usage-file/file.ts'
+import { USAGE_LIMITS } from '../usage-file/limits.ts'
 import { judgeExchange, type ExchangeToJudge } from './judge.ts'
 import { signInMatchers } from './views.ts'
 
@@ -34,7 +35,7 @@ export type JudgeReply =
 const port = parentPort
 if (port !== null) {
   const data = workerData as JudgeWorkerData
-  const usage = data.recordUsage ? new UsageAccumulator() : undefined
+  const usage = data.recordUsage ? new UsageAccumulator({ limit: USAGE_LIMITS.interactions }) : undefined
   if (data.usage !== undefined) usage?.addFile(data.usage)
   const reply = (message: JudgeReply) => port.postMessage(message)
   reply({ type: 'ready', matchers: signInMatchers() })

@@ -252,6 +252,7 @@ export function judgeExchange(exchange: ExchangeToJudge, options: JudgeOptions):
     const answerKept = answerBody !== 'too-large' || !/json/i.test(contentType)
     if (exchange.requestBody === 'too-large' || !answerKept) judgement.usage = 'unrecorded'
     else {
+      const before = options.usage.unrecorded
       const entry = recordExchange(options.usage, release, {
         operation: routed.route.operationId,
         url: exchange.url,
@@ -262,8 +263,12 @@ export function judgeExchange(exchange: ExchangeToJudge, options: JudgeOptions):
         contentType,
         payload: answerBody === 'too-large' ? undefined : answerBody,
       })
-      const interaction = interactionOf(entry)
-      judgement.usage = { key: interactionKey(interaction), interaction }
+      // A shape past the interactions a usage file holds is counted, not kept (the accumulator's limit).
+      if (options.usage.unrecorded > before) judgement.usage = 'unrecorded'
+      else {
+        const interaction = interactionOf(entry)
+        judgement.usage = { key: interactionKey(interaction), interaction }
+      }
     }
   }
   return judgement

@@ -27,7 +27,16 @@ export interface ProxyOptions {
   checkLimitBytes: number
   /** Takes each exchange once it ended (the inspector judges it later). */
   observe: (exchange: ObservedExchange) => void
+  /** How long a client may take to send a request's line and headers, ms (HEADERS_TIMEOUT_MS unless given). */
+  headersTimeoutMs?: number
 }
+
+/**
+ * How long a client may take to send its request line and headers (Node's own default): until
+ * they are whole nothing is passed on, so no target's timeout can end a connection that sends them
+ * a byte a minute. A body may take as long as the target lets it.
+ */
+export const HEADERS_TIMEOUT_MS = 60_000
 
 export interface RunningProxy {
   /** `http://HOST:PORT` */
@@ -328,7 +337,9 @@ export async function startProxy(options: ProxyOptions, report: () => Promise<st
     })
   }
 
-  const server = createServer({ maxHeaderSize: 1024 * 1024 }, (request, response) => {
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
+  // The timeout is checked every `connectionsCheckingInterval` (30 s by Node's default): often enough for a short one too.
+  const server = createServer({ maxHeaderSize: 1024 * 1024, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)) }, (request, response) => {
     const host = request.headers.host
     // A web page whose own name was pointed at this machine (DNS rebinding) gets nothing but the 403, as from the mock.
     if (accepts !== undefined && host !== undefined && host !== lastAccepted) {
@@ -345,9 +356,9 @@ export async function startProxy(options: ProxyOptions, report: () => Promise<st
     if (path === OWN_PREFIX || path.startsWith(`${OWN_PREFIX}/`)) return ownEndpoint(request, response, path)
     forward(request, response)
   })
-  // No limit of the proxy's own on how long a client may take to send: the target sets its own.
+  // No limit of the proxy's own on how long a client may take to send a body: the target sets its own.
   server.requestTimeout = 0
-  server.headersTimeout = 0
+  server.headersTimeout = headersTimeout
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port, options.host, () => {

@@ -86,11 +86,23 @@ export interface InteractionEntry {
 /** Interactions being built, by key; `file()` gives the usage file. */
 export class UsageAccumulator {
   readonly #entries = new Map<string, InteractionEntry>()
+  readonly #limit: number
+  /** Requests of shapes past the limit: counted here, not kept (a recorder's file stays one the readers take). */
+  unrecorded = 0
+
+  /** `limit`: the most interactions kept (a recorder's: the readers' bound); none by default (a merge says itself when it passes it). */
+  constructor(options: { limit?: number } = {}) {
+    this.#limit = options.limit ?? Infinity
+  }
 
   entry(operation: string, release: string, request: RequestShape): InteractionEntry {
     const key = interactionKey({ operation, release, request })
     let entry = this.#entries.get(key)
-    if (entry === undefined) this.#entries.set(key, (entry = { operation, release, request, count: 0, answers: new Map() }))
+    if (entry !== undefined) return entry
+    entry = { operation, release, request, count: 0, answers: new Map() }
+    // Past the limit a new shape is counted, and its entry kept by no one.
+    if (this.#entries.size >= this.#limit) this.unrecorded++
+    else this.#entries.set(key, entry)
     return entry
   }
 

@@ -1,10 +1,10 @@
 /**
- * The JSON state file of earlier versions, read a piece at a time (src/state/json-pieces.ts): it
+ * The JSON state file of earlier versions, read a piece at a time (src/wire/json-pieces.ts): it
  * reads what JSON.parse reads, for any JSON value and for text that is not JSON.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseJsonPieces } from '../../src/state/json-pieces.ts'
+import { parseJsonPieces } from '../../src/wire/json-pieces.ts'
 import { runs } from '../helpers/property-runs.ts'
 
 describe('state file JSON, a piece at a time', () => {

@@ -1,12 +1,12 @@
 /**
- * The JSON state file of earlier versions (a fixture), read a piece at a time, to be converted. A
- * snapshot of a million orders was about 760 MB of JSON, longer than the longest string V8 makes
+ * A fixture's JSON read a piece at a time: a fixture file too big for one text, and the JSON state
+ * file of earlier versions (a fixture), to be converted. A snapshot of a million orders was about 760 MB of JSON, longer than the longest string V8 makes
  * (about 512 MB): reading it as one string fails. So the objects near the top (the fixture,
  * `data`, an application's data, its `details`) are opened here, and so is every array reached
  * through them; each element of such an array (a row, an attachment, an application's
  * definition) is one piece, read in batches by `JSON.parse`.
  */
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isJsonSpace } from '../wire/json-codes.ts'
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isJsonSpace } from './json-codes.ts'
 
 /** Objects nested less deep than this are opened: root 0, `data` 1, an application's data 2, `details` 3. */
 const OPEN_DEPTH = 4
