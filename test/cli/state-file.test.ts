@@ -16,6 +16,7 @@ import { IDS } from '../helpers/http.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
 import { clientOf, readSnapshotWhole, SERVER } from './state-file-support.ts'
 import { faultApplied, ROOT, startProcess, stopStarted, waitFor } from './processes.ts'
+import { until } from '../helpers/until.ts'
 
 afterEach(stopStarted)
 
@@ -173,7 +174,7 @@ describe('--state-file', () => {
       })()
       await writeBegins
       // The first round lets a write finish, so later kills have an old state to keep.
-      while (round === 0 && !existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 20))
+      if (round === 0) await until(() => existsSync(file), 'the state file to be written')
       await new Promise((resolve) => setTimeout(resolve, delay))
       process.kill(run.child.pid as number, 'SIGKILL')
       killed = true
