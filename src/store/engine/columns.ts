@@ -14,6 +14,8 @@ export interface Column {
   grow(capacity: number): void
   /** Moves the value of slot `from` to slot `to` (compaction). */
   move(from: number, to: number): void
+  /** Sets slots `from` to `to` (exclusive) to null in one pass (the slots compaction left behind). */
+  clear(from: number, to: number): void
 }
 
 class NumberColumn implements Column {
@@ -40,6 +42,9 @@ class NumberColumn implements Column {
   }
   move(from: number, to: number): void {
     this.values[to] = this.values[from] as number
+  }
+  clear(from: number, to: number): void {
+    this.values.fill(Number.NaN, from, to)
   }
 }
 
@@ -69,6 +74,9 @@ class ReferenceColumn implements Column {
   }
   move(from: number, to: number): void {
     this.values[to] = this.values[from] ?? null
+  }
+  clear(from: number, to: number): void {
+    this.values.fill(null, from, to)
   }
 }
 
