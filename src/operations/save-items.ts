@@ -1,18 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { SaveCommand } from '../store/types.ts'
-import type { PrimaryKeys } from '../store/primary-keys.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { applicationOf, epochOf, requireWriter } from '../http/context.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { runAtOnce, runInSlices, slicing, yieldTurn } from '../http/json-slices.ts'
-import { resultObject } from './results.ts'
+import { resultObject, sendResultInSlices } from './results.ts'
 import { rowLinkUrl } from './row-link-url.ts'
 import { convertingSaveValues } from './value-forms.ts'
 
 /** Masters read into the store's command between two chances for a slice to end. */
 const READ_PER_PAUSE = 1024
-/** Characters of a big save's answer encoded between two chances for a slice to end. */
-const ANSWER_PIECE = 64 * 1024
 
 /**
  * Save (create or update) masters with their details, all or nothing. The store checks the
@@ -35,13 +32,15 @@ export const saveItems: OperationHandler<'saveItems'> = async (request, reply) =
     const written = outcome.written
     const counters = { created: written?.created ?? 0, updated: written?.updated ?? 0, deleted: 0 }
     const link = written?.firstMasterId == null ? null : rowLinkUrl(request, application.id, [written.firstMasterId])
-    const answer = resultObject(profile, application, { ok: false, returnStates: outcome.returnStates, counters, masterRowLink: link })
-    return big ? sendInSlices(reply, answer, written?.primaryKeys) : sendWithKeys(reply, answer, written?.primaryKeys.text() ?? '{}')
+    const refused = { ok: false, returnStates: outcome.returnStates, counters, masterRowLink: link }
+    if (big) return sendResultInSlices(reply, profile, application, refused, written?.primaryKeys.pieces() ?? ['{}'])
+    return sendWithKeys(reply, resultObject(profile, application, refused), written?.primaryKeys.text() ?? '{}')
   }
   const { result } = outcome
   const link = result.firstMasterId === null ? null : rowLinkUrl(request, application.id, [result.firstMasterId])
-  const answer = resultObject(profile, application, { ok: true, returnStates: [], counters: { created: result.created, updated: result.updated, deleted: 0 }, masterRowLink: link })
-  return big ? sendInSlices(reply, answer, result.primaryKeys) : sendWithKeys(reply, answer, result.primaryKeys.text())
+  const saved = { ok: true, returnStates: [], counters: { created: result.created, updated: result.updated, deleted: 0 }, masterRowLink: link }
+  if (big) return sendResultInSlices(reply, profile, application, saved, result.primaryKeys.pieces())
+  return sendWithKeys(reply, resultObject(profile, application, saved), result.primaryKeys.text())
 }
 
 /** The store's command for the request's body, its values in their types' forms (value-forms.ts); work that may pause. */
@@ -69,45 +68,4 @@ function* commandOf(request: FastifyRequest, applicationId: string, userId: numb
 function sendWithKeys(reply: FastifyReply, answer: Record<string, unknown>, primaryKeyData: string): FastifyReply {
   const members = JSON.stringify(answer)
   return reply.type('application/json; charset=utf-8').send(`${members.slice(0, -1)},"ReturnData":{"PrimaryKeyData":${primaryKeyData}}}`)
-}
-
-/**
- * `sendWithKeys`'s bytes for a big save, written a slice at a time: its `ReturnStates` (one per
- * problem, for a refused save of many rows) and PrimaryKeyData (one entry per master) are each
- * hundreds of thousands of members.
- */
-async function sendInSlices(reply: FastifyReply, answer: Record<string, unknown>, keys: PrimaryKeys | undefined): Promise<FastifyReply> {
-  const states = answer.ReturnStates as unknown[]
-  const text = await runInSlices(answerPieces(answer, states, keys))
-  return reply.type('application/json; charset=utf-8').send(text)
-}
-
-function* answerPieces(answer: Record<string, unknown>, states: unknown[], keys: PrimaryKeys | undefined): Generator<void, Buffer, void> {
-  const pieces: Buffer[] = []
-  // `ReturnStates` is the second member (results.ts): what comes before and after it is small.
-  const [flag, ...rest] = Object.keys(answer).filter((name) => name !== 'ReturnStates')
-  const after = JSON.stringify(Object.fromEntries(rest.map((name) => [name, answer[name]])))
-  let text = `{${JSON.stringify(flag)}:${JSON.stringify(answer[flag as string])},"ReturnStates":[`
-  const flush = (): void => {
-    pieces.push(Buffer.from(text))
-    text = ''
-  }
-  for (let i = 0; i < states.length; i++) {
-    text += `${i === 0 ? '' : ','}${JSON.stringify(states[i])}`
-    if (text.length >= ANSWER_PIECE) {
-      flush()
-      yield
-    }
-  }
-  text += `],${after.slice(1, -1)},"ReturnData":{"PrimaryKeyData":`
-  for (const piece of keys?.pieces() ?? ['{}']) {
-    text += piece
-    if (text.length >= ANSWER_PIECE) {
-      flush()
-      yield
-    }
-  }
-  text += '}}'
-  flush()
-  return Buffer.concat(pieces)
 }

@@ -3,9 +3,9 @@ import { planAction } from './actions.ts'
 import { changeRecord, locksRecord, replayRecord, reservationRecord, uploadRecord } from './change-record.ts'
 import { attachTo } from './attach.ts'
 import { imageOf, type DataImage } from './image.ts'
-import { planDelete } from './delete.ts'
+import { beginDelete, planDelete } from './delete.ts'
 import { reserveIdentities } from './identities.ts'
-import { applyChanges, stageChanges } from './plan.ts'
+import { applyChanges, stageChanges, stageDeletes } from './plan.ts'
 import { countRows, getRow, prepareFilter, queryRows, tableFor } from './query.ts'
 import { beginSave, planSave } from './save.ts'
 import { beginState, buildState, versionsNeeded, type StoreState } from './state.ts'
@@ -134,6 +134,16 @@ export interface Store {
   saveInSlices(cmd: SaveCommand, pause: () => Promise<void>, sliceMs?: number): Promise<WriteOutcome<SaveResult>>
   /** As save, for deletes (delete.ts). */
   delete(cmd: DeleteCommand): WriteOutcome<DeleteResult>
+  /**
+   * As delete, with the same outcome, for a big delete, as saveInSlices is for a big save: planned a
+   * slice of rows at a time (delete.ts's `beginDelete`), its rows then found in slices too, changing
+   * nothing (plan.ts's `stageDeletes`), and removed for every read in one synchronous step, so no read
+   * sees part of it and no two writes interleave; they are taken out of the tables' indexes in slices
+   * after that, before it answers. A write between slices voids the plan, which is made again (after
+   * SLICED_ATTEMPTS such voids, in one go); a reset or fixture load between slices refuses the delete
+   * (DataReplaced, nothing written). The per-row save mode is not sliced (delete).
+   */
+  deleteInSlices(cmd: DeleteCommand, pause: () => Promise<void>, sliceMs?: number): Promise<WriteOutcome<DeleteResult>>
   /** `count` consecutive Identity values that later automatic assignments will not hand out; `epoch` as a write command's. */
   reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number, epoch?: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_STORAGE' | 'INVALID_COUNT'>
 
@@ -170,9 +180,9 @@ export interface Store {
 }
 
 /**
- * How many times a big save is planned (and its new rows staged) in slices before it is planned and
- * applied in one go: each time, a write landed between its slices and voided it. Two big saves side
- * by side take two; only writes that keep landing faster than the save can be planned reach the end.
+ * How many times a big save or delete is planned (and its rows staged) in slices before it is planned
+ * and applied in one go: each time, a write landed between its slices and voided it. Two big writes
+ * side by side take two; only writes that keep landing faster than it can be planned reach the end.
  */
 const SLICED_ATTEMPTS = 8
 
@@ -222,6 +232,29 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     state = next
     epoch++
   }
+
+  /**
+   * How a big save or delete runs its steps: `inSlices` runs `step` in slices of about `sliceMs`,
+   * awaiting `pause()` between them, while `holds()`, and answers false as soon as it does not (a
+   * write landed between slices); `current` tells whether the store is still as the plan read it.
+   * A reset or fixture load since the plan began refuses the write in both (DataReplaced): it was
+   * received under data that is gone.
+   */
+  const slicer = (plannedEpoch: number, pause: () => Promise<void>, sliceMs: number) => ({
+    async inSlices(step: (stop: () => boolean) => boolean, holds: () => boolean): Promise<boolean> {
+      for (;;) {
+        const until = performance.now() + sliceMs
+        if (step(() => performance.now() >= until)) return true
+        await pause()
+        requireEpoch(plannedEpoch, epoch)
+        if (!holds()) return false
+      }
+    },
+    current(holds: () => boolean): boolean {
+      requireEpoch(plannedEpoch, epoch)
+      return holds()
+    },
+  })
 
   const store: Store = {
     get fixture() {
@@ -291,22 +324,7 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return store.save(cmd)
       requireEpoch(cmd.epoch, epoch)
       const plannedEpoch = epoch
-      /** Runs `step` in slices of about `sliceMs` while `holds()`; false as soon as it does not (a write landed between slices). */
-      const inSlices = async (step: (stop: () => boolean) => boolean, holds: () => boolean): Promise<boolean> => {
-        for (;;) {
-          const until = performance.now() + sliceMs
-          if (step(() => performance.now() >= until)) return true
-          await pause()
-          // A reset or fixture load between slices refuses the save: it was received under data that is gone.
-          requireEpoch(plannedEpoch, epoch)
-          if (!holds()) return false
-        }
-      }
-      /** Whether the store is still as the plan read it; a reset or fixture load refuses the save (DataReplaced). */
-      const current = (holds: () => boolean): boolean => {
-        requireEpoch(plannedEpoch, epoch)
-        return holds()
-      }
+      const { inSlices, current } = slicer(plannedEpoch, pause, sliceMs)
       for (let attempt = 1; attempt <= SLICED_ATTEMPTS; attempt++) {
         const planned = state
         const generation = planned.generation
@@ -343,6 +361,42 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     delete(cmd) {
       requireEpoch(cmd.epoch, epoch)
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return deleteRowByRow(state, cmd, commit)
+      const outcome = planDelete(state, cmd)
+      if (outcome.ok) commit(outcome.changes)
+      return outcome
+    },
+    async deleteInSlices(cmd, pause, sliceMs = 8) {
+      if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return store.delete(cmd)
+      requireEpoch(cmd.epoch, epoch)
+      const plannedEpoch = epoch
+      const { inSlices, current } = slicer(plannedEpoch, pause, sliceMs)
+      for (let attempt = 1; attempt <= SLICED_ATTEMPTS; attempt++) {
+        const planned = state
+        const generation = planned.generation
+        const holds = (): boolean => state === planned && state.generation === generation
+        const planning = beginDelete(planned, cmd)
+        // A write that lands between slices voids the plan: it is made again, in slices too, as if the delete came after that write.
+        if (!(await inSlices(planning.step, holds)) || !current(holds)) continue
+        const outcome = planning.finish()
+        if (!outcome.ok) return outcome
+        // Its rows found out of sight (only read: another write may go on meanwhile, and voids this plan).
+        const staged = stageDeletes(state, outcome.changes)
+        if (!(await inSlices(staged.step, holds)) || !current(holds)) continue
+        // The commit: kept by the keeper (a refusal there changes nothing), then every row removed for every read, in one step.
+        if (keeper !== undefined && outcome.changes.generation === state.generation) keeper.record(changeRecord(outcome.changes))
+        staged.finish()
+        // Written: what follows cannot undo it, so no reset refuses it now. The rows go out of the indexes a slice at
+        // a time (the tables' look-ups pass over them meanwhile); data a reset put in place has nothing to sweep.
+        for (;;) {
+          const until = performance.now() + sliceMs
+          if (staged.sweep(() => performance.now() >= until)) break
+          await pause()
+          if (state !== planned) break
+        }
+        return outcome
+      }
+      // Writes kept landing faster than the delete could be planned: planned and applied in one go, as a small delete is.
+      requireEpoch(plannedEpoch, epoch)
       const outcome = planDelete(state, cmd)
       if (outcome.ok) commit(outcome.changes)
       return outcome

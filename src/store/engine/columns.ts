@@ -18,6 +18,8 @@ export interface Column {
   move(from: number, to: number): void
   /** The values of slots `at` to `at + count`, from `values` as a column chunk holds them (see types.ts). */
   setRange(at: number, values: ChunkValues, count: number): void
+  /** Sets slots `from` to `to` (exclusive) to null in one pass (the slots compaction left behind). */
+  clear(from: number, to: number): void
 }
 
 class NumberColumn implements Column {
@@ -54,6 +56,9 @@ class NumberColumn implements Column {
   setRange(at: number, values: ChunkValues, count: number): void {
     if (!(values instanceof Float64Array)) throw new Error('a number column takes numbers')
     this.values.set(values.subarray(0, count), at)
+  }
+  clear(from: number, to: number): void {
+    this.values.fill(Number.NaN, from, to)
   }
 }
 
@@ -94,6 +99,9 @@ class ReferenceColumn implements Column {
     if (values instanceof Float64Array) throw new Error('a column of text or arrays takes references')
     const kept = this.kept
     for (let i = 0; i < count; i++) this.values[at + i] = kept(values[i])
+  }
+  clear(from: number, to: number): void {
+    this.values.fill(null, from, to)
   }
 }
 

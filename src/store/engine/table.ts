@@ -97,6 +97,11 @@ export class Table {
   /** The master Id column (detail tables), null for the master table. */
   readonly #masterColumn: Column | null
   readonly #identities = new IntMap<number>()
+  /**
+   * Rows hidden by `hide` and not yet swept out of the identities index: while there are any, a
+   * look-up through it passes over rows that are not alive.
+   */
+  #unswept = 0
   #identityCeiling = Number.NEGATIVE_INFINITY
   /**
    * The detail rows of each master (detail tables), as lists in ascending Id order threaded
@@ -156,7 +161,9 @@ export class Table {
 
   /** Id of the row holding an Identity value, if any. */
   identityOwner(value: number): number | undefined {
-    return this.#identities.get(value)
+    const id = this.#identities.get(value)
+    // A row a big delete hid may still be named here until it is swept (see `hide`): it holds nothing.
+    return id === undefined || this.#unswept === 0 || this.#slotOf(id) >= 0 ? id : undefined
   }
 
   /**
@@ -281,6 +288,83 @@ export class Table {
     this.#forget(slot)
     // Many dead slots: the table is rebuilt without them (results and texts are slot-based, so they go too).
     if (this.#count > 1024 && this.#size * 2 < this.#count) this.#compact()
+  }
+
+  /**
+   * Finds the slots of rows to remove and what indexes them (`removal.ids`, every one a row of this
+   * table), until `stop` says so (asked after every row) or all are found; true when they are.
+   * Changes nothing: the first of the three steps a big delete removes rows in (`hide`, `sweep`),
+   * so that it can be done a slice at a time while reads go on.
+   */
+  prepareRemoval(removal: Removal, stop: () => boolean): boolean {
+    const { ids, slots, identities, masters } = removal
+    while (removal.prepared < ids.length) {
+      const i = removal.prepared++
+      const slot = this.#slotOf(ids[i] as number)
+      slots[i] = slot
+      if (slot >= 0) {
+        const identity = this.#identityColumn.get(slot)
+        identities[i] = typeof identity === 'number' ? identity : Number.NaN
+        const masterId = this.#masterColumn?.get(slot)
+        masters[i] = typeof masterId === 'number' ? masterId : Number.NaN
+      }
+      if (stop()) break
+    }
+    return removal.prepared >= ids.length
+  }
+
+  /**
+   * Removes the rows `prepareRemoval` found, all at once, for every read: one write per row, and
+   * the results kept for queries dropped. The table must not have changed since they were found.
+   * Detail rows leave their masters' lists here, before their slots can be freed; the identities
+   * index still names the rows until `sweep` takes them out, a slice at a time, and meanwhile
+   * `identityOwner` passes over them. The row texts
+   * kept for them stay where they are (no read looks at a slot that is not alive) until compaction
+   * forgets them with the slots it frees.
+   */
+  hide(removal: Removal): void {
+    if (removal.prepared < removal.ids.length) throw new Error(`the removal from ${this.storage.name} is not prepared yet: ${removal.prepared} of ${removal.ids.length} rows found`)
+    const { ids, slots, masters } = removal
+    // Out of their masters' lists first, while every slot of a list can still be followed: the lists
+    // run through the slots, which compaction may free once the rows are gone. Ids come in order,
+    // so a master's rows mostly leave from the head of its list.
+    if (this.#firstDetail !== null) {
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i] as number
+        const masterId = masters[i] as number
+        if (slot >= 0 && masterId === masterId && this.#alive[slot] === 1) this.#unlink(masterId, ids[i] as number, slot)
+      }
+    }
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] as number
+      if (slot < 0 || this.#alive[slot] !== 1) continue
+      this.#alive[slot] = 0
+      this.#size--
+    }
+    this.#unswept += slots.length
+    removal.hidden = true
+    this.#selections.clear()
+    if (this.#count > 1024 && this.#size * 2 < this.#count) this.#compact()
+  }
+
+  /**
+   * Takes rows `hide` removed out of the identities index until `stop` says so (asked after every
+   * row) or all are; true when they are. Safe between any two writes: an Identity value a new row
+   * holds by now stays its own.
+   */
+  sweep(removal: Removal, stop: () => boolean): boolean {
+    if (!removal.hidden) throw new Error(`the removal from ${this.storage.name} is not hidden yet`)
+    const { ids, slots, identities } = removal
+    while (removal.swept < ids.length) {
+      const i = removal.swept++
+      this.#unswept--
+      if ((slots[i] as number) < 0) continue
+      const id = ids[i] as number
+      const identity = identities[i] as number
+      if (identity === identity && this.#identities.get(identity) === id) this.#identities.delete(identity)
+      if (stop()) break
+    }
+    return removal.swept >= ids.length
   }
 
   /** Appends a row; Ids must come in ascending order (start-up loads and new rows both do). */
@@ -724,7 +808,9 @@ export class Table {
       to++
     }
     this.#alive.fill(0, to, this.#count)
-    for (const column of this.#data) for (let slot = to; slot < this.#count; slot++) column.set(slot, null)
+    for (const column of this.#data) column.clear(to, this.#count)
+    // Rows hidden by a big delete kept their texts (see `hide`): the slots freed take no text along to the rows appended there next.
+    for (const bytes of this.#bytes.values()) bytes.clear(to, this.#count)
     this.#count = to
     this.#selections.clear()
   }
@@ -732,6 +818,28 @@ export class Table {
 
 const EMPTY: readonly number[] = []
 const NO_NUMBERS = new Float64Array(0)
+
+/**
+ * Rows of one table a big delete removes, and how far `Table.prepareRemoval`, `hide` and `sweep`
+ * have got with them: their slots and what indexes them (Identity value, master Id; NaN for none),
+ * found before they are hidden, since compaction may move or free their slots after.
+ */
+export class Removal {
+  readonly ids: readonly number[]
+  readonly slots: Int32Array
+  readonly identities: Float64Array
+  readonly masters: Float64Array
+  prepared = 0
+  hidden = false
+  swept = 0
+
+  constructor(ids: readonly number[]) {
+    this.ids = ids
+    this.slots = new Int32Array(ids.length)
+    this.identities = new Float64Array(ids.length)
+    this.masters = new Float64Array(ids.length)
+  }
+}
 
 
 /**
