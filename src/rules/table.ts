@@ -58,7 +58,7 @@ export interface AnswerRuleTable {
    * time in slices with turns of the event loop between them: a table of 500 rules of 32 KB each is
    * 16 MB of text. It lists the rules as they were when it was asked (their hits and uses then).
    */
-  listText(): Promise<Buffer>
+  listText(): Promise<Uint8Array>
   /** Removes one rule; 404 problem for an unknown id. */
   remove(id: number): ActiveAnswerRule
   /** Removes every rule and every scenario state; returns how many rules there were. */

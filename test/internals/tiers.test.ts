@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { SLOW_TIER } from '../../vitest.config.ts'
+import { SLOW_TIER, slowInclude } from '../../vitest.config.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -31,6 +31,12 @@ describe('the test tiers', () => {
 
   it('keep every file of the slow tier\'s list in the repository', () => {
     for (const glob of SLOW_TIER) expect(all.some((path) => takes(glob, path)), glob).toBe(true)
+  })
+
+  it("name only test files in the slow tier's include, never a folder's helpers", () => {
+    const included = slowInclude(SLOW_TIER)
+    for (const glob of included) expect(glob).toMatch(/\.test\.ts$/)
+    expect(included).toContain('test/cli/**/*.test.ts')
   })
 
   it('start no process and no browser in the fast tier', () => {

@@ -58,9 +58,11 @@ beforeAll(async () => {
   target = await plantedTarget({
     'off-document': (_request, response) => json(response, 200, [{ ...validRow(1), Id: 'one' }]),
     gateway: (_request, response) => json(response, 503, { title: 'Service Unavailable', status: 503 }),
-    zstd: (_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'zstd' })
-      response.end('(zstd)')
+    // An encoding the proxy does not decode, and no client runtime either (Node 24's fetch decodes
+    // zstd, and would fail on these bytes): the answer passes unjudged.
+    compress: (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'compress' })
+      response.end('(compress)')
     },
     cut: (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' })
@@ -82,7 +84,7 @@ const SCENARIOS: Record<string, { flags?: string[]; run(base: string): Promise<v
   'warning answer': { run: async (base) => void (await getItems(base, 'gateway')).arrayBuffer() },
   // --check-limit of about 1 KB: the request's body is over it, the valid page's is not.
   'not judged request': { flags: ['--check-limit', '0.001'], run: async (base) => void (await getItems(base, 'valid', { body: JSON.stringify({ query: '$top=1', note: 'x'.repeat(2000) }) })).arrayBuffer() },
-  'not judged answer': { run: async (base) => void (await getItems(base, 'zstd')).arrayBuffer() },
+  'not judged answer': { run: async (base) => void (await getItems(base, 'compress')).arrayBuffer() },
   'broken exchange request': {
     run: async (base) => {
       const gone = new AbortController()

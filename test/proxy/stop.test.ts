@@ -152,6 +152,12 @@ describe('appdata-kit proxy while it judges a huge answer', () => {
       loop.disable()
     }
     expect(loop.max / 1e6).toBeLessThan(LONGEST_BLOCK_MS)
-    expect(JSON.parse(readFileSync(reportFile, 'utf8'))).toMatchObject({ exchanges: 22, notJudged: { reasons: { stopped: 21 } } })
+    // Every exchange is in the report: judged, or (if the thread had not finished the huge page and
+    // those behind it within the second the stop grants it) counted as stopped, never anything else.
+    // How many are left depends on the machine's speed; the test above counts them exactly.
+    const written = JSON.parse(readFileSync(reportFile, 'utf8')) as ProxyReport
+    expect(written.exchanges).toBe(22)
+    expect(Object.keys(written.notJudged.reasons).filter((reason) => reason !== 'stopped')).toEqual([])
+    expect(written.notJudged.count).toBe(written.notJudged.reasons.stopped ?? 0)
   }, 120_000)
 })

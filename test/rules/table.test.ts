@@ -70,10 +70,10 @@ describe('the list as text (GET /__mock/stubs)', () => {
     const text = table.listText()
     // Counted after it was asked: the text still shows the counts of then.
     table.decide(subject('queryItems'))
-    expect(JSON.parse((await text).toString('utf8'))).toEqual(asked)
-    expect((await text).toString('utf8')).toBe(JSON.stringify(asked))
-    expect((await table.listText()).toString('utf8')).toBe(JSON.stringify(table.list()))
-    expect(JSON.parse((await answers().listText()).toString('utf8'))).toEqual({ rules: [], scenarios: {} })
+    expect(JSON.parse(new TextDecoder().decode(await text))).toEqual(asked)
+    expect(new TextDecoder().decode(await text)).toBe(JSON.stringify(asked))
+    expect(new TextDecoder().decode(await table.listText())).toBe(JSON.stringify(table.list()))
+    expect(JSON.parse(new TextDecoder().decode(await answers().listText()))).toEqual({ rules: [], scenarios: {} })
   })
 
   test('a table of 16 MB is written over many turns of the event loop, not in one', async () => {
@@ -92,7 +92,7 @@ describe('the list as text (GET /__mock/stubs)', () => {
     expect(text.length).toBeGreaterThan(MAX_ANSWER_RULES_BYTES * 0.9)
     // A turn at least every 64 KB written, at most 2 ms apart: far more than a handful.
     expect(turns).toBeGreaterThan(10)
-    expect(text.toString('utf8')).toBe(JSON.stringify(table.list()))
+    expect(new TextDecoder().decode(text)).toBe(JSON.stringify(table.list()))
   })
 })
 
