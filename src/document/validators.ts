@@ -247,12 +247,14 @@ export class DocumentValidators {
     }
     const declaredQuery = new Set(schemas.declaredQuery)
     const checkBody = skipBody || schemas.bodyPointer === undefined ? undefined : this.bodyCheck(schemas.bodyPointer)
-    // A header's violation points at the header as the document spells it (`/headers/ApplicationId`), not as Node gives it.
+    // A header's violation points at the header as the document spells it (`/headers/ApplicationId`), not as Node gives it,
+    // and its message names it so (`must have required property 'ApplicationId'`).
     const spelt = (violation: Violation): Violation => {
       const at = violation.pointer.indexOf('/', '/headers/'.length)
       const name = violation.pointer.slice('/headers/'.length, at === -1 ? undefined : at)
       const declared = schemas.headerNames.get(name)
-      return declared === undefined || declared === name ? violation : { ...violation, pointer: `/headers/${declared}${at === -1 ? '' : violation.pointer.slice(at)}` }
+      if (declared === undefined || declared === name) return violation
+      return { ...violation, pointer: `/headers/${declared}${at === -1 ? '' : violation.pointer.slice(at)}`, message: violation.message.replaceAll(`'${name}'`, `'${declared}'`) }
     }
     return (request) => {
       const violations: Violation[] = []

@@ -6,7 +6,7 @@ import { isGatewayStatus } from '../wire/gateway-statuses.ts'
 import { MOCK_DEFINED } from '../../spec/extensions.ts'
 import { dropEchoes } from '../document/violations.ts'
 import type { Violation } from '../errors.ts'
-import { exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
+import { CONTENT_TYPE_POINTER, exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
 import { alternativesOf, type Route } from './views.ts'
 
 /**
@@ -92,7 +92,7 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
   // `application/octet-stream` declares any file; `*/*` any label (the media type of a marked answer).
   const key = types.includes(mediaType) ? mediaType : types.includes('*/*') ? '*/*' : types.includes('application/octet-stream') ? 'application/octet-stream' : undefined
   if (key === undefined) {
-    observations.push({ side: 'answer', severity: 'violation', pointer: '/headers/content-type', message: `must be ${types.join(' or ')} (the document's media types of ${label})`, example: mediaType === '' ? null : mediaType })
+    observations.push({ side: 'answer', severity: 'violation', pointer: CONTENT_TYPE_POINTER, message: `must be ${types.join(' or ')} (the document's media types of ${label})`, example: mediaType === '' ? null : mediaType })
     return observations
   }
   if (answer.body === 'too-large' || !isJsonType(mediaType)) return observations

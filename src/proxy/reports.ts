@@ -209,9 +209,9 @@ const RELEASE_FROM: Record<ProxyReport['releaseFrom'], string> = {
   newest: 'the newest: no sign-in seen',
 }
 
-const STYLE = `body{font:14px/1.45 system-ui,sans-serif;color:#1d2430;margin:1rem 1.5rem}h1{font-size:1.2rem}h2{font-size:1.05rem;margin-top:1.4rem}h3{font-size:.95rem}
-table{border-collapse:collapse;margin:.3rem 0;width:100%}th,td{border:1px solid #d6dbe3;padding:.2rem .45rem;text-align:left;vertical-align:top}th{background:#f3f5f8}
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;color:#1d2430;margin:1rem 1.5rem;overflow-wrap:anywhere}h1{font-size:1.2rem}h2{font-size:1.05rem;margin-top:1.4rem}h3{font-size:.95rem}
+table{border-collapse:collapse;margin:.3rem 0;width:100%}th,td{border:1px solid #d6dbe3;padding:.2rem .45rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f3f5f8}
 pre{background:#f6f8fa;padding:.35rem .5rem;margin:.2rem 0;white-space:pre-wrap;word-break:break-all;max-height:24rem;overflow:auto}
 .muted{color:#5b6472}.violation{color:#a11;font-weight:600}.warning{color:#8a5a00}.kept{color:#145c2c}tr.violation td{background:#fdecec}tr.warning td{background:#fff4dc}
-.exchange{margin:.25rem 0;border-left:3px solid #d6dbe3;padding-left:.5rem}.exchange>summary{cursor:pointer}.grid{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}
+.exchange{margin:.25rem 0;border-left:3px solid #d6dbe3;padding-left:.5rem}.exchange>summary{cursor:pointer}.grid{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.6rem}
 .findings{margin:.3rem 0}.findings li.violation{font-weight:400}h4{margin:.5rem 0 .2rem}`

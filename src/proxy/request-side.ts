@@ -9,7 +9,7 @@ import { WARNINGS, type WarningCode } from '../http/warnings.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import type { Violation } from '../errors.ts'
 import { dropEchoes } from '../document/violations.ts'
-import { exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
+import { CONTENT_TYPE_POINTER, exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
 import { alternativesOf, type Routed } from './views.ts'
 
 /**
@@ -116,10 +116,10 @@ export function judgeRequest(routed: Routed, documents: { checked: OpenAPIObject
       skipBody = true
     } else body = parsed.value
     if (lenientTypes !== undefined && !lenientTypes.includes(mediaType)) {
-      observations.push({ side: 'request', severity: 'violation', pointer: '/headers/content-type', message: `must be ${lenientTypes.join(' or ')}: ${route.operationId} takes no other body`, example: mediaType })
+      observations.push({ side: 'request', severity: 'violation', pointer: CONTENT_TYPE_POINTER, message: `must be ${lenientTypes.join(' or ')}: ${route.operationId} takes no other body`, example: mediaType })
       skipBody = true
     } else if (lenientTypes !== undefined && strictTypes !== undefined && !strictTypes.includes(mediaType)) {
-      observations.push(warning('SIGN_IN_JSON_BODY', '/headers/content-type', `Strict mode takes ${strictTypes.join(' or ')} only.`, mediaType))
+      observations.push(warning('SIGN_IN_JSON_BODY', CONTENT_TYPE_POINTER, `Strict mode takes ${strictTypes.join(' or ')} only.`, mediaType))
     }
   }
   const parts: RequestParts = { headers: request.headers, query: queryOf(request.url), params, body }

@@ -87,7 +87,7 @@ describe('appdata-kit proxy in front of a broken installation', () => {
     const textIds = await rowsWithTextIds(mock)
     const broken: Array<{ rule: Record<string, unknown>; path: string; request: Record<string, unknown>; pointer: string; sent: string }> = [
       { rule: { operationId: 'queryItems', answer: { status: 418, body: { title: "I'm a teapot" } } }, path: ITEMS, request: { query: '$top=1' }, pointer: '/status', sent: JSON.stringify({ title: "I'm a teapot" }) },
-      { rule: { operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/html' }, body: '<html>maintenance</html>' } }, path: ITEMS, request: { query: '$top=1' }, pointer: '/headers/content-type', sent: '<html>maintenance</html>' },
+      { rule: { operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/html' }, body: '<html>maintenance</html>' } }, path: ITEMS, request: { query: '$top=1' }, pointer: '/headers/Content-Type', sent: '<html>maintenance</html>' },
       { rule: { operationId: 'downloadAttachment', answer: { status: 200, headers: { 'Content-Type': 'application/pdf' }, body: '%PDF-1.4 not really' } }, path: '/ExplorerApi/api/attachments/download', request: { ids: [1] }, pointer: '/headers/Content-Disposition', sent: '%PDF-1.4 not really' },
       { rule: { operationId: 'queryItems', answer: { status: 200, body: textIds } }, path: ITEMS, request: { query: '$top=2' }, pointer: '/body/*/Id', sent: JSON.stringify(textIds) },
     ]
