@@ -106,11 +106,19 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
     return observations
   }
   const closest = closestAnswerAlternative(document, schemaPointer, body, validators.violationsAt(schemaPointer, body, 'body'))
-  for (const violation of dropEchoes(closest, { value: body, prefix: '/body' })) {
+  // The same fault in every row of a page is one observation (the first row's, and its example): a
+  // page of 160,000 rows each with a text Id is one finding. Merged before the echoes are dropped, so
+  // that step and the pointers' generalizing see one violation per fault, not one per row.
+  const seen = new Set<string>()
+  for (const violation of dropEchoes(firstOfEachFault(closest), { value: body, prefix: '/body' })) {
+    const pointer = generalPointer(violation.pointer, body, '/body')
+    const key = `${pointer}\u0000${violation.message}`
+    if (seen.has(key)) continue
+    seen.add(key)
     observations.push({
       side: 'answer',
       severity: 'violation',
-      pointer: generalPointer(violation.pointer, body, '/body'),
+      pointer,
       message: violation.message,
       ...(() => {
         const example = exampleOf(valueAt(body, violation.pointer, '/body'), violation.pointer)
@@ -119,6 +127,22 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
     })
   }
   return observations
+}
+
+/** Array positions in a pointer, written `*` (a key to merge by: an object member named by digits merges too, which only joins two findings). */
+const ANY_POSITION = /\/\d+(?=\/|$)/g
+
+/** The first violation of each fault: the same keyword and message at the same pointer but for array positions. */
+function firstOfEachFault(violations: readonly Violation[]): Violation[] {
+  const seen = new Set<string>()
+  const first: Violation[] = []
+  for (const violation of violations) {
+    const key = `${violation.pointer.replace(ANY_POSITION, '/*')}\u0000${violation.keyword ?? ''}\u0000${violation.message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    first.push(violation)
+  }
+  return first
 }
 
 /**

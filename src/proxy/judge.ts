@@ -186,7 +186,7 @@ export function judgeExchange(exchange: ExchangeToJudge, options: JudgeOptions):
     const requestBody = exchange.requestBody === 'too-large' ? 'too-large' : bytesOf(exchange.requestBody)
     const judged = judgeRequest(routed, view, { method: exchange.method, url: exchange.url, headers: exchange.requestHeaders, body: requestBody })
     body = judged.body
-    observations.push(...judged.observations)
+    for (const observation of judged.observations) observations.push(observation)
     if (exchange.signIn) secretsIn(body, secrets)
     if (requestBody === 'too-large') notJudged.request = 'overCheckLimit'
   }
@@ -230,7 +230,7 @@ export function judgeExchange(exchange: ExchangeToJudge, options: JudgeOptions):
         }
       }
     }
-    observations.push(...judgeAnswer(routed.route, view.description, { status: exchange.status, headers: exchange.answerHeaders, body: answerBody, bodiless }))
+    for (const observation of judgeAnswer(routed.route, view.description, { status: exchange.status, headers: exchange.answerHeaders, body: answerBody, bodiless })) observations.push(observation)
     if (exchange.signIn && answerBody !== 'too-large') {
       try {
         secretsIn(JSON.parse(answerBody.toString('utf8')), secrets)
