@@ -1,7 +1,7 @@
 import { inRange } from '../spec/versions.ts'
 import { resolveProfile } from '../spec/profiles.ts'
 import { createClient, ApiError, type Answer, type Client } from '../src/client/client.ts'
-import { TransportError, type Transport } from '../src/client/transport.ts'
+import { TransportError, type Transport } from '../src/wire/transport.ts'
 import { Cleanup, type CleanupReport } from './cleanup.ts'
 import { conformanceProblems } from './conformance.ts'
 import { Facts } from './facts.ts'

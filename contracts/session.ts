@@ -1,4 +1,4 @@
-import type { Transport, WireRequest } from '../src/client/transport.ts'
+import type { Transport, WireRequest } from '../src/wire/transport.ts'
 import { Interrupted } from './halt.ts'
 
 /**

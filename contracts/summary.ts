@@ -3,8 +3,8 @@ import type { ContractResult } from './types.ts'
 
 /**
  * A run's outcome in counts and closing lines, as every command that runs contracts prints and
- * reports it: verify (src/cli/verify-report.ts) and verify --usage (src/usage/verify-usage.ts).
- * Here beside the runner, below both, so that the usage commands need nothing from src/cli.
+ * reports it: verify (src/commands/cli/verify-report.ts) and verify --usage (src/commands/usage/verify-usage.ts).
+ * Here beside the runner, below both, so that the usage commands need nothing from src/commands/cli.
  */
 
 export interface Summary {

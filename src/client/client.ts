@@ -1,7 +1,7 @@
 import { resolveProfile, type Profile } from '../../spec/profiles.ts'
 import { apiDocument, listOperations, operationParameters, requestBodyOf, type OperationEntry } from '../document/reader.ts'
 import type { ApiBody, ApiComponents, ApiOperations, OperationId, PathOf, QueryOf } from '../wire/operation-types.ts'
-import { httpTransport, type Transport, type WireResponse } from './transport.ts'
+import { httpTransport, type Transport, type WireResponse } from '../wire/transport.ts'
 import { textOf } from '../bytes.ts'
 
 type Schemas = ApiComponents['schemas']

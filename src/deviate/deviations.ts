@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { resultObject } from '../operations/results.ts'
 import { relationKeyOf } from '../store/guid.ts'
-import { parseQueryString } from '../store/query-string.ts'
+import { parseQueryString } from '../wire/query-string.ts'
 import type { DeviationName } from './deviation-names.ts'
 
 /**

@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bufferOf } from '../bytes.ts'
-import type { ReadyBytes } from '../store/engine/ready-bytes.ts'
+import type { ReadyBytes } from '../wire/ready-bytes.ts'
 
 /** Reads an answer's payload (and may set headers) without changing it. */
 export type PayloadTap = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void

@@ -5,7 +5,7 @@ import { validatorsFor, type BodyCheck } from '../document/validators.ts'
 import { dropEchoes, ViolationTally, violationsProblem } from '../document/violations.ts'
 import { bigArrays, checkInSlices, unknownMember, type Alternative } from './check-in-slices.ts'
 import type { RouteStep } from './steps.ts'
-import { bodyAlternatives, closestAlternative, validationHint } from './hints.ts'
+import { bodyAlternatives, closestAlternative, validationHint } from '../document/hints.ts'
 
 /** Body members the document does not name (pointers) and query parameters the operation does not declare. */
 export interface UnknownInput {

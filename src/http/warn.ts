@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 import { addPayloadTap } from './ready-answer.ts'
-import { STRICT_HEADER, strictFromHeader, WARNINGS, WARNINGS_HEADER, type InformationalWarning, type MockWarning, type RefusableWarning, type WarningCode } from './warnings.ts'
+import { STRICT_HEADER, strictFromHeader, WARNINGS, WARNINGS_HEADER, type InformationalWarning, type MockWarning, type RefusableWarning, type WarningCode } from '../policy/warnings.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

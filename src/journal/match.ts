@@ -7,7 +7,7 @@
 import type { Violation } from '../errors.ts'
 import { violationsProblem } from '../document/violations.ts'
 import { compileRequestPattern, type CompiledRequestPattern, type Difference, type RequestMatch, type RequestSubject } from '../rules/pattern.ts'
-import { isSecretName, redactValue, REDACTED } from './redact.ts'
+import { isSecretName, redactValue, REDACTED } from '../policy/redact.ts'
 
 /** What a pattern reads of a journal record (journal-store.ts's JournalRecord has it; named here so neither file imports the other). */
 export interface MatchableRecord {

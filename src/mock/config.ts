@@ -1,4 +1,4 @@
-import { isTimeZone } from '../store/data-types.ts'
+import { isTimeZone } from '../store/model/data-types.ts'
 import { accessSync, constants } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { CommanderError, Option, type Command } from 'commander'

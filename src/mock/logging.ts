@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'f
 import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js'
 import { hostname } from 'node:os'
 import { LOG_LEVELS, type MockConfig } from './config.ts'
-import { redactUrl } from '../journal/redact.ts'
+import { redactUrl } from '../policy/redact.ts'
 import type { LogStream } from './running-mock.ts'
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { DeleteCommand } from '../store/types.ts'
+import type { DeleteCommand } from '../store/model/types.ts'
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { applicationOf, epochOf, requireWriter } from '../http/context.ts'

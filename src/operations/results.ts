@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import type { Profile } from '../../spec/profiles.ts'
-import type { ApplicationDef, ReturnState } from '../store/types.ts'
+import type { ApplicationDef, ReturnState } from '../store/model/types.ts'
 import { runInSlices } from '../http/json-slices.ts'
 
 /** A business problem as the wire carries it in `ReturnStates` (shape chosen by the mock). */
@@ -67,7 +67,7 @@ const ANSWER_PIECE = 64 * 1024
  * The result object of a big save or delete, written a slice of its `ReturnStates` at a time (one
  * per problem: hundreds of thousands for a refused write of many rows) with turns of the event loop
  * between: the bytes `JSON.stringify(resultObject(...))` writes, followed for a save by
- * `ReturnData.PrimaryKeyData`, given as the pieces of its text (src/store/primary-keys.ts; null for
+ * `ReturnData.PrimaryKeyData`, given as the pieces of its text (src/store/model/primary-keys.ts; null for
  * a delete, whose answer has no `ReturnData`). onSend hooks see the bytes, as they see every
  * serialized answer.
  */

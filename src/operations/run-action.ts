@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
-import type { ActionDef } from '../store/types.ts'
+import type { ActionDef } from '../store/model/types.ts'
 import { ProblemError } from '../errors.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { guidKey } from '../store/guid.ts'

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
-import { convertValue, TYPE_FORMS } from '../store/data-types.ts'
-import { isSystemField } from '../store/system-fields.ts'
-import { ownValue, setOwn } from '../store/field-values.ts'
-import type { ApplicationDef, SaveCommand, StorageDef, WireRow } from '../store/types.ts'
+import { convertValue, TYPE_FORMS } from '../store/model/data-types.ts'
+import { isSystemField } from '../store/model/system-fields.ts'
+import { ownValue, setOwn } from '../store/model/field-values.ts'
+import type { ApplicationDef, SaveCommand, StorageDef, WireRow } from '../store/model/types.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { runAtOnce } from '../http/json-slices.ts'
 

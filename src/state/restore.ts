@@ -10,7 +10,7 @@ import { describeJsonSyntaxError, findJsonSyntaxError } from '../wire/json-synta
 import { parseJsonPieces } from '../wire/json-pieces.ts'
 import { isSnapshot, SnapshotError, SnapshotFile } from './snapshot-format.ts'
 import { readChangeLog, removeFile, removeTemporaryLogs, type LogLines } from './change-log.ts'
-import type { Fixture } from '../store/types.ts'
+import type { Fixture } from '../store/model/types.ts'
 
 /** A state file read at start, before the store is built. */
 export interface RestoredState {

@@ -19,7 +19,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs'
 import type { DataImage, ImageHeader } from '../store/image.ts'
-import type { AttachmentDef, ChunkValues, ColumnChunk, ColumnKind, FieldValue, StoredRows } from '../store/types.ts'
+import type { AttachmentDef, ChunkValues, ColumnChunk, ColumnKind, FieldValue, StoredRows } from '../store/model/types.ts'
 
 const MAGIC = Buffer.from('ADKSTATE')
 const END = Buffer.from('ADKS-END')

@@ -1,9 +1,9 @@
-import { dateTimeIn } from './data-types.ts'
+import { dateTimeIn } from './model/data-types.ts'
 import { Plan } from './plan.ts'
 import { LockedRows } from './refusals.ts'
-import { ownValue, setOwn } from './field-values.ts'
+import { ownValue, setOwn } from './model/field-values.ts'
 import type { StoreState } from './state.ts'
-import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError } from './types.ts'
+import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError } from './model/types.ts'
 
 /**
  * Runs a custom action (the description, Run Action) as the fixture describes it. An action that succeeds

@@ -1,4 +1,4 @@
-import type { AttachmentDef } from './types.ts'
+import type { AttachmentDef } from './model/types.ts'
 
 /**
  * The attachments of an installation's rows: files and folders, by Id, with the per-row file

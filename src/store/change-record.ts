@@ -2,7 +2,7 @@ import { applyChanges, type TableChange } from './plan.ts'
 import { attachTo } from './attach.ts'
 import { RowLocks } from './locks.ts'
 import type { StoreState } from './state.ts'
-import type { AttachmentDef, ChangeRecord, RecordedAttachment, StoreChanges } from './types.ts'
+import type { AttachmentDef, ChangeRecord, RecordedAttachment, StoreChanges } from './model/types.ts'
 
 /** The record of changes about to be applied (planned against the store's current generation). */
 export function changeRecord(changes: StoreChanges): ChangeRecord {

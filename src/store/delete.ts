@@ -1,9 +1,9 @@
 import { relationKeyOf } from './guid.ts'
-import { describeValue } from './field-values.ts'
+import { describeValue } from './model/field-values.ts'
 import { Plan, type TablePlan } from './plan.ts'
 import { LockedRows, nameRow } from './refusals.ts'
 import type { AppTables, StoreState } from './state.ts'
-import type { DeleteCommand, DeleteOutcome, ReturnState } from './types.ts'
+import type { DeleteCommand, DeleteOutcome, ReturnState } from './model/types.ts'
 
 /**
  * Checks a whole delete and decides every removal, changing nothing.

@@ -1,6 +1,6 @@
-import { describeValue } from './field-values.ts'
+import { describeValue } from './model/field-values.ts'
 import { valueFits } from '../wire/type-forms.ts'
-import type { FieldDef, FieldRules, FieldType, FieldValue, ReturnStateCode } from './types.ts'
+import type { FieldDef, FieldRules, FieldType, FieldValue, ReturnStateCode } from './model/types.ts'
 
 /**
  * An application's field rules (a fixture field's `rules`), as pure functions: what a rule means,

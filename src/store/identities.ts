@@ -1,5 +1,5 @@
 import type { StoreState } from './state.ts'
-import type { StoreError } from './types.ts'
+import type { StoreError } from './model/types.ts'
 import { MAX_IDENTITY_COUNT } from '../../spec/descriptions.ts'
 import { withinSequence } from './sequence.ts'
 

@@ -1,5 +1,5 @@
 import { relationKeyOf } from './guid.ts'
-import type { Locks } from './types.ts'
+import type { Locks } from './model/types.ts'
 
 /** The key of an application's master rows in a fixture's `locks` (detail tables go by relation key). */
 export const MASTER_LOCKS = 'master'

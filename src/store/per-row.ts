@@ -1,8 +1,8 @@
 import { planDelete } from './delete.ts'
 import { planSave } from './save.ts'
-import { PrimaryKeys } from './primary-keys.ts'
+import { PrimaryKeys } from './model/primary-keys.ts'
 import type { StoreState } from './state.ts'
-import type { DeleteCommand, DeleteResult, Deps, ReturnState, SaveCommand, SaveResult, StoreChanges, WriteOutcome } from './types.ts'
+import type { DeleteCommand, DeleteResult, Deps, ReturnState, SaveCommand, SaveResult, StoreChanges, WriteOutcome } from './model/types.ts'
 
 /** Writes one row's planned changes: the store's commit, so each row is logged and applied as one write. */
 export type ApplyChanges = (changes: StoreChanges) => void

@@ -1,6 +1,6 @@
 import type { StoreState } from './state.ts'
 import { Removal, type Table } from './engine/table.ts'
-import type { Row, StoreChanges } from './types.ts'
+import type { Row, StoreChanges } from './model/types.ts'
 import { withinSequence } from './sequence.ts'
 
 /**

@@ -1,12 +1,12 @@
 import { relationKeyOf } from './guid.ts'
 import { FilterCache, type Predicate } from './filter.ts'
 import type { FilterNode } from './filter-ast.ts'
-import type { ReadyBytes } from './engine/ready-bytes.ts'
-import { serializeRow } from './row-json.ts'
+import type { ReadyBytes } from '../wire/ready-bytes.ts'
+import { serializeRow } from './model/row-json.ts'
 import type { StoreState } from './state.ts'
 import type { Table } from './engine/table.ts'
-import type { ParsedQuery, QueryError, Row } from './types.ts'
-import { shortened } from './field-values.ts'
+import type { ParsedQuery, QueryError, Row } from './model/types.ts'
+import { shortened } from './model/field-values.ts'
 
 /**
  * Reads: a page of rows as JSON text, a count, one row. Hidden fields are left out of the rows,

@@ -1,8 +1,8 @@
 import { relationKeyOf } from './guid.ts'
-import { ownValue } from './field-values.ts'
+import { ownValue } from './model/field-values.ts'
 import type { RowLocks } from './locks.ts'
 import type { AppTables } from './state.ts'
-import type { ReturnState } from './types.ts'
+import type { ReturnState } from './model/types.ts'
 
 /**
  * The locks a save or delete plan meets, each locked row named once however often the request

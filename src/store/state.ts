@@ -1,9 +1,9 @@
 import { AttachmentStore } from './attachments.ts'
-import { dateTimeIn } from './data-types.ts'
+import { dateTimeIn } from './model/data-types.ts'
 import { Table } from './engine/table.ts'
-import { ownValue } from './field-values.ts'
+import { ownValue } from './model/field-values.ts'
 import { RowLocks } from './locks.ts'
-import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences, StoredRows } from './types.ts'
+import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences, StoredRows } from './model/types.ts'
 
 /** One application's tables. */
 export interface AppTables {

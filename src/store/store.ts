@@ -12,7 +12,7 @@ import { beginState, buildState, versionsNeeded, type StoreState } from './state
 import { snapshotOf } from './snapshot.ts'
 import { withinSequence } from './sequence.ts'
 import { requireEpoch } from './epoch.ts'
-import type { ReadyBytes } from './engine/ready-bytes.ts'
+import type { ReadyBytes } from '../wire/ready-bytes.ts'
 import type { LockEntry } from './locks.ts'
 import type {
   ActionCommand,
@@ -35,7 +35,7 @@ import type {
   StoreError,
   WriteOutcome,
   ChangeRecord,
-} from './types.ts'
+} from './model/types.ts'
 
 /**
  * Who keeps the data durable (the state file: src/state), as the store hands it over: every

@@ -1,6 +1,6 @@
 import { parseFilter } from '../store/filter-parser.ts'
 import type { FilterLiteral, FilterNode } from '../store/filter-ast.ts'
-import { parseQueryString } from '../store/query-string.ts'
+import { parseQueryString } from '../wire/query-string.ts'
 import { scalarType, shapeOf, type Shape } from './shape.ts'
 
 /**

@@ -21,7 +21,7 @@ import { fixtureOfSnapshot } from '../../src/state/restore.ts'
 import { ChangeLog } from '../../src/state/change-log.ts'
 import { CHUNK_ROWS, encodeSnapshot, SnapshotFile } from '../../src/state/snapshot-format.ts'
 import { writeSnapshotSync } from '../../src/state/snapshot-write.ts'
-import type { ChunkValues, ColumnChunk, ColumnKind, FieldValue, StoredRows } from '../../src/store/types.ts'
+import type { ChunkValues, ColumnChunk, ColumnKind, FieldValue, StoredRows } from '../../src/store/model/types.ts'
 import type { ImageHeader } from '../../src/store/image.ts'
 
 const ROWS = Number(process.env.STATE_ROWS ?? 1_000_000)

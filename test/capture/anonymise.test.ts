@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Anonymiser, rangeOf, spanOf } from '../../src/capture/anonymise.ts'
+import { Anonymiser, rangeOf, spanOf } from '../../src/commands/capture/anonymise.ts'
 import { runs } from '../helpers/property-runs.ts'
 
 /** The class of each character: A capital, a small letter, 9 a digit, anything else itself. */

@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildFixture, DEFAULT_FIXTURE_USERNAME } from '../../src/capture/build-fixture.ts'
-import { captureApplication, CaptureError, type CaptureOptions } from '../../src/capture/capture.ts'
+import { buildFixture, DEFAULT_FIXTURE_USERNAME } from '../../src/commands/capture/build-fixture.ts'
+import { captureApplication, CaptureError, type CaptureOptions } from '../../src/commands/capture/capture.ts'
 import { parseFixture } from '../../src/fixtures/load.ts'
 import { createClient } from '../../src/client/client.ts'
-import type { Transport } from '../../src/client/transport.ts'
+import type { Transport } from '../../src/wire/transport.ts'
 import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import { IDS } from '../helpers/http.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { inferFields, inferIdentityField, linkNameScore } from '../../src/capture/infer.ts'
+import { inferFields, inferIdentityField, linkNameScore } from '../../src/commands/capture/infer.ts'
 
 const system = { CT_ATTACHMENTS: null, DT_CREATION: 20260101000000, DT_LAST_UPDATE: null, ROW_ORDER: 1, TIMESTAMP: 'AAAAAAAAAAE=', USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: null }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { compareRuns } from '../../src/compare/compare.ts'
-import type { Exchange } from '../../src/compare/recording.ts'
+import { compareRuns } from '../../src/commands/compare/compare.ts'
+import type { Exchange } from '../../src/commands/compare/recording.ts'
 import { apiDocument } from '../../src/document/reader.ts'
 
 function exchange(body: unknown, overrides: Partial<Exchange> = {}): Exchange {

@@ -1,7 +1,7 @@
 import type { Target } from '../../contracts/types.ts'
-import { runVerify } from '../../src/cli/verify.ts'
-import { runCapture } from '../../src/cli/capture.ts'
-import type { Transport } from '../../src/client/transport.ts'
+import { runVerify } from '../../src/commands/cli/verify.ts'
+import { runCapture } from '../../src/commands/cli/capture.ts'
+import type { Transport } from '../../src/wire/transport.ts'
 import { IDS } from '../helpers/http.ts'
 
 /** The default fixture as a verify target: its users, ids, storage, actions and an e-mail address. */

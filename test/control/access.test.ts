@@ -3,7 +3,8 @@
  * would open a port beyond this machine), the token check over HTTP on 127.0.0.1, and the switch.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { controlPlaneAccess, controlTokenMatches, isLoopbackHost, presentedControlToken } from '../../src/mock/control/access.ts'
+import { controlPlaneAccess, controlTokenMatches, presentedControlToken } from '../../src/policy/control-access.ts'
+import { isLoopbackHost } from '../../src/policy/hosts.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
 
 describe('isLoopbackHost', () => {

@@ -1,4 +1,4 @@
-import type { Transport, WireRequest, WireResponse } from '../../src/client/transport.ts'
+import type { Transport, WireRequest, WireResponse } from '../../src/wire/transport.ts'
 import { textOf } from '../../src/bytes.ts'
 
 /**

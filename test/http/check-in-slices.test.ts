@@ -8,7 +8,7 @@ import { bigArrays, sliceable } from '../../src/http/check-in-slices.ts'
 import { slicing } from '../../src/http/json-slices.ts'
 import { buildDocument } from '../../spec/index.ts'
 import { listOperations, requestBodyOf } from '../../src/document/reader.ts'
-import { bodyAlternatives } from '../../src/http/hints.ts'
+import { bodyAlternatives } from '../../src/document/hints.ts'
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ Row: { Id: i + 1 } }))
 

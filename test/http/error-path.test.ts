@@ -10,7 +10,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { describe, expect, it } from 'vitest'
 import { mockPerSuite } from '../helpers/http.ts'
-import { judgeExchange } from '../../src/proxy/judge.ts'
+import { judgeExchange } from '../../src/commands/proxy/judge.ts'
 import { validRow } from '../proxy/support.ts'
 
 /** Far above a loaded machine's worst (tens of ms), far below the seconds the freezes took. */

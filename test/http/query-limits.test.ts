@@ -9,7 +9,7 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MAX_FILTER_NESTING } from '../../src/store/filter-parser.ts'
-import { MAX_ORDERBY_ITEMS } from '../../src/store/query-string.ts'
+import { MAX_ORDERBY_ITEMS } from '../../src/wire/query-string.ts'
 import { mockPerSuite, type Reply } from '../helpers/http.ts'
 
 describe('huge $filter and $orderby texts', () => {

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { injectTransport } from '../../src/client/transport.ts'
+import { injectTransport } from '../../src/wire/transport.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 

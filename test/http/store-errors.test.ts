@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { STORE_PROBLEMS } from '../../src/http/context.ts'
-import type { StoreErrorCode } from '../../src/store/types.ts'
+import type { StoreErrorCode } from '../../src/store/model/types.ts'
 import { IDS, mockPerSuite, type TestClient } from '../helpers/http.ts'
 
 type Provoke = (mock: TestClient, token: string) => Promise<{ status: number; body: { code?: string } }>

@@ -4,7 +4,7 @@
  * `STRICT_MODE` problem naming the rule by `--strict`, `MOCK_STRICT` or the `X-Mock-Strict` header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { INFORMATIONAL_WARNINGS, STRICT_HEADER, WARNINGS, type WarningCode } from '../../src/http/warnings.ts'
+import { INFORMATIONAL_WARNINGS, STRICT_HEADER, WARNINGS, type WarningCode } from '../../src/policy/warnings.ts'
 import { parseConfig } from '../../src/mock/config.ts'
 import { IDS, startTestMock, type Reply, type TestClient } from '../helpers/http.ts'
 

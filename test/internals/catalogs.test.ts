@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { buildDocument } from '../../spec/index.ts'
 import { PROBLEMS } from '../../src/errors.ts'
 import { HANDLERS } from '../../src/operations/index.ts'
-import { WARNINGS } from '../../src/http/warnings.ts'
+import { WARNINGS } from '../../src/policy/warnings.ts'
 import { CONTRACTS } from '../../contracts/index.ts'
 import { listOperations } from '../../src/document/reader.ts'
 
@@ -31,7 +31,7 @@ describe('catalogs kept in step', () => {
     expect(missing.map(([code]) => code)).toEqual([])
   })
 
-  it('lists every warning code of src/http/warnings.ts in docs/behaviour.md\'s warnings table, with its rule, and no other', () => {
+  it('lists every warning code of src/policy/warnings.ts in docs/behaviour.md\'s warnings table, with its rule, and no other', () => {
     const rows = section(BEHAVIOUR, '## Warnings', '## Other choices').split('\n').filter((line) => /^\| `[A-Z_]+` \|/.test(line))
     const listed = rows.map((line) => /^\| `([A-Z_]+)`/.exec(line)?.[1])
     expect(listed.sort()).toEqual(Object.keys(WARNINGS).sort())

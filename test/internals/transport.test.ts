@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http'
 import { rootCertificates } from 'node:tls'
 import { afterEach, describe, expect, it } from 'vitest'
-import { connectionHost, httpsAgentOptions, httpTransport, TransportError } from '../../src/client/transport.ts'
+import { connectionHost, httpsAgentOptions, httpTransport, TransportError } from '../../src/wire/transport.ts'
 
 let server: Server | undefined
 afterEach(async () => {

@@ -1,7 +1,7 @@
 /** The journal's ring buffer and redaction, without HTTP. */
 import { describe, expect, it, vi } from 'vitest'
 import { createJournal, type JournalRecord } from '../../src/journal/journal.ts'
-import { REDACTED, redactHeaders, redactValue } from '../../src/journal/redact.ts'
+import { REDACTED, redactHeaders, redactValue } from '../../src/policy/redact.ts'
 
 function record(url: string, extra: Partial<JournalRecord> = {}): JournalRecord {
   return { seq: 0, time: 0, method: 'GET', url, operationId: 'op', user: null, status: 200, durationMs: 1, fault: null, warnings: [], ...extra }

@@ -14,7 +14,7 @@ import { launchChromium } from '../helpers/browser.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { stopStarted } from '../cli/processes.ts'
 import { until } from '../helpers/until.ts'
-import type { ProxyReport } from '../../src/proxy/inspector.ts'
+import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
 import { CLIENT_HEADERS, ITEMS, getItems, json, named, plantedTarget, proxy, report, stop, validRow, type Plant } from './support.ts'
 
 const dir = sharedTempDir('appdata-kit-proxy-broken-')

@@ -12,7 +12,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { stopStarted } from '../cli/processes.ts'
-import type { ProxyReport } from '../../src/proxy/inspector.ts'
+import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
 import { CLIENT_HEADERS, ITEMS, named, plantedTarget, proxy, report, stop, validRow, type Plant } from './support.ts'
 
 const dir = sharedTempDir('appdata-kit-proxy-encoded-')

@@ -1,5 +1,5 @@
 /**
- * The main thread's side of judging (src/proxy/inspector.ts), with a judging thread of the test's
+ * The main thread's side of judging (src/commands/proxy/inspector.ts), with a judging thread of the test's
  * own that answers only when told: what waits is bounded by exchanges and by bytes, and what passes
  * that bound is counted as not judged (queue full) rather than kept; the release is decided on the
  * main thread in the order exchanges ended; a judge that fails, or a thread that dies, costs the
@@ -7,10 +7,10 @@
  * as a whole, with its real thread, is held in the other files of this folder.
  */
 import { describe, expect, it } from 'vitest'
-import { Inspector, QUEUE_BYTES, QUEUE_EXCHANGES, type ObservedExchange } from '../../src/proxy/inspector.ts'
-import type { JudgeListener, StartJudge } from '../../src/proxy/judge-thread.ts'
-import type { JudgeRequest, JudgeWorkerData } from '../../src/proxy/judge-worker.ts'
-import type { Judgement } from '../../src/proxy/judge.ts'
+import { Inspector, QUEUE_BYTES, QUEUE_EXCHANGES, type ObservedExchange } from '../../src/commands/proxy/inspector.ts'
+import type { JudgeListener, StartJudge } from '../../src/commands/proxy/judge-thread.ts'
+import type { JudgeRequest, JudgeWorkerData } from '../../src/commands/proxy/judge-protocol.ts'
+import type { Judgement } from '../../src/commands/proxy/judge.ts'
 
 /** The sign-in matchers a thread sends when ready: the organization's sign-in, and Get Items. */
 const MATCHERS = [

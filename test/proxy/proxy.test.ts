@@ -17,7 +17,7 @@ import { launchChromium } from '../helpers/browser.ts'
 import { sharedTempDir, tempDir } from '../helpers/temp-dir.ts'
 import { runToEnd, startProcess, stopStarted } from '../cli/processes.ts'
 import { startMock } from '../../src/mock/mock.ts'
-import type { ProxyReport } from '../../src/proxy/inspector.ts'
+import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
 import { BIN, ITEMS, named, proxy, report, stop } from './support.ts'
 
 const dir = sharedTempDir('appdata-kit-proxy-')

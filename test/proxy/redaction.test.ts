@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { stopStarted } from '../cli/processes.ts'
-import { isSecretName } from '../../src/journal/redact.ts'
+import { isSecretName } from '../../src/policy/redact.ts'
 import { CLIENT_HEADERS, ITEMS, plantedTarget, proxy, stop } from './support.ts'
 
 const dir = sharedTempDir('appdata-kit-proxy-redaction-')

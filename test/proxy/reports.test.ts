@@ -1,5 +1,5 @@
 /**
- * The proxy's reports as a team reads them (src/proxy/reports.ts, findings.ts): header pointers
+ * The proxy's reports as a team reads them (src/commands/proxy/reports.ts, findings.ts): header pointers
  * in the document's spelling on both sides, an ignore file written with the older lower-case
  * spelling still accepting them, and an HTML page that fits a 1,280 px window in Chromium however
  * long the pointers, values and messages it holds: every column inside the window, Count included,

@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { HEADERS_TIMEOUT_MS, startProxy } from '../../src/proxy/server.ts'
+import { HEADERS_TIMEOUT_MS, startProxy } from '../../src/commands/proxy/server.ts'
 
 describe('a client that sends its headers a byte at a time, never whole', () => {
   it('is answered 408 and its connection closed once the headers timeout passed, and others are served meanwhile', async () => {

@@ -14,8 +14,8 @@ import type { Browser } from 'playwright-core'
 import { launchChromium } from '../helpers/browser.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { stopStarted } from '../cli/processes.ts'
-import { runProxy } from '../../src/cli/proxy.ts'
-import type { ProxyReport } from '../../src/proxy/inspector.ts'
+import { runProxy } from '../../src/commands/cli/proxy.ts'
+import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
 import { getItems, json, plantedTarget, proxy, report, stop, validRow } from './support.ts'
 
 const dir = sharedTempDir('appdata-kit-proxy-stop-')

@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { expect } from 'vitest'
 import { IDS } from '../helpers/http.ts'
 import { ROOT, startProcess, type Started } from '../cli/processes.ts'
-import type { ProxyReport } from '../../src/proxy/inspector.ts'
-import type { Finding } from '../../src/proxy/findings.ts'
+import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
+import type { Finding } from '../../src/commands/proxy/findings.ts'
 
 export const BIN = join(ROOT, 'bin/appdata-kit.js')
 export const ITEMS = '/ExplorerApi/api/items'

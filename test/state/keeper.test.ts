@@ -12,7 +12,7 @@ import { keepState, type StateKeeper } from '../../src/state/keeper.ts'
 import { readState } from '../../src/state/restore.ts'
 import { CHUNK_ROWS, SnapshotFile } from '../../src/state/snapshot-format.ts'
 import { createStore, type Store } from '../../src/store/store.ts'
-import type { Fixture } from '../../src/store/types.ts'
+import type { Fixture } from '../../src/store/model/types.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
 import { APP, defaultFixture, fixedDeps, LINES, MASTER_STORAGE, q, row } from '../store/support.ts'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { dateTimeIn, isTimeZone, utcMsToWall, wallToUtcMs } from '../../src/store/data-types.ts'
+import { dateTimeIn, isTimeZone, utcMsToWall, wallToUtcMs } from '../../src/store/model/data-types.ts'
 
 /** The DateTime number of an instant as its ISO text spells it: what utcMsToWall must always give. */
 const fromIsoText = (ms: number) => Number(new Date(ms).toISOString().slice(0, 19).replace(/[-T:]/g, ''))

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { withGeneratedRows } from '../../src/fixtures/generate.ts'
 import { DataReplaced } from '../../src/store/epoch.ts'
 import type { Store } from '../../src/store/store.ts'
-import type { DeleteCommand, SaveCommand, WireRow } from '../../src/store/types.ts'
+import type { DeleteCommand, SaveCommand, WireRow } from '../../src/store/model/types.ts'
 import { APP, LINES, defaultFixture, newStore, q, row, rows, snapshot } from './support.ts'
 
 type Groups = DeleteCommand['groups']

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { DeleteCommand } from '../../src/store/types.ts'
+import type { DeleteCommand } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, q, recordingKeeper, row, rows, snapshot } from './support.ts'
 
 type Store = ReturnType<typeof newStore>

@@ -4,7 +4,7 @@
  * code units, both in a fresh sort and in a kept result that a later write updates in place.
  */
 import { describe, expect, it } from 'vitest'
-import type { SaveCommand, WireRow } from '../../src/store/types.ts'
+import type { SaveCommand, WireRow } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, row, rows } from './support.ts'
 
 function saveOk(store: ReturnType<typeof newStore>, masters: SaveCommand['masters']): void {

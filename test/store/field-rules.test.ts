@@ -1,7 +1,7 @@
 /** The field rules as pure functions (src/store/field-rules.ts): what each rule lets through and what it refuses. */
 import { describe, expect, it } from 'vitest'
 import { duplicateValues, ruleDefinitionProblems, valueBreaches } from '../../src/store/field-rules.ts'
-import type { FieldDef } from '../../src/store/types.ts'
+import type { FieldDef } from '../../src/store/model/types.ts'
 
 const codes = (field: FieldDef, value: Parameters<typeof valueBreaches>[1], creating: boolean) => valueBreaches(field, value, creating).map((b) => b.code)
 

@@ -3,8 +3,8 @@ import fc from 'fast-check'
 import { compileFilter, FilterCache, type Predicate } from '../../src/store/filter.ts'
 import { printFilter, type CompareOp, type FilterNode, type TextFunction } from '../../src/store/filter-ast.ts'
 import { MAX_FILTER_CONDITIONS, MAX_FILTER_NESTING, parseFilter, parseFilterInSlices } from '../../src/store/filter-parser.ts'
-import { queryReading } from '../../src/store/query-string.ts'
-import type { FieldType, Row } from '../../src/store/types.ts'
+import { queryReading } from '../../src/wire/query-string.ts'
+import type { FieldType, Row } from '../../src/store/model/types.ts'
 import { runs } from '../helpers/property-runs.ts'
 
 const FIELDS = new Map<string, FieldType>([

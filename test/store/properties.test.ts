@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { quote } from '../../src/store/filter-ast.ts'
-import type { SaveCommand, WireRow } from '../../src/store/types.ts'
+import type { SaveCommand, WireRow } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, q, row, rows, snapshot } from './support.ts'
 import { runs } from '../helpers/property-runs.ts'
 

@@ -3,7 +3,7 @@
  * read long texts in pieces (a character at a time, each option decoded whole, every unknown option
  * listed). Kept as it was, so the parse in pieces can be held to it over generated texts.
  */
-import type { OrderItem, ParsedQuery, QueryError } from '../../src/store/types.ts'
+import type { OrderItem, ParsedQuery, QueryError } from '../../src/store/model/types.ts'
 
 /**
  * The `query` text of Get Items / Get Items Count (and the older GET form's URL query):

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { decodePercent, MAX_IGNORED_OPTIONS, parseQueryString, parseQueryStringInSlices, queryReading } from '../../src/store/query-string.ts'
+import { decodePercent, MAX_IGNORED_OPTIONS, parseQueryString, parseQueryStringInSlices, queryReading } from '../../src/wire/query-string.ts'
 import { parseQueryStringAsBefore } from './query-string-reference.ts'
 import { runs } from '../helpers/property-runs.ts'
-import type { ParsedQuery } from '../../src/store/types.ts'
+import type { ParsedQuery } from '../../src/store/model/types.ts'
 
 const NONE: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false, quotedAmpersand: false }
 

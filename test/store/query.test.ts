@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeRowVersion } from '../../src/store/row-version.ts'
+import { decodeRowVersion } from '../../src/wire/row-version.ts'
 import { APP, LINES, newStore, q, row, rows } from './support.ts'
 
 const store = newStore()

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Store } from '../../src/store/store.ts'
 import { DataReplaced } from '../../src/store/epoch.ts'
-import type { SaveCommand, WireRow } from '../../src/store/types.ts'
+import type { SaveCommand, WireRow } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, row, rows, snapshot } from './support.ts'
 
 const newOrder = (i: number): SaveCommand['masters'][number] => ({

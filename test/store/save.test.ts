@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { encodeRowVersion } from '../../src/store/row-version.ts'
-import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/types.ts'
+import { encodeRowVersion } from '../../src/wire/row-version.ts'
+import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/model/types.ts'
 import { APP, fixedDeps, LINES, newStore, recordingKeeper, row, rows, snapshot } from './support.ts'
 
 /** NOW as the DateTime number the store stamps (the default fixture's zone is UTC). */

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parseFixture } from '../../src/fixtures/load.ts'
-import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/types.ts'
+import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, row } from './support.ts'
 
 const FIXTURE_PATH = new URL('../../fixtures/default.json', import.meta.url).pathname

@@ -1,6 +1,6 @@
 /**
  * The release mocks of a replay answer through Fastify's own request handler with light request
- * and answer objects (src/upgrade/direct-transport.ts) rather than `inject`: every answer must be
+ * and answer objects (src/commands/upgrade/direct-transport.ts) rather than `inject`: every answer must be
  * the mock's, byte for byte, with the mock's headers, whatever path through the mock it takes (a
  * page written as ready bytes, a refusal, a warning, a HEAD, a streamed archive, a save that
  * changes what later reads see), and the target the mock reads must be the one `inject` gives it.
@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
-import { injectTransport, type Transport, type WireRequest, type WireResponse } from '../../src/client/transport.ts'
+import { injectTransport, type Transport, type WireRequest, type WireResponse } from '../../src/wire/transport.ts'
 import { DEFAULTS } from '../../src/mock/config.ts'
-import { directTransport, targetOf } from '../../src/upgrade/direct-transport.ts'
-import { buildReleaseApp } from '../../src/upgrade/release-mock.ts'
+import { directTransport, targetOf } from '../../src/commands/upgrade/direct-transport.ts'
+import { buildReleaseApp } from '../../src/commands/upgrade/release-mock.ts'
 import { IDS } from '../helpers/http.ts'
 
 /** Headers of Node's HTTP framing, which `inject` reads back from the text Node writes: no part of the mock's answer. */

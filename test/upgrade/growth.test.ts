@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { checkUpgrade } from '../../src/upgrade/upgrade.ts'
+import { checkUpgrade } from '../../src/commands/upgrade/upgrade.ts'
 import type { UsageFile } from '../../src/usage-file/file.ts'
 import { IDS, startTestMock } from '../helpers/http.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'

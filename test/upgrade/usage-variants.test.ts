@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { runUpgrade } from '../../src/cli/upgrade.ts'
+import { runUpgrade } from '../../src/commands/cli/upgrade.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { ownFixture, recordFullUsage, recordSessionWithoutDeletes, type JsonReport } from './support.ts'
 

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import multipart from '@fastify/multipart'
 import { CONTROL_PREFIX } from '../../../spec/control-plane/constants.ts'
 import { ProblemError } from '../../errors.ts'
-import type { Fixture } from '../../store/types.ts'
-import { controlPlaneAccess, controlRequestRefusal, controlTokenMatches, presentedControlToken } from './access.ts'
-import { createControls, createSlicedControls, type MockControls, type SlicedControls, type StartData } from './controls.ts'
+import type { Fixture } from '../../store/model/types.ts'
+import { controlPlaneAccess, controlRequestRefusal, controlTokenMatches, presentedControlToken } from '../../policy/control-access.ts'
+import { createControls, createSlicedControls, type MockControls, type SlicedControls, type StartData } from '../service/controls.ts'
 import { yieldTurn } from '../../http/json-slices.ts'
 import { health, registerControlRoutes } from './routes.ts'
 import { CONSOLE_OPERATION, registerConsole } from './console.ts'
@@ -12,7 +12,7 @@ import { CONSOLE_OPERATION, registerConsole } from './console.ts'
 /** Control operations served without the control token. */
 const OPEN_OPERATIONS = new Set(['getControlPlaneDocument', 'getHealth', CONSOLE_OPERATION])
 
-export type { MockControls } from './controls.ts'
+export type { MockControls } from '../service/controls.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../../journal/journal.ts'
-import { isControlUrl } from '../control/access.ts'
-import { ReadyBytes } from '../../store/engine/ready-bytes.ts'
+import { isControlUrl } from '../../policy/control-access.ts'
+import { ReadyBytes } from '../../wire/ready-bytes.ts'
 import { addPayloadTap } from '../../http/ready-answer.ts'
 
 declare module 'fastify' {

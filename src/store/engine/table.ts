@@ -1,13 +1,13 @@
 import { columnFor, columnKindOf, numbersOf, valuesOf, type Column } from './columns.ts'
 import { IntMap } from './int-map.ts'
 import { slotOrder, sortSlots, type SlotOrder } from './order-slots.ts'
-import { ReadyBytes } from './ready-bytes.ts'
+import { ReadyBytes } from '../../wire/ready-bytes.ts'
 import { RowBytes } from './row-bytes.ts'
-import { projectionKey, projectionOf, serializeRow, type Projection } from '../row-json.ts'
+import { projectionKey, projectionOf, serializeRow, type Projection } from '../model/row-json.ts'
 import { Selections } from './selections.ts'
-import { columnsOf, fieldLookupOf } from '../system-fields.ts'
-import { ownValue, setOwn } from '../field-values.ts'
-import type { ChunkValues, ColumnChunk, ColumnKind, FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
+import { columnsOf, fieldLookupOf } from '../model/system-fields.ts'
+import { ownValue, setOwn } from '../model/field-values.ts'
+import type { ChunkValues, ColumnChunk, ColumnKind, FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../model/types.ts'
 
 const OPEN_BRACKET = Buffer.from('[')
 const CLOSE_BRACKET = Buffer.from(']')

@@ -1,0 +1,216 @@
+import { isObject } from '../../document/json.ts'
+import { REDACTED, isSecretName, redactValue } from '../../policy/redact.ts'
+
+/**
+ * What the proxy found, as data: each finding says on which side (the client's request, the
+ * installation's answer), how grave (a violation of the document, or a warning: a leniency the
+ * lenient mock accepts, a gateway status, a body too large to check), where (a JSON pointer into
+ * the exchange), what the document expects, and an example of what came, redacted as the mock's
+ * journal redacts. Identical findings are one, counted.
+ */
+
+export type Side = 'request' | 'answer'
+
+/**
+ * Where a finding about the media type points: the header as the description spells it ("Content-Type
+ * is application/json unless stated", the description, Endpoints), as every header pointer of a
+ * report is spelt as the document spells the header, not as Node lower-cases it.
+ */
+export const CONTENT_TYPE_POINTER = '/headers/Content-Type'
+export type Severity = 'violation' | 'warning'
+
+/** One finding of one exchange, before it is counted. */
+export interface Observation {
+  side: Side
+  severity: Severity
+  /** `/body/Rows/*\/Row/Amount`, `/headers/Content-Type`, `/status`; array positions written `*`, header names as the document spells them. */
+  pointer: string
+  /** What the document expects, or what the leniency is. */
+  message: string
+  /** What came at the pointer, redacted; undefined when nothing did. */
+  example?: unknown
+}
+
+/** A finding as the report lists it (the interface's shape), with the release it was judged by. */
+export interface Finding {
+  side: Side
+  severity: Severity
+  /** The operation the request reached, or null for a request no operation of the release takes. */
+  operationId: string | null
+  method: string
+  /** The document's path template, or the path as sent when no operation takes it. */
+  path: string
+  /** The status of the answer (of the first exchange that showed it, for the request side). */
+  status: number
+  pointer: string
+  message: string
+  /** How many exchanges showed it. */
+  count: number
+  example?: unknown
+  /** The release whose document judged it. */
+  release: string
+  /** Judged before any sign-in showed the release (against the newest release). */
+  beforeSignIn?: true
+}
+
+/** What an exchange is, for the findings it gives. */
+export interface ExchangeKey {
+  operationId: string | null
+  method: string
+  path: string
+  status: number
+  release: string
+  beforeSignIn: boolean
+}
+
+/**
+ * A pointer with the positions of arrays written `*`, so that a fault every row shares is one
+ * finding (`/body/*\/Amount`), not one per row. Only segments that index an array of `root` are
+ * replaced: a member named `-1` (PrimaryKeyData's keys) stays as it is.
+ */
+export function generalPointer(pointer: string, root: unknown, prefix: string): string {
+  if (!pointer.startsWith(prefix)) return pointer
+  const segments = pointer.slice(prefix.length).split('/').slice(1)
+  let node = root
+  const out: string[] = []
+  for (const raw of segments) {
+    if (Array.isArray(node) && /^\d+$/.test(raw)) {
+      out.push('*')
+      node = node[Number(raw)]
+      continue
+    }
+    out.push(raw)
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~')
+    node = isObject(node) ? node[key] : undefined
+  }
+  return `${prefix}${out.map((segment) => `/${segment}`).join('')}`
+}
+
+/** The value at a pointer below `prefix` in `root`, or undefined. */
+export function valueAt(root: unknown, pointer: string, prefix: string): unknown {
+  if (!pointer.startsWith(prefix)) return undefined
+  let node = root
+  for (const raw of pointer.slice(prefix.length).split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~')
+    if (Array.isArray(node)) node = node[Number(key)]
+    else if (isObject(node)) node = node[key]
+    else return undefined
+  }
+  return node
+}
+
+/** Longest text of an example; an example is a glimpse, not a copy of the body. */
+const EXAMPLE_CHARS = 240
+
+/**
+ * An example as the report shows it: secrets replaced (a member or header whose name carries one,
+ * at any depth, as the journal does), and anything longer than EXAMPLE_CHARS as JSON cut short.
+ */
+export function exampleOf(value: unknown, pointer: string): unknown {
+  if (value === undefined) return undefined
+  const last = pointer.slice(pointer.lastIndexOf('/') + 1)
+  if (isSecretName(last) && value !== null && value !== '') return REDACTED
+  const redacted = redactValue(value)
+  const text = JSON.stringify(redacted) ?? ''
+  return text.length <= EXAMPLE_CHARS ? redacted : `${text.slice(0, EXAMPLE_CHARS)}… (${text.length} characters)`
+}
+
+/**
+ * Whether an ignore file's pointer names a finding's: exactly, but for a header's name, in any
+ * letter case (header names are; and reports before this one wrote them as Node gives them,
+ * `/headers/content-type`, where they now write the document's `/headers/Content-Type`).
+ */
+export function samePointer(given: string, reported: string): boolean {
+  if (given === reported) return true
+  if (!given.startsWith('/headers/') || !reported.startsWith('/headers/')) return false
+  // `/headers/NAME`, up to what may follow the name.
+  const header = (pointer: string) => {
+    const end = pointer.indexOf('/', '/headers/'.length)
+    return end === -1 ? pointer : pointer.slice(0, end)
+  }
+  const [a, b] = [header(given), header(reported)]
+  return a.length === b.length && a.toLowerCase() === b.toLowerCase() && given.slice(a.length) === reported.slice(b.length)
+}
+
+/** An accepted finding of an --ignore file: every member given must match (a pointer exactly, as reported, but for a header's letter case). */
+export interface Accepted {
+  side?: Side
+  operationId?: string
+  pointer?: string
+}
+
+/** Longest message of a finding. */
+const MESSAGE_CHARS = 300
+
+/** Distinct findings kept; past this many, new ones are counted in `overflow` only (a report stays readable, and memory bounded). */
+export const MAX_FINDINGS = 2000
+
+/** The findings so far, each counted once, split into the reported and the accepted (ignored). */
+export class FindingTally {
+  readonly #findings = new Map<string, Finding>()
+  readonly #accepted: readonly Accepted[]
+  overflow = 0
+
+  constructor(accepted: readonly Accepted[] = []) {
+    this.#accepted = accepted
+  }
+
+  /** Counts an exchange's observations; the keys of the findings it counted, new or not. */
+  add(exchange: ExchangeKey, observations: readonly Observation[]): string[] {
+    const keys: string[] = []
+    for (const observation of observations) {
+      const key = JSON.stringify([
+        observation.side, observation.severity, exchange.operationId, exchange.method, exchange.path,
+        // The answer's status is part of what it is; a request is the same fault whatever it got back.
+        observation.side === 'answer' ? exchange.status : 0,
+        observation.pointer, observation.message, exchange.release, exchange.beforeSignIn,
+      ])
+      const known = this.#findings.get(key)
+      // A message quoting a long pattern of the document is cut: the pointer says where to read it whole.
+      const message = observation.message.length > MESSAGE_CHARS ? `${observation.message.slice(0, MESSAGE_CHARS)}…` : observation.message
+      if (known !== undefined) {
+        known.count++
+      } else if (this.#findings.size >= MAX_FINDINGS) {
+        this.overflow++
+        continue
+      } else {
+        this.#findings.set(key, {
+          side: observation.side,
+          severity: observation.severity,
+          operationId: exchange.operationId,
+          method: exchange.method,
+          path: exchange.path,
+          status: exchange.status,
+          pointer: observation.pointer,
+          message,
+          count: 1,
+          ...(observation.example === undefined ? {} : { example: observation.example }),
+          release: exchange.release,
+          ...(exchange.beforeSignIn ? { beforeSignIn: true as const } : {}),
+        })
+      }
+      keys.push(key)
+    }
+    return keys
+  }
+
+  /** Whether an --ignore entry accepts a finding. */
+  isAccepted(finding: Pick<Finding, 'side' | 'operationId' | 'pointer'>): boolean {
+    return this.#accepted.some((entry) =>
+      (entry.side === undefined || entry.side === finding.side) &&
+      (entry.operationId === undefined || entry.operationId === finding.operationId) &&
+      (entry.pointer === undefined || samePointer(entry.pointer, finding.pointer)))
+  }
+
+  /** The findings in a stable order (side, violations first, operation, pointer), split by --ignore. */
+  lists(): { reported: Finding[]; ignored: Finding[] } {
+    const order = (f: Finding) => `${f.side === 'request' ? 0 : 1}${f.severity === 'violation' ? 0 : 1} ${f.operationId ?? '~'} ${f.pointer} ${f.message}`
+    const all = [...this.#findings.values()].sort((a, b) => order(a).localeCompare(order(b)))
+    return { reported: all.filter((f) => !this.isAccepted(f)), ignored: all.filter((f) => this.isAccepted(f)) }
+  }
+
+  /** The finding counted under a key. */
+  get(key: string): Finding | undefined {
+    return this.#findings.get(key)
+  }
+}
