@@ -11,7 +11,7 @@ import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
 import { markInFlight, registerJournal } from './plugins/journal.ts'
-import { applyAnswerRules, registerRules } from './plugins/rules.ts'
+import { answerRuleStep, registerRules } from './plugins/rules.ts'
 import { registerHolds } from './plugins/holds.ts'
 import { registerWarnings } from '../http/warn.ts'
 import { registerReadyAnswers } from '../http/ready-answer.ts'
@@ -157,7 +157,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
   await registerControlPlane(app, fixture)
   await registerDocs(app, served, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
-  registerOperations(app, document, applyAnswerRules)
+  registerOperations(app, document, answerRuleStep(app.rules))
   registerRowLinks(app)
   return app
 }

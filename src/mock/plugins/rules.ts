@@ -4,6 +4,7 @@ import { ProblemError } from '../../errors.ts'
 import { describeViolations } from '../../document/violations.ts'
 import { noteWarning, warnOrRefuse } from '../../http/warn.ts'
 import { changeAnswer } from '../../http/ready-answer.ts'
+import type { RouteStep } from '../../http/steps.ts'
 import { createRuleTable, type RuleTable } from '../../rules/table.ts'
 import { effectOf, type FaultDecision, type FaultEffect } from '../../rules/faults.ts'
 import type { AnswerDecision } from '../../rules/answers.ts'
@@ -63,7 +64,7 @@ function cut(request: FastifyRequest, reply: FastifyReply): void {
  * in one place, `applyDecision`. docs/request-path.md, "Answer rules in the request path", tells
  * the whole decision; in short:
  * - on arrival (onRequest), the fault rules, by operation only;
- * - in `applyAnswerRules`, the route step the routes run last before the handler, the answer rules.
+ * - in `applyAnswerRules` (`answerRuleStep`), the route step the routes run last before the handler, the answer rules.
  * Register before the routes.
  */
 export function registerRules(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject; strict: boolean }): void {
@@ -85,22 +86,24 @@ export function registerRules(app: FastifyInstance, options: { randomSeed: () =>
 }
 
 /**
- * The answer-rule step (a `RouteStep`), which the routes run after authentication, the request
- * check and authorization, last before the handler: so a rule never answers a request the mock
- * refuses anyway, sees the signed-in user and a body that fits the document, and a whole answer
- * performs nothing. A call and a boolean while no answer rule is set.
+ * The answer-rule step of `table` (a `RouteStep`, `applyAnswerRules`), which the routes run after
+ * authentication, the request check and authorization, last before the handler: so a rule never
+ * answers a request the mock refuses anyway, sees the signed-in user and a body that fits the
+ * document, and a whole answer performs nothing. A call and a boolean while no answer rule is set
+ * (the table is held, not read from the request).
  */
-export function applyAnswerRules(request: FastifyRequest, reply: FastifyReply): void | Promise<void | 'answered'> {
-  const table = request.server.rules
-  if (!table.answers.hasRules()) return
-  // A fault that cuts the answer (commitThenDrop) has taken the request: the infrastructure lost
-  // the answer, whatever the installation would have said. (One that failed or dropped it never
-  // comes this far; one that only delayed it leaves the answer rules their turn.)
-  if (reply.answerChange !== null) return
-  const operationId = request.routeOptions.config?.operationId ?? null
-  const subject = { operationId, body: request.sentBody ?? request.body, headers: request.headers, user: request.principal?.user.email ?? null }
-  // Matched in slices: the step waits for the decision, and other clients are answered meanwhile.
-  return table.answers.decide(subject).then((decision) => applyDecision(request, reply, decision))
+export function answerRuleStep(table: RuleTable): RouteStep {
+  return function applyAnswerRules(request, reply) {
+    if (!table.answers.hasRules()) return
+    // A fault that cuts the answer (commitThenDrop) has taken the request: the infrastructure lost
+    // the answer, whatever the installation would have said. (One that failed or dropped it never
+    // comes this far; one that only delayed it leaves the answer rules their turn.)
+    if (reply.answerChange !== null) return
+    const operationId = request.routeOptions.config?.operationId ?? null
+    const subject = { operationId, body: request.sentBody ?? request.body, headers: request.headers, user: request.principal?.user.email ?? null }
+    // Matched in slices: the step waits for the decision, and other clients are answered meanwhile.
+    return table.answers.decide(subject).then((decision) => applyDecision(request, reply, decision))
+  }
 }
 
 /**
