@@ -105,8 +105,10 @@ export interface Journal {
   /** An API exchange began (onRequest); `finish` it when it is recorded. */
   begin(token: object): void
   /**
-   * The exchange is over; answers whether to record it: false for one begun before the last
-   * `clear()` (a reset), which belongs to the journal that was cleared, not to the new one.
+   * The exchange is over; answers whether to record it: true once, for an exchange begun and not
+   * ended since the last `clear()`. False for one begun before the last clear (a reset: it belongs
+   * to the journal that was cleared, not to the new one), and for one that ended already: an
+   * exchange leaves the set of those in flight once, so it is recorded at most once.
    */
   finish(token: object): boolean
   /** Exchanges begun and not finished: bounded, since `clear()` empties it and abandoned ones are swept. */
@@ -147,9 +149,8 @@ export function createJournal(options: {
   let size = 0
   let recorded = 0
   let seq = 0
+  // Begun and not ended since the last clear: the exchanges still to be recorded, each once.
   const inFlight = new Set<object>()
-  // Begun before the last clear: not recorded when they end. Weak, so they cost nothing once gone.
-  const beforeClear = new WeakSet<object>()
   // Waited for once by `settled` and still not recorded: slow on purpose (a latency fault), or never to finish.
   const notAwaited = new WeakSet<object>()
   // When the set holds this many, the abandoned ones are swept out (recorded): a client that keeps
@@ -237,9 +238,9 @@ export function createJournal(options: {
       if (inFlight.size >= sweepAt) sweep()
     },
     finish(token) {
-      inFlight.delete(token)
+      if (!inFlight.delete(token)) return false
       ended(token)
-      return !beforeClear.has(token)
+      return true
     },
     get inFlight() {
       return inFlight.size
@@ -284,7 +285,6 @@ export function createJournal(options: {
       next = 0
       size = 0
       recorded = 0
-      for (const token of inFlight) beforeClear.add(token)
       inFlight.clear()
       // Nothing in flight is waited for any more.
       for (const waiter of [...waiters]) waiter.done()

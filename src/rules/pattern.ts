@@ -84,7 +84,7 @@ export interface CompiledRequestPattern {
   matchSliced(subject: RequestSubject, options?: { report?: boolean; sliceMs?: number }): MatchResult | Promise<MatchResult>
   /**
    * The match as work that may pause (`Work`): a caller that matches many patterns in turn runs
-   * them as one piece of work, with one time budget across them (decide.ts's `decideAnswer`).
+   * them as one piece of work, with one time budget across them (decide.ts's `matchForDecision`).
    */
   matchWork(subject: RequestSubject, options?: { report?: boolean }): Work<MatchResult>
 }

@@ -26,16 +26,15 @@ describe('a page written as ready bytes', () => {
   afterAll(() => mock.close())
 
   it('is written past the onSend hooks only when every always-on hook is one it does itself', () => {
-    // Warnings header and journal body are payload taps, which sendReady runs itself; the rules'
-    // payload change (a patch, a fault's cut) makes a request it applies to go through the hook.
-    // Any other onSend hook must be added as a tap or a change (src/http/ready-answer.ts) or turn
-    // readyWrites off before this list changes.
-    const app = mock.mock.app as unknown as { readyWrites: boolean; payloadTaps: Array<{ name: string }>; payloadChanges: unknown[] }
+    // Warnings header and journal body are payload taps, which sendReady runs itself; a change an
+    // answer needs (a rule's patch, a fault's cut: changeAnswer) makes it go through the hook.
+    // Any other onSend hook must be added as a tap or an answer's change (src/http/ready-answer.ts)
+    // or turn readyWrites off before this list changes.
+    const app = mock.mock.app as unknown as { readyWrites: boolean; payloadTaps: Array<{ name: string }> }
     const sources = onSendHooks(mock).map((hook) => hook.toString())
     expect(app.payloadTaps.map((tap) => tap.name)).toEqual(['setWarningsHeader', 'keepJournalPayload'])
-    expect(app.payloadChanges).toHaveLength(1)
     expect(sources).toHaveLength(1)
-    expect(sources[0]).toContain('change.applies(request)')
+    expect(sources[0]).toContain('reply.answerChange')
     expect(sources[0]).toContain('tap(request, reply, sent)')
     expect(app.readyWrites).toBe(true)
   })
