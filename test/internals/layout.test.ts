@@ -47,6 +47,8 @@ const show = (list: Edge[]): string[] => list.map((edge) => `${edge.from} -> ${e
 
 /** The commands: nothing below them (the mock, its operations, the layers they stand on) imports them. */
 const COMMANDS = ['src/cli', 'src/usage', 'src/capture', 'src/compare', 'src/proxy', 'src/upgrade']
+/** The commands and what only they share (src/kit): the mock and the layers below reach none of them. */
+const ABOVE_THE_MOCK = [...COMMANDS, 'src/kit']
 
 /**
  * What each folder may import, and nothing else in the repository. src/cli, the commands' front,
@@ -89,13 +91,16 @@ const ALLOWED: Record<string, string[]> = {
   'src/proxy': [
     'src/proxy', 'src/document', 'src/wire', 'src/usage-file', 'src/client/transport.ts', 'src/errors.ts', 'spec',
     'src/http/query-warnings.ts', 'src/http/warnings.ts', 'src/http/hints.ts', 'src/store/query-string.ts',
-    'src/mock/plugins/host-check.ts', 'src/journal/redact.ts',
+    'src/mock/plugins/host-check.ts', 'src/journal/redact.ts', 'src/kit',
   ],
+  // The commands' kit: what several commands share (the ignore file, the HTML report's page and
+  // escape, the sign-in -> release map); it reads a file as the usage file's door does, and imports no command.
+  'src/kit': ['src/kit', 'src/usage-file'],
   'src/usage': ['src/usage', 'src/usage-file', 'src/store', 'src/client', 'src/document', 'src/wire', 'contracts', 'spec'],
   // Replays a usage on mocks of two releases in this process: the one command below src/cli that builds the mock.
   'src/upgrade': [
     'src/upgrade', 'src/mock', 'src/usage', 'src/usage-file', 'src/client', 'src/document', 'src/store', 'src/http/warnings.ts',
-    'src/cli-base', 'src/deps.ts', 'src/bytes.ts', 'spec',
+    'src/cli-base', 'src/kit', 'src/deps.ts', 'src/bytes.ts', 'spec',
   ],
   // Black-box: the contracts run against real installations, so they know the API only as a client does.
   contracts: ['contracts', 'src/client', 'src/wire', 'src/document', 'src/bytes.ts', 'spec'],
@@ -190,6 +195,8 @@ describe('the import direction of src/', () => {
       { from: 'src/http/steps.ts', to: 'src/rules/table.ts' },
       { from: 'src/upgrade/report.ts', to: 'src/cli/verify-report.ts' },
       { from: 'src/usage/causes.ts', to: 'src/upgrade/findings.ts' },
+      { from: 'src/mock/app.ts', to: 'src/kit/html-page.ts' },
+      { from: 'src/kit/ignore-file.ts', to: 'src/proxy/findings.ts' },
     ]
     for (const edge of added) expect(show(forbidden([...ALL, { ...edge, dynamic: false }]))).toEqual([`${edge.from} -> ${edge.to}`])
     // Within a folder only the cycle check sees it: the document's reader and modes once imported each other.
@@ -212,13 +219,13 @@ describe('the import direction of src/', () => {
   })
 
   it('the store imports neither the mock, the request path, the operations nor the commands', () => {
-    const forbiddenAreas = ['src/mock', 'src/http', 'src/operations', 'src/deviate', 'src/fixtures', ...COMMANDS, 'src/cli-base', 'src/usage-file', 'src/client', 'src/index.ts']
+    const forbiddenAreas = ['src/mock', 'src/http', 'src/operations', 'src/deviate', 'src/fixtures', ...ABOVE_THE_MOCK, 'src/cli-base', 'src/usage-file', 'src/client', 'src/index.ts']
     expect(show(importsOf('src/store').filter((edge) => forbiddenAreas.some((area) => within(edge.to, area))))).toEqual([])
   })
 
   for (const area of ['src/mock', 'src/operations', 'src/http']) {
-    it(`${area} reaches no command (${COMMANDS.join(', ')}), directly or through another module`, () => {
-      const reached = [...reachedFrom(area).values()].filter((path) => COMMANDS.some((command) => within(path[path.length - 1]!, command)))
+    it(`${area} reaches no command nor their kit (${ABOVE_THE_MOCK.join(', ')}), directly or through another module`, () => {
+      const reached = [...reachedFrom(area).values()].filter((path) => ABOVE_THE_MOCK.some((command) => within(path[path.length - 1]!, command)))
       expect(reached.map((path) => path.join(' -> '))).toEqual([])
     })
   }
