@@ -92,7 +92,7 @@ describe('reading an ignore file', () => {
     ['upgrade', 'kind: path-moved\n', 'expected a list of accepted findings'],
     ['upgrade', 'ignore: [{ kind: path-moved }]\nother: 1\n', '"other" is no member of it'],
     ['upgrade', '- [unclosed\n', 'neither YAML nor JSON'],
-  ] as const)('refuses a %s file %j naming the entry from 1 and the member', (command, text, message) => {
+  ] as const)('refuses an ignore file of %s, %j, naming the entry from 1 and the member', (command, text, message) => {
     expect(refusal(file(text), command)).toContain(message)
   })
 
@@ -110,6 +110,16 @@ describe('reading an ignore file', () => {
     const atLimit = file(`# ${'x'.repeat(IGNORE_LIMITS.fileBytes - 3)}\n`)
     expect(readIgnoreFile(atLimit, 'proxy')).toEqual([])
     expect(refusal(file(`# ${'x'.repeat(IGNORE_LIMITS.fileBytes - 2)}\n`), 'proxy')).toContain('over the limit of 1,048,576 bytes')
+  })
+
+  it('takes the files docs/proxy.md and docs/upgrade.md show', () => {
+    for (const [page, name, command] of [['docs/proxy.md', '.appdata-kit-ignore.yaml', 'proxy'], ['docs/upgrade.md', 'upgrade-ignore.yaml', 'upgrade']] as const) {
+      const shown = new RegExp(`\`\`\`yaml\n# ${name.replaceAll('.', '\\.')}\n([^]*?)\`\`\``).exec(readFileSync(join(ROOT, page), 'utf8'))?.[1]
+      expect(shown, page).toBeDefined()
+      const entries = readIgnoreFile(file(shown!), command)
+      expect(entries.length, page).toBeGreaterThan(1)
+      expect(entries.every((entry) => entry.reason !== undefined), page).toBe(true)
+    }
   })
 
   it('names a file it cannot read', () => {
