@@ -5,7 +5,7 @@ import { ConfigError, EXIT } from '../cli-base/exit.ts'
 import { httpTransport } from '../client/transport.ts'
 import { writeUsageFile } from '../usage-file/file.ts'
 import { emulatedRelease } from '../mock/config.ts'
-import { IgnoreFileError, readIgnoreFile, type IgnoreEntry } from '../kit/ignore-file.ts'
+import type { IgnoreEntry } from '../kit/ignore-match.ts'
 import { Inspector, type FailOn, type ProxyReport } from '../proxy/inspector.ts'
 import { startProxy, type RunningProxy } from '../proxy/server.ts'
 import { parseFlags, positiveInteger } from './connection.ts'
@@ -138,11 +138,13 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promi
   if (typeof flags === 'number') return flags
   let accepted: IgnoreEntry[] = []
   let ca: Buffer | undefined
+  // The ignore file's reader (a YAML parser, the schema's validator) loads only when --ignore is given.
+  const ignoreFile = flags.ignore === undefined ? undefined : await import('../kit/ignore-file.ts')
   try {
-    if (flags.ignore !== undefined) accepted = readIgnoreFile(flags.ignore, 'proxy')
+    if (flags.ignore !== undefined && ignoreFile !== undefined) accepted = ignoreFile.readIgnoreFile(flags.ignore, 'proxy')
     if (flags.ca !== undefined) ca = readFileSync(flags.ca)
   } catch (error) {
-    io.stderr(`error: ${error instanceof IgnoreFileError ? error.message : `--ca ${flags.ca}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`}\n`)
+    io.stderr(`error: ${ignoreFile !== undefined && error instanceof ignoreFile.IgnoreFileError ? error.message : `--ca ${flags.ca}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`}\n`)
     return EXIT.usage
   }
   const target = new URL(flags.target)

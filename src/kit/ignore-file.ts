@@ -1,7 +1,8 @@
 import YAML from 'yaml'
 import { readBounded } from '../usage-file/check.ts'
-import { ANY, IGNORE_FIELDS, IGNORE_LIMITS, type IgnoreCommand } from './ignore-format.ts'
+import { IGNORE_FIELDS, IGNORE_LIMITS, type IgnoreCommand } from './ignore-format.ts'
 import { proxy as validateProxy, upgrade as validateUpgrade } from './ignore-validator.generated.ts'
+import type { IgnoreEntry } from './ignore-match.ts'
 
 /**
  * The one ignore file of `proxy --ignore FILE` and `upgrade --ignore FILE`: findings a team has
@@ -19,15 +20,6 @@ import { proxy as validateProxy, upgrade as validateUpgrade } from './ignore-val
  *   reason: staging sends Amount as text until release 3.0.20
  * ```
  */
-
-/** An entry as the file gives it: the members that name a finding (absent: any), and why it is accepted. */
-export interface IgnoreEntry {
-  side?: string
-  kind?: string
-  operationId?: string
-  pointer?: string
-  reason?: string
-}
 
 /** An ignore file that cannot be used: the message names the file, and the entry and member when one is at fault. */
 export class IgnoreFileError extends Error {
@@ -114,46 +106,4 @@ export function readIgnoreFile(path: string, command: IgnoreCommand): IgnoreEntr
   const list = Array.isArray(value) ? value : ((value as { ignore?: unknown }).ignore ?? [])
   if (!validate(value)) throw new IgnoreFileError(`${path}: ${problemOf(validate.errors![0]!, Array.isArray(list) ? list : [], command)}`)
   return (list as IgnoreEntry[]).map((entry) => ({ ...entry }))
-}
-
-/** What of a finding an entry is matched against: the members its command's findings have. */
-export interface NamedFinding {
-  side?: string
-  kind?: string
-  /** The operations it touches: one, several (a change met in the answers of save and delete), or none. */
-  operationIds: readonly string[]
-  pointer?: string
-}
-
-/**
- * Whether an ignore file's pointer names a finding's: exactly, but for a header's name, in any
- * letter case (header names are; and older reports wrote them as Node gives them,
- * `/headers/content-type`, where they now write the document's `/headers/Content-Type`).
- */
-export function samePointer(given: string, reported: string): boolean {
-  if (given === reported) return true
-  if (!given.startsWith('/headers/') || !reported.startsWith('/headers/')) return false
-  // `/headers/NAME`, up to what may follow the name.
-  const header = (pointer: string) => {
-    const end = pointer.indexOf('/', '/headers/'.length)
-    return end === -1 ? pointer : pointer.slice(0, end)
-  }
-  const [a, b] = [header(given), header(reported)]
-  return a.length === b.length && a.toLowerCase() === b.toLowerCase() && given.slice(a.length) === reported.slice(b.length)
-}
-
-/** Whether one member given matches: absent or `*` matches anything. */
-const matches = (given: string | undefined, test: (given: string) => boolean) => given === undefined || given === ANY || test(given)
-
-/** Whether an entry accepts a finding: every member it gives matches; an operation when it is one of the finding's. */
-export function accepts(entry: IgnoreEntry, finding: NamedFinding): boolean {
-  return matches(entry.side, (side) => side === finding.side) &&
-    matches(entry.kind, (kind) => kind === finding.kind) &&
-    matches(entry.operationId, (operationId) => finding.operationIds.includes(operationId)) &&
-    matches(entry.pointer, (pointer) => finding.pointer !== undefined && samePointer(pointer, finding.pointer))
-}
-
-/** The first entry that accepts a finding (whose reason the reports give), or undefined. */
-export function acceptingEntry(entries: readonly IgnoreEntry[], finding: NamedFinding): IgnoreEntry | undefined {
-  return entries.find((entry) => accepts(entry, finding))
 }

@@ -1,6 +1,6 @@
 import { isObject } from '../document/json.ts'
 import { REDACTED, isSecretName, redactValue } from '../journal/redact.ts'
-import { acceptingEntry, type IgnoreEntry } from '../kit/ignore-file.ts'
+import { acceptingEntry, type IgnoreEntry } from '../kit/ignore-match.ts'
 
 /**
  * What the proxy found, as data: each finding says on which side (the client's request, the

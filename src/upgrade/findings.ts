@@ -2,7 +2,7 @@ import { groupByCause } from '../usage/causes.ts'
 import { MEMBER_KINDS, type Change } from './compare.ts'
 import type { ReleaseDocument } from './documents.ts'
 import { pathParameterText } from './documents.ts'
-import { acceptingEntry, type IgnoreEntry } from '../kit/ignore-file.ts'
+import { acceptingEntry, type IgnoreEntry } from '../kit/ignore-match.ts'
 import { FINDING_KINDS, operationsOf, type Finding, type FindingKind, type IgnoredFinding } from './types.ts'
 
 /**

@@ -1,5 +1,6 @@
 /**
- * The one ignore file of `proxy --ignore` and `upgrade --ignore` (src/kit/ignore-file.ts): one
+ * The one ignore file of `proxy --ignore` and `upgrade --ignore` (src/kit/ignore-file.ts, and
+ * ignore-match.ts for the matching): one
  * format (YAML or JSON, a list or `{ ignore: [...] }`) checked against the published schema,
  * entries counted from 1 in every message with the member at fault named, `*` for any in each
  * member that names something, the reason kept, the file's size and entries bounded, and matching
@@ -8,7 +9,8 @@
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { acceptingEntry, IgnoreFileError, readIgnoreFile, samePointer, type IgnoreEntry } from '../../src/kit/ignore-file.ts'
+import { IgnoreFileError, readIgnoreFile } from '../../src/kit/ignore-file.ts'
+import { acceptingEntry, samePointer, type IgnoreEntry } from '../../src/kit/ignore-match.ts'
 import { IGNORE_LIMITS } from '../../src/kit/ignore-format.ts'
 import { IGNORE_SCHEMA_FILE, IGNORE_VALIDATOR_FILE, ignoreSchemaText, ignoreValidatorSource } from '../../spec/ignore-schema.ts'
 import { ROOT } from '../cli/processes.ts'
