@@ -1,7 +1,7 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
 import { isObject, type JsonObject } from '../document/json.ts'
-import { escapePointer, resolveRef, responseOf, type OperationEntry } from '../document/reader.ts'
+import { escapePointer, hasSchema, resolveRef, responseOf, type OperationEntry } from '../document/reader.ts'
 import { validatorsFor } from '../document/validators.ts'
 import { dropEchoes } from '../document/violations.ts'
 import { isGatewayStatus } from '../wire/gateway-statuses.ts'
@@ -119,17 +119,6 @@ export function checkWholeAnswer(
 /** Violations of a whole answer that no `offDocument` lets through: what is not valid HTTP, not a matter of the document. */
 export const NOT_HTTP: ReadonlySet<string> = new Set(['textBody', 'noContent'])
 
-
-/** Whether the document holds a schema at this JSON pointer (a media type may declare none). */
-function hasSchema(document: OpenAPIObject, pointer: string): boolean {
-  let node: unknown = document
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~')
-    if (!isObject(node)) return false
-    node = node[key]
-  }
-  return node !== undefined
-}
 
 /**
  * Checks a merge patch against the operation's success answer: the patch applied to each

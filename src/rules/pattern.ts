@@ -1,4 +1,5 @@
 import type { Violation } from '../errors.ts'
+import { escapePointer } from '../document/reader.ts'
 import { compileLinearRegexWork, MAX_BUILD_STEPS, type BuildBudget, type LinearRegex } from './regex.ts'
 import { runAtOnce, runSliced, type Work } from './work.ts'
 
@@ -502,6 +503,3 @@ function describeValue(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text
 }
 
-function escapePointer(name: string): string {
-  return name.replaceAll('~', '~0').replaceAll('/', '~1')
-}

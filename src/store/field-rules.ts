@@ -1,3 +1,4 @@
+import { isTextType } from './model/data-types.ts'
 import { describeValue } from './model/field-values.ts'
 import { valueFits } from '../wire/type-forms.ts'
 import type { FieldDef, FieldRules, FieldType, FieldValue, ReturnStateCode } from './model/types.ts'
@@ -26,15 +27,8 @@ import type { FieldDef, FieldRules, FieldType, FieldValue, ReturnStateCode } fro
 /** Types whose values are numbers, so `minimum` and `maximum` apply. */
 const ORDERED_TYPES: ReadonlySet<FieldType> = new Set(['Numeric', 'Date', 'DateTime', 'Time', 'Timespan', 'Latitude', 'Longitude', 'Identity'])
 
-/** Types whose values are texts, so `maxLength` applies. */
-const TEXT_TYPES: ReadonlySet<FieldType> = new Set(['String', 'File', 'Link', 'WktShape', 'ImageUri', 'Color', 'Icon', 'RichText'])
-
 export function isOrderedType(type: FieldType): boolean {
   return ORDERED_TYPES.has(type)
-}
-
-export function isTextType(type: FieldType): boolean {
-  return TEXT_TYPES.has(type)
 }
 
 /** Whether a field has any rule at all; saves of storages without rules skip every check. */
@@ -153,7 +147,7 @@ export function ruleDefinitionProblems(field: FieldDef): Array<{ rule: keyof Fie
   if (rules.minimum !== undefined && rules.maximum !== undefined && rules.minimum > rules.maximum) {
     problems.push({ rule: 'minimum', message: `minimum ${rules.minimum} is above maximum ${rules.maximum}: no value of ${field.name} could be saved` })
   }
-  if (rules.maxLength !== undefined && !TEXT_TYPES.has(type)) {
+  if (rules.maxLength !== undefined && !isTextType(type)) {
     problems.push({ rule: 'maxLength', message: `maxLength applies to text fields (String, File, Link, WktShape, ImageUri, Color, Icon, RichText), not to ${field.name}, a ${type} field` })
   }
   if (rules.allowed !== undefined) {

@@ -24,7 +24,7 @@ const L = USAGE_LIMITS
 const figure = (n: number) => n.toLocaleString('en-US')
 
 /** Reads at most `limit` + 1 bytes of a file: its bytes, or how many there are when more than `limit`. */
-function readBounded(path: string, limit: number): Buffer | { over: number } {
+export function readBounded(path: string, limit: number): Buffer | { over: number } {
   const fd = openSync(path, 'r')
   try {
     const stat = fstatSync(fd)

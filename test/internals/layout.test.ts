@@ -90,11 +90,14 @@ const ALLOWED: Record<string, string[]> = {
   'src/commands/compare': ['src/commands/compare', 'src/client', 'src/document', 'src/wire', 'src/bytes.ts'],
   // The proxy stands beside the commands: it reads the documents, the usage format and the shared
   // policy (hosts, warnings, redaction), and only the command line imports it.
-  'src/commands/proxy': ['src/commands/proxy', 'src/document', 'src/policy', 'src/wire', 'src/usage-file', 'src/errors.ts', 'spec'],
+  'src/commands/proxy': ['src/commands/proxy', 'src/commands/kit', 'src/document', 'src/policy', 'src/wire', 'src/usage-file', 'src/errors.ts', 'spec'],
+  // The commands' kit: what several commands share (the ignore file, the HTML report's page and
+  // escape, the sign-in -> release map); it reads a file as the usage file's door does, and imports no command.
+  'src/commands/kit': ['src/commands/kit', 'src/usage-file'],
   'src/commands/usage': ['src/commands/usage', 'src/usage-file', 'src/store', 'src/client', 'src/document', 'src/wire', 'contracts', 'spec'],
   // Replays a usage on mocks of two releases in this process: the one command below the front that builds the mock.
   'src/commands/upgrade': [
-    'src/commands/upgrade', 'src/commands/usage', 'src/mock', 'src/usage-file', 'src/client', 'src/document', 'src/store', 'src/policy', 'src/wire',
+    'src/commands/upgrade', 'src/commands/usage', 'src/commands/kit', 'src/mock', 'src/usage-file', 'src/client', 'src/document', 'src/store', 'src/policy', 'src/wire',
     'src/cli-base', 'src/deps.ts', 'src/bytes.ts', 'spec',
   ],
   // Black-box: the contracts run against real installations, so they know the API only as a client does.
@@ -190,6 +193,8 @@ describe('the import direction of src/', () => {
       { from: 'src/http/steps.ts', to: 'src/rules/table.ts' },
       { from: 'src/commands/upgrade/report.ts', to: 'src/commands/cli/verify-report.ts' },
       { from: 'src/commands/usage/causes.ts', to: 'src/commands/upgrade/findings.ts' },
+      { from: 'src/mock/app.ts', to: 'src/commands/kit/html-page.ts' },
+      { from: 'src/commands/kit/ignore-file.ts', to: 'src/commands/proxy/findings.ts' },
     ]
     for (const edge of added) expect(show(forbidden([...ALL, { ...edge, dynamic: false }]))).toEqual([`${edge.from} -> ${edge.to}`])
     // Within a folder only the cycle check sees it: the document's reader and modes once imported each other.
@@ -217,7 +222,7 @@ describe('the import direction of src/', () => {
   })
 
   for (const area of ['src/mock', 'src/operations', 'src/http']) {
-    it(`${area} reaches no command (${COMMANDS.join(', ')}), directly or through another module`, () => {
+    it(`${area} reaches no command nor their kit (${COMMANDS.join(', ')}), directly or through another module`, () => {
       const reached = [...reachedFrom(area).values()].filter((path) => COMMANDS.some((command) => within(path[path.length - 1]!, command)))
       expect(reached.map((path) => path.join(' -> '))).toEqual([])
     })

@@ -249,7 +249,8 @@ describe('appdata-kit proxy in front of a broken installation', () => {
     const ignored = await session('answer', ['--ignore', ignore])
     expect(ignored.code).toBe(0)
     expect(ignored.found.violations).toEqual([])
-    expect(ignored.found.ignored).toMatchObject([{ side: 'answer', operationId: 'queryItems', pointer: '/body/*/Id' }])
+    // The older JSON list, as it was written, still loads; the finding it accepts carries its reason.
+    expect(ignored.found.ignored).toMatchObject([{ side: 'answer', operationId: 'queryItems', pointer: '/body/*/Id', reason: 'staging sends text Ids until the next release' }])
   }, 60_000)
 
   it('judges exchanges before the first sign-in by the newest release, marked, and then by the release the sign-in path shows', async () => {
@@ -437,5 +438,17 @@ describe('appdata-kit proxy and its target', () => {
       const run = await startProcess(process.execPath, [BIN, 'proxy', '--port', '0', ...flags])
       expect((await run.exited).code, flags.join(' ')).toBe(2)
     }
+  })
+
+  it('refuses an ignore entry naming it from 1 with its member, as upgrade does', async () => {
+    const bad = join(dir, 'bad-ignore.yaml')
+    writeFileSync(bad, '- side: answer\n  reason: fine\n- side: sideways\n')
+    const run = await startProcess(process.execPath, [BIN, 'proxy', '--port', '0', '--target', 'http://127.0.0.1:9', '--ignore', bad])
+    expect((await run.exited).code).toBe(2)
+    expect(run.stderr).toContain(`error: ${bad}: entry 2, member side: must be one of request, answer, *; got "sideways"`)
+    writeFileSync(bad, JSON.stringify([{ side: 'answer', kind: 'path-moved' }]))
+    const foreign = await startProcess(process.execPath, [BIN, 'proxy', '--port', '0', '--target', 'http://127.0.0.1:9', '--ignore', bad])
+    expect((await foreign.exited).code).toBe(2)
+    expect(foreign.stderr).toContain('entry 1, member kind: not a member of an entry of proxy --ignore')
   })
 })

@@ -215,8 +215,8 @@ export async function upgrade(args: string[]): Promise<{ code: number | null; st
 export interface JsonReport {
   from: string
   to: string
-  findings: Array<{ kind: string; operationId: string; breaks: boolean; shapes: number; message: string; now: Record<string, unknown>; then: Record<string, unknown> }>
-  ignored?: Array<{ kind: string; operationId: string; reason?: string }>
+  findings: Array<{ kind: string; operationId: string | string[]; breaks: boolean; shapes: number; message: string; now: Record<string, unknown>; then: Record<string, unknown> }>
+  ignored?: Array<{ kind: string; operationId: string | string[]; reason?: string }>
 }
 
 /** Runs upgrade with `--format json` and reads its report. */

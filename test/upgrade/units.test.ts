@@ -10,7 +10,8 @@ import { resolveProfile } from '../../spec/profiles.ts'
 import { causeKey, groupByCause } from '../../src/commands/usage/causes.ts'
 import { memberDiffs, pathText, renamedTo } from '../../src/commands/upgrade/members.ts'
 import { successorOf } from '../../src/commands/upgrade/documents.ts'
-import { applyIgnore, IgnoreFileError, readIgnoreFile } from '../../src/commands/upgrade/ignore.ts'
+import { readIgnoreFile } from '../../src/commands/kit/ignore-file.ts'
+import { applyIgnore } from '../../src/commands/upgrade/findings.ts'
 import type { Finding } from '../../src/commands/upgrade/types.ts'
 import { changesOf } from '../../src/commands/upgrade/compare.ts'
 import { releaseView } from '../../src/commands/upgrade/documents.ts'
@@ -106,31 +107,13 @@ describe('what takes an operation\'s place, from the release profiles', () => {
 })
 
 describe('the ignore file', () => {
-  const finding = (kind: Finding['kind'], operationId: string): Finding => ({ kind, operationId, breaks: true, shapes: 1, message: '', now: {}, then: {} })
+  const finding = (kind: Finding['kind'], operationId: string | string[]): Finding => ({ kind, operationId, breaks: true, shapes: 1, message: '', now: {}, then: {} })
 
-  it('reads a YAML list and a JSON { ignore } alike, and accepts by kind and operation ("*" for any, one of several)', () => {
-    const dir = tempDir('appdata-kit-ignore-')
-    const yaml = join(dir, 'ignore.yaml')
-    writeFileSync(yaml, '- kind: answer-renamed\n  operationId: saveItems\n  reason: read both spellings\n- kind: path-moved\n  operationId: "*"\n')
-    const json = join(dir, 'ignore.json')
-    writeFileSync(json, JSON.stringify({ ignore: [{ kind: 'answer-renamed', operationId: 'saveItems', reason: 'read both spellings' }, { kind: 'path-moved', operationId: '*' }] }))
-    const entries = readIgnoreFile(yaml)
-    expect(readIgnoreFile(json)).toEqual(entries)
-    const { findings, ignored } = applyIgnore([finding('answer-renamed', 'deleteItems, saveItems'), finding('path-moved', 'signInLegacy'), finding('variant-gone', 'queryItemsLegacy'), finding('answer-removed', 'saveItems')], entries)
-    expect(findings.map((f) => f.kind)).toEqual(['variant-gone', 'answer-removed'])
-    expect(ignored.map((f) => [f.kind, f.reason])).toEqual([['answer-renamed', 'read both spellings'], ['path-moved', undefined]])
-  })
-
-  it.each([
-    ['kind: path-moved\n', 'expected a list'],
-    ['- kind: moved\n  operationId: signIn\n', 'entry 1: kind must be one of'],
-    ['- kind: path-moved\n', 'entry 1: operationId must be'],
-    ['- kind: path-moved\n  operationId: signIn\n  reason: 3\n', 'entry 1: reason must be a text'],
-    ['- [unclosed\n', 'neither YAML nor JSON'],
-  ])('refuses %j naming what is wrong', (text, message) => {
-    const file = join(tempDir('appdata-kit-ignore-'), 'ignore.yaml')
-    writeFileSync(file, text)
-    expect(() => readIgnoreFile(file)).toThrow(IgnoreFileError)
-    expect(() => readIgnoreFile(file)).toThrow(message)
+  it('accepts by kind and operation ("*" for any, one of several), each accepted finding with its entry\'s reason', () => {
+    const yaml = join(tempDir('appdata-kit-ignore-'), 'ignore.yaml')
+    writeFileSync(yaml, '- kind: answer-renamed\n  operationId: saveItems\n  reason: read both spellings\n- kind: path-moved\n  operationId: "*"\n- kind: "*"\n  operationId: queryItemsLegacy\n  reason: the old query stays\n')
+    const { findings, ignored } = applyIgnore([finding('answer-renamed', ['deleteItems', 'saveItems']), finding('path-moved', 'signInLegacy'), finding('variant-gone', 'queryItemsLegacy'), finding('answer-removed', 'saveItems')], readIgnoreFile(yaml, 'upgrade'))
+    expect(findings.map((f) => f.kind)).toEqual(['answer-removed'])
+    expect(ignored.map((f) => [f.kind, f.reason])).toEqual([['answer-renamed', 'read both spellings'], ['path-moved', undefined], ['variant-gone', 'the old query stays']])
   })
 })

@@ -25,7 +25,7 @@ const usage318 = join(dir, 'usage-3.0.18.json')
 const usage319 = join(dir, 'usage-3.0.19.json')
 afterEach(stopStarted)
 
-const of = (report: JsonReport, kind: string, operation?: string) => report.findings.filter((f) => f.kind === kind && (operation === undefined || f.operationId.split(', ').includes(operation)))
+const of = (report: JsonReport, kind: string, operation?: string) => report.findings.filter((f) => f.kind === kind && (operation === undefined || [f.operationId].flat().includes(operation)))
 
 describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
   let run: { code: number | null; report: JsonReport; stderr: string }
@@ -69,7 +69,10 @@ describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
     const renamed = of(run.report, 'answer-renamed')
     expect(renamed).toHaveLength(1)
     expect(renamed[0]).toMatchObject({ breaks: true, now: { member: 'IsSaveSuccesfully', type: 'boolean' }, then: { member: 'IsSaveSuccessfully', type: 'boolean' } })
-    expect(renamed[0]?.operationId.split(', ').sort()).toEqual(['deleteItems', 'saveItems'])
+    // Several operations: a list in the JSON, joined in the text.
+    expect(Array.isArray(renamed[0]?.operationId)).toBe(true)
+    expect([...(renamed[0]?.operationId ?? [])].sort()).toEqual(['deleteItems', 'saveItems'])
+    expect(of(run.report, 'variant-gone', 'queryItemsLegacy')[0]?.operationId).toBe('queryItemsLegacy')
   })
 
   it('names the older delete body once, as taken with a warning (not breaking), with the current body to send', () => {
@@ -113,22 +116,34 @@ describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
   describe('--ignore', () => {
     it('reports accepted findings as ignored (YAML), leaves them out of the exit code, and refuses a file it cannot read (exit 2)', async () => {
       const some = join(dir, 'ignore.yaml')
-      writeFileSync(some, '# accepted\n- kind: request-tolerated\n  operationId: deleteItems\n  reason: the older body stays until our next release\n- kind: answer-renamed\n  operationId: saveItems\n')
+      writeFileSync(some, '# accepted\n- kind: "*"\n  operationId: deleteItems\n  reason: the older body stays until our next release\n- kind: answer-renamed\n  operationId: saveItems\n')
       const partly = await upgradeJson(['--usage', usage29, '--to', '3.0.19', '--ignore', some])
       expect(partly.code).toBe(1)
-      expect(partly.report.ignored?.map((f) => `${f.kind} ${f.operationId}`).sort()).toEqual(['answer-renamed deleteItems, saveItems', 'request-tolerated deleteItems'])
-      expect(partly.report.ignored?.find((f) => f.kind === 'request-tolerated')?.reason).toBe('the older body stays until our next release')
+      // `kind: "*"` on deleteItems takes every finding of it, the renaming it shares with saveItems first.
+      expect(partly.report.ignored?.map((f) => `${f.kind} ${[f.operationId].flat().sort().join(', ')}`).sort()).toEqual(['answer-renamed deleteItems, saveItems', 'request-tolerated deleteItems'])
+      expect(partly.report.ignored?.map((f) => f.reason)).toEqual(['the older body stays until our next release', 'the older body stays until our next release'])
       expect(of(partly.report, 'request-tolerated')).toEqual([])
+      // The reason in the text, the Markdown and the JUnit reports too.
+      const junit = join(dir, 'ignored.xml')
+      const text = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', some, '--junit', junit])
+      expect(text.stdout).toContain('request-tolerated deleteItems (1 shape): the older body stays until our next release')
+      expect((await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', some, '--format', 'markdown'])).stdout).toContain('request-tolerated deleteItems (the older body stays until our next release)')
+      expect(readFileSync(junit, 'utf8')).toContain('accepted by --ignore: the older body stays until our next release')
       const all = join(dir, 'ignore-all.json')
       writeFileSync(all, JSON.stringify({ ignore: [{ kind: 'path-moved', operationId: '*' }, { kind: 'variant-gone', operationId: 'queryItemsLegacy' }, { kind: 'answer-renamed', operationId: 'deleteItems' }] }))
       const accepted = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', all])
       expect(accepted.code, accepted.stdout).toBe(0)
       expect(accepted.stdout).toContain('ignored (--ignore): 3')
       const bad = join(dir, 'ignore-bad.yaml')
-      writeFileSync(bad, '- kind: moved\n  operationId: signIn\n')
+      writeFileSync(bad, '- kind: path-moved\n  operationId: signIn\n- kind: moved\n  operationId: signIn\n')
       const refused = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', bad])
       expect(refused.code).toBe(2)
-      expect(refused.stderr).toContain('entry 1: kind must be one of path-moved')
+      expect(refused.stderr).toContain(`error: ${bad}: entry 2, member kind: must be one of path-moved`)
+      // A member of the proxy's entries is no member of upgrade's: refused, not ignored.
+      writeFileSync(bad, '- kind: path-moved\n  pointer: /body\n')
+      const foreign = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', bad])
+      expect(foreign.code).toBe(2)
+      expect(foreign.stderr).toContain('entry 1, member pointer: not a member of an entry of upgrade --ignore')
     })
   })
 

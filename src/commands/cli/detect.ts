@@ -2,6 +2,7 @@ import { normalizeVersion } from '../../../spec/versions.ts'
 import { resolveProfile } from '../../../spec/profiles.ts'
 import type { Transport, WireResponse } from '../../wire/transport.ts'
 import { MOCK_HEADER } from '../../wire/mock-header.ts'
+import { SIGN_IN_RELEASES, type SignInRelease } from '../kit/sign-in-releases.ts'
 
 /** What probing the sign-in paths tells about an installation. */
 export interface Detected {
@@ -18,11 +19,15 @@ export interface NotDetected {
   reason: string
 }
 
-const PROBES = [
-  { operation: 'signIn', release: '3.0.19', label: '3.0.19 or later (sign-in with the organization in the path)', path: (org: string) => `/identityprovider/${encodeURIComponent(org)}/connect/token`, form: true },
-  { operation: 'signInWithoutOrganization', release: '3.0.18', label: '3.0.0 to 3.0.18 (sign-in without the organization)', path: () => '/identityprovider/connect/token', form: true },
-  { operation: 'signInLegacy', release: '2.9.0', label: 'below 3.0 (legacy sign-in)', path: () => '/IntelligenceUserManagementService/UserManagementService.svc/Token', form: false },
-] as const
+/** How each sign-in is probed: its path and whether it takes a form. */
+const HOW: Record<SignInRelease['operationId'], { path: (org: string) => string; form: boolean }> = {
+  signIn: { path: (org) => `/identityprovider/${encodeURIComponent(org)}/connect/token`, form: true },
+  signInWithoutOrganization: { path: () => '/identityprovider/connect/token', form: true },
+  signInLegacy: { path: () => '/IntelligenceUserManagementService/UserManagementService.svc/Token', form: false },
+}
+
+/** The sign-ins newest first, with the release each shows (the one map the proxy reads too) and how to probe it. */
+const PROBES = SIGN_IN_RELEASES.map((signIn) => ({ operation: signIn.operationId, release: signIn.release, label: signIn.label, ...HOW[signIn.operationId] }))
 
 const isRedirect = (answer: WireResponse) => answer.status >= 300 && answer.status < 400
 const isMissing = (answer: WireResponse) => answer.status === 404 || answer.status === 405

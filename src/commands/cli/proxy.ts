@@ -5,10 +5,9 @@ import { ConfigError, EXIT } from '../../cli-base/exit.ts'
 import { httpTransport } from '../../wire/transport.ts'
 import { writeUsageFile } from '../../usage-file/file.ts'
 import { emulatedRelease } from '../../mock/config.ts'
-import { IgnoreFileError, readIgnoreFile } from '../proxy/ignore-file.ts'
+import type { IgnoreEntry } from '../kit/ignore-match.ts'
 import { Inspector, type FailOn, type ProxyReport } from '../proxy/inspector.ts'
 import { startProxy, type RunningProxy } from '../proxy/server.ts'
-import type { Accepted } from '../proxy/findings.ts'
 import { parseFlags, positiveInteger } from './connection.ts'
 import { detectRelease } from './detect.ts'
 import { redactor } from './secrets.ts'
@@ -77,7 +76,7 @@ function command() {
     .addOption(new Option('--junit <file>', 'write the report as JUnit XML at stop').env('APPDATA_PROXY_JUNIT'))
     .addOption(new Option('--html <file>', 'write the report as one self-contained HTML page at stop').env('APPDATA_PROXY_HTML'))
     .addOption(new Option('--record-usage <file>', "write what the client used as a usage file at stop (the mock's --record-usage format)").env('APPDATA_PROXY_RECORD_USAGE'))
-    .addOption(new Option('--ignore <file>', 'JSON list of accepted findings ({ side, operationId, pointer }), reported as ignored').env('APPDATA_PROXY_IGNORE'))
+    .addOption(new Option('--ignore <file>', 'accepted findings, by side, operationId and pointer (YAML or JSON; see docs/proxy.md): reported as ignored with their reason, never failing').env('APPDATA_PROXY_IGNORE'))
     .addOption(new Option('--check-limit <mb>', 'bodies larger than this many MB pass unchecked, with a warning').env('APPDATA_PROXY_CHECK_LIMIT').argParser(megabytes).default(16))
     .addOption(new Option('--ca <file>', 'PEM file of a certificate authority to trust, for a target with its own certificate').env('APPDATA_CA'))
     .addOption(new Option('--insecure', 'accept any TLS certificate of the target (test installations only)').env('APPDATA_INSECURE'))
@@ -137,13 +136,15 @@ function summaryLines(report: ProxyReport, failOn: FailOn, shedLoad: boolean, fa
 export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promise<unknown>): Promise<number> {
   const flags = parseFlags<ProxyFlags>(command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true), argv, io.stderr, check)
   if (typeof flags === 'number') return flags
-  let accepted: Accepted[] = []
+  let accepted: IgnoreEntry[] = []
   let ca: Buffer | undefined
+  // The ignore file's reader (a YAML parser, the schema's validator) loads only when --ignore is given.
+  const ignoreFile = flags.ignore === undefined ? undefined : await import('../kit/ignore-file.ts')
   try {
-    if (flags.ignore !== undefined) accepted = readIgnoreFile(flags.ignore)
+    if (flags.ignore !== undefined && ignoreFile !== undefined) accepted = ignoreFile.readIgnoreFile(flags.ignore, 'proxy')
     if (flags.ca !== undefined) ca = readFileSync(flags.ca)
   } catch (error) {
-    io.stderr(`error: ${error instanceof IgnoreFileError ? error.message : `--ca ${flags.ca}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`}\n`)
+    io.stderr(`error: ${ignoreFile !== undefined && error instanceof ignoreFile.IgnoreFileError ? error.message : `--ca ${flags.ca}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`}\n`)
     return EXIT.usage
   }
   const target = new URL(flags.target)

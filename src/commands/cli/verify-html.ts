@@ -2,6 +2,7 @@ import type { RunReport } from '../../../contracts/runner.ts'
 import type { ContractResult } from '../../../contracts/types.ts'
 import type { Difference } from '../compare/compare.ts'
 import type { Exchange } from '../compare/recording.ts'
+import { escapeHtml, htmlPage } from '../kit/html-page.ts'
 import { failureLine } from './verify-report.ts'
 import { summarize } from '../../../contracts/summary.ts'
 
@@ -35,32 +36,17 @@ const BODY_LIMIT = 8 * 1024
 /** Exchanges shown per failed contract (the last ones: they show what failed). */
 const EXCHANGE_LIMIT = 12
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-
+/** The run as one HTML page: a summary per installation, the comparison when there are two, the results grouped by operation. */
 export function htmlReport(input: HtmlReportInput, redact: (text: string) => string): string {
-  const text = (value: string) => escape(redact(value))
+  const text = (value: string) => escapeHtml(redact(value))
   const sides = input.second === undefined ? [input.first] : [input.first, input.second]
   const title = input.kind === 'comparison' ? `appdata-kit verify: ${input.first.report.target} compared with ${input.second?.report.target}` : `appdata-kit verify${input.kind === 'usage' ? ' --usage' : ''}: ${input.first.report.target}`
-  const body = [
-    `<h1>${text(title)}</h1>`,
-    `<p class="muted">Written ${text(input.writtenAt)}.</p>`,
+  const sections = [
     ...sides.map((side, i) => summaryBlock(side.report, sides.length === 1 ? '' : i === 0 ? 'First' : 'Second', text)),
     input.kind === 'comparison' && input.second !== undefined ? comparisonBlock(input.first, input.second, input.differences ?? [], text) : '',
     ...sides.map((side, i) => resultsBlock(side, input.kind, sides.length === 1 ? '' : i === 0 ? 'First: ' : 'Second: ', text)),
   ]
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${text(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-${body.join('\n')}
-</body>
-</html>
-`
+  return htmlPage({ title: redact(title), writtenAt: input.writtenAt, style: STYLE, sections })
 }
 
 function summaryBlock(report: RunReport, label: string, text: (value: string) => string): string {
@@ -96,7 +82,7 @@ ${rows}
 
 function resultRow(result: ContractResult, exchanges: readonly Exchange[], text: (value: string) => string): string {
   const { contract } = result
-  const head = `<tr class="result ${result.outcome}" id="${escape(`result-${contract.id}`)}"><td><code>${text(contract.id)}</code><br><span class="muted">${text(contract.title)}</span></td><td>${text(contract.severity)}</td><td class="${result.outcome}">${result.outcome}${result.reason === undefined ? '' : `: ${text(result.reason)}`}</td><td>${result.durationMs.toFixed(0)} ms</td></tr>`
+  const head = `<tr class="result ${result.outcome}" id="${escapeHtml(`result-${contract.id}`)}"><td><code>${text(contract.id)}</code><br><span class="muted">${text(contract.title)}</span></td><td>${text(contract.severity)}</td><td class="${result.outcome}">${result.outcome}${result.reason === undefined ? '' : `: ${text(result.reason)}`}</td><td>${result.durationMs.toFixed(0)} ms</td></tr>`
   const notes = (result.notes ?? []).map((note) => `<li>${text(note)}</li>`).join('')
   if (result.outcome !== 'failed' && notes === '') return head
   const failures = result.failures
@@ -148,9 +134,6 @@ function comparisonBlock(first: HtmlSide, second: HtmlSide, differences: readonl
 <details><summary>Every contract's outcome on both</summary><table><thead><tr><th>Contract</th><th>${text(first.report.target)}</th><th>${text(second.report.target)}</th></tr></thead><tbody>${rows}</tbody></table></details></section>`
 }
 
-const STYLE = `body{font:14px/1.45 system-ui,sans-serif;color:#1d2430;margin:1rem 1.5rem}h1{font-size:1.2rem}h2{font-size:1.05rem;margin-top:1.4rem}
-table{border-collapse:collapse;margin:.3rem 0;width:100%}th,td{border:1px solid #d6dbe3;padding:.2rem .45rem;text-align:left;vertical-align:top}th{background:#f3f5f8}
-pre{background:#f6f8fa;padding:.35rem .5rem;margin:.2rem 0;white-space:pre-wrap;word-break:break-all;max-height:24rem;overflow:auto}
-.muted{color:#5b6472}.passed{color:#145c2c}.failed{color:#a11;font-weight:600}.skipped{color:#5b6472}tr.result.failed td{background:#fdecec}.differs td{background:#fff4dc}
-.group{margin:.4rem 0}.group>summary{cursor:pointer;padding:.2rem 0}.grid{display:grid;grid-template-columns:1fr 1fr;gap:.6rem}.exchange{margin:.2rem 0}.failure{margin:.2rem 0}
-.pair th{width:7rem}h4,h5{margin:.5rem 0 .2rem}`
+/** verify's own styles, beside the page's shared ones: the colours of outcomes, the groups, failures and exchanges. */
+const STYLE = `.passed{color:#145c2c}.failed{color:#a11;font-weight:600}.skipped{color:#5b6472}tr.result.failed td{background:#fdecec}.differs td{background:#fff4dc}
+.group{margin:.4rem 0}.group>summary{cursor:pointer;padding:.2rem 0}.exchange{margin:.2rem 0}.failure{margin:.2rem 0}.pair th{width:7rem}`

@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { isObject } from '../../document/json.ts'
-import { escapePointer, resolveRef, responseOf } from '../../document/reader.ts'
+import { escapePointer, hasSchema, resolveRef, responseOf } from '../../document/reader.ts'
 import { validatorsFor } from '../../document/validators.ts'
 import { isGatewayStatus } from '../../wire/gateway-statuses.ts'
 import { MOCK_DEFINED } from '../../../spec/extensions.ts'
@@ -36,16 +36,6 @@ function headerText(value: string | string[] | undefined): string | undefined {
 /** Every status an operation declares, for messages. */
 function declaredStatuses(route: Route): string {
   return Object.keys(isObject(route.description.operation.responses) ? route.description.operation.responses : {}).join(', ')
-}
-
-/** Whether the document has a schema at a pointer (a media type may declare none). */
-function hasSchema(document: OpenAPIObject, pointer: string): boolean {
-  let node: unknown = document
-  for (const raw of pointer.split('/').slice(1)) {
-    if (!isObject(node)) return false
-    node = node[raw.replaceAll('~1', '/').replaceAll('~0', '~')]
-  }
-  return node !== undefined
 }
 
 /** Judges one answer of a routed operation against the release's document as an installation is held to it. */

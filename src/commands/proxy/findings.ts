@@ -1,5 +1,6 @@
 import { isObject } from '../../document/json.ts'
 import { REDACTED, isSecretName, redactValue } from '../../policy/redact.ts'
+import { acceptingEntry, type IgnoreEntry } from '../kit/ignore-match.ts'
 
 /**
  * What the proxy found, as data: each finding says on which side (the client's request, the
@@ -115,28 +116,9 @@ export function exampleOf(value: unknown, pointer: string): unknown {
   return text.length <= EXAMPLE_CHARS ? redacted : `${text.slice(0, EXAMPLE_CHARS)}… (${text.length} characters)`
 }
 
-/**
- * Whether an ignore file's pointer names a finding's: exactly, but for a header's name, in any
- * letter case (header names are; and reports before this one wrote them as Node gives them,
- * `/headers/content-type`, where they now write the document's `/headers/Content-Type`).
- */
-export function samePointer(given: string, reported: string): boolean {
-  if (given === reported) return true
-  if (!given.startsWith('/headers/') || !reported.startsWith('/headers/')) return false
-  // `/headers/NAME`, up to what may follow the name.
-  const header = (pointer: string) => {
-    const end = pointer.indexOf('/', '/headers/'.length)
-    return end === -1 ? pointer : pointer.slice(0, end)
-  }
-  const [a, b] = [header(given), header(reported)]
-  return a.length === b.length && a.toLowerCase() === b.toLowerCase() && given.slice(a.length) === reported.slice(b.length)
-}
-
-/** An accepted finding of an --ignore file: every member given must match (a pointer exactly, as reported, but for a header's letter case). */
-export interface Accepted {
-  side?: Side
-  operationId?: string
-  pointer?: string
+/** A finding an --ignore entry accepted, with the entry's reason when it gives one. */
+export interface IgnoredFinding extends Finding {
+  reason?: string
 }
 
 /** Longest message of a finding. */
@@ -148,10 +130,10 @@ export const MAX_FINDINGS = 2000
 /** The findings so far, each counted once, split into the reported and the accepted (ignored). */
 export class FindingTally {
   readonly #findings = new Map<string, Finding>()
-  readonly #accepted: readonly Accepted[]
+  readonly #accepted: readonly IgnoreEntry[]
   overflow = 0
 
-  constructor(accepted: readonly Accepted[] = []) {
+  constructor(accepted: readonly IgnoreEntry[] = []) {
     this.#accepted = accepted
   }
 
@@ -194,19 +176,24 @@ export class FindingTally {
     return keys
   }
 
-  /** Whether an --ignore entry accepts a finding. */
-  isAccepted(finding: Pick<Finding, 'side' | 'operationId' | 'pointer'>): boolean {
-    return this.#accepted.some((entry) =>
-      (entry.side === undefined || entry.side === finding.side) &&
-      (entry.operationId === undefined || entry.operationId === finding.operationId) &&
-      (entry.pointer === undefined || samePointer(entry.pointer, finding.pointer)))
+  /** The --ignore entry that accepts a finding (the first that does), or undefined. */
+  acceptedBy(finding: Pick<Finding, 'side' | 'operationId' | 'pointer'>): IgnoreEntry | undefined {
+    if (this.#accepted.length === 0) return undefined
+    return acceptingEntry(this.#accepted, { side: finding.side, operationIds: finding.operationId === null ? [] : [finding.operationId], pointer: finding.pointer })
   }
 
-  /** The findings in a stable order (side, violations first, operation, pointer), split by --ignore. */
-  lists(): { reported: Finding[]; ignored: Finding[] } {
+  /** The findings in a stable order (side, violations first, operation, pointer), split by --ignore, each accepted one with its entry's reason. */
+  lists(): { reported: Finding[]; ignored: IgnoredFinding[] } {
     const order = (f: Finding) => `${f.side === 'request' ? 0 : 1}${f.severity === 'violation' ? 0 : 1} ${f.operationId ?? '~'} ${f.pointer} ${f.message}`
     const all = [...this.#findings.values()].sort((a, b) => order(a).localeCompare(order(b)))
-    return { reported: all.filter((f) => !this.isAccepted(f)), ignored: all.filter((f) => this.isAccepted(f)) }
+    const reported: Finding[] = []
+    const ignored: IgnoredFinding[] = []
+    for (const finding of all) {
+      const entry = this.acceptedBy(finding)
+      if (entry === undefined) reported.push(finding)
+      else ignored.push(entry.reason === undefined ? finding : { ...finding, reason: entry.reason })
+    }
+    return { reported, ignored }
   }
 
   /** The finding counted under a key. */

@@ -2,7 +2,8 @@ import { LATEST_VERSION } from '../../../spec/versions.ts'
 import { CONTROL_PREFIX } from '../../../spec/control-plane/constants.ts'
 import { isSecretName, redactUrl } from '../../policy/redact.ts'
 import { USAGE_VERSION, type Interaction, type UsageFile } from '../../usage-file/file.ts'
-import { FindingTally, type Accepted, type Observation, type Side, type Finding } from './findings.ts'
+import { FindingTally, type IgnoredFinding, type Observation, type Side, type Finding } from './findings.ts'
+import type { IgnoreEntry } from '../kit/ignore-match.ts'
 import { NOT_JUDGED_REASONS, PREVIEW_BYTES, type ExchangeToJudge, type Judgement, type NotJudgedReason, type Outcome } from './judge.ts'
 import { startJudgeThread, type JudgeThread, type StartJudge } from './judge-thread.ts'
 import type { JudgeReply } from './judge-protocol.ts'
@@ -92,7 +93,8 @@ export interface InspectorOptions {
   target: string
   /** `--product-version`, normalized; undefined to detect it from the sign-in path the client uses. */
   release?: string
-  accepted?: readonly Accepted[]
+  /** The entries of `--ignore`: findings they accept are reported apart, with the entry's reason. */
+  accepted?: readonly IgnoreEntry[]
   /** Fold every exchange into a usage file (`--record-usage`). */
   recordUsage?: boolean
   secrets: SecretFilter
@@ -120,7 +122,8 @@ export interface ProxyReport {
   releaseFrom: ReleaseSource
   exchanges: number
   violations: Finding[]
-  ignored: Finding[]
+  /** The findings --ignore accepted, each with the reason of the entry that accepted it (when it gives one). */
+  ignored: IgnoredFinding[]
   /** Distinct findings past the report's limit, counted but not listed. */
   unlisted?: number
   notJudged: NotJudged

@@ -1,6 +1,7 @@
 import builderModule, { type Builder } from 'junit-report-builder'
 import { redactHeaders, redactValue } from '../../policy/redact.ts'
-import type { Finding, Side } from './findings.ts'
+import { escapeHtml, htmlPage } from '../kit/html-page.ts'
+import type { Finding, IgnoredFinding, Side } from './findings.ts'
 import type { FailOn, KeptExchange, NotJudgedReason, ProxyReport } from './inspector.ts'
 
 // junit-report-builder ships CommonJS; under NodeNext its default export types as the module object.
@@ -74,13 +75,11 @@ export function junitText(report: ProxyReport, redact: (text: string) => string,
       }
     }
     for (const finding of report.ignored.filter((f) => f.side === side)) {
-      suite.testCase().className(`proxy.${side}`).name(redact(findingName(finding))).skipped().standardOutput(redact(`accepted by --ignore: ${findingLine(finding)}`))
+      suite.testCase().className(`proxy.${side}`).name(redact(findingName(finding))).skipped().standardOutput(redact(`accepted by --ignore${finding.reason === undefined ? '' : ` (${finding.reason})`}: ${findingLine(finding)}`))
     }
   }
   return junit.build()
 }
-
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 
 /** A body kept (its first bytes) as text: JSON indented with secret members masked, a form likewise, bytes by their count. */
 function bodyText(body: Buffer, total: number, contentType: string, coding: { encoding?: string; decodedBytes?: number } = {}): string {
@@ -136,10 +135,11 @@ ${findings}${exchange.reason === undefined ? '' : `<p class="muted">${text(excha
 <div><h4>Answer ${text(status)} <span class="muted">${text(exchange.answerContentType)}</span></h4><pre class="answer">${text(bodyText(exchange.answerBody, exchange.answerBytes, exchange.answerContentType, { ...(exchange.answerEncoding === undefined ? {} : { encoding: exchange.answerEncoding }), ...(exchange.decodedBytes === undefined ? {} : { decodedBytes: exchange.decodedBytes }) }) || '(empty)')}</pre></div></div></details>`
 }
 
-function findingsTable(findings: readonly Finding[], text: (value: string) => string): string {
+/** The findings as a table; the accepted ones (`--ignore`) with the reason of the entry that accepted each. */
+function findingsTable(findings: readonly IgnoredFinding[], text: (value: string) => string, accepted = false): string {
   if (findings.length === 0) return ''
-  const rows = findings.map((f) => `<tr class="${f.severity}"><td>${f.severity}</td><td>${text(f.operationId ?? '(none)')}<br><span class="muted">${text(`${f.method} ${f.path}`)}</span></td><td><code>${text(f.pointer === '' ? '(the request)' : f.pointer)}</code></td><td>${text(f.message)}</td><td>${f.example === undefined ? '' : `<code>${text(JSON.stringify(f.example))}</code>`}</td><td>${f.count}</td><td>${f.status}</td><td>${text(f.release)}${f.beforeSignIn === true ? ' <span class="muted">(before the first sign-in)</span>' : ''}</td></tr>`)
-  return `<table class="findings-table"><thead><tr><th>Severity</th><th>Operation</th><th>Pointer</th><th>What the document expects</th><th>What came</th><th>Count</th><th>Status</th><th>Release</th></tr></thead><tbody>
+  const rows = findings.map((f) => `<tr class="${f.severity}">${accepted ? `<td>${text(f.reason ?? '')}</td>` : ''}<td>${f.severity}</td><td>${text(f.operationId ?? '(none)')}<br><span class="muted">${text(`${f.method} ${f.path}`)}</span></td><td><code>${text(f.pointer === '' ? '(the request)' : f.pointer)}</code></td><td>${text(f.message)}</td><td>${f.example === undefined ? '' : `<code>${text(JSON.stringify(f.example))}</code>`}</td><td>${f.count}</td><td>${f.status}</td><td>${text(f.release)}${f.beforeSignIn === true ? ' <span class="muted">(before the first sign-in)</span>' : ''}</td></tr>`)
+  return `<table class="findings-table"><thead><tr>${accepted ? '<th>Why accepted</th>' : ''}<th>Severity</th><th>Operation</th><th>Pointer</th><th>What the document expects</th><th>What came</th><th>Count</th><th>Status</th><th>Release</th></tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table>`
 }
@@ -163,9 +163,9 @@ export interface HtmlInput {
 
 /** The HTML page: a summary, a section per side (its findings, then the exchanges that showed them), accepted findings, the recent exchanges. */
 export function htmlText(input: HtmlInput, redact: (value: string) => string): string {
-  const text = (value: string) => escape(redact(value))
+  const text = (value: string) => escapeHtml(redact(value))
   const { report, exchanges } = input
-  const title = `appdata-kit proxy: ${report.target}`
+  const title = redact(`appdata-kit proxy: ${report.target}`)
   const count = (side: Side, severity: Finding['severity']) => report.violations.filter((f) => f.side === side && f.severity === severity).length
   const summary = `<section class="summary"><h2>Summary</h2>
 <p>${report.exchanges} exchange(s) passed on to ${text(report.target)}, judged by the document of release ${text(report.release)} (${text(RELEASE_FROM[report.releaseFrom])}).</p>
@@ -180,26 +180,9 @@ ${SIDES.map(({ side, title: name }) => `<tr id="summary-${side}"><td>${name}</td
       : `${findingsTable(findings, text)}<h3>Exchanges with findings on this side</h3>${shown.map((exchange) => exchangeBlock(exchange, side, text)).join('\n')}`
     return `<section class="side" id="side-${side}"><h2>${name}</h2>\n${body}</section>`
   })
-  const ignored = report.ignored.length === 0 ? '' : `<section id="ignored"><h2>Accepted findings (--ignore)</h2>${findingsTable(report.ignored, text)}</section>`
+  const ignored = report.ignored.length === 0 ? '' : `<section id="ignored"><h2>Accepted findings (--ignore)</h2>${findingsTable(report.ignored, text, true)}</section>`
   const recent = `<section id="exchanges"><h2>Exchanges</h2><p class="muted">The first exchange of each finding, and the most recent ones; bodies cut at 8 KB.</p>${exchanges.map((exchange) => exchangeBlock(exchange, undefined, text)).join('\n')}</section>`
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${text(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<h1>${text(title)}</h1>
-<p class="muted">Written ${text(input.writtenAt)}.</p>
-${summary}
-${sides.join('\n')}
-${ignored}
-${recent}
-</body>
-</html>
-`
+  return htmlPage({ title, writtenAt: input.writtenAt, style: STYLE, sections: [summary, ...sides, ignored, recent] })
 }
 
 const RELEASE_FROM: Record<ProxyReport['releaseFrom'], string> = {
@@ -209,9 +192,6 @@ const RELEASE_FROM: Record<ProxyReport['releaseFrom'], string> = {
   newest: 'the newest: no sign-in seen',
 }
 
-const STYLE = `body{font:14px/1.45 system-ui,sans-serif;color:#1d2430;margin:1rem 1.5rem;overflow-wrap:anywhere}h1{font-size:1.2rem}h2{font-size:1.05rem;margin-top:1.4rem}h3{font-size:.95rem}
-table{border-collapse:collapse;margin:.3rem 0;width:100%}th,td{border:1px solid #d6dbe3;padding:.2rem .45rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f3f5f8}
-pre{background:#f6f8fa;padding:.35rem .5rem;margin:.2rem 0;white-space:pre-wrap;word-break:break-all;max-height:24rem;overflow:auto}
-.muted{color:#5b6472}.violation{color:#a11;font-weight:600}.warning{color:#8a5a00}.kept{color:#145c2c}tr.violation td{background:#fdecec}tr.warning td{background:#fff4dc}
-.exchange{margin:.25rem 0;border-left:3px solid #d6dbe3;padding-left:.5rem}.exchange>summary{cursor:pointer}.grid{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:.6rem}
-.findings{margin:.3rem 0}.findings li.violation{font-weight:400}h4{margin:.5rem 0 .2rem}`
+/** The proxy's own styles, beside the page's shared ones: the colours of violations and warnings, the exchanges as blocks. */
+const STYLE = `.violation{color:#a11;font-weight:600}.warning{color:#8a5a00}.kept{color:#145c2c}tr.violation td{background:#fdecec}tr.warning td{background:#fff4dc}
+.exchange{margin:.25rem 0;border-left:3px solid #d6dbe3;padding-left:.5rem}.exchange>summary{cursor:pointer}.findings{margin:.3rem 0}.findings li.violation{font-weight:400}`

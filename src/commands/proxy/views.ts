@@ -2,6 +2,7 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { apiDocument, listOperations, releaseDocument, servedDocument, type OperationEntry } from '../../document/reader.ts'
 import { relaxMockDefined } from '../../document/mock-defined.ts'
 import { bodyAlternatives } from '../../document/hints.ts'
+import { releaseOfSignIn } from '../kit/sign-in-releases.ts'
 
 /**
  * The documents one release is judged by, and the routing of a request to its operation. Built once
@@ -112,17 +113,6 @@ export function anyReleaseRoute(method: string, path: string): { operationId: st
   return allRoutes.find((route) => route.method === method && route.pattern.test(path))
 }
 
-/**
- * The sign-in operations, each with the release whose surface its path is: the organization in the
- * path from 3.0.19, without it from 3.0.0, the legacy service below 3.0 (the same representatives
- * verify's detection names).
- */
-export const SIGN_IN_RELEASES: Readonly<Record<string, string>> = {
-  signIn: '3.0.19',
-  signInWithoutOrganization: '3.0.18',
-  signInLegacy: '2.9.0',
-}
-
 /** An operation of any release as a matcher, with the release its path shows when it is a sign-in (else null). */
 export interface SignInMatcher {
   method: string
@@ -139,7 +129,7 @@ export interface SignInMatcher {
 export function signInMatchers(): SignInMatcher[] {
   return listOperations(apiDocument()).map((entry) => {
     const { pattern } = capturingMatcher(entry.path)
-    return { method: entry.method.toUpperCase(), source: pattern.source, flags: pattern.flags, release: SIGN_IN_RELEASES[entry.operationId] ?? null }
+    return { method: entry.method.toUpperCase(), source: pattern.source, flags: pattern.flags, release: releaseOfSignIn(entry.operationId) ?? null }
   })
 }
 

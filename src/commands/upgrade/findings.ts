@@ -2,7 +2,8 @@ import { groupByCause } from '../usage/causes.ts'
 import { MEMBER_KINDS, type Change } from './compare.ts'
 import type { ReleaseDocument } from './documents.ts'
 import { pathParameterText } from './documents.ts'
-import { FINDING_KINDS, type Finding, type FindingKind } from './types.ts'
+import { acceptingEntry, type IgnoreEntry } from '../kit/ignore-match.ts'
+import { FINDING_KINDS, operationsOf, type Finding, type FindingKind, type IgnoredFinding } from './types.ts'
 
 /**
  * Changes grouped into findings, one per change of the release however many recorded shapes meet
@@ -80,9 +81,11 @@ export function findingsOf(changes: readonly Change[], from: ReleaseDocument, to
   const findings = groups.map(({ items }): Finding => {
     const first = items[0] as Change
     const shapes = new Set(items.map((change) => change.index)).size
+    const operations = [...new Set(items.map((change) => change.operationId))]
     return {
       kind: first.kind,
-      operationId: [...new Set(items.map((change) => change.operationId))].join(', '),
+      // One operation as a text, several as a list (JSON readers need not split a joined text).
+      operationId: operations.length === 1 ? (operations[0] as string) : operations,
       breaks: items.some((change) => change.breaks),
       shapes,
       message: messageOf(first.kind, items, shapes, from, to),
@@ -96,4 +99,16 @@ export function findingsOf(changes: readonly Change[], from: ReleaseDocument, to
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number)
     return 0
   })
+}
+
+/** The findings split into those still reported and those the ignore file's entries accept (with the first accepting entry's reason). */
+export function applyIgnore(findings: readonly Finding[], entries: readonly IgnoreEntry[]): { findings: Finding[]; ignored: IgnoredFinding[] } {
+  const kept: Finding[] = []
+  const ignored: IgnoredFinding[] = []
+  for (const finding of findings) {
+    const entry = acceptingEntry(entries, { kind: finding.kind, operationIds: operationsOf(finding) })
+    if (entry === undefined) kept.push(finding)
+    else ignored.push({ ...finding, ...(entry.reason === undefined ? {} : { reason: entry.reason }) })
+  }
+  return { findings: kept, ignored }
 }

@@ -1,5 +1,6 @@
 import builderModule, { type Builder } from 'junit-report-builder'
-import type { Finding, FindingSide, UpgradeReport } from './types.ts'
+import { escapeHtml } from '../kit/html-page.ts'
+import { operationText, type Finding, type FindingSide, type UpgradeReport } from './types.ts'
 
 // junit-report-builder ships CommonJS; under NodeNext its default export types as the module object.
 const builder = builderModule as unknown as Builder
@@ -59,7 +60,7 @@ function head(run: UpgradeRun): string[] {
 const label = (finding: Finding) => (finding.kind === 'unreplayable' ? 'UNKNOWN' : finding.breaks ? 'BREAKS' : 'WARN')
 
 function findingLines(finding: Finding): string[] {
-  const lines = [`${label(finding).padEnd(7)} ${finding.kind} ${finding.operationId} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})`, `  ${finding.message}`, `  now:  ${sideText(finding.now)}`, `  then: ${sideText(finding.then)}`]
+  const lines = [`${label(finding).padEnd(7)} ${finding.kind} ${operationText(finding)} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})`, `  ${finding.message}`, `  now:  ${sideText(finding.now)}`, `  then: ${sideText(finding.then)}`]
   if (finding.now.example !== undefined) lines.push(`  e.g.  ${finding.now.example}`)
   if (finding.then.example !== undefined) lines.push(`        becomes ${finding.then.example}`)
   return lines
@@ -72,14 +73,14 @@ export function upgradeText(run: UpgradeRun): string {
   for (const finding of report.findings) lines.push('', ...findingLines(finding))
   if (report.ignored !== undefined && report.ignored.length > 0) {
     lines.push('', `ignored (--ignore): ${report.ignored.length}`)
-    for (const finding of report.ignored) lines.push(`  ${finding.kind} ${finding.operationId} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})${finding.reason === undefined ? '' : `: ${finding.reason}`}`)
+    for (const finding of report.ignored) lines.push(`  ${finding.kind} ${operationText(finding)} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})${finding.reason === undefined ? '' : `: ${finding.reason}`}`)
   }
   lines.push('', verdict(report))
   return `${lines.join('\n')}\n`
 }
 
-/** A table cell: pipes and line breaks would end it, and `<string>` would read as a tag. */
-const cell = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\n/g, ' ')
+/** A table cell: pipes and line breaks would end it, and `<string>` would read as a tag (Markdown passes HTML through). */
+const cell = (text: string) => escapeHtml(text).replace(/\|/g, '\\|').replace(/\n/g, ' ')
 /** A code span that holds any text. */
 const code = (text: string) => (text.includes('`') ? `\`\` ${text} \`\`` : `\`${text}\``)
 
@@ -95,16 +96,16 @@ export function upgradeMarkdown(run: UpgradeRun): string {
   ]
   if (report.findings.length > 0) {
     lines.push('', '| | kind | operation | shapes | what changes |', '|---|---|---|---|---|')
-    for (const f of report.findings) lines.push(`| ${label(f).toLowerCase()} | ${f.kind} | ${cell(f.operationId)} | ${f.shapes} | ${cell(f.message)} |`)
+    for (const f of report.findings) lines.push(`| ${label(f).toLowerCase()} | ${f.kind} | ${cell(operationText(f))} | ${f.shapes} | ${cell(f.message)} |`)
     for (const f of report.findings) {
-      lines.push('', `<details><summary>${f.kind} ${f.operationId}</summary>`, '', `- now: ${code(sideText(f.now))}`, `- then: ${code(sideText(f.then))}`)
+      lines.push('', `<details><summary>${f.kind} ${operationText(f)}</summary>`, '', `- now: ${code(sideText(f.now))}`, `- then: ${code(sideText(f.then))}`)
       if (f.now.example !== undefined) lines.push(`- e.g. ${code(f.now.example)}`)
       if (f.then.example !== undefined) lines.push(`- becomes ${code(f.then.example)}`)
       lines.push('', '</details>')
     }
   }
   if (report.ignored !== undefined && report.ignored.length > 0) {
-    lines.push('', `Ignored (\`--ignore\`): ${report.ignored.map((f) => `${f.kind} ${f.operationId}${f.reason === undefined ? '' : ` (${f.reason})`}`).join('; ')}`)
+    lines.push('', `Ignored (\`--ignore\`): ${report.ignored.map((f) => `${f.kind} ${operationText(f)}${f.reason === undefined ? '' : ` (${f.reason})`}`).join('; ')}`)
   }
   return `${lines.join('\n')}\n`
 }
@@ -119,12 +120,15 @@ export function upgradeJunit(report: UpgradeReport): string {
   const junit = builder.newBuilder()
   const suite = junit.testSuite().name(`appdata-kit upgrade ${report.from} -> ${report.to}`)
   for (const finding of report.findings) {
-    const testCase = suite.testCase().className(`upgrade.${finding.kind}`).name(`${finding.operationId}: ${finding.kind} (${finding.shapes} shape(s))`)
+    const testCase = suite.testCase().className(`upgrade.${finding.kind}`).name(`${operationText(finding)}: ${finding.kind} (${finding.shapes} shape(s))`)
     if (finding.kind === 'unreplayable') testCase.error(finding.message, finding.kind)
     else if (finding.breaks) testCase.failure(finding.message, finding.kind)
     else testCase.standardOutput(finding.message)
   }
-  for (const finding of report.ignored ?? []) suite.testCase().className(`upgrade.${finding.kind}`).name(`${finding.operationId}: ${finding.kind} (ignored)`).skipped()
+  for (const finding of report.ignored ?? []) {
+    const testCase = suite.testCase().className(`upgrade.${finding.kind}`).name(`${operationText(finding)}: ${finding.kind} (ignored)`).skipped()
+    testCase.standardOutput(`accepted by --ignore${finding.reason === undefined ? '' : `: ${finding.reason}`}; ${finding.message}`)
+  }
   if (report.findings.length === 0 && (report.ignored ?? []).length === 0) suite.testCase().className('upgrade').name(`nothing the client uses changes on ${report.to}`)
   return junit.build()
 }

@@ -52,8 +52,8 @@ export interface FindingSide {
 /** One change the client meets on the target release. */
 export interface Finding {
   kind: FindingKind
-  /** The operation the client calls (several, comma-separated, when one change meets the answers of several). */
-  operationId: string
+  /** The operation the client calls; a list of them when one change meets the answers of several (`["deleteItems", "saveItems"]`). */
+  operationId: string | string[]
   /** Whether the client breaks on it (false: taken with a warning, or a status the client met that the target no longer lists). */
   breaks: boolean
   /** How many recorded request shapes meet it. */
@@ -62,6 +62,12 @@ export interface Finding {
   now: FindingSide
   then: FindingSide
 }
+
+/** The operations a finding touches, as a list (one or several). */
+export const operationsOf = (finding: Pick<Finding, 'operationId'>): string[] => (Array.isArray(finding.operationId) ? finding.operationId : [finding.operationId])
+
+/** The operations a finding touches as the text reports write them: `deleteItems, saveItems`. */
+export const operationText = (finding: Pick<Finding, 'operationId'>): string => operationsOf(finding).join(', ')
 
 /** An accepted finding, as the ignore file named it, with the reason it gave. */
 export interface IgnoredFinding extends Finding {

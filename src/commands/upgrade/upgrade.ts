@@ -5,8 +5,8 @@ import { readUsageFile } from '../../usage-file/file.ts'
 import { normalizeVersion } from '../../../spec/versions.ts'
 import { ChangeCollector } from './compare.ts'
 import { releaseView } from './documents.ts'
-import { findingsOf } from './findings.ts'
-import { applyIgnore, readIgnoreFile } from './ignore.ts'
+import { applyIgnore, findingsOf } from './findings.ts'
+import { readIgnoreFile } from '../kit/ignore-file.ts'
 import { startReleaseMock, type ReleaseMock } from './release-mock.ts'
 import { openSide, ParsedBodies, replayInteraction, type ReplaySide } from './replay.ts'
 import { replayIds } from './replay-ids.ts'
@@ -29,7 +29,7 @@ export interface UpgradeOptions {
   from?: string
   /** The fixture the usage was recorded with; the default fixture when absent. */
   fixture?: string
-  /** Accepted findings (see ignore.ts). */
+  /** Accepted findings: an ignore file (src/commands/kit/ignore-file.ts). */
   ignore?: string
 }
 
@@ -57,7 +57,7 @@ export async function checkUpgrade(options: UpgradeOptions): Promise<UpgradeResu
   const usage = readUsageFile(options.usage, { flag: '--usage' })
   if (usage.interactions.length === 0) throw new ConfigError(`${options.usage} records no interaction: nothing to check (did the tests run with --record-usage?)`)
   const from = recordedRelease(usage.interactions.map((i) => i.release), options.from)
-  const entries = options.ignore === undefined ? [] : readIgnoreFile(options.ignore)
+  const entries = options.ignore === undefined ? [] : readIgnoreFile(options.ignore, 'upgrade')
   const fixturePath = options.fixture ?? DEFAULTS.fixture
   const fixture = prepareFixture({ ...DEFAULTS, fixture: fixturePath })
   const ids = replayIds(fixture, usage)

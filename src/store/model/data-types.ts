@@ -49,6 +49,7 @@ export function isNumericType(type: FieldType): boolean {
   return NUMERIC_TYPES.has(type)
 }
 
+/** Whether a type's values are texts: a rule's `maxLength` applies to them, and a filter compares them as texts. */
 export function isTextType(type: FieldType): boolean {
   return TEXT_TYPES.has(type)
 }
