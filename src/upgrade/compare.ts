@@ -2,7 +2,7 @@ import { WARNINGS, type WarningCode } from '../http/warnings.ts'
 import type { Interaction } from '../usage-file/file.ts'
 import type { Shape } from '../usage-file/shape.ts'
 import { describeInteraction } from '../usage/replay.ts'
-import { answerMembers, anyOperation, documentsStatus, headerText, requestSide, requiredHeaders, sendOf, successorOf, tokenOf, type ReleaseDocument } from './documents.ts'
+import { answerMembers, anyOperation, documentsStatus, requestSide, requiredHeaders, sendOf, successorOf, tokenOf, type ReleaseDocument } from './documents.ts'
 import { memberDiffs, pathText, renamedTo, type MemberDiff } from './members.ts'
 import { okAnswer, type Outcome, type Replayed } from './replay.ts'
 import { bodyText, queryShapeText, requestText } from './shown.ts'
@@ -247,7 +247,7 @@ function replayedChanges(views: Views, interaction: Interaction, index: number, 
       const headers = requiredHeaders(to, operationId)
       const header = violations.map((v) => /^\/headers\/([^/]+)/.exec(v.pointer)?.[1]).find((name) => name !== undefined)
       const named = header === undefined ? undefined : (headers.find((h) => h.toLowerCase() === header) ?? header)
-      return [{ ...base(), kind: 'request-refused', key: `${operationId}|${violations.map((v) => v.pointer).join(',')}`, breaks: true, why: refusal(b), then: { ...side, ...(named === undefined ? {} : { header: named, ...optional('headerValue', headerText(to, operationId, named)) }), status: b.status } }]
+      return [{ ...base(), kind: 'request-refused', key: `${operationId}|${violations.map((v) => v.pointer).join(',')}`, breaks: true, why: refusal(b), then: { ...side, ...(named === undefined ? {} : { header: named }), status: b.status } }]
     }
     return [{ ...base(), kind: b.status === 400 ? 'request-refused' : 'status-changed', key: `${operationId}|${b.status}|${b.problem?.code ?? ''}`, breaks: true, why: refusal(b), now: { ...base().now, status: a.status }, then: { ...side, status: b.status } }]
   }

@@ -217,11 +217,3 @@ export function tokenOf(view: ReleaseDocument, signIn: string, operations: reado
   if (headers.size === 0) return undefined
   return { ...(member === undefined ? {} : { member }), headers: [...headers].map(([header, operationIds]) => ({ header, operationIds: [...new Set(operationIds)] })) }
 }
-
-/** What a header parameter's value is on a release, as its description's first sentence says it; undefined when the document says nothing. */
-export function headerText(view: ReleaseDocument, operationId: string, name: string): string | undefined {
-  const entry = view.operations.get(operationId)
-  const parameter = entry === undefined ? undefined : operationParameters(view.document, entry).find((p) => p.in === 'header' && p.name.toLowerCase() === name.toLowerCase())
-  const description = parameter?.parameter.description
-  return typeof description === 'string' ? description.split(/(?<=\.)\s/)[0]?.replace(/\.$/, '') : undefined
-}

@@ -74,7 +74,7 @@ function messageOf(kind: FindingKind, changes: readonly Change[], shapes: number
         : `${request(now)} (${first.operationId}) is gone in ${to.release} (${first.why}); send ${request(then)}${media}.${answer} ${shapesThat(shapes, 'use', 'uses')} it.`
     case 'request-refused':
       return then.header !== undefined
-        ? `${to.release} refuses ${first.operationId} without the header ${then.header} (${first.why}); send it on every call${then.headerValue === undefined ? '' : `, with its value: ${then.headerValue.replace(/^./, (c) => c.toLowerCase())}`}. ${shapesThat(shapes, 'leave', 'leaves')} it out.`
+        ? `${to.release} refuses ${first.operationId} without the header ${then.header} (${first.why}); send it on every call. ${shapesThat(shapes, 'leave', 'leaves')} it out.`
         : `${to.release} refuses ${first.operationId} as the client sends it (${first.why})${then.body === undefined ? '' : `; it takes ${then.body}`}.${sendText(then.send)} ${shapesThat(shapes, 'meet', 'meets')} it.`
     case 'request-tolerated':
       return `${to.release} takes the client's ${first.operationId} only with a warning (${first.why}); a stricter installation may refuse it${then.body === undefined ? '' : `: send ${then.body}`}.${sendText(then.send)} ${shapesThat(shapes, 'meet', 'meets')} it.`

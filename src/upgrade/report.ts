@@ -36,12 +36,11 @@ export function sideText(side: FindingSide): string {
   return parts.join(' ') || '-'
 }
 
-/** What the target's side tells the client to send beside its request: the members with their values, the token's headers, a header's value. */
+/** What the target's side tells the client to send beside its request: the members with their values, and the headers the token goes in. */
 export function adviceLines(side: FindingSide): string[] {
   const lines: string[] = []
   if (side.send !== undefined) lines.push(`send: ${Object.entries(side.send).map(([member, value]) => `${member}: ${value}`).join(', ')}`)
   if (side.token !== undefined) lines.push(`token: ${side.token.member === undefined ? '' : `the answer's ${side.token.member}, `}in ${side.token.headers.map(({ header, operationIds }) => `${header} (${operationIds.join(', ')})`).join(' and ')}`)
-  if (side.headerValue !== undefined) lines.push(`${side.header ?? 'header'}: ${side.headerValue}`)
   return lines
 }
 

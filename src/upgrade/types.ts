@@ -37,8 +37,6 @@ export interface FindingSide {
   body?: string
   /** A header the request needs (`WorkspaceId`). */
   header?: string
-  /** What the header's value is, as the target's document says it (`Id of the workspace holding the application`). */
-  headerValue?: string
   /**
    * What the client must send that it does not send today, member by member (`[].` before a
    * member of each item of a list), with the value the target's document gives, as JSON
