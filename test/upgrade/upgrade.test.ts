@@ -11,6 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { apiDocument } from '../../src/document/reader.ts'
 import { coverageOf } from '../../src/commands/usage/coverage.ts'
 import { runUpgrade } from '../../src/commands/cli/upgrade.ts'
 import { IDS } from '../helpers/http.ts'
@@ -53,6 +54,31 @@ describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
     expect(move?.then.answer).toContain('SessionToken')
   })
 
+  it('says what to send to sign in on 3.0.19, from its document: the client id, the grant, the scope values, and the SessionToken header the token now comes for', async () => {
+    const [move] = of(run.report, 'path-moved', 'signInLegacy')
+    // The values the target's document gives the password grant (the description, Sign in: client_id, grant_type, scope).
+    const grant = (apiDocument().components?.schemas?.PasswordGrant as { properties: Record<string, { examples?: unknown[]; const?: unknown }> }).properties
+    expect(grant.scope?.examples?.[0]).toBe('openid apiv1 nosession')
+    const send = move?.then.send as Record<string, string> | undefined
+    expect(send).toEqual({ client_id: JSON.stringify(grant.client_id?.examples?.[0]), grant_type: JSON.stringify(grant.grant_type?.const), scope: '"openid apiv1 nosession"' })
+    // The user's own name and password keep the client's values: no example of the document's in their place.
+    expect(Object.keys(send ?? {})).not.toContain('username')
+    expect(Object.keys(send ?? {})).not.toContain('password')
+    // The token is the answer's access_token now (the legacy answer's SessionToken before), and goes in the SessionToken header of the data operations, as a bearer token for the e-mail.
+    expect(move?.now.token).toMatchObject({ member: 'SessionToken' })
+    const token = move?.then.token as { member: string; headers: Array<{ header: string; operationIds: string[] }> }
+    expect(token.member).toBe('access_token')
+    expect(token.headers.map((h) => h.header)).toEqual(['SessionToken', 'Authorization: Bearer'])
+    expect(token.headers[0]?.operationIds).toEqual(expect.arrayContaining(['queryItems', 'saveItems', 'deleteItems']))
+    expect(token.headers[0]?.operationIds).not.toContain('queryItemsLegacy')
+    expect(token.headers[1]?.operationIds).toEqual(['sendEmail'])
+    expect(move?.message).toContain('Send client_id "appdataapiv1", grant_type "password" and scope "openid apiv1 nosession".')
+    expect(move?.message).toContain("The token is the answer's access_token (not SessionToken): send it in the SessionToken header (")
+    const text = await upgrade(['--usage', usage29, '--to', '3.0.19'])
+    expect(text.stdout).toContain('  send: client_id: "appdataapiv1", grant_type: "password", scope: "openid apiv1 nosession"\n')
+    expect(text.stdout).toMatch(/ {2}token: the answer's access_token, in SessionToken \([^)]*queryItems[^)]*\) and Authorization: Bearer \(sendEmail\)\n/)
+  })
+
   it('names Get Items by GET once for all the query shapes that use it, with POST and its query body', () => {
     const gone = of(run.report, 'variant-gone')
     expect(gone).toHaveLength(1)
@@ -63,6 +89,8 @@ describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
     expect(variant?.then).toMatchObject({ method: 'POST', path: '/ExplorerApi/api/items', contentType: 'application/json', body: '{ query: string }' })
     expect(variant?.then.example).toMatch(/^POST \/ExplorerApi\/api\/items \{ query: "\$/)
     expect(variant?.message).toContain('405')
+    // The query the client sends moves into the body's query (its example says it): nothing else to send.
+    expect(variant?.then.send).toBeUndefined()
   })
 
   it('names the success flag\'s renaming once, for the answers of save and delete', () => {
@@ -147,6 +175,18 @@ describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
     })
   })
 
+  it.each(['9.9.9', '3.9007199254740992'])('refuses a usage file whose interaction names the release %s (exit 2), naming the file, the interaction from 1 and the releases known', async (release) => {
+    const file = join(dir, `usage-release-${release}.json`)
+    const changed = JSON.parse(readFileSync(usage29, 'utf8')) as UsageFile
+    const index = changed.interactions.length - 1
+    ;(changed.interactions[index] as { release: string }).release = release
+    writeFileSync(file, JSON.stringify(changed))
+    const refused = await upgrade(['--usage', file, '--to', '3.0.19'])
+    expect(refused.code, refused.stderr).toBe(2)
+    expect(refused.stderr).toBe(`error: --usage ${file}: interaction ${index + 1} (/interactions/${index}/release) names the release "${release}", which appdata-kit does not know: it knows the releases 2.0 to 3.x, such as 2.9, 3.0.18 or 3.0.19 (latest)\n`)
+    expect(refused.stderr).not.toContain('--product-version')
+  })
+
   describe('flags', () => {
     it('lists every flag in --help', async () => {
       const help = await upgrade(['--help'])
@@ -183,6 +223,9 @@ describe('appdata-kit upgrade, from 3.0.18', () => {
     const [move] = report.findings
     expect(move).toMatchObject({ kind: 'path-moved', operationId: 'signInWithoutOrganization', breaks: true, now: { path: '/identityprovider/connect/token' }, then: { path: '/identityprovider/{organizationphysicalname}/connect/token' } })
     expect(move?.message).toContain('the path gains {organizationphysicalname} (physical name of the organization')
+    // The client already sends the password grant, and its token goes where it went: nothing more to send.
+    expect(move?.then.send).toBeUndefined()
+    expect(move?.then.token).toBeUndefined()
   })
 
   it('--from replays the usage as recorded on another release: the 3.0.18 usage read as 3.0.19\'s cannot be replayed, and says so', async () => {

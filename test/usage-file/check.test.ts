@@ -150,7 +150,7 @@ describe('a file of the wrong types', () => {
 
   it('takes exactly the releases the mock emulates, in the form the recorder writes them', () => {
     const pattern = new RegExp(RELEASE_PATTERN, 'u')
-    const candidates = ['latest', '2', '2.9', '2.9.0', '2.0.0', '3', '3.0.18', '3.0.19', '3.7.2', '1.9.9', '0.2', '4.0.0', '9.9.9', '3.0.019', '03.0', '3.0.0.1', '3.1234567890123456', '3.12345678901234567', 'v3.0.19', '3.0.19-beta']
+    const candidates = ['latest', '2', '2.9', '2.9.0', '2.0.0', '3', '3.0.18', '3.0.19', '3.7.2', '1.9.9', '0.2', '4.0.0', '9.9.9', '3.0.019', '03.0', '3.0.0.1', '3.1234567890123456', '3.12345678901234567', '3.9007199254740991', '3.9007199254740992', '3.9999999999999999', '3.0.9007199254740992', 'v3.0.19', '3.0.19-beta']
     for (const release of candidates) {
       const emulated = (() => {
         try {

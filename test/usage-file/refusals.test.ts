@@ -96,10 +96,10 @@ describe('every command that reads a usage file', () => {
     expect(stderr).toContain(`error: ${named}: ${message}`)
   })
 
-  it.each(['upgrade', 'coverage'] as const)('%s refuses an unknown release (exit 2), naming the file, the interaction and the releases known', async (command) => {
-    const { code, stderr, named } = await run(command, fileOf(`release-${command}.json`, (f) => (f.interactions[1].release = '9.9.9')))
+  it.each(commands.flatMap((command) => ['9.9.9', '3.9999999999999999'].map((release) => [command, release] as const)))('%s refuses the unknown release %s (exit 2), naming the file, the interaction and the releases known', async (command, release) => {
+    const { code, stderr, named } = await run(command, fileOf(`release-${command}-${release}.json`, (f) => (f.interactions[1].release = release)))
     expect(code, stderr).toBe(2)
-    expect(stderr).toContain(`error: ${named}: interaction 2 (/interactions/1/release) names the release "9.9.9", which appdata-kit does not know: it knows the releases 2.0 to 3.x, such as 2.9, 3.0.18 or 3.0.19 (latest)`)
+    expect(stderr).toContain(`error: ${named}: interaction 2 (/interactions/1/release) names the release "${release}", which appdata-kit does not know: it knows the releases 2.0 to 3.x, such as 2.9, 3.0.18 or 3.0.19 (latest)`)
     expect(stderr).not.toContain('--product-version')
   })
 })

@@ -2,11 +2,11 @@ import { WARNINGS, type WarningCode } from '../../policy/warnings.ts'
 import type { Interaction } from '../../usage-file/file.ts'
 import type { Shape } from '../../usage-file/shape.ts'
 import { describeInteraction } from '../usage/replay.ts'
-import { answerMembers, anyOperation, documentsStatus, requestSide, requiredHeaders, successorOf, type ReleaseDocument } from './documents.ts'
+import { answerMembers, anyOperation, documentsStatus, requestSide, requiredHeaders, sendOf, successorOf, tokenOf, type ReleaseDocument } from './documents.ts'
 import { memberDiffs, pathText, renamedTo, type MemberDiff } from './members.ts'
 import { okAnswer, type Outcome, type Replayed } from './replay.ts'
 import { bodyText, queryShapeText, requestText } from './shown.ts'
-import type { FindingKind, FindingSide } from './types.ts'
+import type { FindingKind, FindingSide, TokenSide } from './types.ts'
 
 /**
  * What one recorded interaction meets on the target, decided from the two replays and the two
@@ -55,13 +55,22 @@ interface Views {
   to: ReleaseDocument
   /** What the target takes for an operation (requestSide), by operationId. */
   sides: Map<string, FindingSide>
+  /** The operations the usage calls, in the order it first calls them. */
+  used: readonly string[]
 }
 
 function targetSide(views: Views, operationId: string): FindingSide {
   let side = views.sides.get(operationId)
-  if (side === undefined) views.sides.set(operationId, (side = requestSide(views.to, operationId) ?? {}))
+  if (side === undefined) {
+    const taken = requestSide(views.to, operationId)
+    side = taken === undefined ? {} : { ...taken, ...optional('send', sendOf(views.from, operationId, views.to, operationId)) }
+    views.sides.set(operationId, side)
+  }
   return side
 }
+
+/** `{ [name]: value }`, or nothing when the value is undefined. */
+const optional = <K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> => (value === undefined ? {} : ({ [name]: value } as Record<K, V>))
 
 const refusal = (outcome: Outcome) => `${outcome.status}${outcome.problem?.code === undefined ? '' : ` ${outcome.problem.code}`}${outcome.problem?.detail === undefined ? '' : `: ${outcome.problem.detail}`}`
 
@@ -88,8 +97,6 @@ function convertedExample(interaction: Interaction, then: FindingSide): string |
   return undefined
 }
 
-/** `{ [name]: value }`, or nothing when the value is undefined. */
-const optional = <K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> => (value === undefined ? {} : ({ [name]: value } as Record<K, V>))
 
 /** The top-level members of the answer the client received (a JSON object's), if any. */
 function answerNames(interaction: Interaction): string[] {
@@ -111,18 +118,51 @@ interface Gone {
   answer: Map<string, string> | undefined
   /** What the target answered the client's form, from the first shape replayed (shapes met only with refusals were not). */
   answered?: Outcome
+  /** Where the recorded release wants the token the client's sign-in answers, when the target wants it otherwise. */
+  token?: TokenSide
   changes: Change[]
+}
+
+/**
+ * Where each release wants the token, when the client's operation is a sign-in (tokenOf) and the
+ * two differ in the member that holds it or the headers it goes in: the client's other operations
+ * on its release, and as the target serves them (the one taking the place of each it does not).
+ */
+function tokensOf(views: Views, operationId: string, successor: string): { now: TokenSide; then: TokenSide } | undefined {
+  const { from, to, used } = views
+  const onTarget = used.map((op) => (to.operations.has(op) ? op : successorOf(op, from.profile, to.profile))).filter((op): op is string => op !== undefined)
+  const [now, then] = [tokenOf(from, operationId, used), tokenOf(to, successor, onTarget)]
+  if (now === undefined || then === undefined) return undefined
+  const said = (token: TokenSide) => JSON.stringify([token.member, token.headers.map((h) => h.header)])
+  return said(now) === said(then) ? undefined : { now, then }
 }
 
 function goneOf(views: Views, operationId: string): Gone {
   const successor = successorOf(operationId, views.from.profile, views.to.profile)
-  return { successor, then: successor === undefined ? undefined : requestSide(views.to, successor), answer: successor === undefined ? undefined : answerMembers(views.to, successor), changes: [] }
+  if (successor === undefined) return { successor, then: undefined, answer: undefined, changes: [] }
+  const side = requestSide(views.to, successor)
+  const tokens = tokensOf(views, operationId, successor)
+  const then = side === undefined ? undefined : { ...side, ...optional('send', sendOf(views.from, operationId, views.to, successor)), ...optional('token', tokens?.then) }
+  return { successor, then, answer: answerMembers(views.to, successor), ...optional('token', tokens?.now), changes: [] }
+}
+
+/** `send` without the members the client's own request, converted, already fills (`query` from its URL's query). */
+function unfilled(send: Record<string, string> | undefined, example: string | undefined): Record<string, string> | undefined {
+  if (send === undefined || example === undefined) return send
+  const left = Object.entries(send).filter(([name]) => !example.includes(`${name.replace(/^\[\]\./, '')}: `))
+  return left.length === 0 ? undefined : Object.fromEntries(left)
+}
+
+/** The target's side for one recorded shape: the client's request in the target's form, and what is left to send beside it. */
+function thenOf(then: FindingSide, example: string | undefined, answer: string | undefined): FindingSide {
+  const { send, ...side } = then
+  return { ...side, ...optional('send', unfilled(send, example)), ...optional('example', example), ...optional('answer', answer) }
 }
 
 /** The change of one recorded shape of an operation the target does not serve; its `why` is filled in at the end, from the first shape the target answered. */
 function goneChange(gone: Gone, operationId: string, interaction: Interaction, index: number, outcome: Outcome | undefined): Change {
   const { successor, then, answer } = gone
-  const now = nowOf(interaction)
+  const now = { ...nowOf(interaction), ...optional('token', gone.token) }
   // The document says it is gone; the replay shows whether the target still takes the client's form anyway.
   const breaks = outcome === undefined || outcome.status >= 300
   const moved = then !== undefined && then.method === now.method && then.path !== now.path
@@ -136,7 +176,7 @@ function goneChange(gone: Gone, operationId: string, interaction: Interaction, i
     title: describeInteraction(interaction),
     why: '',
     now,
-    then: then === undefined ? {} : { ...then, ...optional('example', convertedExample(interaction, then)), ...optional('answer', said) },
+    then: then === undefined ? {} : thenOf(then, convertedExample(interaction, then), said),
   }
 }
 
@@ -276,8 +316,8 @@ export class ChangeCollector {
   readonly #goneUnreplayable: Change[] = []
 
   constructor(interactions: readonly Interaction[], from: ReleaseDocument, to: ReleaseDocument) {
-    this.#views = { from, to, sides: new Map() }
     const used = [...new Set(interactions.map((i) => i.operation))]
+    this.#views = { from, to, sides: new Map(), used }
     this.#foreign = new Set(used.filter((operationId) => !from.operations.has(operationId)))
     for (const operationId of used) if (from.operations.has(operationId) && !to.operations.has(operationId)) this.#gone.set(operationId, goneOf(this.#views, operationId))
   }

@@ -2,7 +2,7 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { resolveProfile, type Profile } from '../../../spec/profiles.ts'
 import { apiDocument, listOperations, operationParameters, requestBodyOf, resolveRef, responseOf, servedDocument, atPointer, type OperationEntry } from '../../document/reader.ts'
 import { isObject } from '../../document/json.ts'
-import type { FindingSide } from './types.ts'
+import type { FindingSide, TokenSide } from './types.ts'
 
 /**
  * The two releases' documents, reduced to what the client uses: which of its operations a release
@@ -119,4 +119,101 @@ export function answerMembers(view: ReleaseDocument, operationId: string): Map<s
 export function documentsStatus(view: ReleaseDocument, operationId: string, status: number): boolean {
   const entry = view.operations.get(operationId)
   return entry !== undefined && responseOf(view.document, entry, status) !== undefined
+}
+
+/** A member name as two releases may spell it: `client_id`, `clientId` and `ClientID` are one. */
+const looseName = (name: string) => name.toLowerCase().replace(/[_-]/g, '')
+
+/**
+ * The members of an operation's request body on a release, with their schemas: the top-level
+ * members of an object, or of each item of a list (`[].RelationKey`), required ones only when
+ * `requiredOnly` (what a client must send).
+ */
+function bodyMembers(view: ReleaseDocument, operationId: string, requiredOnly: boolean): Map<string, Record<string, unknown>> {
+  const entry = view.operations.get(operationId)
+  const body = entry === undefined ? undefined : requestBodyOf(view.document, entry)
+  const members = new Map<string, Record<string, unknown>>()
+  if (body === undefined) return members
+  let { node } = resolveRef(view.document, atPointer(view.document, body.schemaPointer))
+  let prefix = ''
+  if (isObject(node) && node.type === 'array') {
+    node = resolveRef(view.document, node.items).node
+    prefix = '[].'
+  }
+  if (!isObject(node) || !isObject(node.properties)) return members
+  const required = new Set(Array.isArray(node.required) ? node.required.map(String) : [])
+  for (const [name, member] of Object.entries(node.properties)) {
+    const { node: schema } = resolveRef(view.document, member)
+    if (isObject(schema) && (!requiredOnly || required.has(name))) members.set(`${prefix}${name}`, schema)
+  }
+  return members
+}
+
+/** The value a document gives a member, as JSON: its const, its enum (`"a" | "b"`), its default, else its first example; undefined when it gives none. */
+function documentedValue(schema: Record<string, unknown>): string | undefined {
+  if (schema.const !== undefined) return JSON.stringify(schema.const)
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum.map((value) => JSON.stringify(value)).join(' | ')
+  if (schema.default !== undefined) return JSON.stringify(schema.default)
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return JSON.stringify(schema.examples[0])
+  return schema.example === undefined ? undefined : JSON.stringify(schema.example)
+}
+
+/**
+ * What a client must send on `to` for `toOperation` that it does not send today with
+ * `fromOperation` on `from`, member by member, with the value the target's document gives (its
+ * const, enum, default or example, as JSON), or its type where the document gives none: each
+ * required member the client does not send today (by name, however spelt), and each it sends
+ * whose value the two documents describe otherwise (the legacy client constant and the client
+ * constant of the current sign-in are two values). A member both describe alike keeps the
+ * client's own value (the user's name and password), and is left out. Undefined when nothing is new.
+ */
+export function sendOf(from: ReleaseDocument, fromOperation: string, to: ReleaseDocument, toOperation: string): Record<string, string> | undefined {
+  const before = new Map([...bodyMembers(from, fromOperation, false)].map(([name, schema]) => [looseName(name), schema]))
+  const send: Record<string, string> = {}
+  for (const [name, schema] of bodyMembers(to, toOperation, true)) {
+    const was = before.get(looseName(name))
+    const value = documentedValue(schema)
+    if (was === undefined) send[name] = value ?? schemaText(to.document, schema, 1)
+    else if (value !== undefined && was.description !== schema.description) send[name] = value
+  }
+  return Object.keys(send).length === 0 ? undefined : send
+}
+
+/** The names a description sets in code (`access_token`, `SessionToken`). */
+const codeNames = (text: unknown) => (typeof text === 'string' ? [...text.matchAll(/`([^`\s]+)`/g)].map((match) => match[1] as string) : [])
+
+/**
+ * Where `signIn`'s token goes on a release, read from its document: `signIn` is an operation that
+ * asks for no security (`security: []`) and answers JSON; each of `operations` that asks for a
+ * security scheme sends the token there (an API key's header, or `Authorization: Bearer`); the
+ * member holding it is the one of the sign-in's answer that the header parameter or the scheme
+ * names (`The session token returned by sign-in (`access_token` ...)`). Undefined for an operation
+ * that is no sign-in, or when none of `operations` sends a token.
+ */
+export function tokenOf(view: ReleaseDocument, signIn: string, operations: readonly string[]): TokenSide | undefined {
+  const entry = view.operations.get(signIn)
+  const security = entry?.operation.security
+  const answer = answerMembers(view, signIn)
+  if (!Array.isArray(security) || security.length > 0 || answer === undefined) return undefined
+  const schemes = isObject(view.document.components?.securitySchemes) ? view.document.components.securitySchemes : {}
+  const headers = new Map<string, string[]>()
+  let member: string | undefined
+  for (const operationId of operations) {
+    const used = view.operations.get(operationId)
+    if (used === undefined || !Array.isArray(used.operation.security)) continue
+    for (const requirement of used.operation.security) {
+      for (const name of Object.keys(requirement)) {
+        const { node: scheme } = resolveRef(view.document, (schemes as Record<string, unknown>)[name])
+        if (!isObject(scheme)) continue
+        const header = scheme.type === 'apiKey' && scheme.in === 'header' ? String(scheme.name) : scheme.type === 'http' ? `Authorization: ${String(scheme.scheme).replace(/^./, (c) => c.toUpperCase())}` : undefined
+        if (header === undefined) continue
+        headers.set(header, [...(headers.get(header) ?? []), operationId])
+        // The header parameter of the same name says what its value is, else the scheme does.
+        const parameter = operationParameters(view.document, used).find((p) => p.in === 'header' && p.name.toLowerCase() === header.toLowerCase())
+        member ??= [...codeNames(parameter?.parameter.description), ...codeNames(scheme.description)].find((named) => answer.has(named))
+      }
+    }
+  }
+  if (headers.size === 0) return undefined
+  return { ...(member === undefined ? {} : { member }), headers: [...headers].map(([header, operationIds]) => ({ header, operationIds: [...new Set(operationIds)] })) }
 }

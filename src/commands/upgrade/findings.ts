@@ -3,7 +3,7 @@ import { MEMBER_KINDS, type Change } from './compare.ts'
 import type { ReleaseDocument } from './documents.ts'
 import { pathParameterText } from './documents.ts'
 import { acceptingEntry, type IgnoreEntry } from '../kit/ignore-match.ts'
-import { FINDING_KINDS, operationsOf, type Finding, type FindingKind, type IgnoredFinding } from './types.ts'
+import { FINDING_KINDS, operationsOf, type Finding, type FindingKind, type FindingSide, type IgnoredFinding } from './types.ts'
 
 /**
  * Changes grouped into findings, one per change of the release however many recorded shapes meet
@@ -35,6 +35,26 @@ function pathDelta(now: string, then: string, to: ReleaseDocument, operationId: 
   return [said.length > 0 ? `the path gains ${said.join(' and ')}` : '', removed.length > 0 ? `loses ${removed.join(', ')}` : ''].filter((part) => part !== '').join(' and ')
 }
 
+/** A value as JSON (`"password"`, `1`, `null`), rather than a type (`string|null`). */
+const isValue = (text: string) => /^(?:["\d[{-]|(?:true|false|null)(?: |$))/.test(text)
+
+/** "a, b and c". */
+const listed = (items: readonly string[]) => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`)
+
+/** ` Send client_id "appdataapiv1" and RelationKey (string|null).`: what the client must now send, with the document's values. */
+function sendText(send: FindingSide['send']): string {
+  if (send === undefined) return ''
+  return ` Send ${listed(Object.entries(send).map(([member, value]) => (isValue(value) ? `${member} ${value}` : `${member} (${value})`)))}.`
+}
+
+/** ` The token is the answer's access_token (not SessionToken): send it in the SessionToken header (queryItems) and as Authorization: Bearer <token> (sendEmail).` */
+function tokenText(now: FindingSide['token'], then: FindingSide['token']): string {
+  if (then === undefined) return ''
+  const member = then.member === undefined ? 'The token' : `The token is the answer's ${then.member}${now?.member !== undefined && now.member !== then.member ? ` (not ${now.member})` : ''}:`
+  const places = then.headers.map(({ header, operationIds }) => `${header.includes(':') ? `as ${header} <token>` : `in the ${header} header`} (${operationIds.join(', ')})`)
+  return ` ${member} send it ${listed(places)}.`
+}
+
 /** The finding's message, in the client's terms, from its changes. */
 function messageOf(kind: FindingKind, changes: readonly Change[], shapes: number, from: ReleaseDocument, to: ReleaseDocument): string {
   const first = changes[0] as Change
@@ -43,7 +63,7 @@ function messageOf(kind: FindingKind, changes: readonly Change[], shapes: number
   const request = (side: typeof now) => `${side.method ?? ''} ${side.path ?? ''}`.trim()
   // "with a form body { ... } (instead of JSON)": the body to send, and the media type when it changes.
   const media = then.contentType === undefined ? '' : ` with a ${mediaName(then.contentType)} body${then.body === undefined ? '' : ` ${then.body}`}${now.contentType !== undefined && now.contentType !== then.contentType ? ` (instead of ${mediaName(now.contentType)})` : ''}`
-  const answer = then.answer === undefined ? '' : ` It answers ${then.answer}.`
+  const answer = `${sendText(then.send)}${then.answer === undefined ? '' : ` It answers ${then.answer}.`}${tokenText(now.token, then.token)}`
   switch (kind) {
     case 'path-moved': {
       const delta = pathDelta(now.path ?? '', then.path ?? '', to, first.key.split('>')[1] ?? '')
@@ -56,9 +76,9 @@ function messageOf(kind: FindingKind, changes: readonly Change[], shapes: number
     case 'request-refused':
       return then.header !== undefined
         ? `${to.release} refuses ${first.operationId} without the header ${then.header} (${first.why}); send it on every call. ${shapesThat(shapes, 'leave', 'leaves')} it out.`
-        : `${to.release} refuses ${first.operationId} as the client sends it (${first.why})${then.body === undefined ? '' : `; it takes ${then.body}`}. ${shapesThat(shapes, 'meet', 'meets')} it.`
+        : `${to.release} refuses ${first.operationId} as the client sends it (${first.why})${then.body === undefined ? '' : `; it takes ${then.body}`}.${sendText(then.send)} ${shapesThat(shapes, 'meet', 'meets')} it.`
     case 'request-tolerated':
-      return `${to.release} takes the client's ${first.operationId} only with a warning (${first.why}); a stricter installation may refuse it${then.body === undefined ? '' : `: send ${then.body}`}. ${shapesThat(shapes, 'meet', 'meets')} it.`
+      return `${to.release} takes the client's ${first.operationId} only with a warning (${first.why}); a stricter installation may refuse it${then.body === undefined ? '' : `: send ${then.body}`}.${sendText(then.send)} ${shapesThat(shapes, 'meet', 'meets')} it.`
     case 'answer-renamed':
       return `${now.member} is named ${then.member} in ${to.release}'s answers of ${operations.join(' and ')}: the client reads ${now.member} (${now.type}). ${shapesThat(shapes, 'receive', 'receives')} it.`
     case 'answer-removed':

@@ -37,6 +37,14 @@ export function sideText(side: FindingSide): string {
   return parts.join(' ') || '-'
 }
 
+/** What the target's side tells the client to send beside its request: the members with their values, and the headers the token goes in. */
+export function adviceLines(side: FindingSide): string[] {
+  const lines: string[] = []
+  if (side.send !== undefined) lines.push(`send: ${Object.entries(side.send).map(([member, value]) => `${member}: ${value}`).join(', ')}`)
+  if (side.token !== undefined) lines.push(`token: ${side.token.member === undefined ? '' : `the answer's ${side.token.member}, `}in ${side.token.headers.map(({ header, operationIds }) => `${header} (${operationIds.join(', ')})`).join(' and ')}`)
+  return lines
+}
+
 const breaking = (report: UpgradeReport) => report.findings.filter((f) => f.breaks && f.kind !== 'unreplayable')
 const unreplayable = (report: UpgradeReport) => report.findings.filter((f) => f.kind === 'unreplayable')
 
@@ -61,6 +69,7 @@ const label = (finding: Finding) => (finding.kind === 'unreplayable' ? 'UNKNOWN'
 
 function findingLines(finding: Finding): string[] {
   const lines = [`${label(finding).padEnd(7)} ${finding.kind} ${operationText(finding)} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})`, `  ${finding.message}`, `  now:  ${sideText(finding.now)}`, `  then: ${sideText(finding.then)}`]
+  lines.push(...adviceLines(finding.then).map((line) => `  ${line}`))
   if (finding.now.example !== undefined) lines.push(`  e.g.  ${finding.now.example}`)
   if (finding.then.example !== undefined) lines.push(`        becomes ${finding.then.example}`)
   return lines
@@ -99,6 +108,7 @@ export function upgradeMarkdown(run: UpgradeRun): string {
     for (const f of report.findings) lines.push(`| ${label(f).toLowerCase()} | ${f.kind} | ${cell(operationText(f))} | ${f.shapes} | ${cell(f.message)} |`)
     for (const f of report.findings) {
       lines.push('', `<details><summary>${f.kind} ${operationText(f)}</summary>`, '', `- now: ${code(sideText(f.now))}`, `- then: ${code(sideText(f.then))}`)
+      for (const line of adviceLines(f.then)) lines.push(`- ${code(line)}`)
       if (f.now.example !== undefined) lines.push(`- e.g. ${code(f.now.example)}`)
       if (f.then.example !== undefined) lines.push(`- becomes ${code(f.then.example)}`)
       lines.push('', '</details>')

@@ -37,6 +37,15 @@ export interface FindingSide {
   body?: string
   /** A header the request needs (`WorkspaceId`). */
   header?: string
+  /**
+   * What the client must send that it does not send today, member by member (`[].` before a
+   * member of each item of a list), with the value the target's document gives, as JSON
+   * (`"openid apiv1 nosession"`: a const, an enum's values joined by ` | `, a default or an
+   * example), or its type where the document gives none (`string|null`).
+   */
+  send?: Record<string, string>
+  /** Where the token this sign-in answers goes: the answer member that holds it, and the header each of the client's operations sends it in. */
+  token?: TokenSide
   /** An answer member (`IsSaveSuccesfully`, `[].Customer` for a member of each row) and its JSON type. */
   member?: string
   type?: string
@@ -47,6 +56,14 @@ export interface FindingSide {
   warning?: string
   /** One recorded request it touches, written out with its values as types. */
   example?: string
+}
+
+/** Where a release wants a sign-in's token. */
+export interface TokenSide {
+  /** The member of the sign-in's answer that holds the token (`access_token`), when the document names it. */
+  member?: string
+  /** Each header the token goes in (`SessionToken`, `Authorization: Bearer`), with the client's operations that send it there. */
+  headers: Array<{ header: string; operationIds: string[] }>
 }
 
 /** One change the client meets on the target release. */
