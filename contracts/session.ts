@@ -64,7 +64,9 @@ function sessionTokenOf(request: WireRequest, session: Session): string | undefi
 }
 
 function withToken(request: WireRequest, from: string, to: string): WireRequest {
-  const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name, value === from ? to : value.replace(`Bearer ${from}`, `Bearer ${to}`)]))
+  const headers = Object.fromEntries(
+    Object.entries(request.headers ?? {}).map(([name, value]) => [name, value === from ? to : value.replace(`Bearer ${from}`, `Bearer ${to}`)]),
+  )
   return { ...request, headers }
 }
 

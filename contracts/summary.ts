@@ -36,7 +36,8 @@ export function summaryLines(report: RunReport): string[] {
   }
   if (report.cleanup.removed > 0 || report.cleanup.left.length > 0) {
     lines.push(`cleanup: removed the ${report.cleanup.removed} row(s) this run created`)
-    for (const row of report.cleanup.left) lines.push(`  NOT REMOVED: ${row.relationKey === null ? 'master row' : `${row.relationKey} row`}${row.id === null ? '' : ` ${row.id}`}: ${row.reason}`)
+    for (const row of report.cleanup.left)
+      lines.push(`  NOT REMOVED: ${row.relationKey === null ? 'master row' : `${row.relationKey} row`}${row.id === null ? '' : ` ${row.id}`}: ${row.reason}`)
   }
   return lines
 }

@@ -64,7 +64,8 @@ export function figuresSection(figures: Figures, before: number | undefined): st
   }
   const [fast, slow] = [tier('fast'), tier('slow')]
   const slowest = [...figures.files].sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST)
-  const change = before === undefined ? '' : ` (${figures.tests - before >= 0 ? '+' : ''}${figures.tests - before} since the run before, which counted ${before})`
+  const change =
+    before === undefined ? '' : ` (${figures.tests - before >= 0 ? '+' : ''}${figures.tests - before} since the run before, which counted ${before})`
   return [
     `<!-- test-figures:start tests=${figures.tests} -->`,
     `Measured by \`npm run test:figures\` on ${figures.date}: ${figures.cores} cores, Node ${figures.node}, a load average of ${figures.load.toFixed(1)} when it started.`,

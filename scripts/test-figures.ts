@@ -49,7 +49,8 @@ const reportFile = join(root, '.cache/test-figures.json')
 const wholeSeconds = timed(['test', '--', '--reporter=dot', '--reporter=json', `--outputFile.json=${reportFile}`])
 const report = JSON.parse(readFileSync(reportFile, 'utf8')) as JsonReport
 
-const slow = (path: string): boolean => SLOW_TIER.some((glob) => (glob.endsWith('/**') ? path.startsWith(glob.slice(0, -2)) : path === glob)) || path.startsWith('examples/')
+const slow = (path: string): boolean =>
+  SLOW_TIER.some((glob) => (glob.endsWith('/**') ? path.startsWith(glob.slice(0, -2)) : path === glob)) || path.startsWith('examples/')
 const files: FileTime[] = report.testResults.map((result) => {
   const path = relative(root, result.name)
   return { path, tests: result.assertionResults.length, seconds: (result.endTime - result.startTime) / 1000, tier: slow(path) ? 'slow' : 'fast' }
@@ -76,4 +77,6 @@ if (refused !== undefined) {
 const section = figuresSection(figures, before)
 if (values['dry-run'] === true) console.log(section)
 else writeFileSync(page, replaceSection(text, section))
-console.log(`test-figures: ${figures.tests} tests (before: ${before ?? 'none recorded'}); npm run test:fast ${fastSeconds.toFixed(0)} s, npm test ${wholeSeconds.toFixed(0)} s`)
+console.log(
+  `test-figures: ${figures.tests} tests (before: ${before ?? 'none recorded'}); npm run test:fast ${fastSeconds.toFixed(0)} s, npm test ${wholeSeconds.toFixed(0)} s`,
+)

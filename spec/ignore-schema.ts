@@ -23,7 +23,9 @@ const L = IGNORE_LIMITS
 
 const text = (description: string) => ({ type: 'string', minLength: 1, maxLength: L.textLength, description })
 const reason = text('Why the team accepts it; kept beside the finding in every report.')
-const operationId = text(`The operation's id as the report names it (\`queryItems\`), or \`${ANY}\` for any; a finding that touches several operations is accepted when one of them is named.`)
+const operationId = text(
+  `The operation's id as the report names it (\`queryItems\`), or \`${ANY}\` for any; a finding that touches several operations is accepted when one of them is named.`,
+)
 
 /** At least one of the members that name a finding. */
 const names = (members: readonly string[]) => members.map((member) => ({ required: [member] }))
@@ -57,7 +59,9 @@ export function buildIgnoreSchema(): object {
         properties: {
           side: { enum: ['request', 'answer', ANY], description: "The client's request or the installation's answer." },
           operationId,
-          pointer: text(`The JSON pointer as the report writes it (\`/body/*/Amount\`, \`/headers/ApplicationId\`; a header's name in any letter case), or \`${ANY}\` for any.`),
+          pointer: text(
+            `The JSON pointer as the report writes it (\`/body/*/Amount\`, \`/headers/ApplicationId\`; a header's name in any letter case), or \`${ANY}\` for any.`,
+          ),
           reason,
         },
       },
@@ -89,7 +93,15 @@ export function ignoreSchemaText(): string {
 export function ignoreValidatorSource(): string {
   // `unicode: false` counts a text's length in UTF-16 code units, as JavaScript does (deprecated in Ajv 8, still what it reads); logger: false keeps the notice out of `npm run spec`.
   // strictRequired off: "at least one of" is `anyOf` of `required`, whose members are defined beside it, not in each branch.
-  const ajv = new Ajv2020({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true, unicode: false, logger: false, code: { source: true, esm: true } })
+  const ajv = new Ajv2020({
+    allErrors: false,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    unicode: false,
+    logger: false,
+    code: { source: true, esm: true },
+  })
   ajv.addSchema(buildIgnoreSchema())
   const code = standalone(ajv, { proxy: `${ID}#/$defs/proxyFile`, upgrade: `${ID}#/$defs/upgradeFile` })
   return [

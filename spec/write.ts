@@ -52,10 +52,20 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   await write(buildDocument(), GENERATED_FILES.api)
   await write(buildControlPlaneDocument(), GENERATED_FILES.controlPlane)
   writeFileSync(resolve(SPEC_DIR, '..', FIXTURE_VALIDATOR_FILE), fixtureValidatorSource(resolve(SPEC_DIR, '../fixtures/fixture.schema.json')))
-  writeFileSync(resolve(SPEC_DIR, '..', REQUEST_VALIDATORS_FILE), requestValidatorsSource(servedViews({ api: buildDocument(), controlPlane: buildControlPlaneDocument() })))
+  writeFileSync(
+    resolve(SPEC_DIR, '..', REQUEST_VALIDATORS_FILE),
+    requestValidatorsSource(servedViews({ api: buildDocument(), controlPlane: buildControlPlaneDocument() })),
+  )
   writeFileSync(resolve(SPEC_DIR, '..', USAGE_SCHEMA_FILE), usageSchemaText())
   writeFileSync(resolve(SPEC_DIR, '..', USAGE_VALIDATOR_FILE), usageValidatorSource())
   writeFileSync(resolve(SPEC_DIR, '..', IGNORE_SCHEMA_FILE), ignoreSchemaText())
   writeFileSync(resolve(SPEC_DIR, '..', IGNORE_VALIDATOR_FILE), ignoreValidatorSource())
-  console.log(`wrote ${Object.values(GENERATED_FILES).flatMap((f) => Object.values(f)).map((name) => `spec/${name}`).join(', ')}, ${FIXTURE_VALIDATOR_FILE}, ${REQUEST_VALIDATORS_FILE}, ${USAGE_SCHEMA_FILE}, ${USAGE_VALIDATOR_FILE}, ${IGNORE_SCHEMA_FILE}, ${IGNORE_VALIDATOR_FILE}`)
+  console.log(
+    `wrote ${Object.values(GENERATED_FILES)
+      .flatMap((f) => Object.values(f))
+      .map((name) => `spec/${name}`)
+      .join(
+        ', ',
+      )}, ${FIXTURE_VALIDATOR_FILE}, ${REQUEST_VALIDATORS_FILE}, ${USAGE_SCHEMA_FILE}, ${USAGE_VALIDATOR_FILE}, ${IGNORE_SCHEMA_FILE}, ${IGNORE_VALIDATOR_FILE}`,
+  )
 }

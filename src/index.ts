@@ -53,7 +53,16 @@ export {
   type EmailRequest,
   type Problem,
 } from './client/client.ts'
-export { httpTransport, injectTransport, TransportError, type Transport, type WireRequest, type WireResponse, type HttpTransportOptions, type InjectableApp } from './wire/transport.ts'
+export {
+  httpTransport,
+  injectTransport,
+  TransportError,
+  type Transport,
+  type WireRequest,
+  type WireResponse,
+  type HttpTransportOptions,
+  type InjectableApp,
+} from './wire/transport.ts'
 export type { FixtureFile, FileApplication, FileStorage, FileRow, FileAttachment } from './fixtures/file-format.ts'
 export type { FieldRules, Locks } from './store/model/types.ts'
 export { FixtureError } from './fixtures/load.ts'

@@ -35,7 +35,7 @@ export function validationHint(request: FastifyRequest, entry: OperationEntry, v
     return 'Release 3.0 renamed the Domain Id to Workspace Id: send the Workspace Id in the WorkspaceId header (a Domain Id from before 3.0 is not valid).'
   }
   if (entry.operationId === 'generateRowLink' && violations.some((v) => v.pointer === '/body/relationKey')) {
-    return 'Only master rows have row links (detail rows have no direct link): send relationKey null and the master rows\' Ids in values.'
+    return "Only master rows have row links (detail rows have no direct link): send relationKey null and the master rows' Ids in values."
   }
   if (entry.operationId === 'listNearMisses' && violations.some((v) => v.pointer === '/query/match' && v.keyword === 'required')) {
     return 'Near misses are the journaled requests closest to a pattern: give one in match, as URL-encoded JSON such as {"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}; GET /__mock/requests lists every request.'

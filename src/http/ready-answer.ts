@@ -84,7 +84,8 @@ export function changeAnswer(reply: FastifyReply, change: PayloadChange): void {
  */
 export function sendReady(request: FastifyRequest, reply: FastifyReply, ready: ReadyBytes): FastifyReply {
   reply.type(JSON_UTF8)
-  if (!request.server.readyWrites || reply.answerChange !== null || request.method === 'HEAD' || ready.chunks.length === 1) return reply.send(bufferOf(ready.body))
+  if (!request.server.readyWrites || reply.answerChange !== null || request.method === 'HEAD' || ready.chunks.length === 1)
+    return reply.send(bufferOf(ready.body))
   for (const tap of request.server.payloadTaps) tap(request, reply, ready)
   reply.hijack()
   const response = reply.raw

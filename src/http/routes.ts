@@ -48,7 +48,11 @@ function warnUnknownInput(entry: OperationEntry) {
       warnOrRefuse(request, 'UNKNOWN_MEMBER', `The body member${plural(members, '', 's')} ${members.join(', ')} ${plural(members, 'was', 'were')} ignored.`)
     }
     if (parameters.length > 0 && entry.operationId !== 'queryItemsLegacy') {
-      warnOrRefuse(request, 'UNKNOWN_PARAMETER', `The URL parameter${plural(parameters, '', 's')} ${parameters.join(', ')} ${plural(parameters, 'was', 'were')} ignored.`)
+      warnOrRefuse(
+        request,
+        'UNKNOWN_PARAMETER',
+        `The URL parameter${plural(parameters, '', 's')} ${parameters.join(', ')} ${plural(parameters, 'was', 'were')} ignored.`,
+      )
     }
   }
 }
@@ -64,7 +68,14 @@ function hasHandler(handlers: Handlers<ApiOperations>, id: string): id is keyof 
  * write), then the mock's answer rules (a rule may answer here, or change the answer to come, but
  * never for a request the mock refuses anyway), then the handler.
  */
-function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, document: OpenAPIObject, entry: OperationEntry, id: K, handlers: Handlers<ApiOperations>, parts: RouteParts): void {
+function registerOne<K extends keyof ApiOperations>(
+  app: FastifyInstance,
+  document: OpenAPIObject,
+  entry: OperationEntry,
+  id: K,
+  handlers: Handlers<ApiOperations>,
+  parts: RouteParts,
+): void {
   const handler: Handler<ApiOperations, K> = handlers[id]
   const scheme = securityOf(entry, document)
   const own = parts.authorizations?.[id]

@@ -101,7 +101,10 @@ export interface Journal {
    * `nearMisses` of them (WireMock's near misses); `total` is how many records the journal holds.
    * Matched in slices, with turns of the event loop between them, so other clients are answered.
    */
-  search(query: RequestQuery, options: { nearMisses: number; at?: string }): Promise<{ matches: JournalEntry[]; nearMisses: NearMiss[]; total: number; evicted: number }>
+  search(
+    query: RequestQuery,
+    options: { nearMisses: number; at?: string },
+  ): Promise<{ matches: JournalEntry[]; nearMisses: NearMiss[]; total: number; evicted: number }>
   /** An API exchange began (onRequest); `finish` it when it is recorded. */
   begin(token: object): void
   /**
@@ -206,7 +209,10 @@ export function createJournal(options: {
     read(filter = {}, at = '/match') {
       let records = ordered()
       const pattern = filter.match === undefined ? undefined : compileQuery({ operationId: filter.operationId, match: filter.match }, at)
-      if (pattern !== undefined) records = records.filter((r) => pattern.operationOnly ? pattern.operationId === undefined || r.operationId === pattern.operationId : pattern.test(subjectOf(r)))
+      if (pattern !== undefined)
+        records = records.filter((r) =>
+          pattern.operationOnly ? pattern.operationId === undefined || r.operationId === pattern.operationId : pattern.test(subjectOf(r)),
+        )
       else if (filter.operationId !== undefined) records = records.filter((r) => r.operationId === filter.operationId)
       return page(records, filter)
     },
@@ -214,9 +220,13 @@ export function createJournal(options: {
       const pattern = filter.match === undefined ? undefined : compileQuery({ operationId: filter.operationId, match: filter.match }, at)
       if (pattern === undefined) return this.read(filter, at)
       const records: JournalRecord[] = []
-      await inSlices(ordered(), (record) => pattern.matchSliced(subjectOf(record), { report: false, sliceMs: QUERY_SLICE_MS }), (record, result) => {
-        if (result.matched) records.push(record)
-      })
+      await inSlices(
+        ordered(),
+        (record) => pattern.matchSliced(subjectOf(record), { report: false, sliceMs: QUERY_SLICE_MS }),
+        (record, result) => {
+          if (result.matched) records.push(record)
+        },
+      )
       return page(records, filter)
     },
     async search(query, options) {
@@ -224,13 +234,19 @@ export function createJournal(options: {
       const records = ordered()
       const found: JournalRecord[] = []
       const missed: Array<{ record: JournalRecord; subject: RequestSubject; result: MatchResult }> = []
-      await inSlices(records, (record) => pattern.matchSliced(subjectOf(record), { report: options.nearMisses > 0, sliceMs: QUERY_SLICE_MS }), (record, result) => {
-        if (result.matched) found.push(record)
-        else if (options.nearMisses > 0) missed.push({ record, subject: subjectOf(record), result })
-      })
+      await inSlices(
+        records,
+        (record) => pattern.matchSliced(subjectOf(record), { report: options.nearMisses > 0, sliceMs: QUERY_SLICE_MS }),
+        (record, result) => {
+          if (result.matched) found.push(record)
+          else if (options.nearMisses > 0) missed.push({ record, subject: subjectOf(record), result })
+        },
+      )
       // Nearest first; between equals, the newer request (the one a test most likely meant).
       missed.sort((a, b) => a.result.distance - b.result.distance || b.record.seq - a.record.seq)
-      const nearMisses = missed.slice(0, options.nearMisses).map(({ record, subject, result }) => nearMissOf(record, result.distance, result.differences, subject))
+      const nearMisses = missed
+        .slice(0, options.nearMisses)
+        .map(({ record, subject, result }) => nearMissOf(record, result.distance, result.differences, subject))
       return { matches: found.map((r) => toEntry(r, false)), nearMisses, total: records.length, evicted: recorded - size }
     },
     begin(token) {
@@ -316,7 +332,11 @@ const QUERY_SLICE_MS = 2
  * Matches records in turn, in slices of at most QUERY_SLICE_MS with a turn of the event loop between
  * them: many small records add up as one large one would, and neither holds the loop.
  */
-async function inSlices(records: readonly JournalRecord[], match: (record: JournalRecord) => MatchResult | Promise<MatchResult>, take: (record: JournalRecord, result: MatchResult) => void): Promise<void> {
+async function inSlices(
+  records: readonly JournalRecord[],
+  match: (record: JournalRecord) => MatchResult | Promise<MatchResult>,
+  take: (record: JournalRecord, result: MatchResult) => void,
+): Promise<void> {
   let started = performance.now()
   for (const record of records) {
     const pending = match(record)

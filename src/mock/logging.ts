@@ -74,16 +74,17 @@ export async function logSetup(config: Pick<MockConfig, 'logLevel' | 'logFormat'
   const pretty = !logsJson(config, stream)
   // Loaded for a terminal only: a mock in CI or a test writes JSON and starts without it.
   const pinoPretty = pretty ? (await import('pino-pretty')).default : undefined
-  const destination = pinoPretty !== undefined
-    ? pinoPretty({
-        destination: stream ?? 1,
-        colorize: stream === undefined && process.stdout.isTTY === true,
-        translateTime: 'SYS:HH:MM:ss.l',
-        ignore: 'pid,hostname,reqId,request',
-        singleLine: true,
-        sync: true,
-      })
-    : (stream ?? stdoutLines)
+  const destination =
+    pinoPretty !== undefined
+      ? pinoPretty({
+          destination: stream ?? 1,
+          colorize: stream === undefined && process.stdout.isTTY === true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname,reqId,request',
+          singleLine: true,
+          sync: true,
+        })
+      : (stream ?? stdoutLines)
   return { logger: { level: config.logLevel, stream: destination }, json: pretty ? undefined : (stream ?? stdoutLines) }
 }
 

@@ -23,7 +23,8 @@ function* placeholder(size: number): Generator<Buffer> {
  */
 function payloadOf(attachment: AttachmentDef): { size: number; body: Buffer | Readable } {
   const content = attachment.content
-  if (content === undefined && attachment.placeholderBytes !== undefined) return { size: attachment.placeholderBytes, body: Readable.from(placeholder(attachment.placeholderBytes)) }
+  if (content === undefined && attachment.placeholderBytes !== undefined)
+    return { size: attachment.placeholderBytes, body: Readable.from(placeholder(attachment.placeholderBytes)) }
   const bytes = bufferOf(content ?? new Uint8Array())
   return { size: bytes.length, body: bytes }
 }

@@ -71,12 +71,23 @@ const ANSWER_PIECE = 64 * 1024
  * a delete, whose answer has no `ReturnData`). onSend hooks see the bytes, as they see every
  * serialized answer.
  */
-export async function sendResultInSlices(reply: FastifyReply, profile: Profile, application: ApplicationDef, outcome: ResultOutcome, primaryKeyData: Iterable<string> | null): Promise<FastifyReply> {
+export async function sendResultInSlices(
+  reply: FastifyReply,
+  profile: Profile,
+  application: ApplicationDef,
+  outcome: ResultOutcome,
+  primaryKeyData: Iterable<string> | null,
+): Promise<FastifyReply> {
   const bytes = await runInSlices(answerPieces(profile, application, outcome, primaryKeyData))
   return reply.type('application/json; charset=utf-8').send(bytes)
 }
 
-function* answerPieces(profile: Profile, application: ApplicationDef, outcome: ResultOutcome, primaryKeyData: Iterable<string> | null): Generator<void, Buffer, void> {
+function* answerPieces(
+  profile: Profile,
+  application: ApplicationDef,
+  outcome: ResultOutcome,
+  primaryKeyData: Iterable<string> | null,
+): Generator<void, Buffer, void> {
   const pieces: Buffer[] = []
   let text = `{${JSON.stringify(profile.saveFlag)}:${JSON.stringify(outcome.ok)},"ReturnStates":[`
   const flush = (): void => {

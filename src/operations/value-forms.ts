@@ -57,7 +57,11 @@ export function* convertingSaveValues(request: FastifyRequest, application: Appl
   if (seen.size === 0) return command
   for (const { what, type, from, count } of seen.values()) {
     const times = count === 1 ? '' : ` (${count} rows)`
-    warnOrRefuse(request, 'VALUE_FORM_CONVERTED', `${what} is a ${type} field, whose values are ${TYPE_FORMS[type as keyof typeof TYPE_FORMS]}; ${from}${times} was converted.`)
+    warnOrRefuse(
+      request,
+      'VALUE_FORM_CONVERTED',
+      `${what} is a ${type} field, whose values are ${TYPE_FORMS[type as keyof typeof TYPE_FORMS]}; ${from}${times} was converted.`,
+    )
   }
   return { ...command, masters }
 }

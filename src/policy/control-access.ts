@@ -5,9 +5,7 @@ import type { FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 
 /** Whether the control plane answers, and with which token; the reason is logged when it is off. */
-export type ControlAccess =
-  | { enabled: true; token: string | undefined }
-  | { enabled: false; reason: string }
+export type ControlAccess = { enabled: true; token: string | undefined } | { enabled: false; reason: string }
 
 /**
  * Decides at boot whether `/__mock/` answers. The control plane can wipe data and read every
@@ -41,7 +39,10 @@ export function controlTokenMatches(presented: string | undefined, expected: str
 /** True for `/__mock` and everything under it: the control plane is not journaled. */
 export function isControlUrl(url: string): boolean {
   // The router matches paths in any case, so `/__MOCK/...` reaches the control plane too.
-  return url.slice(0, CONTROL_PREFIX.length).toLowerCase() === CONTROL_PREFIX && (url.length === CONTROL_PREFIX.length || '/?'.includes(url.charAt(CONTROL_PREFIX.length)))
+  return (
+    url.slice(0, CONTROL_PREFIX.length).toLowerCase() === CONTROL_PREFIX &&
+    (url.length === CONTROL_PREFIX.length || '/?'.includes(url.charAt(CONTROL_PREFIX.length)))
+  )
 }
 
 /** The only control operation that takes a multipart body (a file upload). */
@@ -61,15 +62,24 @@ export function controlRequestRefusal(request: FastifyRequest, publicOrigin: str
   const { origin, host } = request.headers
   const own = `${request.protocol}://${host ?? ''}`.toLowerCase()
   if (origin !== undefined && origin.toLowerCase() !== own && origin !== publicOrigin) {
-    return new ProblemError('CROSS_ORIGIN', `The control plane answers its own origin (${own}) only, not a page of ${origin.slice(0, 200)}: a web page must not reset, load or read the mock. Call it from a test, a script or curl, which send no Origin.`)
+    return new ProblemError(
+      'CROSS_ORIGIN',
+      `The control plane answers its own origin (${own}) only, not a page of ${origin.slice(0, 200)}: a web page must not reset, load or read the mock. Call it from a test, a script or curl, which send no Origin.`,
+    )
   }
   // Browsers send it on every request, also where they send no Origin (a link, an image, a form's GET); `none` is the address bar.
   const site = request.headers['sec-fetch-site']
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    return new ProblemError('CROSS_ORIGIN', `The control plane answers its own origin only, not a request a page of another site made (Sec-Fetch-Site: ${String(site).slice(0, 40)}).`)
+    return new ProblemError(
+      'CROSS_ORIGIN',
+      `The control plane answers its own origin only, not a request a page of another site made (Sec-Fetch-Site: ${String(site).slice(0, 40)}).`,
+    )
   }
   const type = request.headers['content-type']
-  const hasBody = type !== undefined || (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0') || request.headers['transfer-encoding'] !== undefined
+  const hasBody =
+    type !== undefined ||
+    (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0') ||
+    request.headers['transfer-encoding'] !== undefined
   if (!hasBody) return undefined
   const media = (type ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
   if (media === 'application/json') return undefined

@@ -18,13 +18,16 @@ export interface HostPolicy {
  * `::1` and IPv4-mapped 127.x. `0.0.0.0` and `::` are not: they listen on every interface.
  */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1')
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
   if (bare === 'localhost' || bare.endsWith('.localhost')) return true
   if (isIPv4(bare)) return bare.startsWith('127.')
   if (isIPv6(bare)) {
     if (bare === '::1' || /^0{0,4}(:0{0,4}){6}:0{0,3}1$/.test(bare)) return true
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare)
-    return mapped !== null && mapped[1] !== undefined && mapped[1].startsWith('127.')
+    return mapped?.[1]?.startsWith('127.') === true
   }
   return false
 }
@@ -58,4 +61,3 @@ export function hostAcceptor(config: HostPolicy): ((name: string) => boolean) | 
   if (config.publicUrl !== undefined) exact.add(new URL(config.publicUrl).hostname.toLowerCase())
   return (name) => exact.has(name) || isLoopbackHost(name) || domains.some((domain) => name === domain.slice(1) || name.endsWith(domain))
 }
-

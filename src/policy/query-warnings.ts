@@ -11,9 +11,13 @@ export function queryWarnings(parsed: ParsedQuery): Array<MockWarning & { code: 
   const found: Array<MockWarning & { code: RefusableWarning }> = []
   const ignored = parsed.ignoredOptions
   if (ignored.length > 0) {
-    found.push({ code: 'UNSUPPORTED_QUERY_OPTION', message: `The query option${ignored.length > 1 ? 's' : ''} ${ignored.map((n) => `'${n}'`).join(', ')} changed nothing.` })
+    found.push({
+      code: 'UNSUPPORTED_QUERY_OPTION',
+      message: `The query option${ignored.length > 1 ? 's' : ''} ${ignored.map((n) => `'${n}'`).join(', ')} changed nothing.`,
+    })
   }
-  if (parsed.quotedAmpersand) found.push({ code: 'QUOTED_AMPERSAND', message: "An '&' between single quotes was read as part of the value, not as the start of the next option." })
+  if (parsed.quotedAmpersand)
+    found.push({ code: 'QUOTED_AMPERSAND', message: "An '&' between single quotes was read as part of the value, not as the start of the next option." })
   if (parsed.emptyRelationKey) found.push({ code: 'EMPTY_RELATION_KEY', message: 'relationKey was sent empty; master rows were read.' })
   return found
 }

@@ -53,17 +53,20 @@ export function redactValue(value: unknown, depth = 0): unknown {
 export function redactUrl(url: string): string {
   const question = url.indexOf('?')
   if (question < 0) return url
-  const parts = url.slice(question + 1).split('&').map((part) => {
-    const equals = part.indexOf('=')
-    if (equals < 0) return part
-    let name = part.slice(0, equals)
-    try {
-      name = decodeURIComponent(name.replaceAll('+', ' '))
-    } catch {
-      // A malformed escape: judged by the name as written.
-    }
-    return isSecretName(name.trim()) ? `${part.slice(0, equals)}=${REDACTED}` : part
-  })
+  const parts = url
+    .slice(question + 1)
+    .split('&')
+    .map((part) => {
+      const equals = part.indexOf('=')
+      if (equals < 0) return part
+      let name = part.slice(0, equals)
+      try {
+        name = decodeURIComponent(name.replaceAll('+', ' '))
+      } catch {
+        // A malformed escape: judged by the name as written.
+      }
+      return isSecretName(name.trim()) ? `${part.slice(0, equals)}=${REDACTED}` : part
+    })
   return `${url.slice(0, question)}?${parts.join('&')}`
 }
 

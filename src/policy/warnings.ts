@@ -12,7 +12,8 @@ export const WARNINGS = {
   EMPTY_DELETE_GROUP: 'A delete group with no rows deletes nothing.',
   UNSUPPORTED_QUERY_OPTION: 'A Get Items option the description does not list ($select, $expand, $count, ...) is ignored.',
   EMPTY_RELATION_KEY: 'An empty relationKey reads as absent: master rows.',
-  QUOTED_AMPERSAND: "A raw & inside a quoted value of the query text (Customer eq 'Smith & Sons') is read as part of the value; the description's query text is &-separated, so send it as %26.",
+  QUOTED_AMPERSAND:
+    "A raw & inside a quoted value of the query text (Customer eq 'Smith & Sons') is read as part of the value; the description's query text is &-separated, so send it as %26.",
   SIGN_IN_EXTRA_PARAMETER: 'A sign-in form field other than client_id, username, password, grant_type and scope is ignored.',
   SIGN_IN_JSON_BODY: 'A sign-in sent as JSON is read field by field; the description sends it as a form (application/x-www-form-urlencoded).',
   CLIENT_ID_BY_BASIC_AUTH: 'client_id sent by HTTP Basic authentication (OAuth 2.0 client authentication) instead of in the form.',
@@ -25,9 +26,12 @@ export const WARNINGS = {
   NULL_PARAMETER_VALUE: 'A Parameters entry whose value is null reaches the procedure as empty text.',
   NULL_OPTIONAL_MEMBER: 'null sent for an optional member (rk, providerId) reads as the member left out.',
   ROW_LINK_WITHOUT_RELATION_KEY: 'Generate Row Link without relationKey reads as relationKey null.',
-  VALUE_FORM_CONVERTED: "A saved value in another form than its field type's (ISO 8601 text into a date type, true/false into a Boolean, digits in quotes into a number) is converted to the type's form.",
-  OFF_DOCUMENT_ANSWER: 'A fault or answer rule added with "offDocument": true gave an answer the served document cannot give (a status, media type, body or patch member outside it).',
-  INFRASTRUCTURE_ANSWER: 'A fault or answer rule gave a gateway status (500, 502, 503, 504): an answer of the infrastructure in front of an installation, which any operation may get though its document need not list it. Informational: strict mode does not refuse it.',
+  VALUE_FORM_CONVERTED:
+    "A saved value in another form than its field type's (ISO 8601 text into a date type, true/false into a Boolean, digits in quotes into a number) is converted to the type's form.",
+  OFF_DOCUMENT_ANSWER:
+    'A fault or answer rule added with "offDocument": true gave an answer the served document cannot give (a status, media type, body or patch member outside it).',
+  INFRASTRUCTURE_ANSWER:
+    'A fault or answer rule gave a gateway status (500, 502, 503, 504): an answer of the infrastructure in front of an installation, which any operation may get though its document need not list it. Informational: strict mode does not refuse it.',
 } as const satisfies Record<string, string>
 
 export type WarningCode = keyof typeof WARNINGS

@@ -96,7 +96,11 @@ function decideFault(table: RuleTableState, operationId: string): Decision {
       if (draw.value >= rule.rate) continue
     }
     const fault = table.faultDecisionOf(rule)
-    const updates: TableUpdates = { drawState, fault: { rule, applied: rule.applied + 1, remaining: rule.remaining === null ? null : rule.remaining - 1 }, answer: null }
+    const updates: TableUpdates = {
+      drawState,
+      fault: { rule, applied: rule.applied + 1, remaining: rule.remaining === null ? null : rule.remaining - 1 },
+      answer: null,
+    }
     if (fault.action === null) return { kind: 'delay', ms: fault.latencyMs, fault, rule: null, updates }
     return { kind: 'fault', fault: { ...fault, action: fault.action }, updates }
   }
@@ -134,7 +138,11 @@ function isOpen(rule: HeldRule, states: RuleStates): boolean {
  * candidates are already the operation's); `{ unknown: i }` when an open candidate before it has a
  * match not known yet.
  */
-function firstTaking(states: RuleStates, candidates: readonly HeldRule[], matched: ReadonlyMap<HeldRule, boolean>): { rule: HeldRule | null } | { unknown: number } {
+function firstTaking(
+  states: RuleStates,
+  candidates: readonly HeldRule[],
+  matched: ReadonlyMap<HeldRule, boolean>,
+): { rule: HeldRule | null } | { unknown: number } {
   for (let i = 0; i < candidates.length; i++) {
     const rule = candidates[i] as HeldRule
     if (!isOpen(rule, states)) continue

@@ -3,10 +3,28 @@ import { ProblemError } from '../errors.ts'
 import { listOperations, type OperationEntry } from '../document/reader.ts'
 import { checkControlBody, validationProblem } from '../document/control-body.ts'
 import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
-import { activeFaultRules, faultDecision, faultRuleViolations, statusStanding, type ActiveFaultRule, type FaultDecision, type FaultList, type FaultRuleInput } from './faults.ts'
+import {
+  activeFaultRules,
+  faultDecision,
+  faultRuleViolations,
+  statusStanding,
+  type ActiveFaultRule,
+  type FaultDecision,
+  type FaultList,
+  type FaultRuleInput,
+} from './faults.ts'
 import { strictProblem } from './strict.ts'
 import type { RuleCheckContext } from './answer-check.ts'
-import { copyView, holdAnswerRule, holdAnswerRuleWork, triedBefore, type ActiveAnswerRule, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
+import {
+  copyView,
+  holdAnswerRule,
+  holdAnswerRuleWork,
+  triedBefore,
+  type ActiveAnswerRule,
+  type AnswerRuleInput,
+  type AnswerRuleList,
+  type HeldRule,
+} from './answers.ts'
 import { createScenarios } from './scenarios.ts'
 import { decide, inTrialOrder, matchForDecision, type Decision, type RuleStates, type RuleTableState } from './decide.ts'
 import type { RequestSubject } from './pattern.ts'
@@ -142,7 +160,15 @@ function createFaultTable(context: RuleCheckContext, randomSeed: () => number): 
       seed = input.seed ?? randomSeed()
       drawState = seed >>> 0
       rules = activeFaultRules(input.rules)
-      decisions = new Map(rules.map((rule) => [rule, faultDecision(rule, rule.status === undefined ? 'documented' : statusStanding(context.document, context.operations.get(rule.operationId), rule.status))]))
+      decisions = new Map(
+        rules.map((rule) => [
+          rule,
+          faultDecision(
+            rule,
+            rule.status === undefined ? 'documented' : statusStanding(context.document, context.operations.get(rule.operationId), rule.status),
+          ),
+        ]),
+      )
       index()
       return listed()
     },
@@ -186,12 +212,23 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   let bytes = 0
   const scenarios = createScenarios()
   const states: RuleStates = { stateOf: scenarios.stateOf, isHeld: (rule) => holding.has(rule) }
-  const state: RuleTableState = { ...states, faultsFor: () => [], faultDecisionOf: () => { throw new Error('an answer rule table holds no fault rules') }, drawState: 0 }
+  const state: RuleTableState = {
+    ...states,
+    faultsFor: () => [],
+    faultDecisionOf: () => {
+      throw new Error('an answer rule table holds no fault rules')
+    },
+    drawState: 0,
+  }
 
   const unindex = (rule: HeldRule): void => {
     const operationId = rule.view.operationId
     if (operationId === undefined) everyOperation = everyOperation.filter((other) => other !== rule)
-    else byOperation.set(operationId, (byOperation.get(operationId) ?? []).filter((other) => other !== rule))
+    else
+      byOperation.set(
+        operationId,
+        (byOperation.get(operationId) ?? []).filter((other) => other !== rule),
+      )
   }
   const drop = (rule: HeldRule): void => {
     bytes -= sizes.get(rule) ?? 0
@@ -215,7 +252,13 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
 
   const roomForOneMore = (): void => {
     if (live >= MAX_ANSWER_RULES) {
-      throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
+      throw validationProblem([
+        {
+          pointer: '/body',
+          keyword: 'maxRules',
+          message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first`,
+        },
+      ])
     }
   }
   /** Numbers a rule made by holdAnswerRule and holds it, within the bounds, in one step. */
@@ -225,12 +268,29 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
     rule.decision.ruleId = nextId
     const size = Buffer.byteLength(JSON.stringify(rule.view))
     if (size > MAX_ANSWER_RULE_BYTES) {
-      throw validationProblem([{ pointer: '/body', keyword: 'maxRuleSize', message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` }])
+      throw validationProblem([
+        {
+          pointer: '/body',
+          keyword: 'maxRuleSize',
+          message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead`,
+        },
+      ])
     }
     // Used-up rules make room first, the oldest first, as they do past the count.
-    for (let oldest = held.find((other) => other.view.remaining === 0); bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined; oldest = held.find((other) => other.view.remaining === 0)) drop(oldest)
+    for (
+      let oldest = held.find((other) => other.view.remaining === 0);
+      bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined;
+      oldest = held.find((other) => other.view.remaining === 0)
+    )
+      drop(oldest)
     if (bytes + size > MAX_ANSWER_RULES_BYTES) {
-      throw validationProblem([{ pointer: '/body', keyword: 'maxRulesSize', message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first` }])
+      throw validationProblem([
+        {
+          pointer: '/body',
+          keyword: 'maxRulesSize',
+          message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first`,
+        },
+      ])
     }
     sizes.set(rule, size)
     bytes += size

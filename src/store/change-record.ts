@@ -58,7 +58,14 @@ export function replayRecord(state: StoreState, record: ChangeRecord): void {
   }
   const tables: TableChange[] = record.t.map((change) => {
     const table = storageOf(state, change.s)
-    return { table, puts: change.p.map((row) => table.makeRow(row)), deletes: change.d, nextId: change.n[0], nextIdentity: change.n[1], nextRowOrder: change.n[2] }
+    return {
+      table,
+      puts: change.p.map((row) => table.makeRow(row)),
+      deletes: change.d,
+      nextId: change.n[0],
+      nextIdentity: change.n[1],
+      nextRowOrder: change.n[2],
+    }
   })
   applyChanges(state, { kind: 'changes', generation: state.generation, tables, nextVersion: record.v })
 }

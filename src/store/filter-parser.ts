@@ -143,7 +143,7 @@ class Lexer implements Tokens {
     // White space skipped by one sticky expression: a character at a time, 59 MB of it took a third of a second.
     SPACE.lastIndex = this.#i
     SPACE.test(text)
-    let i = SPACE.lastIndex
+    const i = SPACE.lastIndex
     const pos = i + 1
     if (i >= text.length) {
       this.#i = i

@@ -28,7 +28,12 @@ export class RowLocks {
   }
 
   has(applicationId: string, relationKey: string | null, id: number): boolean {
-    return this.#byApp.get(applicationId)?.get(relationKey === null ? null : relationKeyOf(relationKey))?.has(id) ?? false
+    return (
+      this.#byApp
+        .get(applicationId)
+        ?.get(relationKey === null ? null : relationKeyOf(relationKey))
+        ?.has(id) ?? false
+    )
   }
 
   /** Whether any row at all is locked: saves of a mock without locks skip every look-up. */

@@ -226,7 +226,10 @@ const ATTACHMENTS_PER_PAUSE = 1024
 export function stageDeletes(state: StoreState, changes: StoreChanges): StagedDeletes {
   const parts = (changes.tables as TableChange[]).map((change) => ({ change, removal: new Removal(change.deletes) }))
   let attachmentIds: number[] = []
-  const findAttachments = attachmentsOf(state, parts.map(({ change }) => change))
+  const findAttachments = attachmentsOf(
+    state,
+    parts.map(({ change }) => change),
+  )
   let found = false
   return {
     step(stop) {

@@ -34,7 +34,6 @@ export interface ParsedQuery {
   quotedAmpersand: boolean
 }
 
-
 /**
  * The `query` text of Get Items / Get Items Count (and the older GET form's URL query):
  * `&`-separated `$top`, `$skip`, `$orderby`, `$filter`, `relationKey`, `$inlinecount`. Other
@@ -99,7 +98,17 @@ export const MAX_IGNORED_OPTIONS = 256
 const LONGEST_NAME = 12
 
 function* parsing(text: string): Reading<ParsedQuery | QueryError> {
-  const query: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false, quotedAmpersand: false }
+  const query: ParsedQuery = {
+    top: null,
+    skip: 0,
+    orderBy: [],
+    filter: null,
+    relationKey: null,
+    inlineCount: false,
+    ignoredOptions: [],
+    emptyRelationKey: false,
+    quotedAmpersand: false,
+  }
   const seen = new Set<string>()
   let read = 0
   for (const part of parameters(text, query)) {

@@ -55,7 +55,14 @@ export interface HttpTransportOptions {
   insecure?: boolean
 }
 
-const TLS_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'])
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+])
 
 /**
  * A request target as a browser or `fetch` would send it: characters a URL may not hold raw
@@ -98,7 +105,11 @@ export function connectionHost(base: URL): string {
  * publicly certified host (a proxy, a cloud gateway) untrusted.
  */
 export function httpsAgentOptions(options: HttpTransportOptions): { keepAlive: boolean; ca?: string[]; rejectUnauthorized: boolean } {
-  return { keepAlive: true, ...(options.ca === undefined ? {} : { ca: [...rootCertificates, textOf(options.ca)] }), rejectUnauthorized: options.insecure !== true }
+  return {
+    keepAlive: true,
+    ...(options.ca === undefined ? {} : { ca: [...rootCertificates, textOf(options.ca)] }),
+    rejectUnauthorized: options.insecure !== true,
+  }
 }
 
 /**
@@ -135,7 +146,15 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
         }
         const fail = (error: TransportError) => settle(() => reject(error))
         const req = send(
-          { protocol: base.protocol, hostname: connectionHost(base), port: base.port, path: `${prefix}${requestTarget(request.path)}`, method: request.method, headers, agent },
+          {
+            protocol: base.protocol,
+            hostname: connectionHost(base),
+            port: base.port,
+            path: `${prefix}${requestTarget(request.path)}`,
+            method: request.method,
+            headers,
+            agent,
+          },
           (res) => {
             const status = res.statusCode ?? 0
             const sizeOnly = request.sizeOnly === true && status >= 200 && status <= 299
@@ -158,8 +177,12 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
               }
               if (!sizeOnly) chunks.push(chunk)
             })
-            res.on('end', () => settle(() => resolve({ status, headers: headersOf(res.headers), body: Buffer.concat(chunks), ...(sizeOnly ? { size: received } : {}) })))
-            res.on('error', (error) => fail(new TransportError('UNREACHABLE', `${request.method} ${request.path}: the answer broke off (${error.message})`, { cause: error })))
+            res.on('end', () =>
+              settle(() => resolve({ status, headers: headersOf(res.headers), body: Buffer.concat(chunks), ...(sizeOnly ? { size: received } : {}) })),
+            )
+            res.on('error', (error) =>
+              fail(new TransportError('UNREACHABLE', `${request.method} ${request.path}: the answer broke off (${error.message})`, { cause: error })),
+            )
           },
         )
         // The whole exchange, not the socket's idle time: an answer that trickles in never idles.
@@ -169,7 +192,13 @@ export function httpTransport(baseUrl: string, options: HttpTransportOptions = {
         }, timeoutMs)
         req.on('error', (error: NodeJS.ErrnoException) => {
           if (error.code !== undefined && TLS_CODES.has(error.code)) {
-            return fail(new TransportError('TLS', `${base.origin}: its certificate is not trusted (${error.code}); pass --ca FILE, or --insecure for a test installation`, { cause: error }))
+            return fail(
+              new TransportError(
+                'TLS',
+                `${base.origin}: its certificate is not trusted (${error.code}); pass --ca FILE, or --insecure for a test installation`,
+                { cause: error },
+              ),
+            )
           }
           fail(new TransportError('UNREACHABLE', `${base.origin} cannot be reached (${error.code ?? error.message})`, { cause: error }))
         })
@@ -200,9 +229,15 @@ export function injectTransport(app: InjectableApp): Transport {
   return {
     target: 'in-process mock',
     async send(request) {
-      const answer = await app.inject({ method: request.method, url: request.path, headers: request.headers ?? {}, ...(request.body === undefined ? {} : { payload: request.body }) })
+      const answer = await app.inject({
+        method: request.method,
+        url: request.path,
+        headers: request.headers ?? {},
+        ...(request.body === undefined ? {} : { payload: request.body }),
+      })
       const headers = headersOf(answer.headers as Record<string, string | string[] | undefined>)
-      if (request.sizeOnly === true && answer.statusCode >= 200 && answer.statusCode <= 299) return { status: answer.statusCode, headers, body: Buffer.alloc(0), size: answer.rawPayload.length }
+      if (request.sizeOnly === true && answer.statusCode >= 200 && answer.statusCode <= 299)
+        return { status: answer.statusCode, headers, body: Buffer.alloc(0), size: answer.rawPayload.length }
       return { status: answer.statusCode, headers, body: answer.rawPayload }
     },
     async close() {},

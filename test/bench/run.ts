@@ -81,7 +81,12 @@ try {
   for (const workload of workloads.filter((w) => wanted(w.name))) {
     if (workload.http && missing !== undefined) {
       tables.push({ title: workload.title, columns: ['measure'], rows: [['not measured']], notes: [`Not measured: ${missing}`] })
-      checks.push({ workload: workload.name.toUpperCase(), target: 'every target of the workload', figure: '-', verdict: 'not measured: no load generator (wrk)' })
+      checks.push({
+        workload: workload.name.toUpperCase(),
+        target: 'every target of the workload',
+        figure: '-',
+        verdict: 'not measured: no load generator (wrk)',
+      })
       continue
     }
     const begun = performance.now()

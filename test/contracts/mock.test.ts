@@ -20,8 +20,11 @@ for (const release of PROFILE_RELEASES) {
     beforeAll(async () => {
       mock = await startTestMock({ productVersion: release })
       const token = await mock.signIn()
-      countBefore = (await mock.client(token).count())
-      report = await runContracts(CONTRACTS, mockTarget(injectTransport(mock.mock.app), release, { allowWrites: true, fuzz: { runs: runs(25), seed: FUZZ_SEED } }))
+      countBefore = await mock.client(token).count()
+      report = await runContracts(
+        CONTRACTS,
+        mockTarget(injectTransport(mock.mock.app), release, { allowWrites: true, fuzz: { runs: runs(25), seed: FUZZ_SEED } }),
+      )
     }, 120_000)
     afterAll(() => mock?.close())
 

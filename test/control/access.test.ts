@@ -113,7 +113,13 @@ describe('--no-control-plane', () => {
   afterAll(() => mock.close())
 
   it('answers 404 for every /__mock/ path, saying why', async () => {
-    for (const [method, path] of [['POST', '/__mock/reset'], ['GET', '/__mock/requests'], ['GET', '/__mock/openapi.json'], ['DELETE', '/__mock/faults'], ['GET', '/__mock']] as const) {
+    for (const [method, path] of [
+      ['POST', '/__mock/reset'],
+      ['GET', '/__mock/requests'],
+      ['GET', '/__mock/openapi.json'],
+      ['DELETE', '/__mock/faults'],
+      ['GET', '/__mock'],
+    ] as const) {
       const reply = await mock.request(method, path, { unchecked: true })
       expect(reply.status, `${method} ${path}`).toBe(404)
       expect(reply.body.code).toBe('NOT_FOUND')

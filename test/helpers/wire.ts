@@ -20,7 +20,7 @@ export function rewriting(inner: Transport, edit: (request: WireRequest, answer:
 export function itemsQuery(request: WireRequest): string {
   if (!request.path.startsWith('/ExplorerApi/api/items') || request.path.startsWith('/ExplorerApi/api/items/')) return ''
   const body = request.body === undefined ? '' : textOf(request.body)
-  const query = body === '' ? request.path.split('?')[1] ?? '' : ((JSON.parse(body) as { query?: string }).query ?? '')
+  const query = body === '' ? (request.path.split('?')[1] ?? '') : ((JSON.parse(body) as { query?: string }).query ?? '')
   return decodeURIComponent(query.replace(/\+/g, ' '))
 }
 

@@ -60,7 +60,8 @@ async function growth(at: (scale: 1 | 8) => Promise<void>): Promise<{ ratio: num
 
 describe('the error path, n against 8n', () => {
   const ctx = mockPerSuite()
-  const send = (path: string, body: string) => ctx.mock.request('POST', path, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body })
+  const send = (path: string, body: string) =>
+    ctx.mock.request('POST', path, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body })
 
   it('a delete of rows that fit no schema (12,500 and 100,000 rows)', async () => {
     const body = (n: number) => JSON.stringify([{ RelationKey: null, Rows: Array.from({ length: n }, (_, i) => ({ Row: { Id: `x${i}`, TIMESTAMP: 5 } })) }])
@@ -77,7 +78,10 @@ describe('the error path, n against 8n', () => {
   it('a Get Items query text against the 500 $regex rules of the operation (128 KB and 1 MB)', async () => {
     await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
     for (let i = 0; i < 500; i++) {
-      const added = await ctx.mock.request('POST', '/__mock/stubs', { json: { operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } }, unchecked: true })
+      const added = await ctx.mock.request('POST', '/__mock/stubs', {
+        json: { operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } },
+        unchecked: true,
+      })
       expect(added.status).toBe(201)
     }
     const body = (kb: number) => JSON.stringify({ query: `$top=1&$filter=Status eq '${'a'.repeat(kb * 1024)}'` })
@@ -98,7 +102,15 @@ describe('the error path, n against 8n', () => {
       await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
       const perRule = Math.floor((megabytes * 1024 * 1024) / 500) - 512
       for (let i = 0; i < 500; i++) {
-        await ctx.mock.request('POST', '/__mock/stubs', { json: { operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: `c${i}` } }] } }, answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(perRule) }, offDocument: true }, unchecked: true })
+        await ctx.mock.request('POST', '/__mock/stubs', {
+          json: {
+            operationId: 'saveItems',
+            match: { body: { Rows: [{ Row: { Customer: `c${i}` } }] } },
+            answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(perRule) },
+            offDocument: true,
+          },
+          unchecked: true,
+        })
       }
     }
     // Two tables side by side cannot be kept (one table a mock): each size's list is timed on its own table.
@@ -130,13 +142,18 @@ describe('the error path, n against 8n', () => {
   }, 120_000)
 })
 
-describe('the proxy\'s judge, n against 8n', () => {
+describe("the proxy's judge, n against 8n", () => {
   it('a page of rows with a wrong type in each (5,000 and 40,000 rows): judged in time linear in the page, one finding', async () => {
     const page = (n: number) => Buffer.from(JSON.stringify(Array.from({ length: n }, (_, i) => ({ ...validRow(i + 1), Id: `${i + 1}` }))))
     const exchange = (body: Buffer) => ({
       method: 'POST',
       url: '/ExplorerApi/api/items',
-      requestHeaders: { 'content-type': 'application/json', applicationid: 'a1b2c3d4-0000-4000-8000-000000000001', sessiontoken: 't', workspaceid: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70' },
+      requestHeaders: {
+        'content-type': 'application/json',
+        applicationid: 'a1b2c3d4-0000-4000-8000-000000000001',
+        sessiontoken: 't',
+        workspaceid: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70',
+      },
       requestBody: Buffer.from('{"query":"$top=10"}'),
       requestBytes: 19,
       requestComplete: true,
@@ -158,6 +175,8 @@ describe('the proxy\'s judge, n against 8n', () => {
     // Past the arguments a call can take (a spread of 160,000 observations once overflowed the stack):
     // still one finding, its example the first row's.
     const big = judgeExchange(exchange(page(160_000)), { checkLimitBytes: 64 << 20 })
-    expect(big.observations.filter((o) => o.side === 'answer')).toEqual([expect.objectContaining({ pointer: '/body/*/Id', message: 'must be integer', example: '1' })])
+    expect(big.observations.filter((o) => o.side === 'answer')).toEqual([
+      expect.objectContaining({ pointer: '/body/*/Id', message: 'must be integer', example: '1' }),
+    ])
   }, 120_000)
 })

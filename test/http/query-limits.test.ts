@@ -18,10 +18,12 @@ describe('huge $filter and $orderby texts', () => {
   /** Sends a Get Items body given as text with a health call beside it; both answers, and which came first. */
   async function withHealth(body: string): Promise<{ big: Reply; health: Reply; order: string[] }> {
     const order: string[] = []
-    const bigPending = ctx.mock.request('POST', '/ExplorerApi/api/items', { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } }).then((reply) => {
-      order.push('big')
-      return reply
-    })
+    const bigPending = ctx.mock
+      .request('POST', '/ExplorerApi/api/items', { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
+      .then((reply) => {
+        order.push('big')
+        return reply
+      })
     const healthPending = ctx.mock.request('GET', '/__mock/health', { unchecked: true }).then((reply) => {
       order.push('health')
       return reply

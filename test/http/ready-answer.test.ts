@@ -40,7 +40,9 @@ describe('a page written as ready bytes', () => {
   })
 
   it('goes through the hook when an answer rule patches it, and the journal keeps the patched page', async () => {
-    const stub = (await mock.request('POST', '/__mock/stubs', { json: { operationId: 'queryItems', answer: { patch: [{ Id: 99 }] }, times: 1, offDocument: true } })).body
+    const stub = (
+      await mock.request('POST', '/__mock/stubs', { json: { operationId: 'queryItems', answer: { patch: [{ Id: 99 }] }, times: 1, offDocument: true } })
+    ).body
     try {
       const reply = await mock.request('POST', '/ExplorerApi/api/items', { headers: mock.dataHeaders(token), json: { query: '$top=3' }, unchecked: true })
       expect(reply.body).toEqual([{ Id: 99 }])

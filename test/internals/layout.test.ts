@@ -14,7 +14,11 @@ const SRC = join(ROOT, 'src')
 const SPEC = join(ROOT, 'spec')
 const CONTRACTS = join(ROOT, 'contracts')
 
-interface Edge { from: string; to: string; dynamic: boolean }
+interface Edge {
+  from: string
+  to: string
+  dynamic: boolean
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -82,8 +86,26 @@ const ALLOWED: Record<string, string[]> = {
   // The mock: its app and plugins, the control plane's routes (control/) and what they change (service/).
   // The fault injection (deviate/) only by the dynamic import --deviate asks for (a test below).
   'src/mock': [
-    'src/mock', 'src/state', 'src/rules', 'src/journal', 'src/operations', 'src/http', 'src/store', 'src/document', 'src/policy', 'src/wire', 'src/fixtures', 'src/client',
-    'src/usage-file', 'src/cli-base', 'src/deviate', 'src/errors.ts', 'src/deps.ts', 'src/bytes.ts', 'src/package-root.ts', 'spec',
+    'src/mock',
+    'src/state',
+    'src/rules',
+    'src/journal',
+    'src/operations',
+    'src/http',
+    'src/store',
+    'src/document',
+    'src/policy',
+    'src/wire',
+    'src/fixtures',
+    'src/client',
+    'src/usage-file',
+    'src/cli-base',
+    'src/deviate',
+    'src/errors.ts',
+    'src/deps.ts',
+    'src/bytes.ts',
+    'src/package-root.ts',
+    'spec',
   ],
   'src/deviate': ['src/deviate', 'src/operations', 'src/store', 'src/wire'],
   'src/commands/capture': ['src/commands/capture', 'src/client', 'src/wire', 'src/store', 'src/fixtures', 'src/bytes.ts'],
@@ -97,8 +119,20 @@ const ALLOWED: Record<string, string[]> = {
   'src/commands/usage': ['src/commands/usage', 'src/usage-file', 'src/store', 'src/client', 'src/document', 'src/wire', 'contracts', 'spec'],
   // Replays a usage on mocks of two releases in this process: the one command below the front that builds the mock.
   'src/commands/upgrade': [
-    'src/commands/upgrade', 'src/commands/usage', 'src/commands/kit', 'src/mock', 'src/usage-file', 'src/client', 'src/document', 'src/store', 'src/policy', 'src/wire',
-    'src/cli-base', 'src/deps.ts', 'src/bytes.ts', 'spec',
+    'src/commands/upgrade',
+    'src/commands/usage',
+    'src/commands/kit',
+    'src/mock',
+    'src/usage-file',
+    'src/client',
+    'src/document',
+    'src/store',
+    'src/policy',
+    'src/wire',
+    'src/cli-base',
+    'src/deps.ts',
+    'src/bytes.ts',
+    'spec',
   ],
   // Black-box: the contracts run against real installations, so they know the API only as a client does.
   contracts: ['contracts', 'src/client', 'src/wire', 'src/document', 'src/bytes.ts', 'spec'],
@@ -200,24 +234,41 @@ describe('the import direction of src/', () => {
     // Within a folder only the cycle check sees it: the document's reader and modes once imported each other.
     const back = ALL.find((edge) => edge.from === 'src/document/reader.ts' && edge.to === 'src/document/modes.ts')
     expect(back).toBeDefined()
-    expect(cycles([...ALL, { from: 'src/document/modes.ts', to: 'src/document/reader.ts', dynamic: false }])).toEqual([['src/document/modes.ts', 'src/document/reader.ts']])
+    expect(cycles([...ALL, { from: 'src/document/modes.ts', to: 'src/document/reader.ts', dynamic: false }])).toEqual([
+      ['src/document/modes.ts', 'src/document/reader.ts'],
+    ])
   })
 
-  it('the store\'s rules reach its engine only through the table (and the value types it hands out)', () => {
+  it("the store's rules reach its engine only through the table (and the value types it hands out)", () => {
     const narrow = ['src/store/engine/table.ts', 'src/store/engine/lru.ts']
-    const wide = importsOf('src/store').filter((edge) => !within(edge.from, 'src/store/engine') && within(edge.to, 'src/store/engine') && !narrow.includes(edge.to))
+    const wide = importsOf('src/store').filter(
+      (edge) => !within(edge.from, 'src/store/engine') && within(edge.to, 'src/store/engine') && !narrow.includes(edge.to),
+    )
     expect(show(wide)).toEqual([])
     expect(importsOf('src/store/engine').length).toBeGreaterThan(5)
   })
 
   it('the rules and the journal know no Fastify and no request', () => {
-    const fastify = [...sourceFiles(join(SRC, 'rules')), ...sourceFiles(join(SRC, 'journal'))].filter((file) => /from\s*['"](fastify|@fastify\/)/.test(readFileSync(file, 'utf8')))
+    const fastify = [...sourceFiles(join(SRC, 'rules')), ...sourceFiles(join(SRC, 'journal'))].filter((file) =>
+      /from\s*['"](fastify|@fastify\/)/.test(readFileSync(file, 'utf8')),
+    )
     expect(fastify.map((file) => relative(ROOT, file))).toEqual([])
     expect(importsOf('src/rules').length).toBeGreaterThan(5)
   })
 
   it('the store imports neither the mock, the request path, the operations nor the commands', () => {
-    const forbiddenAreas = ['src/mock', 'src/http', 'src/operations', 'src/deviate', 'src/fixtures', ...COMMANDS, 'src/cli-base', 'src/usage-file', 'src/client', 'src/index.ts']
+    const forbiddenAreas = [
+      'src/mock',
+      'src/http',
+      'src/operations',
+      'src/deviate',
+      'src/fixtures',
+      ...COMMANDS,
+      'src/cli-base',
+      'src/usage-file',
+      'src/client',
+      'src/index.ts',
+    ]
     expect(show(importsOf('src/store').filter((edge) => forbiddenAreas.some((area) => within(edge.to, area))))).toEqual([])
   })
 
@@ -237,18 +288,22 @@ describe('the import direction of src/', () => {
 })
 
 describe('the folders of src/', () => {
-  const folders = (dir: string): string[] => readdirSync(dir)
-    .filter((name) => statSync(join(dir, name)).isDirectory())
-    .flatMap((name) => [join(dir, name), ...folders(join(dir, name))])
+  const folders = (dir: string): string[] =>
+    readdirSync(dir)
+      .filter((name) => statSync(join(dir, name)).isDirectory())
+      .flatMap((name) => [join(dir, name), ...folders(join(dir, name))])
 
   it('each opens with a README.md that says what it is for and what it may import', () => {
-    const missing = folders(SRC).map((dir) => relative(ROOT, dir))
+    const missing = folders(SRC)
+      .map((dir) => relative(ROOT, dir))
       .filter((dir) => !existsSync(join(ROOT, dir, 'README.md')) || !/import/i.test(readFileSync(join(ROOT, dir, 'README.md'), 'utf8')))
     expect(missing).toEqual([])
   })
 
   it('keeps only the package entry and the shared modules loose in src/', () => {
-    const loose = readdirSync(SRC).filter((name) => statSync(join(SRC, name)).isFile() && name.endsWith('.ts')).sort()
+    const loose = readdirSync(SRC)
+      .filter((name) => statSync(join(SRC, name)).isFile() && name.endsWith('.ts'))
+      .sort()
     expect(loose).toEqual(['bytes.ts', 'deps.ts', 'errors.ts', 'index.ts', 'package-root.ts'])
   })
 })

@@ -105,7 +105,7 @@ describe('the HTTP transport', () => {
     expect(connectionHost(new URL('https://appdata.example.com/prefix'))).toBe('appdata.example.com')
   })
 
-  it('trusts a CA given besides the system\'s roots, not instead of them', () => {
+  it("trusts a CA given besides the system's roots, not instead of them", () => {
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
     const ca = httpsAgentOptions({ ca: pem }).ca as string[]
     expect(ca).toContain(pem)

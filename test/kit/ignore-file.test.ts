@@ -59,19 +59,37 @@ describe('the ignore schema', () => {
 
 describe('reading an ignore file', () => {
   it('takes a YAML list and a JSON { ignore } alike, reasons kept', () => {
-    const yaml = file('# accepted\n- side: answer\n  operationId: "*"\n  pointer: /body/*/Amount\n  reason: staging sends text\n- side: "*"\n  operationId: saveItems\n')
-    const json = file(JSON.stringify({ ignore: [{ side: 'answer', operationId: '*', pointer: '/body/*/Amount', reason: 'staging sends text' }, { side: '*', operationId: 'saveItems' }] }), 'json')
+    const yaml = file(
+      '# accepted\n- side: answer\n  operationId: "*"\n  pointer: /body/*/Amount\n  reason: staging sends text\n- side: "*"\n  operationId: saveItems\n',
+    )
+    const json = file(
+      JSON.stringify({
+        ignore: [
+          { side: 'answer', operationId: '*', pointer: '/body/*/Amount', reason: 'staging sends text' },
+          { side: '*', operationId: 'saveItems' },
+        ],
+      }),
+      'json',
+    )
     const entries = readIgnoreFile(yaml, 'proxy')
-    expect(entries).toEqual([{ side: 'answer', operationId: '*', pointer: '/body/*/Amount', reason: 'staging sends text' }, { side: '*', operationId: 'saveItems' }])
+    expect(entries).toEqual([
+      { side: 'answer', operationId: '*', pointer: '/body/*/Amount', reason: 'staging sends text' },
+      { side: '*', operationId: 'saveItems' },
+    ])
     expect(readIgnoreFile(json, 'proxy')).toEqual(entries)
-    expect(readIgnoreFile(file('- kind: "*"\n  operationId: deleteItems\n  reason: later\n'), 'upgrade')).toEqual([{ kind: '*', operationId: 'deleteItems', reason: 'later' }])
+    expect(readIgnoreFile(file('- kind: "*"\n  operationId: deleteItems\n  reason: later\n'), 'upgrade')).toEqual([
+      { kind: '*', operationId: 'deleteItems', reason: 'later' },
+    ])
   })
 
   it("still takes the proxy's older JSON list as it was written", () => {
-    const older = file(JSON.stringify([
-      { side: 'answer', operationId: 'queryItems', pointer: '/body/*/Amount', reason: 'staging sends Amount as text until release 3.0.20' },
-      { side: 'request', operationId: 'saveItems' },
-    ]), 'json')
+    const older = file(
+      JSON.stringify([
+        { side: 'answer', operationId: 'queryItems', pointer: '/body/*/Amount', reason: 'staging sends Amount as text until release 3.0.20' },
+        { side: 'request', operationId: 'saveItems' },
+      ]),
+      'json',
+    )
     expect(readIgnoreFile(older, 'proxy')).toHaveLength(2)
   })
 
@@ -82,8 +100,16 @@ describe('reading an ignore file', () => {
 
   it.each([
     ['proxy', '- side: answer\n- side: sideways\n', 'entry 2, member side: must be one of request, answer, *; got "sideways"'],
-    ['proxy', JSON.stringify({ ignore: [{ side: 'answer' }, { pointer: '/status' }, { operationId: 3 }] }), 'entry 3, member operationId: must be a text; got 3'],
-    ['proxy', JSON.stringify([{ side: 'answer', operationId: 'queryItems', kind: 'path-moved' }]), 'entry 1, member kind: not a member of an entry of proxy --ignore, which names side, operationId, pointer (and a reason)'],
+    [
+      'proxy',
+      JSON.stringify({ ignore: [{ side: 'answer' }, { pointer: '/status' }, { operationId: 3 }] }),
+      'entry 3, member operationId: must be a text; got 3',
+    ],
+    [
+      'proxy',
+      JSON.stringify([{ side: 'answer', operationId: 'queryItems', kind: 'path-moved' }]),
+      'entry 1, member kind: not a member of an entry of proxy --ignore, which names side, operationId, pointer (and a reason)',
+    ],
     ['proxy', '- reason: nothing named\n', 'entry 1 names nothing to accept (side, operationId, pointer)'],
     ['proxy', '- side: answer\n- just a text\n', 'entry 2 is not an object (side, operationId, pointer, and a reason); got "just a text"'],
     ['proxy', '- pointer: ""\n', 'entry 1, member pointer: must not be empty'],
@@ -104,7 +130,7 @@ describe('reading an ignore file', () => {
     expect(refusal(file(JSON.stringify(many), 'json'), 'upgrade')).toBe('1,001 entries, more than 1,000')
   })
 
-  it("refuses a file over the size limit before reading it whole (a 3 GiB file, more than a text can hold, is refused by its size)", () => {
+  it('refuses a file over the size limit before reading it whole (a 3 GiB file, more than a text can hold, is refused by its size)', () => {
     const big = file('')
     // Sparse: nothing is written, and reading it whole would fail on its size instead.
     truncateSync(big, 3 * 1024 ** 3)
@@ -115,12 +141,18 @@ describe('reading an ignore file', () => {
   })
 
   it('takes the files docs/proxy.md and docs/upgrade.md show', () => {
-    for (const [page, name, command] of [['docs/proxy.md', '.appdata-kit-ignore.yaml', 'proxy'], ['docs/upgrade.md', 'upgrade-ignore.yaml', 'upgrade']] as const) {
+    for (const [page, name, command] of [
+      ['docs/proxy.md', '.appdata-kit-ignore.yaml', 'proxy'],
+      ['docs/upgrade.md', 'upgrade-ignore.yaml', 'upgrade'],
+    ] as const) {
       const shown = new RegExp(`\`\`\`yaml\n# ${name.replaceAll('.', '\\.')}\n([^]*?)\`\`\``).exec(readFileSync(join(ROOT, page), 'utf8'))?.[1]
       expect(shown, page).toBeDefined()
       const entries = readIgnoreFile(file(shown!), command)
       expect(entries.length, page).toBeGreaterThan(1)
-      expect(entries.every((entry) => entry.reason !== undefined), page).toBe(true)
+      expect(
+        entries.every((entry) => entry.reason !== undefined),
+        page,
+      ).toBe(true)
     }
   })
 
@@ -145,7 +177,9 @@ describe('matching findings', () => {
     expect(samePointer('/headers/content-type/x', '/headers/Content-Type/x')).toBe(true)
     expect(samePointer('/body/amount', '/body/Amount')).toBe(false)
     expect(samePointer('/headers/ApplicationId', '/headers/ApplicationIds')).toBe(false)
-    expect(acceptingEntry(entries, { side: 'request', operationIds: ['queryItems'], pointer: '/headers/ApplicationId' })?.reason).toBe('lower case, as older reports wrote it')
+    expect(acceptingEntry(entries, { side: 'request', operationIds: ['queryItems'], pointer: '/headers/ApplicationId' })?.reason).toBe(
+      'lower case, as older reports wrote it',
+    )
     expect(acceptingEntry(entries, { side: 'answer', operationIds: ['queryItems'], pointer: '/headers/ApplicationId' })).toBeUndefined()
   })
 

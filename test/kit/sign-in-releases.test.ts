@@ -14,7 +14,11 @@ describe('the sign-in → release map', () => {
   })
 
   it('lists the sign-ins newest first, and names no release for another operation', () => {
-    const key = (release: string) => release.split('.').map((part) => part.padStart(4, '0')).join('.')
+    const key = (release: string) =>
+      release
+        .split('.')
+        .map((part) => part.padStart(4, '0'))
+        .join('.')
     const releases = SIGN_IN_RELEASES.map((signIn) => signIn.release)
     expect([...releases].sort((a, b) => key(b).localeCompare(key(a)))).toEqual(releases)
     expect(releaseOfSignIn('queryItems')).toBeUndefined()

@@ -51,9 +51,13 @@ afterAll(async () => {
 /** A request that leaves out the ApplicationId header, an answer of the wrong media type and a download without its Content-Disposition. */
 async function headerFaults(base: string): Promise<void> {
   const { ApplicationId: _left, ...withoutApplication } = CLIENT_HEADERS
-  expect((await fetch(`${base}/ExplorerApi/api/items`, { method: 'POST', headers: withoutApplication, body: JSON.stringify({ query: '$top=1' }) })).status).toBe(200)
+  expect(
+    (await fetch(`${base}/ExplorerApi/api/items`, { method: 'POST', headers: withoutApplication, body: JSON.stringify({ query: '$top=1' }) })).status,
+  ).toBe(200)
   expect(await (await getItems(base, 'html')).text()).toBe('<html>maintenance</html>')
-  expect((await fetch(`${base}${DOWNLOAD}`, { method: 'POST', headers: { ...CLIENT_HEADERS, 'x-plant': 'pdf' }, body: JSON.stringify({ ids: [1] }) })).status).toBe(200)
+  expect(
+    (await fetch(`${base}${DOWNLOAD}`, { method: 'POST', headers: { ...CLIENT_HEADERS, 'x-plant': 'pdf' }, body: JSON.stringify({ ids: [1] }) })).status,
+  ).toBe(200)
 }
 
 describe("the proxy's reports", () => {
@@ -70,24 +74,40 @@ describe("the proxy's reports", () => {
 
   it('take an ignore file (YAML, "*" for any) written with the older lower-case header names as the same findings, each reason in every report', async () => {
     const ignore = join(dir, 'lower-case.yaml')
-    writeFileSync(ignore, [
-      '# accepted at staging',
-      '- side: request',
-      '  operationId: queryItems',
-      '  pointer: /headers/applicationid',
-      '  reason: the client sends it from the next release on',
-      '- side: answer',
-      '  operationId: "*"',
-      '  pointer: /headers/content-type',
-      '  reason: the maintenance page of <staging> & co',
-      '- side: "*"',
-      '  operationId: downloadAttachment',
-      '  pointer: /headers/content-disposition',
-      '  reason: the gateway drops it',
-      '',
-    ].join('\n'))
+    writeFileSync(
+      ignore,
+      [
+        '# accepted at staging',
+        '- side: request',
+        '  operationId: queryItems',
+        '  pointer: /headers/applicationid',
+        '  reason: the client sends it from the next release on',
+        '- side: answer',
+        '  operationId: "*"',
+        '  pointer: /headers/content-type',
+        '  reason: the maintenance page of <staging> & co',
+        '- side: "*"',
+        '  operationId: downloadAttachment',
+        '  pointer: /headers/content-disposition',
+        '  reason: the gateway drops it',
+        '',
+      ].join('\n'),
+    )
     const [json, junit, html] = ['ignored.json', 'ignored.xml', 'ignored.html'].map((name) => join(dir, name)) as [string, string, string]
-    const run = await proxy(target.url, ['--product-version', '3.0.19', '--fail-on', 'any', '--ignore', ignore, '--report', json, '--junit', junit, '--html', html])
+    const run = await proxy(target.url, [
+      '--product-version',
+      '3.0.19',
+      '--fail-on',
+      'any',
+      '--ignore',
+      ignore,
+      '--report',
+      json,
+      '--junit',
+      junit,
+      '--html',
+      html,
+    ])
     await headerFaults(run.url)
     const found = await report(run)
     expect(found.violations).toEqual([])
@@ -98,7 +118,11 @@ describe("the proxy's reports", () => {
     ])
     expect(await stop(run)).toBe(0)
     const written = JSON.parse(readFileSync(json, 'utf8')) as typeof found
-    expect(written.ignored.map((f) => f.reason).sort()).toEqual(['the client sends it from the next release on', 'the gateway drops it', 'the maintenance page of <staging> & co'])
+    expect(written.ignored.map((f) => f.reason).sort()).toEqual([
+      'the client sends it from the next release on',
+      'the gateway drops it',
+      'the maintenance page of <staging> & co',
+    ])
     expect(readFileSync(junit, 'utf8')).toContain('accepted by --ignore (the gateway drops it)')
     const page = readFileSync(html, 'utf8')
     expect(page).toContain('<td>the maintenance page of &lt;staging&gt; &amp; co</td>')

@@ -31,7 +31,14 @@ const started = () => STARTED
 /** Every rule held, every scenario in `stateOf`'s state. */
 const states = (stateOf: (scenario: string) => string = started, isHeld: (rule: HeldRule) => boolean = () => true): RuleStates => ({ stateOf, isHeld })
 /** A table's state over `states` for answer rules (no fault rules). */
-const tableOf = (at: RuleStates): RuleTableState => ({ ...at, faultsFor: () => [], faultDecisionOf: () => { throw new Error('no fault rules') }, drawState: 0 })
+const tableOf = (at: RuleStates): RuleTableState => ({
+  ...at,
+  faultsFor: () => [],
+  faultDecisionOf: () => {
+    throw new Error('no fault rules')
+  },
+  drawState: 0,
+})
 /** The answer rule a decision names (the one its updates count); null for a pass. */
 const ruleOf = (decision: Decision): HeldRule | null => decision.updates.answer?.rule ?? null
 /**
@@ -52,7 +59,9 @@ function decided(candidates: HeldRule[], query: string, at: RuleStates = states(
 describe('decide at the answer point, over the matches known', () => {
   const known = (...pairs: Array<[HeldRule, boolean]>) => new Map(pairs)
   /** The rule `decide` picks, as `{ rule }`. */
-  const pickAnswer = (candidates: HeldRule[], at: RuleStates, matched: Map<HeldRule, boolean>) => ({ rule: ruleOf(decide(tableOf(at), { point: 'answer', candidates, matched })) })
+  const pickAnswer = (candidates: HeldRule[], at: RuleStates, matched: Map<HeldRule, boolean>) => ({
+    rule: ruleOf(decide(tableOf(at), { point: 'answer', candidates, matched })),
+  })
 
   it('the first open rule known to match; one known not to is passed over', () => {
     const other = held({ match: { body: { query: 'other' } }, name: 'other' })
@@ -64,7 +73,13 @@ describe('decide at the answer point, over the matches known', () => {
   it('matches nothing itself: a rule whose match is not known counts as not matching (matchForDecision comes first)', () => {
     const other = held({ match: { body: { query: 'other' } } })
     const mine = held({ match: { body: { query: 'mine' } } })
-    for (const rule of [other, mine]) rule.pattern = { ...rule.pattern, matchWork: () => { throw new Error('decide matched a pattern') } }
+    for (const rule of [other, mine])
+      rule.pattern = {
+        ...rule.pattern,
+        matchWork: () => {
+          throw new Error('decide matched a pattern')
+        },
+      }
     expect(pickAnswer([other, mine], states(), known())).toEqual({ rule: null })
     expect(pickAnswer([other, mine], states(), known([other, false]))).toEqual({ rule: null })
     // A rule known to match before it wins, whatever the later rules would say.
@@ -88,7 +103,10 @@ describe('decide at the answer point, over the matches known', () => {
     const decisions = kinds.map((rule) => decide(tableOf(states()), { point: 'answer', candidates: [rule], matched: known() }))
     expect(decisions.map((decision) => decision.kind)).toEqual(['answer', 'patch', 'delay'])
     expect(decisions[2]).toMatchObject({ ms: 20 })
-    expect(decide(tableOf(states()), { point: 'answer', candidates: [], matched: known() })).toEqual({ kind: 'pass', updates: { drawState: null, fault: null, answer: null } })
+    expect(decide(tableOf(states()), { point: 'answer', candidates: [], matched: known() })).toEqual({
+      kind: 'pass',
+      updates: { drawState: null, fault: null, answer: null },
+    })
   })
 
   it('a rule that asks only for the operation takes the request with no match known', () => {
@@ -111,7 +129,13 @@ describe('decide at the answer point, over the matches known', () => {
   it('a rule no longer held is passed over, even known to match', () => {
     const gone = held({ match: { body: { query: 'x' } } })
     const live = held({})
-    expect(pickAnswer([gone, live], states(started, (rule) => rule !== gone), known([gone, true]))).toEqual({ rule: live })
+    expect(
+      pickAnswer(
+        [gone, live],
+        states(started, (rule) => rule !== gone),
+        known([gone, true]),
+      ),
+    ).toEqual({ rule: live })
   })
 
   it('a rule waiting for a scenario state answers only in that state, reading its own scenario', () => {
@@ -129,7 +153,13 @@ describe('decide at the answer point, over the matches known', () => {
 
   it('a rule that waits for no state answers in any state', () => {
     const plain = held({ scenario: 'login' })
-    expect(pickAnswer([plain], states(() => 'anything'), known())).toEqual({ rule: plain })
+    expect(
+      pickAnswer(
+        [plain],
+        states(() => 'anything'),
+        known(),
+      ),
+    ).toEqual({ rule: plain })
   })
 
   it('a used-up rule waiting for the state it is in still does not answer', () => {
@@ -155,7 +185,12 @@ describe('matchForDecision, then decide in the same step', () => {
     const asked: unknown[] = []
     const work = rule.pattern.matchWork
     rule.pattern = { ...rule.pattern, matchWork: (s, options) => (asked.push(options), work(s, options)) }
-    any.pattern = { ...any.pattern, matchWork: () => { throw new Error('an operation-only rule is matched') } }
+    any.pattern = {
+      ...any.pattern,
+      matchWork: () => {
+        throw new Error('an operation-only rule is matched')
+      },
+    }
     expect(decided([rule, any], 'x')).toBe(rule)
     expect(asked).toEqual([{ report: false }])
     expect(decided([any], 'x')).toBe(any)
@@ -164,7 +199,12 @@ describe('matchForDecision, then decide in the same step', () => {
   it('stops matching at the first rule that matches: the rules after it are not matched', () => {
     const first = held({ match: { body: { query: 'x' } } })
     const later = held({ match: { body: { query: 'x' } } })
-    later.pattern = { ...later.pattern, matchWork: () => { throw new Error('a rule after the one that answers is matched') } }
+    later.pattern = {
+      ...later.pattern,
+      matchWork: () => {
+        throw new Error('a rule after the one that answers is matched')
+      },
+    }
     expect(decided([first, later], 'x')).toBe(first)
   })
 
@@ -177,7 +217,10 @@ describe('matchForDecision, then decide in the same step', () => {
       if (turns < 100) setImmediate(count)
     }
     setImmediate(count)
-    const pending = runSliced(decideAnswer([...misses, hit], states(), 'x', (rule) => rule), 0)
+    const pending = runSliced(
+      decideAnswer([...misses, hit], states(), 'x', (rule) => rule),
+      0,
+    )
     expect(pending).toBeInstanceOf(Promise)
     expect(await pending).toBe(hit)
     expect(turns).toBeGreaterThanOrEqual(5)
@@ -209,13 +252,31 @@ describe('matchForDecision, then decide in the same step', () => {
     it('a rule removed meanwhile is passed over', async () => {
       let held_ = true
       const rule = pausing(true, () => (held_ = false))
-      expect(await sliced(decideAnswer([rule], states(started, () => held_), 'x', (r) => r))).toBeNull()
+      expect(
+        await sliced(
+          decideAnswer(
+            [rule],
+            states(started, () => held_),
+            'x',
+            (r) => r,
+          ),
+        ),
+      ).toBeNull()
     })
 
     it('a rule whose scenario moved meanwhile is passed over', async () => {
       let state = 'ready'
       const rule = pausing(true, () => (state = 'moved'), { scenario: 's', whenState: 'ready' })
-      expect(await sliced(decideAnswer([rule], states(() => state), 'x', (r) => r))).toBeNull()
+      expect(
+        await sliced(
+          decideAnswer(
+            [rule],
+            states(() => state),
+            'x',
+            (r) => r,
+          ),
+        ),
+      ).toBeNull()
     })
 
     it('an earlier rule that opened meanwhile (its scenario moved to its state) is matched then, and answers', async () => {
@@ -223,7 +284,16 @@ describe('matchForDecision, then decide in the same step', () => {
       const waiting = held({ match: { body: { query: 'x' } }, scenario: 's', whenState: 'open', name: 'waiting' })
       const rule = pausing(true, () => (state = 'open'), { name: 'pausing' })
       const taken: HeldRule[] = []
-      expect(await sliced(decideAnswer([waiting, rule], states(() => state), 'x', (r) => (taken.push(r), r)))).toBe(waiting)
+      expect(
+        await sliced(
+          decideAnswer(
+            [waiting, rule],
+            states(() => state),
+            'x',
+            (r) => (taken.push(r), r),
+          ),
+        ),
+      ).toBe(waiting)
       expect(taken).toEqual([waiting])
     })
 
@@ -242,7 +312,8 @@ describe('matchForDecision, then decide in the same step', () => {
 })
 
 describe('decide on arrival (fault rules)', () => {
-  const fault = (over: Partial<ActiveFaultRule>): ActiveFaultRule => ({ operationId: 'queryItems', id: 1, rate: 1, remaining: null, applied: 0, latencyMs: 0, status: 503, ...over }) as ActiveFaultRule
+  const fault = (over: Partial<ActiveFaultRule>): ActiveFaultRule =>
+    ({ operationId: 'queryItems', id: 1, rate: 1, remaining: null, applied: 0, latencyMs: 0, status: 503, ...over }) as ActiveFaultRule
   /** A table holding `rules` for queryItems, its draws standing at `drawState`. */
   const faultTable = (rules: ActiveFaultRule[], drawState = 7): RuleTableState => ({
     ...states(),
@@ -266,7 +337,12 @@ describe('decide on arrival (fault rules)', () => {
   })
 
   it('a rule that only delays is a delay; any other is a fault', () => {
-    expect(arrive(faultTable([fault({ status: undefined, latencyMs: 30 })]))).toMatchObject({ kind: 'delay', ms: 30, rule: null, fault: { latencyMs: 30, action: null } })
+    expect(arrive(faultTable([fault({ status: undefined, latencyMs: 30 })]))).toMatchObject({
+      kind: 'delay',
+      ms: 30,
+      rule: null,
+      fault: { latencyMs: 30, action: null },
+    })
     expect(arrive(faultTable([fault({ status: undefined, drop: true })]))).toMatchObject({ kind: 'fault', fault: { action: { kind: 'drop' } } })
   })
 

@@ -22,15 +22,29 @@ describe('createFaultTable', () => {
 
   it('applies the first matching rule only, in order', () => {
     const table = createFaultTable(() => 1)
-    table.set({ rules: [{ operationId: 'saveItems', status: 409 }, { operationId: '*', latencyMs: 20, drop: true }] })
-    expect(faultOf(table.decide('saveItems'))).toEqual({ ruleId: 1, latencyMs: 0, action: { kind: 'status', status: 409, headers: {}, standing: 'documented' } })
+    table.set({
+      rules: [
+        { operationId: 'saveItems', status: 409 },
+        { operationId: '*', latencyMs: 20, drop: true },
+      ],
+    })
+    expect(faultOf(table.decide('saveItems'))).toEqual({
+      ruleId: 1,
+      latencyMs: 0,
+      action: { kind: 'status', status: 409, headers: {}, standing: 'documented' },
+    })
     expect(faultOf(table.decide('queryItems'))).toEqual({ ruleId: 2, latencyMs: 20, action: { kind: 'drop' } })
     expect(table.list().rules.map((r) => r.applied)).toEqual([1, 1])
   })
 
   it('expires a rule after `times` and lets the next one match', () => {
     const table = createFaultTable(() => 1)
-    table.set({ rules: [{ operationId: 'saveItems', commitThenDrop: true, times: 1 }, { operationId: 'saveItems', latencyMs: 7 }] })
+    table.set({
+      rules: [
+        { operationId: 'saveItems', commitThenDrop: true, times: 1 },
+        { operationId: 'saveItems', latencyMs: 7 },
+      ],
+    })
     expect(faultOf(table.decide('saveItems'))?.action).toEqual({ kind: 'commitThenDrop' })
     expect(faultOf(table.decide('saveItems'))).toEqual({ ruleId: 2, latencyMs: 7, action: null })
     expect(table.list().rules.map((r) => r.id)).toEqual([2])
@@ -39,7 +53,13 @@ describe('createFaultTable', () => {
   it('draws the same sequence for the same seed, and rate 0 never applies', () => {
     const pattern = (seed: number) => {
       const table = createFaultTable(() => 0)
-      table.set({ seed, rules: [{ operationId: 'saveItems', status: 500, rate: 0.3 }, { operationId: 'queryItems', status: 500, rate: 0 }] })
+      table.set({
+        seed,
+        rules: [
+          { operationId: 'saveItems', status: 500, rate: 0.3 },
+          { operationId: 'queryItems', status: 500, rate: 0 },
+        ],
+      })
       return Array.from({ length: 40 }, () => faultOf(table.decide('saveItems')) !== null)
     }
     const first = pattern(11)
@@ -72,7 +92,13 @@ describe('createFaultTable', () => {
 
   it('decides where a status stands, once, when the rules are set: gateway, documented, off the document', () => {
     const table = createFaultTable(() => 1)
-    table.set({ rules: [{ operationId: 'saveItems', status: 502, headers: { 'Retry-After': '3' } }, { operationId: 'queryItems', status: 401 }, { operationId: 'runAction', status: 429, offDocument: true }] })
+    table.set({
+      rules: [
+        { operationId: 'saveItems', status: 502, headers: { 'Retry-After': '3' } },
+        { operationId: 'queryItems', status: 401 },
+        { operationId: 'runAction', status: 429, offDocument: true },
+      ],
+    })
     expect(faultOf(table.decide('saveItems'))?.action).toEqual({ kind: 'status', status: 502, headers: { 'retry-after': '3' }, standing: 'gateway' })
     expect(faultOf(table.decide('queryItems'))?.action).toMatchObject({ standing: 'documented' })
     expect(faultOf(table.decide('runAction'))?.action).toMatchObject({ standing: 'offDocument' })

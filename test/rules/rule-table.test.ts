@@ -9,7 +9,7 @@ import { createRuleTable } from '../../src/rules/table.ts'
 import { activeFaultRules, effectOf, faultDecision, faultRuleViolations, statusStanding, type FaultRuleInput } from '../../src/rules/faults.ts'
 import type { RequestSubject } from '../../src/rules/pattern.ts'
 import { listOperations, releaseDocument } from '../../src/document/reader.ts'
-import { ProblemError } from '../../src/errors.ts'
+import type { ProblemError } from '../../src/errors.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
 import { refusal } from '../helpers/refusal.ts'
 import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
@@ -18,7 +18,6 @@ const document = releaseDocument(LATEST_VERSION)
 const context = { document, operations: new Map(listOperations(document).map((entry) => [entry.operationId, entry])), strict: false }
 const table = (strict = false) => createRuleTable({ document, randomSeed: () => 77, strict })
 const subject = (operationId: string | null, query = '$top=1'): RequestSubject => ({ operationId, body: { query }, headers: {}, user: 'admin@acme.test' })
-
 
 /** The id of the rule that answered; null for none. */
 const answered = ruleIdOf
@@ -121,7 +120,7 @@ describe('the answer-rule table', () => {
     expect(await answered(answers.decide(subject('saveItems')))).toBe(1)
   })
 
-  it('remove takes one rule out of the list and out of the operation\'s turn; an unknown id is a 404 naming it', async () => {
+  it("remove takes one rule out of the list and out of the operation's turn; an unknown id is a 404 naming it", async () => {
     const { answers } = table()
     answers.add({ operationId: 'queryItems', answer: {}, name: 'a' })
     answers.add({ operationId: 'queryItems', answer: {}, name: 'b', priority: 9 })
@@ -145,7 +144,11 @@ describe('the answer-rule table', () => {
     answers.remove(1)
     for (let i = 0; i < MAX_ANSWER_RULES; i++) answers.add({ operationId: 'saveItems', answer: {} })
     expect(refusal(() => answers.add({ operationId: 'saveItems', answer: {} })).extra.violations).toEqual([
-      { pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` },
+      {
+        pointer: '/body',
+        keyword: 'maxRules',
+        message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first`,
+      },
     ])
     answers.remove(2)
     expect(answers.add({ operationId: 'saveItems', answer: {} }).id).toBe(MAX_ANSWER_RULES + 2)
@@ -161,21 +164,34 @@ describe('the answer-rule table', () => {
     expect(await answered(answers.decide(subject('queryItems')))).toBeNull()
     // Room again for the largest rules: the sizes were forgotten too.
     const each = MAX_ANSWER_RULE_BYTES - 1024
-    for (let i = 0; i < Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400)); i++) answers.add({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) }, offDocument: true })
+    for (let i = 0; i < Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400)); i++)
+      answers.add({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) }, offDocument: true })
   })
 
   it('a rule too large is refused naming its size and the limit', async () => {
     const { answers } = table()
-    const problem = refusal(() => answers.add({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(MAX_ANSWER_RULE_BYTES) }, offDocument: true }))
+    const problem = refusal(() =>
+      answers.add({
+        operationId: 'queryItems',
+        answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(MAX_ANSWER_RULE_BYTES) },
+        offDocument: true,
+      }),
+    )
     const [violation] = problem.extra.violations as Array<{ message: string }>
-    expect(violation?.message).toMatch(new RegExp(`^is \\d+ bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead$`))
+    expect(violation?.message).toMatch(
+      new RegExp(`^is \\d+ bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead$`),
+    )
     expect(answers.list().rules).toEqual([])
   })
 
   it('rules too large together: refused naming the total, and the ids of refused rules are not used up', async () => {
     const { answers } = table()
     const each = MAX_ANSWER_RULE_BYTES - 1024
-    const rule = () => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) }, offDocument: true })
+    const rule = () => ({
+      operationId: 'queryItems',
+      answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) },
+      offDocument: true,
+    })
     let added = 0
     let problem: ProblemError | undefined
     for (; added < 100 && problem === undefined; added++) {
@@ -186,7 +202,9 @@ describe('the answer-rule table', () => {
       }
     }
     const [violation] = problem?.extra.violations as Array<{ message: string }>
-    expect(violation?.message).toMatch(new RegExp(`^would make the rules held \\d+ bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first$`))
+    expect(violation?.message).toMatch(
+      new RegExp(`^would make the rules held \\d+ bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first$`),
+    )
     const held = answers.list().rules
     answers.remove(held[0]?.id as number)
     expect(answers.add({ operationId: 'queryItems', answer: {} }).id).toBe(held.length + 1)
@@ -195,7 +213,12 @@ describe('the answer-rule table', () => {
   it('a used-up rule makes room for size, the oldest used-up first, and live rules are never dropped', async () => {
     const { answers } = table()
     const each = MAX_ANSWER_RULE_BYTES - 1024
-    const rule = (times?: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) }, offDocument: true, ...(times === undefined ? {} : { times, priority: 1 }) })
+    const rule = (times?: number) => ({
+      operationId: 'queryItems',
+      answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) },
+      offDocument: true,
+      ...(times === undefined ? {} : { times, priority: 1 }),
+    })
     const fit = Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400))
     answers.add(rule(1))
     for (let i = 1; i < fit; i++) answers.add(rule())
@@ -208,19 +231,31 @@ describe('the answer-rule table', () => {
   })
 
   it('a rule of exactly the largest size is taken; a byte more is refused', async () => {
-    const rule = (length: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(length) }, offDocument: true })
+    const rule = (length: number) => ({
+      operationId: 'queryItems',
+      answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(length) },
+      offDocument: true,
+    })
     const probe = table().answers
     const size = Buffer.byteLength(JSON.stringify(probe.add(rule(1_000))))
     const exact = 1_000 + MAX_ANSWER_RULE_BYTES - size
     expect(table().answers.add(rule(exact)).id).toBe(1)
     expect(refusal(() => table().answers.add(rule(exact + 1))).extra.violations).toEqual([
-      { pointer: '/body', keyword: 'maxRuleSize', message: `is ${MAX_ANSWER_RULE_BYTES + 1} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` },
+      {
+        pointer: '/body',
+        keyword: 'maxRuleSize',
+        message: `is ${MAX_ANSWER_RULE_BYTES + 1} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead`,
+      },
     ])
   })
 
   it('rules of exactly the total a mock holds are taken; a byte more is refused, naming the total it would make', async () => {
     const { answers } = table()
-    const rule = (length: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(length) }, offDocument: true })
+    const rule = (length: number) => ({
+      operationId: 'queryItems',
+      answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(length) },
+      offDocument: true,
+    })
     const sizeOf = (view: unknown) => Buffer.byteLength(JSON.stringify(view))
     let total = 0
     const each = MAX_ANSWER_RULE_BYTES - 2_048
@@ -234,13 +269,20 @@ describe('the answer-rule table', () => {
     const problem = refusal(() => answers.add(small))
     const [violation] = problem.extra.violations as Array<{ message: string }>
     const smallSize = sizeOf(table().answers.add(small)) + String(answers.list().rules.length + 1).length - 1
-    expect(violation?.message).toBe(`would make the rules held ${MAX_ANSWER_RULES_BYTES + smallSize} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first`)
+    expect(violation?.message).toBe(
+      `would make the rules held ${MAX_ANSWER_RULES_BYTES + smallSize} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first`,
+    )
   })
 
   it('room for a large rule may take several used-up ones, the oldest first', async () => {
     const { answers } = table()
     const third = Math.floor(MAX_ANSWER_RULE_BYTES / 3)
-    const rule = (length: number, times?: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(length) }, offDocument: true, ...(times === undefined ? {} : { times, priority: 1 }) })
+    const rule = (length: number, times?: number) => ({
+      operationId: 'queryItems',
+      answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(length) },
+      offDocument: true,
+      ...(times === undefined ? {} : { times, priority: 1 }),
+    })
     const sizeOf = (view: unknown) => Buffer.byteLength(JSON.stringify(view))
     let bytes = 0
     for (let i = 0; i < 2; i++) {
@@ -311,7 +353,12 @@ describe('the fault-rule table', () => {
 
   it('a rule used up leaves the list, and the next rule of its operation takes over', async () => {
     const { faults } = table()
-    faults.set({ rules: [{ operationId: 'saveItems', status: 503, times: 1 }, { operationId: 'saveItems', latencyMs: 10 }] })
+    faults.set({
+      rules: [
+        { operationId: 'saveItems', status: 503, times: 1 },
+        { operationId: 'saveItems', latencyMs: 10 },
+      ],
+    })
     expect(faultOf(faults.decide('saveItems'))?.ruleId).toBe(1)
     expect(faults.list().rules.map((r) => r.id)).toEqual([2])
     expect(faultOf(faults.decide('saveItems'))).toEqual({ ruleId: 2, latencyMs: 10, action: null })
@@ -336,7 +383,12 @@ describe('the fault-rule table', () => {
 
   it('a clear answers how many rules there were, and then nothing applies', async () => {
     const { faults } = table()
-    faults.set({ rules: [{ operationId: 'saveItems', drop: true }, { operationId: '*', latencyMs: 1 }] })
+    faults.set({
+      rules: [
+        { operationId: 'saveItems', drop: true },
+        { operationId: '*', latencyMs: 1 },
+      ],
+    })
     expect(faults.hasRules()).toBe(true)
     expect(faults.clear()).toBe(2)
     expect(faults.hasRules()).toBe(false)
@@ -352,9 +404,14 @@ describe('the fault-rule table', () => {
     expect(faultOf(faults.decide('saveItems'))).toMatchObject({ action: { kind: 'drop' } })
   })
 
-  it('a documented status stands as the installation\'s, another as off the document', async () => {
+  it("a documented status stands as the installation's, another as off the document", async () => {
     const { faults } = table()
-    faults.set({ rules: [{ operationId: 'saveItems', status: 409 }, { operationId: 'queryItems', status: 418, offDocument: true }] })
+    faults.set({
+      rules: [
+        { operationId: 'saveItems', status: 409 },
+        { operationId: 'queryItems', status: 418, offDocument: true },
+      ],
+    })
     expect(faultOf(faults.decide('saveItems'))).toMatchObject({ action: { standing: 'documented' } })
     expect(faultOf(faults.decide('queryItems'))).toMatchObject({ action: { standing: 'offDocument' } })
   })
@@ -366,27 +423,43 @@ describe('the fault-rule table', () => {
     expect(problem.violations.map((v) => v.pointer)).toEqual(['/body/rules/0/offDocument', '/body/rules/0/status'])
     expect(faults.hasRules()).toBe(false)
     // What else is wrong comes first, as VALIDATION.
-    expect(refusal(() => faults.set({ rules: [{ operationId: 'queryItems', status: 418, offDocument: true }, { operationId: 'nope', drop: true }] })).code).toBe('VALIDATION')
+    expect(
+      refusal(() =>
+        faults.set({
+          rules: [
+            { operationId: 'queryItems', status: 418, offDocument: true },
+            { operationId: 'nope', drop: true },
+          ],
+        }),
+      ).code,
+    ).toBe('VALIDATION')
   })
 })
 
 describe('fault rules checked', () => {
-  const check = (rule: Partial<FaultRuleInput>, strict = false) => faultRuleViolations({ operationId: 'saveItems', ...rule } as FaultRuleInput, 2, { ...context, strict })
+  const check = (rule: Partial<FaultRuleInput>, strict = false) =>
+    faultRuleViolations({ operationId: 'saveItems', ...rule } as FaultRuleInput, 2, { ...context, strict })
 
   it('an operation the release lacks names the ones it has, sorted, and *', async () => {
     const [violation] = check({ operationId: 'nope', drop: true }).violations
     expect(violation?.pointer).toBe('/body/rules/2/operationId')
     expect(violation?.keyword).toBe('operationId')
-    expect(violation?.message).toMatch(/^is not an operation of this release; use \* or one of deleteItems, downloadAttachment, .*saveItems, sendEmail, signIn$/)
+    expect(violation?.message).toMatch(
+      /^is not an operation of this release; use \* or one of deleteItems, downloadAttachment, .*saveItems, sendEmail, signIn$/,
+    )
   })
 
   it('two effects: the second is named, with the first', async () => {
-    expect(check({ status: 503, drop: true }).violations).toEqual([{ pointer: '/body/rules/2/drop', keyword: 'oneEffect', message: 'cannot go with status: a rule has at most one of status, drop and commitThenDrop' }])
+    expect(check({ status: 503, drop: true }).violations).toEqual([
+      { pointer: '/body/rules/2/drop', keyword: 'oneEffect', message: 'cannot go with status: a rule has at most one of status, drop and commitThenDrop' },
+    ])
     expect(check({ drop: true, commitThenDrop: true }).violations[0]?.pointer).toBe('/body/rules/2/commitThenDrop')
   })
 
   it('no effect and no latency does nothing; a latency alone is an effect; drop: false is none', async () => {
-    expect(check({}).violations).toEqual([{ pointer: '/body/rules/2', keyword: 'effect', message: 'does nothing: give latencyMs, status, drop or commitThenDrop' }])
+    expect(check({}).violations).toEqual([
+      { pointer: '/body/rules/2', keyword: 'effect', message: 'does nothing: give latencyMs, status, drop or commitThenDrop' },
+    ])
     expect(check({ latencyMs: 0, drop: false }).violations.map((v) => v.keyword)).toEqual(['effect'])
     expect(check({ latencyMs: 5 }).violations).toEqual([])
     expect(check({ commitThenDrop: true }).violations).toEqual([])
@@ -394,10 +467,17 @@ describe('fault rules checked', () => {
 
   it('headers go only with a status, and are held to HTTP with Content-Type refused', async () => {
     expect(check({ drop: true, headers: { 'Retry-After': '1' } }).violations).toEqual([
-      { pointer: '/body/rules/2/headers', keyword: 'headersWithStatus', message: 'go only with status: they are headers of the answer a status fault gives (drop and commitThenDrop answer nothing, latencyMs leaves the answer as it is)' },
+      {
+        pointer: '/body/rules/2/headers',
+        keyword: 'headersWithStatus',
+        message:
+          'go only with status: they are headers of the answer a status fault gives (drop and commitThenDrop answer nothing, latencyMs leaves the answer as it is)',
+      },
     ])
     expect(check({ status: 503, headers: { 'Retry-After': '1' } }).violations).toEqual([])
-    expect(check({ status: 503, headers: { 'Content-Type': 'text/plain' } }).violations).toEqual([expect.objectContaining({ pointer: '/body/rules/2/headers/Content-Type', keyword: 'faultHeader' })])
+    expect(check({ status: 503, headers: { 'Content-Type': 'text/plain' } }).violations).toEqual([
+      expect.objectContaining({ pointer: '/body/rules/2/headers/Content-Type', keyword: 'faultHeader' }),
+    ])
   })
 
   it('an operation the release lacks, with a status: only the operation is said', async () => {
@@ -409,15 +489,18 @@ describe('fault rules checked', () => {
     expect(violation).toEqual({
       pointer: '/body/rules/2/status',
       keyword: 'everyOperation',
-      message: '418 is not a gateway status: a fault for every operation (*) takes a gateway status (500, 502, 503, 504), drop, commitThenDrop and latencyMs only; name the operation that answers 418',
+      message:
+        '418 is not a gateway status: a fault for every operation (*) takes a gateway status (500, 502, 503, 504), drop, commitThenDrop and latencyMs only; name the operation that answers 418',
     })
     expect(check({ operationId: '*', status: 504 }).violations).toEqual([])
   })
 
-  it('a status off the operation\'s document needs offDocument; strict mode then refuses it apart', async () => {
+  it("a status off the operation's document needs offDocument; strict mode then refuses it apart", async () => {
     const [violation] = check({ operationId: 'queryItems', status: 418 }).violations
     expect(violation?.keyword).toBe('offDocument')
-    expect(violation?.message).toMatch(/^418 is not a status queryItems answers with \(the document lists 200, .*; a gateway status, 500, 502, 503, 504, goes anywhere\); add "offDocument": true to answer it anyway$/)
+    expect(violation?.message).toMatch(
+      /^418 is not a status queryItems answers with \(the document lists 200, .*; a gateway status, 500, 502, 503, 504, goes anywhere\); add "offDocument": true to answer it anyway$/,
+    )
     expect(check({ operationId: 'queryItems', status: 418, offDocument: true })).toEqual({ violations: [], strict: [] })
     const strict = check({ operationId: 'queryItems', status: 418, offDocument: true }, true)
     expect(strict.violations).toEqual([])
@@ -451,7 +534,11 @@ describe('fault rules held', () => {
       { operationId: 'saveItems', commitThenDrop: true },
       { operationId: 'saveItems', latencyMs: 9 },
     ])
-    expect(faultDecision(status!, 'gateway')).toEqual({ ruleId: 1, latencyMs: 3, action: { kind: 'status', status: 503, headers: { 'retry-after': '1' }, standing: 'gateway' } })
+    expect(faultDecision(status!, 'gateway')).toEqual({
+      ruleId: 1,
+      latencyMs: 3,
+      action: { kind: 'status', status: 503, headers: { 'retry-after': '1' }, standing: 'gateway' },
+    })
     expect(faultDecision(drop!, 'documented')).toEqual({ ruleId: 2, latencyMs: 0, action: { kind: 'drop' } })
     expect(faultDecision(cut!, 'documented').action).toEqual({ kind: 'commitThenDrop' })
     expect(faultDecision(slow!, 'documented')).toEqual({ ruleId: 4, latencyMs: 9, action: null })

@@ -15,8 +15,12 @@ const DOCUMENT = releaseDocument(LATEST_VERSION)
 const answers = () => createRuleTable({ document: DOCUMENT, randomSeed: () => 1 }).answers
 const subject = (operationId: string) => ({ operationId, body: { query: '$top=1' }, headers: {}, user: 'admin@acme.test' })
 /** A rule whose JSON is about `size` bytes: an off-document text answer. */
-const sized = (size: number, times?: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(size) }, offDocument: true, ...(times === undefined ? {} : { times, priority: 1 }) })
-
+const sized = (size: number, times?: number) => ({
+  operationId: 'queryItems',
+  answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(size) },
+  offDocument: true,
+  ...(times === undefined ? {} : { times, priority: 1 }),
+})
 
 describe('the answer rules held', () => {
   test('the cap counts rules that can still answer; used-up ones stay listed, the oldest dropped past the cap', async () => {
@@ -40,7 +44,10 @@ describe('the answer rules held', () => {
     table.add({ operationId: 'queryItems', answer: {}, times: 1, name: 'once' })
     table.add({ operationId: 'saveItems', answer: {}, name: 'always' })
     await table.decide(subject('queryItems'))
-    expect(table.list().rules.map((rule) => [rule.name, rule.remaining])).toEqual([['always', null], ['once', 0]])
+    expect(table.list().rules.map((rule) => [rule.name, rule.remaining])).toEqual([
+      ['always', null],
+      ['once', 0],
+    ])
     expect(table.hasRules()).toBe(true)
   })
 
@@ -65,7 +72,12 @@ describe('the list as text (GET /__mock/stubs)', () => {
   test('is the JSON of the list, with the counts of each rule as they were when it was asked', async () => {
     const table = answers()
     table.add({ operationId: 'queryItems', answer: {}, times: 2, name: 'twice', scenario: 'login', setState: 'in' })
-    table.add({ operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, name: 'patch', match: { body: { Rows: [{ Row: { Customer: { $regex: '^A' } } }] } } })
+    table.add({
+      operationId: 'saveItems',
+      answer: { patch: { LockedItems: 1 } },
+      name: 'patch',
+      match: { body: { Rows: [{ Row: { Customer: { $regex: '^A' } } }] } },
+    })
     await table.decide(subject('queryItems'))
     const asked = table.list()
     const text = table.listText()
@@ -98,7 +110,12 @@ describe('the list as text (GET /__mock/stubs)', () => {
 })
 
 describe('a rule added in slices (POST /__mock/stubs)', () => {
-  const wide = (n: number) => ({ operationId: 'queryItems', name: `wide ${n}`, answer: {}, match: { body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, { $regex: `a${'(?:)'.repeat(100)}${n}` }])) } })
+  const wide = (n: number) => ({
+    operationId: 'queryItems',
+    name: `wide ${n}`,
+    answer: {},
+    match: { body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, { $regex: `a${'(?:)'.repeat(100)}${n}` }])) },
+  })
 
   test('compiles over several turns of the event loop, and holds the same rule add() holds', async () => {
     const table = answers()
@@ -122,7 +139,12 @@ describe('a rule added in slices (POST /__mock/stubs)', () => {
     const [a, b] = await Promise.all([table.addSliced(wide(1)), table.addSliced({ ...wide(2), priority: 1 })])
     expect([a.id, b.id].sort()).toEqual([1, 2])
     expect(new Set(table.list().rules.map((rule) => rule.id))).toEqual(new Set([1, 2]))
-    const decided = table.decide({ operationId: 'queryItems', body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, 'a2'])), headers: {}, user: null })
+    const decided = table.decide({
+      operationId: 'queryItems',
+      body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, 'a2'])),
+      headers: {},
+      user: null,
+    })
     expect(await ruleIdOf(decided)).toBe(b.id)
   })
 
@@ -142,4 +164,3 @@ describe('a rule added in slices (POST /__mock/stubs)', () => {
     await expect(answers().addSliced(bad)).rejects.toMatchObject({ status: expected.status, extra: expected.extra })
   })
 })
-

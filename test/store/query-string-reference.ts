@@ -23,7 +23,17 @@ import type { OrderItem, ParsedQuery, QueryError } from '../../src/store/model/t
  *   spells the relation key parameter several ways.
  */
 export function parseQueryStringAsBefore(text: string): ParsedQuery | QueryError {
-  const query: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false, quotedAmpersand: false }
+  const query: ParsedQuery = {
+    top: null,
+    skip: 0,
+    orderBy: [],
+    filter: null,
+    relationKey: null,
+    inlineCount: false,
+    ignoredOptions: [],
+    emptyRelationKey: false,
+    quotedAmpersand: false,
+  }
   const seen = new Set<string>()
   const parts = splitParameters(text)
   query.quotedAmpersand = parts.quotedAmpersand

@@ -62,14 +62,20 @@ describe('the direct transport answers as inject does', () => {
           method: 'POST',
           path: `/identityprovider/${IDS.org}/connect/token`,
           headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }).toString(),
+          body: new URLSearchParams({
+            client_id: IDS.clientId,
+            username: IDS.admin.username,
+            password: IDS.admin.password,
+            grant_type: 'password',
+            scope: 'openid apiv1 nosession',
+          }).toString(),
         },
       ])
       expect(signedIn!.status).toBe(200)
       headers = { ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: token(signedIn!), 'Content-Type': 'application/json' }
     })
 
-    it('pages as ready bytes, with the mock\'s warnings, and refusals', async () => {
+    it("pages as ready bytes, with the mock's warnings, and refusals", async () => {
       const answers = await sameAnswers(mocks, [
         { method: 'POST', path: '/ExplorerApi/api/items', headers, body: JSON.stringify({ query: '$top=7&$orderby=Customer desc' }) },
         { method: 'POST', path: '/ExplorerApi/api/items', headers, body: JSON.stringify({ query: '$top=3&$format=json' }) },
@@ -88,14 +94,28 @@ describe('the direct transport answers as inject does', () => {
 
     it('writes, and reads what was written, through the same state changes', async () => {
       const [saved] = await sameAnswers(mocks, [
-        { method: 'POST', path: '/ExplorerApi/api/items/save', headers, body: JSON.stringify({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120, Status: 'Open' }, Details: [] }] }) },
+        {
+          method: 'POST',
+          path: '/ExplorerApi/api/items/save',
+          headers,
+          body: JSON.stringify({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120, Status: 'Open' }, Details: [] }] }),
+        },
       ])
       const id = Number(JSON.parse(Buffer.from(saved!.body).toString('utf8')).ReturnData.PrimaryKeyData['-1'].newKeys.Id)
-      const [read] = await sameAnswers(mocks, [{ method: 'POST', path: '/ExplorerApi/api/items', headers, body: JSON.stringify({ query: `$filter=Id eq ${id}` }) }])
+      const [read] = await sameAnswers(mocks, [
+        { method: 'POST', path: '/ExplorerApi/api/items', headers, body: JSON.stringify({ query: `$filter=Id eq ${id}` }) },
+      ])
       const [row] = JSON.parse(Buffer.from(read!.body).toString('utf8')) as Array<{ TIMESTAMP: string }>
       const version = Number(Buffer.from(row!.TIMESTAMP, 'base64').readBigUInt64BE())
       // The older delete body: taken with the mock's warning.
-      const [deleted] = await sameAnswers(mocks, [{ method: 'POST', path: '/ExplorerApi/api/items/delete', headers, body: JSON.stringify([{ Rows: [{ Row: { Id: id, TIMESTAMP: version }, Details: [] }] }]) }])
+      const [deleted] = await sameAnswers(mocks, [
+        {
+          method: 'POST',
+          path: '/ExplorerApi/api/items/delete',
+          headers,
+          body: JSON.stringify([{ Rows: [{ Row: { Id: id, TIMESTAMP: version }, Details: [] }] }]),
+        },
+      ])
       expect(deleted!.status).toBe(200)
       expect(deleted!.headers['x-mock-warnings']).toBe('LEGACY_DELETE_BODY')
     })
@@ -116,7 +136,12 @@ describe('the direct transport answers as inject does', () => {
     const mocks = await pair('2.9.0')
     opened.push(...mocks.apps)
     const [signedIn] = await sameAnswers(mocks, [
-      { method: 'POST', path: '/IntelligenceUserManagementService/UserManagementService.svc/Token', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ userName: IDS.admin.username, password: IDS.admin.password, clientId: IDS.legacyClientId }) },
+      {
+        method: 'POST',
+        path: '/IntelligenceUserManagementService/UserManagementService.svc/Token',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ userName: IDS.admin.username, password: IDS.admin.password, clientId: IDS.legacyClientId }),
+      },
     ])
     expect(signedIn!.status, Buffer.from(signedIn!.body).toString()).toBe(200)
     const headers = { ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: token(signedIn!) }

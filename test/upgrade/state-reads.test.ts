@@ -28,7 +28,9 @@ describe("a side's reads of its own state", () => {
 
   beforeAll(async () => {
     usage = await recordSessionWithoutDeletes(join(dir, 'usage.json'), '3.0.19')
-    filtered = usage.interactions.find((i) => i.operation === 'queryItems' && i.request.query?.count !== true && i.request.query?.filter?.startsWith('Status') === true) as Interaction
+    filtered = usage.interactions.find(
+      (i) => i.operation === 'queryItems' && i.request.query?.count !== true && i.request.query?.filter?.startsWith('Status') === true,
+    ) as Interaction
     update = usage.interactions.find((i) => i.operation === 'saveItems' && (i.request.rows ?? []).some((kind) => kind.action === 'update')) as Interaction
     expect(filtered).toBeDefined()
     expect(update).toBeDefined()

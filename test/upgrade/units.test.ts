@@ -22,13 +22,21 @@ import { tempDir } from '../helpers/temp-dir.ts'
 describe('grouping by cause', () => {
   it('keeps one group per key, in the order of first appearance, items in their order', () => {
     const groups = groupByCause(['b1', 'a1', 'b2', 'c1', 'a2'], (item) => item[0] as string)
-    expect(groups.map((g) => [g.key, g.items])).toEqual([['b', ['b1', 'b2']], ['a', ['a1', 'a2']], ['c', ['c1']]])
+    expect(groups.map((g) => [g.key, g.items])).toEqual([
+      ['b', ['b1', 'b2']],
+      ['a', ['a1', 'a2']],
+      ['c', ['c1']],
+    ])
   })
 
   it('reads one cause met on different rows and values as one, and different causes as different', () => {
-    expect(causeKey('the installation ignores the order (row 9 comes before row 16)')).toBe(causeKey('the installation ignores the order (row 1 comes before row 3)'))
+    expect(causeKey('the installation ignores the order (row 9 comes before row 16)')).toBe(
+      causeKey('the installation ignores the order (row 1 comes before row 3)'),
+    )
     expect(causeKey('Status is "Open", expected "Closed"')).toBe(causeKey('Status is "New", expected "Shipped"'))
-    expect(causeKey('the installation refuses the request (405: GET is not served)')).not.toBe(causeKey('the installation refuses the request (404: no such endpoint)'))
+    expect(causeKey('the installation refuses the request (405: GET is not served)')).not.toBe(
+      causeKey('the installation refuses the request (404: no such endpoint)'),
+    )
   })
 })
 
@@ -80,11 +88,24 @@ describe('answers worked out once', () => {
       request: { auth: 'session-token', contentType: 'application/json', headers: ['ApplicationId', 'SessionToken', 'WorkspaceId'], query: { top: 5 } },
       answers: { '200': { count: 1, body: { type: 'array', items: { type: 'object', fields } } } },
     })
-    const interactions = [read({ Id: 'integer' }), read({ Id: 'integer', Customer: 'string' }), read({ Id: 'integer' }), read({ Id: 'integer', Customer: 'string' })]
+    const interactions = [
+      read({ Id: 'integer' }),
+      read({ Id: 'integer', Customer: 'string' }),
+      read({ Id: 'integer' }),
+      read({ Id: 'integer', Customer: 'string' }),
+    ]
     // One page object for every interaction, as the shared parsed bodies give it; the target's lacks Customer.
     const [withCustomer, without] = [[{ Id: 1, Customer: 'Initech' }], [{ Id: 1 }]]
-    const replayed = (body: unknown): Replayed => ({ outcome: { sent: 'POST /ExplorerApi/api/items', status: 200, contentType: 'application/json', body, warnings: [] } })
-    const changes = changesOf({ interactions, from: releaseView('3.0.19'), to: releaseView('3.0.19'), recorded: interactions.map(() => replayed(withCustomer)), target: interactions.map(() => replayed(without)) })
+    const replayed = (body: unknown): Replayed => ({
+      outcome: { sent: 'POST /ExplorerApi/api/items', status: 200, contentType: 'application/json', body, warnings: [] },
+    })
+    const changes = changesOf({
+      interactions,
+      from: releaseView('3.0.19'),
+      to: releaseView('3.0.19'),
+      recorded: interactions.map(() => replayed(withCustomer)),
+      target: interactions.map(() => replayed(without)),
+    })
     expect(changes.map((change) => [change.index, change.kind, change.now.member])).toEqual([
       [1, 'answer-removed', '[].Customer'],
       [3, 'answer-removed', '[].Customer'],
@@ -92,7 +113,7 @@ describe('answers worked out once', () => {
   })
 })
 
-describe('what takes an operation\'s place, from the release profiles', () => {
+describe("what takes an operation's place, from the release profiles", () => {
   it.each([
     ['signInLegacy', '2.9', '3.0.19', 'signIn'],
     ['signInLegacy', '2.9', '3.0.18', 'signInWithoutOrganization'],
@@ -107,13 +128,36 @@ describe('what takes an operation\'s place, from the release profiles', () => {
 })
 
 describe('the ignore file', () => {
-  const finding = (kind: Finding['kind'], operationId: string | string[]): Finding => ({ kind, operationId, breaks: true, shapes: 1, message: '', now: {}, then: {} })
+  const finding = (kind: Finding['kind'], operationId: string | string[]): Finding => ({
+    kind,
+    operationId,
+    breaks: true,
+    shapes: 1,
+    message: '',
+    now: {},
+    then: {},
+  })
 
   it('accepts by kind and operation ("*" for any, one of several), each accepted finding with its entry\'s reason', () => {
     const yaml = join(tempDir('appdata-kit-ignore-'), 'ignore.yaml')
-    writeFileSync(yaml, '- kind: answer-renamed\n  operationId: saveItems\n  reason: read both spellings\n- kind: path-moved\n  operationId: "*"\n- kind: "*"\n  operationId: queryItemsLegacy\n  reason: the old query stays\n')
-    const { findings, ignored } = applyIgnore([finding('answer-renamed', ['deleteItems', 'saveItems']), finding('path-moved', 'signInLegacy'), finding('variant-gone', 'queryItemsLegacy'), finding('answer-removed', 'saveItems')], readIgnoreFile(yaml, 'upgrade'))
+    writeFileSync(
+      yaml,
+      '- kind: answer-renamed\n  operationId: saveItems\n  reason: read both spellings\n- kind: path-moved\n  operationId: "*"\n- kind: "*"\n  operationId: queryItemsLegacy\n  reason: the old query stays\n',
+    )
+    const { findings, ignored } = applyIgnore(
+      [
+        finding('answer-renamed', ['deleteItems', 'saveItems']),
+        finding('path-moved', 'signInLegacy'),
+        finding('variant-gone', 'queryItemsLegacy'),
+        finding('answer-removed', 'saveItems'),
+      ],
+      readIgnoreFile(yaml, 'upgrade'),
+    )
     expect(findings.map((f) => f.kind)).toEqual(['answer-removed'])
-    expect(ignored.map((f) => [f.kind, f.reason])).toEqual([['answer-renamed', 'read both spellings'], ['path-moved', undefined], ['variant-gone', 'the old query stays']])
+    expect(ignored.map((f) => [f.kind, f.reason])).toEqual([
+      ['answer-renamed', 'read both spellings'],
+      ['path-moved', undefined],
+      ['variant-gone', 'the old query stays'],
+    ])
   })
 })

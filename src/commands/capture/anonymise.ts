@@ -109,7 +109,10 @@ export class Anonymiser {
       case 'Link':
       case 'ImageUri': {
         const url = new URL(value)
-        return this.#mapped(value, (_v, random, attempt) => `${url.protocol}//${url.host}${mapCharacters(url.pathname + url.search + url.hash, random, attempt)}`)
+        return this.#mapped(
+          value,
+          (_v, random, attempt) => `${url.protocol}//${url.host}${mapCharacters(url.pathname + url.search + url.hash, random, attempt)}`,
+        )
       }
       case 'Color':
       case 'WktShape':
@@ -161,10 +164,16 @@ function mapCharacters(value: string, random: () => number, attempt: number): st
   let replaced = 0
   for (const char of value) {
     const pick = (alphabet: string) => alphabet[Math.floor(random() * alphabet.length)] as string
-    if (/\p{Lu}/u.test(char)) (out += pick(UPPER), replaced++)
-    else if (/\p{L}/u.test(char)) (out += pick(LOWER), replaced++)
-    else if (/\p{N}/u.test(char)) (out += pick(DIGITS), replaced++)
-    else out += char
+    if (/\p{Lu}/u.test(char)) {
+      out += pick(UPPER)
+      replaced++
+    } else if (/\p{L}/u.test(char)) {
+      out += pick(LOWER)
+      replaced++
+    } else if (/\p{N}/u.test(char)) {
+      out += pick(DIGITS)
+      replaced++
+    } else out += char
   }
   return replaced === 0 || attempt > 8 ? `${out}${LOWER[Math.floor(random() * LOWER.length)]}` : out
 }

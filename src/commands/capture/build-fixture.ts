@@ -64,8 +64,10 @@ export interface BuildOptions {
 /** Strings the anonymiser must never produce: every text of the capture. */
 function textsOf(captured: Captured): Set<string> {
   const texts = new Set<string>([captured.username])
-  for (const storage of [captured.master, ...captured.details]) for (const row of storage.rows) for (const value of Object.values(row)) if (typeof value === 'string') texts.add(value)
-  for (const { record } of captured.attachments) for (const key of ['Name', 'Description']) if (typeof record[key] === 'string') texts.add(record[key] as string)
+  for (const storage of [captured.master, ...captured.details])
+    for (const row of storage.rows) for (const value of Object.values(row)) if (typeof value === 'string') texts.add(value)
+  for (const { record } of captured.attachments)
+    for (const key of ['Name', 'Description']) if (typeof record[key] === 'string') texts.add(record[key] as string)
   return texts
 }
 
@@ -82,7 +84,8 @@ function generatedGuid(seed: number, name: string): string {
 /** TIMESTAMP texts (base64 of 8 big-endian bytes) as ranks 1..n across every captured row, so their order is kept. */
 function versionRanks(captured: Captured): Map<string, number> {
   const versions = new Set<string>()
-  for (const storage of [captured.master, ...captured.details]) for (const row of storage.rows) if (typeof row.TIMESTAMP === 'string') versions.add(row.TIMESTAMP)
+  for (const storage of [captured.master, ...captured.details])
+    for (const row of storage.rows) if (typeof row.TIMESTAMP === 'string') versions.add(row.TIMESTAMP)
   const decoded = [...versions].map((text) => {
     const bytes = Buffer.from(text, 'base64')
     return { text, value: bytes.length === 0 ? 0n : BigInt(`0x${bytes.toString('hex')}`) }
@@ -161,20 +164,37 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
 
   const storages = [
     { name: 'master', key: null as string | null, storage: captured.master, kept: new Set([captured.master.identityField]) },
-    ...captured.details.map((detail) => ({ name: detail.relationKey, key: detail.relationKey as string | null, storage: detail as CapturedStorage, kept: new Set([detail.identityField, detail.masterField]) })),
+    ...captured.details.map((detail) => ({
+      name: detail.relationKey,
+      key: detail.relationKey as string | null,
+      storage: detail as CapturedStorage,
+      kept: new Set([detail.identityField, detail.masterField]),
+    })),
   ]
   const built = storages.map(({ name, key, storage, kept }) => {
     const fieldProfiles = profiles(storage, kept, new Set(options.keepValues ?? []))
-    const dateSpan = spanOf(storage.rows.flatMap((row) => [row.DT_CREATION, row.DT_LAST_UPDATE]).filter((value): value is number => typeof value === 'number' && valueFits('DateTime', value)).map(wallToUtcMs))
+    const dateSpan = spanOf(
+      storage.rows
+        .flatMap((row) => [row.DT_CREATION, row.DT_LAST_UPDATE])
+        .filter((value): value is number => typeof value === 'number' && valueFits('DateTime', value))
+        .map(wallToUtcMs),
+    )
     const fields: FieldDef[] = fieldProfiles
       .filter(({ field }) => field.name !== storage.identityField)
       .map((profile) => {
-        const generate = options.rowsAsGenerator && !profile.kept ? generateSchema(profile, storage.rows.map((row) => convert(profile, row[profile.field.name]))) : undefined
+        const generate =
+          options.rowsAsGenerator && !profile.kept
+            ? generateSchema(
+                profile,
+                storage.rows.map((row) => convert(profile, row[profile.field.name])),
+              )
+            : undefined
         const { name, type, decimals } = profile.field
         return { name, type, ...(decimals === undefined ? {} : { decimals }), ...(generate === undefined ? {} : { generate }) }
       })
     const storageId = storage.storageId ?? generatedGuid(options.seed, name)
-    if (storage.storageId === undefined) notes.push(`storage ${name}: Id ${storageId} generated (the API does not tell it${key === null ? '; --storage-id gives it' : ''})`)
+    if (storage.storageId === undefined)
+      notes.push(`storage ${name}: Id ${storageId} generated (the API does not tell it${key === null ? '; --storage-id gives it' : ''})`)
     const fileStorage: FileStorage = { id: storageId, name: key ?? 'Master', identityField: storage.identityField, fields }
     const rows = options.rowsAsGenerator ? [] : storage.rows.map((row) => fileRow(row, fieldProfiles))
     return { key, fileStorage, rows }
@@ -211,7 +231,8 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
       for (const name of SYSTEM_KEPT) {
         const value = row[name]
         // Kept only in the forms the loader takes; an installation's own formats are left to the store.
-        if (name.startsWith('DT_') ? value !== null && valueFits('DateTime', value) : Number.isSafeInteger(value) && (value as number) >= 1) out[name] = value as FieldValue
+        if (name.startsWith('DT_') ? value !== null && valueFits('DateTime', value) : Number.isSafeInteger(value) && (value as number) >= 1)
+          out[name] = value as FieldValue
       }
       if (options.anonymise) anonymiseDates(out, dateSpan)
       const rank = typeof row.TIMESTAMP === 'string' ? ranks.get(row.TIMESTAMP) : undefined
@@ -222,10 +243,14 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
 
   const [master, ...details] = built
   const email = options.username ?? (options.anonymise ? DEFAULT_FIXTURE_USERNAME : captured.username)
-  const attachments = captured.attachments.map((attachment) => fileAttachment(attachment, captured, options, text, (name) => (options.anonymise ? anonymiser.fileName(name) : name)))
+  const attachments = captured.attachments.map((attachment) =>
+    fileAttachment(attachment, captured, options, text, (name) => (options.anonymise ? anonymiser.fileName(name) : name)),
+  )
   const placeholders = attachments.filter((attachment) => attachment.placeholderBytes !== undefined).length
   if (placeholders > 0 && !options.rowsAsGenerator) {
-    notes.push(`${placeholders} attachment file(s) recorded without their bytes (${options.anonymise ? 'anonymising replaces them; --no-anonymise --attachments keeps them' : '--attachments downloads them, within --attachment-limit'}): the mock answers placeholder bytes of each one's size and media type`)
+    notes.push(
+      `${placeholders} attachment file(s) recorded without their bytes (${options.anonymise ? 'anonymising replaces them; --no-anonymise --attachments keeps them' : '--attachments downloads them, within --attachment-limit'}): the mock answers placeholder bytes of each one's size and media type`,
+    )
   }
   const fixture: FixtureFile = {
     organization: {
@@ -240,7 +265,11 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
         id: captured.applicationId,
         name: 'Captured application',
         master: (master as (typeof built)[number]).fileStorage,
-        details: captured.details.map((detail, i) => ({ relationKey: detail.relationKey, masterField: detail.masterField, storage: (details[i] as (typeof built)[number]).fileStorage })),
+        details: captured.details.map((detail, i) => ({
+          relationKey: detail.relationKey,
+          masterField: detail.masterField,
+          storage: (details[i] as (typeof built)[number]).fileStorage,
+        })),
       },
     ],
     data: {
@@ -251,7 +280,9 @@ export function buildFixture(captured: Captured, options: BuildOptions): { fixtu
     },
     attachments: options.rowsAsGenerator ? [] : attachments,
   }
-  notes.push(`user ${email} (--fixture-username) signs in to the mock with the password given by --fixture-password; it may write (the capture cannot tell whether the real user may)`)
+  notes.push(
+    `user ${email} (--fixture-username) signs in to the mock with the password given by --fixture-password; it may write (the capture cannot tell whether the real user may)`,
+  )
   return { fixture, notes }
 }
 
@@ -262,7 +293,13 @@ const MEDIA_TYPE = /^[a-z]+\/[A-Za-z0-9.+-]+$/
  * values are kept; else (not downloaded, or anonymised) it is recorded by size, and the mock answers
  * placeholder bytes of that size.
  */
-function fileAttachment(attachment: CapturedAttachment, captured: Captured, options: BuildOptions, text: (value: string) => string, fileName: (name: string) => string): FileAttachment {
+function fileAttachment(
+  attachment: CapturedAttachment,
+  captured: Captured,
+  options: BuildOptions,
+  text: (value: string) => string,
+  fileName: (name: string) => string,
+): FileAttachment {
   const { record } = attachment
   const isFolder = record.IsFolder === true
   const out: FileAttachment = {
@@ -279,7 +316,8 @@ function fileAttachment(attachment: CapturedAttachment, captured: Captured, opti
   if (typeof record.Description === 'string' && record.Description !== '') out.description = options.anonymise ? text(record.Description) : record.Description
   if (isFolder) return out
   // The list's type first (the mock answers it in both places); the download's when the list's is no media type.
-  out.mediaType = [record.TypeImage, attachment.mediaType].find((type): type is string => typeof type === 'string' && MEDIA_TYPE.test(type)) ?? 'application/octet-stream'
+  out.mediaType =
+    [record.TypeImage, attachment.mediaType].find((type): type is string => typeof type === 'string' && MEDIA_TYPE.test(type)) ?? 'application/octet-stream'
   if (attachment.content !== undefined && !options.anonymise) out.content = attachment.content.toString('base64')
   else out.placeholderBytes = attachment.content?.length ?? attachment.size ?? 0
   return out

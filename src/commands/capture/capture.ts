@@ -71,9 +71,18 @@ export async function captureApplication(client: Client, options: CaptureOptions
   say(`master rows: read ${masters.length} of ${masterCount}`)
   const masterFields = inferFields(masters)
   const identityField = options.identityField ?? inferIdentityField(masters, masterFields)
-  if (identityField === undefined) throw new CaptureError('cannot tell the master storage\'s Identity field from the rows (no integer field set on every row with a different value on each); name it with --identity-field')
+  if (identityField === undefined)
+    throw new CaptureError(
+      "cannot tell the master storage's Identity field from the rows (no integer field set on every row with a different value on each); name it with --identity-field",
+    )
   // The loader takes an Identity field only as a positive integer unique in the storage.
-  if (options.identityField !== undefined && inferIdentityField(masters, masterFields.filter((field) => field.name === identityField)) !== identityField) {
+  if (
+    options.identityField !== undefined &&
+    inferIdentityField(
+      masters,
+      masterFields.filter((field) => field.name === identityField),
+    ) !== identityField
+  ) {
     throw new CaptureError(`--identity-field ${identityField}: the rows read do not hold it as an integer set on every row with a different value on each`)
   }
   const master: CapturedStorage = { fields: masterFields, identityField, storageId: options.storageId, rows: masters, count: masterCount }
@@ -100,7 +109,12 @@ export async function captureApplication(client: Client, options: CaptureOptions
   }
 }
 
-async function captureDetail(client: Client, relationKey: string, masterIds: ReadonlySet<number>, options: CaptureOptions): Promise<Captured['details'][number] | undefined> {
+async function captureDetail(
+  client: Client,
+  relationKey: string,
+  masterIds: ReadonlySet<number>,
+  options: CaptureOptions,
+): Promise<Captured['details'][number] | undefined> {
   let count: number
   try {
     count = await client.count({ relationKey })
@@ -123,8 +137,15 @@ async function captureDetail(client: Client, relationKey: string, masterIds: Rea
   if (given !== undefined && !probeFields.some((field) => field.name === given && isIntegerField(field))) {
     throw new CaptureError(`--master-field ${relationKey}=${given}: the detail rows read do not hold it as an integer (the master row's Id)`)
   }
-  const masterField = given ?? (await findMasterField(client, probe, probeFields.filter((field) => field.name !== identityField)))
-  if (masterField === undefined) throw new CaptureError(`relation key ${relationKey}: cannot tell which field holds the master row's Id; name it with --master-field ${relationKey}=FIELD`)
+  const masterField =
+    given ??
+    (await findMasterField(
+      client,
+      probe,
+      probeFields.filter((field) => field.name !== identityField),
+    ))
+  if (masterField === undefined)
+    throw new CaptureError(`relation key ${relationKey}: cannot tell which field holds the master row's Id; name it with --master-field ${relationKey}=FIELD`)
   const low = Math.min(...masterIds)
   const high = Math.max(...masterIds)
   const rows: ReadRow[] = []
@@ -133,7 +154,9 @@ async function captureDetail(client: Client, relationKey: string, masterIds: Rea
     for (const row of page) if (masterIds.has(Number(row[masterField]))) rows.push(row)
     if (page.length < PAGE) break
   }
-  options.progress(`${relationKey}: read ${rows.length} detail rows of the sampled masters (of ${count}); master link ${masterField}, Identity field ${identityField}`)
+  options.progress(
+    `${relationKey}: read ${rows.length} detail rows of the sampled masters (of ${count}); master link ${masterField}, Identity field ${identityField}`,
+  )
   return { relationKey, masterField, identityField, fields: inferFields(rows.length > 0 ? rows : probe), storageId: undefined, rows, count }
 }
 
@@ -164,7 +187,12 @@ function withAttachments(rows: readonly ReadRow[]): ReadRow[] {
   return rows.some((row) => row.CT_ATTACHMENTS !== null && row.CT_ATTACHMENTS !== undefined) ? rows.filter(hasMarker) : [...rows]
 }
 
-async function captureAttachments(client: Client, master: CapturedStorage, details: Captured['details'], options: CaptureOptions): Promise<CapturedAttachment[]> {
+async function captureAttachments(
+  client: Client,
+  master: CapturedStorage,
+  details: Captured['details'],
+  options: CaptureOptions,
+): Promise<CapturedAttachment[]> {
   const found: CapturedAttachment[] = []
   const listRow = async (relationKey: string | null, parentId: number, folderId?: number): Promise<void> => {
     const records = await client.attachments(parentId, { ...(folderId === undefined ? {} : { folderId }), ...(relationKey === null ? {} : { relationKey }) })
@@ -197,17 +225,24 @@ async function captureAttachments(client: Client, master: CapturedStorage, detai
   }
   // The list tells no size: the download's headers do (its body is not read when they give its
   // length), so the mock can answer placeholder bytes of the same size.
-  await pooled(files.filter((attachment) => attachment.content === undefined), options.concurrency, async (attachment) => {
-    Object.assign(attachment, await client.downloadSize(Number(attachment.record.Id), attachment.relationKey ?? undefined))
-  })
+  await pooled(
+    files.filter((attachment) => attachment.content === undefined),
+    options.concurrency,
+    async (attachment) => {
+      Object.assign(attachment, await client.downloadSize(Number(attachment.record.Id), attachment.relationKey ?? undefined))
+    },
+  )
   const kept = files.filter((file) => file.content !== undefined).length
   const total = files.reduce((sum, file) => sum + (file.size ?? 0), 0)
   options.progress(
     `attachments: ${found.length - files.length} folder(s), ${files.length} file(s) of ${total} bytes; ${kept} downloaded (${downloaded} bytes)` +
-      (kept < files.length ? `, ${files.length - kept} recorded by size only (the mock answers placeholder bytes${options.attachments === 'files' ? '' : '; --attachments downloads them'})` : ''),
+      (kept < files.length
+        ? `, ${files.length - kept} recorded by size only (the mock answers placeholder bytes${options.attachments === 'files' ? '' : '; --attachments downloads them'})`
+        : ''),
   )
   const differ = markersDiffering(master, details, files)
-  if (differ > 0) options.progress(`attachments: ${differ} row(s) whose CT_ATTACHMENTS is not the number of files listed for them; the mock of the capture counts the files`)
+  if (differ > 0)
+    options.progress(`attachments: ${differ} row(s) whose CT_ATTACHMENTS is not the number of files listed for them; the mock of the capture counts the files`)
   return found
 }
 
@@ -216,6 +251,10 @@ function markersDiffering(master: CapturedStorage, details: Captured['details'],
   const key = (relationKey: string | null, parentId: unknown) => `${relationKey ?? ''}\u0000${String(parentId)}`
   const counts = new Map<string, number>()
   for (const file of files) counts.set(key(file.relationKey, file.record.ParentId), (counts.get(key(file.relationKey, file.record.ParentId)) ?? 0) + 1)
-  const rows = [...master.rows.map((row) => ({ relationKey: null as string | null, row })), ...details.flatMap((detail) => detail.rows.map((row) => ({ relationKey: detail.relationKey as string | null, row })))]
-  return rows.filter(({ relationKey, row }) => typeof row.CT_ATTACHMENTS === 'number' && row.CT_ATTACHMENTS !== (counts.get(key(relationKey, row.Id)) ?? 0)).length
+  const rows = [
+    ...master.rows.map((row) => ({ relationKey: null as string | null, row })),
+    ...details.flatMap((detail) => detail.rows.map((row) => ({ relationKey: detail.relationKey as string | null, row }))),
+  ]
+  return rows.filter(({ relationKey, row }) => typeof row.CT_ATTACHMENTS === 'number' && row.CT_ATTACHMENTS !== (counts.get(key(relationKey, row.Id)) ?? 0))
+    .length
 }

@@ -60,7 +60,12 @@ export function isIntegerField(field: Pick<InferredField, 'type' | 'decimals'>):
 export function inferFields(rows: readonly ReadRow[]): InferredField[] {
   const names: string[] = []
   const seen = new Set<string>()
-  for (const row of rows) for (const name of Object.keys(row)) if (!SYSTEM_FIELD_NAMES.has(name) && !seen.has(name)) (seen.add(name), names.push(name))
+  for (const row of rows)
+    for (const name of Object.keys(row))
+      if (!SYSTEM_FIELD_NAMES.has(name) && !seen.has(name)) {
+        seen.add(name)
+        names.push(name)
+      }
   return names.map((name) => {
     const values = rows.map((row) => row[name]).filter((value) => value !== null && value !== undefined)
     return { name, ...typeOf(values), nullable: values.length < rows.length, distinct: new Set(values.map((value) => JSON.stringify(value))).size }
@@ -98,14 +103,19 @@ export function linkNameScore(name: string): number {
  * text that is a File), for every storage holding a field of that name. Every value read must
  * be one of that type, or in a form that converts to it; the reason when one is not.
  */
-export function overrideFieldTypes(storages: ReadonlyArray<{ fields: InferredField[]; rows: readonly ReadRow[] }>, types: Readonly<Record<string, ProductType>>): string | undefined {
+export function overrideFieldTypes(
+  storages: ReadonlyArray<{ fields: InferredField[]; rows: readonly ReadRow[] }>,
+  types: Readonly<Record<string, ProductType>>,
+): string | undefined {
   for (const [name, type] of Object.entries(types)) {
     let found = false
     for (const storage of storages) {
       const index = storage.fields.findIndex((field) => field.name === name)
       if (index < 0) continue
       found = true
-      const bad = storage.rows.map((row) => row[name]).find((value) => value !== null && value !== undefined && !valueFits(type, value) && convertValue(type, value, 'UTC') === undefined)
+      const bad = storage.rows
+        .map((row) => row[name])
+        .find((value) => value !== null && value !== undefined && !valueFits(type, value) && convertValue(type, value, 'UTC') === undefined)
       if (bad !== undefined) return `--field-type ${name}=${type}: the value ${JSON.stringify(bad)} read is not a ${type} value (${TYPE_FORMS[type]})`
       const { decimals: _decimals, ...field } = storage.fields[index] as InferredField
       storage.fields[index] = { ...field, type }

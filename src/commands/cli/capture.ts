@@ -21,26 +21,94 @@ export function captureCommand(): Command {
   const command = subcommand(
     'capture',
     'Reads one application of an installation into a fixture the mock serves (npm start -- --fixture FILE).\n' +
-    'Strictly read-only: it calls sign-in, Get Items, Get Items Count, the attachments list and download, nothing else.\n' +
-    'String values are anonymised by default (same shape, same value for the same input); Ids, Identity values, links to masters and the order of row versions are kept.',
+      'Strictly read-only: it calls sign-in, Get Items, Get Items Count, the attachments list and download, nothing else.\n' +
+      'String values are anonymised by default (same shape, same value for the same input); Ids, Identity values, links to masters and the order of row versions are kept.',
   )
   for (const option of connectionOptions()) command.addOption(option)
   command.addOption(new Option('--out <file>', 'the fixture file to write (JSON)').env('APPDATA_CAPTURE_OUT').makeOptionMandatory())
-  command.addOption(new Option('--relation-key <key>', 'a Detail Relation Key to capture (repeatable; the variable takes a comma-separated list)').env('APPDATA_RELATION_KEY').argParser(collect).default([], 'none'))
-  command.addOption(new Option('--rows <n>', 'master rows to sample (the first by Id), each with its detail rows').env('APPDATA_CAPTURE_ROWS').argParser(positiveInteger('--rows')).default(100))
-  command.addOption(new Option('--attachments', "download the attachments' files too (without it their records, sizes and media types are read, and the mock answers placeholder bytes of each file's size)").env('APPDATA_CAPTURE_ATTACHMENTS'))
-  command.addOption(new Option('--attachment-limit <bytes>', 'bytes of attachment files to download at most (a file past it is recorded by size)').env('APPDATA_ATTACHMENT_LIMIT').argParser(positiveInteger('--attachment-limit')).default(10 * 1024 * 1024, '10485760 (10 MB)'))
+  command.addOption(
+    new Option('--relation-key <key>', 'a Detail Relation Key to capture (repeatable; the variable takes a comma-separated list)')
+      .env('APPDATA_RELATION_KEY')
+      .argParser(collect)
+      .default([], 'none'),
+  )
+  command.addOption(
+    new Option('--rows <n>', 'master rows to sample (the first by Id), each with its detail rows')
+      .env('APPDATA_CAPTURE_ROWS')
+      .argParser(positiveInteger('--rows'))
+      .default(100),
+  )
+  command.addOption(
+    new Option(
+      '--attachments',
+      "download the attachments' files too (without it their records, sizes and media types are read, and the mock answers placeholder bytes of each file's size)",
+    ).env('APPDATA_CAPTURE_ATTACHMENTS'),
+  )
+  command.addOption(
+    new Option('--attachment-limit <bytes>', 'bytes of attachment files to download at most (a file past it is recorded by size)')
+      .env('APPDATA_ATTACHMENT_LIMIT')
+      .argParser(positiveInteger('--attachment-limit'))
+      .default(10 * 1024 * 1024, '10485760 (10 MB)'),
+  )
   command.addOption(new Option('--no-anonymise', 'keep the values as read (default: anonymise them; env APPDATA_ANONYMISE=0)'))
-  command.addOption(new Option('--keep-values <field>', "a field whose values are kept as read while the others are anonymised (repeatable; the variable takes a comma-separated list): a status or category your tests filter on").env('APPDATA_KEEP_VALUES').argParser(collect).default([], 'none'))
-  command.addOption(new Option('--fixture-username <email>', `the captured user's sign-in name in the fixture (default: ${DEFAULT_FIXTURE_USERNAME}; with --no-anonymise, --username)`).env('APPDATA_FIXTURE_USERNAME'))
-  command.addOption(new Option('--fixture-password <password>', "the captured user's password in the fixture (never the real one)").env('APPDATA_FIXTURE_PASSWORD').default('sandbox-pass'))
-  command.addOption(new Option('--identity-field <name>', "the master storage's Identity field (inferred from the rows when left out)").env('APPDATA_IDENTITY_FIELD'))
-  command.addOption(new Option('--field-type <field=type>', "the product data type of a field, as Field=Type (repeatable), where the values cannot tell it (a 0/1 field that is a Boolean)").argParser(collect).default([], 'inferred'))
-  command.addOption(new Option('--master-field <key=field>', 'the field of a detail table that holds its master\'s Id, as RelationKey=Field (repeatable; inferred when left out)').env('APPDATA_MASTER_FIELDS').argParser(collect).default([], 'inferred'))
+  command.addOption(
+    new Option(
+      '--keep-values <field>',
+      'a field whose values are kept as read while the others are anonymised (repeatable; the variable takes a comma-separated list): a status or category your tests filter on',
+    )
+      .env('APPDATA_KEEP_VALUES')
+      .argParser(collect)
+      .default([], 'none'),
+  )
+  command.addOption(
+    new Option(
+      '--fixture-username <email>',
+      `the captured user's sign-in name in the fixture (default: ${DEFAULT_FIXTURE_USERNAME}; with --no-anonymise, --username)`,
+    ).env('APPDATA_FIXTURE_USERNAME'),
+  )
+  command.addOption(
+    new Option('--fixture-password <password>', "the captured user's password in the fixture (never the real one)")
+      .env('APPDATA_FIXTURE_PASSWORD')
+      .default('sandbox-pass'),
+  )
+  command.addOption(
+    new Option('--identity-field <name>', "the master storage's Identity field (inferred from the rows when left out)").env('APPDATA_IDENTITY_FIELD'),
+  )
+  command.addOption(
+    new Option(
+      '--field-type <field=type>',
+      'the product data type of a field, as Field=Type (repeatable), where the values cannot tell it (a 0/1 field that is a Boolean)',
+    )
+      .argParser(collect)
+      .default([], 'inferred'),
+  )
+  command.addOption(
+    new Option(
+      '--master-field <key=field>',
+      "the field of a detail table that holds its master's Id, as RelationKey=Field (repeatable; inferred when left out)",
+    )
+      .env('APPDATA_MASTER_FIELDS')
+      .argParser(collect)
+      .default([], 'inferred'),
+  )
   command.addOption(new Option('--storage-id <guid>', "the master storage's Id (the API does not tell it; generated when left out)").env('APPDATA_STORAGE_ID'))
-  command.addOption(new Option('--rows-as-generator', 'write generate schemas and no rows, so the mock\'s --rows N makes rows of the same shape at any size').env('APPDATA_ROWS_AS_GENERATOR'))
-  command.addOption(new Option('--seed <n>', 'seed of the anonymised values and generated ids (same seed, same file)').env('APPDATA_SEED').argParser(positiveInteger('--seed')).default(1))
-  command.addOption(new Option('--concurrency <n>', 'requests at once while reading attachment lists and sizes').env('APPDATA_CONCURRENCY').argParser(positiveInteger('--concurrency')).default(4))
+  command.addOption(
+    new Option('--rows-as-generator', "write generate schemas and no rows, so the mock's --rows N makes rows of the same shape at any size").env(
+      'APPDATA_ROWS_AS_GENERATOR',
+    ),
+  )
+  command.addOption(
+    new Option('--seed <n>', 'seed of the anonymised values and generated ids (same seed, same file)')
+      .env('APPDATA_SEED')
+      .argParser(positiveInteger('--seed'))
+      .default(1),
+  )
+  command.addOption(
+    new Option('--concurrency <n>', 'requests at once while reading attachment lists and sizes')
+      .env('APPDATA_CONCURRENCY')
+      .argParser(positiveInteger('--concurrency'))
+      .default(4),
+  )
   command.addHelpText(
     'after',
     `
@@ -78,7 +146,8 @@ function fieldTypes(entries: readonly string[]): Record<string, ProductType> {
     entries.map((entry) => {
       const match = /^([^=]+)=(.+)$/.exec(entry)
       const type = match?.[2] as ProductType | undefined
-      if (match === null || type === undefined || !PRODUCT_TYPES.includes(type)) throw new ConfigError(`--field-type takes Field=Type, Type one of ${PRODUCT_TYPES.join(', ')}; got "${entry}"`)
+      if (match === null || type === undefined || !PRODUCT_TYPES.includes(type))
+        throw new ConfigError(`--field-type takes Field=Type, Type one of ${PRODUCT_TYPES.join(', ')}; got "${entry}"`)
       return [match[1] as string, type]
     }),
   )
@@ -100,17 +169,23 @@ function masterFields(entries: readonly string[]): Record<string, string> {
  * fixture file and a summary. Exit 0 when written, 2 for bad flags, an installation that cannot be
  * reached or signed in to, or an application capture cannot read (a relation key it lacks).
  */
-export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' | 'stderr' | 'transport'>, now: () => Date = () => new Date()): Promise<number> {
+export async function runCapture(
+  argv: readonly string[],
+  io: Pick<Io, 'stdout' | 'stderr' | 'transport'>,
+  now: () => Date = () => new Date(),
+): Promise<number> {
   const command = captureCommand().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true)
   let fields: Record<string, string> = {}
   let types: Record<string, ProductType> = {}
   const flags = parseFlags<Flags>(command, argv, io.stderr, (parsed) => {
     // The negated switch's variable, read as the others are (1/0, true/false, ...).
-    if (process.env.APPDATA_ANONYMISE !== undefined && command.getOptionValueSource('anonymise') !== 'cli') parsed.anonymise = switchOn('APPDATA_ANONYMISE', process.env.APPDATA_ANONYMISE)
+    if (process.env.APPDATA_ANONYMISE !== undefined && command.getOptionValueSource('anonymise') !== 'cli')
+      parsed.anonymise = switchOn('APPDATA_ANONYMISE', process.env.APPDATA_ANONYMISE)
     if (parsed.productVersion !== undefined) emulatedRelease(parsed.productVersion)
     writableFile('--out', parsed.out)
     // The fixture's own rule for a sign-in name, so the file written always loads.
-    if (parsed.fixtureUsername !== undefined && !/^[^\s@]+@[^\s@]+$/.test(parsed.fixtureUsername)) throw new ConfigError(`--fixture-username takes an e-mail address (name@domain), got "${parsed.fixtureUsername}"`)
+    if (parsed.fixtureUsername !== undefined && !/^[^\s@]+@[^\s@]+$/.test(parsed.fixtureUsername))
+      throw new ConfigError(`--fixture-username takes an e-mail address (name@domain), got "${parsed.fixtureUsername}"`)
     if (parsed.fixturePassword === '') throw new ConfigError('--fixture-password must not be empty')
     fields = masterFields(parsed.masterField)
     types = fieldTypes(parsed.fieldType)
@@ -160,12 +235,28 @@ export async function runCapture(argv: readonly string[], io: Pick<Io, 'stdout' 
     // A name that is no captured field would keep nothing, silently: the typo is the user's to fix.
     const fieldNames = new Set([captured.master, ...captured.details].flatMap((storage) => storage.fields.map((field) => field.name)))
     const unknownKept = flags.keepValues.filter((name) => !fieldNames.has(name))
-    if (unknownKept.length > 0) throw new CaptureError(`--keep-values ${unknownKept.join(', ')}: no captured field has that name (fields: ${[...fieldNames].join(', ')})`)
-    const { fixture, notes } = buildFixture(captured, { anonymise: flags.anonymise, seed: flags.seed, username: flags.fixtureUsername, password: flags.fixturePassword, rowsAsGenerator: flags.rowsAsGenerator === true, keepValues: flags.keepValues })
-    writeFileSync(flags.out, `${JSON.stringify({ description: `Captured from ${transport.target} on ${captured.capturedAt} by appdata-kit ${PACKAGE_VERSION}${flags.anonymise ? ', anonymised' : ''}. ${notes.join('. ')}.`, ...fixture }, null, 2)}\n`)
+    if (unknownKept.length > 0)
+      throw new CaptureError(`--keep-values ${unknownKept.join(', ')}: no captured field has that name (fields: ${[...fieldNames].join(', ')})`)
+    const { fixture, notes } = buildFixture(captured, {
+      anonymise: flags.anonymise,
+      seed: flags.seed,
+      username: flags.fixtureUsername,
+      password: flags.fixturePassword,
+      rowsAsGenerator: flags.rowsAsGenerator === true,
+      keepValues: flags.keepValues,
+    })
+    writeFileSync(
+      flags.out,
+      `${JSON.stringify({ description: `Captured from ${transport.target} on ${captured.capturedAt} by appdata-kit ${PACKAGE_VERSION}${flags.anonymise ? ', anonymised' : ''}. ${notes.join('. ')}.`, ...fixture }, null, 2)}\n`,
+    )
     for (const storage of [{ name: 'master', ...captured.master }, ...captured.details.map((d) => ({ name: d.relationKey, ...d }))]) {
       const link = 'masterField' in storage ? `, master link ${String(storage.masterField)}` : ''
-      say(`${storage.name}: ${storage.rows.length} of ${storage.count} rows; Identity field ${storage.identityField}${link}; fields ${storage.fields.filter((f) => f.name !== storage.identityField).map((f) => `${f.name} ${f.type}${f.nullable ? ' (nullable)' : ''}`).join(', ')}`)
+      say(
+        `${storage.name}: ${storage.rows.length} of ${storage.count} rows; Identity field ${storage.identityField}${link}; fields ${storage.fields
+          .filter((f) => f.name !== storage.identityField)
+          .map((f) => `${f.name} ${f.type}${f.nullable ? ' (nullable)' : ''}`)
+          .join(', ')}`,
+      )
     }
     for (const note of notes) say(`note: ${note}`)
     const release = detected.release === LATEST_VERSION ? '' : ` --product-version ${detected.release}`

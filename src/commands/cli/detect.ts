@@ -66,6 +66,9 @@ export async function detectRelease(transport: Transport, organization: string, 
     // The API's own 404 on the path with the organization: most likely an organization it does not know.
     if (probe.operation === 'signIn' && answer.status === 404 && /[/+]json\b/i.test(answer.headers['content-type'] ?? '')) organizationMissing = true
   }
-  if (organizationMissing) return { reason: `organization "${organization}" not found? The sign-in path with it answered 404; check --org (the Organization physical name)` }
-  return { reason: `answers no sign-in path of the API${release === null ? '' : ` of release ${given}`} (a redirect, an HTML page or nothing); is it an installation of the Application Data Web API, and --base-url its address?` }
+  if (organizationMissing)
+    return { reason: `organization "${organization}" not found? The sign-in path with it answered 404; check --org (the Organization physical name)` }
+  return {
+    reason: `answers no sign-in path of the API${release === null ? '' : ` of release ${given}`} (a redirect, an HTML page or nothing); is it an installation of the Application Data Web API, and --base-url its address?`,
+  }
 }

@@ -26,7 +26,9 @@ async function verify(argv: string[]): Promise<never> {
       process.exit(codes[signal])
     }
     exitCode = codes[signal]
-    process.stderr.write(`${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping the running contract; removing the rows created (${signal === 'SIGINT' ? 'Ctrl-C' : 'the signal'} again to quit at once)\n`)
+    process.stderr.write(
+      `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: stopping the running contract; removing the rows created (${signal === 'SIGINT' ? 'Ctrl-C' : 'the signal'} again to quit at once)\n`,
+    )
     controller.abort()
   }
   process.on('SIGINT', () => stop('SIGINT'))
@@ -103,7 +105,10 @@ const COMMANDS: Record<string, { summary: string; run: (argv: string[]) => Promi
   usage: { summary: 'usage merge A B... --out FILE: join the usage files of mocks started with --record-usage', run: usage },
   coverage: { summary: 'which operations, variants and options of the document a usage file shows used, and which never were', run: coverage },
   proxy: { summary: 'sit between a client and an installation: forward unchanged, hold both sides to the document, report at stop', run: proxy },
-  upgrade: { summary: 'what the client that recorded a usage file meets on another release: replayed on mocks of both releases, one finding per change', run: upgrade },
+  upgrade: {
+    summary: 'what the client that recorded a usage file meets on another release: replayed on mocks of both releases, one finding per change',
+    run: upgrade,
+  },
 }
 
 /**

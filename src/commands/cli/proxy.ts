@@ -61,35 +61,84 @@ const port = (value: string): number => {
 
 const megabytes = (value: string): number => {
   const mb = Number(value)
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(mb > 0) || mb > 1024) throw new ConfigError(`--check-limit must be a number of MB above 0 and at most 1024, got "${value}"`)
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(mb > 0) || mb > 1024)
+    throw new ConfigError(`--check-limit must be a number of MB above 0 and at most 1024, got "${value}"`)
   return mb
 }
 
 function command() {
-  return subcommand('proxy', 'Sit between a client and an installation: forward every exchange unchanged, hold both sides to the document of its release, report at stop.')
+  return subcommand(
+    'proxy',
+    'Sit between a client and an installation: forward every exchange unchanged, hold both sides to the document of its release, report at stop.',
+  )
     .addOption(new Option('--target <url>', 'base URL of the installation, e.g. https://staging.example.com').env('APPDATA_PROXY_TARGET').makeOptionMandatory())
     .addOption(new Option('--port <n>', 'port to listen on (0: any free port)').env('APPDATA_PROXY_PORT').argParser(port).default(DEFAULT_PORT))
-    .addOption(new Option('--host <address>', 'interface to listen on; other names than loopback ones are refused with 403 unless it is 0.0.0.0 or ::').env('APPDATA_PROXY_HOST').default('127.0.0.1'))
-    .addOption(new Option('--org <name>', 'organization physical name: at start the target\'s sign-in paths are probed (no credentials) to know its release before the client signs in').env('APPDATA_ORG'))
-    .addOption(new Option('--product-version <version>', 'the release the target runs; else detected from the sign-in path the client uses').env('APPDATA_PRODUCT_VERSION'))
+    .addOption(
+      new Option('--host <address>', 'interface to listen on; other names than loopback ones are refused with 403 unless it is 0.0.0.0 or ::')
+        .env('APPDATA_PROXY_HOST')
+        .default('127.0.0.1'),
+    )
+    .addOption(
+      new Option(
+        '--org <name>',
+        "organization physical name: at start the target's sign-in paths are probed (no credentials) to know its release before the client signs in",
+      ).env('APPDATA_ORG'),
+    )
+    .addOption(
+      new Option('--product-version <version>', 'the release the target runs; else detected from the sign-in path the client uses').env(
+        'APPDATA_PRODUCT_VERSION',
+      ),
+    )
     .addOption(new Option('--report <file>', 'write the report as JSON at stop').env('APPDATA_PROXY_REPORT'))
     .addOption(new Option('--junit <file>', 'write the report as JUnit XML at stop').env('APPDATA_PROXY_JUNIT'))
     .addOption(new Option('--html <file>', 'write the report as one self-contained HTML page at stop').env('APPDATA_PROXY_HTML'))
-    .addOption(new Option('--record-usage <file>', "write what the client used as a usage file at stop (the mock's --record-usage format)").env('APPDATA_PROXY_RECORD_USAGE'))
-    .addOption(new Option('--ignore <file>', 'accepted findings, by side, operationId and pointer (YAML or JSON; see docs/proxy.md): reported as ignored with their reason, never failing').env('APPDATA_PROXY_IGNORE'))
-    .addOption(new Option('--check-limit <mb>', 'bodies larger than this many MB pass unchecked, with a warning').env('APPDATA_PROXY_CHECK_LIMIT').argParser(megabytes).default(16))
+    .addOption(
+      new Option('--record-usage <file>', "write what the client used as a usage file at stop (the mock's --record-usage format)").env(
+        'APPDATA_PROXY_RECORD_USAGE',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--ignore <file>',
+        'accepted findings, by side, operationId and pointer (YAML or JSON; see docs/proxy.md): reported as ignored with their reason, never failing',
+      ).env('APPDATA_PROXY_IGNORE'),
+    )
+    .addOption(
+      new Option('--check-limit <mb>', 'bodies larger than this many MB pass unchecked, with a warning')
+        .env('APPDATA_PROXY_CHECK_LIMIT')
+        .argParser(megabytes)
+        .default(16),
+    )
     .addOption(new Option('--ca <file>', 'PEM file of a certificate authority to trust, for a target with its own certificate').env('APPDATA_CA'))
     .addOption(new Option('--insecure', 'accept any TLS certificate of the target (test installations only)').env('APPDATA_INSECURE'))
-    .addOption(new Option('--timeout <ms>', 'how long the target may send nothing before the client gets 504, in milliseconds').env('APPDATA_TIMEOUT').argParser(positiveInteger('--timeout')).default(30_000))
-    .addOption(new Option('--fail-on <side>', 'exit 1 at stop when a violation was found on this side, or an exchange passed with this side not judged').env('APPDATA_PROXY_FAIL_ON').choices(FAIL_ON).default('answer'))
-    .addOption(new Option('--shed-load', 'exchanges that pass unjudged (judging behind, a body over --check-limit, an encoding not decoded) are counted in the report but do not fail the run').env('APPDATA_PROXY_SHED_LOAD'))
-    .addHelpText('after', `
+    .addOption(
+      new Option('--timeout <ms>', 'how long the target may send nothing before the client gets 504, in milliseconds')
+        .env('APPDATA_TIMEOUT')
+        .argParser(positiveInteger('--timeout'))
+        .default(30_000),
+    )
+    .addOption(
+      new Option('--fail-on <side>', 'exit 1 at stop when a violation was found on this side, or an exchange passed with this side not judged')
+        .env('APPDATA_PROXY_FAIL_ON')
+        .choices(FAIL_ON)
+        .default('answer'),
+    )
+    .addOption(
+      new Option(
+        '--shed-load',
+        'exchanges that pass unjudged (judging behind, a body over --check-limit, an encoding not decoded) are counted in the report but do not fail the run',
+      ).env('APPDATA_PROXY_SHED_LOAD'),
+    )
+    .addHelpText(
+      'after',
+      `
 Example:
   npx appdata-kit proxy --target https://staging.example.com --port 4090 \\
     --report proxy-report.json --junit proxy.xml --html proxy.html --record-usage usage.json
   # point the client at http://127.0.0.1:4090; stop with Ctrl-C or SIGTERM to write the reports.
 Exit codes at stop: 0 no violation on the --fail-on side (and every exchange judged on it, unless --shed-load),
-1 one or more (or a report not written), 2 a flag refused.`)
+1 one or more (or a report not written), 2 a flag refused.`,
+    )
 }
 
 /** The flags checked beyond what commander checks: the target's URL, the release, the files that must be readable. */
@@ -104,7 +153,8 @@ function check(flags: ProxyFlags): void {
   if (url.search !== '' || url.hash !== '') throw new ConfigError('--target must be a base URL, without a query or fragment')
   // The releases the mock emulates, with its message: the proxy judges by the same documents.
   if (flags.productVersion !== undefined) emulatedRelease(flags.productVersion)
-  if ((flags.ca !== undefined || flags.insecure === true) && url.protocol !== 'https:') throw new ConfigError('--ca and --insecure concern an https target only')
+  if ((flags.ca !== undefined || flags.insecure === true) && url.protocol !== 'https:')
+    throw new ConfigError('--ca and --insecure concern an https target only')
 }
 
 /** What the report says, in a few lines for the terminal or the CI log. */
@@ -116,12 +166,19 @@ function summaryLines(report: ProxyReport, failOn: FailOn, shedLoad: boolean, fa
   ]
   const { notJudged } = report
   if (notJudged.count > 0) {
-    const reasons = Object.entries(notJudged.reasons).map(([reason, n]) => `${n} ${reason}`).join(', ')
-    lines.push(`  NOT JUDGED: ${notJudged.count} exchange(s) (requests ${notJudged.sides.request}, answers ${notJudged.sides.answer}): ${reasons}${shedLoad ? ' (--shed-load: they do not fail the run)' : ''}`)
+    const reasons = Object.entries(notJudged.reasons)
+      .map(([reason, n]) => `${n} ${reason}`)
+      .join(', ')
+    lines.push(
+      `  NOT JUDGED: ${notJudged.count} exchange(s) (requests ${notJudged.sides.request}, answers ${notJudged.sides.answer}): ${reasons}${shedLoad ? ' (--shed-load: they do not fail the run)' : ''}`,
+    )
     if (notJudged.failure !== undefined) lines.push(`  the judge failed: ${notJudged.failure}; please report it`)
   }
   const violations = report.violations.filter((f) => f.severity === 'violation')
-  for (const f of violations.slice(0, 20)) lines.push(`  VIOLATION ${f.side} ${f.operationId ?? '(no operation)'} ${f.status} ${f.pointer === '' ? '(the request)' : f.pointer}: ${f.message} (${f.count}×)`)
+  for (const f of violations.slice(0, 20))
+    lines.push(
+      `  VIOLATION ${f.side} ${f.operationId ?? '(no operation)'} ${f.status} ${f.pointer === '' ? '(the request)' : f.pointer}: ${f.message} (${f.count}×)`,
+    )
   if (violations.length > 20) lines.push(`  ... and ${violations.length - 20} more (the report lists them all)`)
   lines.push(failOn === 'none' ? '  --fail-on none: exit 0' : `  --fail-on ${failOn}: ${failed ? 'exit 1' : 'exit 0'}`)
   return lines
@@ -134,7 +191,12 @@ function summaryLines(report: ProxyReport, failOn: FailOn, shedLoad: boolean, fa
  * resolves with the exit code. Resolves early with 2 for a flag refused.
  */
 export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promise<unknown>): Promise<number> {
-  const flags = parseFlags<ProxyFlags>(command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true), argv, io.stderr, check)
+  const flags = parseFlags<ProxyFlags>(
+    command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true),
+    argv,
+    io.stderr,
+    check,
+  )
   if (typeof flags === 'number') return flags
   let accepted: IgnoreEntry[] = []
   let ca: Buffer | undefined
@@ -144,7 +206,9 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promi
     if (flags.ignore !== undefined && ignoreFile !== undefined) accepted = ignoreFile.readIgnoreFile(flags.ignore, 'proxy')
     if (flags.ca !== undefined) ca = readFileSync(flags.ca)
   } catch (error) {
-    io.stderr(`error: ${ignoreFile !== undefined && error instanceof ignoreFile.IgnoreFileError ? error.message : `--ca ${flags.ca}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`}\n`)
+    io.stderr(
+      `error: ${ignoreFile !== undefined && error instanceof ignoreFile.IgnoreFileError ? error.message : `--ca ${flags.ca}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`}\n`,
+    )
     return EXIT.usage
   }
   const target = new URL(flags.target)
@@ -192,7 +256,9 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promi
   })
   inspector = judging
   io.stdout(`listening on ${proxy.url}\n`)
-  io.stderr(`proxy: passing exchanges to ${targetText}; ${given === undefined ? 'the release is detected from the sign-in path the client uses' : `judged by release ${given}`}; Ctrl-C or SIGTERM stops it and writes the reports\n`)
+  io.stderr(
+    `proxy: passing exchanges to ${targetText}; ${given === undefined ? 'the release is detected from the sign-in path the client uses' : `judged by release ${given}`}; Ctrl-C or SIGTERM stops it and writes the reports\n`,
+  )
   if (given === undefined && flags.org !== undefined) void probe(flags, judging, io)
   await stop
   const signalled = performance.now()
@@ -207,7 +273,11 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promi
 
 /** Asks the target which sign-in it serves (a form without credentials, as verify's detection sends), so exchanges before the client's sign-in are judged by its release. */
 async function probe(flags: ProxyFlags, inspector: Inspector, io: ProxyIo): Promise<void> {
-  const transport = httpTransport(flags.target, { timeoutMs: flags.timeout, ...(flags.ca === undefined ? {} : { ca: readFileSync(flags.ca) }), ...(flags.insecure === true ? { insecure: true } : {}) })
+  const transport = httpTransport(flags.target, {
+    timeoutMs: flags.timeout,
+    ...(flags.ca === undefined ? {} : { ca: readFileSync(flags.ca) }),
+    ...(flags.insecure === true ? { insecure: true } : {}),
+  })
   try {
     const found = await detectRelease(transport, flags.org as string)
     if ('release' in found) {
@@ -222,7 +292,13 @@ async function probe(flags: ProxyFlags, inspector: Inspector, io: ProxyIo): Prom
 }
 
 /** Writes every file asked for, prints the summary, and gives the exit code. */
-function finish(flags: ProxyFlags, inspector: Inspector, secrets: ReturnType<typeof redactor>, io: ProxyIo, writers: typeof import('../proxy/reports.ts')): number {
+function finish(
+  flags: ProxyFlags,
+  inspector: Inspector,
+  secrets: ReturnType<typeof redactor>,
+  io: ProxyIo,
+  writers: typeof import('../proxy/reports.ts'),
+): number {
   const { htmlText, jsonText, junitText } = writers
   const report = inspector.report()
   const shedLoad = flags.shedLoad === true
@@ -245,7 +321,9 @@ function finish(flags: ProxyFlags, inspector: Inspector, secrets: ReturnType<typ
   if (flags.recordUsage !== undefined) {
     try {
       writeUsageFile(flags.recordUsage, inspector.usage() ?? { appdataKitUsage: 1, interactions: [] })
-      written.push(`usage ${flags.recordUsage}${inspector.unrecorded > 0 ? ` (${inspector.unrecorded} exchange(s) not recorded: a body over --check-limit, or a shape past the ${USAGE_LIMITS.interactions.toLocaleString('en')} interactions a usage file holds)` : ''}`)
+      written.push(
+        `usage ${flags.recordUsage}${inspector.unrecorded > 0 ? ` (${inspector.unrecorded} exchange(s) not recorded: a body over --check-limit, or a shape past the ${USAGE_LIMITS.interactions.toLocaleString('en')} interactions a usage file holds)` : ''}`,
+      )
     } catch (error) {
       failed = true
       io.stderr(`error: usage not written to ${flags.recordUsage} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`)

@@ -34,4 +34,3 @@ export function redactor(secrets: readonly string[]): Redactor {
   }
   return Object.assign(redact, { add })
 }
-

@@ -12,10 +12,20 @@ import { ConfigError, EXIT, exitCodeOf } from '../../cli-base/exit.ts'
 /** The `spec` command's flags. */
 export function specCommand(): Command {
   return subcommand('spec', "Write the OpenAPI 3.1 document of the Application Data Web API (every release, or one), or of the mock's control plane.")
-    .addOption(new Option('--out <file>', 'file to write; .json for JSON, .yaml or .yml for YAML').env('APPDATA_SPEC_OUT').default(undefined, 'standard output'))
-    .addOption(new Option('--format <format>', 'json or yaml, when writing to standard output').choices(['json', 'yaml']).env('APPDATA_SPEC_FORMAT').default('yaml'))
-    .addOption(new Option('--product-version <version>', 'only the operations and forms of this release (latest, 3.0.18, 2.9, ...)').env('APPDATA_PRODUCT_VERSION').default(undefined, 'every release'))
-    .addOption(new Option('--strict', "the document of a strict mock (--strict): what it accepts, where the default is the lenient mock's").env('APPDATA_SPEC_STRICT'))
+    .addOption(
+      new Option('--out <file>', 'file to write; .json for JSON, .yaml or .yml for YAML').env('APPDATA_SPEC_OUT').default(undefined, 'standard output'),
+    )
+    .addOption(
+      new Option('--format <format>', 'json or yaml, when writing to standard output').choices(['json', 'yaml']).env('APPDATA_SPEC_FORMAT').default('yaml'),
+    )
+    .addOption(
+      new Option('--product-version <version>', 'only the operations and forms of this release (latest, 3.0.18, 2.9, ...)')
+        .env('APPDATA_PRODUCT_VERSION')
+        .default(undefined, 'every release'),
+    )
+    .addOption(
+      new Option('--strict', "the document of a strict mock (--strict): what it accepts, where the default is the lenient mock's").env('APPDATA_SPEC_STRICT'),
+    )
     .addOption(new Option('--control-plane', "the mock's control plane (/__mock/) instead of the API").env('APPDATA_SPEC_CONTROL_PLANE'))
     .addHelpText(
       'after',

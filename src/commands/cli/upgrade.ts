@@ -15,18 +15,23 @@ import { redactor } from './verify-report.ts'
 export function upgradeCommand(): Command {
   return subcommand(
     'upgrade',
-    'Reports what the client that recorded a usage file meets on another release, with no installation: the usage is replayed against in-process mocks of the release it was recorded on and of the target, both serving the fixture it was recorded with, and both releases\' documents are read. One finding per change (a path moved, a variant gone, a request member or body the target refuses or only tolerates, an answer member renamed, removed or retyped, a status changed), with how many recorded shapes meet it, what the client sends or reads today and what the target takes or answers.\n' +
+    "Reports what the client that recorded a usage file meets on another release, with no installation: the usage is replayed against in-process mocks of the release it was recorded on and of the target, both serving the fixture it was recorded with, and both releases' documents are read. One finding per change (a path moved, a variant gone, a request member or body the target refuses or only tolerates, an answer member renamed, removed or retyped, a status changed), with how many recorded shapes meet it, what the client sends or reads today and what the target takes or answers.\n" +
       'Exit code 0 when no finding breaks the client, 1 when one does, 2 for bad flags or files, or a usage its own release cannot replay (the fixture it was recorded with is missing: --fixture).',
   )
     .addOption(new Option('--usage <file>', 'the usage file (written by a mock started with --record-usage)').makeOptionMandatory())
     .addOption(new Option('--to <release>', 'the release to check against: 3.0.19 (or latest), 3.0.18, 2.9, ...').makeOptionMandatory())
     .addOption(new Option('--from <release>', 'the release the usage was recorded on').default(undefined, "the usage file's"))
     .addOption(new Option('--fixture <file>', 'the fixture the usage was recorded with').default(undefined, 'the default fixture'))
-    .addOption(new Option('--ignore <file>', 'accepted findings, by kind and operationId (YAML or JSON; see docs/upgrade.md): reported as ignored, never failing'))
+    .addOption(
+      new Option('--ignore <file>', 'accepted findings, by kind and operationId (YAML or JSON; see docs/upgrade.md): reported as ignored, never failing'),
+    )
     .addOption(new Option('--format <format>', 'text, markdown (for a pull-request comment) or json').choices(['text', 'markdown', 'json']).default('text'))
     .addOption(new Option('--out <file>', 'write the report to this file instead of standard output'))
     .addOption(new Option('--junit <file>', 'also write a JUnit XML report: one case per finding'))
-    .addHelpText('after', '\nExamples:\n  npx appdata-kit upgrade --usage usage.json --to 3.0.19\n  npx appdata-kit upgrade --usage usage.json --to 3.0.19 --fixture fixtures/ours.json --format markdown --out upgrade.md')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  npx appdata-kit upgrade --usage usage.json --to 3.0.19\n  npx appdata-kit upgrade --usage usage.json --to 3.0.19 --fixture fixtures/ours.json --format markdown --out upgrade.md',
+    )
 }
 
 /** A release flag's value the mock can emulate; a ConfigError naming the flag otherwise. */
@@ -64,7 +69,13 @@ export async function runUpgrade(argv: readonly string[], io: { stdout: (text: s
   if (typeof flags === 'number') return flags
   let result
   try {
-    result = await checkUpgrade({ usage: flags.usage, to: flags.to, ...(flags.from === undefined ? {} : { from: flags.from }), ...(flags.fixture === undefined ? {} : { fixture: flags.fixture }), ...(flags.ignore === undefined ? {} : { ignore: flags.ignore }) })
+    result = await checkUpgrade({
+      usage: flags.usage,
+      to: flags.to,
+      ...(flags.from === undefined ? {} : { from: flags.from }),
+      ...(flags.fixture === undefined ? {} : { fixture: flags.fixture }),
+      ...(flags.ignore === undefined ? {} : { ignore: flags.ignore }),
+    })
   } catch (error) {
     if (!(error instanceof ConfigError || error instanceof UsageFileError || error instanceof IgnoreFileError || error instanceof FixtureError)) throw error
     io.stderr(`error: ${error.message}\n`)

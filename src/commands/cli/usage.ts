@@ -7,7 +7,10 @@ import { checkUsageJson } from '../../usage-file/check.ts'
 
 /** The `usage` command: `usage merge A B... --out FILE`. */
 export function usageCommand(): Command {
-  return subcommand('usage', 'Work with usage files that a mock started with --record-usage writes. "merge" joins the files of parallel test files or CI shards into one: counts added, shapes joined.')
+  return subcommand(
+    'usage',
+    'Work with usage files that a mock started with --record-usage writes. "merge" joins the files of parallel test files or CI shards into one: counts added, shapes joined.',
+  )
     .usage('merge FILE... --out FILE')
     .argument('<action>', 'merge')
     .argument('<files...>', 'usage files to join')
@@ -19,7 +22,8 @@ export function usageCommand(): Command {
 export function runUsage(argv: readonly string[], io: { stdout: (text: string) => void; stderr: (text: string) => void }): number {
   const command = usageCommand().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true)
   const flags = parseFlags<{ out: string }>(command, argv, io.stderr, () => {
-    if (command.args[0] !== 'merge') throw new ConfigError(`unknown action "${command.args[0] ?? ''}": the only one is merge (appdata-kit usage merge A B... --out FILE)`)
+    if (command.args[0] !== 'merge')
+      throw new ConfigError(`unknown action "${command.args[0] ?? ''}": the only one is merge (appdata-kit usage merge A B... --out FILE)`)
   })
   if (typeof flags === 'number') return flags
   const paths = command.args.slice(1)

@@ -40,7 +40,10 @@ const EXCHANGE_LIMIT = 12
 export function htmlReport(input: HtmlReportInput, redact: (text: string) => string): string {
   const text = (value: string) => escapeHtml(redact(value))
   const sides = input.second === undefined ? [input.first] : [input.first, input.second]
-  const title = input.kind === 'comparison' ? `appdata-kit verify: ${input.first.report.target} compared with ${input.second?.report.target}` : `appdata-kit verify${input.kind === 'usage' ? ' --usage' : ''}: ${input.first.report.target}`
+  const title =
+    input.kind === 'comparison'
+      ? `appdata-kit verify: ${input.first.report.target} compared with ${input.second?.report.target}`
+      : `appdata-kit verify${input.kind === 'usage' ? ' --usage' : ''}: ${input.first.report.target}`
   const sections = [
     ...sides.map((side, i) => summaryBlock(side.report, sides.length === 1 ? '' : i === 0 ? 'First' : 'Second', text)),
     input.kind === 'comparison' && input.second !== undefined ? comparisonBlock(input.first, input.second, input.differences ?? [], text) : '',
@@ -51,7 +54,10 @@ export function htmlReport(input: HtmlReportInput, redact: (text: string) => str
 
 function summaryBlock(report: RunReport, label: string, text: (value: string) => string): string {
   const counts = summarize(report.results)
-  const cleanup = report.cleanup.left.length > 0 ? `<p class="failed">Rows NOT removed: ${report.cleanup.left.map((row) => text(`${row.relationKey ?? 'master'} ${row.id ?? ''}: ${row.reason}`)).join('; ')}</p>` : ''
+  const cleanup =
+    report.cleanup.left.length > 0
+      ? `<p class="failed">Rows NOT removed: ${report.cleanup.left.map((row) => text(`${row.relationKey ?? 'master'} ${row.id ?? ''}: ${row.reason}`)).join('; ')}</p>`
+      : ''
   return `<section class="summary"><h2>${label === '' ? 'Summary' : `${label}: ${text(report.target)}`}</h2>
 <p>Release ${text(report.release)}, held to ${report.holdTo === 'mock' ? "the API's description and the mock's own choices" : "the API's description"}.
 <span class="passed">${counts.passed} passed</span>, <span class="failed">${counts.failed} failed</span>, <span class="skipped">${counts.skipped} skipped</span> of ${report.results.length} in ${(report.durationMs / 1000).toFixed(1)} s${report.interrupted ? ' (interrupted)' : ''}; cleanup removed ${report.cleanup.removed} row(s).</p>${cleanup}</section>`
@@ -86,17 +92,30 @@ function resultRow(result: ContractResult, exchanges: readonly Exchange[], text:
   const notes = (result.notes ?? []).map((note) => `<li>${text(note)}</li>`).join('')
   if (result.outcome !== 'failed' && notes === '') return head
   const failures = result.failures
-    .map((failure) => `<div class="failure"><p>${text(failureLine(failure))}</p><table class="pair"><tr><th>Expected</th><td><pre>${text(failure.expected)}</pre></td></tr><tr><th>Received</th><td><pre>${text(failure.received)}</pre></td></tr></table></div>`)
+    .map(
+      (failure) =>
+        `<div class="failure"><p>${text(failureLine(failure))}</p><table class="pair"><tr><th>Expected</th><td><pre>${text(failure.expected)}</pre></td></tr><tr><th>Received</th><td><pre>${text(failure.received)}</pre></td></tr></table></div>`,
+    )
     .join('\n')
   const own = exchanges.filter((exchange) => exchange.part === contract.id)
   const shown = own.slice(-EXCHANGE_LIMIT)
-  const exchangeList = result.outcome !== 'failed' ? '' : own.length === 0 ? '<p class="muted">No exchange recorded for it.</p>' : `<h4>Exchanges${own.length > shown.length ? ` (the last ${shown.length} of ${own.length})` : ''}</h4>${shown.map((exchange) => exchangeBlock(exchange, text)).join('\n')}`
+  const exchangeList =
+    result.outcome !== 'failed'
+      ? ''
+      : own.length === 0
+        ? '<p class="muted">No exchange recorded for it.</p>'
+        : `<h4>Exchanges${own.length > shown.length ? ` (the last ${shown.length} of ${own.length})` : ''}</h4>${shown.map((exchange) => exchangeBlock(exchange, text)).join('\n')}`
   return `${head}\n<tr class="detail"><td colspan="4">${failures}${notes === '' ? '' : `<ul class="notes">${notes}</ul>`}${exchangeList}</td></tr>`
 }
 
 function exchangeBlock(exchange: Exchange, text: (value: string) => string): string {
-  const headers = Object.entries(exchange.requestHeaders ?? {}).map(([name, value]) => `${name}: ${SECRET_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value}`).join('\n')
-  const sent = exchange.requestBody === undefined ? '' : bodyText(exchange.requestBody, exchange.requestHeaders?.['content-type'] ?? exchange.requestHeaders?.['Content-Type'] ?? '')
+  const headers = Object.entries(exchange.requestHeaders ?? {})
+    .map(([name, value]) => `${name}: ${SECRET_HEADERS.has(name.toLowerCase()) ? '[redacted]' : value}`)
+    .join('\n')
+  const sent =
+    exchange.requestBody === undefined
+      ? ''
+      : bodyText(exchange.requestBody, exchange.requestHeaders?.['content-type'] ?? exchange.requestHeaders?.['Content-Type'] ?? '')
   return `<details class="exchange"><summary><code>${text(`${exchange.method} ${exchange.path}`)}</code> → <strong>${exchange.status === 0 ? 'no answer' : exchange.status}</strong> <span class="muted">${text(exchange.contentType)}</span></summary>
 <div class="grid"><div><h5>Request</h5><pre>${text(headers === '' ? '(no headers)' : headers)}</pre>${sent === '' ? '' : `<pre>${text(sent)}</pre>`}</div><div><h5>Answer</h5><pre>${text(bodyText(exchange.body, exchange.contentType) || '(empty)')}</pre></div></div></details>`
 }
@@ -125,11 +144,15 @@ function comparisonBlock(first: HtmlSide, second: HtmlSide, differences: readonl
       return `<tr${other === result.outcome ? '' : ' class="differs"'}><td><code>${text(result.contract.id)}</code></td><td class="${result.outcome}">${result.outcome}</td><td class="${other}">${other}</td></tr>`
     })
     .join('\n')
-  const list = differences.length === 0
-    ? '<p>No differences (Ids, row versions, times, tokens and row values set aside).</p>'
-    : `<table><thead><tr><th>Operation</th><th>Where</th><th>Kind</th><th>${text(first.report.target)}</th><th>${text(second.report.target)}</th></tr></thead><tbody>${differences
-        .map((d) => `<tr class="differs"><td>${text(d.operationId)}</td><td><code>${text(d.part)}</code>${d.kind === 'outcome' ? '' : ` request ${d.index}${d.request === '' ? '' : `<br><span class="muted">${text(d.request)}</span>`}`}</td><td>${text(d.kind)}</td><td><pre>${text(d.first)}</pre></td><td><pre>${text(d.second)}</pre></td></tr>`)
-        .join('\n')}</tbody></table>`
+  const list =
+    differences.length === 0
+      ? '<p>No differences (Ids, row versions, times, tokens and row values set aside).</p>'
+      : `<table><thead><tr><th>Operation</th><th>Where</th><th>Kind</th><th>${text(first.report.target)}</th><th>${text(second.report.target)}</th></tr></thead><tbody>${differences
+          .map(
+            (d) =>
+              `<tr class="differs"><td>${text(d.operationId)}</td><td><code>${text(d.part)}</code>${d.kind === 'outcome' ? '' : ` request ${d.index}${d.request === '' ? '' : `<br><span class="muted">${text(d.request)}</span>`}`}</td><td>${text(d.kind)}</td><td><pre>${text(d.first)}</pre></td><td><pre>${text(d.second)}</pre></td></tr>`,
+          )
+          .join('\n')}</tbody></table>`
   return `<section class="comparison"><h2>Side by side</h2><h3>${differences.length} difference(s)</h3>${list}
 <details><summary>Every contract's outcome on both</summary><table><thead><tr><th>Contract</th><th>${text(first.report.target)}</th><th>${text(second.report.target)}</th></tr></thead><tbody>${rows}</tbody></table></details></section>`
 }

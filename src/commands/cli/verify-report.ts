@@ -24,7 +24,9 @@ export function redactReport(report: RunReport, redact: (text: string) => string
 
 /** One failure on one line: what was expected, what came back, and where. */
 export function failureLine(failure: Failure): string {
-  const where = [failure.exchange, failure.schemaPath === undefined || failure.schemaPath === '' ? undefined : `schema ${failure.schemaPath}`].filter((x) => x !== undefined).join('; ')
+  const where = [failure.exchange, failure.schemaPath === undefined || failure.schemaPath === '' ? undefined : `schema ${failure.schemaPath}`]
+    .filter((x) => x !== undefined)
+    .join('; ')
   return `expected ${failure.expected}; received ${failure.received}${where === '' ? '' : ` (${where})`}`
 }
 
@@ -50,7 +52,11 @@ export function junitXml(report: RunReport): string {
       suite = junit.testSuite().name(`appdata-kit verify: ${area}`)
       suites.set(area, suite)
     }
-    const testCase = suite.testCase().className(`verify.${area}`).name(`${result.contract.id}: ${result.contract.title}`).time(result.durationMs / 1000)
+    const testCase = suite
+      .testCase()
+      .className(`verify.${area}`)
+      .name(`${result.contract.id}: ${result.contract.title}`)
+      .time(result.durationMs / 1000)
     if (result.outcome === 'failed') testCase.failure(result.failures.map(failureLine).join('\n'), result.contract.severity)
     if (result.outcome === 'skipped') testCase.skipped()
     if ((result.notes ?? []).length > 0) testCase.standardOutput((result.notes ?? []).join('\n'))
@@ -61,8 +67,19 @@ export function junitXml(report: RunReport): string {
     for (const finding of report.information) information.property(finding.topic, finding.finding)
   }
   // A row left behind fails the run (exit 1), so it fails a case of the report too.
-  const cleanup = junit.testSuite().name('appdata-kit verify: cleanup').testCase().className('verify.cleanup').name('cleanup: every row this run created is removed again')
-  if (report.cleanup.left.length > 0) cleanup.failure(summaryLines(report).filter((line) => line.includes('NOT REMOVED')).join('\n'), 'critical')
+  const cleanup = junit
+    .testSuite()
+    .name('appdata-kit verify: cleanup')
+    .testCase()
+    .className('verify.cleanup')
+    .name('cleanup: every row this run created is removed again')
+  if (report.cleanup.left.length > 0)
+    cleanup.failure(
+      summaryLines(report)
+        .filter((line) => line.includes('NOT REMOVED'))
+        .join('\n'),
+      'critical',
+    )
   return junit.build()
 }
 

@@ -36,38 +36,98 @@ export function verifyCommand(): Command {
   const command = subcommand(
     'verify',
     'Checks an installation (or a mock) against the contracts of the API: read-only unless --allow-writes, and then it touches only rows it creates and removes them again.\n' +
-    'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags, an installation that cannot be reached or signed in to, or a --workspace-id or --application-id the user cannot read there.\n' +
-    'With --compare-with it runs the same cases against a second installation and reports where the answers differ (exit 1 when they do).',
+      'Exit code 0 when every contract checked holds, 1 when one fails, 2 for bad flags, an installation that cannot be reached or signed in to, or a --workspace-id or --application-id the user cannot read there.\n' +
+      'With --compare-with it runs the same cases against a second installation and reports where the answers differ (exit 1 when they do).',
   )
   for (const option of connectionOptions()) command.addOption(option)
   command.addOption(new Option('--relation-key <key>', 'a Detail Relation Key of the application, to check detail rows').env('APPDATA_RELATION_KEY'))
-  command.addOption(new Option('--allow-writes', 'also run the contracts that write: they create their own rows and remove them again').env('APPDATA_ALLOW_WRITES'))
+  command.addOption(
+    new Option('--allow-writes', 'also run the contracts that write: they create their own rows and remove them again').env('APPDATA_ALLOW_WRITES'),
+  )
   command.addOption(new Option('--email-to <address>', 'the only address an e-mail may go to (needs --allow-writes)').env('APPDATA_EMAIL_TO'))
-  command.addOption(new Option('--action-id <guid>', 'a custom action that may be run (repeatable; needs --allow-writes)').env('APPDATA_ACTION_IDS').argParser(collect).default([], 'none'))
+  command.addOption(
+    new Option('--action-id <guid>', 'a custom action that may be run (repeatable; needs --allow-writes)')
+      .env('APPDATA_ACTION_IDS')
+      .argParser(collect)
+      .default([], 'none'),
+  )
   command.addOption(new Option('--storage-id <guid>', 'master storage Id, to check identity reservation (needs --allow-writes)').env('APPDATA_STORAGE_ID'))
-  command.addOption(new Option('--identity-field <name>', 'the master storage\'s Identity field, never copied into new rows (needed with --allow-writes against an installation; guessed on the mock only)').env('APPDATA_IDENTITY_FIELD'))
-  command.addOption(new Option('--only <pattern>', 'run only contracts with this id, id prefix (save) or tag (writes, fuzz, mock, description); repeatable').env('APPDATA_ONLY').argParser(collect).default(undefined, 'all'))
-  command.addOption(new Option('--skip <pattern>', 'leave out contracts matching this; repeatable').env('APPDATA_SKIP').argParser(collect).default(undefined, 'none'))
+  command.addOption(
+    new Option(
+      '--identity-field <name>',
+      "the master storage's Identity field, never copied into new rows (needed with --allow-writes against an installation; guessed on the mock only)",
+    ).env('APPDATA_IDENTITY_FIELD'),
+  )
+  command.addOption(
+    new Option('--only <pattern>', 'run only contracts with this id, id prefix (save) or tag (writes, fuzz, mock, description); repeatable')
+      .env('APPDATA_ONLY')
+      .argParser(collect)
+      .default(undefined, 'all'),
+  )
+  command.addOption(
+    new Option('--skip <pattern>', 'leave out contracts matching this; repeatable').env('APPDATA_SKIP').argParser(collect).default(undefined, 'none'),
+  )
   command.addOption(new Option('--concurrency <n>', 'contracts run at once').env('APPDATA_CONCURRENCY').argParser(positiveInteger('--concurrency')).default(1))
-  command.addOption(new Option('--fuzz-runs <n>', 'random inputs per robustness contract').env('APPDATA_FUZZ_RUNS').argParser(positiveInteger('--fuzz-runs')).default(25))
-  command.addOption(new Option('--seed <n>', 'seed of the random inputs (printed with any failure)').env('APPDATA_SEED').argParser(positiveInteger('--seed')).default(undefined, 'random'))
-  command.addOption(new Option('--as-installation', 'hold even a mock only to the API\'s description, as a real installation').env('APPDATA_AS_INSTALLATION'))
+  command.addOption(
+    new Option('--fuzz-runs <n>', 'random inputs per robustness contract').env('APPDATA_FUZZ_RUNS').argParser(positiveInteger('--fuzz-runs')).default(25),
+  )
+  command.addOption(
+    new Option('--seed <n>', 'seed of the random inputs (printed with any failure)')
+      .env('APPDATA_SEED')
+      .argParser(positiveInteger('--seed'))
+      .default(undefined, 'random'),
+  )
+  command.addOption(new Option('--as-installation', "hold even a mock only to the API's description, as a real installation").env('APPDATA_AS_INSTALLATION'))
   command.addOption(new Option('--junit <file>', 'write a JUnit XML report').env('APPDATA_JUNIT'))
   command.addOption(new Option('--json <file>', 'write a JSON report').env('APPDATA_JSON'))
-  command.addOption(new Option('--html <file>', 'write a self-contained HTML report, with the exchanges of each failed contract (runs one contract at a time)').env('APPDATA_HTML'))
-  command.addOption(new Option('--usage <file>', 'check exactly what a client used, as a mock started with --record-usage recorded it, instead of the contracts').env('APPDATA_USAGE'))
-  command.addOption(new Option('--compare-with <url>', 'base URL of a second installation (or mock): the same cases run against both, and where their answers differ is reported').env('APPDATA_COMPARE_WITH').argParser(baseUrl('--compare-with')))
+  command.addOption(
+    new Option('--html <file>', 'write a self-contained HTML report, with the exchanges of each failed contract (runs one contract at a time)').env(
+      'APPDATA_HTML',
+    ),
+  )
+  command.addOption(
+    new Option('--usage <file>', 'check exactly what a client used, as a mock started with --record-usage recorded it, instead of the contracts').env(
+      'APPDATA_USAGE',
+    ),
+  )
+  command.addOption(
+    new Option(
+      '--compare-with <url>',
+      'base URL of a second installation (or mock): the same cases run against both, and where their answers differ is reported',
+    )
+      .env('APPDATA_COMPARE_WITH')
+      .argParser(baseUrl('--compare-with')),
+  )
   command.addOption(new Option('--compare-org <name>', 'organization of the second installation').env('APPDATA_COMPARE_ORG').default(undefined, '--org'))
-  command.addOption(new Option('--compare-username <email>', 'user to sign in to the second installation as').env('APPDATA_COMPARE_USERNAME').default(undefined, '--username'))
+  command.addOption(
+    new Option('--compare-username <email>', 'user to sign in to the second installation as').env('APPDATA_COMPARE_USERNAME').default(undefined, '--username'),
+  )
   command.addOption(new Option('--compare-password <password>', 'its password').env('APPDATA_COMPARE_PASSWORD').default(undefined, '--password'))
-  command.addOption(new Option('--compare-workspace-id <guid>', 'Workspace Id on the second installation').env('APPDATA_COMPARE_WORKSPACE_ID').default(undefined, '--workspace-id'))
-  command.addOption(new Option('--compare-application-id <guid>', 'Application Id on the second installation').env('APPDATA_COMPARE_APPLICATION_ID').default(undefined, '--application-id'))
-  command.addOption(new Option('--compare-client-id <id>', 'client_id of the second installation').env('APPDATA_COMPARE_CLIENT_ID').default(undefined, '--client-id'))
-  command.addOption(new Option('--compare-product-version <version>', 'release of the second installation').env('APPDATA_COMPARE_PRODUCT_VERSION').default(undefined, 'detected'))
-  command.addHelpText('after', `
+  command.addOption(
+    new Option('--compare-workspace-id <guid>', 'Workspace Id on the second installation')
+      .env('APPDATA_COMPARE_WORKSPACE_ID')
+      .default(undefined, '--workspace-id'),
+  )
+  command.addOption(
+    new Option('--compare-application-id <guid>', 'Application Id on the second installation')
+      .env('APPDATA_COMPARE_APPLICATION_ID')
+      .default(undefined, '--application-id'),
+  )
+  command.addOption(
+    new Option('--compare-client-id <id>', 'client_id of the second installation').env('APPDATA_COMPARE_CLIENT_ID').default(undefined, '--client-id'),
+  )
+  command.addOption(
+    new Option('--compare-product-version <version>', 'release of the second installation')
+      .env('APPDATA_COMPARE_PRODUCT_VERSION')
+      .default(undefined, 'detected'),
+  )
+  command.addHelpText(
+    'after',
+    `
 Example (the mock started with npm start):
   appdata-kit verify --base-url http://127.0.0.1:4080 --org acme --username admin@acme.test --password admin-pass \\
-    --workspace-id 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70 --application-id a1b2c3d4-0000-4000-8000-000000000001 --relation-key OrderLines`)
+    --workspace-id 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70 --application-id a1b2c3d4-0000-4000-8000-000000000001 --relation-key OrderLines`,
+  )
   return command
 }
 
@@ -109,10 +169,7 @@ class Stop {
  * the exit code; writes nothing but through `io`, so tests run it in-process.
  */
 export async function runVerify(argv: readonly string[], io: Io): Promise<number> {
-  const command = verifyCommand()
-    .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .showSuggestionAfterError(true)
+  const command = verifyCommand().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true)
   const flags = parseFlags<Flags>(command, argv, io.stderr, checkFlags)
   if (typeof flags === 'number') return flags
   const redact = redactor([flags.password, flags.comparePassword ?? ''])
@@ -160,7 +217,15 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
 }
 
 /** `--usage FILE`: the recorded interactions instead of the contracts, with the same reports and exit codes. */
-async function usageRun(path: string, usage: UsageFile, prepared: Prepared, flags: Flags, io: Io, redact: Redactor, say: (text: string) => void): Promise<number> {
+async function usageRun(
+  path: string,
+  usage: UsageFile,
+  prepared: Prepared,
+  flags: Flags,
+  io: Io,
+  redact: Redactor,
+  say: (text: string) => void,
+): Promise<number> {
   say(targetLine(prepared, flags))
   const report = await verifyUsage(path, usage, prepared.target, {
     say,
@@ -198,7 +263,14 @@ interface Prepared {
   productVersionGiven: boolean
 }
 
-async function prepareTarget(side: ConnectionFlags, flags: Flags, io: Io, redact: (text: string) => string, transports: Transport[], given?: Transport): Promise<Prepared> {
+async function prepareTarget(
+  side: ConnectionFlags,
+  flags: Flags,
+  io: Io,
+  redact: (text: string) => string,
+  transports: Transport[],
+  given?: Transport,
+): Promise<Prepared> {
   let transport: Transport
   try {
     transport = given ?? connectionTransport(side.baseUrl, side)
@@ -215,7 +287,9 @@ async function prepareTarget(side: ConnectionFlags, flags: Flags, io: Io, redact
   const holdTo = detected.isMock && flags.asInstallation !== true ? 'mock' : 'description'
   if (holdTo === 'description' && flags.allowWrites === true && flags.identityField === undefined) {
     // A guessed Identity field copies a real identity value into the new rows (Save, Rows[].Row.IdRow: null on creation).
-    io.stderr(`error: --allow-writes against an installation needs --identity-field (the master storage's Identity field, such as IdRow): verify never guesses it there\n`)
+    io.stderr(
+      `error: --allow-writes against an installation needs --identity-field (the master storage's Identity field, such as IdRow): verify never guesses it there\n`,
+    )
     throw new Stop(EXIT.usage)
   }
   const target: Target = {
@@ -255,10 +329,17 @@ function sameStandard(first: Prepared, second: Prepared, say: (text: string) => 
 const randomSeed = Math.floor(Math.random() * 2 ** 31)
 
 function targetLine({ target, label, productVersionGiven }: Prepared, flags: Flags): string {
-  return `verifying ${target.transport.target}: release ${label}${productVersionGiven ? '' : ' (detected)'}, ${target.holdTo === 'mock' ? "an appdata-kit mock: its own choices are checked too" : "held to the API's description"}, ${flags.allowWrites === true ? 'writes allowed' : 'read-only'}`
+  return `verifying ${target.transport.target}: release ${label}${productVersionGiven ? '' : ' (detected)'}, ${target.holdTo === 'mock' ? 'an appdata-kit mock: its own choices are checked too' : "held to the API's description"}, ${flags.allowWrites === true ? 'writes allowed' : 'read-only'}`
 }
 
-async function runAgainst(prepared: Prepared, flags: Flags, io: Io, redact: Redactor, say: (text: string) => void, onPhase?: (part: string) => void): Promise<RunReport> {
+async function runAgainst(
+  prepared: Prepared,
+  flags: Flags,
+  io: Io,
+  redact: Redactor,
+  say: (text: string) => void,
+  onPhase?: (part: string) => void,
+): Promise<RunReport> {
   const report = await runContracts(CONTRACTS, prepared.target, {
     // A comparison pairs requests in the order they were sent, so its runs go one contract at a time.
     concurrency: onPhase === undefined ? flags.concurrency : 1,
@@ -313,7 +394,11 @@ async function compare([first, second]: [Prepared, Prepared], flags: Flags, io: 
   const [a, b] = reports as [RunReport, RunReport]
   const differences = [...outcomeDifferences(a, b), ...compareRuns(sides[0]?.recording.exchanges ?? [], sides[1]?.recording.exchanges ?? [], apiDocument())]
   for (const line of differenceLines(differences, a.target, b.target)) say(line)
-  writeReports(flags, redactReport(a, redact), redact, { second: redactReport(b, redact), differences, exchanges: sides.map((side) => side.recording.exchanges) })
+  writeReports(flags, redactReport(a, redact), redact, {
+    second: redactReport(b, redact),
+    differences,
+    exchanges: sides.map((side) => side.recording.exchanges),
+  })
   // Differences, a contract failing on either side, or rows left behind: exit 1.
   return differences.length > 0 || failedRun(a) || failedRun(b) ? EXIT.failed : EXIT.ok
 }
@@ -329,25 +414,45 @@ function outcomeDifferences(a: RunReport, b: RunReport): Difference[] {
   const outcomes = new Map(b.results.map((result) => [result.contract.id, result.outcome]))
   return a.results
     .filter((result) => outcomes.get(result.contract.id) !== result.outcome)
-    .map((result) => ({ operationId: '-', part: result.contract.id, index: 0, kind: 'outcome' as const, first: result.outcome, second: outcomes.get(result.contract.id) ?? 'not run', request: '' }))
+    .map((result) => ({
+      operationId: '-',
+      part: result.contract.id,
+      index: 0,
+      kind: 'outcome' as const,
+      first: result.outcome,
+      second: outcomes.get(result.contract.id) ?? 'not run',
+      request: '',
+    }))
 }
 
 /** The checks commander cannot make alone; a ConfigError (exit 2) names the flag. */
 function checkFlags(flags: Flags): void {
   if (flags.productVersion !== undefined) emulatedRelease(flags.productVersion)
   if (flags.compareProductVersion !== undefined) emulatedRelease(flags.compareProductVersion)
-  const writing = [flags.emailTo === undefined ? '' : '--email-to', flags.actionId.length === 0 ? '' : '--action-id', flags.storageId === undefined ? '' : '--storage-id'].filter((flag) => flag !== '')
+  const writing = [
+    flags.emailTo === undefined ? '' : '--email-to',
+    flags.actionId.length === 0 ? '' : '--action-id',
+    flags.storageId === undefined ? '' : '--storage-id',
+  ].filter((flag) => flag !== '')
   if (writing.length > 0 && flags.allowWrites !== true) {
     // Each of them names something verify would send or change: an e-mail, an action run, reserved identity values.
-    throw new ConfigError(`${writing.join(', ')} ${writing.length === 1 ? 'needs' : 'need'} --allow-writes (or APPDATA_ALLOW_WRITES=1): ${writing.length === 1 ? 'it names' : 'they name'} what verify may write`)
+    throw new ConfigError(
+      `${writing.join(', ')} ${writing.length === 1 ? 'needs' : 'need'} --allow-writes (or APPDATA_ALLOW_WRITES=1): ${writing.length === 1 ? 'it names' : 'they name'} what verify may write`,
+    )
   }
-  const compareFlags = (['compareOrg', 'compareUsername', 'comparePassword', 'compareWorkspaceId', 'compareApplicationId', 'compareClientId', 'compareProductVersion'] as const).filter((name) => flags[name] !== undefined)
-  if (flags.compareWith === undefined && compareFlags.length > 0) throw new ConfigError(`--${compareFlags[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --compare-with (the second installation's base URL)`)
-  if (flags.usage !== undefined && flags.compareWith !== undefined) throw new ConfigError('--usage and --compare-with go separately: --usage checks one installation against what a client used')
+  const compareFlags = (
+    ['compareOrg', 'compareUsername', 'comparePassword', 'compareWorkspaceId', 'compareApplicationId', 'compareClientId', 'compareProductVersion'] as const
+  ).filter((name) => flags[name] !== undefined)
+  if (flags.compareWith === undefined && compareFlags.length > 0)
+    throw new ConfigError(`--${compareFlags[0]?.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --compare-with (the second installation's base URL)`)
+  if (flags.usage !== undefined && flags.compareWith !== undefined)
+    throw new ConfigError('--usage and --compare-with go separately: --usage checks one installation against what a client used')
   // With --usage, --only and --skip name the usage's interactions (usage.queryItems, usage.queryItems.3).
   for (const pattern of flags.usage === undefined ? (flags.only ?? []) : []) {
     if (!CONTRACTS.some((contract) => matches(contract, pattern))) {
-      throw new ConfigError(`--only ${pattern} matches no contract; give an id (save.stale-refused), an id prefix (save) or a tag (writes, read-only, fuzz, mock, description)`)
+      throw new ConfigError(
+        `--only ${pattern} matches no contract; give an id (save.stale-refused), an id prefix (save) or a tag (writes, read-only, fuzz, mock, description)`,
+      )
     }
   }
 }
@@ -365,9 +470,23 @@ function writeReports(
     const input: HtmlReportInput =
       comparison === undefined
         ? { kind, first: { report, exchanges }, writtenAt }
-        : { kind: 'comparison', first: { report, exchanges: comparison.exchanges[0] ?? [] }, second: { report: comparison.second, exchanges: comparison.exchanges[1] ?? [] }, differences: comparison.differences, writtenAt }
+        : {
+            kind: 'comparison',
+            first: { report, exchanges: comparison.exchanges[0] ?? [] },
+            second: { report: comparison.second, exchanges: comparison.exchanges[1] ?? [] },
+            differences: comparison.differences,
+            writtenAt,
+          }
     writeFileSync(flags.html, redact(htmlReport(input, redact)))
   }
   if (flags.junit !== undefined) writeFileSync(flags.junit, redact(junitXml(report)))
-  if (flags.json !== undefined) writeFileSync(flags.json, redact(comparison === undefined ? jsonReport(report) : `${JSON.stringify({ first: JSON.parse(jsonReport(report)), second: JSON.parse(jsonReport(comparison.second)), differences: comparison.differences }, null, 2)}\n`))
+  if (flags.json !== undefined)
+    writeFileSync(
+      flags.json,
+      redact(
+        comparison === undefined
+          ? jsonReport(report)
+          : `${JSON.stringify({ first: JSON.parse(jsonReport(report)), second: JSON.parse(jsonReport(comparison.second)), differences: comparison.differences }, null, 2)}\n`,
+      ),
+    )
 }

@@ -84,7 +84,13 @@ function shapeDifferences(a: Shape, b: Shape, path: string, out: ShapeDifference
     for (const key of new Set([...Object.keys(a.object), ...Object.keys(b.object)])) {
       const left = a.object[key]
       const right = b.object[key]
-      if (left === undefined || right === undefined) out.push({ kind: 'shape', path: `${path}/${key}`, first: left === undefined ? 'absent' : 'present', second: right === undefined ? 'absent' : 'present' })
+      if (left === undefined || right === undefined)
+        out.push({
+          kind: 'shape',
+          path: `${path}/${key}`,
+          first: left === undefined ? 'absent' : 'present',
+          second: right === undefined ? 'absent' : 'present',
+        })
       else shapeDifferences(left, right, `${path}/${key}`, out)
     }
     return
@@ -110,7 +116,11 @@ function parsed(exchange: Exchange): unknown {
 
 /** Which operation of the document a request was for. */
 function operationFinder(document: OpenAPIObject): (exchange: Exchange) => string {
-  const operations = listOperations(document).map((entry) => ({ method: entry.method.toUpperCase(), matcher: pathMatcher(entry.path), operationId: entry.operationId }))
+  const operations = listOperations(document).map((entry) => ({
+    method: entry.method.toUpperCase(),
+    matcher: pathMatcher(entry.path),
+    operationId: entry.operationId,
+  }))
   return (exchange) => {
     const path = exchange.path.split('?')[0] ?? ''
     return operations.find((op) => op.method === exchange.method.toUpperCase() && op.matcher.test(path))?.operationId ?? 'other requests'
@@ -156,7 +166,15 @@ export function compareRuns(first: readonly Exchange[], second: readonly Exchang
       for (const { kind, path, first: one, second: two } of found) differences.push({ ...base, kind, first: `${path} ${one}`, second: `${path} ${two}` })
     }
     if (left.length !== right.length) {
-      differences.push({ operationId: 'requests per contract', part, index: n + 1, kind: 'requests', first: `${left.length} requests`, second: `${right.length} requests`, request: '' })
+      differences.push({
+        operationId: 'requests per contract',
+        part,
+        index: n + 1,
+        kind: 'requests',
+        first: `${left.length} requests`,
+        second: `${right.length} requests`,
+        request: '',
+      })
     }
   }
   return differences

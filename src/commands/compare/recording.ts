@@ -27,7 +27,8 @@ export function recordingTransport(inner: Transport): Transport & { exchanges: E
     close: () => inner.close(),
     async send(request: Parameters<Transport['send']>[0]): Promise<WireResponse> {
       const part = recording.part
-      const remember = (status: number, contentType: string, body: Uint8Array) => recording.exchanges.push({
+      const remember = (status: number, contentType: string, body: Uint8Array) =>
+        recording.exchanges.push({
           part,
           method: request.method,
           path: request.path,

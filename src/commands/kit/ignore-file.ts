@@ -56,7 +56,10 @@ function shown(value: unknown): string {
 function problemOf(error: SchemaError, list: readonly unknown[], command: IgnoreCommand): string {
   const fields = IGNORE_FIELDS[command]
   // `/ignore/3/side` and `/3/side` are the same place: the fourth entry's side.
-  const [index, member] = error.instancePath.replace(/^\/ignore(?=\/|$)/, '').split('/').slice(1)
+  const [index, member] = error.instancePath
+    .replace(/^\/ignore(?=\/|$)/, '')
+    .split('/')
+    .slice(1)
   const expected = `expected a list of accepted findings (${EXAMPLE[command]}), or { ignore: [...] }`
   if (index === undefined) {
     if (error.keyword === 'maxItems') return `${figure(list.length)} entries, more than ${figure(IGNORE_LIMITS.entries)}`
@@ -67,17 +70,22 @@ function problemOf(error: SchemaError, list: readonly unknown[], command: Ignore
   const entry = list[Number(index)] as Record<string, unknown>
   if (member === undefined) {
     if (error.keyword === 'type') return `${at} is not an object (${fields.join(', ')}, and a reason); got ${shown(entry)}`
-    if (error.keyword === 'additionalProperties') return `${at}, member ${String(error.params.additionalProperty)}: not a member of an entry of ${command} --ignore, which names ${fields.join(', ')} (and a reason)`
+    if (error.keyword === 'additionalProperties')
+      return `${at}, member ${String(error.params.additionalProperty)}: not a member of an entry of ${command} --ignore, which names ${fields.join(', ')} (and a reason)`
     // `required` (of one branch) or `anyOf`: none of the members that name a finding.
     return `${at} names nothing to accept (${fields.join(', ')})`
   }
   const value = entry[member]
-  const what = error.keyword === 'enum'
-    ? `must be one of ${(error.params.allowedValues as string[]).join(', ')}`
-    : error.keyword === 'type' ? 'must be a text'
-    : error.keyword === 'minLength' ? 'must not be empty (leave the member out, or write "*", to accept any)'
-    : error.keyword === 'maxLength' ? `longer than ${figure(IGNORE_LIMITS.textLength)} characters`
-    : `does not fit the ignore file's schema (${error.keyword})`
+  const what =
+    error.keyword === 'enum'
+      ? `must be one of ${(error.params.allowedValues as string[]).join(', ')}`
+      : error.keyword === 'type'
+        ? 'must be a text'
+        : error.keyword === 'minLength'
+          ? 'must not be empty (leave the member out, or write "*", to accept any)'
+          : error.keyword === 'maxLength'
+            ? `longer than ${figure(IGNORE_LIMITS.textLength)} characters`
+            : `does not fit the ignore file's schema (${error.keyword})`
   return `${at}, member ${member}: ${what}; got ${shown(value)}`
 }
 
@@ -94,7 +102,10 @@ export function readIgnoreFile(path: string, command: IgnoreCommand): IgnoreEntr
   } catch (error) {
     throw new IgnoreFileError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
   }
-  if ('over' in read) throw new IgnoreFileError(`${path}: ${figure(read.over)} bytes or more, over the limit of ${figure(IGNORE_LIMITS.fileBytes)} bytes (1 MiB) on an ignore file's size`)
+  if ('over' in read)
+    throw new IgnoreFileError(
+      `${path}: ${figure(read.over)} bytes or more, over the limit of ${figure(IGNORE_LIMITS.fileBytes)} bytes (1 MiB) on an ignore file's size`,
+    )
   let value: unknown
   try {
     value = YAML.parse(read.toString('utf8'))

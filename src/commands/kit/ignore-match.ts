@@ -46,10 +46,12 @@ const matches = (given: string | undefined, test: (given: string) => boolean) =>
 
 /** Whether an entry accepts a finding: every member it gives matches; an operation when it is one of the finding's. */
 export function accepts(entry: IgnoreEntry, finding: NamedFinding): boolean {
-  return matches(entry.side, (side) => side === finding.side) &&
+  return (
+    matches(entry.side, (side) => side === finding.side) &&
     matches(entry.kind, (kind) => kind === finding.kind) &&
     matches(entry.operationId, (operationId) => finding.operationIds.includes(operationId)) &&
     matches(entry.pointer, (pointer) => finding.pointer !== undefined && samePointer(pointer, finding.pointer))
+  )
 }
 
 /** The first entry that accepts a finding (whose reason the reports give), or undefined. */

@@ -43,11 +43,27 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
   const { status } = answer
   const label = `${route.operationId} ${status}`
   if (isGatewayStatus(status)) {
-    return [{ side: 'answer', severity: 'warning', pointer: '/status', message: `${status} is a gateway status: the infrastructure in front of the installation answered, not the API (its media type and body are not judged)`, example: status }]
+    return [
+      {
+        side: 'answer',
+        severity: 'warning',
+        pointer: '/status',
+        message: `${status} is a gateway status: the infrastructure in front of the installation answered, not the API (its media type and body are not judged)`,
+        example: status,
+      },
+    ]
   }
   const found = responseOf(document, route.description, status)
   if (found === undefined) {
-    return [{ side: 'answer', severity: 'violation', pointer: '/status', message: `must be a status ${route.operationId} answers with (the document lists ${declaredStatuses(route)})`, example: status }]
+    return [
+      {
+        side: 'answer',
+        severity: 'violation',
+        pointer: '/status',
+        message: `must be a status ${route.operationId} answers with (the document lists ${declaredStatuses(route)})`,
+        example: status,
+      },
+    ]
   }
   // The description defines no error answer (the mock's are its own choice): its status is declared, nothing more is judged.
   if (found.response[MOCK_DEFINED] === true) return []
@@ -61,12 +77,19 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
     const value = headerText(answer.headers[name.toLowerCase()])
     const at = `/headers/${name}`
     if (value === undefined) {
-      if (node.required === true) observations.push({ side: 'answer', severity: 'violation', pointer: at, message: `is required: the document declares ${name} on ${label}` })
+      if (node.required === true)
+        observations.push({ side: 'answer', severity: 'violation', pointer: at, message: `is required: the document declares ${name} on ${label}` })
       continue
     }
     if (node.schema !== undefined) {
       for (const violation of validators.violationsAt(`${pointer}/schema`, value, `headers/${name}`, { coerce: true })) {
-        observations.push({ side: 'answer', severity: 'violation', pointer: at, message: `${violation.message} (the document's ${name} on ${label})`, example: exampleOf(value, at) })
+        observations.push({
+          side: 'answer',
+          severity: 'violation',
+          pointer: at,
+          message: `${violation.message} (the document's ${name} on ${label})`,
+          example: exampleOf(value, at),
+        })
       }
     }
   }
@@ -80,9 +103,21 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
   const mediaType = (headerText(answer.headers['content-type'])?.split(';')[0] ?? '').trim().toLowerCase()
   const types = Object.keys(content)
   // `application/octet-stream` declares any file; `*/*` any label (the media type of a marked answer).
-  const key = types.includes(mediaType) ? mediaType : types.includes('*/*') ? '*/*' : types.includes('application/octet-stream') ? 'application/octet-stream' : undefined
+  const key = types.includes(mediaType)
+    ? mediaType
+    : types.includes('*/*')
+      ? '*/*'
+      : types.includes('application/octet-stream')
+        ? 'application/octet-stream'
+        : undefined
   if (key === undefined) {
-    observations.push({ side: 'answer', severity: 'violation', pointer: CONTENT_TYPE_POINTER, message: `must be ${types.join(' or ')} (the document's media types of ${label})`, example: mediaType === '' ? null : mediaType })
+    observations.push({
+      side: 'answer',
+      severity: 'violation',
+      pointer: CONTENT_TYPE_POINTER,
+      message: `must be ${types.join(' or ')} (the document's media types of ${label})`,
+      example: mediaType === '' ? null : mediaType,
+    })
     return observations
   }
   if (answer.body === 'too-large' || !isJsonType(mediaType)) return observations
@@ -92,7 +127,12 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
   try {
     body = JSON.parse(answer.body.toString('utf8'))
   } catch (error) {
-    observations.push({ side: 'answer', severity: 'violation', pointer: '/body', message: `must be JSON, as its Content-Type says (${(error as Error).message})` })
+    observations.push({
+      side: 'answer',
+      severity: 'violation',
+      pointer: '/body',
+      message: `must be JSON, as its Content-Type says (${(error as Error).message})`,
+    })
     return observations
   }
   const closest = closestAnswerAlternative(document, schemaPointer, body, validators.violationsAt(schemaPointer, body, 'body'))

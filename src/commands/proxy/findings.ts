@@ -142,10 +142,17 @@ export class FindingTally {
     const keys: string[] = []
     for (const observation of observations) {
       const key = JSON.stringify([
-        observation.side, observation.severity, exchange.operationId, exchange.method, exchange.path,
+        observation.side,
+        observation.severity,
+        exchange.operationId,
+        exchange.method,
+        exchange.path,
         // The answer's status is part of what it is; a request is the same fault whatever it got back.
         observation.side === 'answer' ? exchange.status : 0,
-        observation.pointer, observation.message, exchange.release, exchange.beforeSignIn,
+        observation.pointer,
+        observation.message,
+        exchange.release,
+        exchange.beforeSignIn,
       ])
       const known = this.#findings.get(key)
       // A message quoting a long pattern of the document is cut: the pointer says where to read it whole.
@@ -179,7 +186,11 @@ export class FindingTally {
   /** The --ignore entry that accepts a finding (the first that does), or undefined. */
   acceptedBy(finding: Pick<Finding, 'side' | 'operationId' | 'pointer'>): IgnoreEntry | undefined {
     if (this.#accepted.length === 0) return undefined
-    return acceptingEntry(this.#accepted, { side: finding.side, operationIds: finding.operationId === null ? [] : [finding.operationId], pointer: finding.pointer })
+    return acceptingEntry(this.#accepted, {
+      side: finding.side,
+      operationIds: finding.operationId === null ? [] : [finding.operationId],
+      pointer: finding.pointer,
+    })
   }
 
   /** The findings in a stable order (side, violations first, operation, pointer), split by --ignore, each accepted one with its entry's reason. */

@@ -287,7 +287,10 @@ export class Inspector {
     const admitted = queued === 0 || (queued < QUEUE_EXCHANGES && this.#queuedBytes + bytes <= QUEUE_BYTES)
     if (admitted) this.#queuedBytes += bytes
     const waiting: Waiting = { seq, exchange, admitted }
-    if (this.#ready) return this.#dispatch(waiting)
+    if (this.#ready) {
+      this.#dispatch(waiting)
+      return
+    }
     if (admitted) this.#waiting.push(waiting)
     else if (this.#skeletons < SKELETONS) {
       // Its bodies dropped at once; kept only to learn, in order, whether it was a sign-in.
@@ -304,7 +307,8 @@ export class Inspector {
     const current = this.release()
     const release = this.#given ?? signInRelease ?? current.release
     const beforeSignIn = this.#given === undefined && signInRelease === undefined && current.from === 'newest'
-    if (this.#given === undefined && signInRelease !== undefined && exchange.status >= 200 && exchange.status < 300 && exchange.outcome === 'answered') this.#signedIn = signInRelease
+    if (this.#given === undefined && signInRelease !== undefined && exchange.status >= 200 && exchange.status < 300 && exchange.outcome === 'answered')
+      this.#signedIn = signInRelease
     if (signInRelease !== undefined) this.#learnSignIn(exchange)
     if (!admitted) {
       this.#unjudged(BOTH('queueFull'))
@@ -360,7 +364,17 @@ export class Inspector {
     for (const secret of judgement.secrets) this.#secrets.add(secret)
     if (Object.keys(judgement.notJudged).length > 0) this.#unjudged(judgement.notJudged)
     const { kept } = sent
-    const keys = this.tally.add({ operationId: judgement.operationId, method: kept.method, path: judgement.path, status: kept.status, release: kept.release, beforeSignIn: kept.beforeSignIn }, judgement.observations)
+    const keys = this.tally.add(
+      {
+        operationId: judgement.operationId,
+        method: kept.method,
+        path: judgement.path,
+        status: kept.status,
+        release: kept.release,
+        beforeSignIn: kept.beforeSignIn,
+      },
+      judgement.observations,
+    )
     const exchange: KeptExchange = {
       ...kept,
       operationId: judgement.operationId,
@@ -495,7 +509,9 @@ export class Inspector {
     const { release, from } = this.release()
     const pending = this.#sent.size + this.#waiting.length
     const counted = this.#notJudged
-    const reasons = Object.fromEntries(NOT_JUDGED_REASONS.filter((reason) => counted.reasons[reason] !== undefined).map((reason) => [reason, counted.reasons[reason]]))
+    const reasons = Object.fromEntries(
+      NOT_JUDGED_REASONS.filter((reason) => counted.reasons[reason] !== undefined).map((reason) => [reason, counted.reasons[reason]]),
+    )
     return {
       target: this.target,
       release,

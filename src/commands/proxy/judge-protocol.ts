@@ -29,4 +29,3 @@ export type JudgeReply =
   | { type: 'ready'; matchers: ReturnType<typeof signInMatchers> }
   | { type: 'judged'; id: number; judgement: ReturnType<typeof judgeExchange> }
   | { type: 'failed'; id: number; message: string }
-

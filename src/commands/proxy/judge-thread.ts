@@ -9,7 +9,6 @@ export { JUDGE_THREAD_NAME } from './judge-protocol.ts'
  * `tsx`), where the thread loads tsx's loader first to read TypeScript.
  */
 
-
 /** The main thread's handle on a judging thread. */
 export interface JudgeThread {
   /** Sends an exchange; the bodies' memory moves to the thread (`transfer`). Those sent in one turn of the event loop go in one message, at its end. */
@@ -42,7 +41,10 @@ export const startJudgeThread: StartJudge = (data, listener) => {
   if (typescript) {
     // From the sources: the thread registers tsx's loader (a development dependency), then loads its entry.
     const api = import.meta.resolve('tsx/esm/api')
-    worker = new Worker(`import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}) })`, { eval: true, workerData: data })
+    worker = new Worker(`import(${JSON.stringify(api)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}) })`, {
+      eval: true,
+      workerData: data,
+    })
   } else {
     worker = new Worker(url, { workerData: data })
   }
@@ -76,7 +78,8 @@ export const startJudgeThread: StartJudge = (data, listener) => {
       worker.postMessage(requests, transfer)
     } catch (error) {
       // An exchange that cannot be sent (it never should) is one the judge failed on: counted, never a crash of the proxy.
-      for (const { id } of requests) listener.reply({ type: 'failed', id, message: `the exchange could not be sent to the judging thread (${(error as Error).message})` })
+      for (const { id } of requests)
+        listener.reply({ type: 'failed', id, message: `the exchange could not be sent to the judging thread (${(error as Error).message})` })
     }
   }
   return {
@@ -91,7 +94,13 @@ export const startJudgeThread: StartJudge = (data, listener) => {
     async terminate(waitMs = 500) {
       ended = true
       let timer: NodeJS.Timeout | undefined
-      await Promise.race([worker.terminate().then(() => undefined, () => undefined), new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))])
+      await Promise.race([
+        worker.terminate().then(
+          () => undefined,
+          () => undefined,
+        ),
+        new Promise((resolve) => (timer = setTimeout(resolve, waitMs))),
+      ])
       clearTimeout(timer)
     },
   }

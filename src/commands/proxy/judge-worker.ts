@@ -19,7 +19,8 @@ const REPLY_MS = 10
 /** Bodies past this many bytes may take long to judge: the judgements before them are sent back first. */
 const BIG_BYTES = 256 * 1024
 
-const sizeOf = (exchange: ExchangeToJudge): number => (exchange.requestBody === 'too-large' ? 0 : exchange.requestBody.byteLength) + (exchange.answerBody === 'too-large' ? 0 : exchange.answerBody.byteLength)
+const sizeOf = (exchange: ExchangeToJudge): number =>
+  (exchange.requestBody === 'too-large' ? 0 : exchange.requestBody.byteLength) + (exchange.answerBody === 'too-large' ? 0 : exchange.answerBody.byteLength)
 
 /** Names this thread where the system lets a thread name itself (Linux); elsewhere it keeps its name. */
 function nameThread(): void {

@@ -93,7 +93,10 @@ const bytesOf = (body: Uint8Array): Buffer => Buffer.from(body.buffer, body.byte
 
 /** The encodings of a `Content-Encoding` header, in the order they were applied (`identity` left out). */
 export function encodingsOf(header: string | string[] | undefined): string[] {
-  return headerText(header).split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '' && name !== 'identity')
+  return headerText(header)
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '' && name !== 'identity')
 }
 
 /** The decoders of the encodings Node's zlib reads; each stops at `limit` bytes of output (a bomb costs no more than the limit). */
@@ -113,7 +116,11 @@ const DECODERS: Record<string, (bytes: Buffer, limit: number) => Buffer> = {
 }
 
 /** An encoded body decoded (every encoding undone, last first), or why it was not. */
-export function decodeBody(body: Buffer, encodings: readonly string[], limit: number): { body: Buffer } | { notJudged: 'encoded' | 'overCheckLimit' } | { broken: string } {
+export function decodeBody(
+  body: Buffer,
+  encodings: readonly string[],
+  limit: number,
+): { body: Buffer } | { notJudged: 'encoded' | 'overCheckLimit' } | { broken: string } {
   if (encodings.some((name) => DECODERS[name] === undefined)) return { notJudged: 'encoded' }
   let out = body
   for (const name of [...encodings].reverse()) {
@@ -144,7 +151,13 @@ function brokenAnswer(exchange: ExchangeToJudge): Observation | undefined {
     case 'unreachable':
     case 'timeout':
     case 'interim':
-      return { side: 'answer', severity: 'violation', pointer: '/status', message: `must be the target's answer: ${reason}; the proxy answered ${exchange.status}`, example: exchange.status }
+      return {
+        side: 'answer',
+        severity: 'violation',
+        pointer: '/status',
+        message: `must be the target's answer: ${reason}; the proxy answered ${exchange.status}`,
+        example: exchange.status,
+      }
     case 'broken':
       return { side: 'answer', severity: 'violation', pointer: '/body', message: `must be whole: it broke off after its head (${reason})` }
     default:
@@ -178,9 +191,10 @@ export function judgeExchange(exchange: ExchangeToJudge, options: JudgeOptions):
       side: 'request',
       severity: 'violation',
       pointer: '',
-      message: elsewhere === undefined
-        ? `must be an operation of the document: none takes ${exchange.method} ${path}`
-        : `must be an operation of release ${release}: ${elsewhere.operationId} is one of releases ${elsewhere.versions}`,
+      message:
+        elsewhere === undefined
+          ? `must be an operation of the document: none takes ${exchange.method} ${path}`
+          : `must be an operation of release ${release}: ${elsewhere.operationId} is one of releases ${elsewhere.versions}`,
     })
   } else {
     const requestBody = exchange.requestBody === 'too-large' ? 'too-large' : bytesOf(exchange.requestBody)
@@ -191,10 +205,20 @@ export function judgeExchange(exchange: ExchangeToJudge, options: JudgeOptions):
     if (requestBody === 'too-large') notJudged.request = 'overCheckLimit'
   }
   if (exchange.requestBody === 'too-large') {
-    observations.push({ side: 'request', severity: 'warning', pointer: '/body', message: `passed unchecked: ${exchange.requestBytes} bytes, over --check-limit` })
+    observations.push({
+      side: 'request',
+      severity: 'warning',
+      pointer: '/body',
+      message: `passed unchecked: ${exchange.requestBytes} bytes, over --check-limit`,
+    })
   }
   if (exchange.outcome === 'abandoned') {
-    observations.push({ side: 'request', severity: 'warning', pointer: '', message: `ended before the answer was whole: ${exchange.reason ?? 'the client went away'} (the answer is not judged)` })
+    observations.push({
+      side: 'request',
+      severity: 'warning',
+      pointer: '',
+      message: `ended before the answer was whole: ${exchange.reason ?? 'the client went away'} (the answer is not judged)`,
+    })
   }
   const broken = brokenAnswer(exchange)
   if (broken !== undefined) observations.push(broken)
@@ -205,7 +229,12 @@ export function judgeExchange(exchange: ExchangeToJudge, options: JudgeOptions):
     const bodiless = exchange.method === 'HEAD' || exchange.status === 204 || exchange.status === 304
     const encodings = bodiless ? [] : encodingsOf(exchange.answerHeaders['content-encoding'])
     if (exchange.answerBody === 'too-large' && !bodiless) {
-      observations.push({ side: 'answer', severity: 'warning', pointer: '/body', message: `passed unchecked: ${exchange.answerBytes} bytes, over --check-limit` })
+      observations.push({
+        side: 'answer',
+        severity: 'warning',
+        pointer: '/body',
+        message: `passed unchecked: ${exchange.answerBytes} bytes, over --check-limit`,
+      })
       if (isJson(contentType)) notJudged.answer = 'overCheckLimit'
     } else if (answerBody !== 'too-large' && encodings.length > 0 && answerBody.length > 0) {
       const found = decodeBody(answerBody, encodings, options.checkLimitBytes)
@@ -222,15 +251,22 @@ export function judgeExchange(exchange: ExchangeToJudge, options: JudgeOptions):
             side: 'answer',
             severity: 'warning',
             pointer: '/body',
-            message: found.notJudged === 'encoded'
-              ? `passed unchecked: encoded as ${encodings.join(', ')}, which the proxy does not decode`
-              : `passed unchecked: more than --check-limit once decoded (${encodings.join(', ')})`,
+            message:
+              found.notJudged === 'encoded'
+                ? `passed unchecked: encoded as ${encodings.join(', ')}, which the proxy does not decode`
+                : `passed unchecked: more than --check-limit once decoded (${encodings.join(', ')})`,
           })
           if (isJson(contentType)) notJudged.answer = found.notJudged
         }
       }
     }
-    for (const observation of judgeAnswer(routed.route, view.description, { status: exchange.status, headers: exchange.answerHeaders, body: answerBody, bodiless })) observations.push(observation)
+    for (const observation of judgeAnswer(routed.route, view.description, {
+      status: exchange.status,
+      headers: exchange.answerHeaders,
+      body: answerBody,
+      bodiless,
+    }))
+      observations.push(observation)
     if (exchange.signIn && answerBody !== 'too-large') {
       try {
         secretsIn(JSON.parse(answerBody.toString('utf8')), secrets)

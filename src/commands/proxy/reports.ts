@@ -26,7 +26,8 @@ export function jsonText(report: ProxyReport, redact: (text: string) => string):
 }
 
 const findingName = (f: Finding) => `${f.operationId ?? '(no operation)'} ${f.method} ${f.path} ${f.pointer === '' ? '(the request)' : f.pointer}`
-const findingLine = (f: Finding) => `${f.severity}: ${f.message}${f.example === undefined ? '' : `; came ${JSON.stringify(f.example)}`} (${f.count} exchange(s), status ${f.status}, release ${f.release}${f.beforeSignIn === true ? ', before the first sign-in' : ''})`
+const findingLine = (f: Finding) =>
+  `${f.severity}: ${f.message}${f.example === undefined ? '' : `; came ${JSON.stringify(f.example)}`} (${f.count} exchange(s), status ${f.status}, release ${f.release}${f.beforeSignIn === true ? ', before the first sign-in' : ''})`
 
 /** What a run fails on: the side --fail-on names (both for `any`, neither for `none`), and whether exchanges not judged count (not with --shed-load). */
 export interface FailRule {
@@ -61,7 +62,10 @@ export function junitText(report: ProxyReport, redact: (text: string) => string,
       suite.testCase().className(`proxy.${side}`).name(`every ${side} of ${report.exchanges} exchange(s) keeps to the document of release ${report.release}`)
     }
     for (const finding of mine) {
-      const testCase = suite.testCase().className(`proxy.${side}`).name(redact(findingName(finding)))
+      const testCase = suite
+        .testCase()
+        .className(`proxy.${side}`)
+        .name(redact(findingName(finding)))
       if (finding.severity === 'warning') testCase.standardOutput(redact(findingLine(finding)))
       else if (failing) testCase.failure(redact(findingLine(finding)), 'violation')
       else testCase.skipped().standardOutput(redact(`not failing the run (--fail-on ${rule.failOn}): ${findingLine(finding)}`))
@@ -75,7 +79,12 @@ export function junitText(report: ProxyReport, redact: (text: string) => string,
       }
     }
     for (const finding of report.ignored.filter((f) => f.side === side)) {
-      suite.testCase().className(`proxy.${side}`).name(redact(findingName(finding))).skipped().standardOutput(redact(`accepted by --ignore${finding.reason === undefined ? '' : ` (${finding.reason})`}: ${findingLine(finding)}`))
+      suite
+        .testCase()
+        .className(`proxy.${side}`)
+        .name(redact(findingName(finding)))
+        .skipped()
+        .standardOutput(redact(`accepted by --ignore${finding.reason === undefined ? '' : ` (${finding.reason})`}: ${findingLine(finding)}`))
     }
   }
   return junit.build()
@@ -93,7 +102,8 @@ function bodyText(body: Buffer, total: number, contentType: string, coding: { en
   if (body.length === 0) return `[${total} bytes${of}, not kept: over --check-limit]`
   if (!/json|text|xml|urlencoded/i.test(contentType)) return `[${whole} bytes${of}]${note}`
   const text = body.toString('utf8')
-  if (/urlencoded/i.test(contentType)) return `${new URLSearchParams(redactValue(Object.fromEntries(new URLSearchParams(text))) as Record<string, string>).toString()}${cut}${note}`
+  if (/urlencoded/i.test(contentType))
+    return `${new URLSearchParams(redactValue(Object.fromEntries(new URLSearchParams(text))) as Record<string, string>).toString()}${cut}${note}`
   if (/json/i.test(contentType)) {
     try {
       return `${JSON.stringify(redactValue(JSON.parse(text)), null, 2)}${cut}${note}`
@@ -128,7 +138,10 @@ function exchangeBlock(exchange: KeptExchange, side: Side | undefined, text: (va
   const violations = shown.filter((o) => o.severity === 'violation').length
   const warnings = shown.length - violations
   const status = statusText(exchange)
-  const findings = shown.length === 0 ? '' : `<ul class="findings">${shown.map((o) => `<li class="${o.severity}"><strong>${o.severity}</strong> <code>${text(o.pointer === '' ? '(the request)' : o.pointer)}</code> ${text(o.message)}${o.example === undefined ? '' : ` <span class="muted">came</span> <code>${text(JSON.stringify(o.example))}</code>`}</li>`).join('')}</ul>`
+  const findings =
+    shown.length === 0
+      ? ''
+      : `<ul class="findings">${shown.map((o) => `<li class="${o.severity}"><strong>${o.severity}</strong> <code>${text(o.pointer === '' ? '(the request)' : o.pointer)}</code> ${text(o.message)}${o.example === undefined ? '' : ` <span class="muted">came</span> <code>${text(JSON.stringify(o.example))}</code>`}</li>`).join('')}</ul>`
   return `<details class="exchange" id="exchange-${side ?? 'all'}-${exchange.seq}"${side !== undefined && violations > 0 ? ' open' : ''}><summary><strong>${text(exchange.method)}</strong> <code>${text(exchange.url)}</code> → <strong class="status">${text(status)}</strong> <span class="muted">${text(exchange.operationId ?? 'no operation')}, release ${text(exchange.release)}${exchange.beforeSignIn ? ' (newest: before the first sign-in)' : ''}, #${exchange.seq}, ${exchange.durationMs.toFixed(0)} ms</span>${violations > 0 ? ` <span class="violation">${violations} violation(s)</span>` : ''}${warnings > 0 ? ` <span class="warning">${warnings} warning(s)</span>` : ''}</summary>
 ${findings}${exchange.reason === undefined ? '' : `<p class="muted">${text(exchange.reason)}</p>`}
 <div class="grid"><div><h4>Request</h4><pre>${text(headerLines(exchange.requestHeaders))}</pre>${exchange.requestBytes === 0 ? '' : `<pre>${text(bodyText(exchange.requestBody, exchange.requestBytes, String(exchange.requestHeaders['content-type'] ?? '')))}</pre>`}</div>
@@ -138,7 +151,10 @@ ${findings}${exchange.reason === undefined ? '' : `<p class="muted">${text(excha
 /** The findings as a table; the accepted ones (`--ignore`) with the reason of the entry that accepted each. */
 function findingsTable(findings: readonly IgnoredFinding[], text: (value: string) => string, accepted = false): string {
   if (findings.length === 0) return ''
-  const rows = findings.map((f) => `<tr class="${f.severity}">${accepted ? `<td>${text(f.reason ?? '')}</td>` : ''}<td>${f.severity}</td><td>${text(f.operationId ?? '(none)')}<br><span class="muted">${text(`${f.method} ${f.path}`)}</span></td><td><code>${text(f.pointer === '' ? '(the request)' : f.pointer)}</code></td><td>${text(f.message)}</td><td>${f.example === undefined ? '' : `<code>${text(JSON.stringify(f.example))}</code>`}</td><td>${f.count}</td><td>${f.status}</td><td>${text(f.release)}${f.beforeSignIn === true ? ' <span class="muted">(before the first sign-in)</span>' : ''}</td></tr>`)
+  const rows = findings.map(
+    (f) =>
+      `<tr class="${f.severity}">${accepted ? `<td>${text(f.reason ?? '')}</td>` : ''}<td>${f.severity}</td><td>${text(f.operationId ?? '(none)')}<br><span class="muted">${text(`${f.method} ${f.path}`)}</span></td><td><code>${text(f.pointer === '' ? '(the request)' : f.pointer)}</code></td><td>${text(f.message)}</td><td>${f.example === undefined ? '' : `<code>${text(JSON.stringify(f.example))}</code>`}</td><td>${f.count}</td><td>${f.status}</td><td>${text(f.release)}${f.beforeSignIn === true ? ' <span class="muted">(before the first sign-in)</span>' : ''}</td></tr>`,
+  )
   return `<table class="findings-table"><thead><tr>${accepted ? '<th>Why accepted</th>' : ''}<th>Severity</th><th>Operation</th><th>Pointer</th><th>What the document expects</th><th>What came</th><th>Count</th><th>Status</th><th>Release</th></tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table>`
@@ -149,7 +165,9 @@ function notJudgedText(report: ProxyReport, text: (value: string) => string): st
   const { notJudged } = report
   const pending = report.pending === undefined ? '' : `<p class="muted">${report.pending} exchange(s) still waiting to be judged.</p>`
   if (notJudged.count === 0) return pending
-  const reasons = (Object.entries(notJudged.reasons) as Array<[NotJudgedReason, number]>).map(([reason, count]) => `<li><code>${reason}</code> ${count}: ${text(NOT_JUDGED_WORDS[reason])}</li>`).join('')
+  const reasons = (Object.entries(notJudged.reasons) as Array<[NotJudgedReason, number]>)
+    .map(([reason, count]) => `<li><code>${reason}</code> ${count}: ${text(NOT_JUDGED_WORDS[reason])}</li>`)
+    .join('')
   const failure = notJudged.failure === undefined ? '' : `<p class="muted">${text(notJudged.failure)}</p>`
   return `<div id="not-judged"><p class="violation">${notJudged.count} exchange(s) passed on but not judged (requests ${notJudged.sides.request}, answers ${notJudged.sides.answer}):</p><ul>${reasons}</ul>${failure}</div>${pending}`
 }
@@ -175,12 +193,14 @@ ${SIDES.map(({ side, title: name }) => `<tr id="summary-${side}"><td>${name}</td
   const sides = SIDES.map(({ side, title: name }) => {
     const findings = report.violations.filter((f) => f.side === side)
     const shown = exchanges.filter((exchange) => exchange.observations.some((o) => o.side === side))
-    const body = findings.length === 0
-      ? `<p class="kept">Every ${side}${report.notJudged.sides[side] > 0 ? ' judged' : ''} kept to the document.</p>`
-      : `${findingsTable(findings, text)}<h3>Exchanges with findings on this side</h3>${shown.map((exchange) => exchangeBlock(exchange, side, text)).join('\n')}`
+    const body =
+      findings.length === 0
+        ? `<p class="kept">Every ${side}${report.notJudged.sides[side] > 0 ? ' judged' : ''} kept to the document.</p>`
+        : `${findingsTable(findings, text)}<h3>Exchanges with findings on this side</h3>${shown.map((exchange) => exchangeBlock(exchange, side, text)).join('\n')}`
     return `<section class="side" id="side-${side}"><h2>${name}</h2>\n${body}</section>`
   })
-  const ignored = report.ignored.length === 0 ? '' : `<section id="ignored"><h2>Accepted findings (--ignore)</h2>${findingsTable(report.ignored, text, true)}</section>`
+  const ignored =
+    report.ignored.length === 0 ? '' : `<section id="ignored"><h2>Accepted findings (--ignore)</h2>${findingsTable(report.ignored, text, true)}</section>`
   const recent = `<section id="exchanges"><h2>Exchanges</h2><p class="muted">The first exchange of each finding, and the most recent ones; bodies cut at 8 KB.</p>${exchanges.map((exchange) => exchangeBlock(exchange, undefined, text)).join('\n')}</section>`
   return htmlPage({ title, writtenAt: input.writtenAt, style: STYLE, sections: [summary, ...sides, ignored, recent] })
 }

@@ -38,7 +38,8 @@ export interface JudgedRequest {
 
 const FORM = 'application/x-www-form-urlencoded'
 const isJsonType = (mediaType: string): boolean => /^application\/([\w.-]+\+)?json$/.test(mediaType)
-const mediaTypeOf = (header: string | string[] | undefined): string => (String(Array.isArray(header) ? header[0] : (header ?? '')).split(';')[0] ?? '').trim().toLowerCase()
+const mediaTypeOf = (header: string | string[] | undefined): string =>
+  (String(Array.isArray(header) ? header[0] : (header ?? '')).split(';')[0] ?? '').trim().toLowerCase()
 
 /** The media types an operation's request body is declared with in a document; undefined when it takes no body. */
 function bodyTypes(document: OpenAPIObject, entry: OperationEntry): string[] | undefined {
@@ -50,7 +51,7 @@ function bodyTypes(document: OpenAPIObject, entry: OperationEntry): string[] | u
 /** The URL's query as Node (and Fastify) read it: a repeated parameter becomes an array. */
 export function queryOf(url: string): Record<string, string | string[]> {
   const question = url.indexOf('?')
-  return question < 0 ? {} : { ...parseQuery(url.slice(question + 1)) } as Record<string, string | string[]>
+  return question < 0 ? {} : ({ ...parseQuery(url.slice(question + 1)) } as Record<string, string | string[]>)
 }
 
 /** A body parsed as the mock parses it (JSON; a sign-in form field by field), or why it cannot be read. */
@@ -116,7 +117,13 @@ export function judgeRequest(routed: Routed, documents: { checked: OpenAPIObject
       skipBody = true
     } else body = parsed.value
     if (lenientTypes !== undefined && !lenientTypes.includes(mediaType)) {
-      observations.push({ side: 'request', severity: 'violation', pointer: CONTENT_TYPE_POINTER, message: `must be ${lenientTypes.join(' or ')}: ${route.operationId} takes no other body`, example: mediaType })
+      observations.push({
+        side: 'request',
+        severity: 'violation',
+        pointer: CONTENT_TYPE_POINTER,
+        message: `must be ${lenientTypes.join(' or ')}: ${route.operationId} takes no other body`,
+        example: mediaType,
+      })
       skipBody = true
     } else if (lenientTypes !== undefined && strictTypes !== undefined && !strictTypes.includes(mediaType)) {
       observations.push(warning('SIGN_IN_JSON_BODY', CONTENT_TYPE_POINTER, `Strict mode takes ${strictTypes.join(' or ')} only.`, mediaType))
@@ -127,19 +134,32 @@ export function judgeRequest(routed: Routed, documents: { checked: OpenAPIObject
   // A body that is none of its alternatives (the current or the older delete body) is told against the closest one, as the mock tells it.
   const schemaPointer = checked.violations.length === 0 ? undefined : requestBodyOf(documents.checked, route.checked)?.schemaPointer
   // One finding per wrong member (src/document/violations.ts): a oneOf's alternatives, a type and its items, say one mistake once.
-  const violations = dropEchoes(schemaPointer === undefined ? checked.violations : closestAlternative(documents.checked, alternativesOf(documents.checked, schemaPointer), body, checked.violations), { value: body, prefix: '/body' })
+  const violations = dropEchoes(
+    schemaPointer === undefined
+      ? checked.violations
+      : closestAlternative(documents.checked, alternativesOf(documents.checked, schemaPointer), body, checked.violations),
+    { value: body, prefix: '/body' },
+  )
   for (const violation of violations) observations.push(observe(parts, violation, 'violation'))
   const seen = new Set(checked.violations.map((v) => `${v.pointer} ${v.message}`))
   if (checked.unknownMembers.length > 0) {
-    for (const pointer of checked.unknownMembers) observations.push(warning('UNKNOWN_MEMBER', generalPointer(pointer, body, '/body'), '', exampleOf(partValue(parts, pointer), pointer)))
+    for (const pointer of checked.unknownMembers)
+      observations.push(warning('UNKNOWN_MEMBER', generalPointer(pointer, body, '/body'), '', exampleOf(partValue(parts, pointer), pointer)))
   }
   if (checked.unknownParameters.length > 0) {
     // The older Get Items refuses any URL parameter but its five options (its handler, in both modes).
     const refused = route.operationId === 'queryItemsLegacy'
     for (const name of checked.unknownParameters) {
-      observations.push(refused
-        ? { side: 'request', severity: 'violation', pointer: `/query/${name}`, message: 'is not one of the URL parameters the older Get Items takes ($top, $skip, $orderby, $filter, $inlinecount)' }
-        : warning('UNKNOWN_PARAMETER', `/query/${name}`, ''))
+      observations.push(
+        refused
+          ? {
+              side: 'request',
+              severity: 'violation',
+              pointer: `/query/${name}`,
+              message: 'is not one of the URL parameters the older Get Items takes ($top, $skip, $orderby, $filter, $inlinecount)',
+            }
+          : warning('UNKNOWN_PARAMETER', `/query/${name}`, ''),
+      )
     }
   }
   // Only when the lenient check found nothing to refuse: a refused request is refused in both modes.

@@ -46,10 +46,27 @@ export interface RunningProxy {
 }
 
 /** Headers that concern one connection only (RFC 9110, section 7.6.1), never passed on. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'])
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
 
 /** TLS failures that mean the target's certificate is not trusted: the advice is --ca or --insecure. */
-const TLS_CODES = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'])
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+])
 
 /** Raw headers (name, value, name, value, ...) without the hop-by-hop ones and those `Connection` names; `host` replaced when given. */
 export function passedHeaders(raw: readonly string[], host?: string): string[] {
@@ -137,7 +154,12 @@ function sendProblem(response: ServerResponse, code: ProblemCode, detail: string
 }
 
 function sendJson(response: ServerResponse, status: number, text: string, headers: OutgoingHttpHeaders = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers })
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...headers,
+  })
   response.end(text)
 }
 
@@ -157,7 +179,9 @@ export async function startProxy(options: ProxyOptions, report: () => Promise<st
   const secure = target.protocol === 'https:'
   const prefix = target.pathname.replace(/\/+$/, '')
   const agent = secure
-    ? new HttpsAgent({ ...httpsAgentOptions({ ...(options.ca === undefined ? {} : { ca: options.ca }), ...(options.insecure === true ? { insecure: true } : {}) }) })
+    ? new HttpsAgent({
+        ...httpsAgentOptions({ ...(options.ca === undefined ? {} : { ca: options.ca }), ...(options.insecure === true ? { insecure: true } : {}) }),
+      })
     : new HttpAgent({ keepAlive: true })
   const send = secure ? httpsRequest : httpRequest
   const targetHost = target.host
@@ -173,7 +197,10 @@ export async function startProxy(options: ProxyOptions, report: () => Promise<st
     if (request.method !== 'GET' && request.method !== 'HEAD') return sendProblem(response, 'METHOD_NOT_ALLOWED', `${OWN_PREFIX}/ answers GET only.`, path)
     if (path === `${OWN_PREFIX}/health`) return sendJson(response, 200, JSON.stringify({ status: 'ok', target: targetText }))
     if (path === `${OWN_PREFIX}/report`) {
-      report().then((text) => sendJson(response, 200, text), (error: Error) => sendProblem(response, 'INTERNAL', `The report could not be made: ${error.message}`, path))
+      report().then(
+        (text) => sendJson(response, 200, text),
+        (error: Error) => sendProblem(response, 'INTERNAL', `The report could not be made: ${error.message}`, path),
+      )
       return
     }
     return sendProblem(response, 'NOT_FOUND', `The proxy answers ${OWN_PREFIX}/health and ${OWN_PREFIX}/report; every other path goes to the target.`, path)
@@ -290,14 +317,24 @@ export async function startProxy(options: ProxyOptions, report: () => Promise<st
         return
       }
       const reason = `the target answered ${info.statusCode} ${info.statusMessage}, an interim status no client asked for`
-      answerSelf('TARGET_BROKEN_ANSWER', `The target ${target.origin} answered ${info.statusCode} ${info.statusMessage}, an interim status this request did not ask for, instead of an answer.`, 'interim', reason)
+      answerSelf(
+        'TARGET_BROKEN_ANSWER',
+        `The target ${target.origin} answered ${info.statusCode} ${info.statusMessage}, an interim status this request did not ask for, instead of an answer.`,
+        'interim',
+        reason,
+      )
     })
     // A 101 to a request that asked for no upgrade (the proxy passes no Upgrade header on): Node hands over the socket, which is dropped.
     upstream.on('upgrade', (answer: IncomingMessage, socket: Socket) => {
       socket.destroy()
       // Named by the status, whatever reason phrase came with it (Node emits this for 101 alone).
       const status101 = `${answer.statusCode ?? 101} Switching Protocols`
-      answerSelf('TARGET_BROKEN_ANSWER', `The target ${target.origin} answered ${status101} to a request that asked for no upgrade, instead of an answer.`, 'interim', `the target answered ${status101} to a request that asked for no upgrade`)
+      answerSelf(
+        'TARGET_BROKEN_ANSWER',
+        `The target ${target.origin} answered ${status101} to a request that asked for no upgrade, instead of an answer.`,
+        'interim',
+        `the target answered ${status101} to a request that asked for no upgrade`,
+      )
     })
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (settled || ended) return
@@ -339,23 +376,31 @@ export async function startProxy(options: ProxyOptions, report: () => Promise<st
 
   const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
   // The timeout is checked every `connectionsCheckingInterval` (30 s by Node's default): often enough for a short one too.
-  const server = createServer({ maxHeaderSize: 1024 * 1024, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)) }, (request, response) => {
-    const host = request.headers.host
-    // A web page whose own name was pointed at this machine (DNS rebinding) gets nothing but the 403, as from the mock.
-    if (accepts !== undefined && host !== undefined && host !== lastAccepted) {
-      const name = hostName(host)
-      if (!accepts(name)) {
-        request.resume()
-        return sendProblem(response, 'FOREIGN_HOST', `This proxy answers localhost and loopback addresses only, not the host "${name.slice(0, 255)}": a web page could otherwise reach it by pointing a name of its own at this machine. Start it with --host 0.0.0.0 to take every name.`, (request.url ?? '/').slice(0, 2048))
+  const server = createServer(
+    { maxHeaderSize: 1024 * 1024, connectionsCheckingInterval: Math.min(30_000, Math.max(50, headersTimeout / 4)) },
+    (request, response) => {
+      const host = request.headers.host
+      // A web page whose own name was pointed at this machine (DNS rebinding) gets nothing but the 403, as from the mock.
+      if (accepts !== undefined && host !== undefined && host !== lastAccepted) {
+        const name = hostName(host)
+        if (!accepts(name)) {
+          request.resume()
+          return sendProblem(
+            response,
+            'FOREIGN_HOST',
+            `This proxy answers localhost and loopback addresses only, not the host "${name.slice(0, 255)}": a web page could otherwise reach it by pointing a name of its own at this machine. Start it with --host 0.0.0.0 to take every name.`,
+            (request.url ?? '/').slice(0, 2048),
+          )
+        }
+        lastAccepted = host
       }
-      lastAccepted = host
-    }
-    const url = originForm(request.url ?? '/')
-    const question = url.indexOf('?')
-    const path = question < 0 ? url : url.slice(0, question)
-    if (path === OWN_PREFIX || path.startsWith(`${OWN_PREFIX}/`)) return ownEndpoint(request, response, path)
-    forward(request, response)
-  })
+      const url = originForm(request.url ?? '/')
+      const question = url.indexOf('?')
+      const path = question < 0 ? url : url.slice(0, question)
+      if (path === OWN_PREFIX || path.startsWith(`${OWN_PREFIX}/`)) return ownEndpoint(request, response, path)
+      forward(request, response)
+    },
+  )
   // No limit of the proxy's own on how long a client may take to send a body: the target sets its own.
   server.requestTimeout = 0
   server.headersTimeout = headersTimeout

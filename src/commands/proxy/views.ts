@@ -65,7 +65,17 @@ export function releaseView(release: string): ReleaseView {
       const strictEntry = strictIds.get(entry.operationId)
       const descriptionEntry = descriptionIds.get(entry.operationId)
       if (strictEntry === undefined || descriptionEntry === undefined) return []
-      return [{ operationId: entry.operationId, path: entry.path, method: entry.method.toUpperCase(), checked: entry, strict: strictEntry, description: descriptionEntry, ...capturingMatcher(entry.path) }]
+      return [
+        {
+          operationId: entry.operationId,
+          path: entry.path,
+          method: entry.method.toUpperCase(),
+          checked: entry,
+          strict: strictEntry,
+          description: descriptionEntry,
+          ...capturingMatcher(entry.path),
+        },
+      ]
     })
     view = { release, checked, strict, description, routes }
     views.set(release, view)

@@ -72,7 +72,8 @@ function targetSide(views: Views, operationId: string): FindingSide {
 /** `{ [name]: value }`, or nothing when the value is undefined. */
 const optional = <K extends string, V>(name: K, value: V | undefined): Partial<Record<K, V>> => (value === undefined ? {} : ({ [name]: value } as Record<K, V>))
 
-const refusal = (outcome: Outcome) => `${outcome.status}${outcome.problem?.code === undefined ? '' : ` ${outcome.problem.code}`}${outcome.problem?.detail === undefined ? '' : `: ${outcome.problem.detail}`}`
+const refusal = (outcome: Outcome) =>
+  `${outcome.status}${outcome.problem?.code === undefined ? '' : ` ${outcome.problem.code}`}${outcome.problem?.detail === undefined ? '' : `: ${outcome.problem.detail}`}`
 
 /** The client's request as it is today: the operation's method and path, its media type and body shape, and the request written out. */
 function nowOf(interaction: Interaction): FindingSide {
@@ -80,7 +81,13 @@ function nowOf(interaction: Interaction): FindingSide {
   const method = entry?.method.toUpperCase() ?? '?'
   const path = entry?.path ?? '?'
   const body = bodyText(interaction)
-  return { method, path, ...(interaction.request.contentType === undefined ? {} : { contentType: interaction.request.contentType }), ...(body === undefined ? {} : { body }), example: requestText(interaction, method, path) }
+  return {
+    method,
+    path,
+    ...(interaction.request.contentType === undefined ? {} : { contentType: interaction.request.contentType }),
+    ...(body === undefined ? {} : { body }),
+    example: requestText(interaction, method, path),
+  }
 }
 
 /**
@@ -97,7 +104,6 @@ function convertedExample(interaction: Interaction, then: FindingSide): string |
   return undefined
 }
 
-
 /** The top-level members of the answer the client received (a JSON object's), if any. */
 function answerNames(interaction: Interaction): string[] {
   const body = okAnswer(interaction)?.[1].body
@@ -108,7 +114,9 @@ function answerNames(interaction: Interaction): string[] {
 function answerText(members: ReadonlyMap<string, string>, received: readonly string[]): string | undefined {
   const lost = received.filter((name) => !members.has(name))
   // An answer that holds all the client reads is no news.
-  return lost.length === 0 ? undefined : `{ ${[...members].map(([name, type]) => `${name}: ${type}`).join(', ')} }, without ${lost.join(', ')}, which the client reads`
+  return lost.length === 0
+    ? undefined
+    : `{ ${[...members].map(([name, type]) => `${name}: ${type}`).join(', ')} }, without ${lost.join(', ')}, which the client reads`
 }
 
 /** What an operation the target does not serve becomes there: the operation taking its place, what the target takes for it and what it answers. */
@@ -142,7 +150,8 @@ function goneOf(views: Views, operationId: string): Gone {
   if (successor === undefined) return { successor, then: undefined, answer: undefined, changes: [] }
   const side = requestSide(views.to, successor)
   const tokens = tokensOf(views, operationId, successor)
-  const then = side === undefined ? undefined : { ...side, ...optional('send', sendOf(views.from, operationId, views.to, successor)), ...optional('token', tokens?.then) }
+  const then =
+    side === undefined ? undefined : { ...side, ...optional('send', sendOf(views.from, operationId, views.to, successor)), ...optional('token', tokens?.then) }
   return { successor, then, answer: answerMembers(views.to, successor), ...optional('token', tokens?.now), changes: [] }
 }
 
@@ -216,10 +225,12 @@ function recordedDiffs(interaction: Interaction, outcome: Outcome): readonly Mem
 
 /** Why the recorded release itself does not serve the replay as the client saw it; undefined when it does. */
 function unreplayable(interaction: Interaction, outcome: Outcome, diffs: readonly MemberDiff[]): string | undefined {
-  if (outcome.status >= 300) return `${outcome.status}${outcome.problem?.code === undefined ? '' : ` ${outcome.problem.code}`}${outcome.problem?.detail === undefined ? '' : `: ${outcome.problem.detail}`}`
+  if (outcome.status >= 300)
+    return `${outcome.status}${outcome.problem?.code === undefined ? '' : ` ${outcome.problem.code}`}${outcome.problem?.detail === undefined ? '' : `: ${outcome.problem.detail}`}`
   if (outcome.flag === false) return `the ${interaction.operation === 'deleteItems' ? 'delete' : 'save'} is refused (${(outcome.states ?? []).join(', ')})`
   const [first] = diffs
-  if (first !== undefined) return `its answer ${first.change === 'missing' ? 'lacks' : 'has another type for'} ${pathText(first.path) || 'the body'}, which the client received`
+  if (first !== undefined)
+    return `its answer ${first.change === 'missing' ? 'lacks' : 'has another type for'} ${pathText(first.path) || 'the body'}, which the client received`
   return undefined
 }
 
@@ -238,7 +249,8 @@ function replayedChanges(views: Views, interaction: Interaction, index: number, 
   const diffsBefore = recordedDiffs(interaction, a)
   const cannot = unreplayable(interaction, a, diffsBefore)
   if (cannot !== undefined) return [{ ...base(), kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: cannot, then: { status: a.status } }]
-  if ('skip' in onTarget) return [{ ...base(), kind: 'unreplayable', key: `${operationId}|target`, breaks: false, why: onTarget.skip, onTarget: true, then: {} }]
+  if ('skip' in onTarget)
+    return [{ ...base(), kind: 'unreplayable', key: `${operationId}|target`, breaks: false, why: onTarget.skip, onTarget: true, then: {} }]
   const b = onTarget.outcome
   const side = targetSide(views, operationId)
   if (b.status >= 300) {
@@ -247,17 +259,60 @@ function replayedChanges(views: Views, interaction: Interaction, index: number, 
       const headers = requiredHeaders(to, operationId)
       const header = violations.map((v) => /^\/headers\/([^/]+)/.exec(v.pointer)?.[1]).find((name) => name !== undefined)
       const named = header === undefined ? undefined : (headers.find((h) => h.toLowerCase() === header) ?? header)
-      return [{ ...base(), kind: 'request-refused', key: `${operationId}|${violations.map((v) => v.pointer).join(',')}`, breaks: true, why: refusal(b), then: { ...side, ...(named === undefined ? {} : { header: named }), status: b.status } }]
+      return [
+        {
+          ...base(),
+          kind: 'request-refused',
+          key: `${operationId}|${violations.map((v) => v.pointer).join(',')}`,
+          breaks: true,
+          why: refusal(b),
+          then: { ...side, ...(named === undefined ? {} : { header: named }), status: b.status },
+        },
+      ]
     }
-    return [{ ...base(), kind: b.status === 400 ? 'request-refused' : 'status-changed', key: `${operationId}|${b.status}|${b.problem?.code ?? ''}`, breaks: true, why: refusal(b), now: { ...base().now, status: a.status }, then: { ...side, status: b.status } }]
+    return [
+      {
+        ...base(),
+        kind: b.status === 400 ? 'request-refused' : 'status-changed',
+        key: `${operationId}|${b.status}|${b.problem?.code ?? ''}`,
+        breaks: true,
+        why: refusal(b),
+        now: { ...base().now, status: a.status },
+        then: { ...side, status: b.status },
+      },
+    ]
   }
   const changes: Change[] = []
-  if (b.status !== a.status) changes.push({ ...base(), kind: 'status-changed', key: `${operationId}|${a.status}>${b.status}`, breaks: true, why: `${a.status} on the recorded release, ${b.status} on ${to.release}`, now: { ...base().now, status: a.status }, then: { status: b.status } })
+  if (b.status !== a.status)
+    changes.push({
+      ...base(),
+      kind: 'status-changed',
+      key: `${operationId}|${a.status}>${b.status}`,
+      breaks: true,
+      why: `${a.status} on the recorded release, ${b.status} on ${to.release}`,
+      now: { ...base().now, status: a.status },
+      then: { status: b.status },
+    })
   for (const warning of b.warnings.filter((code) => !a.warnings.includes(code))) {
     const text = (WARNINGS as Record<string, string>)[warning as WarningCode] ?? ''
-    changes.push({ ...base(), kind: 'request-tolerated', key: `${operationId}|${warning}`, breaks: false, why: `${warning}${text === '' ? '' : `: ${text}`}`, then: { ...side, warning } })
+    changes.push({
+      ...base(),
+      kind: 'request-tolerated',
+      key: `${operationId}|${warning}`,
+      breaks: false,
+      why: `${warning}${text === '' ? '' : `: ${text}`}`,
+      then: { ...side, warning },
+    })
   }
-  if (a.flag === true && b.flag === false) changes.push({ ...base(), kind: 'request-refused', key: `${operationId}|${(b.states ?? []).join(',')}`, breaks: true, why: `the ${operationId === 'deleteItems' ? 'delete' : 'save'} is refused (${(b.states ?? []).join(', ')})`, then: side })
+  if (a.flag === true && b.flag === false)
+    changes.push({
+      ...base(),
+      kind: 'request-refused',
+      key: `${operationId}|${(b.states ?? []).join(',')}`,
+      breaks: true,
+      why: `the ${operationId === 'deleteItems' ? 'delete' : 'save'} is refused (${(b.states ?? []).join(', ')})`,
+      then: side,
+    })
   const answer = okAnswer(interaction)?.[1].body
   if (answer === undefined) return changes
   // What the recorded release already answers otherwise than the client saw is the replay's, not the release's: only the target's own differences count.
@@ -265,15 +320,39 @@ function replayedChanges(views: Views, interaction: Interaction, index: number, 
   for (const diff of diffsOf(answer, b.body).filter((d) => !before.has(`${pathText(d.path)}|${d.change}`))) {
     const member = pathText(diff.path)
     if (diff.change === 'retyped') {
-      changes.push({ ...base(), kind: 'answer-retyped', key: `${member}|${diff.received}>${diff.got ?? ''}`, breaks: true, why: `${member} is ${diff.got ?? '?'}`, now: { member, type: diff.received, example: base().now.example ?? '' }, then: { member, type: diff.got ?? '?' } })
+      changes.push({
+        ...base(),
+        kind: 'answer-retyped',
+        key: `${member}|${diff.received}>${diff.got ?? ''}`,
+        breaks: true,
+        why: `${member} is ${diff.got ?? '?'}`,
+        now: { member, type: diff.received, example: base().now.example ?? '' },
+        then: { member, type: diff.got ?? '?' },
+      })
       continue
     }
     const renamed = renamedTo(diff, a.body, b.body)
     const renamedPath = renamed === undefined ? undefined : pathText([...diff.path.slice(0, -1), renamed])
     changes.push(
       renamedPath === undefined
-        ? { ...base(), kind: 'answer-removed', key: `${member}|${diff.received}`, breaks: true, why: `${member} is missing`, now: { member, type: diff.received, example: base().now.example ?? '' }, then: { member, type: 'absent' } }
-        : { ...base(), kind: 'answer-renamed', key: `${member}>${renamedPath}`, breaks: true, why: `${member} is ${renamedPath}`, now: { member, type: diff.received, example: base().now.example ?? '' }, then: { member: renamedPath, type: diff.received } },
+        ? {
+            ...base(),
+            kind: 'answer-removed',
+            key: `${member}|${diff.received}`,
+            breaks: true,
+            why: `${member} is missing`,
+            now: { member, type: diff.received, example: base().now.example ?? '' },
+            then: { member, type: 'absent' },
+          }
+        : {
+            ...base(),
+            kind: 'answer-renamed',
+            key: `${member}>${renamedPath}`,
+            breaks: true,
+            why: `${member} is ${renamedPath}`,
+            now: { member, type: diff.received, example: base().now.example ?? '' },
+            then: { member: renamedPath, type: diff.received },
+          },
     )
   }
   return changes
@@ -319,7 +398,8 @@ export class ChangeCollector {
     const used = [...new Set(interactions.map((i) => i.operation))]
     this.#views = { from, to, sides: new Map(), used }
     this.#foreign = new Set(used.filter((operationId) => !from.operations.has(operationId)))
-    for (const operationId of used) if (from.operations.has(operationId) && !to.operations.has(operationId)) this.#gone.set(operationId, goneOf(this.#views, operationId))
+    for (const operationId of used)
+      if (from.operations.has(operationId) && !to.operations.has(operationId)) this.#gone.set(operationId, goneOf(this.#views, operationId))
   }
 
   /** Takes the interaction at `index` of the usage and what each release made of it. */
@@ -333,12 +413,33 @@ export class ChangeCollector {
       // An interaction the recorded release cannot replay says nothing about the target, except that the fixture may be wrong.
       if ('outcome' in recorded) {
         const cannot = unreplayable(interaction, recorded.outcome, recordedDiffs(interaction, recorded.outcome))
-        if (cannot !== undefined) this.#goneUnreplayable.push({ kind: 'unreplayable', operationId, key: `${operationId}|recorded`, breaks: false, index, title: describeInteraction(interaction), why: cannot, now: nowOf(interaction), then: { status: recorded.outcome.status } })
+        if (cannot !== undefined)
+          this.#goneUnreplayable.push({
+            kind: 'unreplayable',
+            operationId,
+            key: `${operationId}|recorded`,
+            breaks: false,
+            index,
+            title: describeInteraction(interaction),
+            why: cannot,
+            now: nowOf(interaction),
+            then: { status: recorded.outcome.status },
+          })
       }
       return
     }
     if (this.#foreign.has(operationId)) {
-      this.#changes.push({ kind: 'unreplayable', operationId, key: `${operationId}|recorded`, breaks: false, index, title: describeInteraction(interaction), why: `${operationId} is no operation of ${this.#views.from.release}`, now: nowOf(interaction), then: {} })
+      this.#changes.push({
+        kind: 'unreplayable',
+        operationId,
+        key: `${operationId}|recorded`,
+        breaks: false,
+        index,
+        title: describeInteraction(interaction),
+        why: `${operationId} is no operation of ${this.#views.from.release}`,
+        now: nowOf(interaction),
+        then: {},
+      })
       return
     }
     this.#changes.push(...replayedChanges(this.#views, interaction, index, recorded, target))

@@ -124,7 +124,11 @@ class DirectResponse extends Writable {
   }
 
   /** Node's forms: (status, headers), (status, reason, headers); headers as an object or as a flat list of names and values. */
-  writeHead(status: number, reason?: string | Record<string, HeaderValue | undefined> | HeaderValue[], headers?: Record<string, HeaderValue | undefined> | HeaderValue[]): this {
+  writeHead(
+    status: number,
+    reason?: string | Record<string, HeaderValue | undefined> | HeaderValue[],
+    headers?: Record<string, HeaderValue | undefined> | HeaderValue[],
+  ): this {
     if (this.headersSent) throw headersSentError('write headers')
     const fields = typeof reason === 'string' ? headers : reason
     if (typeof reason === 'string') this.statusMessage = reason
@@ -132,7 +136,8 @@ class DirectResponse extends Writable {
     if (Array.isArray(fields)) {
       for (let i = 0; i + 1 < fields.length; i += 2) this.#headers.set(String(fields[i]).toLowerCase(), fields[i + 1] as HeaderValue)
     } else if (fields !== undefined) {
-      for (const [name, value] of Object.entries(fields as Record<string, HeaderValue | undefined>)) if (value !== undefined) this.#headers.set(name.toLowerCase(), value)
+      for (const [name, value] of Object.entries(fields as Record<string, HeaderValue | undefined>))
+        if (value !== undefined) this.#headers.set(name.toLowerCase(), value)
     }
     this.headersSent = true
     return this
@@ -222,12 +227,18 @@ export function directTransport(app: RoutingApp): Transport {
           // A copy, as a socket would take it: a chunk may be a view of the mock's own memory (a page's rows), which a later write changes.
           const bytes = Buffer.concat(res.chunks, res.length)
           const wire = { status: res.statusCode, headers: res.wireHeaders() }
-          resolve(request.sizeOnly === true && res.statusCode >= 200 && res.statusCode <= 299 ? { ...wire, body: Buffer.alloc(0), size: bytes.length } : { ...wire, body: bytes })
+          resolve(
+            request.sizeOnly === true && res.statusCode >= 200 && res.statusCode <= 299
+              ? { ...wire, body: Buffer.alloc(0), size: bytes.length }
+              : { ...wire, body: bytes },
+          )
         })
         const fail = (error?: Error) => {
           if (settled) return
           settled = true
-          reject(error ?? Object.assign(new Error(`${request.method} ${request.path}: the mock closed the answer before it was complete`), { code: 'ECONNRESET' }))
+          reject(
+            error ?? Object.assign(new Error(`${request.method} ${request.path}: the mock closed the answer before it was complete`), { code: 'ECONNRESET' }),
+          )
         }
         res.on('error', fail)
         res.on('close', () => {

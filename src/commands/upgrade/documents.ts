@@ -1,6 +1,16 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { resolveProfile, type Profile } from '../../../spec/profiles.ts'
-import { apiDocument, listOperations, operationParameters, requestBodyOf, resolveRef, responseOf, servedDocument, atPointer, type OperationEntry } from '../../document/reader.ts'
+import {
+  apiDocument,
+  listOperations,
+  operationParameters,
+  requestBodyOf,
+  resolveRef,
+  responseOf,
+  servedDocument,
+  atPointer,
+  type OperationEntry,
+} from '../../document/reader.ts'
 import { isObject } from '../../document/json.ts'
 import type { FindingSide, TokenSide } from './types.ts'
 
@@ -43,7 +53,8 @@ export function successorOf(operationId: string, from: Profile, to: Profile): st
   const operations = new Set(listOperations(apiDocument()).map((entry) => entry.operationId))
   for (const role of Object.keys(from) as Array<keyof Profile>) {
     const [was, now] = [from[role], to[role]]
-    if (typeof was === 'string' && typeof now === 'string' && operations.has(was) && operations.has(now) && was === operationId && now !== operationId) return now
+    if (typeof was === 'string' && typeof now === 'string' && operations.has(was) && operations.has(now) && was === operationId && now !== operationId)
+      return now
   }
   return undefined
 }
@@ -62,10 +73,13 @@ export function schemaText(document: OpenAPIObject, node: unknown, depth = 0): s
   const types = Array.isArray(schema.type) ? schema.type.map(String) : typeof schema.type === 'string' ? [schema.type] : []
   if (types.includes('object') && isObject(schema.properties)) {
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : [])
-    const members = Object.entries(schema.properties).map(([name, member]) => `${name}${required.has(name) ? '' : '?'}: ${schemaText(document, member, depth + 1)}`)
+    const members = Object.entries(schema.properties).map(
+      ([name, member]) => `${name}${required.has(name) ? '' : '?'}: ${schemaText(document, member, depth + 1)}`,
+    )
     return `{ ${members.join(', ')} }`
   }
-  if (types.includes('array')) return `[${schema.items === undefined ? 'any' : schemaText(document, schema.items, depth + 1)}]${types.length > 1 ? `|${types.filter((t) => t !== 'array').join('|')}` : ''}`
+  if (types.includes('array'))
+    return `[${schema.items === undefined ? 'any' : schemaText(document, schema.items, depth + 1)}]${types.length > 1 ? `|${types.filter((t) => t !== 'array').join('|')}` : ''}`
   return types.length === 0 ? 'any' : types.join('|')
 }
 
@@ -84,7 +98,11 @@ export function requestSide(view: ReleaseDocument, operationId: string): Finding
 /** The header parameters an operation requires on a release, in the document's spelling. */
 export function requiredHeaders(view: ReleaseDocument, operationId: string): string[] {
   const entry = view.operations.get(operationId)
-  return entry === undefined ? [] : operationParameters(view.document, entry).filter((p) => p.in === 'header' && p.required).map((p) => p.name)
+  return entry === undefined
+    ? []
+    : operationParameters(view.document, entry)
+        .filter((p) => p.in === 'header' && p.required)
+        .map((p) => p.name)
 }
 
 /** A path parameter's description on a release (what `{organizationphysicalname}` stands for). */
@@ -205,7 +223,12 @@ export function tokenOf(view: ReleaseDocument, signIn: string, operations: reado
       for (const name of Object.keys(requirement)) {
         const { node: scheme } = resolveRef(view.document, (schemes as Record<string, unknown>)[name])
         if (!isObject(scheme)) continue
-        const header = scheme.type === 'apiKey' && scheme.in === 'header' ? String(scheme.name) : scheme.type === 'http' ? `Authorization: ${String(scheme.scheme).replace(/^./, (c) => c.toUpperCase())}` : undefined
+        const header =
+          scheme.type === 'apiKey' && scheme.in === 'header'
+            ? String(scheme.name)
+            : scheme.type === 'http'
+              ? `Authorization: ${String(scheme.scheme).replace(/^./, (c) => c.toUpperCase())}`
+              : undefined
         if (header === undefined) continue
         headers.set(header, [...(headers.get(header) ?? []), operationId])
         // The header parameter of the same name says what its value is, else the scheme does.
@@ -215,5 +238,8 @@ export function tokenOf(view: ReleaseDocument, signIn: string, operations: reado
     }
   }
   if (headers.size === 0) return undefined
-  return { ...(member === undefined ? {} : { member }), headers: [...headers].map(([header, operationIds]) => ({ header, operationIds: [...new Set(operationIds)] })) }
+  return {
+    ...(member === undefined ? {} : { member }),
+    headers: [...headers].map(([header, operationIds]) => ({ header, operationIds: [...new Set(operationIds)] })),
+  }
 }

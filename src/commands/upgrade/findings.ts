@@ -32,7 +32,9 @@ function pathDelta(now: string, then: string, to: ReleaseDocument, operationId: 
     const text = name === undefined ? undefined : pathParameterText(to, operationId, name)
     return `${segment}${text === undefined ? '' : ` (${text.replace(/\.$/, '').replace(/^./, (c) => c.toLowerCase())})`}`
   })
-  return [said.length > 0 ? `the path gains ${said.join(' and ')}` : '', removed.length > 0 ? `loses ${removed.join(', ')}` : ''].filter((part) => part !== '').join(' and ')
+  return [said.length > 0 ? `the path gains ${said.join(' and ')}` : '', removed.length > 0 ? `loses ${removed.join(', ')}` : '']
+    .filter((part) => part !== '')
+    .join(' and ')
 }
 
 /** A value as JSON (`"password"`, `1`, `null`), rather than a type (`string|null`). */
@@ -50,8 +52,13 @@ function sendText(send: FindingSide['send']): string {
 /** ` The token is the answer's access_token (not SessionToken): send it in the SessionToken header (queryItems) and as Authorization: Bearer <token> (sendEmail).` */
 function tokenText(now: FindingSide['token'], then: FindingSide['token']): string {
   if (then === undefined) return ''
-  const member = then.member === undefined ? 'The token' : `The token is the answer's ${then.member}${now?.member !== undefined && now.member !== then.member ? ` (not ${now.member})` : ''}:`
-  const places = then.headers.map(({ header, operationIds }) => `${header.includes(':') ? `as ${header} <token>` : `in the ${header} header`} (${operationIds.join(', ')})`)
+  const member =
+    then.member === undefined
+      ? 'The token'
+      : `The token is the answer's ${then.member}${now?.member !== undefined && now.member !== then.member ? ` (not ${now.member})` : ''}:`
+  const places = then.headers.map(
+    ({ header, operationIds }) => `${header.includes(':') ? `as ${header} <token>` : `in the ${header} header`} (${operationIds.join(', ')})`,
+  )
   return ` ${member} send it ${listed(places)}.`
 }
 
@@ -62,7 +69,10 @@ function messageOf(kind: FindingKind, changes: readonly Change[], shapes: number
   const { now, then } = first
   const request = (side: typeof now) => `${side.method ?? ''} ${side.path ?? ''}`.trim()
   // "with a form body { ... } (instead of JSON)": the body to send, and the media type when it changes.
-  const media = then.contentType === undefined ? '' : ` with a ${mediaName(then.contentType)} body${then.body === undefined ? '' : ` ${then.body}`}${now.contentType !== undefined && now.contentType !== then.contentType ? ` (instead of ${mediaName(now.contentType)})` : ''}`
+  const media =
+    then.contentType === undefined
+      ? ''
+      : ` with a ${mediaName(then.contentType)} body${then.body === undefined ? '' : ` ${then.body}`}${now.contentType !== undefined && now.contentType !== then.contentType ? ` (instead of ${mediaName(now.contentType)})` : ''}`
   const answer = `${sendText(then.send)}${then.answer === undefined ? '' : ` It answers ${then.answer}.`}${tokenText(now.token, then.token)}`
   switch (kind) {
     case 'path-moved': {
@@ -90,7 +100,8 @@ function messageOf(kind: FindingKind, changes: readonly Change[], shapes: number
         ? `${to.release} answers ${first.operationId} otherwise (${first.why}). ${shapesThat(shapes, 'meet', 'meets')} it.`
         : `${first.why}; the client handles that status. ${shapesThat(shapes, 'meet', 'meets')} it.`
     case 'unreplayable':
-      if (first.onTarget === true) return `${shapes} recorded shape${shapes === 1 ? '' : 's'} of ${first.operationId} could not be replayed on ${to.release} (${first.why}); nothing is said of ${shapes === 1 ? 'it' : 'them'}.`
+      if (first.onTarget === true)
+        return `${shapes} recorded shape${shapes === 1 ? '' : 's'} of ${first.operationId} could not be replayed on ${to.release} (${first.why}); nothing is said of ${shapes === 1 ? 'it' : 'them'}.`
       return `${from.release} itself does not serve ${shapes} recorded shape${shapes === 1 ? '' : 's'} of ${first.operationId} as the client saw ${shapes === 1 ? 'it' : 'them'} (${first.why}): was the usage recorded with another fixture, or on another release? Give that one with --fixture (or --from). Nothing is said of ${shapes === 1 ? 'it' : 'them'}.`
   }
 }

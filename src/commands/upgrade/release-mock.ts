@@ -22,7 +22,15 @@ export interface ReleaseMock {
  * runs over the same usage replay the same values. A FixtureError when the file is no fixture.
  */
 export async function buildReleaseApp(release: string, fixturePath: string): Promise<FastifyInstance> {
-  const config = { ...DEFAULTS, productVersion: release, fixture: fixturePath, logLevel: 'silent' as const, controlPlane: false, journalLimit: 1, journalBodyLimit: 0 }
+  const config = {
+    ...DEFAULTS,
+    productVersion: release,
+    fixture: fixturePath,
+    logLevel: 'silent' as const,
+    controlPlane: false,
+    journalLimit: 1,
+    journalBodyLimit: 0,
+  }
   const app = await buildApp(config, prepareFixture(config), fixedDeps('2026-01-05T09:00:00.000Z'))
   await app.ready()
   return app

@@ -47,7 +47,8 @@ export function usedFields(usage: UsageFile): Set<string> {
     if (tree !== undefined) for (const field of fieldsOf(tree)) names.add(field)
     for (const item of (query?.orderBy ?? '').split(',')) if (item.trim() !== '') names.add(item.trim().split(/\s+/)[0] as string)
     for (const kind of rows ?? []) for (const field of Object.keys(kind.fields)) names.add(field)
-    if (interaction.operation === 'queryItems' || interaction.operation === 'queryItemsLegacy') for (const field of rowFields(interaction.answers['200']?.body)) names.add(field)
+    if (interaction.operation === 'queryItems' || interaction.operation === 'queryItemsLegacy')
+      for (const field of rowFields(interaction.answers['200']?.body)) names.add(field)
   }
   for (const system of Object.keys(SYSTEM_FIELDS)) names.delete(system)
   return names
@@ -73,7 +74,10 @@ export function replayIds(fixture: Fixture, usage: UsageFile): ReplayIds | undef
   const names = usedFields(usage)
   const workspaceOf = (application: ApplicationDef) => fixture.organization.workspaces.find((workspace) => workspace.applicationIds.includes(application.id))
   const candidates = fixture.applications.filter((application) => workspaceOf(application) !== undefined)
-  const application = candidates.reduce<ApplicationDef | undefined>((best, next) => (best === undefined || score(next, names) > score(best, names) ? next : best), undefined)
+  const application = candidates.reduce<ApplicationDef | undefined>(
+    (best, next) => (best === undefined || score(next, names) > score(best, names) ? next : best),
+    undefined,
+  )
   if (application === undefined) return undefined
   const workspace = workspaceOf(application)
   const users = fixture.organization.users.filter((user) => workspace !== undefined && user.workspaceIds.includes(workspace.id))
@@ -91,6 +95,9 @@ export function replayIds(fixture: Fixture, usage: UsageFile): ReplayIds | undef
     ...(action === undefined ? {} : { action: { id: action.id, procedureName: action.procedureName } }),
     ...(provider === undefined ? {} : { providerId: provider.id }),
     attachments: fixture.attachments.filter((attachment) => attachment.applicationId === application.id),
-    templates: Object.fromEntries([['', fixture.data[application.id]?.masters[0]], ...application.details.map((detail) => [detail.relationKey, fixture.data[application.id]?.details[detail.relationKey]?.[0]])]),
+    templates: Object.fromEntries([
+      ['', fixture.data[application.id]?.masters[0]],
+      ...application.details.map((detail) => [detail.relationKey, fixture.data[application.id]?.details[detail.relationKey]?.[0]]),
+    ]),
   }
 }

@@ -110,20 +110,26 @@ function outcomeOf(sent: string, interaction: Interaction, response: WireRespons
   const read = response.status >= 300 || operation === 'saveItems' || operation === 'deleteItems' || okAnswer(interaction)?.[1].body !== undefined
   const contentType = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
   const body = read ? parsed(response, bodies).body : undefined
-  const warnings = (response.headers['x-mock-warnings'] ?? '').split(',').map((code) => code.trim()).filter((code) => code !== '')
+  const warnings = (response.headers['x-mock-warnings'] ?? '')
+    .split(',')
+    .map((code) => code.trim())
+    .filter((code) => code !== '')
   const outcome: Outcome = { sent, status: response.status, contentType, body, warnings }
   if (response.status >= 300 && body !== null && typeof body === 'object') {
     const problem = body as { code?: unknown; detail?: unknown; violations?: unknown }
     outcome.problem = {
       ...(typeof problem.code === 'string' ? { code: problem.code } : {}),
       ...(typeof problem.detail === 'string' ? { detail: problem.detail } : {}),
-      violations: Array.isArray(problem.violations) ? problem.violations.map((v: { pointer?: unknown; message?: unknown }) => ({ pointer: String(v.pointer ?? ''), message: String(v.message ?? '') })) : [],
+      violations: Array.isArray(problem.violations)
+        ? problem.violations.map((v: { pointer?: unknown; message?: unknown }) => ({ pointer: String(v.pointer ?? ''), message: String(v.message ?? '') }))
+        : [],
     }
   }
   if ((operation === 'saveItems' || operation === 'deleteItems') && response.status < 300) {
     const flag = successOf(body)
     if (flag !== undefined) outcome.flag = flag
-    if (flag === false) outcome.states = [...new Set(((body as { ReturnStates?: Array<{ Code?: unknown }> }).ReturnStates ?? []).map((state) => String(state.Code)))]
+    if (flag === false)
+      outcome.states = [...new Set(((body as { ReturnStates?: Array<{ Code?: unknown }> }).ReturnStates ?? []).map((state) => String(state.Code)))]
   }
   return outcome
 }
@@ -134,7 +140,13 @@ function outcomeOf(sent: string, interaction: Interaction, response: WireRespons
  */
 async function signInTo(client: Client, release: string, ids: ReplayIds): Promise<string> {
   const { operations } = releaseView(release)
-  const form = { client_id: ids.clientId, username: ids.user.email, password: ids.user.password, grant_type: 'password' as const, scope: 'openid apiv1 nosession' }
+  const form = {
+    client_id: ids.clientId,
+    username: ids.user.email,
+    password: ids.user.password,
+    grant_type: 'password' as const,
+    scope: 'openid apiv1 nosession',
+  }
   const answer = operations.has('signIn')
     ? await client.call('signIn', { body: form, path: { organizationphysicalname: ids.organization }, token: null })
     : operations.has('signInWithoutOrganization')
@@ -142,7 +154,8 @@ async function signInTo(client: Client, release: string, ids: ReplayIds): Promis
       : await client.call('signInLegacy', { body: { userName: ids.user.email, password: ids.user.password, clientId: ids.legacyClientId }, token: null })
   const body = answer.body as { access_token?: unknown; SessionToken?: unknown }
   const token = body.access_token ?? body.SessionToken
-  if (answer.status !== 200 || typeof token !== 'string') throw new ConfigError(`the fixture's user ${ids.user.email} cannot sign in to the mock of ${release} (${answer.status})`)
+  if (answer.status !== 200 || typeof token !== 'string')
+    throw new ConfigError(`the fixture's user ${ids.user.email} cannot sign in to the mock of ${release} (${answer.status})`)
   return token
 }
 
@@ -151,7 +164,11 @@ const READS = ['queryItems', 'queryItemsLegacy', 'listAttachments', 'downloadAtt
 
 /** A release's mock opened for a replay: a client of its own forms, signed in as the fixture's user. */
 export async function openSide(mock: ReleaseMock, ids: ReplayIds, bodies: ParsedBodies): Promise<ReplaySide> {
-  const reads = new Set(READS.map(anyOperation).filter((entry) => entry !== undefined).map((entry) => `${entry.method.toUpperCase()} ${entry.path}`))
+  const reads = new Set(
+    READS.map(anyOperation)
+      .filter((entry) => entry !== undefined)
+      .map((entry) => `${entry.method.toUpperCase()} ${entry.path}`),
+  )
   const transport = readCache(mock.transport, reads)
   const client = createClient({
     transport,

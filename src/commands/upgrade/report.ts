@@ -40,8 +40,16 @@ export function sideText(side: FindingSide): string {
 /** What the target's side tells the client to send beside its request: the members with their values, and the headers the token goes in. */
 export function adviceLines(side: FindingSide): string[] {
   const lines: string[] = []
-  if (side.send !== undefined) lines.push(`send: ${Object.entries(side.send).map(([member, value]) => `${member}: ${value}`).join(', ')}`)
-  if (side.token !== undefined) lines.push(`token: ${side.token.member === undefined ? '' : `the answer's ${side.token.member}, `}in ${side.token.headers.map(({ header, operationIds }) => `${header} (${operationIds.join(', ')})`).join(' and ')}`)
+  if (side.send !== undefined)
+    lines.push(
+      `send: ${Object.entries(side.send)
+        .map(([member, value]) => `${member}: ${value}`)
+        .join(', ')}`,
+    )
+  if (side.token !== undefined)
+    lines.push(
+      `token: ${side.token.member === undefined ? '' : `the answer's ${side.token.member}, `}in ${side.token.headers.map(({ header, operationIds }) => `${header} (${operationIds.join(', ')})`).join(' and ')}`,
+    )
   return lines
 }
 
@@ -54,7 +62,9 @@ export function verdict(report: UpgradeReport): string {
   const cannot = unreplayable(report).length
   if (breaks > 0) return `the client breaks on ${report.to}: ${breaks} finding(s) break it`
   if (cannot > 0) return `not known: ${cannot} finding(s) say the usage cannot be replayed on ${report.from} (give the fixture it was recorded with: --fixture)`
-  return report.findings.length === 0 ? `nothing the client uses changes on ${report.to}` : `nothing breaks the client on ${report.to}; ${report.findings.length} finding(s) to look at`
+  return report.findings.length === 0
+    ? `nothing the client uses changes on ${report.to}`
+    : `nothing breaks the client on ${report.to}; ${report.findings.length} finding(s) to look at`
 }
 
 function head(run: UpgradeRun): string[] {
@@ -68,7 +78,12 @@ function head(run: UpgradeRun): string[] {
 const label = (finding: Finding) => (finding.kind === 'unreplayable' ? 'UNKNOWN' : finding.breaks ? 'BREAKS' : 'WARN')
 
 function findingLines(finding: Finding): string[] {
-  const lines = [`${label(finding).padEnd(7)} ${finding.kind} ${operationText(finding)} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})`, `  ${finding.message}`, `  now:  ${sideText(finding.now)}`, `  then: ${sideText(finding.then)}`]
+  const lines = [
+    `${label(finding).padEnd(7)} ${finding.kind} ${operationText(finding)} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})`,
+    `  ${finding.message}`,
+    `  now:  ${sideText(finding.now)}`,
+    `  then: ${sideText(finding.then)}`,
+  ]
   lines.push(...adviceLines(finding.then).map((line) => `  ${line}`))
   if (finding.now.example !== undefined) lines.push(`  e.g.  ${finding.now.example}`)
   if (finding.then.example !== undefined) lines.push(`        becomes ${finding.then.example}`)
@@ -82,7 +97,10 @@ export function upgradeText(run: UpgradeRun): string {
   for (const finding of report.findings) lines.push('', ...findingLines(finding))
   if (report.ignored !== undefined && report.ignored.length > 0) {
     lines.push('', `ignored (--ignore): ${report.ignored.length}`)
-    for (const finding of report.ignored) lines.push(`  ${finding.kind} ${operationText(finding)} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})${finding.reason === undefined ? '' : `: ${finding.reason}`}`)
+    for (const finding of report.ignored)
+      lines.push(
+        `  ${finding.kind} ${operationText(finding)} (${finding.shapes} shape${finding.shapes === 1 ? '' : 's'})${finding.reason === undefined ? '' : `: ${finding.reason}`}`,
+      )
   }
   lines.push('', verdict(report))
   return `${lines.join('\n')}\n`
@@ -115,7 +133,10 @@ export function upgradeMarkdown(run: UpgradeRun): string {
     }
   }
   if (report.ignored !== undefined && report.ignored.length > 0) {
-    lines.push('', `Ignored (\`--ignore\`): ${report.ignored.map((f) => `${f.kind} ${operationText(f)}${f.reason === undefined ? '' : ` (${f.reason})`}`).join('; ')}`)
+    lines.push(
+      '',
+      `Ignored (\`--ignore\`): ${report.ignored.map((f) => `${f.kind} ${operationText(f)}${f.reason === undefined ? '' : ` (${f.reason})`}`).join('; ')}`,
+    )
   }
   return `${lines.join('\n')}\n`
 }
@@ -130,15 +151,23 @@ export function upgradeJunit(report: UpgradeReport): string {
   const junit = builder.newBuilder()
   const suite = junit.testSuite().name(`appdata-kit upgrade ${report.from} -> ${report.to}`)
   for (const finding of report.findings) {
-    const testCase = suite.testCase().className(`upgrade.${finding.kind}`).name(`${operationText(finding)}: ${finding.kind} (${finding.shapes} shape(s))`)
+    const testCase = suite
+      .testCase()
+      .className(`upgrade.${finding.kind}`)
+      .name(`${operationText(finding)}: ${finding.kind} (${finding.shapes} shape(s))`)
     if (finding.kind === 'unreplayable') testCase.error(finding.message, finding.kind)
     else if (finding.breaks) testCase.failure(finding.message, finding.kind)
     else testCase.standardOutput(finding.message)
   }
   for (const finding of report.ignored ?? []) {
-    const testCase = suite.testCase().className(`upgrade.${finding.kind}`).name(`${operationText(finding)}: ${finding.kind} (ignored)`).skipped()
+    const testCase = suite
+      .testCase()
+      .className(`upgrade.${finding.kind}`)
+      .name(`${operationText(finding)}: ${finding.kind} (ignored)`)
+      .skipped()
     testCase.standardOutput(`accepted by --ignore${finding.reason === undefined ? '' : `: ${finding.reason}`}; ${finding.message}`)
   }
-  if (report.findings.length === 0 && (report.ignored ?? []).length === 0) suite.testCase().className('upgrade').name(`nothing the client uses changes on ${report.to}`)
+  if (report.findings.length === 0 && (report.ignored ?? []).length === 0)
+    suite.testCase().className('upgrade').name(`nothing the client uses changes on ${report.to}`)
   return junit.build()
 }

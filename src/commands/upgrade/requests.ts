@@ -113,18 +113,25 @@ function keep<V>(map: Map<string, V>, key: string, value: V): V {
  * none when it cannot (detail rows below 3.0). The rows are shared by every caller until the state
  * changes, so only read.
  */
-async function rowsOf(side: Side, relationKey: string | undefined, extra: { top?: number; orderBy?: string; filter?: string } = {}): Promise<readonly ReadRow[]> {
+async function rowsOf(
+  side: Side,
+  relationKey: string | undefined,
+  extra: { top?: number; orderBy?: string; filter?: string } = {},
+): Promise<readonly ReadRow[]> {
   const text = queryText({ top: 50, ...extra, ...(relationKey === undefined ? {} : { relationKey }) })
   // Kept under the state it was read in, whatever is sent while the read is under way.
   const reads = readsOf(side)
   const known = reads.rows.get(text)
   if (known !== undefined) return known
-  const answer = side.serves('queryItems') ? await side.client.call('queryItems', { body: { query: text } }) : await side.client.call('queryItemsLegacy', { query: Object.fromEntries(new URLSearchParams(text)) })
+  const answer = side.serves('queryItems')
+    ? await side.client.call('queryItems', { body: { query: text } })
+    : await side.client.call('queryItemsLegacy', { query: Object.fromEntries(new URLSearchParams(text)) })
   const rows = answer.status === 200 && Array.isArray(answer.body) ? (answer.body as ReadRow[]) : []
   return keep(reads.rows, text, rows)
 }
 
-const tableOf = (side: Side, relationKey: string | null) => (relationKey === null ? side.ids.application.master : side.ids.application.details.find((d) => d.relationKey === relationKey)?.storage)
+const tableOf = (side: Side, relationKey: string | null) =>
+  relationKey === null ? side.ids.application.master : side.ids.application.details.find((d) => d.relationKey === relationKey)?.storage
 
 /** A value of a table's Identity field no row holds: one above the largest the release reads now. */
 async function freeIdentity(side: Side, field: string, relationKey: string | null): Promise<number> {
@@ -176,7 +183,10 @@ async function saveBody(side: Side, kinds: readonly RowKind[]): Promise<unknown>
     if (row === undefined) return new Skip(`release ${side.release} has no ${kind.table} row it reads, to update`)
     const link = linkOf(kind.table)
     if (link !== undefined && typeof row[link] === 'number') existingId = row[link] as number
-    updated.push({ relationKey: kind.table as string, row: { Id: row.Id, TIMESTAMP: rowVersion(String(row.TIMESTAMP)), ...(await rowValues(side, kind, row, [])) } })
+    updated.push({
+      relationKey: kind.table as string,
+      row: { Id: row.Id, TIMESTAMP: rowVersion(String(row.TIMESTAMP)), ...(await rowValues(side, kind, row, [])) },
+    })
   }
   const details = async (forNew: boolean) => {
     const groups: Array<{ RelationKey: string; Rows: Array<Record<string, unknown>> }> = []
@@ -197,7 +207,10 @@ async function saveBody(side: Side, kinds: readonly RowKind[]): Promise<unknown>
     const current = await reread(side, undefined, existingId)
     if (current === undefined) return new Skip(`release ${side.release} cannot read master row ${existingId} back`)
     const fields = update === undefined ? {} : await rowValues(side, update, current, [])
-    const groups = [...(create === undefined ? await details(false) : []), ...updated.map(({ relationKey, row }) => ({ RelationKey: relationKey, Rows: [row] }))]
+    const groups = [
+      ...(create === undefined ? await details(false) : []),
+      ...updated.map(({ relationKey, row }) => ({ RelationKey: relationKey, Rows: [row] })),
+    ]
     entries.push({ Row: { Id: existingId, TIMESTAMP: rowVersion(String(current.TIMESTAMP)), ...fields }, Details: groups })
   }
   return { Rows: entries }
@@ -213,12 +226,17 @@ async function rowsToDelete(side: Side, tables: ReadonlyArray<string | null>): P
     const detail = details.find((d) => d.relationKey === table)
     if (detail === undefined) return new Skip(`the fixture's application has no detail table ${table}`)
     const [line] = await rowsOf(side, table, { top: 1 })
-    const fields = userFields(detail.storage.fields.filter((f) => f.name !== detail.masterField), line)
+    const fields = userFields(
+      detail.storage.fields.filter((f) => f.name !== detail.masterField),
+      line,
+    )
     detailGroups.push({ RelationKey: table, Rows: [{ Id: -1, TIMESTAMP: null, [detail.storage.identityField]: null, ...fields }] })
   }
   const row = { Id: -1, TIMESTAMP: null, [master.identityField]: null, ...userFields(master.fields, template) }
   const saved = await side.client.save({ Rows: [{ Row: row, Details: detailGroups }] } as Parameters<Client['save']>[0])
-  const keys = (saved.result as { ReturnData?: { PrimaryKeyData?: Record<string, { newKeys?: Record<string, string> }> } }).ReturnData?.PrimaryKeyData?.['-1']?.newKeys ?? {}
+  const keys =
+    (saved.result as { ReturnData?: { PrimaryKeyData?: Record<string, { newKeys?: Record<string, string> }> } }).ReturnData?.PrimaryKeyData?.['-1']?.newKeys ??
+    {}
   if (!saved.ok || keys.Id === undefined) return new Skip(`release ${side.release} did not create the rows to delete`)
   const found = new Map<string | null, { Id: number; TIMESTAMP: number }>()
   for (const table of tables) {
@@ -295,16 +313,36 @@ async function bodyOf(side: Side, interaction: Interaction): Promise<unknown> {
     case 'generateRowLink': {
       const [row] = await rowsOf(side, undefined, { top: 1, orderBy: 'Id asc' })
       const id = row?.Id ?? 1
-      return bodyFor(request.body, (name, type) => (name === 'values' ? (typeof type !== 'string' && type.type.includes('array') ? [id] : id) : name === 'valueType' ? 1 : name === 'relationKey' ? null : valueOfType(typeof type === 'string' ? type : type.type)))
+      return bodyFor(request.body, (name, type) =>
+        name === 'values'
+          ? typeof type !== 'string' && type.type.includes('array')
+            ? [id]
+            : id
+          : name === 'valueType'
+            ? 1
+            : name === 'relationKey'
+              ? null
+              : valueOfType(typeof type === 'string' ? type : type.type),
+      )
     }
     case 'runAction': {
       if (ids.action === undefined) return new Skip('the fixture has no custom action to run')
       const action = ids.action
-      const parameters = request.body !== undefined && typeof request.body !== 'string' && typeof request.body.fields?.parametersMap !== 'string' && request.body.fields?.parametersMap?.items !== undefined
+      const parameters =
+        request.body !== undefined &&
+        typeof request.body !== 'string' &&
+        typeof request.body.fields?.parametersMap !== 'string' &&
+        request.body.fields?.parametersMap?.items !== undefined
       return { actionId: action.id, parametersMap: parameters ? [{ Name: 'ProcedureName', Value: action.procedureName }] : [] }
     }
     case 'sendEmail':
-      return bodyFor(request.body, (name, type) => (name === 'to' ? ['upgrade-check@example.test'] : name === 'providerId' ? (ids.providerId ?? valueOfType('guid')) : valueOfType(typeof type === 'string' ? type : type.type)))
+      return bodyFor(request.body, (name, type) =>
+        name === 'to'
+          ? ['upgrade-check@example.test']
+          : name === 'providerId'
+            ? (ids.providerId ?? valueOfType('guid'))
+            : valueOfType(typeof type === 'string' ? type : type.type),
+      )
     case 'downloadAttachment': {
       const relationKey = request.query?.relationKey
       const file = ids.attachments.find((a) => !a.isFolder && a.relationKey === (relationKey ?? null))
@@ -367,5 +405,12 @@ export async function clientRequest(side: Side, interaction: Interaction): Promi
     headers['Content-Type'] = type
     payload = type === 'application/x-www-form-urlencoded' ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body)
   }
-  return { request: { method: entry.method.toUpperCase(), path: query === '' ? path : `${path}?${query}`, headers, ...(payload === undefined ? {} : { body: payload }) } }
+  return {
+    request: {
+      method: entry.method.toUpperCase(),
+      path: query === '' ? path : `${path}?${query}`,
+      headers,
+      ...(payload === undefined ? {} : { body: payload }),
+    },
+  }
 }

@@ -34,7 +34,9 @@ export function queryShapeText(query: QueryShape): string {
 }
 
 function rowText(kind: RowKind): string {
-  return `{ ${Object.entries(kind.fields).map(([name, type]) => `${name}: ${type === 'temporary' ? '<temporary Id>' : type}`).join(', ')} }`
+  return `{ ${Object.entries(kind.fields)
+    .map(([name, type]) => `${name}: ${type === 'temporary' ? '<temporary Id>' : type}`)
+    .join(', ')} }`
 }
 
 /** A save's body as the client sends it: its kinds of rows, master rows with their detail groups. */
@@ -73,7 +75,8 @@ export function bodyText(interaction: Interaction): string | undefined {
 
 /** One recorded request written out: method, path (with the query the client sends in the URL) and body. */
 export function requestText(interaction: Interaction, method: string, path: string): string {
-  const urlQuery = interaction.operation === 'queryItemsLegacy' || interaction.operation === 'listAttachments' ? queryShapeText(interaction.request.query ?? {}) : ''
+  const urlQuery =
+    interaction.operation === 'queryItemsLegacy' || interaction.operation === 'listAttachments' ? queryShapeText(interaction.request.query ?? {}) : ''
   const body = bodyText(interaction)
   return `${method.toUpperCase()} ${path}${urlQuery === '' ? '' : `?${urlQuery}`}${body === undefined ? '' : ` ${body}`}`
 }

@@ -81,7 +81,8 @@ export interface Finding {
 }
 
 /** The operations a finding touches, as a list (one or several). */
-export const operationsOf = (finding: Pick<Finding, 'operationId'>): string[] => (Array.isArray(finding.operationId) ? finding.operationId : [finding.operationId])
+export const operationsOf = (finding: Pick<Finding, 'operationId'>): string[] =>
+  Array.isArray(finding.operationId) ? finding.operationId : [finding.operationId]
 
 /** The operations a finding touches as the text reports write them: `deleteItems, saveItems`. */
 export const operationText = (finding: Pick<Finding, 'operationId'>): string => operationsOf(finding).join(', ')

@@ -43,7 +43,8 @@ export interface UpgradeResult {
 function recordedRelease(releases: readonly string[], from: string | undefined): string {
   if (from !== undefined) return emulatedRelease(from)
   const distinct = [...new Set(releases.map((release) => normalizeVersion(release) ?? release))]
-  if (distinct.length > 1) throw new ConfigError(`the usage holds interactions of several releases (${distinct.join(', ')}): say which to replay them on with --from`)
+  if (distinct.length > 1)
+    throw new ConfigError(`the usage holds interactions of several releases (${distinct.join(', ')}): say which to replay them on with --from`)
   return emulatedRelease(distinct[0] as string)
 }
 
@@ -55,8 +56,12 @@ function recordedRelease(releases: readonly string[], from: string | undefined):
 export async function checkUpgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   const to = emulatedRelease(options.to)
   const usage = readUsageFile(options.usage, { flag: '--usage' })
-  if (usage.interactions.length === 0) throw new ConfigError(`${options.usage} records no interaction: nothing to check (did the tests run with --record-usage?)`)
-  const from = recordedRelease(usage.interactions.map((i) => i.release), options.from)
+  if (usage.interactions.length === 0)
+    throw new ConfigError(`${options.usage} records no interaction: nothing to check (did the tests run with --record-usage?)`)
+  const from = recordedRelease(
+    usage.interactions.map((i) => i.release),
+    options.from,
+  )
   const entries = options.ignore === undefined ? [] : readIgnoreFile(options.ignore, 'upgrade')
   const fixturePath = options.fixture ?? DEFAULTS.fixture
   const fixture = prepareFixture({ ...DEFAULTS, fixture: fixturePath })

@@ -33,7 +33,10 @@ export function groupByCause<T>(items: Iterable<T>, keyOf: (item: T) => string):
  * as one ("row 9 comes before row 16" and "row 3 comes before row 4" are one broken order).
  */
 export function causeKey(text: string): string {
-  return text.replace(/"(?:[^"\\]|\\.)*"/g, '"…"').replace(/'(?:[^'\\]|\\.)*'/g, "'…'").replace(/\d+/g, '#')
+  return text
+    .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
+    .replace(/'(?:[^'\\]|\\.)*'/g, "'…'")
+    .replace(/\d+/g, '#')
 }
 
 /**

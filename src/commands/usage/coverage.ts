@@ -71,7 +71,10 @@ function variants(operation: string, release: string): Array<[string, (i: Intera
         ['create master rows', rows('master', 'create')],
         ['update master rows', rows('master', 'update')],
         ...(profile.detailsInQueries
-          ? ([['create detail rows', rows('detail', 'create')], ['update detail rows', rows('detail', 'update')]] as Array<[string, (i: Interaction) => boolean]>)
+          ? ([
+              ['create detail rows', rows('detail', 'create')],
+              ['update detail rows', rows('detail', 'update')],
+            ] as Array<[string, (i: Interaction) => boolean]>)
           : []),
       ]
     case 'deleteItems':
@@ -101,7 +104,13 @@ export function coverageOf(file: UsageFile): Coverage {
       const interactions = file.interactions.filter((i) => i.operation === id && i.release === release)
       let coverage = operations.get(id)
       if (coverage === undefined) {
-        coverage = { operation: id, summary: String(entry.operation.summary ?? id), count: 0, items: [{ kind: 'operation', name: id, count: 0 }], relationKeys: [] }
+        coverage = {
+          operation: id,
+          summary: String(entry.operation.summary ?? id),
+          count: 0,
+          items: [{ kind: 'operation', name: id, count: 0 }],
+          relationKeys: [],
+        }
         operations.set(id, coverage)
       }
       const add = (kind: ItemKind, name: string, count: number) => {
@@ -117,11 +126,19 @@ export function coverageOf(file: UsageFile): Coverage {
         for (const [name, when] of QUERY_OPTIONS) add('query option', name, sum(interactions, when))
         if (resolveProfile(release).detailsInQueries) add('query option', 'relationKey', sum(interactions, isDetail))
         for (const operator of [...COMPARE_OPS, ...TEXT_FUNCTIONS, 'and', 'or', 'not']) {
-          add('filter operator', operator, sum(interactions, (i) => operatorsOf(i.request.query?.filter ?? '').includes(operator)))
+          add(
+            'filter operator',
+            operator,
+            sum(interactions, (i) => operatorsOf(i.request.query?.filter ?? '').includes(operator)),
+          )
         }
       }
       for (const status of Object.keys((entry.operation.responses as Record<string, unknown> | undefined) ?? {}).filter((s) => /^[45]\d\d$/.test(s))) {
-        add('refusal', status, interactions.reduce((n, i) => n + (i.answers[status]?.count ?? 0), 0))
+        add(
+          'refusal',
+          status,
+          interactions.reduce((n, i) => n + (i.answers[status]?.count ?? 0), 0),
+        )
       }
       for (const i of interactions) {
         const key = i.request.query?.relationKey
@@ -133,10 +150,12 @@ export function coverageOf(file: UsageFile): Coverage {
   for (const operation of list) operation.relationKeys.sort()
   const items = list.flatMap((operation) => operation.items)
   const kinds: ItemKind[] = ['operation', 'variant', 'query option', 'filter operator', 'refusal']
-  const byKind = Object.fromEntries(kinds.map((kind) => {
-    const of = items.filter((item) => item.kind === kind)
-    return [kind, { covered: of.filter((item) => item.count > 0).length, total: of.length }]
-  })) as Coverage['byKind']
+  const byKind = Object.fromEntries(
+    kinds.map((kind) => {
+      const of = items.filter((item) => item.kind === kind)
+      return [kind, { covered: of.filter((item) => item.count > 0).length, total: of.length }]
+    }),
+  ) as Coverage['byKind']
   const covered = items.filter((item) => item.count > 0).length
   return {
     releases,
@@ -150,7 +169,13 @@ export function coverageOf(file: UsageFile): Coverage {
   }
 }
 
-const KIND_TITLES: Record<ItemKind, string> = { operation: 'operations', variant: 'variants', 'query option': 'query options', 'filter operator': 'filter operators', refusal: 'refusals (documented statuses met)' }
+const KIND_TITLES: Record<ItemKind, string> = {
+  operation: 'operations',
+  variant: 'variants',
+  'query option': 'query options',
+  'filter operator': 'filter operators',
+  refusal: 'refusals (documented statuses met)',
+}
 
 function lineOf(items: CoverageItem[], kind: ItemKind): string | undefined {
   const of = items.filter((item) => item.kind === kind)
@@ -162,17 +187,24 @@ function lineOf(items: CoverageItem[], kind: ItemKind): string | undefined {
 
 /** The coverage for people: totals, then each operation, used ones first. */
 export function coverageText(coverage: Coverage, file: string): string {
-  const lines = [`${file}: ${coverage.percent}% of the document covered (${coverage.covered} of ${coverage.total} items), release ${coverage.releases.join(', ') || 'none recorded'}`]
+  const lines = [
+    `${file}: ${coverage.percent}% of the document covered (${coverage.covered} of ${coverage.total} items), release ${coverage.releases.join(', ') || 'none recorded'}`,
+  ]
   for (const [kind, { covered, total }] of Object.entries(coverage.byKind)) lines.push(`  ${KIND_TITLES[kind as ItemKind]}: ${covered} of ${total}`)
   lines.push('', 'used:')
   for (const operation of coverage.operations.filter((o) => o.count > 0)) {
-    lines.push(`  ${operation.operation} (${operation.summary}): ${operation.count} request(s)${operation.relationKeys.length > 0 ? `, relation keys ${operation.relationKeys.join(', ')}` : ''}`)
+    lines.push(
+      `  ${operation.operation} (${operation.summary}): ${operation.count} request(s)${operation.relationKeys.length > 0 ? `, relation keys ${operation.relationKeys.join(', ')}` : ''}`,
+    )
     for (const kind of ['variant', 'query option', 'filter operator', 'refusal'] as const) {
       const line = lineOf(operation.items, kind)
       if (line !== undefined) lines.push(`    ${line}`)
     }
   }
-  lines.push('', `never used: ${coverage.unused.length === 0 ? 'none' : coverage.unused.map((id) => `${id} (${coverage.operations.find((o) => o.operation === id)?.summary ?? id})`).join(', ')}`)
+  lines.push(
+    '',
+    `never used: ${coverage.unused.length === 0 ? 'none' : coverage.unused.map((id) => `${id} (${coverage.operations.find((o) => o.operation === id)?.summary ?? id})`).join(', ')}`,
+  )
   return `${lines.join('\n')}\n`
 }
 
@@ -194,7 +226,10 @@ export function coverageMarkdown(coverage: Coverage, file: string): string {
     '',
     '| operation | requests | variants | query options | filter operators | refusals |',
     '|---|---:|---|---|---|---|',
-    ...coverage.operations.map((o) => `| ${o.count > 0 ? `\`${o.operation}\`` : `~~\`${o.operation}\`~~`} | ${o.count} | ${cell(o.items, 'variant')} | ${cell(o.items, 'query option')} | ${cell(o.items, 'filter operator')} | ${cell(o.items, 'refusal')} |`),
+    ...coverage.operations.map(
+      (o) =>
+        `| ${o.count > 0 ? `\`${o.operation}\`` : `~~\`${o.operation}\`~~`} | ${o.count} | ${cell(o.items, 'variant')} | ${cell(o.items, 'query option')} | ${cell(o.items, 'filter operator')} | ${cell(o.items, 'refusal')} |`,
+    ),
   ]
   if (coverage.unused.length > 0) lines.push('', `**Never used:** ${coverage.unused.map((id) => `\`${id}\``).join(', ')}`)
   return `${lines.join('\n')}\n`

@@ -108,10 +108,19 @@ export async function replaySave(replay: WriteReplay): Promise<void> {
       if (detail === undefined) return ctx.skip(`the installation has no ${relationKey} row to copy values from`)
       // Fields that point at the master are the service's to fill for a new master's rows.
       const links = linkFieldsOf(sample, masters)
-      details.push({ RelationKey: relationKey, Rows: [{ Id: -1, TIMESTAMP: null, ...valuesFor(kind, detail, links, fail, relationKey, await identityOf(ctx, kind, sample, relationKey)) }] })
+      details.push({
+        RelationKey: relationKey,
+        Rows: [{ Id: -1, TIMESTAMP: null, ...valuesFor(kind, detail, links, fail, relationKey, await identityOf(ctx, kind, sample, relationKey)) }],
+      })
     }
     const body: SaveRequest = { Rows: [{ Row: { Id: -1, TIMESTAMP: null, ...fields }, Details: details }] }
-    const { outcome, reported } = await saveAndClaim(ctx, { relationKey: null, count: 1, fields, save: () => ctx.client.save(body), reported: (result) => newKeyIds(result, '-1') })
+    const { outcome, reported } = await saveAndClaim(ctx, {
+      relationKey: null,
+      count: 1,
+      fields,
+      save: () => ctx.client.save(body),
+      reported: (result) => newKeyIds(result, '-1'),
+    })
     if (!checkResult(replay, outcome.ok, outcome.result, 'save the new rows')) return
     const [row] = reported
     if (row === undefined) return void fail(false, 'the save names no Id for the new master row (ReturnData.PrimaryKeyData)')
@@ -119,7 +128,10 @@ export async function replaySave(replay: WriteReplay): Promise<void> {
     // The new detail rows go at the end too, before their master.
     for (const { RelationKey } of details) {
       const rows = await ctx.client.rows({ top: 50, relationKey: RelationKey, orderBy: 'Id desc' })
-      for (const detail of rows.filter((r) => Object.entries(r).some(([name, value]) => !SYSTEM_FIELDS.has(name) && value === own?.id && /master|parent/i.test(name)))) ctx.cleanup.add({ relationKey: RelationKey, id: Number(detail.Id) })
+      for (const detail of rows.filter((r) =>
+        Object.entries(r).some(([name, value]) => !SYSTEM_FIELDS.has(name) && value === own?.id && /master|parent/i.test(name)),
+      ))
+        ctx.cleanup.add({ relationKey: RelationKey, id: Number(detail.Id) })
     }
   }
   const update = kinds.find((kind) => kind.table === null && kind.action === 'update')

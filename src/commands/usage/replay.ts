@@ -26,7 +26,12 @@ const SIGN_INS = new Set(['signIn', 'signInWithoutOrganization', 'signInLegacy']
 export function describeInteraction(interaction: Interaction): string {
   const q = interaction.request.query ?? {}
   const options = (shape: QueryShape) =>
-    [shape.filter === undefined ? '' : `filter ${shape.filter}`, shape.orderBy === undefined ? '' : `order by ${shape.orderBy}`, shape.top === undefined ? '' : `top ${shape.top}`, shape.skip === true ? 'skip' : '']
+    [
+      shape.filter === undefined ? '' : `filter ${shape.filter}`,
+      shape.orderBy === undefined ? '' : `order by ${shape.orderBy}`,
+      shape.top === undefined ? '' : `top ${shape.top}`,
+      shape.skip === true ? 'skip' : '',
+    ]
       .filter((part) => part !== '')
       .map((part) => `, ${part}`)
       .join('')
@@ -65,9 +70,19 @@ export function describeInteraction(interaction: Interaction): string {
 /** Each JSON member the client received that the answer lacks or carries with another JSON type, as readable lines. */
 export function shapeProblems(recorded: Shape, value: unknown, path = 'the answer', notes: string[] = []): string[] {
   const types = typesOf(recorded)
-  const received = value === null || value === undefined ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value === 'number' ? 'number' : typeof value
+  const received =
+    value === null || value === undefined
+      ? 'null'
+      : Array.isArray(value)
+        ? 'array'
+        : typeof value === 'object'
+          ? 'object'
+          : typeof value === 'number'
+            ? 'number'
+            : typeof value
   const expected = [...new Set(types.filter((t) => t !== 'absent').map(jsonType))]
-  if (value === undefined) return types.includes('absent') || expected.join() === 'null' ? [] : [`${path} is missing (the client received ${expected.join(' or ')})`]
+  if (value === undefined)
+    return types.includes('absent') || expected.join() === 'null' ? [] : [`${path} is missing (the client received ${expected.join(' or ')})`]
   // A member the client only ever received as null told it nothing about its type.
   if (expected.join() === 'null') return []
   if (received === 'null' && !expected.includes('null')) {
@@ -75,7 +90,8 @@ export function shapeProblems(recorded: Shape, value: unknown, path = 'the answe
     notes.push(`${path} is null on the installation; the client only ever received ${expected.join(' or ')}`)
     return []
   }
-  if (!expected.includes(received)) return [`${path} is ${received === 'string' ? `a text` : received === 'number' ? 'a number' : received} (the client received ${expected.join(' or ')})`]
+  if (!expected.includes(received))
+    return [`${path} is ${received === 'string' ? `a text` : received === 'number' ? 'a number' : received} (the client received ${expected.join(' or ')})`]
   if (typeof recorded === 'string') return []
   const problems: string[] = []
   if (received === 'object' && recorded.fields !== undefined) {
@@ -86,7 +102,8 @@ export function shapeProblems(recorded: Shape, value: unknown, path = 'the answe
         continue
       }
       // Keys that are data: each one the installation answers is held to the shape, none is required.
-      for (const key of Object.keys(value as object).filter((k) => !MEMBER_NAME.test(k))) problems.push(...shapeProblems(field, (value as Record<string, unknown>)[key], at(key), notes))
+      for (const key of Object.keys(value as object).filter((k) => !MEMBER_NAME.test(k)))
+        problems.push(...shapeProblems(field, (value as Record<string, unknown>)[key], at(key), notes))
     }
   }
   if (received === 'array' && recorded.items !== undefined) {
@@ -251,16 +268,29 @@ function accepted(answer: Answer, fail: Say): boolean {
   return fail(answer.status >= 200 && answer.status < 300, `the installation refuses the request (${answer.status}${why})`)
 }
 
-async function replayQuery(ctx: ContractContext, interaction: Interaction, options: ReplayOptions, sample: ReturnType<typeof sampler>, fail: Say): Promise<void> {
+async function replayQuery(
+  ctx: ContractContext,
+  interaction: Interaction,
+  options: ReplayOptions,
+  sample: ReturnType<typeof sampler>,
+  fail: Say,
+): Promise<void> {
   const q = interaction.request.query ?? {}
   const client = plainClient(ctx)
   const relationKey = q.relationKey === undefined ? undefined : options.relationKey(q.relationKey)
   const rows = await sample(client, relationKey)
   const filled = q.filter === undefined ? undefined : instantiate(q.filter, rows)
   if (q.filter !== undefined && filled === undefined) ctx.skip(`the recorded filter ${q.filter} cannot be read back`)
-  const base = { ...(filled === undefined ? {} : { filter: filled.text }), ...(q.orderBy === undefined ? {} : { orderBy: q.orderBy }), ...(relationKey === undefined ? {} : { relationKey }) }
+  const base = {
+    ...(filled === undefined ? {} : { filter: filled.text }),
+    ...(q.orderBy === undefined ? {} : { orderBy: q.orderBy }),
+    ...(relationKey === undefined ? {} : { relationKey }),
+  }
   const operation = interaction.operation as OperationId
-  const send = (text: string) => (operation === 'queryItemsLegacy' ? client.call('queryItemsLegacy', { query: Object.fromEntries(new URLSearchParams(text)) }) : client.call('queryItems', { body: { query: text } }))
+  const send = (text: string) =>
+    operation === 'queryItemsLegacy'
+      ? client.call('queryItemsLegacy', { query: Object.fromEntries(new URLSearchParams(text)) })
+      : client.call('queryItems', { body: { query: text } })
   const recorded = okAnswer(interaction)
   if (q.count === true) {
     const answer = await send(queryText({ ...base, count: true }))
@@ -269,7 +299,8 @@ async function replayQuery(ctx: ContractContext, interaction: Interaction, optio
     const count = (answer.body as { Items?: Array<{ _FieldCount_?: unknown }> }).Items?.[0]?._FieldCount_
     if (typeof count === 'number' && count <= 200) {
       const all = await send(queryText({ ...base, top: 200 }))
-      if (all.status === 200 && Array.isArray(all.body)) fail(all.body.length === count, `the count (${count}) is not the number of rows the same filter reads (${all.body.length})`)
+      if (all.status === 200 && Array.isArray(all.body))
+        fail(all.body.length === count, `the count (${count}) is not the number of rows the same filter reads (${all.body.length})`)
     }
     return
   }
@@ -290,7 +321,10 @@ async function replayQuery(ctx: ContractContext, interaction: Interaction, optio
   }
   if (q.orderBy !== undefined) {
     const broken = orderBreak(list, q.orderBy)
-    fail(broken === undefined, `the installation ignores the order (row ${String(broken?.[0].Id)} comes before row ${String(broken?.[1].Id)} although ${broken?.[2]} says otherwise)`)
+    fail(
+      broken === undefined,
+      `the installation ignores the order (row ${String(broken?.[0].Id)} comes before row ${String(broken?.[1].Id)} although ${broken?.[2]} says otherwise)`,
+    )
   }
   if (q.skip === true) {
     const size = Math.max(2, Math.min(top ?? 10, 50))
@@ -309,7 +343,9 @@ async function replayAttachments(ctx: ContractContext, interaction: Interaction,
   if ('none' in holder) ctx.skip(holder.none)
   const relationKey = holder.relationKey ?? undefined
   const recorded = okAnswer(interaction)
-  const list = await client.call('listAttachments', { query: { $filter: `ParentId eq ${holder.row.Id}`, ...(relationKey === undefined ? {} : { relationKey }) } })
+  const list = await client.call('listAttachments', {
+    query: { $filter: `ParentId eq ${holder.row.Id}`, ...(relationKey === undefined ? {} : { relationKey }) },
+  })
   if (!accepted(list, fail)) return
   if (interaction.operation === 'listAttachments') {
     if (recorded?.body !== undefined) for (const line of shapeProblems(recorded.body, list.body)) fail(false, line)
@@ -322,17 +358,30 @@ async function replayAttachments(ctx: ContractContext, interaction: Interaction,
   const mediaType = download.contentType.split(';')[0]?.trim().toLowerCase() ?? ''
   const received = recorded?.mediaTypes ?? []
   // The client received files with their own media types; an installation that labels them otherwise breaks a client that reads the label.
-  if (received.length > 0 && file.TypeImage !== '') fail(mediaType === file.TypeImage.toLowerCase(), `the installation labels a ${file.TypeImage} file ${mediaType} (the client received files with their own media type: ${received.join(', ')})`)
+  if (received.length > 0 && file.TypeImage !== '')
+    fail(
+      mediaType === file.TypeImage.toLowerCase(),
+      `the installation labels a ${file.TypeImage} file ${mediaType} (the client received files with their own media type: ${received.join(', ')})`,
+    )
   fail(/^attachment\b/i.test(download.headers['content-disposition'] ?? ''), 'the installation sends no Content-Disposition: attachment')
 }
 
 async function replaySignIn(ctx: ContractContext, interaction: Interaction, fail: Say): Promise<void> {
   const { target } = ctx
   const anonymous = targetClient(target, undefined, undefined, ctx.client.transport)
-  const form = { client_id: target.clientId, username: target.credentials.username, password: target.credentials.password, grant_type: 'password' as const, scope: 'openid apiv1 nosession' }
+  const form = {
+    client_id: target.clientId,
+    username: target.credentials.username,
+    password: target.credentials.password,
+    grant_type: 'password' as const,
+    scope: 'openid apiv1 nosession',
+  }
   const answer =
     interaction.operation === 'signInLegacy'
-      ? await anonymous.call('signInLegacy', { body: { userName: target.credentials.username, password: target.credentials.password, clientId: target.legacyClientId }, token: null })
+      ? await anonymous.call('signInLegacy', {
+          body: { userName: target.credentials.username, password: target.credentials.password, clientId: target.legacyClientId },
+          token: null,
+        })
       : interaction.operation === 'signIn'
         ? await anonymous.call('signIn', { body: form, path: { organizationphysicalname: target.organization }, token: null })
         : await anonymous.call('signInWithoutOrganization', { body: form, token: null })
@@ -367,14 +416,25 @@ export function usageContracts(interactions: readonly Interaction[], options: Re
       async run(ctx) {
         const fail: Say = (ok, what) => ctx.check(ok, { expected: `what the client relied on: ${title}`, received: what })
         if (refusedOnly(interaction)) {
-          const statuses = Object.entries(interaction.answers).map(([status, answer]) => `${status}${answer.problems === undefined ? '' : ` ${answer.problems.join(', ')}`}`)
+          const statuses = Object.entries(interaction.answers).map(
+            ([status, answer]) => `${status}${answer.problems === undefined ? '' : ` ${answer.problems.join(', ')}`}`,
+          )
           ctx.skip(`the client met only refusals here (${statuses.join('; ')}); a refusal depends on what the test did, so it is not replayed`)
         }
         // Without the contracts' conformance checks: only what the client relied on counts.
-        const write = { ctx: { ...ctx, client: plainClient(ctx) }, interaction, fail, relationKey: options.relationKey, shapeProblems: (shape: Shape, value: unknown) => shapeProblems(shape, value) }
+        const write = {
+          ctx: { ...ctx, client: plainClient(ctx) },
+          interaction,
+          fail,
+          relationKey: options.relationKey,
+          shapeProblems: (shape: Shape, value: unknown) => shapeProblems(shape, value),
+        }
         if (interaction.operation === 'saveItems') return replaySave(write)
         if (interaction.operation === 'deleteItems') return replayDelete(write)
-        if (writes) ctx.skip(`${interaction.operation} is not replayed: it sends or reserves what no cleanup can take back; the contracts of verify --allow-writes check it with --action-id, --email-to or --storage-id`)
+        if (writes)
+          ctx.skip(
+            `${interaction.operation} is not replayed: it sends or reserves what no cleanup can take back; the contracts of verify --allow-writes check it with --action-id, --email-to or --storage-id`,
+          )
         if (interaction.operation === 'queryItems' || interaction.operation === 'queryItemsLegacy') return replayQuery(ctx, interaction, options, sample, fail)
         if (interaction.operation === 'listAttachments' || interaction.operation === 'downloadAttachment') return replayAttachments(ctx, interaction, fail)
         if (SIGN_INS.has(interaction.operation)) return replaySignIn(ctx, interaction, fail)
@@ -384,4 +444,3 @@ export function usageContracts(interactions: readonly Interaction[], options: Re
     }
   })
 }
-

@@ -17,7 +17,8 @@ interface Failed {
   what: string
 }
 
-const whatFailed = (failure: ContractResult['failures'][number]) => (failure.expected.startsWith('what the client relied on') ? failure.received : `expected ${failure.expected}; received ${failure.received}`)
+const whatFailed = (failure: ContractResult['failures'][number]) =>
+  failure.expected.startsWith('what the client relied on') ? failure.received : `expected ${failure.expected}; received ${failure.received}`
 
 /** The lines of one replayed interaction as it ends, in the client's terms: notes always, passes and skips on a terminal; failures wait (see failureLines). */
 function lines(result: ContractResult, terminal: boolean): string[] {
@@ -33,7 +34,9 @@ function lines(result: ContractResult, terminal: boolean): string[] {
  * cause. The 23 query shapes a release without the GET form refuses are one group, not 23 lines.
  */
 export function failureLines(results: readonly ContractResult[]): string[] {
-  const failed: Failed[] = results.filter((r) => r.outcome === 'failed').flatMap((r) => r.failures.map((failure) => ({ title: r.contract.title, what: whatFailed(failure) })))
+  const failed: Failed[] = results
+    .filter((r) => r.outcome === 'failed')
+    .flatMap((r) => r.failures.map((failure) => ({ title: r.contract.title, what: whatFailed(failure) })))
   return groupByCause(failed, (item) => causeKey(item.what)).flatMap(({ items }) => {
     const [first, ...others] = items as [Failed, ...Failed[]]
     return groupLines(`FAIL ${first.title}: ${first.what}`, [...new Set(others.map((other) => other.title).filter((title) => title !== first.title))])
@@ -50,12 +53,18 @@ export async function verifyUsage(path: string, file: UsageFile, target: Target,
   const given = target.relationKey
   const relationKey = (recorded: string) => (given !== undefined && recordedKeys.length === 1 ? given : recorded)
   const contracts = usageContracts(file.interactions, { relationKey })
-  options.say(`${file.interactions.length} interaction(s) recorded in ${path}${given !== undefined && recordedKeys.length === 1 && recordedKeys[0] !== given ? ` (relation key ${recordedKeys[0]} read as ${given})` : ''}`)
+  options.say(
+    `${file.interactions.length} interaction(s) recorded in ${path}${given !== undefined && recordedKeys.length === 1 && recordedKeys[0] !== given ? ` (relation key ${recordedKeys[0]} read as ${given})` : ''}`,
+  )
   const { say, terminal, ...run } = options
   const report = await runContracts(contracts, target, { ...run, onResult: (result) => lines(result, terminal).forEach(say) })
   for (const line of failureLines(report.results)) say(line)
   for (const line of summaryLines(report)) say(line.replace(/ contracts in /, ' interactions in '))
   const failed = report.results.filter((r) => r.outcome === 'failed').length
-  say(failed === 0 ? 'the installation serves every replayed interaction as the client saw it' : `the installation would break the client: ${failed} interaction(s) answered otherwise than the client relies on`)
+  say(
+    failed === 0
+      ? 'the installation serves every replayed interaction as the client saw it'
+      : `the installation would break the client: ${failed} interaction(s) answered otherwise than the client relies on`,
+  )
   return report
 }

@@ -79,7 +79,8 @@ export function registerHolds(app: FastifyInstance): Holds {
     },
     refuseAll(reason) {
       const ending = [...held]
-      for (const entry of ending) entry.end(new ProblemError('DATA_REPLACED', `${reason} while this request was held by a rule's wait; nothing of it was performed. Send it again.`))
+      for (const entry of ending)
+        entry.end(new ProblemError('DATA_REPLACED', `${reason} while this request was held by a rule's wait; nothing of it was performed. Send it again.`))
       return ending.length
     },
     cutAll() {

@@ -88,7 +88,10 @@ function recordExchange(request: FastifyRequest, reply: FastifyReply, status: nu
     record.requestHeaders = requestHeaders(request, journal.bodyLimit)
     record.requestBody = requestBody(request, journal.bodyLimit)
     record.responseType = status === null ? null : ((reply.getHeader('content-type') as string | undefined) ?? null)
-    record.responseBody = status === null ? { kept: false, note: abandoned ? '[no answer: the client closed the connection first]' : '[no answer: the connection was cut]' } : (reply.journalPayload ?? { kept: true, value: '' })
+    record.responseBody =
+      status === null
+        ? { kept: false, note: abandoned ? '[no answer: the client closed the connection first]' : '[no answer: the connection was cut]' }
+        : (reply.journalPayload ?? { kept: true, value: '' })
   }
   journal.add(record)
 }

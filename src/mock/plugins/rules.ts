@@ -114,7 +114,7 @@ export function answerRuleStep(table: RuleTable): RouteStep {
  * INJECTED_FAULT, 503 DATA_REPLACED when a reset ended a hold, STRICT_MODE for an off-document
  * answer in strict mode).
  */
-async function applyDecision(request: FastifyRequest, reply: FastifyReply, decision: Decision): Promise<void | 'answered'> {
+async function applyDecision(request: FastifyRequest, reply: FastifyReply, decision: Decision): Promise<undefined | 'answered'> {
   switch (decision.kind) {
     case 'pass':
       return
@@ -166,7 +166,11 @@ function noteFault(request: FastifyRequest, fault: FaultDecision): void {
 /** The answer rule's part of the outcome, and the warnings its answer carries. */
 function noteAnswerRule(request: FastifyRequest, rule: AnswerDecision): void {
   if (rule.offDocument.length > 0) {
-    warnOrRefuse(request, 'OFF_DOCUMENT_ANSWER', `Answer rule ${rule.ruleId} gave an answer the served document cannot: ${describeViolations(rule.offDocument)}.`)
+    warnOrRefuse(
+      request,
+      'OFF_DOCUMENT_ANSWER',
+      `Answer rule ${rule.ruleId} gave an answer the served document cannot: ${describeViolations(rule.offDocument)}.`,
+    )
   }
   if (rule.gateway && rule.kind === 'whole') {
     noteWarning(request, 'INFRASTRUCTURE_ANSWER', `Answer rule ${rule.ruleId} answered ${rule.answer.status}, a gateway status.`)
@@ -182,7 +186,9 @@ function noteAnswerRule(request: FastifyRequest, rule: AnswerDecision): void {
  * hijacked then); a rejection with 503 DATA_REPLACED when a reset or fixture load ended it.
  */
 function waitOut(request: FastifyRequest, reply: FastifyReply, ms: number): Promise<boolean> {
-  return new Promise((resolve, reject) => request.server.holds.hold(request, reply, ms, { release: () => resolve(true), refuse: reject, stop: () => resolve(false) }))
+  return new Promise((resolve, reject) =>
+    request.server.holds.hold(request, reply, ms, { release: () => resolve(true), refuse: reject, stop: () => resolve(false) }),
+  )
 }
 
 /**
@@ -191,7 +197,13 @@ function waitOut(request: FastifyRequest, reply: FastifyReply, ms: number): Prom
  * OFF_DOCUMENT_ANSWER, which a request in strict mode gets as STRICT_MODE instead), and the
  * INJECTED_FAULT problem for the error handler to send.
  */
-function faultAnswer(request: FastifyRequest, reply: FastifyReply, action: FaultDecision['action'] & { kind: 'status' }, ruleId: number, operationId: string): ProblemError {
+function faultAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  action: FaultDecision['action'] & { kind: 'status' },
+  ruleId: number,
+  operationId: string,
+): ProblemError {
   const said = `Fault rule ${ruleId} answers ${request.method} ${operationId} with ${action.status}`
   try {
     if (action.standing === 'gateway') noteWarning(request, 'INFRASTRUCTURE_ANSWER', `${said}, a gateway status.`)

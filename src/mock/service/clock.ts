@@ -23,11 +23,19 @@ export function readClock(clock: MockClock): ClockState {
  */
 export function advanceClock(clock: MockClock, ms: number): ClockState {
   if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_CLOCK_ADVANCE_MS) {
-    throw validationProblem([{ pointer: '/body/advanceMs', keyword: 'range', message: `must be a whole number of milliseconds from 0 to ${MAX_CLOCK_ADVANCE_MS}, got ${ms}` }])
+    throw validationProblem([
+      { pointer: '/body/advanceMs', keyword: 'range', message: `must be a whole number of milliseconds from 0 to ${MAX_CLOCK_ADVANCE_MS}, got ${ms}` },
+    ])
   }
   // Moves add up: each is bounded, and so is where they lead, to a time every form of the mock can still write.
   if (clock.now() + ms > LAST_TIME) {
-    throw validationProblem([{ pointer: '/body/advanceMs', keyword: 'range', message: `would move the clock past ${new Date(LAST_TIME).toISOString()}, the last time a DateTime (yyyyMMddHHmmss, four digits of year) can say; it is ${new Date(clock.now()).toISOString()}` }])
+    throw validationProblem([
+      {
+        pointer: '/body/advanceMs',
+        keyword: 'range',
+        message: `would move the clock past ${new Date(LAST_TIME).toISOString()}, the last time a DateTime (yyyyMMddHHmmss, four digits of year) can say; it is ${new Date(clock.now()).toISOString()}`,
+      },
+    ])
   }
   clock.advance(ms)
   return readClock(clock)

@@ -192,7 +192,11 @@ export function createControls(parts: ControlledParts, start: StartData): MockCo
     advanceClock: (ms) => advanceClock(parts.clock, ms),
     clock: () => readClock(parts.clock),
     usage: () => {
-      if (parts.usage === null) throw new ProblemError('NOT_FOUND', 'This mock does not record usage: start it with --record-usage FILE (MOCK_RECORD_USAGE, or startMock({ recordUsage: FILE })).')
+      if (parts.usage === null)
+        throw new ProblemError(
+          'NOT_FOUND',
+          'This mock does not record usage: start it with --record-usage FILE (MOCK_RECORD_USAGE, or startMock({ recordUsage: FILE })).',
+        )
       return parts.usage.usage()
     },
   }

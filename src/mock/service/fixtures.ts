@@ -102,7 +102,10 @@ function fixtureToLoad(json: unknown, options: LoadFixtureOptions): Fixture {
     const problems = escapingPayloads(json, options.baseDir)
     if (problems.length > 0) throw new FixtureError(source, problems)
   }
-  let fixture = parseFixture(json, source, options.baseDir, { ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }), strict: options.strict === true })
+  let fixture = parseFixture(json, source, options.baseDir, {
+    ...(options.timeZone === undefined ? {} : { timeZone: options.timeZone }),
+    strict: options.strict === true,
+  })
   const rows = options.rows ?? 0
   if (rows > 0) {
     try {
@@ -125,7 +128,10 @@ function escapingPayloads(json: unknown, baseDir: string): FixtureProblem[] {
     if (typeof file !== 'string') return
     const inside = relative(baseDir, resolve(baseDir, file))
     if (isAbsolute(file) || inside.startsWith('..') || isAbsolute(inside)) {
-      problems.push({ path: pointer('attachments', index, 'file'), message: `must be a path inside ${baseDir} (the directory of the mock's fixture), got ${file}` })
+      problems.push({
+        path: pointer('attachments', index, 'file'),
+        message: `must be a path inside ${baseDir} (the directory of the mock's fixture), got ${file}`,
+      })
     }
   })
   return problems

@@ -33,13 +33,17 @@ export function heldLocks(store: Store): HeldLocks {
  */
 function checked(request: LockRequest): { applicationId: string; relationKey: string | null; ids: number[] } {
   const violations: Array<{ pointer: string; keyword: string; message: string }> = []
-  if (typeof request?.applicationId !== 'string' || request.applicationId === '') violations.push({ pointer: '/body/applicationId', keyword: 'type', message: 'must be an application Id' })
+  if (typeof request?.applicationId !== 'string' || request.applicationId === '')
+    violations.push({ pointer: '/body/applicationId', keyword: 'type', message: 'must be an application Id' })
   const key = request?.relationKey ?? null
-  if (key !== null && (typeof key !== 'string' || key === '')) violations.push({ pointer: '/body/relationKey', keyword: 'type', message: 'must be a relation key or null' })
-  if (!Array.isArray(request?.ids) || request.ids.length === 0) violations.push({ pointer: '/body/ids', keyword: 'minItems', message: 'must name at least one row Id' })
-  else request.ids.forEach((id, i) => {
-    if (!Number.isSafeInteger(id) || id < 1) violations.push({ pointer: `/body/ids/${i}`, keyword: 'type', message: 'must be a row Id (a positive integer)' })
-  })
+  if (key !== null && (typeof key !== 'string' || key === ''))
+    violations.push({ pointer: '/body/relationKey', keyword: 'type', message: 'must be a relation key or null' })
+  if (!Array.isArray(request?.ids) || request.ids.length === 0)
+    violations.push({ pointer: '/body/ids', keyword: 'minItems', message: 'must name at least one row Id' })
+  else
+    request.ids.forEach((id, i) => {
+      if (!Number.isSafeInteger(id) || id < 1) violations.push({ pointer: `/body/ids/${i}`, keyword: 'type', message: 'must be a row Id (a positive integer)' })
+    })
   if (violations.length > 0) throw violationsProblem(violations)
   return { applicationId: guidKey(request.applicationId), relationKey: key, ids: request.ids }
 }

@@ -46,7 +46,13 @@ function afterReset(parts: ResetParts, startFixture: Fixture, options: ResetOpti
   // 503 DATA_REPLACED, instead of going on in the new data (a write among them would land there).
   parts.holds.refuseAll('A reset replaced the data')
   const sessions = options.sessions === true ? parts.tokens.clear() : parts.tokens.forgetUsersOtherThan(userIdsOf(startFixture.organization.users))
-  const cleared = { emails: parts.outbox.clear(), faults: parts.rules.faults.clear(), stubs: parts.rules.answers.clear(), requests: parts.journal.clear(), sessions }
+  const cleared = {
+    emails: parts.outbox.clear(),
+    faults: parts.rules.faults.clear(),
+    stubs: parts.rules.answers.clear(),
+    requests: parts.journal.clear(),
+    sessions,
+  }
   return { reset: true, fixture: summarizeFixture(startFixture), cleared, kept: options.sessions === true ? ['clock'] : ['sessions', 'clock'] }
 }
 

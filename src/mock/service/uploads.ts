@@ -69,12 +69,17 @@ export function addAttachments(store: Store, input: UploadInput, uploadLimit: nu
     if (name === '') throw validationProblem([{ pointer: `/body/file/${index}`, keyword: 'filename', message: 'needs a file name' }])
     const content = typeof file.content === 'string' ? new TextEncoder().encode(file.content) : file.content
     if (content.byteLength > uploadLimit) {
-      throw new ProblemError('PAYLOAD_TOO_LARGE', `File ${name} has ${content.byteLength} bytes, more than the upload limit of ${uploadLimit} bytes (--upload-limit).`, { limit: uploadLimit })
+      throw new ProblemError(
+        'PAYLOAD_TOO_LARGE',
+        `File ${name} has ${content.byteLength} bytes, more than the upload limit of ${uploadLimit} bytes (--upload-limit).`,
+        { limit: uploadLimit },
+      )
     }
     return { name, content, mediaType: mediaTypeOf(name, file.mediaType) }
   })
   if (files.length === 0) throw validationProblem([{ pointer: '/body/file', keyword: 'minItems', message: 'must hold at least one file' }])
-  if (files.length > MAX_UPLOAD_FILES) throw validationProblem([{ pointer: '/body/file', keyword: 'maxItems', message: `must hold at most ${MAX_UPLOAD_FILES} files` }])
+  if (files.length > MAX_UPLOAD_FILES)
+    throw validationProblem([{ pointer: '/body/file', keyword: 'maxItems', message: `must hold at most ${MAX_UPLOAD_FILES} files` }])
 
   const fixture = store.fixture
   const applicationId = guidKey(input.applicationId ?? fixture.applications[0]?.id ?? '')
@@ -122,7 +127,17 @@ export function addAttachments(store: Store, input: UploadInput, uploadLimit: nu
       }
     }
     for (const file of files) {
-      out.push(add({ ...base, folderId: target, isFolder: false, name: file.name, mediaType: file.mediaType, content: file.content, description: input.description ?? '' }))
+      out.push(
+        add({
+          ...base,
+          folderId: target,
+          isFolder: false,
+          name: file.name,
+          mediaType: file.mediaType,
+          content: file.content,
+          description: input.description ?? '',
+        }),
+      )
     }
     return out
   })

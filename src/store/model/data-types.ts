@@ -127,7 +127,14 @@ function dateFromText(type: 'Date' | 'DateTime' | 'Time', text: string, timeZone
 /** Milliseconds of a wall-clock DateTime number read as if it were UTC (for arithmetic on wall clocks). */
 export function wallToUtcMs(value: number): number {
   const s = String(value)
-  return Date.UTC(Number(s.slice(0, 4)), Number(s.slice(4, 6)) - 1, Number(s.slice(6, 8)), Number(s.slice(8, 10)), Number(s.slice(10, 12)), Number(s.slice(12, 14)))
+  return Date.UTC(
+    Number(s.slice(0, 4)),
+    Number(s.slice(4, 6)) - 1,
+    Number(s.slice(6, 8)),
+    Number(s.slice(8, 10)),
+    Number(s.slice(10, 12)),
+    Number(s.slice(12, 14)),
+  )
 }
 
 /** The DateTime number of a wall clock held as UTC milliseconds (the inverse of wallToUtcMs). */
@@ -164,7 +171,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>()
 function formatterOf(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone)
   if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
     formatters.set(timeZone, formatter)
   }
   return formatter
