@@ -7,7 +7,8 @@ import { defineConfig } from 'vitest/config'
  * - `slow`: what starts processes (the built command line, the packed package, npm), a browser, a
  *   million rows, or measures growth and the event loop over big inputs: the files and folders
  *   below, each because it does.
- * test/internals/tiers.test.ts holds the fast tier to starting no process.
+ * test/internals/tiers.test.ts holds the fast tier to starting no process. The files that measure
+ * (MEASURED) run apart, after both tiers, one at a time.
  */
 export const SLOW_TIER = [
   // The built command line and its processes.
@@ -42,6 +43,23 @@ export const SLOW_TIER = [
   'test/store/image.test.ts',
 ]
 
+/**
+ * The files that measure how the event loop fares beside big work, or how time grows from n to 8n
+ * (monitorEventLoopDelay, ratios of medians): `npm test` runs them last and one at a time, since a
+ * test file beside them on the other core (a million rows, a browser) stretches what they measure.
+ */
+export const MEASURED = [
+  'test/control/rules-bounds.test.ts',
+  'test/control/stubs.test.ts',
+  'test/http/big-deletes.test.ts',
+  'test/http/big-saves-plan.test.ts',
+  'test/http/error-path.test.ts',
+  'test/http/invalid-bodies.test.ts',
+  'test/http/query-limits.test.ts',
+  'test/proxy/stop.test.ts',
+  'test/state/scale.test.ts',
+]
+
 const ALL = ['test/**/*.test.ts', 'examples/*/test/**/*.test.ts']
 
 /** The test files a glob of SLOW_TIER names: a folder's `.test.ts` files, never its helpers. */
@@ -58,8 +76,10 @@ export default defineConfig({
     // Two cores: run files in parallel but keep the heavy ones (browser, million rows) from starving each other.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'fast', include: ALL, exclude: [...SLOW_TIER, 'examples/**'] } },
-      { extends: true, test: { name: 'slow', include: [...slowInclude(SLOW_TIER), 'examples/*/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'fast', include: ALL, exclude: [...SLOW_TIER, ...MEASURED, 'examples/**'] } },
+      { extends: true, test: { name: 'slow', include: [...slowInclude(SLOW_TIER), 'examples/*/test/**/*.test.ts'], exclude: MEASURED } },
+      // After both, one file at a time: nothing else on the two cores while they measure.
+      { extends: true, test: { name: 'measured', include: MEASURED, sequence: { groupOrder: 1 }, maxWorkers: 1, fileParallelism: false } },
     ],
   },
 })

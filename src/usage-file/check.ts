@@ -24,7 +24,7 @@ const L = USAGE_LIMITS
 const figure = (n: number) => n.toLocaleString('en-US')
 
 /** Reads at most `limit` + 1 bytes of a file: its bytes, or how many there are when more than `limit`. */
-export function readBounded(path: string, limit: number): Buffer | { over: number } {
+export function readBounded(path: string, limit: number): Uint8Array | { over: number } {
   const fd = openSync(path, 'r')
   try {
     const stat = fstatSync(fd)
@@ -63,7 +63,7 @@ export function readUsageText(path: string, label: string): string {
     throw new UsageFileError(
       `${label}: ${figure(read.over)} bytes or more, over the limit of ${figure(L.fileBytes)} bytes (256 MiB) on a usage file's size (see docs/usage.md, Limits)`,
     )
-  return read.toString('utf8')
+  return new TextDecoder().decode(read)
 }
 
 /** The value at a JSON pointer of a parsed file. */

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { SLOW_TIER, slowInclude } from '../../vitest.config.ts'
+import { MEASURED, SLOW_TIER, slowInclude } from '../../vitest.config.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -27,7 +27,7 @@ const STARTS = /\b(startProcess|runToEnd|spawn|spawnSync|execFile|execFileSync|f
 describe('the test tiers', () => {
   const all = testFiles(join(ROOT, 'test'))
   const slow = all.filter((path) => SLOW_TIER.some((glob) => takes(glob, path)))
-  const fast = all.filter((path) => !slow.includes(path))
+  const fast = all.filter((path) => !slow.includes(path) && !MEASURED.includes(path))
 
   it("keep every file of the slow tier's list in the repository", () => {
     for (const glob of SLOW_TIER)
@@ -41,6 +41,14 @@ describe('the test tiers', () => {
     const included = slowInclude(SLOW_TIER)
     for (const glob of included) expect(glob).toMatch(/\.test\.ts$/)
     expect(included).toContain('test/cli/**/*.test.ts')
+  })
+
+  it('run every measuring file (an event loop monitor, a growth ratio) apart, and list only files that measure', () => {
+    const measuring = all.filter(
+      (path) => path !== 'test/internals/tiers.test.ts' && /monitorEventLoopDelay|GROWTH/.test(readFileSync(join(ROOT, path), 'utf8')),
+    )
+    expect(measuring.filter((path) => !MEASURED.includes(path))).toEqual([])
+    expect(MEASURED.filter((path) => !measuring.includes(path))).toEqual([])
   })
 
   it('start no process and no browser in the fast tier', () => {

@@ -33,6 +33,12 @@ const STOP_MS = 2000
  * send before they stop the proxy, so it is still being judged then.
  */
 const CHECK_LIMIT = ['--check-limit', '64']
+/**
+ * A stop that does not wait for the judging thread (the second it grants otherwise): what is left
+ * unjudged at the signal is then known whatever the machine's speed, since the huge page takes
+ * longer to judge than the few requests sent behind it take to pass.
+ */
+const NO_GRACE = { APPDATA_PROXY_STOP_JUDGING_MS: '0' }
 const HUGE = Buffer.from(JSON.stringify(Array.from({ length: 160_000 }, (_, i) => ({ ...validRow(i + 1), Id: `row ${i + 1}` }))))
 
 let target: Awaited<ReturnType<typeof plantedTarget>>
@@ -75,19 +81,11 @@ describe('appdata-kit proxy while it judges a huge answer', () => {
   it('passes other exchanges meanwhile, and on SIGTERM writes every report within 2 s, well formed, counting what was still being judged as stopped', async () => {
     expect(HUGE.length).toBeGreaterThan(38 * 1024 * 1024)
     const files = { report: join(dir, 'stop.json'), junit: join(dir, 'stop.xml'), html: join(dir, 'stop.html'), usage: join(dir, 'stop-usage.json') }
-    const run = await proxy(target.url, [
-      '--product-version',
-      '3.0.19',
-      ...CHECK_LIMIT,
-      '--report',
-      files.report,
-      '--junit',
-      files.junit,
-      '--html',
-      files.html,
-      '--record-usage',
-      files.usage,
-    ])
+    const run = await proxy(
+      target.url,
+      ['--product-version', '3.0.19', ...CHECK_LIMIT, '--report', files.report, '--junit', files.junit, '--html', files.html, '--record-usage', files.usage],
+      NO_GRACE,
+    )
     // One exchange judged before: the reports hold what was judged.
     expect((await getItems(run.url, 'small')).status).toBe(200)
     expect((await report(run)).violations).toEqual([])
@@ -123,7 +121,7 @@ describe('appdata-kit proxy while it judges a huge answer', () => {
 
   it('with --shed-load, counts the exchanges left unjudged without failing the run', async () => {
     const files = { report: join(dir, 'shed.json') }
-    const run = await proxy(target.url, ['--product-version', '3.0.19', ...CHECK_LIMIT, '--report', files.report, '--shed-load'])
+    const run = await proxy(target.url, ['--product-version', '3.0.19', ...CHECK_LIMIT, '--report', files.report, '--shed-load'], NO_GRACE)
     expect((await (await getItems(run.url, 'huge')).arrayBuffer()).byteLength).toBe(HUGE.length)
     const signalled = performance.now()
     run.child.kill('SIGTERM')

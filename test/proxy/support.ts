@@ -17,8 +17,8 @@ export const BIN = join(ROOT, 'bin/appdata-kit.js')
 export const ITEMS = '/ExplorerApi/api/items'
 
 /** The proxy started from the built bin, in front of `target`, on a free port. */
-export async function proxy(target: string, flags: string[] = []): Promise<Started & { url: string }> {
-  const run = await startProcess(process.execPath, [BIN, 'proxy', '--target', target, '--port', '0', ...flags])
+export async function proxy(target: string, flags: string[] = [], env: Record<string, string> = {}): Promise<Started & { url: string }> {
+  const run = await startProcess(process.execPath, [BIN, 'proxy', '--target', target, '--port', '0', ...flags], { env })
   if (run.url === undefined) throw new Error(`the proxy did not start (exit ${run.code}): ${run.stdout}${run.stderr}`)
   return run as Started & { url: string }
 }

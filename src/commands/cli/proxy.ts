@@ -20,6 +20,15 @@ import { USAGE_LIMITS } from '../../usage-file/limits.ts'
 /** After SIGTERM or SIGINT: how long exchanges in flight may take to end, then how long judging may take to catch up (from the signal), in ms. The reports are written right after, well within 2 s. */
 const STOP_IN_FLIGHT_MS = 500
 const STOP_JUDGING_MS = 1000
+/**
+ * The tests' hook on that wait: `APPDATA_PROXY_STOP_JUDGING_MS=0` stops without waiting for the
+ * judging thread, so a test knows what is left unjudged at a stop whatever the machine's speed.
+ * Not a user's flag (a user wants the judgements the second can still give).
+ */
+const stopJudgingMs = (): number => {
+  const given = Number(process.env.APPDATA_PROXY_STOP_JUDGING_MS)
+  return Number.isInteger(given) && given >= 0 && given <= STOP_JUDGING_MS ? given : STOP_JUDGING_MS
+}
 /** How long `GET /__proxy/report` waits for the exchanges that ended before it to be judged, in ms. */
 const REPORT_WAIT_MS = 10_000
 
@@ -264,7 +273,7 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promi
   const signalled = performance.now()
   const writers = import('../proxy/reports.ts')
   await proxy.close(STOP_IN_FLIGHT_MS)
-  await judging.settled(Math.max(0, signalled + STOP_JUDGING_MS - performance.now()))
+  await judging.settled(Math.max(0, signalled + stopJudgingMs() - performance.now()))
   // What is still being judged is counted as stopped at once; the thread ends beside the writing of the
   // reports, and the exit code does not wait for it (a process exit ends it in any case).
   void judging.stop()
