@@ -1,8 +1,54 @@
 import { defineConfig } from 'vitest/config'
 
+/**
+ * Two tiers, both run by `npm test` (the README's command, the whole suite):
+ * - `fast`: the pure rooms and the mock over HTTP in the test's own process; `npm run test:fast`, the
+ *   inner loop (docs/tests.md gives its time).
+ * - `slow`: what starts processes (the built command line, the packed package, npm), a browser, a
+ *   million rows, or measures growth and the event loop over big inputs: the files and folders
+ *   below, each because it does.
+ * test/internals/tiers.test.ts holds the fast tier to starting no process.
+ */
+export const SLOW_TIER = [
+  // The built command line and its processes.
+  'test/cli/**',
+  'test/proxy/**',
+  'test/upgrade/**',
+  'test/usage/**',
+  'test/usage-file/refusals.test.ts',
+  'test/fixtures/rows-older-than-rules.test.ts',
+  'test/http/start-mock.test.ts',
+  'test/http/hostile-load.test.ts',
+  // The packed package, npm and the build.
+  'test/package/**',
+  // A browser.
+  'test/docs/**',
+  'test/console/**',
+  // A million rows.
+  'test/state/scale.test.ts',
+  // Documents generated and typed clients compiled by tools.
+  'test/spec/**',
+  // Big inputs, their growth from n to 8n and the event loop beside them; many generated cases.
+  'test/http/error-path.test.ts',
+  'test/http/invalid-bodies.test.ts',
+  'test/http/big-saves.test.ts',
+  'test/http/big-saves-plan.test.ts',
+  'test/http/robustness.test.ts',
+  'test/http/query-limits.test.ts',
+  'test/control/rules-bounds.test.ts',
+  'test/contracts/deviations.test.ts',
+  'test/document/violations.test.ts',
+  'test/state/snapshot-format.test.ts',
+  'test/store/image.test.ts',
+]
+
+const ALL = ['test/**/*.test.ts', 'examples/*/test/**/*.test.ts']
+
+/** The test files a glob of SLOW_TIER names: a folder's `.test.ts` files, never its helpers. */
+export const slowInclude = (globs: readonly string[]): string[] => globs.map((glob) => (glob.endsWith('/**') ? `${glob}/*.test.ts` : glob))
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     // One fixed fast-check seed for every property (a random one under `npm run fuzz`).
     setupFiles: ['test/helpers/fast-check-setup.ts'],
     // The bundled Chromium is unpacked once, before the browser test files run side by side.
@@ -11,5 +57,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: run files in parallel but keep the heavy ones (browser, million rows) from starving each other.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'fast', include: ALL, exclude: [...SLOW_TIER, 'examples/**'] } },
+      { extends: true, test: { name: 'slow', include: [...slowInclude(SLOW_TIER), 'examples/*/test/**/*.test.ts'] } },
+    ],
   },
 })

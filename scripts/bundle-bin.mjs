@@ -11,7 +11,12 @@ const distRoot = process.argv[2] ?? new URL('../dist/', import.meta.url).pathnam
 const outdir = join(distRoot, 'bin')
 rmSync(outdir, { recursive: true, force: true })
 await build({
-  entryPoints: [new URL('../src/cli/main.ts', import.meta.url).pathname],
+  // The proxy's judging thread is an entry of its own: a worker starts from a file, found beside the
+  // chunk that starts it (src/proxy/judge-thread.ts looks for judge-worker.mjs there).
+  entryPoints: {
+    main: new URL('../src/cli/main.ts', import.meta.url).pathname,
+    'judge-worker': new URL('../src/proxy/judge-worker.ts', import.meta.url).pathname,
+  },
   outdir,
   bundle: true,
   splitting: true,

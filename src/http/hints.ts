@@ -15,11 +15,14 @@ import { decodeRowVersion } from '../store/row-version.ts'
 function timestampHint(request: FastifyRequest, violations: readonly Violation[]): string | undefined {
   for (const violation of violations) {
     if (!violation.pointer.endsWith('/TIMESTAMP') || violation.keyword !== 'type') continue
-    const sent = atPointer(request.body, violation.pointer.slice('/body'.length))
+    // The same fault in many rows is one violation: its first row says what to send.
+    const pointer = (violation.first ?? violation.pointer).slice('/body'.length)
+    const sent = atPointer(request.body, pointer)
     if (typeof sent !== 'string') continue
     const version = decodeRowVersion(sent)
     const what = version === null ? 'a number' : `${version}, the number "${sent}" encodes`
-    return `TIMESTAMP is read as base64 text of the row version (an 8-byte big-endian integer) and sent back as that integer: send ${what} at ${violation.pointer.slice('/body'.length)}.`
+    const others = violation.count === undefined ? '' : ` (and the same in ${violation.count - 1} more rows)`
+    return `TIMESTAMP is read as base64 text of the row version (an 8-byte big-endian integer) and sent back as that integer: send ${what} at ${pointer}${others}.`
   }
   return undefined
 }
@@ -28,7 +31,7 @@ function timestampHint(request: FastifyRequest, violations: readonly Violation[]
 export function validationHint(request: FastifyRequest, entry: OperationEntry, violations: readonly Violation[]): string | undefined {
   const timestamp = timestampHint(request, violations)
   if (timestamp !== undefined) return timestamp
-  if (violations.some((v) => v.pointer === '/headers/workspaceid') && request.headers.domainid !== undefined) {
+  if (violations.some((v) => v.pointer === '/headers/WorkspaceId') && request.headers.domainid !== undefined) {
     return 'Release 3.0 renamed the Domain Id to Workspace Id: send the Workspace Id in the WorkspaceId header (a Domain Id from before 3.0 is not valid).'
   }
   if (entry.operationId === 'generateRowLink' && violations.some((v) => v.pointer === '/body/relationKey')) {
@@ -36,6 +39,9 @@ export function validationHint(request: FastifyRequest, entry: OperationEntry, v
   }
   if (entry.operationId === 'listNearMisses' && violations.some((v) => v.pointer === '/query/match' && v.keyword === 'required')) {
     return 'Near misses are the journaled requests closest to a pattern: give one in match, as URL-encoded JSON such as {"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}; GET /__mock/requests lists every request.'
+  }
+  if (entry.operationId === 'setFaults' && Array.isArray(request.body) && violations.some((v) => v.pointer === '/body' && v.keyword === 'type')) {
+    return 'The fault rules go in an object: send { "rules": [...] } (and "seed" for rates drawn the same way each run), not a bare array.'
   }
   const contentType = String(request.headers['content-type'] ?? '')
   if (entry.operationId.startsWith('signIn') && entry.operationId !== 'signInLegacy' && /json/i.test(contentType)) {

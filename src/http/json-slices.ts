@@ -1,18 +1,18 @@
 /**
- * A large JSON body read without stopping the mock: a body of `slicing.bodyChars` or more whose
- * top level is an object with a `Rows` array (a save or delete of many rows) is scanned for the
- * array's element boundaries and parsed a slice of elements at a time, yielding to the event loop
- * between slices, so the small requests beside it keep being answered.
+ * A large JSON body read without stopping the mock: a body of `slicing.bodyChars` or more is
+ * scanned for its big arrays (a save's or a delete's rows, a list of Ids, at whatever depth) and
+ * their element boundaries, and each is parsed a slice of elements at a time, yielding to the event
+ * loop between slices, so the small requests beside it keep being answered.
  *
  * The value is exactly `JSON.parse(text)`'s: each slice is parsed by `JSON.parse` itself and the
- * elements are put back in order under the object parsed with an empty `Rows`. Whenever the text is
- * not what the scanner fully understands (not an object, `Rows` twice or spelled with an escape, a
- * slice that does not parse, an empty element, anything after the object), it answers `undefined`
- * and the caller parses the whole text as before: a malformed body gets the same error, with the
- * same position, as it always did.
+ * elements are put back in order into the value parsed with those arrays empty. Whenever the text is
+ * not what the scanner fully understands (not an object or array, a member named with an escape, two
+ * big arrays at one place, a slice that does not parse, an empty element, anything after the value),
+ * it answers `undefined` and the caller parses the whole text as before: a malformed body gets the
+ * same error, with the same position, as it always did.
  */
 
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isJsonSpace } from '../wire/json-codes.ts'
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isJsonSpace } from '../wire/json-codes.ts'
 
 /**
  * When a big body is read and checked in slices. `bodyChars`: bodies this long (characters) or
@@ -22,10 +22,35 @@ import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OB
  * (operations/save-items.ts, `Store.saveInSlices`). The tests change them to compare the sliced
  * path's answers with the whole path's on the same bodies.
  */
-export const slicing = { bodyChars: 1 << 20, sliceChars: 1 << 20, checkRows: 2048, sliceRows: 256, planMs: 8 }
+export const slicing = { bodyChars: 1 << 18, sliceChars: 1 << 20, checkRows: 512, sliceRows: 256, planMs: 8 }
 
 /** One turn of the event loop for everything else waiting (answers, timers, other requests). */
 export const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/**
+ * Runs work that may pause (a generator that yields where a slice of it may end) to its end, in
+ * slices of about `sliceMs` with a turn of the event loop between them: a big save's values and
+ * answer (operations/save-items.ts).
+ */
+export async function runInSlices<T>(work: Generator<void, T, void>, sliceMs = slicing.planMs): Promise<T> {
+  for (;;) {
+    const until = performance.now() + sliceMs
+    for (;;) {
+      const step = work.next()
+      if (step.done === true) return step.value
+      if (performance.now() >= until) break
+    }
+    await yieldTurn()
+  }
+}
+
+/** Runs work that may pause to its end at once (a small body: no slice would end). */
+export function runAtOnce<T>(work: Generator<void, T, void>): T {
+  for (;;) {
+    const step = work.next()
+    if (step.done === true) return step.value
+  }
+}
 
 
 /** The index of the quote that closes the string opened at `open`, or -1. */
@@ -40,113 +65,161 @@ function stringEnd(text: string, open: number): number {
   return -1
 }
 
-/** Where the top-level `Rows` array lies: its brackets and the commas cut between its slices. */
-interface RowsLayout {
+/** A big array of the text: its brackets, the commas cut between its slices, and where it is in the value. */
+interface CutArray {
   open: number
   close: number
   cuts: number[]
+  path: Array<string | number>
 }
 
-/** Scans `text` (yielding now and then) for the top-level `Rows` array; undefined when the text is not a plain object with one. */
-async function scanRows(text: string): Promise<RowsLayout | undefined> {
+/** A container open while scanning: an object (the name of its member being read) or an array (its element's index and cuts). */
+interface Frame {
+  array: boolean
+  open: number
+  path: Array<string | number>
+  /** Objects: whether the next string names a member; the name read last. */
+  expectName: boolean
+  name: string | undefined
+  /** Arrays: the index of the element being read, the commas cut so far, where the next cut may fall. */
+  index: number
+  cuts: number[]
+  nextCut: number
+}
+
+/**
+ * Scans `text` (yielding now and then) for its big arrays: every array longer than a slice, with
+ * the commas between its elements cut about `sliceChars` apart, none inside another (the outermost
+ * is cut; what an element holds is parsed with it). Undefined when the text is not one JSON object
+ * or array the scanner fully reads (a big array under a member named `__proto__`, two big arrays at
+ * one place, anything after the value) or has no big array: then it is parsed whole.
+ */
+async function scanArrays(text: string): Promise<CutArray[] | undefined> {
   const length = text.length
-  let i = 0
-  while (i < length && isJsonSpace(text.charCodeAt(i))) i++
-  if (text.charCodeAt(i) !== OPEN_OBJECT) return undefined
-  let depth = 0
-  // Whether the next string at depth 1 names a member (after the object's `{` or a `,` between members).
-  let expectName = false
-  let open = -1
-  let close = -1
-  const cuts: number[] = []
-  let nextCut = 0
   const sliceChars = slicing.sliceChars
   let nextYield = sliceChars
+  const stack: Frame[] = []
+  const found: CutArray[] = []
+  let i = 0
+  while (i < length && isJsonSpace(text.charCodeAt(i))) i++
+  const first = text.charCodeAt(i)
+  if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) return undefined
   for (; i < length; i++) {
     if (i >= nextYield) {
       nextYield = i + sliceChars
       await yieldTurn()
     }
     const c = text.charCodeAt(i)
+    const top = stack[stack.length - 1]
     if (c === QUOTE) {
       const end = stringEnd(text, i)
       if (end === -1) return undefined
-      if (depth === 1 && expectName) {
-        // A member name of the top-level object.
-        expectName = false
-        let after = end + 1
-        while (after < length && isJsonSpace(text.charCodeAt(after))) after++
-        if (text.charCodeAt(after) !== COLON) return undefined
-        const name = text.slice(i + 1, end)
-        if (name.includes('\\')) return undefined
-        if (name === 'Rows') {
-          if (open !== -1) return undefined
-          let value = after + 1
-          while (value < length && isJsonSpace(text.charCodeAt(value))) value++
-          if (text.charCodeAt(value) !== OPEN_ARRAY) return undefined
-          open = value
-          nextCut = open + sliceChars
-          depth = 2
-          i = value
-          continue
+      if (top !== undefined && !top.array && top.expectName) {
+        let name = text.slice(i + 1, end)
+        if (name.includes('\\')) {
+          // An escaped name is the name JSON.parse makes of it (or the text is no JSON: parsed whole, to say where).
+          try {
+            name = JSON.parse(text.slice(i, end + 1)) as string
+          } catch {
+            return undefined
+          }
         }
-        i = after
-        continue
+        top.name = name
+        top.expectName = false
       }
       i = end
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      depth++
-      if (depth === 1) expectName = true
+      const path = top === undefined ? [] : [...top.path, top.array ? top.index : (top.name as string)]
+      stack.push({ array: c === OPEN_ARRAY, open: i, path, expectName: c === OPEN_OBJECT, name: undefined, index: 0, cuts: [], nextCut: i + sliceChars })
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      depth--
-      if (depth === 1 && open !== -1 && close === -1) {
-        if (c !== CLOSE_ARRAY) return undefined
-        close = i
-      } else if (depth === 0) {
-        // The object's end: nothing but white space may follow.
+      const frame = stack.pop()
+      if (frame === undefined || frame.array !== (c === CLOSE_ARRAY)) return undefined
+      // Inner arrays close first: an outer big array takes the place of those inside it.
+      if (frame.array && frame.cuts.length > 0) {
+        // `__proto__` names an own member in JSON.parse's value, but an assignment would reach the prototype.
+        if (frame.path.includes('__proto__')) return undefined
+        while (found.length > 0 && (found[found.length - 1] as CutArray).open > frame.open) found.pop()
+        found.push({ open: frame.open, close: i, cuts: frame.cuts, path: frame.path })
+      }
+      if (stack.length === 0) {
+        // The value's end: nothing but white space may follow.
         for (let j = i + 1; j < length; j++) if (!isJsonSpace(text.charCodeAt(j))) return undefined
-        return open !== -1 && close !== -1 ? { open, close, cuts } : undefined
-      } else if (depth < 0) return undefined
-    } else if (c === COMMA && depth === 1) {
-      expectName = true
-    } else if (c === COMMA && depth === 2 && close === -1 && open !== -1 && i >= nextCut) {
-      cuts.push(i)
-      nextCut = i + sliceChars
+        return found.length === 0 || hasTwinPaths(found) ? undefined : found
+      }
+    } else if (c === COMMA && top !== undefined) {
+      if (!top.array) top.expectName = true
+      else {
+        top.index++
+        if (i >= top.nextCut) {
+          top.cuts.push(i)
+          top.nextCut = i + sliceChars
+        }
+      }
     }
   }
   return undefined
 }
 
+/** Whether two big arrays sit at one place (a member named twice): `JSON.parse` keeps the last, the slices would join both. */
+function hasTwinPaths(found: readonly CutArray[]): boolean {
+  const seen = new Set<string>()
+  for (const { path } of found) {
+    const key = JSON.stringify(path)
+    if (seen.has(key)) return true
+    seen.add(key)
+  }
+  return false
+}
+
+/** The value at `path` in `root`, or undefined. */
+function valueAtPath(root: unknown, path: ReadonlyArray<string | number>): unknown {
+  let node = root
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined
+    node = (node as Record<string | number, unknown>)[key]
+  }
+  return node
+}
+
 /**
- * `JSON.parse(text)` for a large body whose top level is an object with a `Rows` array, a slice of
- * rows at a time with a turn of the event loop between slices; `undefined` when the text is not
- * that (then parse it whole: the same value or the same error).
+ * `JSON.parse(text)` for a large body with big arrays (the rows of a save or a delete, the Ids of a
+ * row link, at whatever depth): the text with every big array emptied is parsed first, then each
+ * big array a slice of elements at a time with a turn of the event loop between slices, its elements
+ * put back in order. `undefined` when the text is not that (then parse it whole: the same value or
+ * the same error, with its position).
  */
-export async function parseRowsInSlices(text: string): Promise<unknown> {
-  const layout = await scanRows(text)
-  if (layout === undefined) return undefined
-  const { open, close, cuts } = layout
-  let outer: { Rows?: unknown }
+export async function parseArraysInSlices(text: string): Promise<unknown> {
+  const arrays = await scanArrays(text)
+  if (arrays === undefined) return undefined
+  const skeleton: string[] = []
+  let from = 0
+  for (const { open, close } of arrays) {
+    skeleton.push(text.slice(from, open + 1))
+    from = close
+  }
+  skeleton.push(text.slice(from))
+  let root: unknown
   try {
-    outer = JSON.parse(`${text.slice(0, open + 1)}${text.slice(close)}`) as { Rows?: unknown }
+    root = JSON.parse(skeleton.join(''))
   } catch {
     return undefined
   }
-  if (outer === null || typeof outer !== 'object' || !Array.isArray(outer.Rows) || outer.Rows.length !== 0) return undefined
-  const rows: unknown[] = []
-  const bounds = [open, ...cuts, close]
-  for (let k = 0; k + 1 < bounds.length; k++) {
-    await yieldTurn()
-    let slice: unknown[]
-    try {
-      slice = JSON.parse(`[${text.slice((bounds[k] as number) + 1, bounds[k + 1])}]`) as unknown[]
-    } catch {
-      return undefined
+  for (const { open, close, cuts, path } of arrays) {
+    const target = valueAtPath(root, path)
+    if (!Array.isArray(target) || target.length !== 0) return undefined
+    const bounds = [open, ...cuts, close]
+    for (let k = 0; k + 1 < bounds.length; k++) {
+      await yieldTurn()
+      let slice: unknown[]
+      try {
+        slice = JSON.parse(`[${text.slice((bounds[k] as number) + 1, bounds[k + 1])}]`) as unknown[]
+      } catch {
+        return undefined
+      }
+      // `[a,,b]` or `[a,]` cut at a comma would leave a slice with nothing in it.
+      if (slice.length === 0) return undefined
+      for (const element of slice) target.push(element)
     }
-    // `[a,,b]` or `[a,]` cut at a comma would leave a slice with nothing in it.
-    if (slice.length === 0) return undefined
-    for (const row of slice) rows.push(row)
   }
-  outer.Rows = rows
-  return outer
+  return root
 }

@@ -1,11 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
-import { ProblemError, type Violation } from '../errors.ts'
-import { atPointer, requestBodyOf, resolveRef, type OperationEntry } from '../document/reader.ts'
-import { isObject } from '../document/json.ts'
-import { requestSchemas, validatorsFor } from '../document/validators.ts'
-import { slicing, yieldTurn } from './json-slices.ts'
-import { describeViolations } from '../document/violations.ts'
+import { requestBodyOf, type OperationEntry } from '../document/reader.ts'
+import { validatorsFor, type BodyCheck } from '../document/validators.ts'
+import { dropEchoes, ViolationTally, violationsProblem } from '../document/violations.ts'
+import { bigArrays, checkInSlices, unknownMember, type Alternative } from './check-in-slices.ts'
 import type { RouteStep } from './steps.ts'
 import { bodyAlternatives, closestAlternative, validationHint } from './hints.ts'
 
@@ -37,96 +35,70 @@ export function routeMethod(entry: OperationEntry): Uppercase<OperationEntry['me
   return entry.method.toUpperCase() as Uppercase<OperationEntry['method']>
 }
 
-/** An unknown member as the violation a strict schema reports. */
-function unknownMember(pointer: string): Violation {
-  return { pointer, keyword: 'additionalProperties', message: 'must NOT have additional properties' }
-}
-
-/** Checking goes on past a slice of rows (`slicing.sliceRows`) until this long (ms) has passed, then yields a turn of the event loop. */
-const SLICE_MS = 8
-
-/** Schema keywords that say nothing about how many rows, or which together, a body may hold. */
-const PLAIN_OBJECT_KEYWORDS = new Set(['type', 'title', 'description', 'required', 'properties', 'additionalProperties', 'example', 'examples'])
-const PLAIN_ROWS_KEYWORDS = new Set(['type', 'title', 'description', 'items', 'minItems', 'example', 'examples'])
-
-/**
- * Whether a body schema can be checked a slice of `Rows` at a time: an object whose `Rows` is an
- * array of items checked each on its own (at most `minItems: 1`: every slice has a row). Then the
- * body is valid exactly when each slice, with the body's other members, is.
- */
-export function rowsSliceable(document: OpenAPIObject, pointer: string): boolean {
-  const { node: schema } = resolveRef(document, atPointer(document, pointer))
-  if (!isObject(schema) || schema.type !== 'object' || !Object.keys(schema).every((key) => PLAIN_OBJECT_KEYWORDS.has(key))) return false
-  if (!isObject(schema.properties) || schema.properties.Rows === undefined) return false
-  const { node: rows } = resolveRef(document, schema.properties.Rows)
-  if (!isObject(rows) || rows.type !== 'array' || !Object.keys(rows).every((key) => PLAIN_ROWS_KEYWORDS.has(key))) return false
-  return rows.minItems === undefined || (typeof rows.minItems === 'number' && rows.minItems <= 1)
-}
-
-/**
- * Whether a body with many rows passes the body schema, checked a slice of rows at a time (each
- * slice with the body's other members) with a turn of the event loop between slices, so a big
- * save does not stop the mock. False as soon as a slice does not pass: the caller then checks the
- * whole request as always, so every refusal (its violations, pointers and hint) stays the same.
- */
-async function bodyPassesInSlices(body: { Rows: unknown[] }, passes: (body: unknown) => boolean): Promise<boolean> {
-  const rows = body.Rows
-  const size = slicing.sliceRows
-  let begun = performance.now()
-  for (let from = 0; from < rows.length; from += size) {
-    if (!passes({ ...body, Rows: rows.slice(from, from + size) })) return false
-    if (performance.now() - begun >= SLICE_MS) {
-      await yieldTurn()
-      begun = performance.now()
-    }
-  }
-  return true
-}
-
 /**
  * The step that checks a request against its operation in the document: headers, query, path and
  * body, every violation in one 400 `VALIDATION` problem. The validators are compiled here, when the
  * route is added, so a schema Ajv cannot compile stops start-up naming the operation, instead of
- * failing its first request. A body of `slicing.checkRows` rows or more is checked a slice at a
- * time (`bodyPassesInSlices`); one that does not pass is checked whole, as any other.
+ * failing its first request. A body with big arrays (`slicing.checkRows` elements or more: a save's
+ * or a delete's rows) is checked a slice at a time (check-in-slices.ts), whether it passes or not,
+ * when its schema judges those arrays an element at a time. The violations go through the one
+ * pipeline (src/document/violations.ts: echoes dropped, merged, ranked, capped), so a body of
+ * any size within the limits gets a short 400 in time linear in its size.
  */
 export function requestCheck(document: OpenAPIObject, entry: OperationEntry, options: RequestCheckOptions = {}): RouteStep {
   let validate: ReturnType<ReturnType<typeof validatorsFor>['requestValidator']>
   let withoutBody: typeof validate | undefined
-  let bodyPasses: ((body: unknown) => boolean) | undefined
+  let alternatives: Alternative[] = []
+  const body = options.skipBody === true ? undefined : requestBodyOf(document, entry)
+  const shapes = body === undefined ? [] : bodyAlternatives(document, body.schemaPointer)
   try {
     const validators = validatorsFor(document)
     validate = validators.requestValidator(entry, { skipBody: options.skipBody === true })
-    const bodyPointer = options.skipBody === true ? undefined : requestSchemas(document, entry).bodyPointer
-    if (bodyPointer !== undefined && rowsSliceable(document, bodyPointer)) {
+    if (body !== undefined) {
       withoutBody = validators.requestValidator(entry, { skipBody: true })
-      bodyPasses = validators.schemaAt(bodyPointer)
+      // The alternatives' checks are compiled at the first big body that needs them (a save has none: its own is precompiled).
+      const pointers = shapes.length > 0 ? shapes : [body.schemaPointer]
+      alternatives = pointers.map((pointer) => {
+        let check: BodyCheck | undefined
+        return { pointer, check: (value: unknown) => (check ??= validators.bodyCheck(pointer))(value) }
+      })
+      if (shapes.length === 0) validators.bodyCheck(body.schemaPointer)
     }
   } catch (error) {
     throw new Error(`operation ${entry.operationId} (${routeMethod(entry)} ${entry.path}): its request schema does not compile: ${(error as Error).message}`, { cause: error })
   }
   const { prepare, unknownInput } = options
-  const body = options.skipBody === true ? undefined : requestBodyOf(document, entry)
-  const alternatives = body === undefined ? [] : bodyAlternatives(document, body.schemaPointer)
-  const judge = (request: FastifyRequest, found: ReturnType<typeof validate>): void => {
-    const all = unknownInput === undefined ? [...found.violations, ...found.unknownMembers.map(unknownMember)] : found.violations
-    if (all.length > 0) {
-      const violations = closestAlternative(document, alternatives, request.body, all)
-      const hint = validationHint(request, entry, violations)
-      throw new ProblemError('VALIDATION', describeViolations(violations), hint === undefined ? { violations } : { violations, hint })
+  /** Refuses with every violation gathered (merged, ranked, capped), or hands on the unknown input the lenient mock accepts. */
+  const judge = (request: FastifyRequest, violations: ViolationTally, members: ViolationTally, unknownParameters: string[]): void => {
+    // Strict mode (no unknownInput) refuses unknown members.
+    if (unknownInput === undefined) violations.add(members.summary(Infinity).violations)
+    if (violations.size > 0) {
+      const summary = violations.summary()
+      const hint = validationHint(request, entry, summary.violations)
+      throw violationsProblem(summary, 'VALIDATION', hint === undefined ? {} : { hint })
     }
-    if (found.unknownMembers.length + found.unknownParameters.length > 0) {
-      unknownInput?.(request, { members: found.unknownMembers, parameters: found.unknownParameters })
-    }
+    const unknownMembers = members.summary().violations.map((v) => v.pointer)
+    if (unknownMembers.length + unknownParameters.length > 0) unknownInput?.(request, { members: unknownMembers, parameters: unknownParameters })
+  }
+  /** The whole request at once: what every request but a big body gets. */
+  const whole = (request: FastifyRequest): void => {
+    const found = validate(request)
+    const violations = new ViolationTally()
+    const members = new ViolationTally()
+    members.add(found.unknownMembers.map(unknownMember))
+    if (found.violations.length > 0) violations.add(dropEchoes(closestAlternative(document, shapes, request.body, found.violations), { value: request.body, prefix: '/body' }))
+    judge(request, violations, members, found.unknownParameters)
   }
   return (request) => {
     prepare?.(request)
-    const sent = request.body as { Rows?: unknown } | null | undefined
-    if (bodyPasses !== undefined && withoutBody !== undefined && isObject(sent) && Array.isArray(sent.Rows) && sent.Rows.length >= slicing.checkRows) {
-      const rest = withoutBody
-      const passes = bodyPasses
-      return bodyPassesInSlices(sent as { Rows: unknown[] }, passes).then((ok) => judge(request, ok ? rest(request) : validate(request)))
-    }
-    judge(request, validate(request))
+    const arrays = withoutBody === undefined ? [] : bigArrays(request.body)
+    if (arrays.length === 0 || withoutBody === undefined) return whole(request)
+    const rest = withoutBody(request)
+    return checkInSlices(document, request.body, arrays, alternatives).then((sliced) => {
+      // Arrays no alternative judges an element at a time: checked whole, as any other body.
+      if (sliced === undefined) return whole(request)
+      sliced.violations.add(rest.violations)
+      judge(request, sliced.violations, sliced.members, rest.unknownParameters)
+    })
   }
 }

@@ -115,7 +115,8 @@ export interface Journal {
    * Resolves once every exchange begun before the call is recorded or abandoned (the journal's
    * `abandoned` says so: a connection closed with no answer; `recordAbandoned` then records it),
    * or after `timeoutMs`: the journal records an exchange after its answer went out, so a client
-   * may hold the answer a moment before the journal holds the request.
+   * may hold the answer a moment before the journal holds the request. Waits on events: each
+   * exchange's end (`finish`), its connection's close (`whenClosed`), the deadline.
    */
   settled(timeoutMs: number): Promise<void>
   /** Forgets every entry, and every exchange in flight (they are not recorded when they end); returns how many entries there were. */
@@ -133,6 +134,8 @@ export function createJournal(options: {
   abandoned?: (token: object) => boolean
   /** Records an exchange `abandoned` found (which finishes it); without it, the exchange is only forgotten. */
   recordAbandoned?: (token: object) => void
+  /** Calls `then` when the exchange's connection closes; answers what stops listening. Asked only for exchanges a `settled` waits on. */
+  whenClosed?: (token: object, then: () => void) => () => void
 }): Journal {
   const { capacity, bodyLimit } = options
   // Asked only while an assertion waits, or when many exchanges are in flight, so no exchange pays
@@ -153,10 +156,18 @@ export function createJournal(options: {
   // giving up on requests the mock answers without a rule cannot make it grow.
   let sweepAt = SWEEP_MIN
 
+  // `settled` calls waiting for exchanges to end: each resolves when its last one ends (or at its deadline).
+  const waiters = new Set<Waiter>()
+  const ended = (token: object): void => {
+    for (const waiter of waiters) {
+      if (waiter.waiting.delete(token) && waiter.waiting.size === 0) waiter.done()
+    }
+  }
   const giveUp = (token: object): void => {
     if (!inFlight.has(token)) return
     if (options.recordAbandoned !== undefined) options.recordAbandoned(token)
     inFlight.delete(token)
+    ended(token)
   }
   const sweep = (): void => {
     for (const token of inFlight) if (abandoned(token)) giveUp(token)
@@ -227,27 +238,44 @@ export function createJournal(options: {
     },
     finish(token) {
       inFlight.delete(token)
+      ended(token)
       return !beforeClear.has(token)
     },
     get inFlight() {
       return inFlight.size
     },
     settled(timeoutMs) {
-      const waiting = [...inFlight].filter((token) => !notAwaited.has(token))
-      if (waiting.length === 0) return Promise.resolve()
-      const deadline = Date.now() + timeoutMs
+      const waiting = new Set([...inFlight].filter((token) => !notAwaited.has(token)))
+      for (const token of waiting) {
+        if (!abandoned(token)) continue
+        giveUp(token)
+        waiting.delete(token)
+      }
+      if (waiting.size === 0) return Promise.resolve()
       return new Promise((resolve) => {
-        const check = (): void => {
-          for (const token of waiting) if (inFlight.has(token) && abandoned(token)) giveUp(token)
-          if (waiting.every((token) => !inFlight.has(token))) resolve()
-          else if (Date.now() < deadline) setTimeout(check, 1)
-          else {
-            // Still there after the wait: slow on purpose (a latency fault), or never to finish; either way not waited for again.
-            for (const token of waiting) notAwaited.add(token)
+        const unsubscribe: Array<() => void> = []
+        const waiter: Waiter = {
+          waiting,
+          done: () => {
+            clearTimeout(timer)
+            waiters.delete(waiter)
+            for (const stop of unsubscribe) stop()
             resolve()
-          }
+          },
         }
-        check()
+        waiters.add(waiter)
+        // A client that closes with no answer ends its exchange when it closes: its close is the event waited on.
+        for (const token of waiting) {
+          const stop = options.whenClosed?.(token, () => {
+            if (inFlight.has(token) && abandoned(token)) giveUp(token)
+          })
+          if (stop !== undefined) unsubscribe.push(stop)
+        }
+        const timer = setTimeout(() => {
+          // Still there after the wait: slow on purpose (a latency fault), or never to finish; either way not waited for again.
+          for (const token of waiting) notAwaited.add(token)
+          waiter.done()
+        }, timeoutMs)
       })
     },
     clear() {
@@ -258,18 +286,26 @@ export function createJournal(options: {
       recorded = 0
       for (const token of inFlight) beforeClear.add(token)
       inFlight.clear()
+      // Nothing in flight is waited for any more.
+      for (const waiter of [...waiters]) waiter.done()
       sweepAt = SWEEP_MIN
       return cleared
     },
   }
 }
 
+/** A `settled` call waiting: the exchanges it still waits for, and what ends the wait. */
+interface Waiter {
+  waiting: Set<object>
+  done: () => void
+}
+
 /** In-flight exchanges that make `begin` look for abandoned ones (and at least twice as many as remain after a look). */
 const SWEEP_MIN = 1024
 
 /**
- * The longest stretch of a journal query between two turns of the event loop, ms. Shorter than a
- * rule's slice (pattern.ts's SLICE_MS, 8): a query is a test's control call that may run for
+ * The longest stretch of a journal query between two turns of the event loop, ms. Shorter than
+ * pattern.ts's default slice (SLICE_MS, 8), as the answer rules' is (table.ts's MATCH_SLICE_MS): a query is a test's control call that may run for
  * seconds over a full journal, and an API request beside it crosses about two turns of the loop,
  * so it waits about two slices (measured with one client at a time: a small Get Items took 2.4 ms
  * beside an idle loop, 17.7 ms beside 8 ms slices, 5.3 ms beside 2 ms ones). A turn costs microseconds.

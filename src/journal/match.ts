@@ -4,8 +4,8 @@
  * rules use); this file holds a journal record up to it, checks a `match` that came as text, and
  * says what differs without showing secrets.
  */
-import { ProblemError, type Violation } from '../errors.ts'
-import { describeViolations } from '../document/violations.ts'
+import type { Violation } from '../errors.ts'
+import { violationsProblem } from '../document/violations.ts'
 import { compileRequestPattern, type CompiledRequestPattern, type Difference, type RequestMatch, type RequestSubject } from '../rules/pattern.ts'
 import { isSecretName, redactValue, REDACTED } from './redact.ts'
 
@@ -70,7 +70,7 @@ export function compileQuery(query: RequestQuery, at: string): CompiledRequestPa
     if (compiled.ok) return compiled.pattern
     violations.push(...compiled.violations)
   }
-  throw new ProblemError('VALIDATION', describeViolations(violations), { violations })
+  throw violationsProblem(violations)
 }
 
 /** The `match` query parameter: URL-decoded already, JSON here; refused naming `/query/match` when it is not JSON. */
@@ -80,7 +80,7 @@ export function parseMatchParameter(text: string | undefined): RequestMatch | un
     return JSON.parse(text) as RequestMatch
   } catch (error) {
     const violations: Violation[] = [{ pointer: '/query/match', keyword: 'json', message: `is not JSON (${(error as Error).message}); send a rule's match object, URL-encoded` }]
-    throw new ProblemError('VALIDATION', describeViolations(violations), { violations })
+    throw violationsProblem(violations)
   }
 }
 

@@ -8,10 +8,9 @@ import { inRange, LATEST_VERSION, normalizeVersion } from '../../spec/versions.t
 import { DEFAULT_MAX_SESSIONS } from '../http/auth/tokens.ts'
 import { DEVIATION_NAMES, isDeviationName } from '../deviate/deviation-names.ts'
 import { packageFile } from '../package-root.ts'
+import { STATE_SYNC_MODES, type StateSync } from '../state/sync-modes.ts'
 
-/** `never`: the change log is written before each answer, left to the system (survives a killed process); `always`: flushed to the disk too (survives a power loss). */
-export const STATE_SYNC_MODES = ['never', 'always'] as const
-export type StateSync = (typeof STATE_SYNC_MODES)[number]
+export { STATE_SYNC_MODES, type StateSync }
 
 /** Everything the mock can be told at start; `startMock()` takes the same fields. */
 export interface MockConfig {
@@ -228,8 +227,8 @@ export const MOCK_FLAGS: FlagSpec[] = [
   flag('--fixture <path>', 'fixture file (JSON Schema: fixtures/fixture.schema.json of the package)', ['MOCK_FIXTURE'], "the package's fixtures/default.json"),
   flag('--rows <n>', "add n generated master rows, each with 2 detail rows, to the fixture's first application", ['MOCK_ROWS'], '0'),
   flag('--seed <n>', 'seed of the generated rows (same seed, same rows)', ['MOCK_SEED'], '1'),
-  flag('--state-file <file>', 'keep the data in this file: restored from it at start when it exists (instead of --fixture and --rows); every change is logged beside it (FILE.log) before it is answered, the file rewritten at every interval with changes and at stop', ['MOCK_STATE_FILE']),
-  flag('--state-interval <seconds>', 'seconds between rewrites of --state-file (its change log starts again then)', ['MOCK_STATE_INTERVAL'], '30'),
+  flag('--state-file <file>', 'keep the data in this file (a snapshot by column): restored from it at start when it exists (instead of --fixture and --rows); every change is logged beside it (FILE.log) before it is answered, the snapshot written again at every interval with changes (in slices, while the mock serves) and at stop', ['MOCK_STATE_FILE']),
+  flag('--state-interval <seconds>', 'seconds between snapshots of --state-file (its change log starts again then)', ['MOCK_STATE_INTERVAL'], '30'),
   flag('--state-sync <mode>', "never: each change is written to --state-file's change log before it is answered (survives a killed process); always: flushed to the disk too (survives a power loss)", ['MOCK_STATE_SYNC'], 'never'),
   repeatable(flag('--allowed-host <name>', 'answer requests for this host name too, besides localhost and loopback addresses (repeatable; .example.test for subdomains too, * for any); other Host headers get 403', ['MOCK_ALLOWED_HOSTS'], 'none'), allowedHostNames),
   flag('--record-usage <file>', 'record what clients use of the API (operations, query options, fields and types, never values or secrets) and write it to this file at stop; GET /__mock/usage reads it live', ['MOCK_RECORD_USAGE']),

@@ -11,7 +11,9 @@ import type { RunningMock, StartOptions } from './running-mock.ts'
 import { createClient } from '../client/client.ts'
 import { httpTransport } from '../client/transport.ts'
 import { serverTls } from './tls.ts'
-import { keepStateFile, readStateFile } from './state-file.ts'
+import { readState } from '../state/restore.ts'
+import { keepState } from '../state/keeper.ts'
+import { yieldTurn } from '../http/json-slices.ts'
 
 export type { StartOptions }
 
@@ -45,8 +47,8 @@ export async function startMock(options: StartOptions = {}): Promise<LaunchedMoc
   const clock = createClock(deps?.now)
   const base = deps ?? systemDeps(clock)
   const tls = await serverTls(config)
-  // With a state file that exists, its data instead (saved rows included, its change log replayed).
-  const restored = config.stateFile === undefined ? undefined : readStateFile(config.stateFile, { ...base, now: clock.now }, config.timeZone)
+  // With a state file that exists, its data instead (its change log is replayed once the store is built).
+  const restored = config.stateFile === undefined ? undefined : readState(config.stateFile, config.timeZone)
   const app = await buildApp(config, restored?.fixture ?? prepareFixture(config, fixtureData), {
     ...base,
     now: clock.now,
@@ -57,8 +59,21 @@ export async function startMock(options: StartOptions = {}): Promise<LaunchedMoc
   let state
   try {
     // Before listening: a state file that cannot be written stops the start.
-    state = config.stateFile === undefined ? undefined : keepStateFile(app, config.stateFile, { intervalSeconds: config.stateInterval, sync: config.stateSync, restored })
+    state =
+      config.stateFile === undefined
+        ? undefined
+        : keepState(app.store, config.stateFile, {
+            intervalSeconds: config.stateInterval,
+            sync: config.stateSync,
+            restored,
+            ...(config.timeZone === undefined ? {} : { timeZone: config.timeZone }),
+            log: { info: (message) => app.log.info(message), warn: (message) => app.log.warn(message), error: (message) => app.log.error(message) },
+            pause: yieldTurn,
+          })
+    // Replayed changes or a converted file: a reset returns to the data as the start wrote it anew.
+    if (state?.startFixture !== undefined) app.startData.fixture = state.startFixture
   } catch (error) {
+    restored?.snapshot?.close()
     await app.close()
     throw error
   }

@@ -4,7 +4,7 @@ import { parseConfig } from './config.ts'
 import { startMock, type LaunchedMock } from './mock.ts'
 import { PACKAGE_VERSION } from '../package-root.ts'
 import { ConfigError, EXIT, exitWith } from '../cli-base/exit.ts'
-import { changeLogPath } from './state-file.ts'
+import { changeLogPath } from '../state/change-log.ts'
 import { drainStdout, flushStdout, logsJson } from './logging.ts'
 
 /** How long a stop waits for requests in flight before it closes every connection and exits anyway. */

@@ -4,6 +4,10 @@ import { isSystemField } from '../store/system-fields.ts'
 import { ownValue, setOwn } from '../store/field-values.ts'
 import type { ApplicationDef, SaveCommand, StorageDef, WireRow } from '../store/types.ts'
 import { warnOrRefuse } from '../http/warn.ts'
+import { runAtOnce } from '../http/json-slices.ts'
+
+/** Masters whose values are converted between two chances for a slice to end. */
+const CONVERTED_PER_PAUSE = 256
 
 /**
  * A save's values in the forms of their fields' types (the product's reference, Data Types). A
@@ -14,6 +18,11 @@ import { warnOrRefuse } from '../http/warn.ts'
  * store to refuse (INVALID_VALUE).
  */
 export function convertSaveValues(request: FastifyRequest, application: ApplicationDef, command: SaveCommand): SaveCommand {
+  return runAtOnce(convertingSaveValues(request, application, command))
+}
+
+/** `convertSaveValues` as work that may pause (a `yield` after every CONVERTED_PER_PAUSE masters): a big save has hundreds of thousands. */
+export function* convertingSaveValues(request: FastifyRequest, application: ApplicationDef, command: SaveCommand): Generator<void, SaveCommand, void> {
   const timeZone = request.server.store.organization().timeZone
   const seen = new Map<string, { what: string; type: string; from: string; count: number }>()
   const convertRow = (row: WireRow, storage: StorageDef, table: string): WireRow => {
@@ -33,13 +42,17 @@ export function convertSaveValues(request: FastifyRequest, application: Applicat
     return out ?? row
   }
   const storageOf = (relationKey: string) => application.details.find((d) => d.relationKey === relationKey)?.storage
-  const masters = command.masters.map((master) => ({
-    row: convertRow(master.row, application.master, application.master.name),
-    details: master.details.map((group) => {
-      const storage = storageOf(group.relationKey)
-      return storage === undefined ? group : { ...group, rows: group.rows.map((row) => convertRow(row, storage, group.relationKey)) }
-    }),
-  }))
+  const masters: SaveCommand['masters'] = []
+  for (const master of command.masters) {
+    masters.push({
+      row: convertRow(master.row, application.master, application.master.name),
+      details: master.details.map((group) => {
+        const storage = storageOf(group.relationKey)
+        return storage === undefined ? group : { ...group, rows: group.rows.map((row) => convertRow(row, storage, group.relationKey)) }
+      }),
+    })
+    if (masters.length % CONVERTED_PER_PAUSE === 0) yield
+  }
   // Every value already in its form (the usual save): the command goes on as the client sent it.
   if (seen.size === 0) return command
   for (const { what, type, from, count } of seen.values()) {

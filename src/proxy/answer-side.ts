@@ -4,9 +4,9 @@ import { escapePointer, resolveRef, responseOf } from '../document/reader.ts'
 import { validatorsFor } from '../document/validators.ts'
 import { isGatewayStatus } from '../wire/gateway-statuses.ts'
 import { MOCK_DEFINED } from '../../spec/extensions.ts'
-import { preciseViolations } from '../document/violations.ts'
+import { dropEchoes } from '../document/violations.ts'
 import type { Violation } from '../errors.ts'
-import { exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
+import { CONTENT_TYPE_POINTER, exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
 import { alternativesOf, type Route } from './views.ts'
 
 /**
@@ -21,7 +21,7 @@ import { alternativesOf, type Route } from './views.ts'
 export interface ReceivedAnswer {
   status: number
   headers: Record<string, string | string[] | undefined>
-  /** Its body's bytes, or `too-large` past the check limit (not kept). */
+  /** Its body's bytes (decoded, when it came encoded), or `too-large`: past the check limit, or in an encoding not decoded (its body is not judged). */
   body: Buffer | 'too-large'
   /** A HEAD request's answer, or a 204/304: no body to judge. */
   bodiless: boolean
@@ -92,7 +92,7 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
   // `application/octet-stream` declares any file; `*/*` any label (the media type of a marked answer).
   const key = types.includes(mediaType) ? mediaType : types.includes('*/*') ? '*/*' : types.includes('application/octet-stream') ? 'application/octet-stream' : undefined
   if (key === undefined) {
-    observations.push({ side: 'answer', severity: 'violation', pointer: '/headers/content-type', message: `must be ${types.join(' or ')} (the document's media types of ${label})`, example: mediaType === '' ? null : mediaType })
+    observations.push({ side: 'answer', severity: 'violation', pointer: CONTENT_TYPE_POINTER, message: `must be ${types.join(' or ')} (the document's media types of ${label})`, example: mediaType === '' ? null : mediaType })
     return observations
   }
   if (answer.body === 'too-large' || !isJsonType(mediaType)) return observations
@@ -106,7 +106,7 @@ export function judgeAnswer(route: Route, document: OpenAPIObject, answer: Recei
     return observations
   }
   const closest = closestAnswerAlternative(document, schemaPointer, body, validators.violationsAt(schemaPointer, body, 'body'))
-  for (const violation of preciseViolations(closest)) {
+  for (const violation of dropEchoes(closest, { value: body, prefix: '/body' })) {
     observations.push({
       side: 'answer',
       severity: 'violation',

@@ -10,13 +10,20 @@ import { REDACTED, isSecretName, redactValue } from '../journal/redact.ts'
  */
 
 export type Side = 'request' | 'answer'
+
+/**
+ * Where a finding about the media type points: the header as the description spells it ("Content-Type
+ * is application/json unless stated", the description, Endpoints), as every header pointer of a
+ * report is spelt as the document spells the header, not as Node lower-cases it.
+ */
+export const CONTENT_TYPE_POINTER = '/headers/Content-Type'
 export type Severity = 'violation' | 'warning'
 
 /** One finding of one exchange, before it is counted. */
 export interface Observation {
   side: Side
   severity: Severity
-  /** `/body/Rows/*\/Row/Amount`, `/headers/content-type`, `/status`; array positions written `*`. */
+  /** `/body/Rows/*\/Row/Amount`, `/headers/Content-Type`, `/status`; array positions written `*`, header names as the document spells them. */
   pointer: string
   /** What the document expects, or what the leniency is. */
   message: string
@@ -108,7 +115,24 @@ export function exampleOf(value: unknown, pointer: string): unknown {
   return text.length <= EXAMPLE_CHARS ? redacted : `${text.slice(0, EXAMPLE_CHARS)}… (${text.length} characters)`
 }
 
-/** An accepted finding of an --ignore file: every member given must match (a pointer exactly, as reported). */
+/**
+ * Whether an ignore file's pointer names a finding's: exactly, but for a header's name, in any
+ * letter case (header names are; and reports before this one wrote them as Node gives them,
+ * `/headers/content-type`, where they now write the document's `/headers/Content-Type`).
+ */
+export function samePointer(given: string, reported: string): boolean {
+  if (given === reported) return true
+  if (!given.startsWith('/headers/') || !reported.startsWith('/headers/')) return false
+  // `/headers/NAME`, up to what may follow the name.
+  const header = (pointer: string) => {
+    const end = pointer.indexOf('/', '/headers/'.length)
+    return end === -1 ? pointer : pointer.slice(0, end)
+  }
+  const [a, b] = [header(given), header(reported)]
+  return a.length === b.length && a.toLowerCase() === b.toLowerCase() && given.slice(a.length) === reported.slice(b.length)
+}
+
+/** An accepted finding of an --ignore file: every member given must match (a pointer exactly, as reported, but for a header's letter case). */
 export interface Accepted {
   side?: Side
   operationId?: string
@@ -175,7 +199,7 @@ export class FindingTally {
     return this.#accepted.some((entry) =>
       (entry.side === undefined || entry.side === finding.side) &&
       (entry.operationId === undefined || entry.operationId === finding.operationId) &&
-      (entry.pointer === undefined || entry.pointer === finding.pointer))
+      (entry.pointer === undefined || samePointer(entry.pointer, finding.pointer)))
   }
 
   /** The findings in a stable order (side, violations first, operation, pointer), split by --ignore. */

@@ -8,7 +8,8 @@ import { closestAlternative } from '../http/hints.ts'
 import { WARNINGS, type WarningCode } from '../http/warnings.ts'
 import { parseQueryString } from '../store/query-string.ts'
 import type { Violation } from '../errors.ts'
-import { exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
+import { dropEchoes } from '../document/violations.ts'
+import { CONTENT_TYPE_POINTER, exampleOf, generalPointer, valueAt, type Observation } from './findings.ts'
 import { alternativesOf, type Routed } from './views.ts'
 
 /**
@@ -115,17 +116,18 @@ export function judgeRequest(routed: Routed, documents: { checked: OpenAPIObject
       skipBody = true
     } else body = parsed.value
     if (lenientTypes !== undefined && !lenientTypes.includes(mediaType)) {
-      observations.push({ side: 'request', severity: 'violation', pointer: '/headers/content-type', message: `must be ${lenientTypes.join(' or ')}: ${route.operationId} takes no other body`, example: mediaType })
+      observations.push({ side: 'request', severity: 'violation', pointer: CONTENT_TYPE_POINTER, message: `must be ${lenientTypes.join(' or ')}: ${route.operationId} takes no other body`, example: mediaType })
       skipBody = true
     } else if (lenientTypes !== undefined && strictTypes !== undefined && !strictTypes.includes(mediaType)) {
-      observations.push(warning('SIGN_IN_JSON_BODY', '/headers/content-type', `Strict mode takes ${strictTypes.join(' or ')} only.`, mediaType))
+      observations.push(warning('SIGN_IN_JSON_BODY', CONTENT_TYPE_POINTER, `Strict mode takes ${strictTypes.join(' or ')} only.`, mediaType))
     }
   }
   const parts: RequestParts = { headers: request.headers, query: queryOf(request.url), params, body }
   const checked = validatorsFor(documents.checked).requestValidator(route.checked, { skipBody })(parts)
   // A body that is none of its alternatives (the current or the older delete body) is told against the closest one, as the mock tells it.
   const schemaPointer = checked.violations.length === 0 ? undefined : requestBodyOf(documents.checked, route.checked)?.schemaPointer
-  const violations = schemaPointer === undefined ? checked.violations : closestAlternative(documents.checked, alternativesOf(documents.checked, schemaPointer), body, checked.violations)
+  // One finding per wrong member (src/document/violations.ts): a oneOf's alternatives, a type and its items, say one mistake once.
+  const violations = dropEchoes(schemaPointer === undefined ? checked.violations : closestAlternative(documents.checked, alternativesOf(documents.checked, schemaPointer), body, checked.violations), { value: body, prefix: '/body' })
   for (const violation of violations) observations.push(observe(parts, violation, 'violation'))
   const seen = new Set(checked.violations.map((v) => `${v.pointer} ${v.message}`))
   if (checked.unknownMembers.length > 0) {

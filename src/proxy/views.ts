@@ -123,6 +123,26 @@ export const SIGN_IN_RELEASES: Readonly<Record<string, string>> = {
   signInLegacy: '2.9.0',
 }
 
+/** An operation of any release as a matcher, with the release its path shows when it is a sign-in (else null). */
+export interface SignInMatcher {
+  method: string
+  source: string
+  flags: string
+  release: string | null
+}
+
+/**
+ * Every operation of every release as plain data, in the order `anyReleaseRoute` tries them: the
+ * proxy's main thread tells a sign-in (and so the release of the exchanges after it) from these
+ * without loading the documents, which only its judging thread does.
+ */
+export function signInMatchers(): SignInMatcher[] {
+  return listOperations(apiDocument()).map((entry) => {
+    const { pattern } = capturingMatcher(entry.path)
+    return { method: entry.method.toUpperCase(), source: pattern.source, flags: pattern.flags, release: SIGN_IN_RELEASES[entry.operationId] ?? null }
+  })
+}
+
 const alternatives = new WeakMap<OpenAPIObject, Map<string, string[]>>()
 
 /** The alternatives (oneOf/anyOf branches) of the body schema at a pointer, looked up once per document and pointer. */

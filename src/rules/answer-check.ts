@@ -3,7 +3,7 @@ import type { Violation } from '../errors.ts'
 import { isObject, type JsonObject } from '../document/json.ts'
 import { escapePointer, resolveRef, responseOf, type OperationEntry } from '../document/reader.ts'
 import { validatorsFor } from '../document/validators.ts'
-import { preciseViolations } from '../document/violations.ts'
+import { dropEchoes } from '../document/violations.ts'
 import { isGatewayStatus } from '../wire/gateway-statuses.ts'
 import { noContentViolations } from './valid-http.ts'
 
@@ -99,7 +99,7 @@ export function checkWholeAnswer(
       violations.push({ pointer: `${at}/headers/${escapePointer(given[0])}`, keyword: 'offDocument', message: `${mediaType} is not a media type ${entry?.operationId} answers ${status} with (${declared.types.join(', ')})` })
     } else if (hasBody && isJsonType(mediaType)) {
       const schemaPointer = `${declared.pointer}/content/${escapePointer(mediaType)}/schema`
-      if (hasSchema(document, schemaPointer)) violations.push(...preciseViolations(validatorsFor(document).violationsAt(schemaPointer, answer.body, `${at.slice(1)}/body`)))
+      if (hasSchema(document, schemaPointer)) violations.push(...dropEchoes(validatorsFor(document).violationsAt(schemaPointer, answer.body, `${at.slice(1)}/body`), { value: answer.body, prefix: `${at}/body` }))
     }
   }
   if (hasBody && !isJsonType(mediaType) && typeof answer.body !== 'string') {
@@ -160,7 +160,7 @@ export function checkPatch(document: OpenAPIObject, entry: OperationEntry, patch
     message: `is not a member ${entry.operationId} ${success} names: a patch that adds it gives an answer the document does not describe (a misspelt member changes nothing)`,
   }))
   for (const example of examples) {
-    for (const violation of preciseViolations(validators.violationsAt(schemaPointer, mergePatch(structuredClone(example), patch), `${at.slice(1)}/patch`))) {
+    for (const violation of dropEchoes(validators.violationsAt(schemaPointer, mergePatch(structuredClone(example), patch), `${at.slice(1)}/patch`))) {
       const key = `${violation.pointer} ${violation.message}`
       if (seen.has(key)) continue
       seen.add(key)

@@ -6,7 +6,8 @@ import { checkPatch, checkWholeAnswer, NOT_HTTP, type PreparedAnswer, type RuleC
 import { depthViolations, headerViolations } from './valid-http.ts'
 import { isGatewayStatus } from '../wire/gateway-statuses.ts'
 import { strictProblem, strictViolation } from './strict.ts'
-import { compileRequestPattern, type CompiledRequestPattern, type RequestMatch } from './pattern.ts'
+import { compileRequestPatternWork, type CompiledRequestPattern, type RequestMatch } from './pattern.ts'
+import { runAtOnce, type Work } from './work.ts'
 
 /**
  * Answer rules (`POST /__mock/stubs`): the installation's answer to a request that matches a
@@ -90,11 +91,19 @@ export interface HeldRule {
  * mode alone refuses it).
  */
 export function holdAnswerRule(input: AnswerRuleInput, id: number, context: RuleCheckContext): HeldRule {
+  return runAtOnce(holdAnswerRuleWork(input, id, context))
+}
+
+/**
+ * `holdAnswerRule` as work that may pause (work.ts) while the rule's pattern is compiled: a pattern
+ * may hold a thousand expressions. It throws the same problems, when it runs.
+ */
+export function* holdAnswerRuleWork(input: AnswerRuleInput, id: number, context: RuleCheckContext): Work<HeldRule> {
   const deep = tooDeep(input)
   if (deep.length > 0) throw validationProblem(deep)
   const schema = schemaViolations(input)
   if (schema.length > 0) throw validationProblem(schema)
-  const { violations, offDocument, pattern, decision } = checkRule(input, context)
+  const { violations, offDocument, pattern, decision } = yield* checkRule(input, context)
   if (violations.length > 0) throw validationProblem(violations)
   if (context.strict && offDocument.length > 0) throw strictProblem([strictViolation('/body/offDocument'), ...offDocument])
   const view: ActiveAnswerRule = {
@@ -145,10 +154,10 @@ export function triedBefore(a: HeldRule, b: HeldRule): number {
 }
 
 /** Every violation of a rule the schema cannot see, the answer it gives, and its compiled pattern. */
-function checkRule(
+function* checkRule(
   input: AnswerRuleInput,
   { document, operations }: RuleCheckContext,
-): { violations: Violation[]; offDocument: Violation[]; pattern: CompiledRequestPattern; decision: AnswerDecision } {
+): Work<{ violations: Violation[]; offDocument: Violation[]; pattern: CompiledRequestPattern; decision: AnswerDecision }> {
   const violations: Violation[] = []
   const offDocument: Violation[] = []
   // No operation (a rule for every operation) finds no entry.
@@ -167,7 +176,7 @@ function checkRule(
       message: 'is required: an answer is checked against the operation it answers; name it, or add "offDocument": true for a rule on every operation',
     })
   }
-  const compiled = compileRequestPattern({ operationId: input.operationId, match: input.match }, '/body/match')
+  const compiled = yield* compileRequestPatternWork({ operationId: input.operationId, match: input.match }, '/body/match')
   if (!compiled.ok) violations.push(...compiled.violations)
   let decision: AnswerDecision
   if (Object.keys(answer).length === 0) {

@@ -1,11 +1,12 @@
 import type { ActiveFaultRule } from './faults.ts'
 import type { HeldRule } from './answers.ts'
 import type { RequestSubject } from './pattern.ts'
+import type { Work } from './work.ts'
 
 /**
- * Which rule takes a request, as pure functions over the rules a table hands them: nothing here
- * counts a use or moves a scenario (the table does, for the rule picked), so what a request meets
- * is decided from the rules and states alone.
+ * Which rule takes a request, as functions over the rules a table hands them: nothing here counts a
+ * use or moves a scenario (the table does, for the rule picked, through `take`), so what a request
+ * meets is decided from the rules, their states and the request alone.
  */
 
 /**
@@ -23,29 +24,68 @@ export function pickFault(candidates: readonly ActiveFaultRule[], draw: () => nu
   return null
 }
 
+/** What an answer rule's decision reads of the table besides the rules: scenario states, and whether a rule is still held. */
+export interface RuleStates {
+  stateOf(scenario: string): string
+  /** False once the rule was removed (one by one or all at once): a match that waited does not bring it back. */
+  isHeld(rule: HeldRule): boolean
+}
+
+/** A rule that can answer now: held, not used up, its scenario in the state it waits for. */
+function isOpen(rule: HeldRule, states: RuleStates): boolean {
+  const { view } = rule
+  return view.remaining !== 0 && (view.whenState === undefined || states.stateOf(view.scenario as string) === view.whenState) && states.isHeld(rule)
+}
+
 /**
- * The answer rule a request meets: the first of `candidates` (in the order rules are tried:
- * priority, then newest) that is not used up, whose scenario is in the state it waits for, and
- * whose pattern matches. A pattern that asks only for the operation costs nothing more: the
- * candidates are already the operation's. A match over a large request is done in slices (the
- * pattern's `matchSliced`), and then the answer is a promise; a rule that was used up or whose
- * scenario moved while its match waited is passed over.
+ * The answer rule a request meets, decided at once from the table as it is now and from the
+ * matches known so far: the first of `candidates` (in the order rules are tried: priority, then
+ * newest) that can answer now (held, not used up, its scenario in the state it waits for) and whose
+ * pattern matches. A pattern that asks only for the operation needs no match: the candidates are
+ * already the operation's. `{ unknown: i }` when the first open rule whose match is not known yet is
+ * candidate `i`: match it (`decideAnswer` does), then decide again. Pure: it counts nothing.
  */
-export function pickAnswer(candidates: Iterable<HeldRule>, stateOf: (scenario: string) => string, subject: RequestSubject): HeldRule | null | Promise<HeldRule | null> {
-  const open = (held: HeldRule): boolean => held.view.remaining !== 0 && (held.view.whenState === undefined || stateOf(held.view.scenario as string) === held.view.whenState)
-  const iterator = candidates[Symbol.iterator]()
-  const next = (): HeldRule | null | Promise<HeldRule | null> => {
-    for (let step = iterator.next(); step.done !== true; step = iterator.next()) {
-      const held = step.value
-      if (!open(held)) continue
-      if (held.pattern.operationOnly) return held
-      const result = held.pattern.matchSliced(subject, { report: false })
-      if (result instanceof Promise) return result.then((settled) => (settled.matched && open(held) ? held : next()))
-      if (result.matched) return held
-    }
-    return null
+export function pickAnswer(candidates: readonly HeldRule[], states: RuleStates, known: ReadonlyMap<HeldRule, boolean>): { rule: HeldRule | null } | { unknown: number } {
+  for (let i = 0; i < candidates.length; i++) {
+    const rule = candidates[i] as HeldRule
+    if (!isOpen(rule, states)) continue
+    if (rule.pattern.operationOnly) return { rule }
+    const matched = known.get(rule)
+    if (matched === undefined) return { unknown: i }
+    if (matched) return { rule }
   }
-  return next()
+  return { rule: null }
+}
+
+/** What a decision asks of a pattern: whether it matches, not how far it is (no differences). */
+const YES_OR_NO = { report: false } as const
+
+/**
+ * The answer rule a request meets, as work that may pause (pattern.ts's `Work`, run by `runSliced`
+ * with one time budget for every rule it tries): the patterns of the open candidates are matched in
+ * turn, from the first whose match is unknown to the first that matches, with a chance for the
+ * slice to end between rules and inside a long match. Then `pickAnswer` decides over the table as it
+ * is at that moment, and `take` counts the rule it picks, in the same step: nothing can run between
+ * the decision and its count, so two requests can never both take a rule's last use, however long
+ * their matches waited. A rule used up, removed or left by its scenario while the match waited is
+ * passed over; one that opened meanwhile (its scenario moved to its state) is matched then.
+ */
+export function* decideAnswer<T>(candidates: readonly HeldRule[], subject: RequestSubject, states: RuleStates, take: (rule: HeldRule) => T): Work<T | null> {
+  const known = new Map<HeldRule, boolean>()
+  for (;;) {
+    const picked = pickAnswer(candidates, states, known)
+    if ('rule' in picked) return picked.rule === null ? null : take(picked.rule)
+    for (let i = picked.unknown; i < candidates.length; i++) {
+      const rule = candidates[i] as HeldRule
+      if (known.has(rule) || !isOpen(rule, states)) continue
+      if (rule.pattern.operationOnly) break
+      const result = yield* rule.pattern.matchWork(subject, YES_OR_NO)
+      known.set(rule, result.matched)
+      // A match: decided now, before anything else runs.
+      if (result.matched) break
+      yield
+    }
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Violation } from '../errors.ts'
-import { compileLinearRegex, MAX_BUILD_STEPS, type BuildBudget, type LinearRegex } from './regex.ts'
+import { compileLinearRegexWork, MAX_BUILD_STEPS, type BuildBudget, type LinearRegex } from './regex.ts'
+import { runAtOnce, runSliced, type Work } from './work.ts'
 
 /**
  * The one pattern language of answer rules, journal queries and request assertions
@@ -81,6 +82,11 @@ export interface CompiledRequestPattern {
    * asks only whether it matches (no differences).
    */
   matchSliced(subject: RequestSubject, options?: { report?: boolean; sliceMs?: number }): MatchResult | Promise<MatchResult>
+  /**
+   * The match as work that may pause (`Work`): a caller that matches many patterns in turn runs
+   * them as one piece of work, with one time budget across them (decide.ts's `decideAnswer`).
+   */
+  matchWork(subject: RequestSubject, options?: { report?: boolean }): Work<MatchResult>
 }
 
 /** Deepest nesting of a pattern. */
@@ -123,19 +129,30 @@ interface Budget {
  * an unknown `$` operator, an expression the linear-time engine does not take or that is too large,
  * a header asked to be anything but a text, a pattern deeper, larger or wider than the limits.
  */
-export function compileRequestPattern(
-  input: { operationId?: string | undefined; match?: RequestMatch | undefined },
-  at = '/match',
-): { ok: true; pattern: CompiledRequestPattern } | { ok: false; violations: Violation[] } {
+export function compileRequestPattern(input: PatternInput, at = '/match'): CompiledPattern {
+  return runAtOnce(compileRequestPatternWork(input, at))
+}
+
+/** What a pattern is compiled from: a rule's operation and `match`, or a journal query's. */
+export type PatternInput = { operationId?: string | undefined; match?: RequestMatch | undefined }
+
+/** A compiled pattern, or the violations that say why there is none. */
+export type CompiledPattern = { ok: true; pattern: CompiledRequestPattern } | { ok: false; violations: Violation[] }
+
+/**
+ * `compileRequestPattern` as work that may pause (work.ts): between expressions, and while an
+ * expression's automaton is built. A rule of a thousand expressions took most of a second to compile.
+ */
+export function* compileRequestPatternWork(input: PatternInput, at = '/match'): Work<CompiledPattern> {
   const violations: Violation[] = []
   const budget: Budget = { nodes: 0, cells: 0, build: { steps: MAX_BUILD_STEPS } }
   const match = input.match ?? {}
-  const body = match.body === undefined ? undefined : compileNode(match.body, `${at}/body`, 0, budget, violations)
+  const body = match.body === undefined ? undefined : yield* compileNode(match.body, `${at}/body`, 0, budget, violations)
   const headers: Array<[string, Node]> = []
   for (const [name, value] of Object.entries(match.headers ?? {})) {
     const pointer = `${at}/headers/${escapePointer(name)}`
     const before = violations.length
-    const node = compileNode(value, pointer, 0, budget, violations)
+    const node = yield* compileNode(value, pointer, 0, budget, violations)
     // A header's value is a text: an object, an array or a number could never match one.
     if (violations.length === before && node.kind !== 'contains' && node.kind !== 'regex' && !(node.kind === 'scalar' && typeof node.value === 'string')) {
       violations.push({ pointer, keyword: 'type', message: 'must be a text, {"$contains": TEXT} or {"$regex": TEXT}: a header is a text' })
@@ -153,6 +170,7 @@ export function compileRequestPattern(
       match: (subject) => runAtOnce(matchParts(subject, want, true)),
       test: (subject) => runAtOnce(matchParts(subject, want, false)).matched,
       matchSliced: (subject, options = {}) => runSliced(matchParts(subject, want, options.report !== false), options.sliceMs ?? SLICE_MS),
+      matchWork: (subject, options = {}) => matchParts(subject, want, options.report !== false),
     },
   }
 }
@@ -162,41 +180,6 @@ interface Want {
   body: Node | undefined
   headers: Array<[string, Node]>
   user: string | undefined
-}
-
-/** Work that may pause: it yields where a slice may end, and returns its result. */
-type Work<T> = Generator<void, T, void>
-
-function runAtOnce<T>(work: Work<T>): T {
-  for (;;) {
-    const step = work.next()
-    if (step.done === true) return step.value
-  }
-}
-
-function runSliced<T>(work: Work<T>, sliceMs: number): T | Promise<T> {
-  const slice = (): { done: true; value: T } | { done: false } => {
-    const started = performance.now()
-    for (;;) {
-      const step = work.next()
-      if (step.done === true) return step
-      if (performance.now() - started >= sliceMs) return { done: false }
-    }
-  }
-  const first = slice()
-  if (first.done) return first.value
-  return new Promise<T>((resolve, reject) => {
-    const next = (): void => {
-      try {
-        const step = slice()
-        if (step.done) resolve(step.value)
-        else setImmediate(next)
-      } catch (error) {
-        reject(error)
-      }
-    }
-    setImmediate(next)
-  })
 }
 
 /** How a match runs: with the differences (a report) or only to a yes or no; what is redacted. */
@@ -261,7 +244,7 @@ function* matchParts(subject: RequestSubject, want: Want, report: boolean): Work
   return { matched, distance, differences }
 }
 
-function compileNode(value: unknown, pointer: string, depth: number, budget: Budget, violations: Violation[]): Node {
+function* compileNode(value: unknown, pointer: string, depth: number, budget: Budget, violations: Violation[]): Work<Node> {
   budget.nodes += 1
   const fail = (keyword: string, message: string, at = pointer): Node => {
     violations.push({ pointer: at, keyword, message })
@@ -274,7 +257,8 @@ function compileNode(value: unknown, pointer: string, depth: number, budget: Bud
   if (typeof value === 'number') return Number.isFinite(value) ? { kind: 'scalar', value, leaves: 1 } : fail('type', 'is not a JSON number')
   if (Array.isArray(value)) {
     if (value.length > MAX_ARRAY_ELEMENTS) return fail('maxItems', `has ${value.length} elements, more than the ${MAX_ARRAY_ELEMENTS} an array of a pattern may have (each is judged against every element of the request's array)`)
-    const elements = value.map((element, index) => compileNode(element, `${pointer}/${index}`, depth + 1, budget, violations))
+    const elements: Node[] = []
+    for (let index = 0; index < value.length; index++) elements.push(yield* compileNode(value[index], `${pointer}/${index}`, depth + 1, budget, violations))
     return { kind: 'array', elements, leaves: Math.max(1, elements.reduce((sum, e) => sum + e.leaves, 0)) }
   }
   if (typeof value !== 'object') return fail('type', 'is not a JSON value')
@@ -288,13 +272,16 @@ function compileNode(value: unknown, pointer: string, depth: number, budget: Bud
     const text = (value as Record<string, unknown>)[name as string]
     if (typeof text !== 'string') return fail('operator', `${name} takes a text`)
     if (name === '$contains') return text.length > MAX_TEXT ? fail('maxLength', `is longer than ${MAX_TEXT} characters`, `${pointer}/$contains`) : { kind: 'contains', text, leaves: 1 }
-    const compiled = compileLinearRegex(text, budget.build)
+    const compiled = yield* compileLinearRegexWork(text, budget.build)
+    // Reading an expression (re2js) is not counted in the build's steps: each one is a chance for a slice to end.
+    yield
     if (!compiled.ok) return fail('regex', compiled.message, `${pointer}/$regex`)
     budget.cells += compiled.regex.cells
     if (budget.cells > MAX_PATTERN_CELLS) return fail('maxCells', `makes the pattern's expressions larger than ${MAX_PATTERN_CELLS} table cells in all; use fewer or simpler expressions`, `${pointer}/$regex`)
     return { kind: 'regex', re: compiled.regex, leaves: 1 }
   }
-  const members: Array<[string, Node]> = keys.map((key) => [key, compileNode((value as Record<string, unknown>)[key], `${pointer}/${escapePointer(key)}`, depth + 1, budget, violations)])
+  const members: Array<[string, Node]> = []
+  for (const key of keys) members.push([key, yield* compileNode((value as Record<string, unknown>)[key], `${pointer}/${escapePointer(key)}`, depth + 1, budget, violations)])
   return { kind: 'object', members, leaves: Math.max(1, members.reduce((sum, [, node]) => sum + node.leaves, 0)) }
 }
 
@@ -346,14 +333,31 @@ function* judge(node: Node, value: unknown, pointer: string, found: Difference[]
   }
 }
 
-/** Whether a text fits a `$contains` or `$regex`; a long text gives the slice a chance to end first. */
+/** Characters a `$regex` reads between two chances for the slice to end (as many as one pause counts). */
+const REGEX_PIECE = PAUSE_EVERY << 6
+
+/**
+ * Whether a text fits a `$contains` or `$regex`; a long text gives the slice a chance to end first,
+ * and a `$regex` reads a text longer than REGEX_PIECE a piece at a time, with a chance before each.
+ */
 function* textFits(node: Node & { kind: 'contains' | 'regex' }, text: string, run: Run): Work<boolean> {
-  run.work += text.length >> 6
+  const first = node.kind === 'contains' ? text.length : Math.min(text.length, REGEX_PIECE)
+  run.work += first >> 6
   if (run.work >= PAUSE_EVERY) {
     run.work = 0
     yield
   }
-  return node.kind === 'contains' ? text.includes(node.text) : node.re.test(text)
+  if (node.kind === 'contains') return text.includes(node.text)
+  if (text.length <= REGEX_PIECE) return node.re.test(text)
+  const search = node.re.search(text)
+  for (let settled = search.advance(REGEX_PIECE); ; settled = search.advance(REGEX_PIECE)) {
+    if (settled !== undefined) return settled
+    run.work += Math.min(text.length - search.position, REGEX_PIECE) >> 6
+    if (run.work >= PAUSE_EVERY) {
+      run.work = 0
+      yield
+    }
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js'
+import { runAtOnce, type Work } from './work.ts'
 
 /**
  * `$regex` of the pattern language, run in time linear in the text with a small, fixed cost per
@@ -46,6 +47,16 @@ export interface LinearRegex {
   /** Cells of its table, for the bounds of a whole pattern. */
   readonly cells: number
   test(text: string): boolean
+  /** The same search, read a piece of the text at a time (`RegexSearch`), for a caller that pauses between pieces. */
+  search(text: string): RegexSearch
+}
+
+/** A search through one text, resumable: the table's state and the place it has read to. */
+export interface RegexSearch {
+  /** Characters read so far. */
+  readonly position: number
+  /** Reads about `chars` more characters: true or false once settled (a match, or the text's end without one), undefined while text remains. */
+  advance(chars: number): boolean | undefined
 }
 
 // RE2's instruction codes and empty-width flags (re2js's Inst and Utils; its types say `any`).
@@ -96,7 +107,21 @@ const isWordRune = (rune: number): boolean =>
  * Compiles an expression (RE2 syntax) into a linear-time matcher, or says why it cannot: a syntax
  * RE2 does not have (back-references, look-around), or an expression too large for the bounds.
  */
-export function compileLinearRegex(source: string, budget: BuildBudget = { steps: MAX_BUILD_STEPS }): { ok: true; regex: LinearRegex } | { ok: false; message: string } {
+export function compileLinearRegex(source: string, budget: BuildBudget = { steps: MAX_BUILD_STEPS }): CompiledRegex {
+  return runAtOnce(compileLinearRegexWork(source, budget))
+}
+
+/** What compiling an expression gives: the matcher, or why there is none. */
+export type CompiledRegex = { ok: true; regex: LinearRegex } | { ok: false; message: string }
+
+/**
+ * Steps of building an automaton between two chances for a slice to end (about a millisecond): a
+ * pattern's expressions may take MAX_BUILD_STEPS in all, some 0.1 s.
+ */
+const BUILD_PAUSE = 8_192
+
+/** `compileLinearRegex` as work that may pause (work.ts) while the automaton is built. */
+export function* compileLinearRegexWork(source: string, budget: BuildBudget = { steps: MAX_BUILD_STEPS }): Work<CompiledRegex> {
   if (source.length > MAX_REGEX_LENGTH) return { ok: false, message: `is longer than ${MAX_REGEX_LENGTH} characters` }
   let program: Program
   try {
@@ -106,7 +131,7 @@ export function compileLinearRegex(source: string, budget: BuildBudget = { steps
   }
   if ((program.numLb ?? 0) > 0) return { ok: false, message: 'uses look-behind, which the linear-time engine does not take' }
   if (program.numInst() > MAX_PROGRAM) return { ok: false, message: `compiles to ${program.numInst()} instructions, more than the ${MAX_PROGRAM} a rule's expression may have; make it shorter (large counted repetitions such as {500} weigh most)` }
-  const built = buildAutomaton(program, budget)
+  const built = yield* buildAutomaton(program, budget)
   if (!built.ok) return built
   const { table, width, start, classOf } = built
   const end = width - 1
@@ -115,6 +140,7 @@ export function compileLinearRegex(source: string, budget: BuildBudget = { steps
     regex: {
       source,
       cells: table.length,
+      // The hot path (every rule against every request): its own loop, so a text allocates nothing.
       test(text) {
         let state = start
         const length = text.length
@@ -133,7 +159,48 @@ export function compileLinearRegex(source: string, budget: BuildBudget = { steps
         }
         return table[state * width + end] === ACCEPT
       },
+      search,
     },
+  }
+
+  function search(subject: string): RegexSearch {
+    let state = start
+    let position = 0
+    return {
+      get position() {
+        return position
+      },
+      advance(chars) {
+        if (state === ACCEPT) return true
+        // Locals in the loop, written back once: the closure's variables read and written per character cost a third more.
+        const text = subject
+        const length = text.length
+        const stop = Math.min(length, position + chars)
+        let at = state
+        let i = position
+        for (; i < stop; i++) {
+          let rune = text.charCodeAt(i)
+          // A surrogate pair is one character, as RE2 reads text (read whole, even across a piece's end).
+          if (rune >= 0xd800 && rune <= 0xdbff && i + 1 < length) {
+            const low = text.charCodeAt(i + 1)
+            if (low >= 0xdc00 && low <= 0xdfff) {
+              rune = 0x10000 + ((rune - 0xd800) << 10) + (low - 0xdc00)
+              i++
+            }
+          }
+          at = table[at * width + classOf(rune)] as number
+          if (at === ACCEPT) {
+            state = ACCEPT
+            position = i + 1
+            return true
+          }
+        }
+        state = at
+        position = i
+        if (i < length) return undefined
+        return table[at * width + end] === ACCEPT
+      },
+    }
   }
 }
 
@@ -145,9 +212,10 @@ export function compileLinearRegex(source: string, budget: BuildBudget = { steps
  * take it; a new thread starts at every position (an unanchored search). A state that reaches
  * MATCH accepts at once: `test` only asks whether there is a match.
  */
-function buildAutomaton(program: Program, budget: BuildBudget):
+function* buildAutomaton(program: Program, budget: BuildBudget): Work<
   | { ok: true; table: Int32Array; width: number; start: number; classOf: (rune: number) => number }
-  | { ok: false; message: string } {
+  | { ok: false; message: string }
+> {
   const count = program.numInst()
   const inst = (pc: number): Instruction => program.getInst(pc)
   let usesLines = false
@@ -161,7 +229,7 @@ function buildAutomaton(program: Program, budget: BuildBudget):
       return { ok: false, message: `uses an instruction (${op}) the linear-time engine does not take` }
     }
   }
-  const classes = characterClasses(program, count, usesLines, usesWords, budget)
+  const classes = yield* characterClasses(program, count, usesLines, usesWords, budget)
   if (budget.steps < 0) return tooLarge(`more than the ${MAX_BUILD_STEPS} steps a pattern's expressions may take to build`)
 
   /**
@@ -230,7 +298,12 @@ function buildAutomaton(program: Program, budget: BuildBudget):
   }
   const start = idOf(startThreads, NONE) as number
   const cells: number[] = []
+  let paused = budget.steps
   for (let s = 0; s < states.length; s++) {
+    if (paused - budget.steps >= BUILD_PAUSE) {
+      paused = budget.steps
+      yield
+    }
     if (states.length * width > MAX_CELLS) return tooLarge(`more than ${MAX_CELLS} cells`)
     const { pcs, before } = states[s] as { pcs: number[]; before: number }
     for (const rune of classes.representatives) {
@@ -271,7 +344,7 @@ function tooLarge(what: string): { ok: false; message: string } {
  * ask for them. Ranges that every instruction treats alike share a class, so a class such as
  * `\p{L}` costs two classes, not one per range. One representative per class decides its steps.
  */
-function characterClasses(program: Program, count: number, usesLines: boolean, usesWords: boolean, budget: BuildBudget): { representatives: number[]; classOf: (rune: number) => number } {
+function* characterClasses(program: Program, count: number, usesLines: boolean, usesWords: boolean, budget: BuildBudget): Work<{ representatives: number[]; classOf: (rune: number) => number }> {
   const bounds = new Set<number>([0])
   const cut = (lo: number, hi: number): void => {
     bounds.add(lo)
@@ -307,7 +380,11 @@ function characterClasses(program: Program, count: number, usesLines: boolean, u
   const signatures = new Map<string, number>()
   const representatives: number[] = []
   const rangeClass = new Int32Array(starts.length)
-  starts.forEach((rune, index) => {
+  // Ranges between two chances for a slice to end: as many as BUILD_PAUSE steps.
+  const perPause = Math.max(1, Math.floor(BUILD_PAUSE / Math.max(1, runeInsts.length)))
+  for (let index = 0; index < starts.length; index++) {
+    if (index > 0 && index % perPause === 0) yield
+    const rune = starts[index] as number
     let signature = rune === NEWLINE ? 'n' : isWordRune(rune) ? 'w' : 'o'
     for (const i of runeInsts) signature += i.op === RUNE_ANY ? '1' : i.op === RUNE_ANY_NOT_NL ? (rune === NEWLINE ? '0' : '1') : i.matchRune(rune) ? '1' : '0'
     let id = signatures.get(signature)
@@ -317,7 +394,7 @@ function characterClasses(program: Program, count: number, usesLines: boolean, u
       representatives.push(rune)
     }
     rangeClass[index] = id
-  })
+  }
   const ascii = new Int32Array(128)
   for (let rune = 0; rune < 128; rune++) ascii[rune] = rangeClass[lastAtMost(starts, rune)] as number
   return {

@@ -1,5 +1,5 @@
-import { ProblemError, type Violation } from '../errors.ts'
-import { describeViolations } from '../document/violations.ts'
+import type { ProblemError, Violation } from '../errors.ts'
+import { violationsProblem } from '../document/violations.ts'
 
 /**
  * Strict mode (`--strict`) and rules: a mock that gives only what the API's description promises
@@ -21,5 +21,5 @@ export function strictViolation(pointer: string): Violation {
  * then why the rule is off the document; `warning` is the warning its answers would have carried.
  */
 export function strictProblem(violations: Violation[]): ProblemError {
-  return new ProblemError('STRICT_MODE', `${describeViolations(violations)}.`, { warning: 'OFF_DOCUMENT_ANSWER', violations })
+  return violationsProblem(violations, 'STRICT_MODE', { warning: 'OFF_DOCUMENT_ANSWER' }, (text) => `${text}.`)
 }

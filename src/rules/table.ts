@@ -7,10 +7,11 @@ import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from 
 import { activeFaultRules, faultDecision, faultRuleViolations, statusStanding, type ActiveFaultRule, type FaultDecision, type FaultList, type FaultRuleInput } from './faults.ts'
 import { strictProblem } from './strict.ts'
 import type { RuleCheckContext } from './answer-check.ts'
-import { copyView, holdAnswerRule, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
+import { copyView, holdAnswerRule, holdAnswerRuleWork, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
 import { createScenarios } from './scenarios.ts'
-import { inTrialOrder, pickAnswer, pickFault } from './decide.ts'
+import { decideAnswer, inTrialOrder, pickFault, type RuleStates } from './decide.ts'
 import type { RequestSubject } from './pattern.ts'
+import { runSliced, type Work } from './work.ts'
 
 /**
  * The one table of a mock's rules: fault rules (the infrastructure's answers, `/__mock/faults`)
@@ -46,7 +47,18 @@ export interface FaultTable {
 export interface AnswerRuleTable {
   /** Checks and adds a rule (400 problem listing the violations, pointers under `/body`). */
   add(input: AnswerRuleInput): ActiveAnswerRule
+  /**
+   * The same, its pattern compiled in slices with turns of the event loop between them (a pattern
+   * may hold a thousand expressions, most of a second to compile): `POST /__mock/stubs`.
+   */
+  addSliced(input: AnswerRuleInput): Promise<ActiveAnswerRule>
   list(): AnswerRuleList
+  /**
+   * The same list as JSON text in UTF-8 (what `JSON.stringify(list())` writes), written a rule at a
+   * time in slices with turns of the event loop between them: a table of 500 rules of 32 KB each is
+   * 16 MB of text. It lists the rules as they were when it was asked (their hits and uses then).
+   */
+  listText(): Promise<Uint8Array>
   /** Removes one rule; 404 problem for an unknown id. */
   remove(id: number): ActiveAnswerRule
   /** Removes every rule and every scenario state; returns how many rules there were. */
@@ -55,7 +67,9 @@ export interface AnswerRuleTable {
   hasRules(): boolean
   /**
    * The rule that answers this request, counted as a hit (and its scenario moved); null for none.
-   * A promise when the match of a large request was done in slices.
+   * A promise when matching took longer than a slice (MATCH_SLICE_MS): the rules are then matched
+   * in slices with turns of the event loop between them, and the rule is decided and counted in
+   * one step at the end (decide.ts's `decideAnswer`).
    */
   decide(subject: RequestSubject): AnswerDecision | null | Promise<AnswerDecision | null>
 }
@@ -132,9 +146,22 @@ function createFaultTable(context: RuleCheckContext, randomSeed: () => number): 
   }
 }
 
+/**
+ * The longest stretch of matching one request against the rules, across all its rules, between two
+ * turns of the event loop: as short as the journal's queries' (journal.ts), since a request beside a
+ * long match waits about two slices. Each rule that does not match, and every long text or wide
+ * array inside one, is a chance for the slice to end.
+ */
+export const MATCH_SLICE_MS = 2
+
+/** Characters of a rule list's text encoded at a time (`listText`): a slice may end after each piece. */
+const LIST_PIECE = 64 * 1024
+
 function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   /** Every rule held, oldest first (used-up ones too, until the cap drops them). */
   let held: HeldRule[] = []
+  /** The same rules as a set: a match that waited asks whether its rule is still held. */
+  const holding = new Set<HeldRule>()
   /** In the order they are tried: the rules of each operation, and those of every operation. */
   const byOperation = new Map<string, HeldRule[]>()
   let everyOperation: HeldRule[] = []
@@ -145,6 +172,7 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   const sizes = new WeakMap<HeldRule, number>()
   let bytes = 0
   const scenarios = createScenarios()
+  const states: RuleStates = { stateOf: scenarios.stateOf, isHeld: (rule) => holding.has(rule) }
 
   const unindex = (rule: HeldRule): void => {
     const operationId = rule.view.operationId
@@ -154,13 +182,13 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   const drop = (rule: HeldRule): void => {
     bytes -= sizes.get(rule) ?? 0
     held = held.filter((other) => other !== rule)
+    holding.delete(rule)
     unindex(rule)
     if (rule.view.remaining !== 0) live -= 1
   }
   const inOrder = (): HeldRule[] => [...held].sort(triedBefore)
   /** Counts a rule's answer: a hit, one of its `times`, its scenario's move. */
-  const take = (rule: HeldRule | null): AnswerDecision | null => {
-    if (rule === null) return null
+  const take = (rule: HeldRule): AnswerDecision => {
     const { view } = rule
     view.hits += 1
     if (view.remaining !== null) {
@@ -171,41 +199,82 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
     return rule.decision
   }
 
+  const roomForOneMore = (): void => {
+    if (live >= MAX_ANSWER_RULES) {
+      throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
+    }
+  }
+  /** Numbers a rule made by holdAnswerRule and holds it, within the bounds, in one step. */
+  const admit = (rule: HeldRule): ActiveAnswerRule => {
+    // Numbered when held: rules compiled side by side (addSliced) are numbered in the order they are held.
+    rule.view.id = nextId
+    rule.decision.ruleId = nextId
+    const size = Buffer.byteLength(JSON.stringify(rule.view))
+    if (size > MAX_ANSWER_RULE_BYTES) {
+      throw validationProblem([{ pointer: '/body', keyword: 'maxRuleSize', message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` }])
+    }
+    // Used-up rules make room first, the oldest first, as they do past the count.
+    for (let oldest = held.find((other) => other.view.remaining === 0); bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined; oldest = held.find((other) => other.view.remaining === 0)) drop(oldest)
+    if (bytes + size > MAX_ANSWER_RULES_BYTES) {
+      throw validationProblem([{ pointer: '/body', keyword: 'maxRulesSize', message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first` }])
+    }
+    sizes.set(rule, size)
+    bytes += size
+    nextId += 1
+    held.push(rule)
+    holding.add(rule)
+    live += 1
+    const operationId = rule.view.operationId
+    if (operationId === undefined) everyOperation = [...everyOperation, rule].sort(triedBefore)
+    else byOperation.set(operationId, [...(byOperation.get(operationId) ?? []), rule].sort(triedBefore))
+    // Used-up rules stay listed (their hits are what a test reads), the oldest dropped past the cap.
+    while (held.length > MAX_ANSWER_RULES) {
+      const oldest = held.find((other) => other.view.remaining === 0)
+      if (oldest === undefined) break
+      drop(oldest)
+    }
+    return copyView(rule.view)
+  }
+
   return {
     add(input) {
-      if (live >= MAX_ANSWER_RULES) {
-        throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
-      }
-      const rule = holdAnswerRule(input, nextId, context)
-      const size = Buffer.byteLength(JSON.stringify(rule.view))
-      if (size > MAX_ANSWER_RULE_BYTES) {
-        throw validationProblem([{ pointer: '/body', keyword: 'maxRuleSize', message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` }])
-      }
-      // Used-up rules make room first, the oldest first, as they do past the count.
-      for (let oldest = held.find((other) => other.view.remaining === 0); bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined; oldest = held.find((other) => other.view.remaining === 0)) drop(oldest)
-      if (bytes + size > MAX_ANSWER_RULES_BYTES) {
-        throw validationProblem([{ pointer: '/body', keyword: 'maxRulesSize', message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first` }])
-      }
-      sizes.set(rule, size)
-      bytes += size
-      nextId += 1
-      held.push(rule)
-      live += 1
-      const operationId = rule.view.operationId
-      if (operationId === undefined) everyOperation = [...everyOperation, rule].sort(triedBefore)
-      else byOperation.set(operationId, [...(byOperation.get(operationId) ?? []), rule].sort(triedBefore))
-      // Used-up rules stay listed (their hits are what a test reads), the oldest dropped past the cap.
-      while (held.length > MAX_ANSWER_RULES) {
-        const oldest = held.find((other) => other.view.remaining === 0)
-        if (oldest === undefined) break
-        drop(oldest)
-      }
-      return copyView(rule.view)
+      roomForOneMore()
+      return admit(holdAnswerRule(input, nextId, context))
+    },
+    async addSliced(input) {
+      roomForOneMore()
+      const rule = await runSliced(holdAnswerRuleWork(input, nextId, context), MATCH_SLICE_MS)
+      // Other rules may have been added while this one compiled.
+      roomForOneMore()
+      return admit(rule)
     },
     list(): AnswerRuleList {
       const rules = inOrder()
       const named = rules.flatMap(({ view }) => (view.scenario === undefined ? [] : [view.scenario]))
       return { rules: rules.map(({ view }) => copyView(view)), scenarios: scenarios.listed(named) }
+    },
+    async listText() {
+      const rules = inOrder()
+      const named = rules.flatMap(({ view }) => (view.scenario === undefined ? [] : [view.scenario]))
+      // What changes in a rule once held is its count of hits and uses: taken now, for the whole list.
+      const counts = rules.map(({ view }) => ({ hits: view.hits, remaining: view.remaining }))
+      const scenarioText = JSON.stringify(scenarios.listed(named))
+      function* write(): Work<Buffer> {
+        const pieces: Buffer[] = []
+        let text = '{"rules":['
+        for (let i = 0; i < rules.length; i++) {
+          // The rest of a view is never changed once held: written as it is, with its counts of then.
+          text += `${i === 0 ? '' : ','}${JSON.stringify({ ...(rules[i] as HeldRule).view, ...counts[i] })}`
+          if (text.length >= LIST_PIECE) {
+            pieces.push(Buffer.from(text))
+            text = ''
+            yield
+          }
+        }
+        pieces.push(Buffer.from(`${text}],"scenarios":${scenarioText}}`))
+        return Buffer.concat(pieces)
+      }
+      return runSliced(write(), MATCH_SLICE_MS)
     },
     remove(id) {
       const rule = held.find((other) => other.view.id === id)
@@ -216,6 +285,7 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
     clear() {
       const count = held.length
       held = []
+      holding.clear()
       bytes = 0
       byOperation.clear()
       everyOperation = []
@@ -228,9 +298,9 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
       // The hot path: no rules, no work.
       if (live === 0) return null
       const own = subject.operationId === null ? [] : (byOperation.get(subject.operationId) ?? [])
-      const candidates = own.length === 0 ? everyOperation : everyOperation.length === 0 ? own : inTrialOrder(own, everyOperation, triedBefore)
-      const picked = pickAnswer(candidates, scenarios.stateOf, subject)
-      return picked instanceof Promise ? picked.then(take) : take(picked)
+      // Each list is replaced, never changed, when rules come and go: the request keeps the one it began with.
+      const candidates = own.length === 0 ? everyOperation : everyOperation.length === 0 ? own : [...inTrialOrder(own, everyOperation, triedBefore)]
+      return runSliced(decideAnswer(candidates, subject, states, take), MATCH_SLICE_MS)
     },
   }
 }

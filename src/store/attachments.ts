@@ -91,6 +91,16 @@ export class AttachmentStore {
     this.#nextId = nextId
   }
 
+  /** Every attachment, in Id order of insertion, without copying them out (a big delete looks through them a slice at a time). */
+  values(): IterableIterator<AttachmentDef> {
+    return this.#byId.values()
+  }
+
+  /** Forgets attachments by Id (a big delete's, found beforehand with `values`). */
+  removeIds(ids: readonly number[]): void {
+    for (const id of ids) this.#byId.delete(id)
+  }
+
   /** Forgets the attachments of a deleted row. */
   removeForRow(applicationId: string, relationKey: string | null, parentId: number): void {
     for (const [id, a] of this.#byId) {

@@ -1,6 +1,7 @@
 import { COMPARE_OPS, TEXT_FUNCTIONS, type CompareOp, type FilterLiteral, type FilterNode, type TextFunction } from './filter-ast.ts'
 import type { StoreError } from './types.ts'
 import { shortened } from './field-values.ts'
+import { queryReading } from './query-string.ts'
 
 /**
  * Hand-written recursive-descent parser for `$filter`. Grammar (keywords case-insensitive):
@@ -32,7 +33,12 @@ type Token =
 
 /** The tree of a filter text, or where and why it stops making sense. */
 export function parseFilter(text: string): FilterNode | FilterError {
-  const parser = new Parser(new Lexer(text))
+  return parseTokens(new Lexer(text))
+}
+
+/** The parse over tokens as a lexer hands them out. */
+function parseTokens(lexer: Tokens): FilterNode | FilterError {
+  const parser = new Parser(lexer)
   try {
     const node = parser.or()
     parser.expectEnd()
@@ -44,6 +50,60 @@ export function parseFilter(text: string): FilterNode | FilterError {
   }
 }
 
+/** Tokens read before the parse of a long filter begins (the most a valid filter has is some 35,000). */
+const READ_AHEAD = 65_536
+
+/**
+ * `parseFilter`'s answer for a long text, its tokens read first, in slices of about `sliceMs`,
+ * awaiting `pause()` (the caller's turn of the event loop) between slices: a quoted text of 60 MB,
+ * or of millions of `''`, took seconds to read. The parse then runs over the tokens read (a few
+ * thousand at most, and on from there should it ask for more), and answers as `parseFilter`: a
+ * token that could not be read stops the parse only when the parse reaches it.
+ */
+export async function parseFilterInSlices(text: string, pause: () => Promise<void>, sliceMs = 8): Promise<FilterNode | FilterError> {
+  const lexer = new Lexer(text)
+  const read: Array<Token | Stop> = []
+  const reading = (function* (): Generator<void, void, void> {
+    while (read.length < READ_AHEAD) {
+      let token: Token
+      try {
+        token = yield* lexer.read()
+      } catch (error) {
+        if (!(error instanceof Stop)) throw error
+        read.push(error)
+        return
+      }
+      read.push(token)
+      if (token.t === 'end') return
+    }
+  })()
+  for (let done = false; !done; ) {
+    const until = performance.now() + sliceMs
+    for (;;) {
+      if (reading.next().done === true) {
+        done = true
+        break
+      }
+      if (performance.now() >= until) break
+    }
+    if (!done) await pause()
+  }
+  let next = 0
+  return parseTokens({
+    next(): Token {
+      if (next >= read.length) return lexer.next()
+      const token = read[next++] as Token | Stop
+      if (token instanceof Stop) throw token
+      return token
+    },
+  })
+}
+
+/** Where the parser takes its tokens from. */
+interface Tokens {
+  next(): Token
+}
+
 class Stop {
   constructor(readonly failure: FilterError) {}
 }
@@ -53,6 +113,10 @@ function failure(position: number, message: string): FilterError {
 }
 
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y
+const SPACE = /[ \t\n\r]*/y
+const QUOTES = /'+/y
+/** The longest word of the filter language (`startswith`): a longer name is none of them. */
+const LONGEST_WORD = 10
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y
 
 /**
@@ -61,14 +125,25 @@ const IDENT = /[A-Za-z_][A-Za-z0-9_]*/y
  * tokenising it whole first took seconds and gigabytes while every other request waited.
  * A character no token starts with stops the parse (a `Stop`) when the parser reaches it.
  */
-class Lexer {
+class Lexer implements Tokens {
   #i = 0
   constructor(private readonly text: string) {}
 
   next(): Token {
+    const reading = this.read()
+    for (;;) {
+      const step = reading.next()
+      if (step.done === true) return step.value
+    }
+  }
+
+  /** The next token, as work that may pause (a `yield`) inside a long quoted text. */
+  *read(): Generator<void, Token, void> {
     const text = this.text
-    let i = this.#i
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++
+    // White space skipped by one sticky expression: a character at a time, 59 MB of it took a third of a second.
+    SPACE.lastIndex = this.#i
+    SPACE.test(text)
+    let i = SPACE.lastIndex
     const pos = i + 1
     if (i >= text.length) {
       this.#i = i
@@ -80,21 +155,25 @@ class Lexer {
       return { t: c, pos }
     }
     if (c === "'") {
-      // Runs between quotes are sliced, not added a character at a time; '' is a quote inside the text.
-      const parts: string[] = []
+      // '' is a quote inside the text: the text ends at the first run of quotes of odd length (its last
+      // quote), found a run at a time; the pairs before it are then read as quotes.
       let j = i + 1
-      for (;;) {
-        const close = text.indexOf("'", j)
-        if (close < 0) throw new Stop(failure(pos, 'this quoted text is never closed; expected a closing quote'))
-        parts.push(text.slice(j, close))
-        if (text[close + 1] !== "'") {
-          this.#i = close + 1
+      let close: number
+      for (let runs = 1; ; runs++) {
+        const quote = text.indexOf("'", j)
+        if (quote < 0) throw new Stop(failure(pos, 'this quoted text is never closed; expected a closing quote'))
+        QUOTES.lastIndex = quote
+        QUOTES.test(text)
+        const end = QUOTES.lastIndex
+        if ((end - quote) % 2 === 1) {
+          close = end - 1
           break
         }
-        parts.push("'")
-        j = close + 2
+        j = end
+        if (runs % RUNS_PER_PAUSE === 0) yield
       }
-      return { t: 'string', value: parts.join(''), pos }
+      this.#i = close + 1
+      return { t: 'string', value: yield* unquoted(text.slice(i + 1, close)), pos }
     }
     if (c === '-' || (c >= '0' && c <= '9')) {
       NUMBER.lastIndex = i
@@ -114,6 +193,32 @@ class Lexer {
   }
 }
 
+/** Runs of quotes found between two chances for a slice to end. */
+const RUNS_PER_PAUSE = 4096
+
+/**
+ * A quoted text's content with each `''` read as one quote (its runs of quotes are all of even
+ * length). A long one is read a window at a time (`queryReading.pieceChars`), each cut after a pair,
+ * with a chance for a slice to end between windows.
+ */
+function* unquoted(raw: string): Generator<void, string, void> {
+  if (!raw.includes("''")) return raw
+  const piece = Math.max(2, queryReading.pieceChars)
+  if (raw.length <= piece) return raw.split("''").join("'")
+  const parts: string[] = []
+  for (let at = 0; at < raw.length; ) {
+    let end = Math.min(raw.length, at + piece)
+    // Cut after a pair: count the quotes before the cut back to the last other character (or the window's start, itself after a pair).
+    let back = end
+    while (back > at && raw.charCodeAt(back - 1) === 39) back--
+    if ((end - back) % 2 === 1) end -= 1
+    parts.push(raw.slice(at, end).split("''").join("'"))
+    at = end
+    yield
+  }
+  return parts.join('')
+}
+
 function describe(token: Token): string {
   switch (token.t) {
     case 'end':
@@ -130,7 +235,8 @@ function describe(token: Token): string {
 }
 
 function isKeyword(token: Token, word: string): boolean {
-  return token.t === 'ident' && token.text.toLowerCase() === word
+  // Lower case is never shorter: a longer name is not the word (and 59 MB of one is not lowered).
+  return token.t === 'ident' && token.text.length === word.length && token.text.toLowerCase() === word
 }
 
 /**
@@ -145,7 +251,7 @@ class Parser {
   #joins = 0
   /** Tokens read ahead and not yet consumed (the parser looks at most two ahead). */
   readonly #ahead: Token[] = []
-  constructor(private readonly lexer: Lexer) {}
+  constructor(private readonly lexer: Tokens) {}
 
   /** Counts one more level of `(` or `not`; refuses the filter past MAX_FILTER_NESTING. */
   private enter(token: Token): void {
@@ -222,7 +328,8 @@ class Parser {
       return inner
     }
     if (token.t !== 'ident') this.fail(token, "a field name, a function (contains, startswith, endswith), 'not' or '('")
-    const fn = token.text.toLowerCase()
+    // Names are lowered only when short enough to be a word of the language (lower case is never shorter).
+    const fn = token.text.length > LONGEST_WORD ? '' : token.text.toLowerCase()
     if ((TEXT_FUNCTIONS as readonly string[]).includes(fn) && this.peek(1).t === '(') return this.call(fn as TextFunction)
     if (['and', 'or'].includes(fn)) this.fail(token, "a field name, a function (contains, startswith, endswith), 'not' or '('")
     return this.comparison()
@@ -249,7 +356,7 @@ class Parser {
   private comparison(): FilterNode {
     const field = this.next() as Extract<Token, { t: 'ident' }>
     const opToken = this.peek()
-    const op = opToken.t === 'ident' ? opToken.text.toLowerCase() : ''
+    const op = opToken.t === 'ident' && opToken.text.length <= LONGEST_WORD ? opToken.text.toLowerCase() : ''
     if (!(COMPARE_OPS as readonly string[]).includes(op)) {
       this.fail(opToken, `a comparison operator (eq, ne, gt, ge, lt, le) after the field ${field.text}`)
     }
@@ -271,7 +378,7 @@ class Parser {
 function literalOf(token: Token): FilterLiteral | null {
   if (token.t === 'string') return { type: 'string', value: token.value }
   if (token.t === 'number') return { type: 'number', value: token.value, raw: token.raw }
-  if (token.t !== 'ident') return null
+  if (token.t !== 'ident' || token.text.length > LONGEST_WORD) return null
   const word = token.text.toLowerCase()
   if (word === 'null') return { type: 'null' }
   if (word === 'true' || word === 'false') return { type: 'boolean', value: word === 'true' }

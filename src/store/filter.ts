@@ -1,5 +1,5 @@
 import { fieldsOf, printLiteral, type CompareOp, type FilterLiteral, type FilterNode } from './filter-ast.ts'
-import { parseFilter, type FilterError } from './filter-parser.ts'
+import { parseFilter, parseFilterInSlices, type FilterError } from './filter-parser.ts'
 import { Lru } from './engine/lru.ts'
 import { isDateType, isNumericType, isTextType, TYPE_FORMS } from './data-types.ts'
 import { valueFits } from '../wire/type-forms.ts'
@@ -36,7 +36,11 @@ export interface Predicate {
  */
 export function compileFilter(text: string, fields: FieldLookup): Predicate | FilterError {
   if (text.trim() === '') return bad(1, 'the filter is empty; omit $filter to read every row')
-  const tree = parseFilter(text)
+  return compileTree(parseFilter(text), fields)
+}
+
+/** A parsed filter (or why it did not parse) made a predicate over the storage's fields. */
+function compileTree(tree: FilterNode | FilterError, fields: FieldLookup): Predicate | FilterError {
   if ('error' in tree) return tree
   const compiled = compileNode(tree, fields)
   if ('error' in compiled) return compiled
@@ -53,6 +57,17 @@ export class FilterCache {
   constructor(fields: FieldLookup, size = 500) {
     this.#fields = fields
     this.#cache = new Lru(size)
+  }
+
+  /**
+   * Compiles a long filter text, its tokens read in slices (filter-parser.ts's `parseFilterInSlices`),
+   * and keeps the result for `get` to find: what `get` would compile, without holding others while
+   * 60 MB of it are read.
+   */
+  async prepare(text: string, pause: () => Promise<void>, sliceMs?: number): Promise<void> {
+    if (this.#cache.get(text) !== undefined) return
+    const entry = text.trim() === '' ? compileFilter(text, this.#fields) : compileTree(await parseFilterInSlices(text, pause, sliceMs), this.#fields)
+    this.#cache.set(text, entry)
   }
 
   /** The compiled filter (or its error) for a text, compiled at most once while it stays cached. */

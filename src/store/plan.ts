@@ -1,5 +1,5 @@
 import type { StoreState } from './state.ts'
-import type { Table } from './engine/table.ts'
+import { Removal, type Table } from './engine/table.ts'
 import type { Row, StoreChanges } from './types.ts'
 import { withinSequence } from './sequence.ts'
 
@@ -118,17 +118,181 @@ export class Plan {
     return this.#nextVersion++
   }
 
-  changes(): StoreChanges {
+  /**
+   * The plan's writes. `deletesOf` gives a table's deletes when the caller kept them in order as it
+   * added them (a big delete), instead of their being copied out of the set here.
+   */
+  changes(deletesOf: (plan: TablePlan) => number[] = (p) => [...p.deletes]): StoreChanges {
     const tables: TableChange[] = [...this.#tables.values()].map((p) => ({
       table: p.table,
       puts: [...p.puts.values()],
-      deletes: [...p.deletes],
+      deletes: deletesOf(p),
       nextId: p.nextId,
       nextIdentity: p.nextIdentity,
       nextRowOrder: p.nextRowOrder,
     }))
     return { kind: 'changes', generation: this.#generation, tables, nextVersion: this.#nextVersion }
   }
+}
+
+/**
+ * Planned changes applied in two steps, so that a big save is written with turns of the event loop
+ * between slices and still seen whole or not at all: `step` writes the new rows of each table into
+ * the slots past its last row, where no read looks (engine/table.ts's `stage`), a few at a time;
+ * `finish` then makes them rows and writes the rest (updated rows, deletes, sequences) in one
+ * synchronous step, as `applyChanges` does. Both hold only while the store is at the changes'
+ * generation: the caller checks it before each step (a write that lands between slices may have
+ * appended rows into the same slots), and plans again if it moved. Staged rows left behind are
+ * written over by the next rows appended.
+ */
+export interface StagedChanges {
+  /** Stages new rows until `stop` says so (asked after every row); true when every new row is staged. */
+  step(stop: () => boolean): boolean
+  /** Applies the changes, the staged rows made visible in one step (the store must still be at the changes' generation). */
+  finish(): void
+}
+
+/** Begins applying planned changes in slices (`StagedChanges`). */
+export function stageChanges(state: StoreState, changes: StoreChanges): StagedChanges {
+  // Rows are sorted as they are staged, a slice at a time: new rows have Ids from the table's next one
+  // on (ascending, as the plan took them), and are staged; the others are updates, written by `finish`.
+  const tables = (changes.tables as TableChange[]).map((change) => ({ change, read: 0, creates: [] as Row[], updates: [] as Row[], base: change.table.slots }))
+  let current = 0
+  return {
+    step(stop) {
+      for (; current < tables.length; current++) {
+        const part = tables[current] as (typeof tables)[number]
+        const { puts, table } = part.change
+        // Room for every row at once (a table grown row by row would copy its columns again and again).
+        if (part.read === 0) table.reserve(part.base + puts.length)
+        while (part.read < puts.length) {
+          const row = puts[part.read++] as Row
+          if (row.Id < table.nextId) {
+            part.updates.push(row)
+            continue
+          }
+          part.creates.push(row)
+          table.stage(part.creates, part.creates.length - 1, part.creates.length, part.base)
+          if (stop()) return current === tables.length - 1 && part.read === puts.length
+        }
+      }
+      return true
+    },
+    finish() {
+      if (changes.generation !== state.generation) {
+        throw new Error(`changes were planned at store generation ${changes.generation} but the store is at ${state.generation}; plan again`)
+      }
+      for (const { change, creates, updates, base } of tables) {
+        const { table } = change
+        for (const id of change.deletes) {
+          table.remove(id)
+          state.attachments.removeForRow(table.applicationId, table.relationKey, id)
+        }
+        table.putAll(updates)
+        table.publish(base, creates)
+        table.nextId = change.nextId
+        table.nextIdentity = change.nextIdentity
+        table.nextRowOrder = change.nextRowOrder
+      }
+      state.nextVersion = changes.nextVersion
+      state.generation++
+    },
+  }
+}
+
+/**
+ * A big delete's changes applied in three steps, so that it is written with turns of the event loop
+ * between slices and still seen whole or not at all: `step` finds the rows to remove, table by table
+ * (engine/table.ts's `prepareRemoval`), and their attachments, a few at a time, changing nothing;
+ * `finish` removes them all for every read in one step (a write per row, `hide`) and applies the
+ * rest as `applyChanges` does; `sweep` then takes the rows out of the tables' indexes, a few at a
+ * time (until it has, the tables' look-ups pass over them). `step` and `finish` hold only while the
+ * store is at the changes' generation (the caller checks it after each wait, and plans again if it
+ * moved); `sweep` holds whatever was written since.
+ */
+export interface StagedDeletes {
+  /** Finds rows and attachments until `stop` says so (asked after every row); true when all are found. */
+  step(stop: () => boolean): boolean
+  /** Applies the changes, every row removed in one step (the store must still be at the changes' generation). */
+  finish(): void
+  /** Takes removed rows out of the indexes until `stop` says so; true when all are out. */
+  sweep(stop: () => boolean): boolean
+}
+
+/** Attachments looked through between two chances for a slice to end. */
+const ATTACHMENTS_PER_PAUSE = 1024
+
+/** Begins applying a big delete's planned changes in slices (`StagedDeletes`). */
+export function stageDeletes(state: StoreState, changes: StoreChanges): StagedDeletes {
+  const parts = (changes.tables as TableChange[]).map((change) => ({ change, removal: new Removal(change.deletes) }))
+  let attachmentIds: number[] = []
+  const findAttachments = attachmentsOf(state, parts.map(({ change }) => change))
+  let found = false
+  return {
+    step(stop) {
+      for (const { change, removal } of parts) if (!change.table.prepareRemoval(removal, stop)) return false
+      while (!found) {
+        const next = findAttachments.next()
+        if (next.done === true) {
+          attachmentIds = next.value
+          found = true
+        } else if (stop()) return false
+      }
+      return true
+    },
+    finish() {
+      if (changes.generation !== state.generation) {
+        throw new Error(`changes were planned at store generation ${changes.generation} but the store is at ${state.generation}; plan again`)
+      }
+      if (!found) throw new Error('the delete is not staged yet: step until it answers true')
+      for (const { change, removal } of parts) {
+        const { table } = change
+        table.hide(removal)
+        table.putAll(change.puts)
+        table.nextId = change.nextId
+        table.nextIdentity = change.nextIdentity
+        table.nextRowOrder = change.nextRowOrder
+      }
+      state.attachments.removeIds(attachmentIds)
+      state.nextVersion = changes.nextVersion
+      state.generation++
+    },
+    sweep(stop) {
+      for (const { change, removal } of parts) if (!change.table.sweep(removal, stop)) return false
+      return true
+    },
+  }
+}
+
+/** The Ids of the attachments of the rows the changes delete (what `removeForRow` forgets for each); work that may pause. */
+function* attachmentsOf(state: StoreState, changes: readonly TableChange[]): Generator<void, number[], void> {
+  // Each table's attachments by row first, in one look through them all: most tables have none, and their rows are not looked up.
+  const byTable = new Map<Table, Map<number, number[]>>()
+  const tables = new Map<string, Table>()
+  const keyOf = (applicationId: string, relationKey: string | null): string => JSON.stringify([applicationId, relationKey])
+  for (const { table } of changes) tables.set(keyOf(table.applicationId, table.relationKey), table)
+  let looked = 0
+  for (const attachment of state.attachments.values()) {
+    if (++looked % ATTACHMENTS_PER_PAUSE === 0) yield
+    const table = tables.get(keyOf(attachment.applicationId, attachment.relationKey))
+    if (table === undefined) continue
+    let byRow = byTable.get(table)
+    if (byRow === undefined) byTable.set(table, (byRow = new Map()))
+    const ids = byRow.get(attachment.parentId)
+    if (ids === undefined) byRow.set(attachment.parentId, [attachment.id])
+    else ids.push(attachment.id)
+  }
+  const found: number[] = []
+  for (const { table, deletes } of changes) {
+    const byRow = byTable.get(table)
+    if (byRow === undefined) continue
+    for (let i = 0; i < deletes.length; i++) {
+      const ids = byRow.get(deletes[i] as number)
+      if (ids !== undefined) for (const id of ids) found.push(id)
+      if ((i + 1) % ATTACHMENTS_PER_PAUSE === 0) yield
+    }
+  }
+  return found
 }
 
 /**

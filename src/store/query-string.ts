@@ -20,23 +20,70 @@ export type { ParsedQuery } from './types.ts'
  *   spells the relation key parameter several ways.
  */
 export function parseQueryString(text: string): ParsedQuery | QueryError {
+  const work = parsing(text)
+  for (;;) {
+    const step = work.next()
+    if (step.done === true) return step.value
+  }
+}
+
+/**
+ * `parseQueryString`'s answer for a long text, read a piece at a time in slices of about `sliceMs`,
+ * awaiting `pause()` (the caller's turn of the event loop) between slices: a query text may be
+ * 60 MB, and reading it took the mock most of a second (59 MB of `'a&'` pairs, seconds). The same
+ * answer as `parseQueryString` for every text.
+ */
+export async function parseQueryStringInSlices(text: string, pause: () => Promise<void>, sliceMs = 8): Promise<ParsedQuery | QueryError> {
+  const work = parsing(text)
+  for (;;) {
+    const until = performance.now() + sliceMs
+    for (;;) {
+      const step = work.next()
+      if (step.done === true) return step.value
+      if (performance.now() >= until) break
+    }
+    await pause()
+  }
+}
+
+/** Reading a query text, pausing (a `yield`) where a slice may end: after each piece of text read (`queryReading`), or PARAMETERS options. */
+type Reading<T> = Generator<void, T, void>
+
+/**
+ * How a long query text is read: `pieceChars` characters between two chances for a slice to end (a
+ * piece is decoded in well under a millisecond). Tests make it small, to read short texts in many pieces.
+ */
+export const queryReading = { pieceChars: 1 << 16 }
+/** Options read between two chances for a slice to end. */
+const PARAMETERS = 1024
+/**
+ * Most unknown option names listed in `ignoredOptions` (and so in the warning that names them):
+ * a query text of 20 million `a&` pairs is 20 million unknown options. Past the limit the warning
+ * still comes; the names after it are not listed.
+ */
+export const MAX_IGNORED_OPTIONS = 256
+/** The longest name an option of the description has (`$inlinecount`): a longer one is none of them. */
+const LONGEST_NAME = 12
+
+function* parsing(text: string): Reading<ParsedQuery | QueryError> {
   const query: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false, quotedAmpersand: false }
   const seen = new Set<string>()
-  const parts = splitParameters(text)
-  query.quotedAmpersand = parts.quotedAmpersand
-  for (const part of parts) {
-    if (part.trim() === '') continue
+  let read = 0
+  for (const part of parameters(text, query)) {
+    // One option at a time, as the text is split: a text of millions of options holds no list of them.
+    if (part === null || ++read % PARAMETERS === 0) yield
+    if (part === null || part.trim() === '') continue
     const equals = part.indexOf('=')
-    const rawName = decodeFormText(equals < 0 ? part : part.slice(0, equals)).trim()
-    const name = KNOWN.get(rawName.toLowerCase())
+    const rawName = (yield* decodeFormText(equals < 0 ? part : part.slice(0, equals))).trim()
+    const name = rawName.length > LONGEST_NAME ? undefined : KNOWN.get(rawName.toLowerCase())
     // Options the description does not list ($select, $expand, $count, ...) are ignored, as an
     // installation that does not support them would; the caller reports them as a warning.
     if (name === undefined) {
-      query.ignoredOptions.push(rawName)
+      if (query.ignoredOptions.length < MAX_IGNORED_OPTIONS) query.ignoredOptions.push(rawName)
       continue
     }
     if (equals < 0) return bad(`${name} has no '=' and value`)
-    const value = decodeFormText(part.slice(equals + 1))
+    const value = yield* decodeFormText(part.slice(equals + 1))
     if (seen.has(name)) return bad(`${name} appears more than once`)
     seen.add(name)
     const problem = assign(query, name, value)
@@ -91,7 +138,9 @@ function assign(query: ParsedQuery, name: Name, value: string): string | null {
       return null
     }
     case '$inlinecount': {
-      const mode = value.trim().toLowerCase()
+      const trimmed = value.trim()
+      // Neither word is longer than 8 characters, and lower case is never shorter: a longer text is neither.
+      const mode = trimmed.length > 8 ? trimmed : trimmed.toLowerCase()
       if (mode !== 'allpages' && mode !== 'none') return `$inlinecount must be 'allpages' or 'none', got '${value}'`
       query.inlineCount = mode === 'allpages'
       return null
@@ -133,31 +182,156 @@ function parseOrderBy(value: string): OrderItem[] | string {
 }
 
 /**
- * Splits on `&` outside single quotes; a quote inside a value is written twice, which toggles back.
- * `quotedAmpersand` tells whether an `&` was kept inside quotes.
+ * The options of a query text, split on `&` outside single quotes; a quote inside a value is written
+ * twice, which toggles back. Sets `quotedAmpersand` when an `&` was kept inside quotes. Each `&` and
+ * `'` is found by `indexOf`, not a character at a time, and the options are handed out one by one,
+ * with `null` now and then (every PARAMETERS quotes or `&` read): a chance for a slice to end.
  */
-function splitParameters(text: string): string[] & { quotedAmpersand: boolean } {
-  const parts = Object.assign([] as string[], { quotedAmpersand: false })
+function* parameters(text: string, query: ParsedQuery): Generator<string | null, void, void> {
   let start = 0
   let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 39 /* ' */) quoted = !quoted
-    else if (c === 38 /* & */) {
-      if (quoted) parts.quotedAmpersand = true
-      else {
-        parts.push(text.slice(start, i))
-        start = i + 1
-      }
+  let quote = text.indexOf("'")
+  let read = 0
+  for (let amp = text.indexOf('&'); amp >= 0; amp = text.indexOf('&', amp + 1)) {
+    // The quotes before this `&` each toggle; the count's parity is what matters.
+    while (quote >= 0 && quote < amp) {
+      quoted = !quoted
+      quote = text.indexOf("'", quote + 1)
+      if (++read % PARAMETERS === 0) yield null
+    }
+    if (quoted) {
+      query.quotedAmpersand = true
+      if (++read % PARAMETERS === 0) yield null
+    } else {
+      yield text.slice(start, amp)
+      start = amp + 1
     }
   }
-  parts.push(text.slice(start))
-  return parts
+  yield text.slice(start)
 }
 
-/** One parameter's name or value as form-encoded text reads: `+` is a space, then percent-escapes are decoded. */
-function decodeFormText(text: string): string {
-  return decodePercent(text.includes('+') ? text.replaceAll('+', ' ') : text)
+/**
+ * One parameter's name or value as form-encoded text reads: `+` is a space, then percent-escapes are
+ * decoded (`decodePercent`). A long text is decoded a window of `queryReading.pieceChars` at a time, with a
+ * chance for the slice to end between windows: a window ends before a run of escapes that reaches
+ * its end (the next window starts with it), and a run longer than a window is decoded on its own
+ * (`decodeRun`). The answer is `decodePercent`'s for the whole text.
+ */
+function* decodeFormText(text: string): Reading<string> {
+  const PIECE = queryReading.pieceChars
+  if (text.length <= PIECE) return decodePercent(spaced(text))
+  const decoded: string[] = []
+  // Whether any window read differently from how it was written: if none did, the text is its own reading (no copy of 60 MB).
+  let changed = false
+  let at = 0
+  while (at < text.length) {
+    yield
+    // A run of escapes as long as a window (or longer) is decoded on its own, a piece at a time.
+    const runEnd = escapeRunEnd(text, at, PIECE)
+    if (runEnd > at && runEnd - at >= PIECE - 2) {
+      const run = yield* decodeRun(text, at)
+      decoded.push(run.decoded)
+      changed ||= run.decoded.length !== run.end - at
+      at = run.end
+      continue
+    }
+    let limit = Math.min(text.length, at + PIECE)
+    // An escape the window's end would cut (its `%` one or two characters before the end) starts the next window.
+    if (limit < text.length) {
+      if (limit - 2 > at && text.charCodeAt(limit - 2) === 37) limit -= 2
+      else if (limit - 1 > at && text.charCodeAt(limit - 1) === 37) limit -= 1
+    }
+    const window = text.slice(at, limit)
+    const parts: string[] = []
+    let from = 0
+    let next = limit
+    RUNS.lastIndex = 0
+    // A window with no `%` has no escape: not searched for one (the search costs ten times the look).
+    for (let run = window.includes('%') ? RUNS.exec(window) : null; run !== null; run = RUNS.exec(window)) {
+      const end = run.index + run[0].length
+      // A run that reaches the window's end may go on past it: the window ends before it.
+      if (end === window.length && limit < text.length) {
+        next = at + run.index
+        break
+      }
+      parts.push(spaced(window.slice(from, run.index)), decodedOrKept(run[0]))
+      from = end
+    }
+    parts.push(spaced(window.slice(from, next - at)))
+    const read = parts.join('')
+    changed ||= parts.length > 1 || read !== window
+    decoded.push(read)
+    at = next
+  }
+  return changed ? decoded.join('') : text
+}
+
+const RUNS = /(?:%[0-9A-Fa-f]{2})+/g
+
+/** `+` read as a space (split and joined: `replaceAll` with millions of matches took seconds). */
+function spaced(text: string): string {
+  return text.includes('+') ? text.split('+').join(' ') : text
+}
+
+/** Sticky expressions that read up to n escapes, by n. */
+const escapeReaders = new Map<number, RegExp>()
+
+/** Where the run of `%XX` escapes that starts at `from` ends, read no further than about `chars` characters (`from` itself when none starts there). */
+function escapeRunEnd(text: string, from: number, chars: number): number {
+  const most = Math.max(1, Math.floor(chars / 3))
+  let reader = escapeReaders.get(most)
+  if (reader === undefined) escapeReaders.set(most, (reader = new RegExp(`(?:%[0-9A-Fa-f]{2}){1,${most}}`, 'y')))
+  reader.lastIndex = from
+  return reader.test(text) ? reader.lastIndex : from
+}
+
+/**
+ * The run of `%XX` escapes that starts at `at`, decoded as `decodeURIComponent` decodes it whole, or
+ * kept as written when it is not valid UTF-8 (as `decodePercent` does), and where it ends. It is read
+ * and decoded a piece at a time, each piece cut before a byte that starts a character (below 0x80,
+ * or 0xC0 and above), so no character is cut in two and a piece is valid exactly when its part of the
+ * run is: any piece that is not keeps the whole run as written.
+ */
+function* decodeRun(text: string, at: number): Reading<{ decoded: string; end: number }> {
+  const PIECE = Math.max(3, queryReading.pieceChars)
+  const pieces: string[] = []
+  let valid = true
+  let from = at
+  for (;;) {
+    let cut = escapeRunEnd(text, from, PIECE)
+    if (cut === from) break
+    // Forward to a byte that starts a character; a character has at most 3 bytes after its first.
+    for (let bytes = 0; valid && isEscape(text, cut) && isContinuation(text, cut); bytes++, cut += 3) if (bytes === 3) valid = false
+    if (valid) {
+      const piece = text.slice(from, cut)
+      const decoded = decodedOrKept(piece)
+      // Kept as written: not valid UTF-8 (a valid piece of escapes always decodes shorter), so neither is the run.
+      if (decoded === piece) valid = false
+      else pieces.push(decoded)
+    }
+    from = cut
+    yield
+  }
+  return { decoded: valid ? pieces.join('') : text.slice(at, from), end: from }
+}
+
+/** Whether a `%XX` escape starts at `at`. */
+function isEscape(text: string, at: number): boolean {
+  return escapeRunEnd(text, at, 3) === at + 3
+}
+
+/** Whether the escape at `at` (`%XX`) is a byte that continues a character (0x80 to 0xBF). */
+function isContinuation(text: string, at: number): boolean {
+  const byte = Number.parseInt(text.slice(at + 1, at + 3), 16)
+  return byte >= 0x80 && byte <= 0xbf
+}
+
+function decodedOrKept(run: string): string {
+  try {
+    return decodeURIComponent(run)
+  } catch {
+    return run
+  }
 }
 
 /** Decodes runs of `%XX`; a run that is not valid UTF-8 is kept as written. */

@@ -34,6 +34,17 @@ function filtersOf(table: Table): FilterCache {
   return cache
 }
 
+/**
+ * Compiles a query's long `$filter` for the table it reads, in slices (`FilterCache.prepare`), so the
+ * query that follows finds it compiled. An unknown application or relation key prepares nothing: the
+ * query says so.
+ */
+export async function prepareFilter(state: StoreState, applicationId: string, relationKey: string | null, text: string, pause: () => Promise<void>, sliceMs?: number): Promise<void> {
+  const table = tableFor(state, applicationId, relationKey)
+  if ('error' in table) return
+  await filtersOf(table).prepare(text, pause, sliceMs)
+}
+
 /** On a detail table, the master Id the filter requires (`MasterId eq N`, alone or and-ed), so only that master's details are tested. */
 function pinnedMaster(table: Table, predicate: Predicate | null): number | null {
   return predicate !== null && table.masterField !== null ? indexedMasterId(predicate.tree, table.masterField) : null

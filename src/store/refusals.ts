@@ -44,15 +44,18 @@ const NAMED_CODES: ReadonlySet<ReturnState['code']> = new Set(['LOCKED', 'REQUIR
  * row's temporary Id). Only refusals pay for the look-ups.
  */
 export function nameRows(app: AppTables, problems: readonly ReturnState[]): ReturnState[] {
-  return problems.map((problem) => {
-    if (!NAMED_CODES.has(problem.code)) return problem
-    const table = problem.relationKey === null ? app.master : app.details.get(relationKeyOf(problem.relationKey))
-    if (table === undefined) return problem
-    let row = problem.row
-    if (row === undefined) {
-      const identity = problem.id > 0 ? ownValue(table.get(problem.id) ?? {}, table.storage.identityField) : undefined
-      row = typeof identity === 'number' ? identity : problem.id
-    }
-    return { ...problem, table: table.storage.name, row }
-  })
+  return problems.map((problem) => nameRow(app, problem))
+}
+
+/** One problem as `nameRows` names it (a big delete's refusal names its problems a slice at a time). */
+export function nameRow(app: AppTables, problem: ReturnState): ReturnState {
+  if (!NAMED_CODES.has(problem.code)) return problem
+  const table = problem.relationKey === null ? app.master : app.details.get(relationKeyOf(problem.relationKey))
+  if (table === undefined) return problem
+  let row = problem.row
+  if (row === undefined) {
+    const identity = problem.id > 0 ? ownValue(table.get(problem.id) ?? {}, table.storage.identityField) : undefined
+    row = typeof identity === 'number' ? identity : problem.id
+  }
+  return { ...problem, table: table.storage.name, row }
 }

@@ -37,13 +37,13 @@ export function snapshotOf(state: StoreState): Fixture {
       details: Object.fromEntries([...app.details].map(([relationKey, table]) => [relationKey, rowsOf(table)])),
     }
   }
-  const { generated: _generated, locks: _locks, ...definitions } = state.fixture
+  // Generated and stored rows are in the tables like any other: the snapshot holds them as rows.
+  const { generated: _generated, stored: _stored, locks: _locks, ...definitions } = state.fixture
   const locks = state.locks.toLocks()
   return {
     ...definitions,
     // The locks as they are now (the control plane may have changed the fixture's), so a state file keeps them.
     ...(locks === undefined ? {} : { locks }),
-    // Generated rows are in the tables like any other: the snapshot holds them as rows.
     data,
     sequences,
     attachments: state.attachments.all().map((attachment) => {

@@ -3,7 +3,7 @@ import { dateTimeIn } from './data-types.ts'
 import { Table } from './engine/table.ts'
 import { ownValue } from './field-values.ts'
 import { RowLocks } from './locks.ts'
-import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences } from './types.ts'
+import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences, StoredRows } from './types.ts'
 
 /** One application's tables. */
 export interface AppTables {
@@ -35,12 +35,23 @@ export interface StoreState {
  * in Id order, unless given), Identity values missing from the fixture (after the largest one
  * given), DT_CREATION (deps.now() when absent), DT_LAST_UPDATE and USER_ID_LAST_UPDATE (the
  * creation's when absent) and CT_ATTACHMENTS. Generated rows (`fixture.generated`) are made here by
- * `generator`, after the fixture's own rows of their tables.
+ * `generator`, after the fixture's own rows of their tables; stored rows (`fixture.stored`, a
+ * state file's snapshot) come back column by column, as they were.
  */
 export function buildState(fixture: Fixture, deps: Deps, generator: RowGenerator, firstVersion: number, generation: number): StoreState {
+  const building = beginState(fixture, deps, generator, firstVersion, generation)
+  for (const _step of building.steps);
+  return building.state
+}
+
+/**
+ * buildState a step at a time: `steps` loads a few thousand rows (or one column's room) per step,
+ * and `state` is whole once they have all run. A reset made in slices runs them with turns of the
+ * event loop between, while the old state goes on serving; nothing reads `state` until then.
+ */
+export function beginState(fixture: Fixture, deps: Deps, generator: RowGenerator, firstVersion: number, generation: number): { state: StoreState; steps: Iterable<void> } {
   const attachments = new AttachmentStore(fixture.attachments)
   const state: StoreState = { fixture, apps: new Map(), storages: new Map(), attachments, locks: new RowLocks(fixture.locks), nextVersion: firstVersion, generation }
-  const loadedAt = dateTimeIn(deps.now(), fixture.organization.timeZone)
   for (const def of fixture.applications) {
     const master = new Table(def.id, null, def.master, null)
     const details = new Map(def.details.map((d) => [d.relationKey, new Table(def.id, d.relationKey, d.storage, d.masterField)]))
@@ -48,7 +59,26 @@ export function buildState(fixture: Fixture, deps: Deps, generator: RowGenerator
     state.storages.set(def.master.id, master)
     for (const table of details.values()) state.storages.set(table.storage.id, table)
   }
+  return { state, steps: loadSteps(state, fixture, deps, generator) }
+}
+
+/** Rows loaded between two steps of a build. */
+const ROWS_PER_STEP = 4096
+
+/** The row versions a build of this fixture hands out at most: one per row that does not bring its own. */
+export function versionsNeeded(fixture: Fixture, generator: RowGenerator): number {
+  let count = 0
+  for (const data of Object.values(fixture.data)) for (const rows of [data.masters, ...Object.values(data.details)]) count += rows.length
+  const generated = fixture.generated
+  if (generated !== undefined) count += generated.rows * (1 + (generated.detailsPerMaster ?? 2) * generator.target(fixture, generated).details.length)
+  return count
+}
+
+function* loadSteps(state: StoreState, fixture: Fixture, deps: Deps, generator: RowGenerator): Generator<void, void> {
+  const loadedAt = dateTimeIn(deps.now(), fixture.organization.timeZone)
+  const stored = fixture.stored
   // Versions a fixture gives are kept (a state export restored); the others are handed out after the largest.
+  if (stored !== undefined && stored.nextVersion > state.nextVersion) state.nextVersion = stored.nextVersion
   for (const data of Object.values(fixture.data)) {
     for (const rows of [data.masters, ...Object.values(data.details)]) for (const row of rows) if (row.TIMESTAMP >= state.nextVersion) state.nextVersion = row.TIMESTAMP + 1
   }
@@ -59,19 +89,42 @@ export function buildState(fixture: Fixture, deps: Deps, generator: RowGenerator
     const generating = generated !== undefined && generator.target(fixture, generated).id === def.id ? generated : undefined
     const masterRows = generating?.rows ?? 0
     const detailRows = masterRows * (generating?.detailsPerMaster ?? 2)
-    const loaders = new Map<Table, TableLoader>([
-      [app.master, new TableLoader(app.master, data?.masters ?? [], state, loadedAt, masterRows)],
-      ...[...app.details].map(([key, table]): [Table, TableLoader] => [table, new TableLoader(table, data?.details[key] ?? [], state, loadedAt, detailRows)]),
-    ])
+    const tables: Array<[Table, readonly Row[], number]> = [
+      [app.master, data?.masters ?? [], masterRows],
+      ...[...app.details].map(([key, table]): [Table, readonly Row[], number] => [table, data?.details[key] ?? [], detailRows]),
+    ]
+    const loaders = new Map<Table, TableLoader>()
+    for (const [table, rows, expected] of tables) {
+      const loader = new TableLoader(table, rows, state, loadedAt)
+      loaders.set(table, loader)
+      // Room made once, a column per step: a table of two million rows has a dozen columns of 16 MB.
+      yield* table.reserveInSteps(rows.length + expected + (stored?.rowsOf(table.storage.id) ?? 0))
+      yield* loader.addAll()
+      if (stored !== undefined) yield* loadStored(table, stored)
+    }
     if (generating !== undefined) {
       // Straight into the tables: a million generated rows are never held as objects as well.
       const masters = loaders.get(app.master) as TableLoader
       const byKey = new Map([...app.details].map(([key, table]) => [key, loaders.get(table) as TableLoader]))
-      generator.emit(fixture, generating, { master: (row) => masters.add(row), detail: (key, row) => byKey.get(key)?.add(row) })
+      yield* generator.emit(fixture, generating, { master: (row) => masters.add(row), detail: (key, row) => byKey.get(key)?.add(row) })
     }
     for (const table of loaders.keys()) applySequence(table, fixture.sequences?.[table.storage.id])
   }
-  return state
+}
+
+/** A table's stored rows, a chunk per step, with its sequences after them (the Identity ceiling, ROW_ORDER as stored). */
+function* loadStored(table: Table, stored: StoredRows): Generator<void, void> {
+  const rowOrder = table.columns.indexOf('ROW_ORDER')
+  for (const chunk of stored.chunks(table.storage.id, table.columns, table.kinds)) {
+    table.appendChunk(chunk)
+    const orders = chunk.columns[rowOrder]
+    if (orders instanceof Float64Array) for (let i = 0; i < chunk.count; i++) if ((orders[i] as number) >= table.nextRowOrder) table.nextRowOrder = (orders[i] as number) + 1
+    const ids = chunk.columns[0] as Float64Array
+    if (chunk.count > 0) table.nextId = (ids[chunk.count - 1] as number) + 1
+    yield
+  }
+  if (table.identityCeiling >= table.nextIdentity) table.nextIdentity = table.identityCeiling + 1
+  table.nextRowOrder = Math.max(table.nextRowOrder, stored.nextRowOrders[table.storage.id] ?? 0)
 }
 
 /** A sequence the fixture gives moves the table's on, never back below what its rows need. */
@@ -90,12 +143,12 @@ class TableLoader {
   readonly #loadedAt: number
   readonly #fileCounts: Map<number, number>
   readonly #identityField: string
+  readonly #rows: readonly Row[]
   /** The fields the store assigns (ASSIGNED's order, NaN for null), written over the source's: reused for every row. */
   readonly #assigned = new Float64Array(ASSIGNED.length + 1)
   readonly #load: (source: Readonly<Row>, assigned: Float64Array) => void
 
-  /** `expected`: rows the generator will add after the fixture's, so the table is sized once. */
-  constructor(table: Table, source: readonly Row[], state: StoreState, loadedAt: number, expected: number) {
+  constructor(table: Table, source: readonly Row[], state: StoreState, loadedAt: number) {
     this.#table = table
     this.#state = state
     this.#loadedAt = loadedAt
@@ -110,8 +163,16 @@ class TableLoader {
       if (typeof row.ROW_ORDER === 'number' && row.ROW_ORDER >= table.nextRowOrder) table.nextRowOrder = row.ROW_ORDER + 1
     }
     table.nextIdentity = maxIdentity + 1
-    table.reserve(rows.length + expected)
-    for (const row of rows) this.add(row)
+    this.#rows = rows
+  }
+
+  /** The fixture's rows of the table, a few thousand per step. */
+  *addAll(): Generator<void, void> {
+    const rows = this.#rows
+    for (let i = 0; i < rows.length; i++) {
+      this.add(rows[i] as Row)
+      if (i % ROWS_PER_STEP === ROWS_PER_STEP - 1) yield
+    }
   }
 
   /** One more row, in ascending Id order; the table copies its values. */

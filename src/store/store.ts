@@ -1,12 +1,14 @@
 import { deleteRowByRow, saveRowByRow } from './per-row.ts'
 import { planAction } from './actions.ts'
-import { changeRecord, replayRecord, reservationRecord } from './change-record.ts'
-import { planDelete } from './delete.ts'
+import { changeRecord, locksRecord, replayRecord, reservationRecord, uploadRecord } from './change-record.ts'
+import { attachTo } from './attach.ts'
+import { imageOf, type DataImage } from './image.ts'
+import { beginDelete, planDelete } from './delete.ts'
 import { reserveIdentities } from './identities.ts'
-import { applyChanges } from './plan.ts'
-import { countRows, getRow, queryRows, tableFor } from './query.ts'
+import { applyChanges, stageChanges, stageDeletes } from './plan.ts'
+import { countRows, getRow, prepareFilter, queryRows, tableFor } from './query.ts'
 import { beginSave, planSave } from './save.ts'
-import { buildState, type StoreState } from './state.ts'
+import { beginState, buildState, versionsNeeded, type StoreState } from './state.ts'
 import { snapshotOf } from './snapshot.ts'
 import { withinSequence } from './sequence.ts'
 import { requireEpoch } from './epoch.ts'
@@ -36,17 +38,33 @@ import type {
 } from './types.ts'
 
 /**
- * Told of every committed write: a save, delete or action before it is applied (a listener that
- * throws stops it, and the request fails with nothing changed), an identity reservation just after;
- * `null` when the whole data is replaced: before a reset or fixture load takes effect, with the data
- * it will hold (a listener that throws stops it, and nothing changes), and after an attachment upload.
+ * Who keeps the data durable (the state file: src/state), as the store hands it over: every
+ * acknowledged change as a record, and the whole data a reset or fixture load is about to put in
+ * place. A keeper that throws refuses the change, and the store changes nothing.
  */
-export type CommitListener = (record: ChangeRecord | null, replacing?: ReplacingData) => void
+export interface DataKeeper {
+  /**
+   * A committed save, delete or action, before it is applied (throwing stops it: the request
+   * fails with nothing changed); an identity reservation, an upload or a lock change just after it
+   * (throwing takes it back).
+   */
+  record(record: ChangeRecord): void
+  /** The data a reset or fixture load is about to put in place, kept before it takes effect (throwing refuses it). */
+  replace(next: DataImage): void
+  /**
+   * replace, without holding the event loop: kept a slice at a time, awaiting `pause` between
+   * slices. Resolves with the step that puts it in place for good, which the store takes in the
+   * same turn as it puts the data in place in memory.
+   */
+  prepareReplace(next: DataImage, pause: () => Promise<void>): Promise<PreparedReplace>
+}
 
-/** The data a reset or fixture load is about to put in place, for a listener to write first. */
-export interface ReplacingData {
-  snapshot(): Fixture
-  generation: number
+/** Data a keeper has written out and not yet put in place (DataKeeper.prepareReplace). */
+export interface PreparedReplace {
+  /** Puts it in place; throws, changing nothing, when that fails. */
+  commit(): void
+  /** Drops it. */
+  discard(): void
 }
 
 /**
@@ -61,10 +79,19 @@ export interface Store {
   application(id: string): ApplicationDef | undefined
   /** Back to the loaded fixture, or load another. Row versions keep growing across resets, so a TIMESTAMP read before a reset is stale after it. */
   reset(fixture?: Fixture): void
+  /**
+   * As reset, without holding other clients: the new data is built a slice of rows at a time
+   * (about `sliceMs` each, awaiting `pause()` between), while the old goes on serving and taking
+   * writes, then kept by the keeper (in slices too), then put in place in one synchronous step:
+   * the epoch moves there. Such resets run one after another, in the order asked.
+   */
+  resetInSlices(fixture: Fixture | undefined, pause: () => Promise<void>, sliceMs?: number): Promise<void>
   /** The last row version handed out (the count result's `Timestamp`). */
   currentRowVersion(): number
   /** The data as it is now, as a fixture that loads back into the same rows, versions and attachments. */
   snapshot(): Fixture
+  /** The data as it is now, to be read a table and a chunk at a time while writes go on (image.ts); close it when done. */
+  image(): DataImage
   /** Grows with every write: a snapshot taken at the same generation holds the same data. */
   generation(): number
   /**
@@ -77,6 +104,12 @@ export interface Store {
 
   /** A page of rows as a JSON array in UTF-8 bytes, as pieces ready to write (`body` joins them); TIMESTAMP as base64, hidden fields left out. */
   queryRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields: readonly string[]): ReadyBytes | QueryError
+  /**
+   * Compiles a long `$filter` text of a table's queries ahead of them, reading it in slices of about
+   * `sliceMs` and awaiting `pause()` between them; `queryRows` and `countRows` then find it compiled
+   * (while it stays among a table's 500 last filters), with the same answer.
+   */
+  prepareFilter(applicationId: string, relationKey: string | null, text: string, pause: () => Promise<void>, sliceMs?: number): Promise<void>
   /** Rows the query's filter selects, ignoring `$top` / `$skip`. */
   countRows(applicationId: string, relationKey: string | null, q: ParsedQuery, hiddenFields?: readonly string[]): { count: number } | QueryError
   /** One row with its JSON text (hidden fields left out), or null when it does not exist. */
@@ -90,16 +123,27 @@ export interface Store {
   /**
    * As save, with the same outcome, for a big save: the plan is made a slice of masters at a time,
    * each slice about `sliceMs` long, awaiting `pause()` (the caller's turn of the event loop) between
-   * slices, so whatever else is waiting is served; then, in one synchronous step, the plan is
-   * finished and applied, so no read sees half of it. A write that lands between slices (a new
-   * store generation) makes the plan void: it is made again, whole, then applied, as if the save
-   * had come after that write. A reset or fixture load between slices refuses the save instead
-   * (DataReplaced, nothing written): it was planned under data that is gone. The per-row save mode
-   * is not sliced (save).
+   * slices, so whatever else is waiting is served; its new rows are then written where no read looks
+   * yet, in slices too (plan.ts's `stageChanges`), and made visible with the rest of the save in one
+   * synchronous step, so no read sees half of it and no two saves interleave. A write that lands
+   * between slices (a new store generation) makes the plan void: it is made again, in slices, as if
+   * the save had come after that write (after SLICED_ATTEMPTS such voids, in one go). A reset or
+   * fixture load between slices refuses the save instead (DataReplaced, nothing written): it was
+   * planned under data that is gone. The per-row save mode is not sliced (save).
    */
   saveInSlices(cmd: SaveCommand, pause: () => Promise<void>, sliceMs?: number): Promise<WriteOutcome<SaveResult>>
   /** As save, for deletes (delete.ts). */
   delete(cmd: DeleteCommand): WriteOutcome<DeleteResult>
+  /**
+   * As delete, with the same outcome, for a big delete, as saveInSlices is for a big save: planned a
+   * slice of rows at a time (delete.ts's `beginDelete`), its rows then found in slices too, changing
+   * nothing (plan.ts's `stageDeletes`), and removed for every read in one synchronous step, so no read
+   * sees part of it and no two writes interleave; they are taken out of the tables' indexes in slices
+   * after that, before it answers. A write between slices voids the plan, which is made again (after
+   * SLICED_ATTEMPTS such voids, in one go); a reset or fixture load between slices refuses the delete
+   * (DataReplaced, nothing written). The per-row save mode is not sliced (delete).
+   */
+  deleteInSlices(cmd: DeleteCommand, pause: () => Promise<void>, sliceMs?: number): Promise<WriteOutcome<DeleteResult>>
   /** `count` consecutive Identity values that later automatic assignments will not hand out; `epoch` as a write command's. */
   reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number, epoch?: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_STORAGE' | 'INVALID_COUNT'>
 
@@ -113,8 +157,8 @@ export interface Store {
   folderFiles(folder: AttachmentDef): Array<{ path: string[]; attachment: AttachmentDef }>
   /**
    * One upload, all or nothing: `upload` adds files and folders to existing rows through `add`
-   * (updating CT_ATTACHMENTS); the commit listener hears of them once, after it. When `upload` or
-   * the listener throws, every attachment it added is taken back and the error goes on.
+   * (updating CT_ATTACHMENTS); the keeper is handed their record once, after it. When `upload` or
+   * the keeper throws, every attachment it added is taken back and the error goes on.
    */
   addAttachments<T>(upload: (add: (input: NewAttachment) => AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>) => T): T
 
@@ -129,11 +173,18 @@ export interface Store {
   /** Every locked row, table by table. */
   locks(): LockEntry[]
 
-  /** Who hears of every committed write (the state file's change log); none by default, which costs nothing. */
-  onCommit(listener: CommitListener | undefined): void
-  /** Applies a record of the change log, as at start-up; tells no listener. */
+  /** Who keeps every acknowledged change and every replaced data (the state file); none by default, which costs nothing. */
+  keep(keeper: DataKeeper | undefined): void
+  /** Applies a record of the change log, as at start-up; hands the keeper nothing. */
   replay(record: ChangeRecord): void
 }
+
+/**
+ * How many times a big save or delete is planned (and its rows staged) in slices before it is planned
+ * and applied in one go: each time, a write landed between its slices and voided it. Two big writes
+ * side by side take two; only writes that keep landing faster than it can be planned reach the end.
+ */
+const SLICED_ATTEMPTS = 8
 
 /**
  * Builds the store from a fixture. `deps` supplies time (DT_CREATION of rows a fixture leaves
@@ -144,22 +195,66 @@ export interface Store {
 export function createStore(initial: Fixture, deps: Deps, generator: RowGenerator): Store {
   let loaded = initial
   let state: StoreState = buildState(initial, deps, generator, 1, 0)
-  let listener: CommitListener | undefined
+  let keeper: DataKeeper | undefined
+  // Resets made in slices, one after another.
+  let replacing: Promise<void> = Promise.resolve()
   // Counted by the store itself, not read off the state: a reset builds a new state, and a write
   // stamped before it must meet a number that moved.
   let epoch = 1
+  /** The big save writing its new rows out of sight now (saveInSlices), if any: one at a time. */
+  let stager: object | null = null
 
   // The one place every committed save, delete and action passes: logged first, then applied.
   const commit = (changes: StoreChanges): void => {
-    if (listener !== undefined && changes.generation === state.generation) listener(changeRecord(changes))
+    if (keeper !== undefined && changes.generation === state.generation) keeper.record(changeRecord(changes))
     applyChanges(state, changes)
   }
 
-  // Locks are part of the data a snapshot holds: a new generation, and the state file writes it (as after an upload).
-  const lockChanged = (): void => {
+  // Locks are part of the data a snapshot holds: a new generation, and a record of every lock held
+  // after the change; when it cannot be kept, `undo` takes the change back.
+  const lockChanged = (undo: () => void): void => {
     state.generation++
-    listener?.(null)
+    if (keeper === undefined) return
+    try {
+      keeper.record(locksRecord(state))
+    } catch (error) {
+      undo()
+      state.generation--
+      throw error
+    }
   }
+
+  // Puts a built state in place (after its keeper has it): versions go on from the larger counter.
+  const putInPlace = (next: StoreState, fixture: Fixture | undefined): void => {
+    if (state.nextVersion > next.nextVersion) next.nextVersion = state.nextVersion
+    next.generation = state.generation + 1
+    if (fixture !== undefined) loaded = fixture
+    state = next
+    epoch++
+  }
+
+  /**
+   * How a big save or delete runs its steps: `inSlices` runs `step` in slices of about `sliceMs`,
+   * awaiting `pause()` between them, while `holds()`, and answers false as soon as it does not (a
+   * write landed between slices); `current` tells whether the store is still as the plan read it.
+   * A reset or fixture load since the plan began refuses the write in both (DataReplaced): it was
+   * received under data that is gone.
+   */
+  const slicer = (plannedEpoch: number, pause: () => Promise<void>, sliceMs: number) => ({
+    async inSlices(step: (stop: () => boolean) => boolean, holds: () => boolean): Promise<boolean> {
+      for (;;) {
+        const until = performance.now() + sliceMs
+        if (step(() => performance.now() >= until)) return true
+        await pause()
+        requireEpoch(plannedEpoch, epoch)
+        if (!holds()) return false
+      }
+    },
+    current(holds: () => boolean): boolean {
+      requireEpoch(plannedEpoch, epoch)
+      return holds()
+    },
+  })
 
   const store: Store = {
     get fixture() {
@@ -169,19 +264,52 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     application: (id) => state.apps.get(id)?.def,
     reset(fixture) {
       const next = buildState(fixture ?? loaded, deps, generator, state.nextVersion, state.generation + 1)
-      // Told before the data is replaced: when the listener cannot keep the new data (its state
+      // Kept before the data is replaced: when the keeper cannot keep the new data (its state
       // file not written), memory, snapshot and change log all stay as they were.
-      listener?.(null, { snapshot: () => snapshotOf(next), generation: next.generation })
-      if (fixture !== undefined) loaded = fixture
-      state = next
-      epoch++
+      if (keeper !== undefined) {
+        const image = imageOf(next)
+        try {
+          keeper.replace(image)
+        } finally {
+          image.close()
+        }
+      }
+      putInPlace(next, fixture)
+    },
+    resetInSlices(fixture, pause, sliceMs = 8) {
+      const run = async (): Promise<void> => {
+        const target = fixture ?? loaded
+        const firstVersion = state.nextVersion
+        // The versions the new rows take are set aside: writes to the old data meanwhile take
+        // later ones, so no version handed out before the reset comes back after it.
+        state.nextVersion += versionsNeeded(target, generator)
+        const building = beginState(target, deps, generator, firstVersion, 0)
+        await inSlices(building.steps[Symbol.iterator](), pause, sliceMs)
+        const next = building.state
+        if (keeper === undefined) return putInPlace(next, fixture)
+        const image = imageOf(next)
+        let prepared: PreparedReplace
+        try {
+          prepared = await keeper.prepareReplace(image, pause)
+        } finally {
+          image.close()
+        }
+        // One step from here: on disk, then in memory, nothing between.
+        prepared.commit()
+        putInPlace(next, fixture)
+      }
+      const done = replacing.then(run, run)
+      replacing = done.catch(() => undefined)
+      return done
     },
     currentRowVersion: () => state.nextVersion - 1,
     snapshot: () => snapshotOf(state),
+    image: () => imageOf(state),
     generation: () => state.generation,
     epoch: () => epoch,
 
     queryRows: (applicationId, relationKey, q, hiddenFields) => queryRows(state, applicationId, relationKey, q, hiddenFields),
+    prepareFilter: (applicationId, relationKey, text, pause, sliceMs) => prepareFilter(state, applicationId, relationKey, text, pause, sliceMs),
     countRows: (applicationId, relationKey, q, hiddenFields = []) => countRows(state, applicationId, relationKey, q, hiddenFields),
     getRow: (applicationId, relationKey, id, hiddenFields = []) => getRow(state, applicationId, relationKey, id, hiddenFields),
 
@@ -195,18 +323,38 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     async saveInSlices(cmd, pause, sliceMs = 8) {
       if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return store.save(cmd)
       requireEpoch(cmd.epoch, epoch)
-      const planned = state
       const plannedEpoch = epoch
-      const generation = planned.generation
-      const planning = beginSave(planned, cmd, deps)
-      for (;;) {
-        const until = performance.now() + sliceMs
-        if (planning.step(() => performance.now() >= until)) break
-        await pause()
+      const { inSlices, current } = slicer(plannedEpoch, pause, sliceMs)
+      for (let attempt = 1; attempt <= SLICED_ATTEMPTS; attempt++) {
+        const planned = state
+        const generation = planned.generation
+        const holds = (): boolean => state === planned && state.generation === generation
+        const planning = beginSave(planned, cmd, deps)
+        // A write that lands between slices voids the plan: it is made again, in slices too, as if the save came after that write.
+        // (Awaiting even a finished slice lets other work run: the store is looked at again after each wait.)
+        if (!(await inSlices(planning.step, holds)) || !current(holds)) continue
+        // The plan finished in the step that checked it: a refusal is the store's answer as it is now.
+        const outcome = planning.finish()
+        if (!outcome.ok) return outcome
+        // One save stages at a time (two would write the same slots): wait for another to end (its commit voids this plan).
+        while (stager !== null && current(holds)) await pause()
+        if (!current(holds)) continue
+        const claim = {}
+        stager = claim
+        try {
+          const staged = stageChanges(state, outcome.changes)
+          if (!(await inSlices(staged.step, holds)) || !current(holds)) continue
+          // The commit: kept by the keeper, then made visible, in one step (no read sees part of it).
+          if (keeper !== undefined) keeper.record(changeRecord(outcome.changes))
+          staged.finish()
+          return outcome
+        } finally {
+          if (stager === claim) stager = null
+        }
       }
-      // From here to the apply, one synchronous step: nothing can land between the check and the write.
+      // Writes kept landing faster than the save could be planned: planned and applied in one go, as a small save is.
       requireEpoch(plannedEpoch, epoch)
-      const outcome = state === planned && state.generation === generation ? planning.finish() : planSave(state, cmd, deps)
+      const outcome = planSave(state, cmd, deps)
       if (outcome.ok) commit(outcome.changes)
       return outcome
     },
@@ -217,10 +365,56 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
       if (outcome.ok) commit(outcome.changes)
       return outcome
     },
+    async deleteInSlices(cmd, pause, sliceMs = 8) {
+      if (state.apps.get(cmd.applicationId)?.def.saveMode === 'per-row') return store.delete(cmd)
+      requireEpoch(cmd.epoch, epoch)
+      const plannedEpoch = epoch
+      const { inSlices, current } = slicer(plannedEpoch, pause, sliceMs)
+      for (let attempt = 1; attempt <= SLICED_ATTEMPTS; attempt++) {
+        const planned = state
+        const generation = planned.generation
+        const holds = (): boolean => state === planned && state.generation === generation
+        const planning = beginDelete(planned, cmd)
+        // A write that lands between slices voids the plan: it is made again, in slices too, as if the delete came after that write.
+        if (!(await inSlices(planning.step, holds)) || !current(holds)) continue
+        const outcome = planning.finish()
+        if (!outcome.ok) return outcome
+        // Its rows found out of sight (only read: another write may go on meanwhile, and voids this plan).
+        const staged = stageDeletes(state, outcome.changes)
+        if (!(await inSlices(staged.step, holds)) || !current(holds)) continue
+        // The commit: kept by the keeper (a refusal there changes nothing), then every row removed for every read, in one step.
+        if (keeper !== undefined && outcome.changes.generation === state.generation) keeper.record(changeRecord(outcome.changes))
+        staged.finish()
+        // Written: what follows cannot undo it, so no reset refuses it now. The rows go out of the indexes a slice at
+        // a time (the tables' look-ups pass over them meanwhile); data a reset put in place has nothing to sweep.
+        for (;;) {
+          const until = performance.now() + sliceMs
+          if (staged.sweep(() => performance.now() >= until)) break
+          await pause()
+          if (state !== planned) break
+        }
+        return outcome
+      }
+      // Writes kept landing faster than the delete could be planned: planned and applied in one go, as a small delete is.
+      requireEpoch(plannedEpoch, epoch)
+      const outcome = planDelete(state, cmd)
+      if (outcome.ok) commit(outcome.changes)
+      return outcome
+    },
     reserveIdentities(applicationId, storageId, fieldName, count, received) {
       requireEpoch(received, epoch)
+      const table = state.storages.get(storageId)
+      const before = table?.nextIdentity
       const reserved = reserveIdentities(state, applicationId, storageId, fieldName, count)
-      if (listener !== undefined && Array.isArray(reserved)) listener(reservationRecord(state, storageId))
+      if (keeper !== undefined && Array.isArray(reserved) && table !== undefined) {
+        try {
+          keeper.record(reservationRecord(state, storageId))
+        } catch (error) {
+          // Not kept: not handed out either.
+          table.nextIdentity = before as number
+          throw error
+        }
+      }
       return reserved
     },
 
@@ -241,10 +435,11 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
     folderFiles: (folder) => state.attachments.filesUnder(folder),
     addAttachments(upload) {
       const undo: Array<() => void> = []
+      const added: AttachmentDef[] = []
       const generation = state.generation
       try {
-        const result = upload((input) => addAttachment(state, input, deps, undo))
-        if (state.generation !== generation) listener?.(null)
+        const result = upload((input) => addAttachment(state, input, deps, undo, added))
+        if (added.length > 0) keeper?.record(uploadRecord(added))
         return result
       } catch (error) {
         for (const step of undo.reverse()) step()
@@ -258,28 +453,42 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
       if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
       const missing = ids.filter((id) => table.get(id) === undefined)
       if (missing.length > 0) return { error: 'UNKNOWN_ROW', message: `${missing.length === 1 ? 'row' : 'rows'} ${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist in storage ${table.storage.name}` }
+      const before = new Set(ids.filter((id) => state.locks.has(applicationId, relationKey, id)))
       const locked = state.locks.add(applicationId, relationKey, ids)
-      lockChanged()
+      lockChanged(() => state.locks.remove(applicationId, relationKey, ids.filter((id) => !before.has(id))))
       return { locked }
     },
     unlock(applicationId, relationKey, ids) {
       const table = tableFor(state, applicationId, relationKey)
       if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
+      const held = ids.filter((id) => state.locks.has(applicationId, relationKey, id))
       const unlocked = state.locks.remove(applicationId, relationKey, ids)
-      if (unlocked > 0) lockChanged()
+      if (unlocked > 0) lockChanged(() => state.locks.add(applicationId, relationKey, held))
       return { unlocked }
     },
     locks: () => state.locks.list(),
 
-    onCommit(next) {
-      listener = next
+    keep(next) {
+      keeper = next
     },
     replay: (record) => replayRecord(state, record),
   }
   return store
 }
 
-function addAttachment(state: StoreState, input: NewAttachment, deps: Deps, undo: Array<() => void>): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'> {
+/** Runs steps until none is left, in slices of about `sliceMs`, awaiting `pause()` between slices. */
+async function inSlices(steps: Iterator<void>, pause: () => Promise<void>, sliceMs: number): Promise<void> {
+  for (;;) {
+    const until = performance.now() + sliceMs
+    for (;;) {
+      if (steps.next().done === true) return
+      if (performance.now() >= until) break
+    }
+    await pause()
+  }
+}
+
+function addAttachment(state: StoreState, input: NewAttachment, deps: Deps, undo: Array<() => void>, added: AttachmentDef[]): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'> {
   const table = tableFor(state, input.applicationId, input.relationKey)
   if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
   const row = table.get(input.parentId)
@@ -290,9 +499,8 @@ function addAttachment(state: StoreState, input: NewAttachment, deps: Deps, undo
       return { error: 'UNKNOWN_ROW', message: `folder ${input.folderId} is not a folder of row ${input.parentId}` }
     }
   }
-  const nextId = state.attachments.nextId
   const attachment: AttachmentDef = {
-    id: withinSequence(nextId, 'the next attachment Id'),
+    id: withinSequence(state.attachments.nextId, 'the next attachment Id'),
     applicationId: input.applicationId,
     relationKey: input.relationKey,
     parentId: input.parentId,
@@ -305,13 +513,7 @@ function addAttachment(state: StoreState, input: NewAttachment, deps: Deps, undo
     userId: input.userId,
     ...(input.content === undefined ? {} : { content: input.content }),
   }
-  state.attachments.add(attachment)
-  undo.push(() => {
-    state.attachments.undoAdd(attachment, nextId)
-    table.put(row)
-  })
-  // Attachments live beside the row, so the row keeps its TIMESTAMP; only its marker changes.
-  table.put(table.makeRow({ ...row, CT_ATTACHMENTS: state.attachments.fileCount(input.applicationId, input.relationKey, input.parentId) }))
-  state.generation++
+  undo.push(attachTo(state, attachment))
+  added.push(attachment)
   return attachment
 }

@@ -11,6 +11,23 @@ export type { FieldType } from '../wire/type-forms.ts'
 /** A value a row field can hold (a Multiselection holds an array; booleans only before conversion). */
 export type FieldValue = string | number | boolean | null | ReadonlyArray<string | number>
 
+/** How a table's column holds its values: numbers (Booleans and dates too), text, or Multiselection arrays. */
+export type ColumnKind = 'number' | 'text' | 'array'
+
+/** One column's values in a chunk: numbers with NaN for null, or references (strings, arrays) with null for none. */
+export type ChunkValues = Float64Array | FieldValue[]
+
+/**
+ * Rows of one table by column, as the durable state writes and reads them: `count` rows in
+ * ascending Id order, `columns[i]` the values of the table's i-th column for those rows (at least
+ * `count` long). A table image makes them (engine/table.ts), `Table.appendChunk` puts them back; no
+ * row object is built either way.
+ */
+export interface ColumnChunk {
+  count: number
+  columns: ChunkValues[]
+}
+
 /** A row as the store keeps it: system fields plus user fields, keyed by physical field name. */
 export interface Row {
   Id: number
@@ -169,6 +186,28 @@ export interface Fixture {
   locks?: Locks
   /** What loading changed in an older fixture (type names, value forms), said once at start. */
   notices?: string[]
+  /**
+   * Rows held by column instead of in `data` (a state file's snapshot): the store reads them table
+   * by table as it loads, and again at each reset. Never part of a fixture file.
+   */
+  stored?: StoredRows
+}
+
+/**
+ * Rows a fixture holds by column (a state file's snapshot), read table by table when the store
+ * loads. src/state reads them from its file; the store knows only this.
+ */
+export interface StoredRows {
+  /** Rows of a storage (none for a storage it does not hold). */
+  rowsOf(storageId: string): number
+  /** A storage's rows in ascending Id order, in the columns asked for (a table's, in its order; a column it lacks is null). */
+  chunks(storageId: string, columns: readonly string[], kinds: readonly ColumnKind[]): Iterable<ColumnChunk>
+  readonly masterRows: number
+  readonly detailRows: number
+  /** The next row version (TIMESTAMP) when the rows were written. */
+  readonly nextVersion: number
+  /** Where each storage's ROW_ORDER stood, by storage Id (a fixture's sequences do not say). */
+  readonly nextRowOrders: Readonly<Record<string, number>>
 }
 
 /** Locked row Ids per application id, by `master` or relation key. */
@@ -202,8 +241,12 @@ export interface GeneratedRowSink {
 export interface RowGenerator {
   /** The application the rows go to; throws a RangeError for options it cannot use. */
   target(fixture: Fixture, options: GeneratedRows): ApplicationDef
-  /** Hands the rows to `sink` one at a time (one row object per table, reused: copy what you keep). */
-  emit(fixture: Fixture, options: GeneratedRows, sink: GeneratedRowSink): void
+  /**
+   * Hands the rows to `sink` one at a time (one row object per table, reused: copy what you keep),
+   * pausing every few thousand rows: the store runs it to the end, or a slice at a time (a reset
+   * made in slices).
+   */
+  emit(fixture: Fixture, options: GeneratedRows, sink: GeneratedRowSink): Iterable<void>
 }
 
 /** Injected sources of time and randomness, so tests are deterministic. */
@@ -419,3 +462,10 @@ export type ChangeRecord =
   | { v: number; t: Array<{ s: string; p: Row[]; d: number[]; n: [number, number, number] }> }
   /** An identity reservation: the storage's sequence moved to `i`. */
   | { s: string; i: number }
+  /** An upload: the files and folders it added, their bytes in base64. */
+  | { u: RecordedAttachment[] }
+  /** A lock or unlock: every lock held after it, in the fixture's form (null: none). */
+  | { l: Locks | null }
+
+/** An attachment as a change record holds it: its bytes in base64. */
+export type RecordedAttachment = Omit<AttachmentDef, 'content' | 'file'> & { content?: string }

@@ -1,8 +1,9 @@
 import { WARNINGS, type WarningCode } from '../http/warnings.ts'
 import type { Interaction } from '../usage-file/file.ts'
+import type { Shape } from '../usage-file/shape.ts'
 import { describeInteraction } from '../usage/replay.ts'
 import { answerMembers, anyOperation, documentsStatus, requestSide, requiredHeaders, successorOf, type ReleaseDocument } from './documents.ts'
-import { memberDiffs, pathText, renamedTo } from './members.ts'
+import { memberDiffs, pathText, renamedTo, type MemberDiff } from './members.ts'
 import { okAnswer, type Outcome, type Replayed } from './replay.ts'
 import { bodyText, queryShapeText, requestText } from './shown.ts'
 import type { FindingKind, FindingSide } from './types.ts'
@@ -48,6 +49,20 @@ export interface Comparison {
   target: readonly Replayed[]
 }
 
+/** The two releases' documents, and what they say of each operation, read once per operation rather than once per interaction. */
+interface Views {
+  from: ReleaseDocument
+  to: ReleaseDocument
+  /** What the target takes for an operation (requestSide), by operationId. */
+  sides: Map<string, FindingSide>
+}
+
+function targetSide(views: Views, operationId: string): FindingSide {
+  let side = views.sides.get(operationId)
+  if (side === undefined) views.sides.set(operationId, (side = requestSide(views.to, operationId) ?? {}))
+  return side
+}
+
 const refusal = (outcome: Outcome) => `${outcome.status}${outcome.problem?.code === undefined ? '' : ` ${outcome.problem.code}`}${outcome.problem?.detail === undefined ? '' : `: ${outcome.problem.detail}`}`
 
 /** The client's request as it is today: the operation's method and path, its media type and body shape, and the request written out. */
@@ -89,117 +104,144 @@ function answerText(members: ReadonlyMap<string, string>, received: readonly str
   return lost.length === 0 ? undefined : `{ ${[...members].map(([name, type]) => `${name}: ${type}`).join(', ')} }, without ${lost.join(', ')}, which the client reads`
 }
 
-/** Changes of the shapes of an operation the target does not serve: one per recorded shape. */
-function goneChanges(comparison: Comparison, operationId: string): Change[] {
-  const { interactions, from, to, target } = comparison
-  const successor = successorOf(operationId, from.profile, to.profile)
-  const then = successor === undefined ? undefined : requestSide(to, successor)
-  const outcomeAt = (index: number) => {
-    const replayed = target[index]
-    return replayed !== undefined && 'outcome' in replayed ? replayed.outcome : undefined
+/** What an operation the target does not serve becomes there: the operation taking its place, what the target takes for it and what it answers. */
+interface Gone {
+  successor: string | undefined
+  then: FindingSide | undefined
+  answer: Map<string, string> | undefined
+  /** What the target answered the client's form, from the first shape replayed (shapes met only with refusals were not). */
+  answered?: Outcome
+  changes: Change[]
+}
+
+function goneOf(views: Views, operationId: string): Gone {
+  const successor = successorOf(operationId, views.from.profile, views.to.profile)
+  return { successor, then: successor === undefined ? undefined : requestSide(views.to, successor), answer: successor === undefined ? undefined : answerMembers(views.to, successor), changes: [] }
+}
+
+/** The change of one recorded shape of an operation the target does not serve; its `why` is filled in at the end, from the first shape the target answered. */
+function goneChange(gone: Gone, operationId: string, interaction: Interaction, index: number, outcome: Outcome | undefined): Change {
+  const { successor, then, answer } = gone
+  const now = nowOf(interaction)
+  // The document says it is gone; the replay shows whether the target still takes the client's form anyway.
+  const breaks = outcome === undefined || outcome.status >= 300
+  const moved = then !== undefined && then.method === now.method && then.path !== now.path
+  const said = answer === undefined ? undefined : answerText(answer, answerNames(interaction))
+  return {
+    kind: moved ? 'path-moved' : 'variant-gone',
+    operationId,
+    key: `${operationId}>${successor ?? ''}`,
+    breaks,
+    index,
+    title: describeInteraction(interaction),
+    why: '',
+    now,
+    then: then === undefined ? {} : { ...then, ...optional('example', convertedExample(interaction, then)), ...optional('answer', said) },
   }
-  // What the target answered the client's form, from the first shape replayed (shapes met only with refusals were not).
-  const answered = interactions.map((interaction, index) => (interaction.operation === operationId ? outcomeAt(index) : undefined)).find((outcome) => outcome !== undefined)
-  const why = answered === undefined ? `${operationId} is not in the document of ${to.release}` : refusal(answered)
-  const answer = successor === undefined ? undefined : answerMembers(to, successor)
-  const changes: Change[] = []
-  interactions.forEach((interaction, index) => {
-    if (interaction.operation !== operationId) return
-    const now = nowOf(interaction)
-    const outcome = outcomeAt(index)
-    // The document says it is gone; the replay shows whether the target still takes the client's form anyway.
-    const breaks = outcome === undefined || outcome.status >= 300
-    const moved = then !== undefined && then.method === now.method && then.path !== now.path
-    const said = answer === undefined ? undefined : answerText(answer, answerNames(interaction))
-    changes.push({
-      kind: moved ? 'path-moved' : 'variant-gone',
-      operationId,
-      key: `${operationId}>${successor ?? ''}`,
-      breaks,
-      index,
-      title: describeInteraction(interaction),
-      why,
-      now,
-      then: then === undefined ? {} : { ...then, ...optional('example', convertedExample(interaction, then)), ...optional('answer', said) },
-    })
-  })
-  return changes
+}
+
+/** The recorded answer shape written last as text, and its text: both sides' answers to an interaction are held to its shape. */
+let lastShape: { shape: object; text: string } | undefined
+
+/** Of each parsed body (shared by every answer with its bytes: replay.ts, ParsedBodies), the diffs against each shape held to it so far. */
+const diffsByBody = new WeakMap<object, Map<string, readonly MemberDiff[]>>()
+
+/** Shapes whose diffs are kept per body at most: a usage may hold many; past it they are worked out each time. */
+const SHAPES_PER_BODY = 1024
+
+/**
+ * `memberDiffs(shape, body)`, worked out once per body and shape: a usage's many shapes of one
+ * read get the same few answers, each held to the same recorded shape again and again. The diffs
+ * are shared, so only read.
+ */
+function diffsOf(shape: Shape, body: unknown): readonly MemberDiff[] {
+  if (body === null || typeof body !== 'object' || typeof shape === 'string') return memberDiffs(shape, body)
+  if (lastShape?.shape !== shape) lastShape = { shape, text: JSON.stringify(shape) }
+  const { text } = lastShape
+  let byShape = diffsByBody.get(body)
+  if (byShape === undefined) diffsByBody.set(body, (byShape = new Map()))
+  let diffs = byShape.get(text)
+  if (diffs === undefined) {
+    diffs = memberDiffs(shape, body)
+    if (byShape.size < SHAPES_PER_BODY) byShape.set(text, diffs)
+  }
+  return diffs
+}
+
+/** What the recorded release's answer lacks or carries otherwise of what the client received (computed once: the check of a replay and the comparison both need it). */
+function recordedDiffs(interaction: Interaction, outcome: Outcome): readonly MemberDiff[] {
+  const recorded = okAnswer(interaction)?.[1].body
+  return recorded === undefined || outcome.status >= 300 ? [] : diffsOf(recorded, outcome.body)
 }
 
 /** Why the recorded release itself does not serve the replay as the client saw it; undefined when it does. */
-function unreplayable(interaction: Interaction, outcome: Outcome): string | undefined {
+function unreplayable(interaction: Interaction, outcome: Outcome, diffs: readonly MemberDiff[]): string | undefined {
   if (outcome.status >= 300) return `${outcome.status}${outcome.problem?.code === undefined ? '' : ` ${outcome.problem.code}`}${outcome.problem?.detail === undefined ? '' : `: ${outcome.problem.detail}`}`
   if (outcome.flag === false) return `the ${interaction.operation === 'deleteItems' ? 'delete' : 'save'} is refused (${(outcome.states ?? []).join(', ')})`
-  const recorded = okAnswer(interaction)?.[1].body
-  const diffs = recorded === undefined ? [] : memberDiffs(recorded, outcome.body)
   const [first] = diffs
   if (first !== undefined) return `its answer ${first.change === 'missing' ? 'lacks' : 'has another type for'} ${pathText(first.path) || 'the body'}, which the client received`
   return undefined
 }
 
 /** The changes one replayed interaction meets on the target: refusals, warnings, statuses and answer members. */
-function replayedChanges(comparison: Comparison, index: number): Change[] {
-  const { interactions, to, recorded, target } = comparison
-  const interaction = interactions[index] as Interaction
+function replayedChanges(views: Views, interaction: Interaction, index: number, onRecorded: Replayed, onTarget: Replayed): Change[] {
+  const { to } = views
   const operationId = interaction.operation
-  const title = describeInteraction(interaction)
-  const now = nowOf(interaction)
-  const base = { operationId, index, title, now }
-  const onRecorded = recorded[index]
-  const onTarget = target[index]
-  if (onRecorded === undefined || onTarget === undefined) return []
+  // What every change of the interaction says of it, written out only when there is a change: most interactions have none.
+  let common: { operationId: string; index: number; title: string; now: FindingSide } | undefined
+  const base = () => (common ??= { operationId, index, title: describeInteraction(interaction), now: nowOf(interaction) })
   if ('skip' in onRecorded) {
-    if (onRecorded.refusalsOnly === true) return statusChanges(comparison, index)
-    return [{ ...base, kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: onRecorded.skip, then: {} }]
+    if (onRecorded.refusalsOnly === true) return statusChanges(views, interaction, index)
+    return [{ ...base(), kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: onRecorded.skip, then: {} }]
   }
   const a = onRecorded.outcome
-  const cannot = unreplayable(interaction, a)
-  if (cannot !== undefined) return [{ ...base, kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: cannot, then: { status: a.status } }]
-  if ('skip' in onTarget) return [{ ...base, kind: 'unreplayable', key: `${operationId}|target`, breaks: false, why: onTarget.skip, onTarget: true, then: {} }]
+  const diffsBefore = recordedDiffs(interaction, a)
+  const cannot = unreplayable(interaction, a, diffsBefore)
+  if (cannot !== undefined) return [{ ...base(), kind: 'unreplayable', key: `${operationId}|recorded`, breaks: false, why: cannot, then: { status: a.status } }]
+  if ('skip' in onTarget) return [{ ...base(), kind: 'unreplayable', key: `${operationId}|target`, breaks: false, why: onTarget.skip, onTarget: true, then: {} }]
   const b = onTarget.outcome
-  const side = requestSide(to, operationId) ?? {}
+  const side = targetSide(views, operationId)
   if (b.status >= 300) {
     const violations = b.problem?.code === 'VALIDATION' ? b.problem.violations : []
     if (violations.length > 0) {
       const headers = requiredHeaders(to, operationId)
       const header = violations.map((v) => /^\/headers\/([^/]+)/.exec(v.pointer)?.[1]).find((name) => name !== undefined)
       const named = header === undefined ? undefined : (headers.find((h) => h.toLowerCase() === header) ?? header)
-      return [{ ...base, kind: 'request-refused', key: `${operationId}|${violations.map((v) => v.pointer).join(',')}`, breaks: true, why: refusal(b), then: { ...side, ...(named === undefined ? {} : { header: named }), status: b.status } }]
+      return [{ ...base(), kind: 'request-refused', key: `${operationId}|${violations.map((v) => v.pointer).join(',')}`, breaks: true, why: refusal(b), then: { ...side, ...(named === undefined ? {} : { header: named }), status: b.status } }]
     }
-    return [{ ...base, kind: b.status === 400 ? 'request-refused' : 'status-changed', key: `${operationId}|${b.status}|${b.problem?.code ?? ''}`, breaks: true, why: refusal(b), now: { ...now, status: a.status }, then: { ...side, status: b.status } }]
+    return [{ ...base(), kind: b.status === 400 ? 'request-refused' : 'status-changed', key: `${operationId}|${b.status}|${b.problem?.code ?? ''}`, breaks: true, why: refusal(b), now: { ...base().now, status: a.status }, then: { ...side, status: b.status } }]
   }
   const changes: Change[] = []
-  if (b.status !== a.status) changes.push({ ...base, kind: 'status-changed', key: `${operationId}|${a.status}>${b.status}`, breaks: true, why: `${a.status} on the recorded release, ${b.status} on ${to.release}`, now: { ...now, status: a.status }, then: { status: b.status } })
+  if (b.status !== a.status) changes.push({ ...base(), kind: 'status-changed', key: `${operationId}|${a.status}>${b.status}`, breaks: true, why: `${a.status} on the recorded release, ${b.status} on ${to.release}`, now: { ...base().now, status: a.status }, then: { status: b.status } })
   for (const warning of b.warnings.filter((code) => !a.warnings.includes(code))) {
     const text = (WARNINGS as Record<string, string>)[warning as WarningCode] ?? ''
-    changes.push({ ...base, kind: 'request-tolerated', key: `${operationId}|${warning}`, breaks: false, why: `${warning}${text === '' ? '' : `: ${text}`}`, then: { ...side, warning } })
+    changes.push({ ...base(), kind: 'request-tolerated', key: `${operationId}|${warning}`, breaks: false, why: `${warning}${text === '' ? '' : `: ${text}`}`, then: { ...side, warning } })
   }
-  if (a.flag === true && b.flag === false) changes.push({ ...base, kind: 'request-refused', key: `${operationId}|${(b.states ?? []).join(',')}`, breaks: true, why: `the ${operationId === 'deleteItems' ? 'delete' : 'save'} is refused (${(b.states ?? []).join(', ')})`, then: side })
+  if (a.flag === true && b.flag === false) changes.push({ ...base(), kind: 'request-refused', key: `${operationId}|${(b.states ?? []).join(',')}`, breaks: true, why: `the ${operationId === 'deleteItems' ? 'delete' : 'save'} is refused (${(b.states ?? []).join(', ')})`, then: side })
   const answer = okAnswer(interaction)?.[1].body
   if (answer === undefined) return changes
   // What the recorded release already answers otherwise than the client saw is the replay's, not the release's: only the target's own differences count.
-  const before = new Set(memberDiffs(answer, a.body).map((d) => `${pathText(d.path)}|${d.change}`))
-  for (const diff of memberDiffs(answer, b.body).filter((d) => !before.has(`${pathText(d.path)}|${d.change}`))) {
+  const before = new Set(diffsBefore.map((d) => `${pathText(d.path)}|${d.change}`))
+  for (const diff of diffsOf(answer, b.body).filter((d) => !before.has(`${pathText(d.path)}|${d.change}`))) {
     const member = pathText(diff.path)
     if (diff.change === 'retyped') {
-      changes.push({ ...base, kind: 'answer-retyped', key: `${member}|${diff.received}>${diff.got ?? ''}`, breaks: true, why: `${member} is ${diff.got ?? '?'}`, now: { member, type: diff.received, example: now.example ?? '' }, then: { member, type: diff.got ?? '?' } })
+      changes.push({ ...base(), kind: 'answer-retyped', key: `${member}|${diff.received}>${diff.got ?? ''}`, breaks: true, why: `${member} is ${diff.got ?? '?'}`, now: { member, type: diff.received, example: base().now.example ?? '' }, then: { member, type: diff.got ?? '?' } })
       continue
     }
     const renamed = renamedTo(diff, a.body, b.body)
     const renamedPath = renamed === undefined ? undefined : pathText([...diff.path.slice(0, -1), renamed])
     changes.push(
       renamedPath === undefined
-        ? { ...base, kind: 'answer-removed', key: `${member}|${diff.received}`, breaks: true, why: `${member} is missing`, now: { member, type: diff.received, example: now.example ?? '' }, then: { member, type: 'absent' } }
-        : { ...base, kind: 'answer-renamed', key: `${member}>${renamedPath}`, breaks: true, why: `${member} is ${renamedPath}`, now: { member, type: diff.received, example: now.example ?? '' }, then: { member: renamedPath, type: diff.received } },
+        ? { ...base(), kind: 'answer-removed', key: `${member}|${diff.received}`, breaks: true, why: `${member} is missing`, now: { member, type: diff.received, example: base().now.example ?? '' }, then: { member, type: 'absent' } }
+        : { ...base(), kind: 'answer-renamed', key: `${member}>${renamedPath}`, breaks: true, why: `${member} is ${renamedPath}`, now: { member, type: diff.received, example: base().now.example ?? '' }, then: { member: renamedPath, type: diff.received } },
     )
   }
   return changes
 }
 
 /** A refusal status the client met and handles that the target's document no longer lists for the operation. */
-function statusChanges(comparison: Comparison, index: number): Change[] {
-  const { interactions, from, to } = comparison
-  const interaction = interactions[index] as Interaction
+function statusChanges(views: Views, interaction: Interaction, index: number): Change[] {
+  const { from, to } = views
   return Object.keys(interaction.answers)
     .map(Number)
     .filter((status) => status >= 300 && documentsStatus(from, interaction.operation, status) && !documentsStatus(to, interaction.operation, status))
@@ -216,25 +258,68 @@ function statusChanges(comparison: Comparison, index: number): Change[] {
     }))
 }
 
-/** Every change the usage meets on the target, interaction by interaction. */
-export function changesOf(comparison: Comparison): Change[] {
-  const { interactions, from, to } = comparison
-  const used = [...new Set(interactions.map((i) => i.operation))]
-  // An operation the recorded release does not have either was recorded on another release (--from): nothing can be said of it.
-  const foreign = used.filter((operationId) => !from.operations.has(operationId))
-  const gone = used.filter((operationId) => from.operations.has(operationId) && !to.operations.has(operationId))
-  const changes = gone.flatMap((operationId) => goneChanges(comparison, operationId))
-  interactions.forEach((interaction, index) => {
-    const why = `${interaction.operation} is no operation of ${from.release}`
-    if (foreign.includes(interaction.operation)) changes.push({ kind: 'unreplayable', operationId: interaction.operation, key: `${interaction.operation}|recorded`, breaks: false, index, title: describeInteraction(interaction), why, now: nowOf(interaction), then: {} })
-    else if (!gone.includes(interaction.operation)) changes.push(...replayedChanges(comparison, index))
-  })
-  // An interaction the recorded release cannot replay says nothing about the target, except that the fixture may be wrong.
-  for (const [index, replayed] of comparison.recorded.entries()) {
-    const interaction = interactions[index] as Interaction
-    if (!gone.includes(interaction.operation) || !('outcome' in replayed)) continue
-    const cannot = unreplayable(interaction, replayed.outcome)
-    if (cannot !== undefined) changes.push({ kind: 'unreplayable', operationId: interaction.operation, key: `${interaction.operation}|recorded`, breaks: false, index, title: describeInteraction(interaction), why: cannot, now: nowOf(interaction), then: { status: replayed.outcome.status } })
+/**
+ * The changes a usage meets on the target, taken interaction by interaction as both releases'
+ * answers come in: what is kept of an interaction is its changes, never its answers, so a usage of
+ * 200,000 interactions holds no more than one interaction's answers at a time. `changes()` gives
+ * them in the order findings are made from: the shapes of operations the target does not serve,
+ * operation by operation, then every other change, then what the recorded release could not
+ * replay of the operations gone.
+ */
+export class ChangeCollector {
+  readonly #views: Views
+  /** Operations the recorded release does not have either: recorded on another release (--from), nothing can be said of them. */
+  readonly #foreign: Set<string>
+  /** Operations the recorded release has and the target does not, in the order the usage first uses them. */
+  readonly #gone = new Map<string, Gone>()
+  readonly #changes: Change[] = []
+  readonly #goneUnreplayable: Change[] = []
+
+  constructor(interactions: readonly Interaction[], from: ReleaseDocument, to: ReleaseDocument) {
+    this.#views = { from, to, sides: new Map() }
+    const used = [...new Set(interactions.map((i) => i.operation))]
+    this.#foreign = new Set(used.filter((operationId) => !from.operations.has(operationId)))
+    for (const operationId of used) if (from.operations.has(operationId) && !to.operations.has(operationId)) this.#gone.set(operationId, goneOf(this.#views, operationId))
   }
-  return changes
+
+  /** Takes the interaction at `index` of the usage and what each release made of it. */
+  add(interaction: Interaction, index: number, recorded: Replayed, target: Replayed): void {
+    const operationId = interaction.operation
+    const gone = this.#gone.get(operationId)
+    if (gone !== undefined) {
+      const outcome = 'outcome' in target ? target.outcome : undefined
+      gone.answered ??= outcome
+      gone.changes.push(goneChange(gone, operationId, interaction, index, outcome))
+      // An interaction the recorded release cannot replay says nothing about the target, except that the fixture may be wrong.
+      if ('outcome' in recorded) {
+        const cannot = unreplayable(interaction, recorded.outcome, recordedDiffs(interaction, recorded.outcome))
+        if (cannot !== undefined) this.#goneUnreplayable.push({ kind: 'unreplayable', operationId, key: `${operationId}|recorded`, breaks: false, index, title: describeInteraction(interaction), why: cannot, now: nowOf(interaction), then: { status: recorded.outcome.status } })
+      }
+      return
+    }
+    if (this.#foreign.has(operationId)) {
+      this.#changes.push({ kind: 'unreplayable', operationId, key: `${operationId}|recorded`, breaks: false, index, title: describeInteraction(interaction), why: `${operationId} is no operation of ${this.#views.from.release}`, now: nowOf(interaction), then: {} })
+      return
+    }
+    this.#changes.push(...replayedChanges(this.#views, interaction, index, recorded, target))
+  }
+
+  /** Every change taken so far. */
+  changes(): Change[] {
+    const gone = [...this.#gone].flatMap(([operationId, { answered, changes }]) => {
+      const why = answered === undefined ? `${operationId} is not in the document of ${this.#views.to.release}` : refusal(answered)
+      return changes.map((change) => ({ ...change, why }))
+    })
+    return [...gone, ...this.#changes, ...this.#goneUnreplayable]
+  }
+}
+
+/** Every change the usage meets on the target, from its two replays held whole (the collector above takes them one at a time). */
+export function changesOf(comparison: Comparison): Change[] {
+  const collector = new ChangeCollector(comparison.interactions, comparison.from, comparison.to)
+  comparison.interactions.forEach((interaction, index) => {
+    const [recorded, target] = [comparison.recorded[index], comparison.target[index]]
+    if (recorded !== undefined && target !== undefined) collector.add(interaction, index, recorded, target)
+  })
+  return collector.changes()
 }

@@ -25,9 +25,13 @@ export function releaseView(release: string): ReleaseDocument {
   return { release, profile: resolveProfile(release), document, operations: new Map(listOperations(document).map((entry) => [entry.operationId, entry])) }
 }
 
+/** Every operation of every release by id, listed once: a usage asks for one per interaction. */
+let everyOperation: Map<string, OperationEntry> | undefined
+
 /** Every operation of every release: where a client's operation is, whichever release it was recorded on. */
 export function anyOperation(operationId: string): OperationEntry | undefined {
-  return listOperations(apiDocument()).find((entry) => entry.operationId === operationId)
+  everyOperation ??= new Map(listOperations(apiDocument()).map((entry) => [entry.operationId, entry]))
+  return everyOperation.get(operationId)
 }
 
 /**

@@ -25,32 +25,80 @@ function jsonTypeOf(value: unknown): string {
   return typeof value === 'object' ? 'object' : typeof value
 }
 
-/** The members of `recorded` that `value` lacks or carries with another JSON type (a null where a value was is no change: a field may be empty). */
-export function memberDiffs(recorded: Shape, value: unknown, path: string[] = []): MemberDiff[] {
-  const types = typesOf(recorded)
-  const expected = [...new Set(types.filter((t) => t !== 'absent').map(jsonType))]
-  if (value === undefined) return types.includes('absent') || expected.join() === 'null' ? [] : [{ path, change: 'missing', received: expected.join('|') }]
+/** What a recorded union of types expects, worked out once per union (a usage names a few dozen, its answers hold them millions of times). */
+interface Expected {
+  /** Some samples lacked the member. */
+  absent: boolean
+  /** The JSON types received, as `received` joins them. */
+  types: string[]
+  received: string
+  /** The client only ever received null: that tells nothing of a type. */
+  onlyNull: boolean
+}
+
+const expectations = new Map<string, Expected>()
+
+function expectedOf(recorded: Shape): Expected {
+  const union = typeof recorded === 'string' ? recorded : recorded.type
+  let expected = expectations.get(union)
+  if (expected === undefined) {
+    const types = typesOf(recorded)
+    const json = [...new Set(types.filter((t) => t !== 'absent').map(jsonType))]
+    expected = { absent: types.includes('absent'), types: json, received: json.join('|'), onlyNull: json.join() === 'null' }
+    // Unions are texts of a usage file, bounded in number by it; the memory is bounded whatever the file.
+    if (expectations.size < 10_000) expectations.set(union, expected)
+  }
+  return expected
+}
+
+/** A path being walked, as links to its parent: a path is made into a list only for a member that differs. */
+interface At {
+  parent: At | undefined
+  segment: string
+}
+
+function pathOf(base: readonly string[], at: At | undefined): string[] {
+  const segments: string[] = []
+  for (let node = at; node !== undefined; node = node.parent) segments.push(node.segment)
+  return [...base, ...segments.reverse()]
+}
+
+function diffsAt(recorded: Shape, value: unknown, base: readonly string[], at: At | undefined, out: MemberDiff[]): void {
+  const expected = expectedOf(recorded)
+  if (value === undefined) {
+    if (!expected.absent && !expected.onlyNull) out.push({ path: pathOf(base, at), change: 'missing', received: expected.received })
+    return
+  }
   const got = jsonTypeOf(value)
-  if (expected.join() === 'null' || got === 'null') return []
-  if (!expected.includes(got)) return [{ path, change: 'retyped', received: expected.join('|'), got }]
-  if (typeof recorded === 'string') return []
-  const diffs: MemberDiff[] = []
+  if (expected.onlyNull || got === 'null') return
+  if (!expected.types.includes(got)) {
+    out.push({ path: pathOf(base, at), change: 'retyped', received: expected.received, got })
+    return
+  }
+  if (typeof recorded === 'string') return
   if (got === 'object' && recorded.fields !== undefined) {
+    const object = value as Record<string, unknown>
     for (const [name, field] of Object.entries(recorded.fields)) {
       // Keys that are data (PrimaryKeyData's "-1") are held to their shape where present, never required.
       if (name === '*') {
-        for (const key of Object.keys(value as object).filter((k) => !MEMBER_NAME.test(k))) diffs.push(...memberDiffs(field, (value as Record<string, unknown>)[key], [...path, '*']))
-      } else diffs.push(...memberDiffs(field, (value as Record<string, unknown>)[name], [...path, name]))
+        for (const key of Object.keys(object)) if (!MEMBER_NAME.test(key)) diffsAt(field, object[key], base, { parent: at, segment: '*' }, out)
+      } else diffsAt(field, Object.hasOwn(object, name) ? object[name] : undefined, base, { parent: at, segment: name }, out)
     }
   }
   if (got === 'array' && recorded.items !== undefined) {
+    const items = value as unknown[]
+    const before = out.length
+    const item = { parent: at, segment: '[]' }
     // The first items show a missing or retyped member as well as all of them would.
-    for (const item of (value as unknown[]).slice(0, 50)) {
-      const found = memberDiffs(recorded.items, item, [...path, '[]'])
-      if (found.length > 0) return [...diffs, ...found]
-    }
+    for (let i = 0; i < Math.min(items.length, 50) && out.length === before; i++) diffsAt(recorded.items, items[i], base, item, out)
   }
-  return diffs
+}
+
+/** The members of `recorded` that `value` lacks or carries with another JSON type (a null where a value was is no change: a field may be empty). */
+export function memberDiffs(recorded: Shape, value: unknown, path: string[] = []): MemberDiff[] {
+  const out: MemberDiff[] = []
+  diffsAt(recorded, value, path, undefined, out)
+  return out
 }
 
 /** The object at a path of an answer (the first item of each array on the way), if there is one. */

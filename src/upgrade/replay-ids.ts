@@ -38,9 +38,12 @@ function rowFields(shape: Shape | undefined): string[] {
 /** Every field name the recorded shapes name: filters, orders, saved rows, rows received. */
 export function usedFields(usage: UsageFile): Set<string> {
   const names = new Set<string>()
+  // A usage repeats its filters (one per page size, order or table it reads with them): each is parsed once.
+  const filters = new Set<string>()
   for (const interaction of usage.interactions) {
     const { query, rows } = interaction.request
-    const tree = query?.filter === undefined ? undefined : parseTemplate(query.filter)
+    const tree = query?.filter === undefined || filters.has(query.filter) ? undefined : parseTemplate(query.filter)
+    if (query?.filter !== undefined) filters.add(query.filter)
     if (tree !== undefined) for (const field of fieldsOf(tree)) names.add(field)
     for (const item of (query?.orderBy ?? '').split(',')) if (item.trim() !== '') names.add(item.trim().split(/\s+/)[0] as string)
     for (const kind of rows ?? []) for (const field of Object.keys(kind.fields)) names.add(field)

@@ -1,9 +1,10 @@
 import { createClient, successOf, type Client } from '../client/client.ts'
 import { ConfigError } from '../cli-base/exit.ts'
 import type { WireResponse } from '../client/transport.ts'
-import { textOf } from '../bytes.ts'
+import { bufferOf, textOf } from '../bytes.ts'
 import type { Interaction } from '../usage-file/file.ts'
-import { releaseView } from './documents.ts'
+import { anyOperation, releaseView } from './documents.ts'
+import { readCache } from './read-cache.ts'
 import { clientRequest, type Side } from './requests.ts'
 import type { ReleaseMock } from './release-mock.ts'
 import type { ReplayIds } from './replay-ids.ts'
@@ -22,6 +23,11 @@ export interface Outcome {
   sent: string
   status: number
   contentType: string
+  /**
+   * The body as parsed, where anything reads it: a refusal (its problem), a save's or delete's
+   * result (its flag), an answer whose shape the client received (its members). Undefined for any
+   * other: a page of rows nobody reads is not parsed.
+   */
   body: unknown
   /** The codes of the warnings the release answered with (its `X-Mock-Warnings`). */
   warnings: string[]
@@ -32,26 +38,78 @@ export interface Outcome {
   states?: string[]
 }
 
+/** A side of the replay as it is opened here, with the bodies parsed (shared by both sides). */
+export interface ReplaySide extends Side {
+  bodies: ParsedBodies
+}
+
 /** One interaction on one release: its outcome, or why it was not replayed. */
 export type Replayed = { outcome: Outcome } | { skip: string; refusalsOnly?: true }
 
-/** The answer the client received with a 2xx, if any. */
-export const okAnswer = (interaction: Interaction) => Object.entries(interaction.answers).find(([status]) => /^2/.test(status))
+/** The interaction asked about last and its answer: the replay and the comparison ask several times about the interaction being replayed. */
+let lastAsked: { interaction: Interaction; found: [string, Interaction['answers'][string]] | undefined } | undefined
 
-function parsed(response: WireResponse): { contentType: string; body: unknown } {
-  const contentType = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
-  if (/[/+]json$/.test(contentType) && response.body.length > 0) {
+/** The answer the client received with a 2xx, if any. */
+export function okAnswer(interaction: Interaction): [string, Interaction['answers'][string]] | undefined {
+  if (lastAsked?.interaction === interaction) return lastAsked.found
+  const found = Object.entries(interaction.answers).find(([status]) => /^2/.test(status))
+  lastAsked = { interaction, found }
+  return found
+}
+
+/** Bytes of answers whose parsed bodies are kept at most (past it, the memory starts again empty). */
+export const PARSED_BODIES_BYTES = 16 * 1024 * 1024
+
+/** Bodies of one length kept at most. */
+const SAME_LENGTH = 8
+
+/**
+ * Answers' bodies as parsed, by their bytes, for both sides of a replay: many shapes get the same
+ * answer (every page size above the table's rows reads the whole table, in each order the client
+ * reads it), which is parsed once, and the same body then is the same value, so what is worked out
+ * of it (compare.ts) is worked out once. Interactions alternate between reads, so one body kept
+ * would be parsed again at nearly every interaction. Shared values are only read.
+ */
+export class ParsedBodies {
+  /** By length, the bodies of that length (a few: pages of one table in different orders). */
+  #kept = new Map<number, Array<{ bytes: Buffer; value: unknown }>>()
+  #bytes = 0
+
+  parse(bytes: Uint8Array): unknown {
+    const buffer = bufferOf(bytes)
+    const same = this.#kept.get(buffer.length)
+    if (same !== undefined) for (const entry of same) if (entry.bytes.equals(buffer)) return entry.value
+    let value: unknown
     try {
-      return { contentType, body: JSON.parse(textOf(response.body)) }
+      value = JSON.parse(textOf(bytes))
     } catch {
-      return { contentType, body: textOf(response.body) }
+      value = textOf(bytes)
     }
+    if (this.#bytes + buffer.length > PARSED_BODIES_BYTES) {
+      this.#kept.clear()
+      this.#bytes = 0
+    }
+    const entries = this.#kept.get(buffer.length)
+    // A handful of bodies of one length are compared at most: many more (one page per value of a filter, say) are parsed each time, not compared each time with all.
+    if (entries === undefined) this.#kept.set(buffer.length, [{ bytes: buffer, value }])
+    else if (entries.length < SAME_LENGTH) entries.push({ bytes: buffer, value })
+    else return value
+    this.#bytes += buffer.length
+    return value
   }
+}
+
+function parsed(response: WireResponse, bodies: ParsedBodies): { contentType: string; body: unknown } {
+  const contentType = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+  if (/[/+]json$/.test(contentType) && response.body.length > 0) return { contentType, body: bodies.parse(response.body) }
   return { contentType, body: /^text\//.test(contentType) || contentType === '' ? textOf(response.body) : `<${response.body.length} bytes>` }
 }
 
-function outcomeOf(sent: string, operation: string, response: WireResponse): Outcome {
-  const { contentType, body } = parsed(response)
+function outcomeOf(sent: string, interaction: Interaction, response: WireResponse, bodies: ParsedBodies): Outcome {
+  const operation = interaction.operation
+  const read = response.status >= 300 || operation === 'saveItems' || operation === 'deleteItems' || okAnswer(interaction)?.[1].body !== undefined
+  const contentType = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+  const body = read ? parsed(response, bodies).body : undefined
   const warnings = (response.headers['x-mock-warnings'] ?? '').split(',').map((code) => code.trim()).filter((code) => code !== '')
   const outcome: Outcome = { sent, status: response.status, contentType, body, warnings }
   if (response.status >= 300 && body !== null && typeof body === 'object') {
@@ -88,10 +146,15 @@ async function signInTo(client: Client, release: string, ids: ReplayIds): Promis
   return token
 }
 
+/** The operations that only read, whose answers a side keeps until something else is sent (read-cache.ts). */
+const READS = ['queryItems', 'queryItemsLegacy', 'listAttachments', 'downloadAttachment']
+
 /** A release's mock opened for a replay: a client of its own forms, signed in as the fixture's user. */
-export async function openSide(mock: ReleaseMock, ids: ReplayIds): Promise<Side> {
+export async function openSide(mock: ReleaseMock, ids: ReplayIds, bodies: ParsedBodies): Promise<ReplaySide> {
+  const reads = new Set(READS.map(anyOperation).filter((entry) => entry !== undefined).map((entry) => `${entry.method.toUpperCase()} ${entry.path}`))
+  const transport = readCache(mock.transport, reads)
   const client = createClient({
-    transport: mock.transport,
+    transport,
     productVersion: mock.release,
     organization: ids.organization,
     clientId: ids.clientId,
@@ -101,29 +164,22 @@ export async function openSide(mock: ReleaseMock, ids: ReplayIds): Promise<Side>
   })
   client.token = await signInTo(client, mock.release, ids)
   const { operations } = releaseView(mock.release)
-  return { release: mock.release, transport: mock.transport, client, token: client.token, ids, serves: (id) => operations.has(id) }
+  return { release: mock.release, transport, client, token: client.token, ids, serves: (id) => operations.has(id), writes: () => transport.writes, bodies }
 }
 
-/** Replays the interactions on one release, one at a time in the file's order; one result per interaction. */
-export async function replaySide(side: Side, interactions: readonly Interaction[]): Promise<Replayed[]> {
-  const results: Replayed[] = []
-  for (const interaction of interactions) {
-    if (okAnswer(interaction) === undefined) {
-      results.push({ skip: 'the client met only refusals here', refusalsOnly: true })
-      continue
-    }
-    try {
-      const prepared = await clientRequest(side, interaction)
-      if ('skip' in prepared) {
-        results.push(prepared)
-        continue
-      }
-      const response = await side.transport.send(prepared.request)
-      results.push({ outcome: outcomeOf(`${prepared.request.method} ${prepared.request.path.split('?')[0]}`, interaction.operation, response) })
-    } catch (error) {
-      // A shape the file holds in a form no recorder writes (an edited file): that interaction cannot be replayed, the others still are.
-      results.push({ skip: `its recorded shape cannot be replayed (${(error as Error).message})` })
-    }
+/**
+ * Replays one interaction on one release (a side replays the usage's interactions one at a time,
+ * in the file's order): what the release answered, or why it was not replayed.
+ */
+export async function replayInteraction(side: ReplaySide, interaction: Interaction): Promise<Replayed> {
+  if (okAnswer(interaction) === undefined) return { skip: 'the client met only refusals here', refusalsOnly: true }
+  try {
+    const prepared = await clientRequest(side, interaction)
+    if ('skip' in prepared) return prepared
+    const response = await side.transport.send(prepared.request)
+    return { outcome: outcomeOf(`${prepared.request.method} ${prepared.request.path.split('?')[0]}`, interaction, response, side.bodies) }
+  } catch (error) {
+    // A shape the release cannot make a request of (a body its form cannot carry): that interaction cannot be replayed, the others still are.
+    return { skip: `its recorded shape cannot be replayed (${(error as Error).message})` }
   }
-  return results
 }

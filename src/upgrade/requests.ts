@@ -27,6 +27,8 @@ export interface Side {
   ids: ReplayIds
   /** Whether the release's document has an operation (the replay's own reads take the form it serves). */
   serves(operationId: string): boolean
+  /** How many requests that may change the replayed state were sent so far (read-cache.ts): rows read stay the rows while it stays the same. */
+  writes(): number
 }
 
 /** A request to send, or why the interaction is not replayed on this side. */
@@ -76,13 +78,50 @@ function bodyFor(shape: Shape | undefined, named: (name: string, type: Shape) =>
 }
 
 /**
- * Rows of a table as the release reads them now, in the form of Get Items its document serves;
- * none when it cannot (detail rows below 3.0).
+ * What a side has read of its state since the last request that may have changed it: rows by the
+ * read that got them, and recorded filters as filled from them. Most interactions of a large usage
+ * read the same rows to fill their filters; each is read (and its answer parsed) once.
  */
-async function rowsOf(side: Side, relationKey: string | undefined, extra: { top?: number; orderBy?: string; filter?: string } = {}): Promise<ReadRow[]> {
+interface StateReads {
+  writes: number
+  rows: Map<string, ReadRow[]>
+  filters: Map<string, string | undefined>
+}
+
+/** Entries of either map kept at most (a usage of many distinct filters between two writes): past it, the map starts again empty. */
+const STATE_READS = 4096
+
+const stateReads = new WeakMap<Side, StateReads>()
+
+/** What the side has read of its state as it is now (emptied as soon as a write was sent). */
+function readsOf(side: Side): StateReads {
+  const writes = side.writes()
+  let reads = stateReads.get(side)
+  if (reads === undefined || reads.writes !== writes) stateReads.set(side, (reads = { writes, rows: new Map(), filters: new Map() }))
+  return reads
+}
+
+/** Keeps an entry in one of a side's maps of reads, within the bound. */
+function keep<V>(map: Map<string, V>, key: string, value: V): V {
+  if (map.size >= STATE_READS) map.clear()
+  map.set(key, value)
+  return value
+}
+
+/**
+ * Rows of a table as the release reads them now, in the form of Get Items its document serves;
+ * none when it cannot (detail rows below 3.0). The rows are shared by every caller until the state
+ * changes, so only read.
+ */
+async function rowsOf(side: Side, relationKey: string | undefined, extra: { top?: number; orderBy?: string; filter?: string } = {}): Promise<readonly ReadRow[]> {
   const text = queryText({ top: 50, ...extra, ...(relationKey === undefined ? {} : { relationKey }) })
+  // Kept under the state it was read in, whatever is sent while the read is under way.
+  const reads = readsOf(side)
+  const known = reads.rows.get(text)
+  if (known !== undefined) return known
   const answer = side.serves('queryItems') ? await side.client.call('queryItems', { body: { query: text } }) : await side.client.call('queryItemsLegacy', { query: Object.fromEntries(new URLSearchParams(text)) })
-  return answer.status === 200 && Array.isArray(answer.body) ? (answer.body as ReadRow[]) : []
+  const rows = answer.status === 200 && Array.isArray(answer.body) ? (answer.body as ReadRow[]) : []
+  return keep(reads.rows, text, rows)
 }
 
 const tableOf = (side: Side, relationKey: string | null) => (relationKey === null ? side.ids.application.master : side.ids.application.details.find((d) => d.relationKey === relationKey)?.storage)
@@ -216,12 +255,15 @@ async function itemsQuery(side: Side, interaction: Interaction): Promise<string 
   const q = interaction.request.query ?? {}
   let filter: string | undefined
   if (q.filter !== undefined) {
-    const filled = instantiate(q.filter, await rowsOf(side, q.relationKey))
-    if (filled === undefined) return { skip: `the recorded filter ${q.filter} cannot be read back` }
-    filter = filled.text
+    const key = `${q.relationKey ?? ''}\n${q.filter}`
+    const { filters } = readsOf(side)
+    filter = filters.has(key) ? filters.get(key) : keep(filters, key, instantiate(q.filter, await rowsOf(side, q.relationKey))?.text)
+    if (filter === undefined) return { skip: `the recorded filter ${q.filter} cannot be read back` }
   }
-  const text = queryText({ ...(q.top === undefined ? {} : { top: q.top }), ...(q.skip === true ? { skip: 1 } : {}), ...(q.orderBy === undefined ? {} : { orderBy: q.orderBy }), ...(filter === undefined ? {} : { filter }), ...(q.relationKey === undefined ? {} : { relationKey: q.relationKey }), ...(q.count === true ? { count: true } : {}) })
-  return [text, ...(q.other ?? []).map((name) => `${encodeURIComponent(name)}=1`)].filter((part) => part !== '').join('&')
+  // queryText leaves out what is undefined.
+  const text = queryText({ top: q.top, skip: q.skip === true ? 1 : undefined, orderBy: q.orderBy, filter, relationKey: q.relationKey, count: q.count === true })
+  if (q.other === undefined || q.other.length === 0) return text
+  return [text, ...q.other.map((name) => `${encodeURIComponent(name)}=1`)].filter((part) => part !== '').join('&')
 }
 
 /** The body of a recorded interaction, with this release's values; a Skip when it cannot be made. */

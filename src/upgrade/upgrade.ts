@@ -3,15 +3,14 @@ import { prepareFixture } from '../mock/mock.ts'
 import { ConfigError } from '../cli-base/exit.ts'
 import { readUsageFile } from '../usage-file/file.ts'
 import { normalizeVersion } from '../../spec/versions.ts'
-import { changesOf } from './compare.ts'
+import { ChangeCollector } from './compare.ts'
 import { releaseView } from './documents.ts'
 import { findingsOf } from './findings.ts'
 import { applyIgnore, readIgnoreFile } from './ignore.ts'
 import { startReleaseMock, type ReleaseMock } from './release-mock.ts'
-import { openSide, replaySide } from './replay.ts'
+import { openSide, ParsedBodies, replayInteraction, type ReplaySide } from './replay.ts'
 import { replayIds } from './replay-ids.ts'
 import type { UpgradeRun } from './report.ts'
-import type { Side } from './requests.ts'
 
 /**
  * `appdata-kit upgrade`: what a client meets when its installation moves to another release,
@@ -55,7 +54,7 @@ function recordedRelease(releases: readonly string[], from: string | undefined):
  */
 export async function checkUpgrade(options: UpgradeOptions): Promise<UpgradeResult> {
   const to = emulatedRelease(options.to)
-  const usage = readUsageFile(options.usage)
+  const usage = readUsageFile(options.usage, { flag: '--usage' })
   if (usage.interactions.length === 0) throw new ConfigError(`${options.usage} records no interaction: nothing to check (did the tests run with --record-usage?)`)
   const from = recordedRelease(usage.interactions.map((i) => i.release), options.from)
   const entries = options.ignore === undefined ? [] : readIgnoreFile(options.ignore)
@@ -67,15 +66,23 @@ export async function checkUpgrade(options: UpgradeOptions): Promise<UpgradeResu
   const mocks: ReleaseMock[] = []
   try {
     mocks.push(await startReleaseMock(from, fixturePath), await startReleaseMock(to, fixturePath))
-    const sides: Side[] = []
-    for (const mock of mocks) sides.push(await openSide(mock, ids))
+    const sides: ReplaySide[] = []
+    const bodies = new ParsedBodies()
+    for (const mock of mocks) sides.push(await openSide(mock, ids, bodies))
     secrets.push(...sides.map((side) => side.token))
-    const [recorded, target] = await Promise.all(sides.map((side) => replaySide(side, usage.interactions)))
+    const [recordedSide, targetSide] = sides as [ReplaySide, ReplaySide]
     const [fromView, toView] = [releaseView(from), releaseView(to)]
-    const changes = changesOf({ interactions: usage.interactions, from: fromView, to: toView, recorded: recorded ?? [], target: target ?? [] })
-    const { findings, ignored } = applyIgnore(findingsOf(changes, fromView, toView), entries)
-    const refusalsOnly = (recorded ?? []).filter((r) => 'skip' in r && r.refusalsOnly === true).length
-    const replayed = usage.interactions.filter((_, i) => [recorded?.[i], target?.[i]].every((r) => r !== undefined && 'outcome' in r)).length
+    // Each interaction on both releases, compared as soon as both answered: what is kept is its changes, not the answers.
+    const collector = new ChangeCollector(usage.interactions, fromView, toView)
+    let refusalsOnly = 0
+    let replayed = 0
+    for (const [index, interaction] of usage.interactions.entries()) {
+      const [recorded, target] = await Promise.all([replayInteraction(recordedSide, interaction), replayInteraction(targetSide, interaction)])
+      if ('skip' in recorded && recorded.refusalsOnly === true) refusalsOnly++
+      if ('outcome' in recorded && 'outcome' in target) replayed++
+      collector.add(interaction, index, recorded, target)
+    }
+    const { findings, ignored } = applyIgnore(findingsOf(collector.changes(), fromView, toView), entries)
     return {
       run: {
         usage: options.usage,

@@ -1,7 +1,8 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { renameSync, writeFileSync } from 'node:fs'
 import type { RequestShape } from './request-shape.ts'
 import { ShapeAccumulator, type Shape } from './shape.ts'
 import { describeJsonSyntaxError, parseJsonText } from '../wire/json-syntax.ts'
+import { checkUsageJson, readUsageText, UsageFileError } from './check.ts'
 
 /**
  * The usage file: what a client used of the API while its tests ran against the mock, one
@@ -85,11 +86,23 @@ export interface InteractionEntry {
 /** Interactions being built, by key; `file()` gives the usage file. */
 export class UsageAccumulator {
   readonly #entries = new Map<string, InteractionEntry>()
+  readonly #limit: number
+  /** Requests of shapes past the limit: counted here, not kept (a recorder's file stays one the readers take). */
+  unrecorded = 0
+
+  /** `limit`: the most interactions kept (a recorder's: the readers' bound); none by default (a merge says itself when it passes it). */
+  constructor(options: { limit?: number } = {}) {
+    this.#limit = options.limit ?? Infinity
+  }
 
   entry(operation: string, release: string, request: RequestShape): InteractionEntry {
     const key = interactionKey({ operation, release, request })
     let entry = this.#entries.get(key)
-    if (entry === undefined) this.#entries.set(key, (entry = { operation, release, request, count: 0, answers: new Map() }))
+    if (entry !== undefined) return entry
+    entry = { operation, release, request, count: 0, answers: new Map() }
+    // Past the limit a new shape is counted, and its entry kept by no one.
+    if (this.#entries.size >= this.#limit) this.unrecorded++
+    else this.#entries.set(key, entry)
     return entry
   }
 
@@ -109,13 +122,14 @@ export class UsageAccumulator {
 
   file(): UsageFile {
     const keys = [...this.#entries.keys()].sort()
-    const interactions = keys.map((key) => {
-      const entry = this.#entries.get(key) as InteractionEntry
-      const answers = Object.fromEntries([...entry.answers.keys()].sort().map((status) => [status, entry.answers.get(status)?.record() as AnswerRecord]))
-      return { operation: entry.operation, release: entry.release, request: entry.request, count: entry.count, answers }
-    })
-    return { appdataKitUsage: USAGE_VERSION, interactions }
+    return { appdataKitUsage: USAGE_VERSION, interactions: keys.map((key) => interactionOf(this.#entries.get(key) as InteractionEntry)) }
   }
+}
+
+/** An interaction being built as the file writes it (its answers by status, in order). */
+export function interactionOf(entry: InteractionEntry): Interaction {
+  const answers = Object.fromEntries([...entry.answers.keys()].sort().map((status) => [status, entry.answers.get(status)?.record() as AnswerRecord]))
+  return { operation: entry.operation, release: entry.release, request: entry.request, count: entry.count, answers }
 }
 
 /** The file's text: stable JSON, two-space indented, one final newline. */
@@ -130,47 +144,26 @@ export function writeUsageFile(path: string, file: UsageFile): void {
   renameSync(temporary, path)
 }
 
-/** A usage file that cannot be read: the message names the file and what is wrong. */
-export class UsageFileError extends Error {
-  override name = 'UsageFileError'
+export { UsageFileError } from './check.ts'
+
+/** How a command took the file, for its messages: the flag it came with (`--usage`), if any. */
+export interface ReadOptions {
+  flag?: string
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
-
-/** What is wrong with a request shape, as `member is not ...`; undefined when it has the form the recorder writes. */
-function requestProblem(request: Partial<RequestShape>): string | undefined {
-  if (!Array.isArray(request.headers) || !request.headers.every((name) => typeof name === 'string')) return 'headers is not a list of header names'
-  if (request.query !== undefined && !isObject(request.query)) return 'query is not an object of query options'
-  if (request.rows !== undefined && !(Array.isArray(request.rows) && request.rows.every((kind) => isObject(kind) && isObject(kind.fields) && (kind.table === null || typeof kind.table === 'string')))) {
-    return 'rows is not a list of kinds of rows ({ table, action, fields })'
-  }
-  if (request.delete !== undefined && !(isObject(request.delete) && Array.isArray(request.delete.tables))) return 'delete is not { form, tables }'
-  if (request.path !== undefined && !isObject(request.path)) return 'path is not an object of path parameters'
-  return undefined
-}
-
-/** Reads and checks a usage file. */
-export function readUsageFile(path: string): UsageFile {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    throw new UsageFileError(`${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
-  }
-  const parsed = parseJsonText(text)
-  if ('error' in parsed) throw new UsageFileError(`${path}: not JSON (${describeJsonSyntaxError(parsed.error)})`)
-  const file = parsed.value as Partial<UsageFile> | null
-  if (file === null || typeof file !== 'object' || file.appdataKitUsage !== USAGE_VERSION || !Array.isArray(file.interactions)) {
-    throw new UsageFileError(`${path}: not a usage file of this appdata-kit (expected {"appdataKitUsage": ${USAGE_VERSION}, "interactions": [...]}, as --record-usage writes)`)
-  }
-  for (const [i, interaction] of file.interactions.entries()) {
-    const ok = interaction !== null && typeof interaction === 'object' && typeof interaction.operation === 'string' && typeof interaction.release === 'string' &&
-      interaction.request !== null && typeof interaction.request === 'object' && Number.isInteger(interaction.count) && interaction.answers !== null && typeof interaction.answers === 'object'
-    if (!ok) throw new UsageFileError(`${path}: interactions[${i}] is not an interaction (operation, release, request, count, answers)`)
-    const wrong = requestProblem(interaction.request as Partial<RequestShape>)
-    if (wrong !== undefined) throw new UsageFileError(`${path}: interactions[${i}].request.${wrong}`)
-  }
-  return file as UsageFile
+/**
+ * Reads and checks a usage file, the one reader of `upgrade`, `verify --usage`, `coverage` and
+ * `usage merge`: refused (a UsageFileError naming the file, the interaction from 1 and the JSON
+ * pointer, or the limit passed) when it is larger than a usage file may be (before it is read
+ * whole), not JSON, or not what the published schema (spec/usage.schema.json) describes, its
+ * bounds included (src/usage-file/limits.ts).
+ */
+export function readUsageFile(path: string, options: ReadOptions = {}): UsageFile {
+  const label = options.flag === undefined ? path : `${options.flag} ${path}`
+  const parsed = parseJsonText(readUsageText(path, label))
+  if ('error' in parsed) throw new UsageFileError(`${label}: not JSON (${describeJsonSyntaxError(parsed.error)})`)
+  checkUsageJson(parsed.value, label)
+  return parsed.value as UsageFile
 }
 
 /** Joins usage files (of parallel test files or CI shards) into one: counts added, shapes joined. */

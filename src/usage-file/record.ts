@@ -1,4 +1,4 @@
-import type { UsageAccumulator } from './file.ts'
+import type { InteractionEntry, UsageAccumulator } from './file.ts'
 import { requestShape } from './request-shape.ts'
 import { ShapeAccumulator } from './shape.ts'
 
@@ -48,8 +48,9 @@ function parseJson(payload: unknown): unknown {
  * Folds one exchange into the usage: its interaction (operation, release, request shape) counted,
  * and its answer by status: the problem code of a refusal, the media type of a file, or the shape
  * of a JSON body (the first SHAPED_ANSWERS of each interaction and status). Never a value.
+ * Gives the interaction it counted the exchange in (the proxy's judging thread sends it on whole).
  */
-export function recordExchange(accumulator: UsageAccumulator, release: string, item: RecordedExchange): void {
+export function recordExchange(accumulator: UsageAccumulator, release: string, item: RecordedExchange): InteractionEntry {
   const entry = accumulator.entry(item.operation, release, requestShape(item.operation, item.url, item.headers, item.body, item.params))
   entry.count++
   const answer = accumulator.answer(entry, item.status)
@@ -58,15 +59,16 @@ export function recordExchange(accumulator: UsageAccumulator, release: string, i
   if (item.status >= 400) {
     const code = (parseJson(item.payload) as { code?: unknown } | undefined)?.code
     if (typeof code === 'string') answer.problems.add(code)
-    return
+    return entry
   }
   if (mediaType !== '' && !/json/.test(mediaType)) {
     // A file: the media type the client received, never its bytes.
     answer.mediaTypes.add(mediaType)
-    return
+    return entry
   }
-  if (answer.bodies >= SHAPED_ANSWERS) return
+  if (answer.bodies >= SHAPED_ANSWERS) return entry
   answer.bodies++
   const body = parseJson(item.payload)
   ;(answer.body ??= new ShapeAccumulator()).add(body === undefined ? (text(item.payload) === '' ? null : text(item.payload)) : body)
+  return entry
 }

@@ -44,11 +44,17 @@ export function jsonType(type: string): string {
   return type === 'integer' ? 'number' : type
 }
 
+/** Every type a recorded shape's union may hold (`integer|null`, `absent|string`): what the recorder writes, and all a reader takes. */
+export const SHAPE_TYPES = ['absent', 'array', 'boolean', 'date', 'date-time', 'email', 'guid', 'integer', 'null', 'number', 'object', 'string', 'uri'] as const
+
+/** The types of a saved row's field: a shape's, and `temporary` for an Id a create sends (a negative one). */
+export const ROW_FIELD_TYPES = [...SHAPE_TYPES, 'temporary'] as const
+
 /** A member name as a schema would write it; other keys are data (Ids, keys such as `OrderLines:-1`). */
 export const MEMBER_NAME = /^[A-Za-z_$][A-Za-z0-9_$.-]*$/
 
 /** Deeper bodies are cut: a usage file describes what a client relies on, not every nested corner. */
-const MAX_DEPTH = 8
+export const MAX_DEPTH = 8
 
 /**
  * Shapes built up from samples, mutated in place: one pass over each value, no intermediate

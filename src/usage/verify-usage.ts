@@ -1,7 +1,7 @@
 import { runContracts, type RunOptions, type RunReport } from '../../contracts/runner.ts'
 import type { ContractResult, Target } from '../../contracts/types.ts'
 import { summaryLines } from '../../contracts/summary.ts'
-import { readUsageFile } from '../usage-file/file.ts'
+import type { UsageFile } from '../usage-file/file.ts'
 import { causeKey, groupByCause, groupLines } from './causes.ts'
 import { usageContracts } from './replay.ts'
 
@@ -41,11 +41,10 @@ export function failureLines(results: readonly ContractResult[]): string[] {
 }
 
 /**
- * `verify --usage FILE`: every interaction the file records, replayed against the target as a
- * contract of its own (see replay.ts). A UsageFileError when the file cannot be used.
+ * `verify --usage FILE`: every interaction of the usage file at `path` (read and checked by
+ * readUsageFile), replayed against the target as a contract of its own (see replay.ts).
  */
-export async function verifyUsage(path: string, target: Target, options: UsageRunOptions): Promise<RunReport> {
-  const file = readUsageFile(path)
+export async function verifyUsage(path: string, file: UsageFile, target: Target, options: UsageRunOptions): Promise<RunReport> {
   const recordedKeys = [...new Set(file.interactions.map((i) => i.request.query?.relationKey).filter((key): key is string => key !== undefined))]
   // The fixture's relation key (OrderLines) may be a GUID on the installation: --relation-key names it, when the file has one.
   const given = target.relationKey

@@ -24,6 +24,8 @@ import { bigSaves } from './workloads/w7-big-save.ts'
 import { peers } from './workloads/w8-peers.ts'
 import { proxies } from './workloads/w9-proxy.ts'
 import { rules } from './workloads/w10-rules.ts'
+import { stateAtScale } from './workloads/w11-state.ts'
+import { errorPath } from './workloads/w12-error-path.ts'
 
 export interface Settings {
   /** Seconds of a timed load run. */
@@ -70,6 +72,8 @@ const workloads: Array<{ name: string; http: boolean; title: string; run: () => 
   { name: 'w8', http: true, title: 'W8: peers on W1', run: () => peers(settings) },
   { name: 'w9', http: true, title: 'W9: the proxy', run: () => proxies(settings) },
   { name: 'w10', http: true, title: 'W10: answer rules', run: () => rules(settings) },
+  { name: 'w11', http: false, title: 'W11: the state file at scale', run: () => stateAtScale(settings) },
+  { name: 'w12', http: true, title: 'W12: the error path', run: () => errorPath(settings) },
 ]
 const tables: Table[] = []
 const checks: Check[] = []

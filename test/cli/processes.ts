@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { until } from '../helpers/until.ts'
 
 /** The project's own folder, where `npm start` runs. */
 export const ROOT = new URL('../../', import.meta.url).pathname
@@ -67,16 +68,31 @@ export function stopStarted(): void {
   for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL')
 }
 
+/** Waits for something a test can only ask about (a count a mock reports): the suite's one wait, `until`. */
+export function waitFor(what: string, ready: () => boolean | Promise<boolean>): Promise<void> {
+  return until(ready, what, 4000)
+}
+
 /**
- * Waits for something a test can only poll (a line a process prints, a count a mock reports):
- * looks every 10 ms, at most 2,000 times (20 s), and throws naming `what` if it never holds.
+ * Resolves once a started process has printed `text` (on standard output or error), on its output's
+ * own events; rejects when it exits without printing it.
  */
-export async function waitFor(what: string, ready: () => boolean | Promise<boolean>): Promise<void> {
-  for (let looks = 0; looks < 2000; looks++) {
-    if (await ready()) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  throw new Error(`waited 20 s for ${what}`)
+export function printed(run: Started, text: string): Promise<void> {
+  const seen = () => run.stdout.includes(text) || run.stderr.includes(text)
+  if (seen()) return Promise.resolve()
+  return new Promise((resolve, reject) => {
+    const look = () => {
+      if (!seen()) return
+      run.child.stdout?.off('data', later)
+      run.child.stderr?.off('data', later)
+      resolve()
+    }
+    // Run after the listener that appends the chunk to `run.stdout` (startProcess added it first).
+    const later = () => setImmediate(look)
+    run.child.stdout?.on('data', later)
+    run.child.stderr?.on('data', later)
+    void run.exited.then(() => setImmediate(() => (seen() ? resolve() : reject(new Error(`the process ended without printing ${JSON.stringify(text)}; stdout: ${run.stdout} stderr: ${run.stderr}`)))))
+  })
 }
 
 /** Whether the fault rules of the mock at `url` have applied to a request of `operationId` (the request arrived and is held). */

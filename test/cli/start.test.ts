@@ -15,7 +15,7 @@ import { httpTransport } from '../../src/client/transport.ts'
 import { createClient } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
-import { faultApplied, ROOT, runToEnd, startProcess, stopStarted, waitFor } from './processes.ts'
+import { faultApplied, printed, ROOT, runToEnd, startProcess, stopStarted, waitFor } from './processes.ts'
 
 const SERVER = join(ROOT, 'dist/src/mock/server.js')
 const BIN = join(ROOT, 'bin/appdata-kit.js')
@@ -200,8 +200,7 @@ describe('npm start', () => {
     // `script` gives the mock a terminal, as when a person starts it; `exec` lets it stop the mock with itself.
     const run = await startProcess('script', ['-qfec', `exec ${process.execPath} ${SERVER} --port 0`, '/dev/null'])
     await fetch(`${run.url}/ExplorerApi/api/items/save`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
-    const deadline = Date.now() + 10_000
-    while (!run.stdout.includes('saveItems') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    await printed(run, 'saveItems')
     const line = run.stdout.replace(ANSI, '').split(/\r?\n/).find((text) => text.includes('saveItems'))
     expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: POST \/ExplorerApi\/api\/items\/save saveItems 401 MISSING_TOKEN [\d.]+ ms$/)
     process.kill(run.child.pid as number, 'SIGTERM')

@@ -19,6 +19,14 @@ const folder = () => tempDir('appdata-kit-state-fail-')
 
 const start = (file: string, extra: string[] = []) => startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'fatal', ...extra])
 
+/**
+ * start, with the files the mock writes limited to 4096 blocks (2 MB in dash's 512-byte blocks, 4 MB
+ * in bash's): a longer write fails as on a full disk (EFBIG, Node ignores SIGXFSZ). The shell execs
+ * the mock, so the process is the mock's.
+ */
+const startLimited = (file: string) =>
+  startProcess('/bin/sh', ['-c', `ulimit -f 4096 && exec "$0" "$@"`, process.execPath, SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'fatal'])
+
 /** Starts the mock again on the same state file and hands a signed-in client to `check`. */
 async function afterRestart(file: string, check: (client: ReturnType<typeof clientOf>) => Promise<void>): Promise<void> {
   const again = await start(file)
@@ -95,35 +103,37 @@ describe('--state-file when the new data cannot be written', () => {
     })
   }, 60_000)
 
-  it('refuses an upload whose snapshot cannot be written with a 507, takes its folder and files back, and uploads go on', async () => {
+  it('refuses an upload whose change cannot be logged with a 507, takes its folder and files back, and uploads go on', async () => {
     const file = join(folder(), 'sandbox.json')
-    const run = await start(file)
+    const run = await startLimited(file)
+    expect(run.url, run.stderr).toBeDefined()
     const url = run.url as string
     const client = clientOf(url)
     await client.signIn(IDS.admin)
     const listed = async () => (await client.attachments(3)).map((a) => a.Name)
-    const uploadTo3 = () => {
+    const uploadTo3 = (second: Uint8Array | string) => {
       const body = new FormData()
       body.set('parentId', '3')
       body.set('folder', 'Scans')
       body.append('file', new Blob(['one']), 'one.txt')
-      body.append('file', new Blob(['two']), 'two.txt')
+      body.append('file', new Blob([second]), 'two.txt')
       return fetch(`${url}/__mock/attachments`, { method: 'POST', body })
     }
     const rowBefore = await client.rows({ filter: 'Id eq 3' })
-    const snapshotBefore = readFileSync(file, 'utf8')
+    const snapshotBefore = readFileSync(file)
+    const logBefore = readFileSync(`${file}.log`)
 
-    const blocker = `${file}.${run.child.pid as number}.tmp`
-    mkdirSync(blocker)
-    const refused = await uploadTo3()
+    // Five MB of bytes: their record (in base64) takes the log past the file size limit.
+    const refused = await uploadTo3(new Uint8Array(5 * 1024 * 1024).fill(7))
     expect(refused.status).toBe(507)
     expect(await refused.json()).toMatchObject({ status: 507, code: 'STATE_NOT_WRITTEN' })
     expect(await listed()).toEqual([])
     expect(await client.rows({ filter: 'Id eq 3' })).toEqual(rowBefore)
-    expect(readFileSync(file, 'utf8')).toBe(snapshotBefore)
+    // The log cut back to its whole lines, the snapshot untouched.
+    expect(readFileSync(file).equals(snapshotBefore)).toBe(true)
+    expect(readFileSync(`${file}.log`).equals(logBefore)).toBe(true)
 
-    rmSync(blocker, { recursive: true })
-    const accepted = await uploadTo3()
+    const accepted = await uploadTo3('two')
     expect(accepted.status).toBe(201)
     const records = (await accepted.json()) as Array<{ Id: number; Name: string }>
     expect(records.map((r) => r.Name)).toEqual(['Scans', 'one.txt', 'two.txt'])

@@ -18,6 +18,7 @@ import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
 import { itemsQuery, jsonOf, rewriting, withJson } from '../helpers/wire.ts'
 import { capture, verify, verifyFlags } from '../contracts/support.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
+import { until } from '../helpers/until.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -695,14 +696,8 @@ function startVerify(args: string[]) {
   }
 }
 
-/** Polls until `ready` holds, at most `tries` times 20 ms apart; whether it came to hold. */
-async function until(ready: () => boolean | Promise<boolean>, tries = 1500): Promise<boolean> {
-  for (let i = 0; i < tries; i++) {
-    if (await ready()) return true
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return false
-}
+/** Whether `ready` came to hold, asked with the suite's one wait (`until`). */
+const cameTrue = (ready: () => boolean | Promise<boolean>): Promise<boolean> => until(ready, 'a condition', 6000).then(() => true, () => false)
 
 const masterIds = async (client: ReturnType<TestClient['client']>) => (await client.rows({ orderBy: 'Id asc' })).map((row) => row.Id)
 
@@ -714,7 +709,7 @@ describe('verify interrupted (Ctrl-C, SIGTERM), as a process', () => {
       const run = startVerify([...readOnlyFlags(mock.url), '--allow-writes', '--only', 'stateful', '--fuzz-runs', '4000'])
       try {
         const saves = () => mock.mock.requests({ operationId: 'saveItems' })
-        expect(await until(() => saves().length >= 3), run.out() + run.err()).toBe(true)
+        expect(await cameTrue(() => saves().length >= 3), run.out() + run.err()).toBe(true)
         const seen = Math.max(...mock.mock.requests().map((entry) => entry.seq))
         run.child.kill(signal)
         expect(await run.exited, run.out() + run.err()).toBe(code)
@@ -737,9 +732,9 @@ describe('verify interrupted (Ctrl-C, SIGTERM), as a process', () => {
     mock.mock.setFaults([{ operationId: 'deleteItems', latencyMs: 3000 }])
     const run = startVerify([...readOnlyFlags(mock.url), '--allow-writes', '--only', 'stateful', '--fuzz-runs', '4000'])
     try {
-      expect(await until(async () => (await masterIds(client)).length >= before.length + 2), run.err()).toBe(true)
+      expect(await cameTrue(async () => (await masterIds(client)).length >= before.length + 2), run.err()).toBe(true)
       run.child.kill('SIGINT')
-      expect(await until(() => run.err().includes('stopping'))).toBe(true)
+      expect(await cameTrue(() => run.err().includes('stopping'))).toBe(true)
       run.child.kill('SIGINT')
       expect(await run.exited).toBe(130)
       const left = (await masterIds(client)).filter((id) => !before.includes(id))

@@ -50,4 +50,26 @@ describe('/__mock/clock', () => {
     expect(unknown.body.violations[0].pointer).toBe('/body/advanceMinutes')
     expect((await mock.request('GET', '/__mock/clock')).body.offsetMs).toBe(600_000)
   })
+
+  it('moves at most ten years at a time, and never past the end of year 9999, however many moves add up', async () => {
+    const tenYears = 10 * 365 * 24 * 3600 * 1000
+    const tooFar = await mock.request('POST', '/__mock/clock', { json: { advanceMs: tenYears + 1 } })
+    expect(tooFar.status).toBe(400)
+    expect(tooFar.body.violations[0].pointer).toBe('/body/advanceMs')
+    let moves = 0
+    let last = await mock.request('POST', '/__mock/clock', { json: { advanceMs: tenYears } })
+    while (last.status === 200 && moves < 1_000) {
+      moves++
+      last = await mock.request('POST', '/__mock/clock', { json: { advanceMs: tenYears } })
+    }
+    // From 2026 about 797 moves of ten years reach 9999; the one past it is refused, naming where it would lead.
+    expect(moves).toBeGreaterThan(700)
+    expect(last.status).toBe(400)
+    expect(last.body.violations[0]).toMatchObject({ pointer: '/body/advanceMs', message: expect.stringContaining('9999-12-31T23:59:59.999Z') })
+    const now = (await mock.request('GET', '/__mock/clock')).body.now as string
+    expect(now.startsWith('99')).toBe(true)
+    // The mock still answers and dates what it writes.
+    const token = await mock.request('POST', '/__mock/clock', { json: { advanceMs: 0 } })
+    expect(token.status).toBe(200)
+  })
 })

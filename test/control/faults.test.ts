@@ -115,6 +115,15 @@ describe('/__mock/faults', () => {
     }
     expect((await ctx.mock.request('GET', '/__mock/faults')).body.rules.map((r: { operationId: string }) => r.operationId)).toEqual(['runAction'])
   })
+
+  it('answers a bare array of rules with the body to send instead', async () => {
+    const reply = await setFaults([{ operationId: 'saveItems', status: 503 }])
+    expect(reply.status).toBe(400)
+    expect(reply.body.violations).toEqual([{ pointer: '/body', keyword: 'type', message: 'must be object' }])
+    expect(reply.body.hint).toBe('The fault rules go in an object: send { "rules": [...] } (and "seed" for rates drawn the same way each run), not a bare array.')
+    // Another body that is no object gets no such hint.
+    expect((await setFaults('rules')).body.hint).toBeUndefined()
+  })
   const query = (headers: Record<string, string> = {}): Promise<Reply> =>
     ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: { ...ctx.mock.dataHeaders(ctx.token), ...headers }, unchecked: true })
   const pointers = (reply: Reply): string[] => reply.body.violations.map((v: { pointer: string }) => v.pointer)

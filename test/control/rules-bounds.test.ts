@@ -9,6 +9,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ProblemError } from '../../src/errors.ts'
 import { MAX_ARRAY_ELEMENTS } from '../../src/rules/pattern.ts'
+import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
 import { mockPerSuite } from '../helpers/http.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
@@ -82,6 +83,54 @@ describe('rules that once froze the mock', () => {
     const reply = await ctx.mock.post(SAVE, ctx.token, { Rows: rows })
     expect(reply.body).toMatchObject({ IsSaveSuccessfully: true, CreatedItems: 1_500 })
     expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0].hits).toBe(1)
+    expect(longestBlockMs()).toBeLessThan(LONGEST_BLOCK_MS)
+  })
+
+  it('200 regex rules on Get Items and a 1 MB query text: matched across the rules in slices, the loop free', async () => {
+    // On one request the rules are matched in turn with one time budget: a turn for others between rules and inside a long text.
+    for (let i = 0; i < 200; i++) expect((await addStub({ operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } })).status).toBe(201)
+    expect((await addStub({ operationId: 'queryItems', priority: 9, match: { body: { query: { $regex: 'a{64}' } } }, answer: { body: [] } })).status).toBe(201)
+    // The filter finds rows; the rule answers none.
+    const text = `$top=1&$filter=Amount ge 0 or Customer eq '${'a'.repeat((1 << 20) - 100)}'`
+    expect((await query(text)).body).toEqual([])
+    // The last rule tried (priority 9) is the one that matches: every other rule was matched first, and answered no.
+    const rules = (await ctx.mock.request('GET', '/__mock/stubs')).body.rules as Array<{ hits: number; priority: number }>
+    expect(rules.map((rule) => rule.hits)).toEqual([...Array.from({ length: 200 }, () => 0), 1])
+    expect(longestBlockMs()).toBeLessThan(LONGEST_BLOCK_MS)
+  })
+
+  it('two requests matched in slices at once race for a rule of one use: exactly one takes it', async () => {
+    // Rules tried first that do not match make both matches long enough to pause; both end with the one-use rule matched.
+    for (let i = 0; i < 20; i++) expect((await addStub({ operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } })).status).toBe(201)
+    expect((await addStub({ operationId: 'queryItems', priority: 8, times: 1, match: { body: { query: { $contains: 'aaaa' } } }, answer: { body: [] } })).status).toBe(201)
+    expect((await addStub({ operationId: 'queryItems', priority: 9, answer: { body: [] } })).status).toBe(201)
+    const text = `$top=1&$filter=Customer eq '${'a'.repeat(1 << 19)}'`
+    const answers = await Promise.all([query(text), query(text), query(text)])
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200])
+    const rules = (await ctx.mock.request('GET', '/__mock/stubs')).body.rules as Array<{ hits: number; remaining: number | null; priority: number }>
+    expect(rules.filter((rule) => rule.priority >= 8).map(({ priority, hits, remaining }) => ({ priority, hits, remaining }))).toEqual([
+      { priority: 8, hits: 1, remaining: 0 },
+      { priority: 9, hits: 2, remaining: null },
+    ])
+  })
+
+  it('a rule of a thousand expressions: compiled in slices, held, the loop free', async () => {
+    // Each expression is read by re2js (about 1,000 characters of empty groups): most of a second in all, in one go.
+    const expressions = Object.fromEntries(Array.from({ length: 998 }, (_, i) => [`m${i}`, { $regex: `a${'(?:)'.repeat(240)}${i}` }]))
+    const added = await addStub({ operationId: 'queryItems', match: { body: expressions }, answer: { body: [] } })
+    expect(added.status).toBe(201)
+    expect(added.body.id).toBeGreaterThan(0)
+    expect(longestBlockMs()).toBeLessThan(LONGEST_BLOCK_MS)
+  })
+
+  it('GET /__mock/stubs of a full table (16 MB): written in slices, the same list the library gives, the loop free', async () => {
+    const each = MAX_ANSWER_RULE_BYTES - 1024
+    for (let i = 0; i < Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400)); i++) {
+      ctx.mock.mock.stub({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) }, offDocument: true })
+    }
+    const listed = await ctx.mock.request('GET', '/__mock/stubs')
+    expect(listed.raw.length).toBeGreaterThan(MAX_ANSWER_RULES_BYTES * 0.9)
+    expect(listed.body).toEqual(ctx.mock.mock.stubs())
     expect(longestBlockMs()).toBeLessThan(LONGEST_BLOCK_MS)
   })
 

@@ -4,6 +4,7 @@
  * half of it, it answers exactly as a save planned in one go, and a write that lands between its
  * slices makes it plan again, so it ends as if it had come after that write.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { slicing } from '../../src/http/json-slices.ts'
 import type { Store } from '../../src/store/store.ts'
@@ -236,4 +237,127 @@ describe('a write that lands between the slices of a big save\'s plan', () => {
     expect((big.body as { CreatedItems: number }).CreatedItems).toBe(9000)
     expect(await rows(ctx.between, ctx.tokens.between)).toHaveLength(25 + 1 + 3000)
   }, 120_000)
+})
+
+describe('big saves beside other clients and each other', () => {
+  let mock: TestClient
+  let token: string
+  beforeAll(async () => {
+    mock = await startTestMock()
+    token = await mock.signIn()
+  })
+  afterAll(() => mock?.close())
+
+  const named = (prefix: string, count: number): Master[] => orders(count).map((master, i) => ({ ...master, Row: { ...master.Row, Customer: `${prefix} ${i}` } }))
+  /** How many orders of a save (by its Customer prefix) a read sees now. */
+  const seen = async (prefix: string): Promise<number> =>
+    ((await mock.items(token, `$inlinecount=allpages&$top=0&$filter=startswith(Customer,'${prefix} ')`)).body as { Items: Array<{ _FieldCount_: number }> }).Items[0]!._FieldCount_
+  /** The new master Ids a save's answer names, in order. */
+  const newIds = (answer: Answer): number[] => Object.values((answer.body as { ReturnData: { PrimaryKeyData: Record<string, { newKeys: { Id: string } }> } }).ReturnData.PrimaryKeyData).map((keys) => Number(keys.newKeys.Id))
+
+  it('voided by a write between its slices, is planned again in slices: the loop stays free, and it ends after that write', async () => {
+    Object.assign(slicing, DEFAULTS)
+    const loop = monitorEventLoopDelay({ resolution: 10 })
+    let small: Answer | undefined
+    const watched = watch(mock, async () => {
+      small = await send(mock, token, { Rows: [order(0)] })
+    })
+    const body = JSON.stringify({ Rows: named('Voided', 80_000) })
+    loop.enable()
+    const big = await mock.request('POST', SAVE, { body, headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' }, unchecked: true })
+    loop.disable()
+    watched.restore()
+    expect((small?.body as { IsSaveSuccessfully: boolean }).IsSaveSuccessfully).toBe(true)
+    expect(big.status).toBe(200)
+    expect(big.body).toMatchObject({ IsSaveSuccessfully: true, CreatedItems: 240_000 })
+    // Planned again after the small save: its first new order takes the Id after the small save's.
+    const smallId = newIds(small!)[0]!
+    expect(newIds({ status: 200, body: big.body })[0]).toBe(smallId + 1)
+    expect(await seen('Voided')).toBe(80_000)
+    expect(loop.max / 1e6).toBeLessThan(500)
+    await mock.request('POST', '/__mock/reset')
+  }, 300_000)
+
+  /**
+   * Two big saves sent at once while a read polls how many orders of each it sees, and, unless
+   * `resetAt` is null, a reset sent when the saves have paused that many times in all. The outcome
+   * must be one of the serial orders of the three: every read sees none or all of each save, the
+   * saves' new Ids do not interleave, a save the reset cut answers 503 and was never seen.
+   */
+  async function race(resetAt: number | null): Promise<{ answers: Answer[]; reads: Array<[number, number]> }> {
+    Object.assign(slicing, SLICED)
+    // Just past the size a save is sliced at (slicing.checkRows).
+    const size = 2100
+    const store = (mock.mock.app as unknown as { store: Store }).store
+    const original = store.saveInSlices
+    let pauses = 0
+    let reset: Promise<unknown> = Promise.resolve()
+    // The read waits for the saves to pause 64 more times before each look (a read between every two slices made the race last seconds).
+    let paused: () => void = () => {}
+    let nextPauses = new Promise<void>((resolve) => (paused = resolve))
+    store.saveInSlices = (cmd, pause, sliceMs) =>
+      original(cmd, async () => {
+        if (++pauses === resetAt) reset = mock.request('POST', '/__mock/reset')
+        if (pauses % 64 === 0) {
+          paused()
+          nextPauses = new Promise<void>((resolve) => (paused = resolve))
+        }
+        await pause()
+      }, sliceMs)
+    try {
+      let settled = 0
+      const saving = ['A', 'B'].map((prefix) => send(mock, token, { Rows: named(prefix, size) }).finally(() => settled++))
+      const bothSettled = Promise.allSettled(saving)
+      const reads: Array<[number, number]> = []
+      while (settled < 2) {
+        await Promise.race([nextPauses, bothSettled])
+        reads.push([await seen('A'), await seen('B')])
+      }
+      const answers = await Promise.all(saving)
+      await reset
+      reads.push([await seen('A'), await seen('B')])
+      for (const [a, b] of reads) {
+        expect([0, size]).toContain(a)
+        expect([0, size]).toContain(b)
+      }
+      for (const [i, answer] of answers.entries()) {
+        if (answer.status === 503) {
+          expect((answer.body as { code: string }).code).toBe('DATA_REPLACED')
+          // Cut by the reset: no read ever saw a row of it.
+          expect(reads.every((read) => read[i] === 0)).toBe(true)
+        } else {
+          expect(answer.status).toBe(200)
+          expect(answer.body).toMatchObject({ IsSaveSuccessfully: true, CreatedItems: 3 * size })
+        }
+      }
+      const committed = answers.filter((answer) => answer.status === 200).map(newIds)
+      // Each save's new Ids are one run, and two saves' runs do not overlap: one saved after the other.
+      for (const ids of committed) expect(ids).toEqual(Array.from({ length: size }, (_, k) => ids[0]! + k))
+      if (committed.length === 2) expect(Math.abs(committed[0]![0]! - committed[1]![0]!)).toBeGreaterThanOrEqual(size)
+      return { answers, reads }
+    } finally {
+      store.saveInSlices = original
+      await mock.request('POST', '/__mock/reset')
+    }
+  }
+
+  it('two big saves at once, no reset: both written whole, one after the other', async () => {
+    const { answers, reads } = await race(null)
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200])
+    expect(reads.at(-1)).toEqual([2100, 2100])
+  }, 300_000)
+
+  it.each([
+    // Pauses in all (both saves' slices, a turn each): each is planned (2,100), then one stages its 6,300 rows while the
+    // other waits a turn at a time, then the other plans again and stages: the first is written after about 16,800 pauses
+    // in all (10,500 at the least), the second about 8,400 later.
+    ['while both are planned', 10, [503, 503]],
+    ['while one writes its rows out of sight', 8_000, [503, 503]],
+    ['after one is written, while the other is planned again', 21_000, [200, 503]],
+  ])('two big saves and a reset %s: one of the serial orders, the data the reset put in place', async (_name, at, statuses) => {
+    const { answers, reads } = await race(at)
+    expect(answers.map((answer) => answer.status).sort()).toEqual(statuses)
+    // Whatever came first, the reset came last for the data: nothing of either save is left.
+    expect(reads.at(-1)).toEqual([0, 0])
+  }, 300_000)
 })

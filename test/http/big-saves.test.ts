@@ -86,6 +86,30 @@ describe('a big save read in slices answers as the whole path does', () => {
     expect(sliced).toEqual(whole)
   })
 
+  it('decodes a character of four bytes that a slice of bytes cuts, and refuses a byte that is not UTF-8 with the same 400, offset included', async () => {
+    // The emoji's bytes straddle the first cut (SMALL.sliceChars bytes in), inside a long Customer text, so the body stays valid.
+    const long = orders(3000)
+    long[20]!.Row.Customer = 'x'.repeat(20_000)
+    const bytes = Buffer.from(JSON.stringify({ Rows: long }))
+    const at = SMALL.sliceChars - 2
+    expect(bytes.subarray(at - 10, at + 10).toString()).toBe('x'.repeat(20))
+    const emoji = Buffer.concat([bytes.subarray(0, at), Buffer.from('😀'), bytes.subarray(at)])
+    const parse = vi.spyOn(JSON, 'parse')
+    const decoded = await both(ctx, emoji as unknown as string)
+    // Decoded in slices (a slice that cut the emoji would not be UTF-8, and the body would be read whole): parsed in slices of rows.
+    const slices = parse.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('[{"Row":')).length
+    parse.mockRestore()
+    expect(slices).toBeGreaterThan(10)
+    expect(decoded.sliced.status).toBe(200)
+    expect(decoded.sliced).toEqual(decoded.whole)
+    // A lone continuation byte two slices further: refused saying where, as the whole body read says it.
+    const broken = Buffer.concat([emoji.subarray(0, 3 * SMALL.sliceChars + 5), Buffer.from([0x80]), emoji.subarray(3 * SMALL.sliceChars + 5)])
+    const refused = await both(ctx, broken as unknown as string)
+    expect(refused.sliced.status).toBe(400)
+    expect(JSON.stringify(refused.sliced.body)).toMatch(/not UTF-8/)
+    expect(refused.sliced).toEqual(refused.whole)
+  })
+
   it.each([
     ['a wrong type deep in the rows', (text: string) => text.replace('"Amount":2500.5', '"Amount":"2500.5"')],
     ['a missing Row deep in the rows', (text: string) => text.replace('{"Row":{"Id":-2701,"IdRow":null,"TIMESTAMP":null,"Customer":"Customer \\"2700\\" \\\\ é xxxxx","Amount":2700.5,"Status":"New"},', '{')],

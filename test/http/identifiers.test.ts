@@ -60,7 +60,7 @@ describe.each([false, true])('a Domain Id and a GUID relation key (strict %s)', 
   it('refuses a WorkspaceId of neither form, naming the header', async () => {
     const reply = await mock.post('/ExplorerApi/api/items', token, { query: '$top=1' }, { headers: { WorkspaceId: '5e5d0d90bea69e451ad8bc1' } })
     expect(reply.status).toBe(400)
-    expect(JSON.stringify(reply.body)).toContain('workspaceid')
+    expect(JSON.stringify(reply.body)).toContain('/headers/WorkspaceId')
   })
 })
 

@@ -112,7 +112,7 @@ describe('token lifetime and authorization', () => {
     expect(unknown.body.code).toBe('UNKNOWN_APPLICATION')
     const malformed = await mock.post('/ExplorerApi/api/items', token, { query: '$top=1' }, { headers: { ApplicationId: 'orders' } })
     expect(malformed.status).toBe(400)
-    expect(malformed.body.violations).toContainEqual(expect.objectContaining({ pointer: '/headers/applicationid' }))
+    expect(malformed.body.violations).toContainEqual(expect.objectContaining({ pointer: '/headers/ApplicationId' }))
   })
 
   it('lets the read-only user read without Amount but not save or delete', async () => {

@@ -73,8 +73,11 @@ const ALLOWED: Record<string, string[]> = {
   // The rules and the journal: pure (no Fastify, no request), held to the served document.
   'src/rules': ['src/rules', 'src/document', 'src/wire', 'src/errors.ts', 'src/fixtures/prng.ts', 'spec'],
   'src/journal': ['src/journal', 'src/rules', 'src/store/engine/ready-bytes.ts', 'src/http/warnings.ts', 'src/document', 'src/errors.ts', 'src/bytes.ts'],
+  // The durable state (--state-file): files, the snapshot's format and the change log, fed by the
+  // store's records and images; the mock only wires it.
+  'src/state': ['src/state', 'src/store', 'src/fixtures', 'src/wire', 'src/errors.ts', 'src/cli-base'],
   'src/mock': [
-    'src/mock', 'src/rules', 'src/journal', 'src/operations', 'src/http', 'src/store', 'src/document', 'src/wire', 'src/fixtures', 'src/client',
+    'src/mock', 'src/state', 'src/rules', 'src/journal', 'src/operations', 'src/http', 'src/store', 'src/document', 'src/wire', 'src/fixtures', 'src/client',
     'src/usage-file', 'src/cli-base', 'src/deviate/deviation-names.ts', 'src/deviate/deviations.ts',
     'src/errors.ts', 'src/deps.ts', 'src/bytes.ts', 'src/package-root.ts', 'spec',
   ],

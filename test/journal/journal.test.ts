@@ -1,5 +1,5 @@
 /** The journal's ring buffer and redaction, without HTTP. */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createJournal, type JournalRecord } from '../../src/journal/journal.ts'
 import { REDACTED, redactHeaders, redactValue } from '../../src/journal/redact.ts'
 
@@ -83,19 +83,62 @@ describe('createJournal', () => {
     const journal = createJournal({ capacity: 10, bodyLimit: 0 })
     await journal.settled(1000) // nothing in flight: at once
     const first = {}
+    const later = {}
     journal.begin(first)
     let settled = false
     const waiting = journal.settled(1000).then(() => (settled = true))
-    journal.begin({}) // begun after: not waited for
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    journal.begin(later) // begun after: not waited for
+    journal.finish(later)
+    await new Promise((resolve) => setImmediate(resolve))
     expect(settled).toBe(false)
     journal.finish(first)
     await waiting
-    const never = {}
-    journal.begin(never)
-    const started = Date.now()
-    await journal.settled(50)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(45)
+    // At the bound, with nothing finished: on the timer, which a fake clock moves.
+    vi.useFakeTimers()
+    try {
+      const never = {}
+      journal.begin(never)
+      let done = false
+      const bounded = journal.settled(50).then(() => (done = true))
+      await vi.advanceTimersByTimeAsync(49)
+      expect(done).toBe(false)
+      await vi.advanceTimersByTimeAsync(1)
+      await bounded
+      // Not waited for again: slow on purpose, or never to finish.
+      await journal.settled(50)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('settles when a waited exchange\'s client closes with no answer, and when the journal is cleared', async () => {
+    const closers = new Map<object, () => void>()
+    const gone = new Set<object>()
+    const recorded: object[] = []
+    const journal = createJournal({
+      capacity: 10,
+      bodyLimit: 0,
+      abandoned: (token) => gone.has(token),
+      recordAbandoned: (token) => recorded.push(token),
+      whenClosed: (token, then) => {
+        closers.set(token, then)
+        return () => closers.delete(token)
+      },
+    })
+    const left = {}
+    journal.begin(left)
+    const waiting = journal.settled(60_000)
+    expect(closers.has(left)).toBe(true)
+    gone.add(left)
+    closers.get(left)?.()
+    await waiting
+    expect(recorded).toEqual([left])
+    expect(closers.size).toBe(0)
+    const cleared = {}
+    journal.begin(cleared)
+    const waitingForClear = journal.settled(60_000)
+    journal.clear()
+    await waitingForClear
   })
 })
 

@@ -69,6 +69,7 @@ const PLAIN_JS = `
 import { startMock, createClient, DEFAULT_FIXTURE } from 'appdata-kit'
 import document from 'appdata-kit/openapi.json' with { type: 'json' }
 import fixtureSchema from 'appdata-kit/fixture.schema.json' with { type: 'json' }
+import usageSchema from 'appdata-kit/usage.schema.json' with { type: 'json' }
 
 const mock = await startMock()
 // The default fixture's ids as the package exports them, not copied from the docs.
@@ -90,7 +91,7 @@ const rule = mock.stub({ operationId: 'queryItems', answer: { body: [] }, times:
 const stubbed = await client.rows({ top: 3 })
 const hits = mock.stubs().rules.map((r) => r.hits)
 const cleared = mock.clearStubs()
-console.log(JSON.stringify({ url: mock.url, ids: rows.map((row) => row.Id), viewerSeesAmount: 'Amount' in viewed[0], title: document.info.title, schema: fixtureSchema.$schema, emails: mock.emails().length, asserted: asserted.length, missed, stub: { id: rule.id, rows: stubbed.length, hits, cleared } }))
+console.log(JSON.stringify({ url: mock.url, ids: rows.map((row) => row.Id), viewerSeesAmount: 'Amount' in viewed[0], title: document.info.title, schema: fixtureSchema.$schema, usageSchema: usageSchema.$id, emails: mock.emails().length, asserted: asserted.length, missed, stub: { id: rule.id, rows: stubbed.length, hits, cleared } }))
 await client.transport.close()
 await mock.close()
 `
@@ -242,7 +243,7 @@ describe('the packed package in an empty project', () => {
 
   it('ships compiled code with declarations and maps, the fixture and the documents, and no TypeScript sources or tests', () => {
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n')
-    for (const file of ['package/dist/src/index.js', 'package/dist/src/index.d.ts', 'package/dist/src/index.js.map', 'package/bin/appdata-kit.js', 'package/fixtures/default.json', 'package/fixtures/files/invoice.pdf', 'package/spec/openapi.json', 'package/fixtures/fixture.schema.json', 'package/console/index.html', 'package/console/console.js']) {
+    for (const file of ['package/dist/src/index.js', 'package/dist/src/index.d.ts', 'package/dist/src/index.js.map', 'package/bin/appdata-kit.js', 'package/fixtures/default.json', 'package/fixtures/files/invoice.pdf', 'package/spec/openapi.json', 'package/fixtures/fixture.schema.json', 'package/spec/usage.schema.json', 'package/console/index.html', 'package/console/console.js']) {
       expect(listing).toContain(file)
     }
     expect(listing.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([])
@@ -307,6 +308,25 @@ describe('the packed package in an empty project', () => {
     expect((await run.exited).code).toBe(0)
   })
 
+  it('keeps a sandbox in a --state-file from the installed bin with nothing native installed: pure JavaScript, no build at install', async () => {
+    // appdata-kit and every package it installs (not the project's own tools: vitest's bundler is native).
+    const installed = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: consumer, encoding: 'utf8' }).trim().split('\n').filter((path) => path.includes('node_modules'))
+    expect(installed.some((path) => path.endsWith('node_modules/appdata-kit'))).toBe(true)
+    const native = installed.filter((path) => execFileSync('find', [path, '-name', '*.node', '-not', '-path', '*/node_modules/*/node_modules/*'], { encoding: 'utf8' }).trim() !== '')
+    expect(native).toEqual([])
+    const bin = join(consumer, 'node_modules/.bin/appdata-kit')
+    const file = join(consumer, 'sandbox.state')
+    const first = await startProcess(bin, ['mock', '--port', '0', '--state-file', file], { cwd: consumer })
+    expect(first.url, first.stderr).toBeDefined()
+    expect(first.stdout).toContain(`data kept in ${file}`)
+    process.kill(first.child.pid as number, 'SIGKILL')
+    await first.exited
+    const second = await startProcess(bin, ['mock', '--port', '0', '--state-file', file], { cwd: consumer })
+    expect(second.stdout).toContain(`state restored from ${file}`)
+    process.kill(second.child.pid as number, 'SIGTERM')
+    expect((await second.exited).code).toBe(0)
+  })
+
   it('imports startMock, createClient and the JSON files from plain JavaScript', async () => {
     const run = await runToEnd(process.execPath, ['plain.js'], { cwd: consumer })
     expect(run.code, run.stderr).toBe(0)
@@ -314,6 +334,7 @@ describe('the packed package in an empty project', () => {
     expect(result).toMatchObject({ ids: [1, 2, 3], viewerSeesAmount: false, title: expect.stringContaining('Application Data'), emails: 0, asserted: 1, missed: ['RequestAssertionError', '/user'], stub: { id: 1, rows: 0, hits: [1], cleared: 1 } })
     expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(result.schema).toMatch(/json-schema\.org/)
+    expect(result.usageSchema).toBe('urn:appdata-kit:usage')
   })
 
   it('loads with require() too, for CommonJS test setups (Node 20.19 and later)', async () => {

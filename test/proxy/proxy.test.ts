@@ -15,42 +15,21 @@ import type { Browser } from 'playwright-core'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
 import { launchChromium } from '../helpers/browser.ts'
 import { sharedTempDir, tempDir } from '../helpers/temp-dir.ts'
-import { ROOT, startProcess, stopStarted, type Started } from '../cli/processes.ts'
+import { runToEnd, startProcess, stopStarted } from '../cli/processes.ts'
 import { startMock } from '../../src/mock/mock.ts'
 import type { ProxyReport } from '../../src/proxy/inspector.ts'
-import type { Finding } from '../../src/proxy/findings.ts'
+import { BIN, ITEMS, named, proxy, report, stop } from './support.ts'
 
-const BIN = join(ROOT, 'bin/appdata-kit.js')
 const dir = sharedTempDir('appdata-kit-proxy-')
 afterEach(stopStarted)
 
 const SIGN_IN_FORM = new URLSearchParams({ client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }).toString()
-const ITEMS = '/ExplorerApi/api/items'
-
-/** The proxy started from the built bin, in front of `target`, on a free port. */
-async function proxy(target: string, flags: string[] = []): Promise<Started & { url: string }> {
-  const run = await startProcess(process.execPath, [BIN, 'proxy', '--target', target, '--port', '0', ...flags])
-  if (run.url === undefined) throw new Error(`the proxy did not start (exit ${run.code}): ${run.stdout}${run.stderr}`)
-  return run as Started & { url: string }
-}
-
-/** SIGTERM, as a CI job's end sends it; resolves with the exit code. */
-async function stop(run: Started): Promise<number | null> {
-  run.child.kill('SIGTERM')
-  return (await run.exited).code
-}
 
 async function signIn(base: string): Promise<{ token: string; headers: Record<string, string> }> {
   const answer = await fetch(`${base}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN_FORM })
   expect(answer.status).toBe(200)
   const token = ((await answer.json()) as { access_token: string }).access_token
   return { token, headers: { 'content-type': 'application/json', ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: token } }
-}
-
-async function report(run: { url: string }): Promise<ProxyReport> {
-  const answer = await fetch(`${run.url}/__proxy/report`)
-  expect(answer.status).toBe(200)
-  return (await answer.json()) as ProxyReport
 }
 
 /** An answer rule the document cannot give, added to the mock directly (the proxy is the client's way in, not the test's). */
@@ -65,8 +44,6 @@ async function rowsWithTextIds(mock: TestClient): Promise<unknown[]> {
   const rows = (await (await fetch(`${mock.url}${ITEMS}`, { method: 'POST', headers, body: JSON.stringify({ query: '$top=2' }) })).json()) as Array<Record<string, unknown>>
   return rows.map((row, i) => ({ ...row, Id: ['one', 'two'][i] }))
 }
-
-const named = (findings: readonly Finding[], side: string, operationId: string | null, pointer: string) => findings.filter((f) => f.side === side && f.operationId === operationId && f.pointer === pointer)
 
 /** No password, and nothing shaped like a session token (43 characters of base64url). */
 function expectNoSecret(text: string, token: string): void {
@@ -110,7 +87,7 @@ describe('appdata-kit proxy in front of a broken installation', () => {
     const textIds = await rowsWithTextIds(mock)
     const broken: Array<{ rule: Record<string, unknown>; path: string; request: Record<string, unknown>; pointer: string; sent: string }> = [
       { rule: { operationId: 'queryItems', answer: { status: 418, body: { title: "I'm a teapot" } } }, path: ITEMS, request: { query: '$top=1' }, pointer: '/status', sent: JSON.stringify({ title: "I'm a teapot" }) },
-      { rule: { operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/html' }, body: '<html>maintenance</html>' } }, path: ITEMS, request: { query: '$top=1' }, pointer: '/headers/content-type', sent: '<html>maintenance</html>' },
+      { rule: { operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/html' }, body: '<html>maintenance</html>' } }, path: ITEMS, request: { query: '$top=1' }, pointer: '/headers/Content-Type', sent: '<html>maintenance</html>' },
       { rule: { operationId: 'downloadAttachment', answer: { status: 200, headers: { 'Content-Type': 'application/pdf' }, body: '%PDF-1.4 not really' } }, path: '/ExplorerApi/api/attachments/download', request: { ids: [1] }, pointer: '/headers/Content-Disposition', sent: '%PDF-1.4 not really' },
       { rule: { operationId: 'queryItems', answer: { status: 200, body: textIds } }, path: ITEMS, request: { query: '$top=2' }, pointer: '/body/*/Id', sent: JSON.stringify(textIds) },
     ]
@@ -298,7 +275,7 @@ describe('appdata-kit proxy in front of a broken installation', () => {
 })
 
 describe('appdata-kit proxy and its target', () => {
-  it('speaks HTTPS to the target, trusting --ca (or anything with --insecure), and answers 502 naming the target when its certificate is not trusted', async () => {
+  it('speaks HTTPS to the target, trusting --ca (or anything with --insecure), and answers 502 naming the target when its certificate is not trusted (a broken exchange)', async () => {
     const certs = tempDir('appdata-kit-proxy-tls-')
     const secure = await startMock({ tls: 'self-signed', tlsOut: certs, logLevel: 'silent', port: 0 })
     try {
@@ -313,13 +290,15 @@ describe('appdata-kit proxy and its target', () => {
       expect(refused.status).toBe(502)
       expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/)
       expect(await refused.json()).toMatchObject({ code: 'TARGET_UNREACHABLE', detail: expect.stringContaining(new URL(secure.url).origin) })
-      expect(await stop(untrusting)).toBe(0)
+      // No answer of the target's reached the client: a broken exchange, which fails --fail-on answer.
+      expect((await report(untrusting)).violations).toMatchObject([{ side: 'answer', severity: 'violation', pointer: '/status', status: 502, message: expect.stringContaining('certificate is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT)') }])
+      expect(await stop(untrusting)).toBe(1)
     } finally {
       await secure.close()
     }
   })
 
-  it('answers 502 with a problem naming a target that is down, and 504 for one that hangs past --timeout', async () => {
+  it('answers 502 with a problem naming a target that is down, and 504 for one that hangs past --timeout, each a broken exchange that fails the run', async () => {
     // A port that was just free: nothing listens there.
     const closed = createServer()
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
@@ -329,8 +308,8 @@ describe('appdata-kit proxy and its target', () => {
     const refused = await fetch(`${down.url}${ITEMS}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"$top=1"}' })
     expect(refused.status).toBe(502)
     expect(await refused.json()).toMatchObject({ status: 502, code: 'TARGET_UNREACHABLE', detail: expect.stringContaining(`http://127.0.0.1:${downPort}`) })
-    expect((await report(down)).violations.filter((f) => f.side === 'answer')).toMatchObject([{ side: 'answer', severity: 'warning', pointer: '/status', status: 502 }])
-    expect(await stop(down)).toBe(0)
+    expect((await report(down)).violations.filter((f) => f.side === 'answer')).toMatchObject([{ side: 'answer', severity: 'violation', pointer: '/status', status: 502, message: expect.stringContaining('could not be reached (ECONNREFUSED)') }])
+    expect(await stop(down)).toBe(1)
 
     // A target that takes the request and never answers.
     const held: Array<() => void> = []
@@ -345,7 +324,7 @@ describe('appdata-kit proxy and its target', () => {
       expect(late.status).toBe(504)
       expect(await late.json()).toMatchObject({ code: 'TARGET_TIMEOUT', detail: expect.stringContaining('300 ms') })
       expect(held.length).toBe(1)
-      expect(await stop(run)).toBe(0)
+      expect(await stop(run)).toBe(1)
     } finally {
       for (const release of held) release()
       await new Promise<void>((resolve) => hanging.close(() => resolve()))
@@ -434,6 +413,21 @@ describe('appdata-kit proxy and its target', () => {
     })
     expect(status).toBe(403)
     expect(await stop(run)).toBe(0)
+  })
+
+  it('takes --product-version as the mock takes it: a release it does not emulate exits 2 with the mock\'s own message', async () => {
+    for (const release of ['9.9', '4', '1.0', 'x']) {
+      const mocked = await runToEnd(process.execPath, [BIN, 'mock', '--port', '0', '--product-version', release])
+      const proxied = await runToEnd(process.execPath, [BIN, 'proxy', '--target', 'http://127.0.0.1:9', '--port', '0', '--product-version', release])
+      expect([mocked.code, proxied.code], release).toEqual([2, 2])
+      const message = /--product-version must be [^\n]*/.exec(mocked.stderr)?.[0]
+      expect(message, mocked.stderr).toContain(`got "${release}"`)
+      expect(proxied.stderr).toContain(message)
+    }
+    // What the mock emulates, the proxy judges by.
+    const older = await proxy('http://127.0.0.1:9', ['--product-version', '2.9'])
+    expect(await stop(older)).toBe(0)
+    expect(older.stderr).toContain('judged by release 2.9.0')
   })
 
   it('refuses bad flags and files with exit 2', async () => {

@@ -1,14 +1,15 @@
 /**
  * Which rule takes a request (src/rules/decide.ts) and scenario states (src/rules/scenarios.ts), as
- * pure functions over held rules: used-up rules, rates, scenario states, patterns, the order of two
- * lists, and a match that finishes later (in slices).
+ * functions over held rules: used-up and removed rules, rates, scenario states, patterns, the order of
+ * two lists, and matches that pause (in slices) while the table changes.
  */
 import { describe, expect, it } from 'vitest'
-import { inTrialOrder, pickAnswer, pickFault } from '../../src/rules/decide.ts'
+import { decideAnswer, inTrialOrder, pickAnswer, pickFault, type RuleStates } from '../../src/rules/decide.ts'
 import { createScenarios, STARTED } from '../../src/rules/scenarios.ts'
 import { holdAnswerRule, triedBefore, type AnswerRuleInput, type HeldRule } from '../../src/rules/answers.ts'
 import type { ActiveFaultRule } from '../../src/rules/faults.ts'
 import type { MatchResult, RequestSubject } from '../../src/rules/pattern.ts'
+import { runAtOnce, runSliced, type Work } from '../../src/rules/work.ts'
 import { listOperations, releaseDocument } from '../../src/document/reader.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
 
@@ -25,41 +26,53 @@ function held(input: Partial<AnswerRuleInput> & { remaining?: number }): HeldRul
 
 const subject = (query: string): RequestSubject => ({ operationId: 'queryItems', body: { query }, headers: {}, user: 'admin@acme.test' })
 const started = () => STARTED
+/** Every rule held, every scenario in `stateOf`'s state. */
+const states = (stateOf: (scenario: string) => string = started, isHeld: (rule: HeldRule) => boolean = () => true): RuleStates => ({ stateOf, isHeld })
+/** The rule `decideAnswer` takes, run at once; `taken` lists every rule it counted. */
+function decided(candidates: HeldRule[], query: string, at: RuleStates = states(), taken: HeldRule[] = []): HeldRule | null {
+  return runAtOnce(decideAnswer(candidates, subject(query), at, (rule) => (taken.push(rule), rule)))
+}
 
 describe('pickAnswer', () => {
-  it('the first open rule whose pattern matches; a rule that asks for another body is passed over', () => {
+  const known = (...pairs: Array<[HeldRule, boolean]>) => new Map(pairs)
+
+  it('the first open rule known to match; one known not to is passed over', () => {
     const other = held({ match: { body: { query: 'other' } }, name: 'other' })
     const mine = held({ match: { body: { query: 'mine' } }, name: 'mine' })
-    expect(pickAnswer([other, mine], started, subject('mine'))).toBe(mine)
-    expect(pickAnswer([other, mine], started, subject('neither'))).toBeNull()
+    expect(pickAnswer([other, mine], states(), known([other, false], [mine, true]))).toEqual({ rule: mine })
+    expect(pickAnswer([other, mine], states(), known([other, false], [mine, false]))).toEqual({ rule: null })
   })
 
-  it('a rule that asks only for the operation takes the request whatever its body, and matches nothing more', () => {
+  it('names the first open rule whose match is not known yet, and matches nothing itself', () => {
+    const other = held({ match: { body: { query: 'other' } } })
+    const mine = held({ match: { body: { query: 'mine' } } })
+    expect(pickAnswer([other, mine], states(), known())).toEqual({ unknown: 0 })
+    expect(pickAnswer([other, mine], states(), known([other, false]))).toEqual({ unknown: 1 })
+    // A rule known to match before it wins, whatever the later rules would say.
+    expect(pickAnswer([other, mine], states(), known([other, true]))).toEqual({ rule: other })
+  })
+
+  it('a rule that asks only for the operation takes the request with no match known', () => {
     const any = held({})
-    expect(pickAnswer([any], started, subject('anything'))).toBe(any)
-    any.pattern = { ...any.pattern, matchSliced: () => { throw new Error('an operation-only rule is matched') } }
-    expect(pickAnswer([any], started, subject('anything'))).toBe(any)
-  })
-
-  it('a decision asks the pattern for a yes or no, not for a report of differences', () => {
-    const rule = held({ match: { body: { query: 'x' } } })
-    const asked: unknown[] = []
-    const match = rule.pattern.matchSliced
-    rule.pattern = { ...rule.pattern, matchSliced: (s, options) => (asked.push(options), match(s, options)) }
-    expect(pickAnswer([rule], started, subject('x'))).toBe(rule)
-    expect(asked).toEqual([{ report: false }])
+    expect(pickAnswer([any], states(), known())).toEqual({ rule: any })
   })
 
   it('a used-up rule beside a live one: the live one answers', () => {
     const used = held({ remaining: 0, name: 'used' })
     const live = held({ name: 'live' })
-    expect(pickAnswer([used, live], started, subject('x'))).toBe(live)
-    expect(pickAnswer([used], started, subject('x'))).toBeNull()
+    expect(pickAnswer([used, live], states(), known())).toEqual({ rule: live })
+    expect(pickAnswer([used], states(), known())).toEqual({ rule: null })
   })
 
   it('a rule with uses left answers', () => {
     const once = held({ remaining: 1 })
-    expect(pickAnswer([once], started, subject('x'))).toBe(once)
+    expect(pickAnswer([once], states(), known())).toEqual({ rule: once })
+  })
+
+  it('a rule no longer held is passed over, even known to match', () => {
+    const gone = held({ match: { body: { query: 'x' } } })
+    const live = held({})
+    expect(pickAnswer([gone, live], states(started, (rule) => rule !== gone), known([gone, true]))).toEqual({ rule: live })
   })
 
   it('a rule waiting for a scenario state answers only in that state, reading its own scenario', () => {
@@ -70,58 +83,121 @@ describe('pickAnswer', () => {
       asked.push(scenario)
       return state
     }
-    expect(pickAnswer([waiting, fallback], stateOf(STARTED), subject('x'))).toBe(fallback)
-    expect(pickAnswer([waiting, fallback], stateOf('expired'), subject('x'))).toBe(waiting)
+    expect(pickAnswer([waiting, fallback], states(stateOf(STARTED)), known())).toEqual({ rule: fallback })
+    expect(pickAnswer([waiting, fallback], states(stateOf('expired')), known())).toEqual({ rule: waiting })
     expect(asked).toContain('login')
   })
 
   it('a rule that waits for no state answers in any state', () => {
     const plain = held({ scenario: 'login' })
-    expect(pickAnswer([plain], () => 'anything', subject('x'))).toBe(plain)
+    expect(pickAnswer([plain], states(() => 'anything'), known())).toEqual({ rule: plain })
   })
 
   it('a used-up rule waiting for the state it is in still does not answer', () => {
     const used = held({ scenario: 's', whenState: STARTED, remaining: 0 })
-    expect(pickAnswer([used], started, subject('x'))).toBeNull()
+    expect(pickAnswer([used], states(), known())).toEqual({ rule: null })
+  })
+})
+
+describe('decideAnswer', () => {
+  it('matches the candidates in turn and takes the first that matches, once', () => {
+    const other = held({ match: { body: { query: 'other' } }, name: 'other' })
+    const mine = held({ match: { body: { query: 'mine' } }, name: 'mine' })
+    const taken: HeldRule[] = []
+    expect(decided([other, mine], 'mine', states(), taken)).toBe(mine)
+    expect(taken).toEqual([mine])
+    expect(decided([other, mine], 'neither', states(), taken)).toBeNull()
+    expect(taken).toEqual([mine])
   })
 
-  describe('a match that finishes later (a large request, matched in slices)', () => {
-    const later = (matched: boolean, before?: () => void): HeldRule => {
-      const rule = held({ match: { body: { query: 'x' } } })
-      const result: MatchResult = { matched, distance: matched ? 0 : 1, differences: [] }
-      rule.pattern = { ...rule.pattern, operationOnly: false, matchSliced: () => Promise.resolve().then(() => (before?.(), result)) }
+  it('asks a pattern for a yes or no, not a report; an operation-only rule is not matched at all', () => {
+    const rule = held({ match: { body: { query: 'x' } } })
+    const any = held({})
+    const asked: unknown[] = []
+    const work = rule.pattern.matchWork
+    rule.pattern = { ...rule.pattern, matchWork: (s, options) => (asked.push(options), work(s, options)) }
+    any.pattern = { ...any.pattern, matchWork: () => { throw new Error('an operation-only rule is matched') } }
+    expect(decided([rule, any], 'x')).toBe(rule)
+    expect(asked).toEqual([{ report: false }])
+    expect(decided([any], 'x')).toBe(any)
+  })
+
+  it('stops matching at the first rule that matches: the rules after it are not matched', () => {
+    const first = held({ match: { body: { query: 'x' } } })
+    const later = held({ match: { body: { query: 'x' } } })
+    later.pattern = { ...later.pattern, matchWork: () => { throw new Error('a rule after the one that answers is matched') } }
+    expect(decided([first, later], 'x')).toBe(first)
+  })
+
+  it('gives the slice a chance to end between rules: a slice of 0 ms pauses after each rule that does not match', async () => {
+    const misses = Array.from({ length: 5 }, (_, i) => held({ match: { body: { query: `miss ${i}` } } }))
+    const hit = held({ match: { body: { query: 'x' } } })
+    let turns = 0
+    const count = (): void => {
+      turns += 1
+      if (turns < 100) setImmediate(count)
+    }
+    setImmediate(count)
+    const pending = runSliced(decideAnswer([...misses, hit], subject('x'), states(), (rule) => rule), 0)
+    expect(pending).toBeInstanceOf(Promise)
+    expect(await pending).toBe(hit)
+    expect(turns).toBeGreaterThanOrEqual(5)
+  })
+
+  describe('while a match waits (in slices), the table may change: the decision is made over the table as it is at the end', () => {
+    /** A rule whose match pauses once, running `meanwhile` during the pause. */
+    const pausing = (matched: boolean, meanwhile: () => void, input: Partial<AnswerRuleInput> = {}): HeldRule => {
+      const rule = held({ match: { body: { query: 'x' } }, ...input })
+      rule.pattern = {
+        ...rule.pattern,
+        operationOnly: false,
+        *matchWork(): Work<MatchResult> {
+          yield
+          meanwhile()
+          return { matched, distance: matched ? 0 : 1, differences: [] }
+        },
+      }
       return rule
     }
+    const sliced = <T>(work: Work<T>) => runSliced(work, 0)
 
-    it('answers a promise of the rule when it matched', async () => {
-      const rule = later(true)
-      const picked = pickAnswer([rule], started, subject('x'))
-      expect(picked).toBeInstanceOf(Promise)
-      expect(await picked).toBe(rule)
-    })
-
-    it('goes on to the next rule when it did not match', async () => {
-      const miss = later(false)
-      const next = held({})
-      expect(await pickAnswer([miss, next], started, subject('x'))).toBe(next)
-      expect(await pickAnswer([miss], started, subject('x'))).toBeNull()
-    })
-
-    it('a rule used up while its match waited is passed over', async () => {
-      let rule: HeldRule | undefined
-      rule = later(true, () => {
-        if (rule) rule.view.remaining = 0
-      })
+    it('a rule used up meanwhile is passed over for the next that matches', async () => {
       const next = held({ name: 'next' })
-      expect(await pickAnswer([rule, next], started, subject('x'))).toBe(next)
+      const rule: HeldRule = pausing(true, () => (rule.view.remaining = 0), { times: 1 })
+      expect(await sliced(decideAnswer([rule, next], subject('x'), states(), (r) => r))).toBe(next)
     })
 
-    it('a rule whose scenario moved while its match waited is passed over', async () => {
+    it('a rule removed meanwhile is passed over', async () => {
+      let held_ = true
+      const rule = pausing(true, () => (held_ = false))
+      expect(await sliced(decideAnswer([rule], subject('x'), states(started, () => held_), (r) => r))).toBeNull()
+    })
+
+    it('a rule whose scenario moved meanwhile is passed over', async () => {
       let state = 'ready'
-      const rule = later(true, () => (state = 'moved'))
-      rule.view.scenario = 's'
-      rule.view.whenState = 'ready'
-      expect(await pickAnswer([rule], () => state, subject('x'))).toBeNull()
+      const rule = pausing(true, () => (state = 'moved'), { scenario: 's', whenState: 'ready' })
+      expect(await sliced(decideAnswer([rule], subject('x'), states(() => state), (r) => r))).toBeNull()
+    })
+
+    it('an earlier rule that opened meanwhile (its scenario moved to its state) is matched then, and answers', async () => {
+      let state = STARTED
+      const waiting = held({ match: { body: { query: 'x' } }, scenario: 's', whenState: 'open', name: 'waiting' })
+      const rule = pausing(true, () => (state = 'open'), { name: 'pausing' })
+      const taken: HeldRule[] = []
+      expect(await sliced(decideAnswer([waiting, rule], subject('x'), states(() => state), (r) => (taken.push(r), r)))).toBe(waiting)
+      expect(taken).toEqual([waiting])
+    })
+
+    it('two requests matched at once for a rule of one use: exactly one takes it, the other gets the next rule', async () => {
+      const once = pausing(true, () => {}, { times: 1, name: 'once' })
+      const fallback = held({ name: 'fallback' })
+      const take = (rule: HeldRule) => {
+        if (rule.view.remaining !== null) rule.view.remaining -= 1
+        return rule
+      }
+      const both = await Promise.all([sliced(decideAnswer([once, fallback], subject('x'), states(), take)), sliced(decideAnswer([once, fallback], subject('x'), states(), take))])
+      expect(both.map((rule) => rule?.view.name)).toEqual(['once', 'fallback'])
+      expect(once.view.remaining).toBe(0)
     })
   })
 })

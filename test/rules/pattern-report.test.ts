@@ -342,6 +342,21 @@ describe('where a match gives other clients a turn (a slice of 0 ms ends at the 
     expect(pattern.matchSliced(subject({ body: { q: 'a'.repeat(PAUSE * 64 - 1) } }), { sliceMs: 0, report: false })).not.toBeInstanceOf(Promise)
   })
 
+  test('a $regex reads a long text a piece of 2,048 × 64 characters at a time, with a chance before each piece', async () => {
+    const pattern = compiled({ match: { body: { q: { $regex: 'needle' } } } })
+    let turns = 0
+    const count = (): void => {
+      turns += 1
+      if (turns < 100) setImmediate(count)
+    }
+    setImmediate(count)
+    const at = pattern.matchSliced(subject({ body: { q: 'a'.repeat(PAUSE * 64 * 4) } }), { sliceMs: 0, report: false })
+    expect(at).toBeInstanceOf(Promise)
+    expect(await at).toEqual({ matched: false, distance: 1, differences: [] })
+    // Four pieces, four pauses (a pause before the whole text alone would give one turn).
+    expect(turns).toBeGreaterThanOrEqual(4)
+  })
+
   test('2,048 array elements judged give one; 2,047 give none', async () => {
     const pattern = compiled({ match: { body: [5] } })
     const at = pattern.matchSliced(subject({ body: Array.from({ length: PAUSE }, () => 0) }), { sliceMs: 0, report: false })

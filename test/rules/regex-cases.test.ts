@@ -6,7 +6,7 @@
  */
 import { RE2JS } from 're2js'
 import { describe, expect, test } from 'vitest'
-import { compileLinearRegex, MAX_BUILD_STEPS, MAX_PROGRAM, MAX_REGEX_LENGTH } from '../../src/rules/regex.ts'
+import { compileLinearRegex, compileLinearRegexWork, MAX_BUILD_STEPS, MAX_PROGRAM, MAX_REGEX_LENGTH } from '../../src/rules/regex.ts'
 
 function compiled(source: string) {
   const result = compileLinearRegex(source)
@@ -93,6 +93,21 @@ describe('the bounds, at and past their limits', () => {
     compileLinearRegex('abc', budget)
     expect(budget.steps).toBeLessThan(afterOne)
     expect(MAX_BUILD_STEPS - afterOne).toBe(afterOne - budget.steps)
+  })
+
+  test('building a large automaton gives a slice the chance to end about every 8,192 steps, and builds the same table', () => {
+    const budget = { steps: MAX_BUILD_STEPS }
+    const work = compileLinearRegexWork('a[ab]{8}x$', budget)
+    let pauses = 0
+    let step = work.next()
+    for (; step.done !== true; step = work.next()) pauses++
+    const spent = MAX_BUILD_STEPS - budget.steps
+    expect(spent).toBeGreaterThan(4 * 8_192)
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(spent / 8_192) - 1)
+    const whole = compileLinearRegex('a[ab]{8}x$')
+    expect(step.value.ok && whole.ok && step.value.regex.cells === whole.regex.cells).toBe(true)
+    const text = 'ba'.repeat(20) + 'abbbabbbx'
+    expect(step.value.ok && step.value.regex.test(text)).toBe(whole.ok && whole.regex.test(text))
   })
 
   test('a budget spent is a refusal that names the steps and says how to write it', () => {

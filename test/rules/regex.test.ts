@@ -56,6 +56,22 @@ describe('the linear-time $regex', () => {
     )
   })
 
+  test('answers the same read a piece at a time, whatever the pieces, a surrogate pair cut or not (fixed seed)', () => {
+    fc.assert(
+      fc.property(flags, expression, text, fc.integer({ min: 1, max: 4 }), (flag, body, t, piece) => {
+        const result = compileLinearRegex(flag + body)
+        if (!result.ok) return
+        const search = result.regex.search(t)
+        let settled = search.advance(piece)
+        // Each piece reads at least one character (two for a pair), so the search ends within the text's length.
+        for (let reads = 0; settled === undefined && reads <= t.length; reads++) settled = search.advance(piece)
+        expect(settled, `/${flag + body}/ on ${JSON.stringify(t)} in pieces of ${piece}`).toBe(result.regex.test(t))
+        expect(search.advance(piece)).toBe(settled)
+      }),
+      { numRuns: runs(400) },
+    )
+  })
+
   test.each([
     ['a prefix', '^Needle', 'Needle in a haystack', true],
     ['a prefix elsewhere', '^Needle', 'a Needle', false],

@@ -59,3 +59,86 @@ describe('the answer rules held', () => {
     table.add(sized(each))
   })
 })
+
+describe('the list as text (GET /__mock/stubs)', () => {
+  test('is the JSON of the list, with the counts of each rule as they were when it was asked', async () => {
+    const table = answers()
+    table.add({ operationId: 'queryItems', answer: {}, times: 2, name: 'twice', scenario: 'login', setState: 'in' })
+    table.add({ operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, name: 'patch', match: { body: { Rows: [{ Row: { Customer: { $regex: '^A' } } }] } } })
+    table.decide(subject('queryItems'))
+    const asked = table.list()
+    const text = table.listText()
+    // Counted after it was asked: the text still shows the counts of then.
+    table.decide(subject('queryItems'))
+    expect(JSON.parse(new TextDecoder().decode(await text))).toEqual(asked)
+    expect(new TextDecoder().decode(await text)).toBe(JSON.stringify(asked))
+    expect(new TextDecoder().decode(await table.listText())).toBe(JSON.stringify(table.list()))
+    expect(JSON.parse(new TextDecoder().decode(await answers().listText()))).toEqual({ rules: [], scenarios: {} })
+  })
+
+  test('a table of 16 MB is written over many turns of the event loop, not in one', async () => {
+    const table = answers()
+    const each = MAX_ANSWER_RULE_BYTES - 1024
+    for (let i = 0; i < Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400)); i++) table.add(sized(each))
+    let turns = 0
+    let writing = true
+    const count = (): void => {
+      turns += 1
+      if (writing) setImmediate(count)
+    }
+    setImmediate(count)
+    const text = await table.listText()
+    writing = false
+    expect(text.length).toBeGreaterThan(MAX_ANSWER_RULES_BYTES * 0.9)
+    // A turn at least every 64 KB written, at most 2 ms apart: far more than a handful.
+    expect(turns).toBeGreaterThan(10)
+    expect(new TextDecoder().decode(text)).toBe(JSON.stringify(table.list()))
+  })
+})
+
+describe('a rule added in slices (POST /__mock/stubs)', () => {
+  const wide = (n: number) => ({ operationId: 'queryItems', name: `wide ${n}`, answer: {}, match: { body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, { $regex: `a${'(?:)'.repeat(100)}${n}` }])) } })
+
+  test('compiles over several turns of the event loop, and holds the same rule add() holds', async () => {
+    const table = answers()
+    let turns = 0
+    let compiling = true
+    const count = (): void => {
+      turns += 1
+      if (compiling) setImmediate(count)
+    }
+    setImmediate(count)
+    const sliced = await table.addSliced(wide(1))
+    compiling = false
+    expect(turns).toBeGreaterThan(1)
+    const whole = answers().add(wide(1))
+    expect(sliced).toEqual(whole)
+    expect(table.list().rules).toEqual([sliced])
+  })
+
+  test('two compiled side by side are numbered in the order they are held, and each answers its own requests', async () => {
+    const table = answers()
+    const [a, b] = await Promise.all([table.addSliced(wide(1)), table.addSliced({ ...wide(2), priority: 1 })])
+    expect([a.id, b.id].sort()).toEqual([1, 2])
+    expect(new Set(table.list().rules.map((rule) => rule.id))).toEqual(new Set([1, 2]))
+    const decided = await table.decide({ operationId: 'queryItems', body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, 'a2'])), headers: {}, user: null })
+    expect(decided?.ruleId).toBe(b.id)
+  })
+
+  test('the cap is counted again when the rule is held: one of two compiled side by side for the last place is refused', async () => {
+    const table = answers()
+    for (let i = 1; i < MAX_ANSWER_RULES; i++) table.add({ operationId: 'saveItems', answer: {} })
+    const both = await Promise.allSettled([table.addSliced(wide(1)), table.addSliced(wide(2))])
+    expect(both.map((settled) => settled.status).sort()).toEqual(['fulfilled', 'rejected'])
+    const refused = both.find((settled) => settled.status === 'rejected') as PromiseRejectedResult
+    expect(refused.reason.extra.violations).toEqual([expect.objectContaining({ keyword: 'maxRules' })])
+    expect(table.list().rules).toHaveLength(MAX_ANSWER_RULES)
+  })
+
+  test('refuses what add() refuses, with the same problem', async () => {
+    const bad = { operationId: 'queryItems', answer: {}, match: { body: { q: { $regex: '(a' } } } }
+    const expected = refusal(() => answers().add(bad))
+    await expect(answers().addSliced(bad)).rejects.toMatchObject({ status: expected.status, extra: expected.extra })
+  })
+})
+

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { DeleteCommand } from '../../src/store/types.ts'
-import { APP, LINES, newStore, q, row, rows, snapshot } from './support.ts'
+import { APP, LINES, newStore, q, recordingKeeper, row, rows, snapshot } from './support.ts'
 
 type Store = ReturnType<typeof newStore>
 
@@ -85,13 +85,13 @@ describe('delete', () => {
     const store = newStore()
     const cmd = { applicationId: APP, groups: [{ relationKey: null, rows: [ref(store, 3)] }] }
     // The commit listener hears of the planned delete before it is applied; one that throws stops it.
-    store.onCommit(() => {
+    store.keep(recordingKeeper(() => {
       expect(store.getRow(APP, null, 3)).not.toBeNull()
       throw new Error('refused')
-    })
+    }))
     expect(() => store.delete(cmd)).toThrow('refused')
     expect(store.getRow(APP, null, 3)).not.toBeNull()
-    store.onCommit(undefined)
+    store.keep(undefined)
     expect(store.delete(cmd).ok).toBe(true)
     expect(store.getRow(APP, null, 3)).toBeNull()
   })

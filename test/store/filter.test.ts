@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { compileFilter, FilterCache, type Predicate } from '../../src/store/filter.ts'
 import { printFilter, type CompareOp, type FilterNode, type TextFunction } from '../../src/store/filter-ast.ts'
-import { MAX_FILTER_CONDITIONS, MAX_FILTER_NESTING, parseFilter } from '../../src/store/filter-parser.ts'
+import { MAX_FILTER_CONDITIONS, MAX_FILTER_NESTING, parseFilter, parseFilterInSlices } from '../../src/store/filter-parser.ts'
+import { queryReading } from '../../src/store/query-string.ts'
 import type { FieldType, Row } from '../../src/store/types.ts'
 import { runs } from '../helpers/property-runs.ts'
 
@@ -220,6 +221,36 @@ describe('printFilter / parseFilter', () => {
       }),
       { numRuns: runs(300) },
     )
+  })
+
+  it('read in slices (its tokens first, a window of a long quoted text at a time), a text parses as it does whole, errors and positions included', async () => {
+    const pieces = { ...queryReading }
+    // Printed trees, texts with quotes doubled, and texts broken in many ways (a piece of one, quotes left open, stray characters).
+    const broken = fc.tuple(tree.map(printFilter), fc.nat(), fc.constantFrom('', "'", "''", '(', ')', '$', ' and', "'x''"))
+      .map(([printed, at, insert]) => printed.slice(0, at % (printed.length + 1)) + insert + printed.slice(at % (printed.length + 1)))
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(tree.map(printFilter), broken), fc.integer({ min: 2, max: 9 }), async (filter, size) => {
+          Object.assign(queryReading, { pieceChars: size })
+          let pauses = 0
+          const sliced = await parseFilterInSlices(filter, async () => void pauses++, 0)
+          Object.assign(queryReading, pieces)
+          expect(sliced).toEqual(parseFilter(filter))
+        }),
+        { numRuns: runs(300) },
+      )
+    } finally {
+      Object.assign(queryReading, pieces)
+    }
+  })
+
+  it('a quoted text of a million doubled quotes is read in slices, with the same value', async () => {
+    const filter = `Customer eq '${"''x".repeat(1_000_000)}'`
+    let pauses = 0
+    const sliced = await parseFilterInSlices(filter, async () => void pauses++, 0)
+    expect(pauses).toBeGreaterThan(100)
+    expect(sliced).toEqual(parseFilter(filter))
+    expect((sliced as { value: { value: string } }).value.value).toBe("'x".repeat(1_000_000))
   })
 
   it('prints only the parentheses the shape needs', () => {

@@ -43,5 +43,17 @@ describe('PrimaryKeys', () => {
 
   it('is an empty object with no new keys', () => {
     expect(new PrimaryKeys().text()).toBe('{}')
+    expect([...new PrimaryKeys().pieces()].join('')).toBe('{}')
+  })
+
+  it('writes the same text in pieces (a big save writes its answer a slice at a time)', () => {
+    fc.assert(
+      fc.property(additions, (save) => {
+        const pieces = [...kept(save).pieces()]
+        expect(pieces.join('')).toBe(JSON.stringify(asObject(save)))
+        // A piece per master at most, and the braces: no piece holds the whole text of many masters.
+        expect(pieces.length).toBe(new Set(save.map(([master]) => master)).size + 2)
+      }),
+    )
   })
 })

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest'
-import { decodePercent, parseQueryString } from '../../src/store/query-string.ts'
+import fc from 'fast-check'
+import { afterEach, describe, expect, it } from 'vitest'
+import { decodePercent, MAX_IGNORED_OPTIONS, parseQueryString, parseQueryStringInSlices, queryReading } from '../../src/store/query-string.ts'
+import { parseQueryStringAsBefore } from './query-string-reference.ts'
+import { runs } from '../helpers/property-runs.ts'
 import type { ParsedQuery } from '../../src/store/types.ts'
 
 const NONE: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false, quotedAmpersand: false }
@@ -77,5 +80,42 @@ describe('parseQueryString: errors say what was not understood', () => {
     const result = parseQueryString(text)
     expect(result).toMatchObject({ error: 'BAD_QUERY' })
     expect((result as { message: string }).message).toContain(message)
+  })
+})
+
+describe('parseQueryString: a long text read in pieces answers as the text read whole', () => {
+  const pieces = { ...queryReading }
+  afterEach(() => Object.assign(queryReading, pieces))
+  const unit = fc.constantFrom('%41', '%E2%82%AC', '%C3', '%A9', '%ED%A0%80', '%80', '%', '%4', '+', '&', "'", '=', 'a', 'A', '4', ' ', '$top', '$filter', '$orderby', '$skip', 'relationKey', '$inlinecount', 'Id', 'é', '😀')
+  const text = fc.array(unit, { maxLength: 60 }).map((units) => units.join(''))
+
+  it('whatever the size of a piece (fixed seed)', () => {
+    fc.assert(
+      fc.property(text, fc.integer({ min: 1, max: 12 }), (query, size) => {
+        Object.assign(queryReading, { pieceChars: size })
+        const sliced = parseQueryString(query)
+        Object.assign(queryReading, pieces)
+        expect(sliced).toEqual(parseQueryStringAsBefore(query))
+        expect(parseQueryString(query)).toEqual(parseQueryStringAsBefore(query))
+      }),
+      { numRuns: runs(500) },
+    )
+  })
+
+  it('in slices, awaiting a turn between them, with the same answer', async () => {
+    Object.assign(queryReading, { pieceChars: 5 })
+    const query = `$filter=Customer eq '${'%E2%82%AC+%41'.repeat(50)}'&$top=2&$select=x&${'%FF'.repeat(20)}=1`
+    let pauses = 0
+    const sliced = await parseQueryStringInSlices(query, async () => void pauses++, 0)
+    Object.assign(queryReading, pieces)
+    expect(pauses).toBeGreaterThan(10)
+    expect(sliced).toEqual(parseQueryString(query))
+    expect(sliced).toMatchObject({ filter: `Customer eq '${'€ A'.repeat(50)}'`, top: 2, ignoredOptions: ['$select', '%FF'.repeat(20)] })
+  })
+
+  it(`lists at most ${MAX_IGNORED_OPTIONS} unknown options`, () => {
+    const parsed = parseQueryString(`${'a&'.repeat(MAX_IGNORED_OPTIONS + 10)}$top=1`) as ParsedQuery
+    expect(parsed.ignoredOptions).toHaveLength(MAX_IGNORED_OPTIONS)
+    expect(parsed.top).toBe(1)
   })
 })

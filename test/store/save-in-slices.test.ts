@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import type { Store } from '../../src/store/store.ts'
 import { DataReplaced } from '../../src/store/epoch.ts'
 import type { SaveCommand, WireRow } from '../../src/store/types.ts'
-import { APP, LINES, newStore, row, snapshot } from './support.ts'
+import { APP, LINES, newStore, row, rows, snapshot } from './support.ts'
 
 const newOrder = (i: number): SaveCommand['masters'][number] => ({
   row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `C${i}`, Amount: i, Status: 'New' } as WireRow,
@@ -16,11 +16,11 @@ const newOrder = (i: number): SaveCommand['masters'][number] => ({
 const command = (masters: SaveCommand['masters']): SaveCommand => ({ applicationId: APP, userId: 1, masters })
 const update = (store: Store, id: number, values: Record<string, unknown>): SaveCommand['masters'][number] => ({ row: { Id: id, TIMESTAMP: row(store, id).TIMESTAMP, ...values } as WireRow, details: [] })
 
-/** Saves in slices, running `between` at the first pause; answers the outcome and how many pauses. */
-async function inSlices(store: Store, cmd: SaveCommand, between?: () => void) {
+/** Saves in slices, running `between` at the first pause (or at pause `at`); answers the outcome and how many pauses. */
+async function inSlices(store: Store, cmd: SaveCommand, between?: () => void, at = 0) {
   let pauses = 0
   const outcome = await store.saveInSlices(cmd, async () => {
-    if (pauses++ === 0) between?.()
+    if (pauses++ === at) between?.()
     await new Promise((resolve) => setImmediate(resolve))
   }, 0)
   return { outcome, pauses }
@@ -37,7 +37,8 @@ describe('Store.saveInSlices', () => {
         ;(masters[30] as { row: WireRow }).row.IdRow = 1001
       }
       const { outcome, pauses } = await inSlices(sliced, command(masters))
-      expect(pauses).toBe(masters.length - 1)
+      // A pause after each master planned but the last; then, for a save that passes, after each new row staged but the last (50 orders, 50 lines).
+      expect(pauses).toBe(masters.length - 1 + (broken ? 0 : 99))
       expect(outcome).toEqual(whole.save(command(masters)))
       expect(outcome.ok).toBe(!broken)
       expect(snapshot(sliced)).toEqual(snapshot(whole))
@@ -88,5 +89,53 @@ describe('Store.saveInSlices', () => {
     fresh.reset()
     expect(snapshot(store)).toEqual(snapshot(fresh))
     expect(store.save({ ...command([newOrder(0)]), epoch: store.epoch() }).ok).toBe(true)
+  })
+
+  it('writes its new rows where no read looks, then all at once: a read between slices sees none of it, a read after sees all', async () => {
+    const store = newStore()
+    const masters = Array.from({ length: 30 }, (_, i) => newOrder(i))
+    const before = rows(store, '$orderby=Id desc&$top=100').length
+    const seen: number[] = []
+    let pauses = 0
+    const outcome = await store.saveInSlices(command(masters), async () => {
+      pauses++
+      seen.push(rows(store, '$orderby=Id desc&$top=100').length, rows(store, '$top=200', LINES).length)
+      await new Promise((resolve) => setImmediate(resolve))
+    }, 0)
+    expect(outcome.ok).toBe(true)
+    // 29 pauses planning, 59 staging the 60 new rows: every read among them saw the store as it was.
+    expect(pauses).toBe(29 + 59)
+    expect(new Set(seen.filter((_, i) => i % 2 === 0))).toEqual(new Set([before]))
+    expect(rows(store, '$orderby=Id desc&$top=100')).toHaveLength(before + 30)
+    const fresh = newStore()
+    expect(fresh.save(command(masters)).ok).toBe(true)
+    expect(snapshot(store)).toEqual(snapshot(fresh))
+  })
+
+  it('after a write between the slices that stage its new rows (a save of new rows into the same slots), plans again and ends after it', async () => {
+    const [sliced, after] = [newStore(), newStore()]
+    const masters = Array.from({ length: 20 }, (_, i) => newOrder(i))
+    const write = (store: Store) => void store.save(command([newOrder(99), newOrder(98)]))
+    // Pause 19 is the first while staging (19 while planning 20 masters): the small save appends where the big one staged.
+    const { outcome } = await inSlices(sliced, command(masters), () => write(sliced), 19)
+    write(after)
+    expect(outcome).toEqual(after.save(command(masters)))
+    expect(snapshot(sliced)).toEqual(snapshot(after))
+  })
+
+  it('two big saves side by side: one after the other, each whole, their rows never interleaved', async () => {
+    const [sliced, serial] = [newStore(), newStore()]
+    const a = Array.from({ length: 40 }, (_, i) => newOrder(i))
+    const b = Array.from({ length: 40 }, (_, i) => newOrder(100 + i))
+    const pause = () => new Promise<void>((resolve) => setImmediate(resolve))
+    const [first, second] = await Promise.all([sliced.saveInSlices(command(a), pause, 0), sliced.saveInSlices(command(b), pause, 0)])
+    expect(first.ok && second.ok).toBe(true)
+    // Whichever committed first, the data is that of the two saved one after the other in that order.
+    const firstIds = first.ok ? first.result.firstMasterId : null
+    const secondIds = second.ok ? second.result.firstMasterId : null
+    const aFirst = (firstIds as number) < (secondIds as number)
+    serial.save(command(aFirst ? a : b))
+    serial.save(command(aFirst ? b : a))
+    expect(snapshot(sliced)).toEqual(snapshot(serial))
   })
 })

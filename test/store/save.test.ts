@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { encodeRowVersion } from '../../src/store/row-version.ts'
 import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/types.ts'
-import { APP, fixedDeps, LINES, newStore, row, rows, snapshot } from './support.ts'
+import { APP, fixedDeps, LINES, newStore, recordingKeeper, row, rows, snapshot } from './support.ts'
 
 /** NOW as the DateTime number the store stamps (the default fixture's zone is UTC). */
 const NOW_STAMP = 20250203040506
@@ -322,13 +322,13 @@ describe('a save planned, then applied', () => {
     const before = snapshot(store)
     const cmd = { applicationId: APP, userId: 1, masters: [master({ Id: -1, Customer: 'Planned' })] }
     // The commit listener hears of the planned save before it is applied; one that throws stops it.
-    store.onCommit(() => {
+    store.keep(recordingKeeper(() => {
       expect(snapshot(store)).toBe(before)
       throw new Error('refused')
-    })
+    }))
     expect(() => store.save(cmd)).toThrow('refused')
     expect(snapshot(store)).toBe(before)
-    store.onCommit(undefined)
+    store.keep(undefined)
     expect(store.save(cmd).ok).toBe(true)
     expect(row(store, 26).Customer).toBe('Planned')
   })
@@ -337,11 +337,11 @@ describe('a save planned, then applied', () => {
     const store = newStore()
     // A listener that saves while it is told of a save: the outer save's plan is then out of date.
     let inner = false
-    store.onCommit(() => {
+    store.keep(recordingKeeper(() => {
       if (inner) return
       inner = true
       store.save({ applicationId: APP, userId: 1, masters: [master({ Id: -1 })] })
-    })
+    }))
     expect(() => store.save({ applicationId: APP, userId: 1, masters: [master({ Id: -1 })] })).toThrow(/planned at store generation/)
   })
 

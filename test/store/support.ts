@@ -2,8 +2,8 @@ import { textOf } from '../../src/bytes.ts'
 import { rowGenerator } from '../../src/fixtures/generate.ts'
 import { loadFixture } from '../../src/fixtures/load.ts'
 import { parseQueryString } from '../../src/store/query-string.ts'
-import { createStore, type Store } from '../../src/store/store.ts'
-import type { Deps, Fixture, ParsedQuery, Row } from '../../src/store/types.ts'
+import { createStore, type DataKeeper, type Store } from '../../src/store/store.ts'
+import type { ChangeRecord, Deps, Fixture, ParsedQuery, Row } from '../../src/store/types.ts'
 
 export const APP = 'a1b2c3d4-0000-4000-8000-000000000001'
 export const MASTER_STORAGE = '5e7d0c1a-1111-4111-8111-000000000001'
@@ -28,6 +28,15 @@ export function fixedDeps(start = NOW): Deps & { advance(ms: number): void } {
 
 export function newStore(fixture: Fixture = defaultFixture, deps: Deps = fixedDeps()): Store {
   return createStore(fixture, deps, rowGenerator)
+}
+
+/** A keeper that hands each change record to `record` and keeps every replaced data without writing it. */
+export function recordingKeeper(record: (record: ChangeRecord) => void): DataKeeper {
+  return {
+    record,
+    replace: () => {},
+    prepareReplace: async () => ({ commit: () => {}, discard: () => {} }),
+  }
 }
 
 /** A parsed query; fails the test on a parse error. */

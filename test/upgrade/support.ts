@@ -225,3 +225,30 @@ export async function upgradeJson(args: string[]): Promise<{ code: number | null
   if (run.stdout.trim() === '') throw new Error(`upgrade wrote no report (exit ${run.code}): ${run.stderr}`)
   return { code: run.code, report: JSON.parse(run.stdout) as JsonReport, stderr: run.stderr }
 }
+
+/**
+ * A usage of `n` interactions grown from a recorded one, as a large client's would be: its Get
+ * Items shapes repeated, each copy with a page size of its own (so each is a shape of its own, as
+ * the recorder keeps them), its other interactions once.
+ */
+export function grownUsage(recorded: UsageFile, n: number): UsageFile {
+  const reads = recorded.interactions.filter((i) => i.operation === 'queryItems' && i.request.query?.count !== true && Object.keys(i.answers).some((status) => status.startsWith('2')))
+  if (reads.length === 0) throw new Error('the recorded usage has no Get Items that was answered')
+  const interactions = recorded.interactions.filter((i) => !reads.includes(i)).slice(0, n)
+  for (let copy = 0; interactions.length < n; copy++) {
+    const read = reads[copy % reads.length] as UsageFile['interactions'][number]
+    interactions.push({ ...read, request: { ...read.request, query: { ...read.request.query, top: 1000 + Math.floor(copy / reads.length) } } })
+  }
+  return { appdataKitUsage: 1, interactions }
+}
+
+/** The median of three runs of `work`, in milliseconds. */
+export async function medianOfThree(work: () => Promise<unknown>): Promise<number> {
+  const times: number[] = []
+  for (let run = 0; run < 3; run++) {
+    const start = performance.now()
+    await work()
+    times.push(performance.now() - start)
+  }
+  return times.sort((a, b) => a - b)[1] as number
+}

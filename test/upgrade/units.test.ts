@@ -12,6 +12,10 @@ import { memberDiffs, pathText, renamedTo } from '../../src/upgrade/members.ts'
 import { successorOf } from '../../src/upgrade/documents.ts'
 import { applyIgnore, IgnoreFileError, readIgnoreFile } from '../../src/upgrade/ignore.ts'
 import type { Finding } from '../../src/upgrade/types.ts'
+import { changesOf } from '../../src/upgrade/compare.ts'
+import { releaseView } from '../../src/upgrade/documents.ts'
+import { ParsedBodies, type Replayed } from '../../src/upgrade/replay.ts'
+import type { Interaction } from '../../src/usage-file/file.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
 
 describe('grouping by cause', () => {
@@ -49,6 +53,41 @@ describe('answer members held to what the client received', () => {
     expect(memberDiffs(rows, [{ Id: '1', Customer: 'x', Other: 1 }]).map((d) => [pathText(d.path), d.change, d.got])).toEqual([['[].Id', 'retyped', 'string']])
     expect(memberDiffs(rows, [{ Id: 1, Customer: null }])).toEqual([])
     expect(memberDiffs(recorded, { IsSaveSuccesfully: false, CreatedItems: 0, RowIdentifier: null, Brand: 'new' })).toEqual([])
+  })
+})
+
+describe('answers worked out once', () => {
+  it('parses each distinct body once for both sides: the same bytes are the same value, other bytes of the same length another', () => {
+    const bodies = new ParsedBodies()
+    const page = bodies.parse(Buffer.from('[{"Id":1},{"Id":2}]'))
+    expect(bodies.parse(Buffer.from('[{"Id":1},{"Id":2}]'))).toBe(page)
+    expect(page).toEqual([{ Id: 1 }, { Id: 2 }])
+    const other = bodies.parse(Buffer.from('[{"Id":2},{"Id":1}]'))
+    expect(other).toEqual([{ Id: 2 }, { Id: 1 }])
+    expect(bodies.parse(Buffer.from('not json'))).toBe('not json')
+    // Many bodies of one length: each still parsed as itself.
+    const many = Array.from({ length: 20 }, (_, i) => `[${1000 + i}]`)
+    for (const text of many) expect(bodies.parse(Buffer.from(text))).toEqual([Number(text.slice(1, -1))])
+    for (const text of many) expect(bodies.parse(Buffer.from(text))).toEqual([Number(text.slice(1, -1))])
+  })
+
+  it('holds one answer to each recorded shape it meets: the same body, other shapes, other changes', () => {
+    const read = (fields: Record<string, string>): Interaction => ({
+      operation: 'queryItems',
+      release: '3.0.19',
+      count: 1,
+      request: { auth: 'session-token', contentType: 'application/json', headers: ['ApplicationId', 'SessionToken', 'WorkspaceId'], query: { top: 5 } },
+      answers: { '200': { count: 1, body: { type: 'array', items: { type: 'object', fields } } } },
+    })
+    const interactions = [read({ Id: 'integer' }), read({ Id: 'integer', Customer: 'string' }), read({ Id: 'integer' }), read({ Id: 'integer', Customer: 'string' })]
+    // One page object for every interaction, as the shared parsed bodies give it; the target's lacks Customer.
+    const [withCustomer, without] = [[{ Id: 1, Customer: 'Initech' }], [{ Id: 1 }]]
+    const replayed = (body: unknown): Replayed => ({ outcome: { sent: 'POST /ExplorerApi/api/items', status: 200, contentType: 'application/json', body, warnings: [] } })
+    const changes = changesOf({ interactions, from: releaseView('3.0.19'), to: releaseView('3.0.19'), recorded: interactions.map(() => replayed(withCustomer)), target: interactions.map(() => replayed(without)) })
+    expect(changes.map((change) => [change.index, change.kind, change.now.member])).toEqual([
+      [1, 'answer-removed', '[].Customer'],
+      [3, 'answer-removed', '[].Customer'],
+    ])
   })
 })
 

@@ -48,7 +48,7 @@ describe('a usage file edited by hand', () => {
     let err = ''
     const code = await runUpgrade(['--usage', usage, '--to', '3.0.19'], { stdout: () => undefined, stderr: (text) => (err += text) })
     expect(code).toBe(2)
-    expect(err).toContain(`interactions[${index}].request.rows is not a list of kinds of rows`)
+    expect(err).toContain(`--usage ${usage}: interaction ${index + 1} (/interactions/${index}/request/rows) is "not a list of rows"; it must be a list`)
   }, 120_000)
 })
 

@@ -8,6 +8,9 @@ export interface ClockState {
   offsetMs: number
 }
 
+/** The last moment the clock may reach: the end of year 9999, the last a DateTime value's four digits of year can say. */
+const LAST_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
 /** The clock's time and how far it has been moved. */
 export function readClock(clock: MockClock): ClockState {
   return { now: new Date(clock.now()).toISOString(), offsetMs: clock.offset() }
@@ -21,6 +24,10 @@ export function readClock(clock: MockClock): ClockState {
 export function advanceClock(clock: MockClock, ms: number): ClockState {
   if (!Number.isSafeInteger(ms) || ms < 0 || ms > MAX_CLOCK_ADVANCE_MS) {
     throw validationProblem([{ pointer: '/body/advanceMs', keyword: 'range', message: `must be a whole number of milliseconds from 0 to ${MAX_CLOCK_ADVANCE_MS}, got ${ms}` }])
+  }
+  // Moves add up: each is bounded, and so is where they lead, to a time every form of the mock can still write.
+  if (clock.now() + ms > LAST_TIME) {
+    throw validationProblem([{ pointer: '/body/advanceMs', keyword: 'range', message: `would move the clock past ${new Date(LAST_TIME).toISOString()}, the last time a DateTime (yyyyMMddHHmmss, four digits of year) can say; it is ${new Date(clock.now()).toISOString()}` }])
   }
   clock.advance(ms)
   return readClock(clock)

@@ -8,9 +8,9 @@ import { advanceClock, readClock, type ClockState } from './clock.ts'
 import type { FaultList, FaultRuleInput } from '../../rules/faults.ts'
 import type { RuleTable } from '../../rules/table.ts'
 import type { ActiveAnswerRule, AnswerRuleInput, AnswerRuleList } from '../../rules/answers.ts'
-import { loadFixtureInto, type FixtureLoadResult, type LoadFixtureOptions } from './fixtures.ts'
+import { loadFixtureInSlices, loadFixtureInto, type FixtureLoadResult, type LoadFixtureOptions } from './fixtures.ts'
 import type { JournalEntry, JournalFilter, Journal } from '../../journal/journal.ts'
-import { resetMock, userIdsOf, type ResetOptions, type ResetResult } from './reset.ts'
+import { resetMock, resetMockInSlices, userIdsOf, type ResetOptions, type ResetResult } from './reset.ts'
 import type { TokenStore } from '../../http/auth/tokens.ts'
 import { addAttachments, type UploadInput } from './uploads.ts'
 import { toFixtureFile } from '../../fixtures/export.ts'
@@ -140,27 +140,38 @@ export interface ControlledParts {
 }
 
 /**
- * The controls of one mock. `startFixture` is what `reset()` returns to: the fixture the mock was
- * built with, whatever is loaded later.
+ * What `reset()` returns to: the fixture the mock was built with, whatever is loaded later (with
+ * `--state-file`, the data it started with, as its start wrote it).
  */
-export function createControls(parts: ControlledParts, startFixture: Fixture): MockControls {
-  const fixtureDir = dirname(resolve(parts.mockConfig.fixture))
+export interface StartData {
+  fixture: Fixture
+}
+
+/** A fixture load's options as the controls complete them. */
+function loadOptions(parts: ControlledParts, options: Partial<LoadFixtureOptions>): LoadFixtureOptions {
   return {
-    reset: (options) => resetMock(parts, startFixture, options),
-    loadFixture: (fixture, options = {}) => {
-      const loaded = loadFixtureInto(parts.store, fixture, {
-        source: 'loadFixture',
-        ...(parts.mockConfig.timeZone === undefined ? {} : { timeZone: parts.mockConfig.timeZone }),
-        strict: parts.mockConfig.strict,
-        ...options,
-        baseDir: options.baseDir ?? fixtureDir,
-      })
-      // Their tokens could never work again; ended, they stop taking room under --max-sessions.
-      parts.tokens.forgetUsersOtherThan(userIdsOf(parts.store.organization().users))
-      parts.holds.refuseAll('A fixture load replaced the data')
-      for (const warning of loaded.warnings) parts.log.warn(warning)
-      return loaded
-    },
+    source: 'loadFixture',
+    ...(parts.mockConfig.timeZone === undefined ? {} : { timeZone: parts.mockConfig.timeZone }),
+    strict: parts.mockConfig.strict,
+    ...options,
+    baseDir: options.baseDir ?? dirname(resolve(parts.mockConfig.fixture)),
+  }
+}
+
+/** Everything of a fixture load but the data, once the data is in place. */
+function afterLoad(parts: ControlledParts, loaded: FixtureLoadResult): FixtureLoadResult {
+  // Their tokens could never work again; ended, they stop taking room under --max-sessions.
+  parts.tokens.forgetUsersOtherThan(userIdsOf(parts.store.organization().users))
+  parts.holds.refuseAll('A fixture load replaced the data')
+  for (const warning of loaded.warnings) parts.log.warn(warning)
+  return loaded
+}
+
+/** The controls of one mock; `start.fixture` is what `reset()` returns to. */
+export function createControls(parts: ControlledParts, start: StartData): MockControls {
+  return {
+    reset: (options) => resetMock(parts, start.fixture, options),
+    loadFixture: (fixture, options = {}) => afterLoad(parts, loadFixtureInto(parts.store, fixture, loadOptions(parts, options))),
     state: () => toFixtureFile(parts.store.snapshot()),
     addAttachment: (input) => addAttachments(parts.store, input, parts.mockConfig.uploadLimit),
     emails: () => [...parts.outbox.list()],
@@ -184,5 +195,24 @@ export function createControls(parts: ControlledParts, startFixture: Fixture): M
       if (parts.usage === null) throw new ProblemError('NOT_FOUND', 'This mock does not record usage: start it with --record-usage FILE (MOCK_RECORD_USAGE, or startMock({ recordUsage: FILE })).')
       return parts.usage.usage()
     },
+  }
+}
+
+/**
+ * The reset and the fixture load as the control plane's HTTP routes run them: the new data built
+ * and written (with `--state-file`) a slice at a time, awaiting `pause` between slices, so the
+ * clients beside them are answered meanwhile; the same answers and refusals as `reset()` and
+ * `loadFixture()`, which do it all at once.
+ */
+export interface SlicedControls {
+  reset(options?: ResetOptions): Promise<ResetResult>
+  loadFixture(fixture: unknown, options?: Partial<LoadFixtureOptions>): Promise<FixtureLoadResult>
+}
+
+/** The sliced reset and fixture load of one mock; `pause` gives the other clients a turn between slices. */
+export function createSlicedControls(parts: ControlledParts, start: StartData, pause: () => Promise<void>): SlicedControls {
+  return {
+    reset: (options = {}) => resetMockInSlices(parts, start.fixture, options, pause),
+    loadFixture: async (fixture, options = {}) => afterLoad(parts, await loadFixtureInSlices(parts.store, fixture, loadOptions(parts, options), pause)),
   }
 }

@@ -54,6 +54,9 @@ export function summarizeFixture(fixture: Fixture): FixtureSummary {
     masterRows += data.masters.length
     for (const rows of Object.values(data.details)) detailRows += rows.length
   }
+  // A state file's snapshot: its rows are counted in it.
+  masterRows += fixture.stored?.masterRows ?? 0
+  detailRows += fixture.stored?.detailRows ?? 0
   const generated = fixture.generated
   if (generated !== undefined) {
     masterRows += generated.rows
@@ -75,6 +78,25 @@ export function summarizeFixture(fixture: Fixture): FixtureSummary {
  * changes nothing then.
  */
 export function loadFixtureInto(store: Store, json: unknown, options: LoadFixtureOptions): FixtureLoadResult {
+  const fixture = fixtureToLoad(json, options)
+  store.reset(fixture)
+  return loadResult(fixture, options)
+}
+
+/** As loadFixtureInto, without holding other clients: the new data is built and kept in slices (Store.resetInSlices). */
+export async function loadFixtureInSlices(store: Store, json: unknown, options: LoadFixtureOptions, pause: () => Promise<void>): Promise<FixtureLoadResult> {
+  const fixture = fixtureToLoad(json, options)
+  await store.resetInSlices(fixture, pause)
+  return loadResult(fixture, options)
+}
+
+/** What a load answers. */
+function loadResult(fixture: Fixture, options: LoadFixtureOptions): FixtureLoadResult {
+  return { loaded: true, generatedRows: options.rows ?? 0, fixture: summarizeFixture(fixture), warnings: fixture.notices ?? [] }
+}
+
+/** The fixture a load puts in place: checked, with the generated rows asked for. Throws FixtureError, or a 400 ProblemError for rows it cannot generate. */
+function fixtureToLoad(json: unknown, options: LoadFixtureOptions): Fixture {
   const source = options.source ?? 'fixture'
   if (options.confineFiles === true) {
     const problems = escapingPayloads(json, options.baseDir)
@@ -90,8 +112,7 @@ export function loadFixtureInto(store: Store, json: unknown, options: LoadFixtur
       throw error
     }
   }
-  store.reset(fixture)
-  return { loaded: true, generatedRows: rows, fixture: summarizeFixture(fixture), warnings: fixture.notices ?? [] }
+  return fixture
 }
 
 /** Payload paths that are absolute or climb out of `baseDir`. */

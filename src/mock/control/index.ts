@@ -4,7 +4,8 @@ import { CONTROL_PREFIX } from '../../../spec/control-plane/constants.ts'
 import { ProblemError } from '../../errors.ts'
 import type { Fixture } from '../../store/types.ts'
 import { controlPlaneAccess, controlRequestRefusal, controlTokenMatches, presentedControlToken } from './access.ts'
-import { createControls, type MockControls } from './controls.ts'
+import { createControls, createSlicedControls, type MockControls, type SlicedControls, type StartData } from './controls.ts'
+import { yieldTurn } from '../../http/json-slices.ts'
 import { health, registerControlRoutes } from './routes.ts'
 import { CONSOLE_OPERATION, registerConsole } from './console.ts'
 
@@ -17,6 +18,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The control plane's methods; present even with `--no-control-plane`, which only closes the HTTP side. */
     controls: MockControls
+    /** The reset and fixture load as the HTTP routes run them, in slices. */
+    slicedControls: SlicedControls
+    /** What a reset returns to (set once more at start when the state file's data was written anew). */
+    startData: StartData
   }
   interface FastifyContextConfig {
     /** Set on control-plane routes instead of `operationId`, so fault rules and the journal leave them alone. */
@@ -32,8 +37,11 @@ declare module 'fastify' {
  * are decorated; `startFixture` is what a reset returns to.
  */
 export async function registerControlPlane(app: FastifyInstance, startFixture: Fixture): Promise<void> {
-  const controls = createControls(app, startFixture)
+  const start: StartData = { fixture: startFixture }
+  app.decorate('startData', start)
+  const controls = createControls(app, start)
   app.decorate('controls', controls)
+  app.decorate('slicedControls', createSlicedControls(app, start, yieldTurn))
   const access = controlPlaneAccess(app.mockConfig)
   if (!access.enabled) {
     if (app.mockConfig.controlPlane) app.log.warn(`control plane off: ${access.reason}`)

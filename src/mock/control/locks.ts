@@ -1,3 +1,4 @@
+import { violationsProblem } from '../../document/violations.ts'
 import { ProblemError } from '../../errors.ts'
 import { guidKey } from '../../store/guid.ts'
 import type { Store } from '../../store/store.ts'
@@ -39,7 +40,7 @@ function checked(request: LockRequest): { applicationId: string; relationKey: st
   else request.ids.forEach((id, i) => {
     if (!Number.isSafeInteger(id) || id < 1) violations.push({ pointer: `/body/ids/${i}`, keyword: 'type', message: 'must be a row Id (a positive integer)' })
   })
-  if (violations.length > 0) throw new ProblemError('VALIDATION', violations.map((v) => `${v.pointer} ${v.message}`).join('; '), { violations })
+  if (violations.length > 0) throw violationsProblem(violations)
   return { applicationId: guidKey(request.applicationId), relationKey: key, ids: request.ids }
 }
 

@@ -26,12 +26,22 @@ export interface ResetOptions {
  * `sessions: true` ends them all, the way out of a sandbox whose sessions are full. The clock is
  * kept because time does not go back.
  */
-export function resetMock(
-  parts: { store: Store; outbox: Outbox; rules: RuleTable; holds: { refuseAll(reason: string): number }; journal: Journal; tokens: TokenStore },
-  startFixture: Fixture,
-  options: ResetOptions = {},
-): ResetResult {
+export function resetMock(parts: ResetParts, startFixture: Fixture, options: ResetOptions = {}): ResetResult {
   parts.store.reset(startFixture)
+  return afterReset(parts, startFixture, options)
+}
+
+/** As resetMock, without holding other clients: the data is built and kept in slices (Store.resetInSlices), the rest done once it is in place. */
+export async function resetMockInSlices(parts: ResetParts, startFixture: Fixture, options: ResetOptions, pause: () => Promise<void>): Promise<ResetResult> {
+  await parts.store.resetInSlices(startFixture, pause)
+  return afterReset(parts, startFixture, options)
+}
+
+/** What a reset touches. */
+type ResetParts = { store: Store; outbox: Outbox; rules: RuleTable; holds: { refuseAll(reason: string): number }; journal: Journal; tokens: TokenStore }
+
+/** Everything of a reset but the data, once the data is in place. */
+function afterReset(parts: ResetParts, startFixture: Fixture, options: ResetOptions): ResetResult {
   // A clean cut: requests received before it and still held by a rule's wait are answered now,
   // 503 DATA_REPLACED, instead of going on in the new data (a write among them would land there).
   parts.holds.refuseAll('A reset replaced the data')

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { OWN_BODY_CHECK } from '../../../spec/control-plane/constants.ts'
-import { ProblemError } from '../../errors.ts'
+import type { ProblemError } from '../../errors.ts'
+import { ViolationTally, violationsProblem } from '../../document/violations.ts'
 import { FixtureError } from '../../fixtures/load.ts'
 import { controlPlaneDocument, listOperations } from '../../document/reader.ts'
 import { fastifyPath, requestCheck, routeMethod } from '../../http/request-check.ts'
@@ -11,16 +12,18 @@ import { PACKAGE_VERSION } from '../../package-root.ts'
 import { parseMatchParameter } from '../../journal/match.ts'
 import { isStrict } from '../../http/warn.ts'
 
-/** Violations a refused fixture's answer lists at most; `detail` counts them all, so a fixture of a million bad rows gets a short answer. */
-const LISTED_VIOLATIONS = 100
-
-/** A refused fixture as a 400 problem whose `violations` point into the fixture. */
+/**
+ * A refused fixture as a 400 problem whose `violations` point into the fixture: merged, ranked and
+ * capped as every list of violations is (src/document/violations.ts), so a fixture of a million bad
+ * rows gets a short answer; `detail` counts them all. Each problem is a finding of its own (no
+ * echoes to drop: two rules a value breaks are two problems).
+ */
 function fixtureProblem(error: FixtureError): ProblemError {
-  const violations = error.problems.slice(0, LISTED_VIOLATIONS).map((p) => ({ pointer: p.path, keyword: 'fixture', message: p.message }))
-  // The root's pointer is the empty text; people read it better as "/".
-  const shown = error.problems.slice(0, 3).map((p) => `${p.path === '' ? '/' : p.path} ${p.message}`)
-  const more = error.problems.length > 3 ? ` (and ${error.problems.length - 3} more)` : ''
-  return new ProblemError('BAD_FIXTURE', `The fixture is refused: ${shown.join('; ')}${more}.`, { violations })
+  const tally = new ViolationTally()
+  // The root's pointer is the empty text; people read it better as "/" (violationText).
+  tally.add(error.problems.map((p) => ({ pointer: p.path, keyword: 'fixture', message: p.message })))
+  const summary = tally.summary()
+  return violationsProblem(summary, 'BAD_FIXTURE', {}, (text) => `The fixture is refused: ${text}.`)
 }
 
 /** `GET /__mock/health`: up, with the versions; served whether the control plane is on or off. */
@@ -34,10 +37,11 @@ export const health: Handlers<ControlOperations>['getHealth'] = (request) => ({
 const HANDLERS: Handlers<ControlOperations> = {
   getHealth: health,
   getControlPlaneDocument: (_request, reply) => reply.type('application/json; charset=utf-8').send(JSON.stringify(controlPlaneDocument())),
-  resetMock: (request) => request.server.controls.reset({ sessions: request.query.sessions === true }),
-  loadFixture: (request) => {
+  // Both build (and write) the new data in slices: the clients beside them are answered meanwhile.
+  resetMock: (request) => request.server.slicedControls.reset({ sessions: request.query.sessions === true }),
+  loadFixture: async (request) => {
     try {
-      return request.server.controls.loadFixture(request.body, { ...request.query, source: 'POST /__mock/fixture', confineFiles: true, strict: isStrict(request) })
+      return await request.server.slicedControls.loadFixture(request.body, { ...request.query, source: 'POST /__mock/fixture', confineFiles: true, strict: isStrict(request) })
     } catch (error) {
       throw error instanceof FixtureError ? fixtureProblem(error) : error
     }
@@ -70,8 +74,10 @@ const HANDLERS: Handlers<ControlOperations> = {
     return request.server.controls.setFaults(rules, seed === undefined ? {} : { seed })
   },
   clearFaults: (request) => ({ cleared: request.server.controls.clearFaults() }),
-  listStubs: (request) => request.server.controls.stubs(),
-  addStub: (request, reply) => reply.code(201).send(request.server.controls.stub(request.body)),
+  // The list's text is written in slices (a table may hold 16 MB of rules); the same JSON `controls.stubs()` gives.
+  listStubs: async (request, reply) => reply.type('application/json; charset=utf-8').send(await request.server.rules.answers.listText()),
+  // Compiled in slices (a pattern of a thousand expressions took most of a second); the same checks as `controls.stub()`.
+  addStub: async (request, reply) => reply.code(201).send(await request.server.rules.answers.addSliced(request.body)),
   removeStub: (request) => request.server.controls.removeStub(request.params.id),
   clearStubs: (request) => ({ cleared: request.server.controls.clearStubs() }),
   listLocks: (request) => request.server.controls.locks(),

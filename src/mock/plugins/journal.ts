@@ -112,6 +112,13 @@ const abandoned = (token: object): boolean => {
   return raw.destroyed && !raw.writableFinished
 }
 
+/** Its connection's close, for a `settled` wait: a listener added only while an assertion waits on the exchange. */
+const whenClosed = (token: object, then: () => void): (() => void) => {
+  const raw = (token as FastifyReply).raw
+  raw.once('close', then)
+  return () => raw.off('close', then)
+}
+
 /** An exchange the journal found abandoned, recorded as such (no status). */
 const recordAbandoned = (token: object): void => {
   const reply = token as FastifyReply
@@ -126,7 +133,7 @@ const recordAbandoned = (token: object): void => {
  * Register before the routes.
  */
 export function registerJournal(app: FastifyInstance, options: { capacity: number; bodyLimit: number }): void {
-  const journal = createJournal({ ...options, abandoned, recordAbandoned })
+  const journal = createJournal({ ...options, abandoned, recordAbandoned, whenClosed })
   app.decorate('journal', journal)
   app.decorateReply('journalPayload', null)
   app.decorateReply('journaled', false)

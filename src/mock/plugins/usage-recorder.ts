@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { UsageAccumulator, writeUsageFile, type UsageFile } from '../../usage-file/file.ts'
 import { recordExchange, type RecordedExchange } from '../../usage-file/record.ts'
+import { USAGE_LIMITS } from '../../usage-file/limits.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,7 +26,8 @@ export interface UsageRecorder {
 
 export function registerUsage(app: FastifyInstance, file: string): UsageRecorder {
   const release = app.mockConfig.productVersion
-  const accumulator = new UsageAccumulator()
+  // As many interactions as a usage file may hold (USAGE_LIMITS): what the recorder writes, every reader takes.
+  const accumulator = new UsageAccumulator({ limit: USAGE_LIMITS.interactions })
   let pending: RecordedExchange[] = []
   let scheduled = false
 
@@ -67,6 +69,9 @@ export function registerUsage(app: FastifyInstance, file: string): UsageRecorder
     write() {
       try {
         writeUsageFile(file, usage())
+        if (accumulator.unrecorded > 0) {
+          app.log.warn(`usage file ${file}: ${accumulator.unrecorded} request(s) of shapes past the ${USAGE_LIMITS.interactions} interactions a usage file holds were not recorded`)
+        }
         return undefined
       } catch (error) {
         const reason = `usage file ${file} not written: ${(error as Error).message}`

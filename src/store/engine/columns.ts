@@ -1,5 +1,5 @@
 import { isNumericType } from '../data-types.ts'
-import type { FieldType, FieldValue } from '../types.ts'
+import type { ChunkValues, ColumnKind, FieldType, FieldValue } from '../types.ts'
 
 /**
  * One field of every row of a table, by slot. Numbers live in a Float64Array (NaN for null: no
@@ -12,8 +12,14 @@ export interface Column {
   set(slot: number, value: FieldValue | undefined): void
   /** Room for `capacity` slots, keeping the values held. */
   grow(capacity: number): void
+  /** grow, a few hundred thousand slots per step (a column of two million is tens of ms of writes at once). */
+  growInSteps(capacity: number): Generator<void, void>
   /** Moves the value of slot `from` to slot `to` (compaction). */
   move(from: number, to: number): void
+  /** The values of slots `at` to `at + count`, from `values` as a column chunk holds them (see types.ts). */
+  setRange(at: number, values: ChunkValues, count: number): void
+  /** Sets slots `from` to `to` (exclusive) to null in one pass (the slots compaction left behind). */
+  clear(from: number, to: number): void
 }
 
 class NumberColumn implements Column {
@@ -30,16 +36,29 @@ class NumberColumn implements Column {
     this.values[slot] = typeof value === 'number' ? value : Number.NaN
   }
   grow(capacity: number): void {
+    for (const _step of this.growInSteps(capacity));
+  }
+  *growInSteps(capacity: number): Generator<void, void> {
     const kept = Math.min(this.values.length, capacity)
     const values = new Float64Array(capacity)
     values.set(this.values.subarray(0, kept))
     // Only the new slots are marked null: filling the copied ones too wrote every slot twice, and a
     // table of a million rows grows ten such columns while one request waits.
-    values.fill(Number.NaN, kept)
+    for (let from = kept; from < capacity; from += FILL_STEP) {
+      yield
+      values.fill(Number.NaN, from, Math.min(capacity, from + FILL_STEP))
+    }
     this.values = values
   }
   move(from: number, to: number): void {
     this.values[to] = this.values[from] as number
+  }
+  setRange(at: number, values: ChunkValues, count: number): void {
+    if (!(values instanceof Float64Array)) throw new Error('a number column takes numbers')
+    this.values.set(values.subarray(0, count), at)
+  }
+  clear(from: number, to: number): void {
+    this.values.fill(Number.NaN, from, to)
   }
 }
 
@@ -63,14 +82,31 @@ class ReferenceColumn implements Column {
     this.values[slot] = this.kept(value)
   }
   grow(capacity: number): void {
+    for (const _step of this.growInSteps(capacity));
+  }
+  *growInSteps(capacity: number): Generator<void, void> {
     const old = this.values.length
     this.values.length = capacity
-    if (capacity > old) this.values.fill(null, old)
+    for (let from = old; from < capacity; from += FILL_STEP) {
+      yield
+      this.values.fill(null, from, Math.min(capacity, from + FILL_STEP))
+    }
   }
   move(from: number, to: number): void {
     this.values[to] = this.values[from] ?? null
   }
+  setRange(at: number, values: ChunkValues, count: number): void {
+    if (values instanceof Float64Array) throw new Error('a column of text or arrays takes references')
+    const kept = this.kept
+    for (let i = 0; i < count; i++) this.values[at + i] = kept(values[i])
+  }
+  clear(from: number, to: number): void {
+    this.values.fill(null, from, to)
+  }
 }
+
+/** Slots a growing column fills per step. */
+const FILL_STEP = 262_144
 
 /** Text, as the shared string given. */
 const keptText = (value: FieldValue | undefined): FieldValue => (typeof value === 'string' ? value : null)
@@ -81,6 +117,17 @@ const keptArray = (value: FieldValue | undefined): FieldValue => (Array.isArray(
 export function columnFor(type: FieldType, capacity: number): Column {
   if (isNumericType(type)) return new NumberColumn(capacity)
   return new ReferenceColumn(capacity, type === 'Multiselection' ? keptArray : keptText)
+}
+
+/** How a column of this type holds its values. */
+export function columnKindOf(type: FieldType): ColumnKind {
+  if (isNumericType(type)) return 'number'
+  return type === 'Multiselection' ? 'array' : 'text'
+}
+
+/** A column's values by slot, as they are held: numbers (NaN for null) or references (null for none). Read only. */
+export function valuesOf(column: Column): Float64Array | readonly FieldValue[] {
+  return (column as NumberColumn | ReferenceColumn).values
 }
 
 /** The numbers of a number column, for code that reads a whole column at once (sorting, Id look-ups). */

@@ -89,6 +89,11 @@ export class RowBytes {
     this.#arenaOf[slot] = 0
   }
 
+  /** Forgets the texts of slots `from` to `to` (exclusive) in one pass (the slots compaction left behind). */
+  clear(from: number, to: number): void {
+    this.#arenaOf.fill(0, from, to)
+  }
+
   /** Moves what slot `from` holds to slot `to` (compaction). */
   move(from: number, to: number): void {
     this.#arenaOf[to] = this.#arenaOf[from] as number

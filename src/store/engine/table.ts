@@ -1,4 +1,4 @@
-import { columnFor, numbersOf, type Column } from './columns.ts'
+import { columnFor, columnKindOf, numbersOf, valuesOf, type Column } from './columns.ts'
 import { IntMap } from './int-map.ts'
 import { slotOrder, sortSlots, type SlotOrder } from './order-slots.ts'
 import { ReadyBytes } from './ready-bytes.ts'
@@ -7,7 +7,7 @@ import { projectionKey, projectionOf, serializeRow, type Projection } from '../r
 import { Selections } from './selections.ts'
 import { columnsOf, fieldLookupOf } from '../system-fields.ts'
 import { ownValue, setOwn } from '../field-values.ts'
-import type { FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
+import type { ChunkValues, ColumnChunk, ColumnKind, FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
 
 const OPEN_BRACKET = Buffer.from('[')
 const CLOSE_BRACKET = Buffer.from(']')
@@ -20,6 +20,33 @@ const INITIAL_CAPACITY = 64
 
 /** Bytes of ready row texts a table keeps per projection; past it the oldest are serialized again when read. */
 export const ROW_BYTES_LIMIT = 128 * 1024 * 1024
+
+/**
+ * The rows a table held when the image was opened, read a chunk at a time in Id order however the
+ * table changes meanwhile: before a row not read yet is written over or removed, the table hands
+ * the image its values as they were, and rows added after the opening are left out. So a snapshot
+ * written in slices, with writes landing between them, holds the data of one moment.
+ */
+export interface TableImage {
+  readonly columns: readonly string[]
+  readonly kinds: readonly ColumnKind[]
+  /** Rows in the image: the rows the table held at the opening. */
+  readonly rows: number
+  /** The next rows (at most `maxRows`), or undefined when every row was read (the image is closed then). */
+  read(maxRows: number): ColumnChunk | undefined
+  /** Stops keeping rows for the image. */
+  close(): void
+}
+
+/** What an open image needs of the table between its reads. */
+interface ImageState {
+  /** The next Id to read. */
+  cursor: number
+  /** Rows with this Id or a larger one came after the opening. */
+  readonly cutoff: number
+  /** Rows written over or removed since the opening, as they were, by Id (values in column order). */
+  readonly saved: Map<number, FieldValue[]>
+}
 
 /** A filter as the engine runs it: a test of one row (read through a cursor, never built). */
 export type RowTest = (row: Row) => boolean
@@ -70,9 +97,21 @@ export class Table {
   /** The master Id column (detail tables), null for the master table. */
   readonly #masterColumn: Column | null
   readonly #identities = new IntMap<number>()
+  /**
+   * Rows hidden by `hide` and not yet swept out of the identities index: while there are any, a
+   * look-up through it passes over rows that are not alive.
+   */
+  #unswept = 0
   #identityCeiling = Number.NEGATIVE_INFINITY
-  /** Detail row Ids per master Id, ascending (details are created in Id order). */
-  readonly #byMaster: IntMap<number[]> | null
+  /**
+   * The detail rows of each master (detail tables), as lists in ascending Id order threaded
+   * through the slots: the first detail Id per master Id here, and each slot's next detail Id of
+   * the same master in `#nextDetail` (NaN: the last). No array per master: a million of them, each
+   * made while a million orders load, were most of what the young generation's collections had to
+   * copy then (pauses of 100 ms beside a reset), and 40 MB more heap.
+   */
+  readonly #firstDetail: IntMap<number> | null
+  #nextDetail: Float64Array
   readonly #materialize: (columns: readonly Column[], slot: number) => Row
   readonly #blank: () => Row
   readonly #writeRow: RowWriter
@@ -80,6 +119,8 @@ export class Table {
   readonly #bytes = new Map<string, RowBytes>()
   readonly #projections = new Map<string, Projection>()
   readonly #cursor: { row: Row; position: { slot: number } }
+  /** Images being read (see TableImage); empty but while a snapshot is written. */
+  readonly #images = new Set<ImageState>()
 
   constructor(applicationId: string, relationKey: string | null, storage: StorageDef, masterField: string | null) {
     this.applicationId = applicationId
@@ -91,7 +132,8 @@ export class Table {
     const defs = new Map<string, FieldDef>()
     for (const field of storage.fields) if (!defs.has(field.name)) defs.set(field.name, field)
     this.fieldDefs = defs
-    this.#byMaster = masterField === null ? null : new IntMap()
+    this.#firstDetail = masterField === null ? null : new IntMap()
+    this.#nextDetail = new Float64Array(masterField === null ? 0 : INITIAL_CAPACITY)
     this.#data = this.columns.map((name) => columnFor(this.fields.get(name) ?? 'String', INITIAL_CAPACITY))
     this.columns.forEach((name, i) => this.#byName.set(name, this.#data[i] as Column))
     this.#ids = this.#byName.get('Id') as Column
@@ -107,6 +149,11 @@ export class Table {
     return this.#size
   }
 
+  /** How each column holds its values, in column order. */
+  get kinds(): ColumnKind[] {
+    return this.columns.map((name) => columnKindOf(this.fields.get(name) ?? 'String'))
+  }
+
   get(id: number): Row | undefined {
     const slot = this.#slotOf(id)
     return slot < 0 ? undefined : this.#materialize(this.#data, slot)
@@ -114,7 +161,9 @@ export class Table {
 
   /** Id of the row holding an Identity value, if any. */
   identityOwner(value: number): number | undefined {
-    return this.#identities.get(value)
+    const id = this.#identities.get(value)
+    // A row a big delete hid may still be named here until it is swept (see `hide`): it holds nothing.
+    return id === undefined || this.#unswept === 0 || this.#slotOf(id) >= 0 ? id : undefined
   }
 
   /**
@@ -127,7 +176,14 @@ export class Table {
 
   /** Ids of the detail rows under a master (detail tables only; empty otherwise). */
   detailIdsOf(masterId: number): readonly number[] {
-    return this.#byMaster?.get(masterId) ?? EMPTY
+    let id = this.#firstDetail?.get(masterId)
+    if (id === undefined) return EMPTY
+    const ids: number[] = []
+    while (id === id) {
+      ids.push(id as number)
+      id = this.#nextDetail[this.#slotOf(id as number)] as number
+    }
+    return ids
   }
 
   /** A row object with every column (null when absent), in column order. */
@@ -150,12 +206,56 @@ export class Table {
    * with the room for all of them made once; the others replace the rows with their Ids.
    */
   putAll(rows: readonly Readonly<Row>[]): void {
-    if (this.#count + rows.length > this.#capacity) {
+    // Room for the new rows only: a table loaded to the brim (a million orders) must not double
+    // every column, a second's work, for a save that updates one row.
+    const last = this.#count === 0 ? Number.NEGATIVE_INFINITY : (this.#ids.get(this.#count - 1) as number)
+    let added = 0
+    for (const row of rows) if (row.Id > last) added++
+    if (this.#count + added > this.#capacity) {
       let capacity = this.#capacity
-      while (capacity < this.#count + rows.length) capacity *= 2
+      while (capacity < this.#count + added) capacity *= 2
       this.#grow(capacity)
     }
     for (const row of rows) this.put(row)
+  }
+
+  /** Slots used, alive or dead: where rows appended next go (`stage` writes there). */
+  get slots(): number {
+    return this.#count
+  }
+
+  /**
+   * Writes new rows `rows[from..to)` (Ids larger than every Id so far, ascending) into slots
+   * `base + i`, past the table's last slot: no read looks there (reads stop at the table's count),
+   * so rows can be written a few at a time while reads go on. `publish` makes them rows in one
+   * step. Slots staged and never published are written over by the next rows appended.
+   */
+  stage(rows: readonly Readonly<Row>[], from: number, to: number, base: number): void {
+    if (base + rows.length > this.#capacity) {
+      let capacity = this.#capacity
+      while (capacity < base + rows.length) capacity *= 2
+      this.#grow(capacity)
+    }
+    for (let i = from; i < to; i++) this.#write(base + i, rows[i] as Readonly<Row>)
+  }
+
+  /**
+   * Makes rows of the rows staged from slot `base` on (all of `rows`, as `stage` wrote them): what
+   * appending them does, less the writing. The table must not have changed since (`base` is still
+   * its count).
+   */
+  publish(base: number, rows: readonly Readonly<Row>[]): void {
+    if (rows.length === 0) return
+    if (base !== this.#count) throw new Error(`rows of ${this.storage.name} were staged from slot ${base}, but the table has ${this.#count} now`)
+    const last = this.#count === 0 ? Number.NEGATIVE_INFINITY : (this.#ids.get(this.#count - 1) as number)
+    if ((this.#ids.get(base) as number) <= last) throw new Error(`row ${this.#ids.get(base)} of ${this.storage.name} comes after row ${last}: rows are appended in Id order`)
+    for (let i = 0; i < rows.length; i++) {
+      const slot = base + i
+      this.#alive[slot] = 1
+      this.#count++
+      this.#size++
+      this.#index(slot)
+    }
   }
 
   /** Adds a new row (its Id larger than every Id so far), or replaces the row with the same Id. */
@@ -168,6 +268,7 @@ export class Table {
     }
     const slot = this.#slotOf(row.Id)
     if (slot >= 0) {
+      if (this.#images.size > 0) this.#preserve(slot)
       this.#unindex(slot)
       this.#write(slot, row)
       this.#index(slot)
@@ -180,12 +281,90 @@ export class Table {
   remove(id: number): void {
     const slot = this.#slotOf(id)
     if (slot < 0) return
+    if (this.#images.size > 0) this.#preserve(slot)
     this.#unindex(slot)
     this.#alive[slot] = 0
     this.#size--
     this.#forget(slot)
     // Many dead slots: the table is rebuilt without them (results and texts are slot-based, so they go too).
     if (this.#count > 1024 && this.#size * 2 < this.#count) this.#compact()
+  }
+
+  /**
+   * Finds the slots of rows to remove and what indexes them (`removal.ids`, every one a row of this
+   * table), until `stop` says so (asked after every row) or all are found; true when they are.
+   * Changes nothing: the first of the three steps a big delete removes rows in (`hide`, `sweep`),
+   * so that it can be done a slice at a time while reads go on.
+   */
+  prepareRemoval(removal: Removal, stop: () => boolean): boolean {
+    const { ids, slots, identities, masters } = removal
+    while (removal.prepared < ids.length) {
+      const i = removal.prepared++
+      const slot = this.#slotOf(ids[i] as number)
+      slots[i] = slot
+      if (slot >= 0) {
+        const identity = this.#identityColumn.get(slot)
+        identities[i] = typeof identity === 'number' ? identity : Number.NaN
+        const masterId = this.#masterColumn?.get(slot)
+        masters[i] = typeof masterId === 'number' ? masterId : Number.NaN
+      }
+      if (stop()) break
+    }
+    return removal.prepared >= ids.length
+  }
+
+  /**
+   * Removes the rows `prepareRemoval` found, all at once, for every read: one write per row, and
+   * the results kept for queries dropped. The table must not have changed since they were found.
+   * Detail rows leave their masters' lists here, before their slots can be freed; the identities
+   * index still names the rows until `sweep` takes them out, a slice at a time, and meanwhile
+   * `identityOwner` passes over them. The row texts
+   * kept for them stay where they are (no read looks at a slot that is not alive) until compaction
+   * forgets them with the slots it frees.
+   */
+  hide(removal: Removal): void {
+    if (removal.prepared < removal.ids.length) throw new Error(`the removal from ${this.storage.name} is not prepared yet: ${removal.prepared} of ${removal.ids.length} rows found`)
+    const { ids, slots, masters } = removal
+    // Out of their masters' lists first, while every slot of a list can still be followed: the lists
+    // run through the slots, which compaction may free once the rows are gone. Ids come in order,
+    // so a master's rows mostly leave from the head of its list.
+    if (this.#firstDetail !== null) {
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i] as number
+        const masterId = masters[i] as number
+        if (slot >= 0 && masterId === masterId && this.#alive[slot] === 1) this.#unlink(masterId, ids[i] as number, slot)
+      }
+    }
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] as number
+      if (slot < 0 || this.#alive[slot] !== 1) continue
+      this.#alive[slot] = 0
+      this.#size--
+    }
+    this.#unswept += slots.length
+    removal.hidden = true
+    this.#selections.clear()
+    if (this.#count > 1024 && this.#size * 2 < this.#count) this.#compact()
+  }
+
+  /**
+   * Takes rows `hide` removed out of the identities index until `stop` says so (asked after every
+   * row) or all are; true when they are. Safe between any two writes: an Identity value a new row
+   * holds by now stays its own.
+   */
+  sweep(removal: Removal, stop: () => boolean): boolean {
+    if (!removal.hidden) throw new Error(`the removal from ${this.storage.name} is not hidden yet`)
+    const { ids, slots, identities } = removal
+    while (removal.swept < ids.length) {
+      const i = removal.swept++
+      this.#unswept--
+      if ((slots[i] as number) < 0) continue
+      const id = ids[i] as number
+      const identity = identities[i] as number
+      if (identity === identity && this.#identities.get(identity) === id) this.#identities.delete(identity)
+      if (stop()) break
+    }
+    return removal.swept >= ids.length
   }
 
   /** Appends a row; Ids must come in ascending order (start-up loads and new rows both do). */
@@ -211,9 +390,142 @@ export class Table {
     }
   }
 
+  /**
+   * Appends the rows of a chunk (Ids in `columns[0]`, ascending, larger than every Id so far), each
+   * column copied in one pass: how a snapshot's rows come back without a row object each.
+   */
+  appendChunk(chunk: ColumnChunk): void {
+    const count = chunk.count
+    if (count === 0) return
+    if (chunk.columns.length !== this.#data.length) throw new Error(`a chunk of ${chunk.columns.length} columns for ${this.storage.name}, which has ${this.#data.length}`)
+    const ids = chunk.columns[0] as ChunkValues
+    if (!(ids instanceof Float64Array)) throw new Error(`the Ids of a chunk of ${this.storage.name} are not numbers`)
+    let last = this.#count === 0 ? Number.NEGATIVE_INFINITY : (this.#ids.get(this.#count - 1) as number)
+    for (let i = 0; i < count; i++) {
+      const id = ids[i] as number
+      if (!(id > last)) throw new Error(`row ${id} of ${this.storage.name} comes after row ${last}: rows are appended in Id order`)
+      last = id
+    }
+    if (this.#count + count > this.#capacity) this.#grow(Math.max(this.#count + count, this.#capacity * 2))
+    const first = this.#count
+    this.#data.forEach((column, c) => column.setRange(first, chunk.columns[c] as ChunkValues, count))
+    this.#alive.fill(1, first, first + count)
+    this.#count += count
+    this.#size += count
+    for (let slot = first; slot < this.#count; slot++) this.#index(slot)
+  }
+
+  /** The rows as they are now, to be read a chunk at a time whatever happens to the table meanwhile (see TableImage). */
+  openImage(): TableImage {
+    const ids = numbersOf(this.#ids) as Float64Array
+    const state: ImageState = { cursor: Number.NEGATIVE_INFINITY, cutoff: this.#count === 0 ? Number.NEGATIVE_INFINITY : (ids[this.#count - 1] as number) + 1, saved: new Map() }
+    this.#images.add(state)
+    const close = (): void => {
+      this.#images.delete(state)
+      state.saved.clear()
+    }
+    return {
+      columns: this.columns,
+      kinds: this.kinds,
+      rows: this.#size,
+      read: (maxRows) => {
+        if (!this.#images.has(state)) return undefined
+        const chunk = this.#readImage(state, maxRows)
+        if (chunk === undefined) close()
+        return chunk
+      },
+      close,
+    }
+  }
+
+  /** A row about to be written over or removed, kept as it is for each image that has not read it yet. */
+  #preserve(slot: number): void {
+    const id = this.#ids.get(slot) as number
+    for (const image of this.#images) {
+      if (id >= image.cursor && id < image.cutoff && !image.saved.has(id)) image.saved.set(id, this.#data.map((column) => column.get(slot)))
+    }
+  }
+
+  /** The image's next rows: alive rows from its cursor on, below its cutoff, with the kept ones in their place. */
+  #readImage(image: ImageState, maxRows: number): ColumnChunk | undefined {
+    const ids = numbersOf(this.#ids) as Float64Array
+    // The first slot at or past the cursor (slots follow Id order, dead ones included).
+    let low = 0
+    let high = this.#count
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if ((ids[mid] as number) < image.cursor) low = mid + 1
+      else high = mid
+    }
+    let slot = low
+    const savedIds = image.saved.size === 0 ? EMPTY : [...image.saved.keys()].filter((id) => id >= image.cursor).sort((a, b) => a - b)
+    // Where each row of the chunk comes from: a slot, or (negative) the kept row savedIds[-source - 1].
+    const sources: number[] = []
+    let k = 0
+    let lastId = image.cursor
+    while (sources.length < maxRows) {
+      while (slot < this.#count && this.#alive[slot] !== 1) slot++
+      const liveId = slot < this.#count && (ids[slot] as number) < image.cutoff ? (ids[slot] as number) : Number.POSITIVE_INFINITY
+      const savedId = k < savedIds.length ? (savedIds[k] as number) : Number.POSITIVE_INFINITY
+      if (liveId === Number.POSITIVE_INFINITY && savedId === Number.POSITIVE_INFINITY) break
+      if (savedId <= liveId) {
+        sources.push(-(k + 1))
+        // Written over since the opening: the kept values stand for the row.
+        if (savedId === liveId) slot++
+        k++
+        lastId = savedId
+      } else {
+        sources.push(slot)
+        slot++
+        lastId = liveId
+      }
+    }
+    if (sources.length === 0) return undefined
+    const count = sources.length
+    const kept = savedIds.slice(0, k).map((id) => image.saved.get(id) as FieldValue[])
+    const columns = this.#data.map((column, c): ChunkValues => {
+      const values = valuesOf(column)
+      if (values instanceof Float64Array) {
+        const out = new Float64Array(count)
+        for (let i = 0; i < count; i++) {
+          const source = sources[i] as number
+          if (source >= 0) out[i] = values[source] as number
+          else {
+            const value = (kept[-source - 1] as FieldValue[])[c]
+            out[i] = typeof value === 'number' ? value : Number.NaN
+          }
+        }
+        return out
+      }
+      const out = new Array<FieldValue>(count)
+      for (let i = 0; i < count; i++) {
+        const source = sources[i] as number
+        out[i] = source >= 0 ? (values[source] ?? null) : ((kept[-source - 1] as FieldValue[])[c] ?? null)
+      }
+      return out
+    })
+    for (const id of savedIds.slice(0, k)) image.saved.delete(id)
+    image.cursor = lastId + 1
+    return { count, columns }
+  }
+
   /** Room for `rows` rows in all, so a bulk load does not copy its columns while growing. */
   reserve(rows: number): void {
-    if (rows > this.#capacity) this.#grow(rows)
+    for (const _step of this.reserveInSteps(rows));
+  }
+
+  /**
+   * reserve, a column per step: for a table nobody reads yet (a state being built), since between
+   * two steps its columns differ in length. A dozen columns of two million rows are about 40 ms of
+   * filling at once.
+   */
+  *reserveInSteps(rows: number): Generator<void, void> {
+    if (rows <= this.#capacity) return
+    for (const column of this.#data) {
+      yield* column.growInSteps(rows)
+      yield
+    }
+    this.#growRest(rows)
   }
 
   /** A new alive slot for an Id larger than every Id so far. */
@@ -389,6 +701,16 @@ export class Table {
 
   #grow(capacity: number): void {
     for (const column of this.#data) column.grow(capacity)
+    this.#growRest(capacity)
+  }
+
+  /** What grows with the columns: the alive marks, the row texts, the capacity. */
+  #growRest(capacity: number): void {
+    if (this.#firstDetail !== null) {
+      const next = new Float64Array(capacity)
+      next.set(this.#nextDetail.subarray(0, Math.min(this.#nextDetail.length, capacity)))
+      this.#nextDetail = next
+    }
     const alive = new Uint8Array(capacity)
     alive.set(this.#alive.subarray(0, this.#count))
     this.#alive = alive
@@ -403,16 +725,33 @@ export class Table {
       this.#identities.set(identity, id)
       if (identity > this.#identityCeiling) this.#identityCeiling = identity
     }
-    if (this.#byMaster !== null && this.#masterColumn !== null) {
+    if (this.#firstDetail !== null && this.#masterColumn !== null) {
       const masterId = this.#masterColumn.get(slot)
-      if (typeof masterId === 'number') {
-        const ids = this.#byMaster.get(masterId)
-        if (ids === undefined) this.#byMaster.set(masterId, [id])
-        // A short list grows by an exact copy: growing an array in place reserves spare slots, which
-        // at a million orders with two lines each was 136 MB more heap (and more for the collector to copy).
-        else if (ids.length < 16 && (ids[ids.length - 1] as number) < id) this.#byMaster.set(masterId, ids.concat(id))
-        else if (!ids.includes(id)) insertSorted(ids, id)
+      if (typeof masterId === 'number') this.#link(masterId, id, slot)
+    }
+  }
+
+  /** Puts a detail row (its Id, its slot) in its master's list, in Id order (most often at the end). */
+  #link(masterId: number, id: number, slot: number): void {
+    const first = this.#firstDetail as IntMap<number>
+    const next = this.#nextDetail
+    const head = first.get(masterId)
+    if (head === id) return
+    if (head === undefined || id < head) {
+      next[slot] = head ?? Number.NaN
+      first.set(masterId, id)
+      return
+    }
+    let at = this.#slotOf(head)
+    for (;;) {
+      const following = next[at] as number
+      if (following === id) return
+      if (following !== following || following > id) {
+        next[slot] = following
+        next[at] = id
+        return
       }
+      at = this.#slotOf(following)
     }
   }
 
@@ -420,14 +759,32 @@ export class Table {
     const id = this.#ids.get(slot) as number
     const identity = this.#identityColumn.get(slot)
     if (typeof identity === 'number' && this.#identities.get(identity) === id) this.#identities.delete(identity)
-    if (this.#byMaster !== null && this.#masterColumn !== null) {
+    if (this.#firstDetail !== null && this.#masterColumn !== null) {
       const masterId = this.#masterColumn.get(slot)
-      if (typeof masterId === 'number') {
-        const ids = this.#byMaster.get(masterId)
-        const at = ids?.indexOf(id) ?? -1
-        if (ids !== undefined && at >= 0) ids.splice(at, 1)
-        if (ids?.length === 0) this.#byMaster.delete(masterId)
+      if (typeof masterId === 'number') this.#unlink(masterId, id, slot)
+    }
+  }
+
+  /** Takes a detail row out of its master's list. */
+  #unlink(masterId: number, id: number, slot: number): void {
+    const first = this.#firstDetail as IntMap<number>
+    const next = this.#nextDetail
+    const head = first.get(masterId)
+    if (head === undefined) return
+    if (head === id) {
+      const following = next[slot] as number
+      if (following === following) first.set(masterId, following)
+      else first.delete(masterId)
+      return
+    }
+    for (let at = this.#slotOf(head); at >= 0; ) {
+      const following = next[at] as number
+      if (following !== following) return
+      if (following === id) {
+        next[at] = next[slot] as number
+        return
       }
+      at = this.#slotOf(following)
     }
   }
 
@@ -445,12 +802,15 @@ export class Table {
       if (from !== to) {
         for (const column of this.#data) column.move(from, to)
         for (const bytes of this.#bytes.values()) bytes.move(from, to)
+        if (this.#firstDetail !== null) this.#nextDetail[to] = this.#nextDetail[from] as number
         this.#alive[to] = 1
       }
       to++
     }
     this.#alive.fill(0, to, this.#count)
-    for (const column of this.#data) for (let slot = to; slot < this.#count; slot++) column.set(slot, null)
+    for (const column of this.#data) column.clear(to, this.#count)
+    // Rows hidden by a big delete kept their texts (see `hide`): the slots freed take no text along to the rows appended there next.
+    for (const bytes of this.#bytes.values()) bytes.clear(to, this.#count)
     this.#count = to
     this.#selections.clear()
   }
@@ -459,11 +819,28 @@ export class Table {
 const EMPTY: readonly number[] = []
 const NO_NUMBERS = new Float64Array(0)
 
-function insertSorted(ids: number[], id: number): void {
-  let i = ids.length
-  while (i > 0 && (ids[i - 1] as number) > id) i--
-  ids.splice(i, 0, id)
+/**
+ * Rows of one table a big delete removes, and how far `Table.prepareRemoval`, `hide` and `sweep`
+ * have got with them: their slots and what indexes them (Identity value, master Id; NaN for none),
+ * found before they are hidden, since compaction may move or free their slots after.
+ */
+export class Removal {
+  readonly ids: readonly number[]
+  readonly slots: Int32Array
+  readonly identities: Float64Array
+  readonly masters: Float64Array
+  prepared = 0
+  hidden = false
+  swept = 0
+
+  constructor(ids: readonly number[]) {
+    this.ids = ids
+    this.slots = new Int32Array(ids.length)
+    this.identities = new Float64Array(ids.length)
+    this.masters = new Float64Array(ids.length)
+  }
 }
+
 
 /**
  * A function returning a row object with the columns in order, read from a slot. Rows built

@@ -1,52 +1,18 @@
 /**
- * A state file's JSON, written and read a piece at a time. A snapshot of a million orders is about
- * 760 MB of JSON, longer than the longest string V8 makes (about 512 MB): `JSON.stringify` of it
- * fails with "Invalid string length", and reading it as one string fails too. So the objects near
- * the top (the fixture, `data`, an application's data, its `details`) are opened here, and so is
- * every array reached through them; each element of such an array (a row, an attachment, an
- * application's definition) is one piece, written by one `JSON.stringify` and read in batches by
- * `JSON.parse`. The text is the same as `JSON.stringify` of the whole would be.
+ * A fixture's JSON read a piece at a time: a fixture file too big for one text, and the JSON state
+ * file of earlier versions (a fixture), to be converted. A snapshot of a million orders was about 760 MB of JSON, longer than the longest string V8 makes
+ * (about 512 MB): reading it as one string fails. So the objects near the top (the fixture,
+ * `data`, an application's data, its `details`) are opened here, and so is every array reached
+ * through them; each element of such an array (a row, an attachment, an application's
+ * definition) is one piece, read in batches by `JSON.parse`.
  */
-import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isJsonSpace } from '../wire/json-codes.ts'
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE, isJsonSpace } from './json-codes.ts'
 
 /** Objects nested less deep than this are opened: root 0, `data` 1, an application's data 2, `details` 3. */
 const OPEN_DEPTH = 4
 
-/** What JSON.stringify writes for `value`, given to `emit` in pieces. */
-export function writeJsonPieces(value: unknown, emit: (text: string) => void, depth = 0): void {
-  if (value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    emit(JSON.stringify(value) ?? 'null')
-    return
-  }
-  if (Array.isArray(value)) {
-    emit('[')
-    value.forEach((item: unknown, i) => {
-      if (i > 0) emit(',')
-      // As JSON.stringify: what JSON cannot hold is null inside an array.
-      emit(JSON.stringify(item) ?? 'null')
-    })
-    emit(']')
-    return
-  }
-  if (depth >= OPEN_DEPTH) {
-    emit(JSON.stringify(value))
-    return
-  }
-  emit('{')
-  let first = true
-  for (const [key, member] of Object.entries(value)) {
-    // As JSON.stringify: such members are left out.
-    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue
-    emit(`${first ? '' : ','}${JSON.stringify(key)}:`)
-    first = false
-    writeJsonPieces(member, emit, depth + 1)
-  }
-  emit('}')
-}
-
 /** Bytes of rows parsed by one JSON.parse. */
 const BATCH_BYTES = 8 * 1024 * 1024
-
 
 /** What JSON.parse makes of UTF-8 `bytes`, parsed a piece at a time; throws SyntaxError naming the byte. */
 export function parseJsonPieces(bytes: Uint8Array): unknown {

@@ -1,0 +1,142 @@
+/**
+ * The error path, family by family: each input a client controls at a size n and at 8n, in turns,
+ * medians of three: 8 times the input in at most 10 times the time (a ratio: the machine's speed
+ * cancels out), and the mock's event loop never held beyond a bound a loaded machine keeps (the
+ * goal, 50 ms, is the bench's: W12). Over HTTP against a mock in this process, so the loop measured
+ * (`monitorEventLoopDelay`) is the mock's; bodies are made before the monitor starts. The invalid
+ * save is in invalid-bodies.test.ts, the usage file in test/upgrade/growth.test.ts, the regex bounds
+ * in test/control/rules-bounds.test.ts.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { describe, expect, it } from 'vitest'
+import { mockPerSuite } from '../helpers/http.ts'
+import { judgeExchange } from '../../src/proxy/judge.ts'
+import { validRow } from '../proxy/support.ts'
+
+/** Far above a loaded machine's worst (tens of ms), far below the seconds the freezes took. */
+const LONGEST_BLOCK_MS = 500
+const GROWTH = 10
+
+/** Runs `at(n)` and `at(8n)` in turns, three rounds: the ratio of their medians, and the loop's longest block over all of them. */
+async function growth(at: (scale: 1 | 8) => Promise<void>): Promise<{ ratio: number; longestMs: number }> {
+  await at(1)
+  await at(8)
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  loop.enable()
+  const times: Record<1 | 8, number[]> = { 1: [], 8: [] }
+  try {
+    for (let round = 0; round < 3; round++) {
+      for (const scale of [1, 8] as const) {
+        const start = performance.now()
+        await at(scale)
+        times[scale].push(performance.now() - start)
+      }
+    }
+  } finally {
+    loop.disable()
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[1] as number
+  return { ratio: median(times[8]) / median(times[1]), longestMs: loop.max / 1e6 }
+}
+
+describe('the error path, n against 8n', () => {
+  const ctx = mockPerSuite()
+  const send = (path: string, body: string) => ctx.mock.request('POST', path, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body })
+
+  it('a delete of rows that fit no schema (12,500 and 100,000 rows)', async () => {
+    const body = (n: number) => JSON.stringify([{ RelationKey: null, Rows: Array.from({ length: n }, (_, i) => ({ Row: { Id: `x${i}`, TIMESTAMP: 5 } })) }])
+    const bodies = { 1: body(12_500), 8: body(100_000) }
+    const { ratio, longestMs } = await growth(async (scale) => {
+      const reply = await send('/ExplorerApi/api/items/delete', bodies[scale])
+      expect(reply.status).toBe(400)
+      expect(reply.body.violations).toHaveLength(1)
+    })
+    expect(ratio).toBeLessThanOrEqual(GROWTH)
+    expect(longestMs).toBeLessThan(LONGEST_BLOCK_MS)
+  })
+
+  it('a Get Items query text against the 500 $regex rules of the operation (128 KB and 1 MB)', async () => {
+    await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
+    for (let i = 0; i < 500; i++) {
+      const added = await ctx.mock.request('POST', '/__mock/stubs', { json: { operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } }, unchecked: true })
+      expect(added.status).toBe(201)
+    }
+    const body = (kb: number) => JSON.stringify({ query: `$top=1&$filter=Status eq '${'a'.repeat(kb * 1024)}'` })
+    const bodies = { 1: body(128), 8: body(1024) }
+    try {
+      const { ratio, longestMs } = await growth(async (scale) => {
+        expect((await send('/ExplorerApi/api/items', bodies[scale])).status).toBe(200)
+      })
+      expect(ratio).toBeLessThanOrEqual(GROWTH)
+      expect(longestMs).toBeLessThan(LONGEST_BLOCK_MS)
+    } finally {
+      await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
+    }
+  }, 120_000)
+
+  it('GET /__mock/stubs over a table of 2 MB and of 16 MB', async () => {
+    const fill = async (megabytes: number) => {
+      await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
+      const perRule = Math.floor((megabytes * 1024 * 1024) / 500) - 512
+      for (let i = 0; i < 500; i++) {
+        await ctx.mock.request('POST', '/__mock/stubs', { json: { operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: `c${i}` } }] } }, answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(perRule) }, offDocument: true }, unchecked: true })
+      }
+    }
+    // Two tables side by side cannot be kept (one table a mock): each size's list is timed on its own table.
+    // Fetched as bytes: the test's own client parsing 16 MB of JSON is no part of what the mock does.
+    const list = async () => (await (await fetch(`${ctx.mock.url}/__mock/stubs`)).arrayBuffer()).byteLength
+    await fill(2)
+    const small: number[] = []
+    for (let k = 0; k < 4; k++) {
+      const start = performance.now()
+      expect(await list()).toBeGreaterThan(1_900_000)
+      small.push(performance.now() - start)
+    }
+    await fill(16)
+    const loop = monitorEventLoopDelay({ resolution: 10 })
+    const large: number[] = []
+    loop.enable()
+    try {
+      for (let k = 0; k < 4; k++) {
+        const start = performance.now()
+        expect(await list()).toBeGreaterThan(15_000_000)
+        large.push(performance.now() - start)
+      }
+    } finally {
+      loop.disable()
+      await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
+    }
+    const median = (values: number[]) => values.slice(1).sort((a, b) => a - b)[1] as number
+    expect(median(large) / median(small)).toBeLessThanOrEqual(GROWTH)
+    // The listing itself is written in slices; what the test's own client does with 16 MB is in the same loop.
+    expect(loop.max / 1e6).toBeLessThan(LONGEST_BLOCK_MS)
+  }, 120_000)
+})
+
+describe('the proxy\'s judge, n against 8n', () => {
+  it('a page of rows with a wrong type in each (5,000 and 40,000 rows): judged in time linear in the page, one finding', async () => {
+    const page = (n: number) => Buffer.from(JSON.stringify(Array.from({ length: n }, (_, i) => ({ ...validRow(i + 1), Id: `${i + 1}` }))))
+    const exchange = (body: Buffer) => ({
+      method: 'POST',
+      url: '/ExplorerApi/api/items',
+      requestHeaders: { 'content-type': 'application/json', applicationid: 'a1b2c3d4-0000-4000-8000-000000000001', sessiontoken: 't', workspaceid: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70' },
+      requestBody: Buffer.from('{"query":"$top=10"}'),
+      requestBytes: 19,
+      requestComplete: true,
+      status: 200,
+      answerHeaders: { 'content-type': 'application/json; charset=utf-8' },
+      answerBody: body,
+      answerBytes: body.length,
+      outcome: 'answered' as const,
+      release: '3.0.19',
+      beforeSignIn: false,
+      signIn: false,
+    })
+    const pages = { 1: page(5_000), 8: page(40_000) }
+    const { ratio } = await growth(async (scale) => {
+      const judged = judgeExchange(exchange(pages[scale]), { checkLimitBytes: 64 << 20 })
+      expect(judged.observations.filter((o) => o.side === 'answer')).toEqual([expect.objectContaining({ pointer: '/body/*/Id', message: 'must be integer' })])
+    })
+    expect(ratio).toBeLessThanOrEqual(GROWTH)
+  }, 120_000)
+})

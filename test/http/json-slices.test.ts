@@ -1,0 +1,56 @@
+/**
+ * A big body parsed a slice of elements at a time (src/http/json-slices.ts) gives exactly what
+ * `JSON.parse` gives, for big arrays at any depth, or declines (undefined: the caller parses the
+ * text whole, keeping the error and its position). Slices are made tiny here so that every array
+ * of the drawn values is "big". A property over JSON values fast-check draws, and the cases that
+ * make the scanner decline, each written out.
+ */
+import fc from 'fast-check'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { parseArraysInSlices, slicing } from '../../src/http/json-slices.ts'
+
+const DEFAULTS = { ...slicing }
+beforeEach(() => Object.assign(slicing, { sliceChars: 4 }))
+afterEach(() => Object.assign(slicing, DEFAULTS))
+
+describe('parseArraysInSlices', () => {
+  it('gives JSON.parse\'s value for any object or array whose arrays it cuts, or declines', async () => {
+    const containers = fc.oneof(fc.array(fc.jsonValue({ maxDepth: 4 }), { maxLength: 12 }), fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 8 }))
+    await fc.assert(
+      fc.asyncProperty(containers, fc.constantFrom(0, 1, 2), async (value, indent) => {
+        const text = JSON.stringify(value, null, indent)
+        const parsed = await parseArraysInSlices(text)
+        if (parsed !== undefined) expect(parsed).toEqual(JSON.parse(text))
+      }),
+    )
+  })
+
+  it('cuts the rows of a save and of a delete, at their depths, and what an element holds comes with it', async () => {
+    const save = { Rows: Array.from({ length: 40 }, (_, i) => ({ Row: { Id: -(i + 1), Customer: `C,${i}]` }, Details: [{ RelationKey: 'OrderLines', Rows: [{ Id: -100 - i }, { Id: -200 - i }] }] })) }
+    expect(await parseArraysInSlices(JSON.stringify(save))).toEqual(save)
+    const remove = [{ RelationKey: null, Rows: Array.from({ length: 40 }, (_, i) => ({ Row: { Id: i + 1, TIMESTAMP: 5 } })) }, { RelationKey: 'OrderLines', Rows: [{ Row: { Id: 1, TIMESTAMP: 1 } }, { Row: { Id: 2, TIMESTAMP: 2 } }] }]
+    expect(await parseArraysInSlices(JSON.stringify(remove))).toEqual(remove)
+    // Escaped names and texts holding brackets, commas and quotes.
+    const tricky = { 'R\u006fws': [1, 2, 3, 4, 5, 6, 7, 8], 'a"b': ['[,]', '{"x":1}', '\\', '"', ',', ']'] }
+    expect(await parseArraysInSlices(JSON.stringify(tricky).replace('Rows', 'R\\u006fws'))).toEqual(tricky)
+  })
+
+  it('declines what it does not fully read, so the text is parsed whole with its own error', async () => {
+    const declined = [
+      '"just a text"',
+      '12345678901234567890',
+      '[1,2,3,4,5,6,7,8] x',
+      '{"Rows":[1,2,3,4,5,6,7,8],"Rows":[9,10,11,12,13,14,15,16]}',
+      '{"__proto__":[1,2,3,4,5,6,7,8,9,10]}',
+      '{"Rows":[1,2,3,4,5,6,,7,8]}',
+      '{"Rows":[1,2,3,4,5,6,7,8,]}',
+      '{"Rows":[1,2,3,4,5,6,7,8}',
+      '{"Rows":[1,2,3,4,5,6,7,8]',
+      '{"a":"unterminated',
+    ]
+    for (const text of declined) expect(await parseArraysInSlices(text), text).toBeUndefined()
+    // A member named twice with one big array: JSON.parse keeps the last, and so does the skeleton.
+    expect(await parseArraysInSlices('{"Rows":1,"Rows":[1,2,3,4,5,6,7,8,9]}')).toEqual({ Rows: [1, 2, 3, 4, 5, 6, 7, 8, 9] })
+    expect(await parseArraysInSlices('{"Rows":[1,2,3,4,5,6,7,8,9],"Rows":1}')).toBeUndefined()
+  })
+})
