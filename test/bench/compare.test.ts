@@ -146,6 +146,9 @@ describe('instructions by kind', () => {
     expect(kindOf('heap::base::SlotCallbackResult v8::internal::Scavenger::ScavengeObject<v8::internal::FullHeapObjectSlot>(v8::internal::FullHeapObjectSlot, v8::internal::HeapObject)')).toBe('garbage collection')
     expect(kindOf('v8::internal::ConcurrentMarking::RunMajor(v8::JobDelegate*, v8::base::EnumSet<v8::internal::CodeFlushMode, int>, unsigned int, bool)')).toBe('garbage collection')
     expect(kindOf('v8::internal::Sweeper::RawSweep(v8::internal::Page*, v8::internal::FreeSpaceTreatmentMode, v8::internal::Sweeper::SweepingMode)')).toBe('garbage collection')
+    // A collection's walk over the roots and the objects' sizes: the collector's work though no 'Scaveng' or 'Mark' names it.
+    expect(kindOf('v8::internal::(anonymous namespace)::IterateObjectCache(v8::internal::Isolate*, std::vector<v8::internal::Object, std::allocator<v8::internal::Object> >*, v8::internal::Root, v8::internal::RootVisitor*)')).toBe('garbage collection')
+    expect(kindOf('v8::internal::HeapObject::SizeFromMap(v8::internal::Map) const')).toBe('garbage collection')
     expect(kindOf('v8::internal::compiler::GraphReducer::ReduceTop()')).toBe('optimizing compiler')
     expect(kindOf('Builtins_LoadIC')).toBe('the rest')
     expect(kindOf('0x000000000d045e14')).toBe('the rest')

@@ -193,7 +193,7 @@ export function differences(current: readonly FunctionCost[], currentRequests: n
 /** The kinds an instruction count is split into, to tell the request's own work from what a run may or may not catch. */
 export type InstructionKind = 'garbage collection' | 'optimizing compiler' | 'the rest'
 
-const GC_MARKS = ['Scaveng', 'Marking', 'MarkCompact', 'Sweep', 'Evacuat', 'RememberedSet', 'SlotSet', 'PretenuringHandler', 'heap::base::', 'cppgc::', 'LiveObjectRange', 'MemoryChunk', 'GCTracer', 'v8::internal::Heap::', 'RecordMigratedSlot', 'MemoryAllocator', 'FreeList', 'PagedSpace', 'MarkBit', 'IterateAndScavenge']
+const GC_MARKS = ['Scaveng', 'Marking', 'MarkCompact', 'Sweep', 'Evacuat', 'RememberedSet', 'SlotSet', 'PretenuringHandler', 'heap::base::', 'cppgc::', 'LiveObjectRange', 'MemoryChunk', 'GCTracer', 'v8::internal::Heap::', 'RecordMigratedSlot', 'MemoryAllocator', 'FreeList', 'PagedSpace', 'MarkBit', 'IterateAndScavenge', 'IterateObjectCache', 'RootVisitor', 'IterateRoots', 'GlobalHandles', 'TracedHandles', 'BodyDescriptor', 'SizeFromMap', 'LinearAllocationArea', 'ArrayBufferSweeper', 'HeapVisitor']
 const COMPILER_MARKS = ['v8::internal::compiler::', 'v8::internal::maglev::', 'v8::internal::Zone', 'OptimizedCompilationJob', 'OptimizingCompileDispatcher', 'PipelineCompilationJob']
 
 /**
