@@ -13,7 +13,7 @@
  * unless stated"), listed in docs/behaviour.md.
  */
 import { isUtf8 } from 'node:buffer'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, RequestPayload } from 'fastify'
 import { ProblemError } from '../errors.ts'
 
 /** The media type of a `Content-Type` value: lower case, without its parameters. */
@@ -67,21 +67,13 @@ export function contentCodings(value: string | string[] | undefined): string[] {
 }
 
 /**
- * The route's own arrival step (an `onRequest` hook of the route, run after the app's): a
- * compressed body is refused before a byte of it is read. Read as it came, its compressed bytes
- * would be refused as text that is not JSON, which points the client at the wrong mistake. An
- * `onRequest` hook of the route rather than a `preParsing` one: it runs at the same point (after
- * every hook of the app, before the body is read), in the runner the app's arrival hooks run in
- * anyway, where a `preParsing` step made Fastify run a runner of its own for every request (a
- * bound function and three closures each time): W1's page cost some 4 k more instructions a
- * request with it (`npm run bench:compare`, docs/performance.md).
+ * The route step before the body is read (Fastify's `preParsing`): a compressed body is refused
+ * before a byte of it is read. Read as it came, its compressed bytes would be refused as text
+ * that is not JSON, which points the client at the wrong mistake.
  */
-export function refuseEncodedBody(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-  const header = request.headers['content-encoding']
-  // Almost no request names a coding: nothing to split or allocate then.
-  if (header === undefined) return done()
-  const codings = contentCodings(header)
-  if (codings.length === 0 || !hasBody(request)) return done()
+export function refuseEncodedBody(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error?: Error | null, payload?: RequestPayload) => void): void {
+  const codings = contentCodings(request.headers['content-encoding'])
+  if (codings.length === 0 || !hasBody(request)) return done(null, payload)
   done(new ProblemError('BAD_BODY', `The body is sent with Content-Encoding: ${codings.join(', ')}; the mock reads bodies as they are, decoding none.`, {
     hint: `Send the body uncompressed, without Content-Encoding (as ${wantedMediaType(request)}).`,
   }))

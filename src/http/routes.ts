@@ -76,8 +76,8 @@ function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, docume
     method: routeMethod(entry),
     url: fastifyPath(entry.path),
     config: { operationId: entry.operationId, mediaType: requestBodyOf(document, entry)?.mediaType },
-    // After the app's arrival hooks, before a byte of the body is read: a compressed body is refused saying so.
-    onRequest: refuseEncodedBody,
+    // Before a byte of the body is read: a compressed body is refused saying so.
+    preParsing: refuseEncodedBody,
     preHandler: inTurn(steps),
     handler,
   })
