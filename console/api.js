@@ -57,7 +57,13 @@ export async function sessionFor(state, workspaceId) {
   const users = organization.users.filter((user) => (user.workspaceIds ?? []).includes(workspaceId))
   const user = users.find((candidate) => candidate.canWrite) ?? users[0]
   if (user === undefined) throw new Error(`no fixture user may open workspace ${workspaceId}`)
-  const form = new URLSearchParams({ client_id: organization.clientId, username: user.email, password: user.password, grant_type: 'password', scope: 'openid apiv1 nosession' })
+  const form = new URLSearchParams({
+    client_id: organization.clientId,
+    username: user.email,
+    password: user.password,
+    grant_type: 'password',
+    scope: 'openid apiv1 nosession',
+  })
   const response = await fetch(`/identityprovider/${encodeURIComponent(organization.physicalName)}/connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', [CONSOLE_HEADER]: '1' },

@@ -13,16 +13,14 @@ type JsonObject = Record<string, unknown>
 
 /** Values drawn from a schema by json-schema-faker; the seed comes from fast-check, so a run replays. */
 export function fromSchema(schema: JsonSchema): fc.Arbitrary<unknown> {
-  return fc
-    .record({ seed: fc.integer({ min: 1, max: 0x7fff_ffff }), optionals: fc.boolean() })
-    .map(({ seed, optionals }) => {
-      try {
-        return generateSync(schema, { seed, maxItems: 4, maxLength: 40, alwaysFakeOptionals: optionals })
-      } catch {
-        // jsf could not handle the schema: the mutations and the other properties still cover it.
-        return {}
-      }
-    })
+  return fc.record({ seed: fc.integer({ min: 1, max: 0x7fff_ffff }), optionals: fc.boolean() }).map(({ seed, optionals }) => {
+    try {
+      return generateSync(schema, { seed, maxItems: 4, maxLength: 40, alwaysFakeOptionals: optionals })
+    } catch {
+      // jsf could not handle the schema: the mutations and the other properties still cover it.
+      return {}
+    }
+  })
 }
 
 // ---- values -----------------------------------------------------------------------------------
@@ -110,16 +108,48 @@ const ATTACK_LIKE = /drop|delete|insert|update|truncate|exec|script|select|--|;|
  * logs, alarms and firewalls would take a probe for one, whatever the API does with it.
  */
 export function harmlessText(maxLength = 40): fc.Arbitrary<string> {
-  return fc.oneof(
-    fc.constantFrom(...NASTY_TEXTS.filter((text) => !ATTACK_LIKE.test(text))),
-    fc.string({ maxLength }),
-    fc.string({ unit: fc.constantFrom("'", '(', ')', '%', '&', '=', ',', ' ', '$', 'a', '0', '\\', '"'), maxLength }),
-  ).filter((text) => !ATTACK_LIKE.test(text))
+  return fc
+    .oneof(
+      fc.constantFrom(...NASTY_TEXTS.filter((text) => !ATTACK_LIKE.test(text))),
+      fc.string({ maxLength }),
+      fc.string({ unit: fc.constantFrom("'", '(', ')', '%', '&', '=', ',', ' ', '$', 'a', '0', '\\', '"'), maxLength }),
+    )
+    .filter((text) => !ATTACK_LIKE.test(text))
 }
 
 /** Values with a meaning somewhere in the API (Ids, versions, relation keys), and values that fit nowhere. */
 export const interestingValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<unknown>(null, true, false, 0, -1, -2, 1, 2, 3, 5, 25, 26, 999_999, 2 ** 31, 2 ** 53 - 1, 2 ** 53, -(2 ** 53), 1.5, -0.5, 1e300, -1e-300, {}, [], [null], [[]], CURRENT_VERSION) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<unknown>(
+      null,
+      true,
+      false,
+      0,
+      -1,
+      -2,
+      1,
+      2,
+      3,
+      5,
+      25,
+      26,
+      999_999,
+      2 ** 31,
+      2 ** 53 - 1,
+      2 ** 53,
+      -(2 ** 53),
+      1.5,
+      -0.5,
+      1e300,
+      -1e-300,
+      {},
+      [],
+      [null],
+      [[]],
+      CURRENT_VERSION,
+    ),
+  },
   { weight: 2, arbitrary: hostileText() },
   fc.integer(),
   fc.double(),
@@ -378,9 +408,7 @@ export function applyTextEdits(text: string, edits: readonly TextEdit[]): string
 
 /** A valid text, mutated by one to four edits, or not at all. */
 export function mutatedText(valid: readonly string[]): fc.Arbitrary<string> {
-  return fc
-    .tuple(fc.constantFrom(...valid), fc.array(textEdit, { minLength: 0, maxLength: 4 }))
-    .map(([text, edits]) => applyTextEdits(text, edits))
+  return fc.tuple(fc.constantFrom(...valid), fc.array(textEdit, { minLength: 0, maxLength: 4 })).map(([text, edits]) => applyTextEdits(text, edits))
 }
 
 /** Lone surrogates as U+FFFD, so encodeURIComponent cannot throw (what a real client's encoder would send). */
@@ -405,7 +433,9 @@ export function rawUrlText(text: string): string {
 
 /** Keeps a header value sendable: fetch refuses characters above U+00FF and CR, LF, NUL. UTF-8 goes out as its bytes. */
 export function headerSafe(text: string): string {
-  return Buffer.from(wellFormed(text), 'utf8').toString('latin1').replace(/[^\t\x20-\x7e\x80-\xff]/g, '?')
+  return Buffer.from(wellFormed(text), 'utf8')
+    .toString('latin1')
+    .replace(/[^\t\x20-\x7e\x80-\xff]/g, '?')
 }
 
 export const MISSING = Symbol('missing header')
@@ -565,8 +595,8 @@ export function rawBody(valid: readonly string[]): fc.Arbitrary<Buffer> {
       const close = open === '[' ? ']' : open === '{"a":' ? '}' : '}]'
       return Buffer.from(`${open.repeat(depth)}null${close.repeat(depth)}`, 'utf8')
     }),
-    fc.uint8Array({ minLength: 1, maxLength: 8 }).map((bytes) =>
-      Buffer.concat([Buffer.from('{"query":"', 'utf8'), Buffer.from(bytes.map((b) => 0x80 | b)), Buffer.from('"}', 'utf8')]),
-    ),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 8 })
+      .map((bytes) => Buffer.concat([Buffer.from('{"query":"', 'utf8'), Buffer.from(bytes.map((b) => 0x80 | b)), Buffer.from('"}', 'utf8')])),
   )
 }

@@ -7,8 +7,13 @@ const GARBAGE = 'not-a-token-of-this-installation-0123456789'
 
 /** A read with the given token (null: none): refused, and no rows in the answer. */
 async function checkReadRefused(ctx: ContractContext, token: string | null, what: string): Promise<void> {
-  const answer = await ctx.anonymous().call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$top=1' }, token } : { query: { $top: 1 }, token })
-  ctx.check(isRefusal(answer) && !Array.isArray(answer.body), { expected: `a read ${what} to be refused (4xx, or a redirect to sign in), with no rows`, received: `${answer.status} ${ctx.show(answer.body, 120)}` })
+  const answer = await ctx
+    .anonymous()
+    .call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$top=1' }, token } : { query: { $top: 1 }, token })
+  ctx.check(isRefusal(answer) && !Array.isArray(answer.body), {
+    expected: `a read ${what} to be refused (4xx, or a redirect to sign in), with no rows`,
+    received: `${answer.status} ${ctx.show(answer.body, 120)}`,
+  })
 }
 
 /**
@@ -23,7 +28,9 @@ async function checkEmailRefused(ctx: ContractContext, token: string | null, wha
     ctx.note(`an e-mail ${what} was not tried, so its refusal is unchecked (needs ${missing.join(' and ')})`)
     return
   }
-  const answer = await ctx.anonymous().call('sendEmail', { body: { to: [to], subject: 'appdata-kit verify: must not be sent', body: 'A refused call queued this e-mail.' }, token })
+  const answer = await ctx
+    .anonymous()
+    .call('sendEmail', { body: { to: [to], subject: 'appdata-kit verify: must not be sent', body: 'A refused call queued this e-mail.' }, token })
   ctx.check(isRefusal(answer), { expected: `an e-mail ${what} to be refused (4xx, or a redirect to sign in)`, received: String(answer.status) })
 }
 
@@ -67,16 +74,28 @@ export const refusalProblem: Contract = {
   writes: false,
   needs: [],
   async run(ctx: ContractContext) {
-    for (const [token, code] of [[null, 'MISSING_TOKEN'], [GARBAGE, 'UNKNOWN_TOKEN']] as const) {
-      const answer = await ctx.anonymous().items({ top: 1 }, { token }).catch((error: { answer?: unknown }) => error.answer as { status: number; body: unknown })
-      ctx.check(answer.status === 401 && (answer.body as { code?: unknown }).code === code, { expected: `401 with code ${code}`, received: `${answer.status} ${ctx.show(answer.body, 150)}` })
+    for (const [token, code] of [
+      [null, 'MISSING_TOKEN'],
+      [GARBAGE, 'UNKNOWN_TOKEN'],
+    ] as const) {
+      const answer = await ctx
+        .anonymous()
+        .items({ top: 1 }, { token })
+        .catch((error: { answer?: unknown }) => error.answer as { status: number; body: unknown })
+      ctx.check(answer.status === 401 && (answer.body as { code?: unknown }).code === code, {
+        expected: `401 with code ${code}`,
+        received: `${answer.status} ${ctx.show(answer.body, 150)}`,
+      })
     }
   },
 }
 
 /** The first 5 master rows by Id, read in the release's form with some headers replaced: the read a wrong identifier must answer none of the rows of. */
 function firstRowsWith(ctx: ContractContext, headers: Record<string, string>) {
-  return ctx.client.call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$top=5&$orderby=Id%20asc' }, headers } : { query: { $top: 5, $orderby: 'Id asc' }, headers })
+  return ctx.client.call(
+    ctx.profile.itemsQuery,
+    ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$top=5&$orderby=Id%20asc' }, headers } : { query: { $top: 5, $orderby: 'Id asc' }, headers },
+  )
 }
 
 /** A Workspace Id no installation hands out: the nil GUID's neighbour. */
@@ -84,7 +103,7 @@ const UNKNOWN_WORKSPACE = '00000000-0000-4000-8000-0000000000ad'
 
 export const otherWorkspaceNoRows: Contract = {
   id: 'auth.unknown-workspace-no-rows',
-  title: 'A read that names a Workspace Id other than the application\'s answers none of its rows',
+  title: "A read that names a Workspace Id other than the application's answers none of its rows",
   severity: 'high',
   holdsTo: 'description',
   writes: false,
@@ -96,7 +115,10 @@ export const otherWorkspaceNoRows: Contract = {
     const ids = new Set((await ctx.facts.masters(ctx.client)).map((row) => row.Id))
     const answer = await firstRowsWith(ctx, { WorkspaceId: UNKNOWN_WORKSPACE })
     const leaked = Array.isArray(answer.body) ? (answer.body as Array<{ Id?: unknown }>).filter((row) => ids.has(row.Id as number)) : []
-    ctx.check(leaked.length === 0, { expected: `none of the application's rows for WorkspaceId ${UNKNOWN_WORKSPACE}`, received: `${answer.status} with rows ${leaked.map((row) => String(row.Id)).join(', ')}` })
+    ctx.check(leaked.length === 0, {
+      expected: `none of the application's rows for WorkspaceId ${UNKNOWN_WORKSPACE}`,
+      received: `${answer.status} with rows ${leaked.map((row) => String(row.Id)).join(', ')}`,
+    })
   },
 }
 
@@ -105,7 +127,7 @@ const UNKNOWN_APPLICATION = '00000000-0000-4000-8000-0000000000ae'
 
 export const otherApplicationNoRows: Contract = {
   id: 'auth.unknown-application-no-rows',
-  title: 'A read that names an ApplicationId other than the application\'s answers none of its rows',
+  title: "A read that names an ApplicationId other than the application's answers none of its rows",
   severity: 'high',
   holdsTo: 'description',
   writes: false,
@@ -117,8 +139,13 @@ export const otherApplicationNoRows: Contract = {
     const masters = await ctx.facts.masters(ctx.client)
     const answer = await firstRowsWith(ctx, { ApplicationId: UNKNOWN_APPLICATION })
     // Another application may hold rows with the same Ids: only a row equal to one of this application's, field for field, is a leak.
-    const leaked = Array.isArray(answer.body) ? (answer.body as ReadRow[]).filter((row) => masters.some((master) => JSON.stringify(master) === JSON.stringify(row))) : []
-    ctx.check(leaked.length === 0, { expected: `none of the application's rows for ApplicationId ${UNKNOWN_APPLICATION}`, received: `${answer.status} with rows ${leaked.map((row) => String(row.Id)).join(', ')}` })
+    const leaked = Array.isArray(answer.body)
+      ? (answer.body as ReadRow[]).filter((row) => masters.some((master) => JSON.stringify(master) === JSON.stringify(row)))
+      : []
+    ctx.check(leaked.length === 0, {
+      expected: `none of the application's rows for ApplicationId ${UNKNOWN_APPLICATION}`,
+      received: `${answer.status} with rows ${leaked.map((row) => String(row.Id)).join(', ')}`,
+    })
   },
 }
 

@@ -70,7 +70,10 @@ export class Cleanup {
 
   /** The rows not removed (yet), one line each, for a run that has to quit before its cleanup ends. */
   pending(): string[] {
-    return [...this.#rows.map((row) => `${tableOf(row.relationKey)} ${row.id}`), ...this.#unknown.flatMap((group) => this.#unknownRows(group).map((row) => `${tableOf(row.relationKey)}: ${row.reason}`))]
+    return [
+      ...this.#rows.map((row) => `${tableOf(row.relationKey)} ${row.id}`),
+      ...this.#unknown.flatMap((group) => this.#unknownRows(group).map((row) => `${tableOf(row.relationKey)}: ${row.reason}`)),
+    ]
   }
 
   #unknownRows(group: Unidentified): LeftRow[] {

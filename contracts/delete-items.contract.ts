@@ -19,9 +19,15 @@ export const removesRow: Contract = {
   async run(ctx: ContractContext) {
     const own = await createOwnMaster(ctx)
     const deleted = await ctx.client.delete([{ relationKey: null, rows: [{ Id: own.id, TIMESTAMP: own.version }] }])
-    ctx.check(deleted.ok && Number(deleted.result.DeletedItems) >= 1, { expected: 'the success flag true and DeletedItems at least 1', received: ctx.show(deleted.result) })
+    ctx.check(deleted.ok && Number(deleted.result.DeletedItems) >= 1, {
+      expected: 'the success flag true and DeletedItems at least 1',
+      received: ctx.show(deleted.result),
+    })
     const after = await lookUpById(ctx.client, own.id)
-    ctx.check(after.state === 'gone', { expected: `no row ${own.id} after its delete`, received: after.state === 'found' ? ctx.show(after.row) : after.state === 'unclear' ? after.why : 'no row' })
+    ctx.check(after.state === 'gone', {
+      expected: `no row ${own.id} after its delete`,
+      received: after.state === 'found' ? ctx.show(after.row) : after.state === 'unclear' ? after.why : 'no row',
+    })
     // Forgotten by the cleanup only when a read by its Id answered no row.
     if (after.state === 'gone') ctx.cleanup.done({ relationKey: null, id: own.id })
   },
@@ -29,7 +35,7 @@ export const removesRow: Contract = {
 
 export const staleRefused: Contract = {
   id: 'delete.stale-refused',
-  title: 'A delete with a TIMESTAMP that is no longer the row\'s deletes nothing',
+  title: "A delete with a TIMESTAMP that is no longer the row's deletes nothing",
   severity: 'critical',
   holdsTo: 'description',
   writes: true,
@@ -41,8 +47,12 @@ export const staleRefused: Contract = {
     const { own, stale, current } = await ownRowWithStaleVersion(ctx)
     const answer = await ctx.client.call('deleteItems', { body: deleteBody(ctx.profile, [{ relationKey: null, rows: [{ Id: own.id, TIMESTAMP: stale }] }]) })
     const after = await readById(ctx.client, own.id)
-    ctx.check(after !== undefined, { expected: `row ${own.id} still there after a delete with its old TIMESTAMP`, received: `gone (${answer.status} ${ctx.show(answer.body, 150)})` })
-    if (after !== undefined) ctx.check(after.TIMESTAMP === current.TIMESTAMP, { expected: `the row as updated (TIMESTAMP ${current.TIMESTAMP})`, received: after.TIMESTAMP })
+    ctx.check(after !== undefined, {
+      expected: `row ${own.id} still there after a delete with its old TIMESTAMP`,
+      received: `gone (${answer.status} ${ctx.show(answer.body, 150)})`,
+    })
+    if (after !== undefined)
+      ctx.check(after.TIMESTAMP === current.TIMESTAMP, { expected: `the row as updated (TIMESTAMP ${current.TIMESTAMP})`, received: after.TIMESTAMP })
   },
 }
 
@@ -55,7 +65,15 @@ export const deletedCount: Contract = {
   needs: ['writes'],
   async run(ctx: ContractContext) {
     const [a, b] = [await createOwnMaster(ctx), await createOwnMaster(ctx)]
-    const deleted = await ctx.client.delete([{ relationKey: null, rows: [{ Id: a.id, TIMESTAMP: a.version }, { Id: b.id, TIMESTAMP: b.version }] }])
+    const deleted = await ctx.client.delete([
+      {
+        relationKey: null,
+        rows: [
+          { Id: a.id, TIMESTAMP: a.version },
+          { Id: b.id, TIMESTAMP: b.version },
+        ],
+      },
+    ])
     ctx.check(deleted.ok && deleted.result.DeletedItems === 2, { expected: 'DeletedItems 2', received: shown(deleted.result.DeletedItems) })
   },
 }
@@ -83,9 +101,15 @@ export const masterAndDetailGroups: Contract = {
       { relationKey, rows: [{ Id: Number(detail.Id), TIMESTAMP: rowVersion(String(detail.TIMESTAMP)) }] },
     ])
     ctx.check(deleted.ok, { expected: 'the success flag true', received: ctx.show(deleted.result) })
-    for (const [id, key, what] of [[master.id, null, 'master'], [Number(detail.Id), relationKey, 'detail']] as const) {
+    for (const [id, key, what] of [
+      [master.id, null, 'master'],
+      [Number(detail.Id), relationKey, 'detail'],
+    ] as const) {
       const after = await lookUpById(ctx.client, id, key)
-      ctx.check(after.state === 'gone', { expected: `no ${what} row ${id} after the delete`, received: after.state === 'found' ? `still there (${ctx.show(after.row, 120)})` : after.state === 'unclear' ? after.why : 'no row' })
+      ctx.check(after.state === 'gone', {
+        expected: `no ${what} row ${id} after the delete`,
+        received: after.state === 'found' ? `still there (${ctx.show(after.row, 120)})` : after.state === 'unclear' ? after.why : 'no row',
+      })
       if (after.state === 'gone') ctx.cleanup.done({ relationKey: key, id })
     }
   },

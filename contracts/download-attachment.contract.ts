@@ -23,7 +23,7 @@ export const mediaType: Contract = {
     const download = await ctx.client.download([file.Id], relationKey ?? undefined)
     if (file.TypeImage !== '') ctx.check(download.mediaType === file.TypeImage, { expected: `Content-Type ${file.TypeImage}`, received: download.mediaType })
     ctx.check(/^attachment\b/i.test(download.disposition), { expected: 'Content-Disposition: attachment; filename=...', received: shown(download.disposition) })
-    ctx.check(download.bytes.length > 0, { expected: 'the file\'s bytes', received: 'an empty body' })
+    ctx.check(download.bytes.length > 0, { expected: "the file's bytes", received: 'an empty body' })
   },
 }
 
@@ -43,7 +43,10 @@ export const folderZip: Contract = {
     const download = await ctx.client.download([folder.Id], relationKey ?? undefined)
     // Every zip starts with a local file header, or the end record when empty.
     const signature = bufferOf(download.bytes.subarray(0, 4)).toString('hex')
-    ctx.check(signature === '504b0304' || signature === '504b0506', { expected: 'a zip archive (PK signature)', received: `${download.mediaType}, bytes ${signature}` })
+    ctx.check(signature === '504b0304' || signature === '504b0506', {
+      expected: 'a zip archive (PK signature)',
+      received: `${download.mediaType}, bytes ${signature}`,
+    })
   },
 }
 
@@ -64,14 +67,14 @@ export function dispositionFileName(header: string): string | undefined {
 
 export const fileName: Contract = {
   id: 'download.file-name',
-  title: 'A file downloads with Content-Disposition: attachment; filename=<the record\'s Name>',
+  title: "A file downloads with Content-Disposition: attachment; filename=<the record's Name>",
   severity: 'medium',
   holdsTo: 'description',
   writes: false,
   needs: [],
   deviation: 'download-generic-name',
   statements: ['download.file'],
-  data: 'the first file at the top level of the row with attachments; the header\'s file name beside the record\'s Name',
+  data: "the first file at the top level of the row with attachments; the header's file name beside the record's Name",
   async run(ctx: ContractContext) {
     const { records, relationKey } = await holderAttachments(ctx)
     const file = records.find((record) => !record.IsFolder)
@@ -84,7 +87,7 @@ export const fileName: Contract = {
 
 export const folderZipEntries: Contract = {
   id: 'download.folder-zip-entries',
-  title: 'A folder downloads as a zip of the folder\'s attachments: an entry for each file in it, with the bytes the file downloads with',
+  title: "A folder downloads as a zip of the folder's attachments: an entry for each file in it, with the bytes the file downloads with",
   severity: 'high',
   holdsTo: 'description',
   writes: false,
@@ -111,14 +114,17 @@ export const folderZipEntries: Contract = {
         continue
       }
       const alone = await ctx.client.download([file.Id], relationKey ?? undefined)
-      ctx.check(bufferOf(alone.bytes).equals(entry.data), { expected: `the entry ${entry.name} to hold the ${alone.bytes.length} bytes ${file.Name} downloads with`, received: `${entry.data.length} other bytes` })
+      ctx.check(bufferOf(alone.bytes).equals(entry.data), {
+        expected: `the entry ${entry.name} to hold the ${alone.bytes.length} bytes ${file.Name} downloads with`,
+        received: `${entry.data.length} other bytes`,
+      })
     }
   },
 }
 
 export const unknownRelationKeyNoFile: Contract = {
   id: 'download.unknown-relation-key-no-file',
-  title: 'A download with an rk the application does not have does not answer the master row\'s file with that Id',
+  title: "A download with an rk the application does not have does not answer the master row's file with that Id",
   severity: 'high',
   holdsTo: 'description',
   writes: false,
@@ -126,15 +132,18 @@ export const unknownRelationKeyNoFile: Contract = {
   releases: RANGES.current,
   deviation: 'download-unknown-relation-key',
   statements: ['download.rk', 'service.identifiers'],
-  data: "the first file at the top level of the master row with attachments, downloaded by its Id with an rk no application has; no status is required (the description states none), only that the file (its name in Content-Disposition) does not come back",
+  data: 'the first file at the top level of the master row with attachments, downloaded by its Id with an rk no application has; no status is required (the description states none), only that the file (its name in Content-Disposition) does not come back',
   async run(ctx: ContractContext) {
     const { records, relationKey } = await holderAttachments(ctx)
-    if (relationKey !== null) ctx.skip('the row with attachments is a detail row, so no master row\'s file was asked for with a wrong rk')
+    if (relationKey !== null) ctx.skip("the row with attachments is a detail row, so no master row's file was asked for with a wrong rk")
     const file = records.find((record) => !record.IsFolder)
     if (file === undefined) ctx.skip('the row with attachments has no file at its top level')
     const answer = await ctx.client.call('downloadAttachment', { body: { ids: [file.Id], rk: UNKNOWN_RELATION_KEY } })
     const disposition = answer.headers['content-disposition'] ?? ''
-    ctx.check(!(answer.status === 200 && disposition.includes(file.Name)), { expected: `not the file ${file.Name} for rk ${UNKNOWN_RELATION_KEY}`, received: `${answer.status}, ${shown(disposition)}` })
+    ctx.check(!(answer.status === 200 && disposition.includes(file.Name)), {
+      expected: `not the file ${file.Name} for rk ${UNKNOWN_RELATION_KEY}`,
+      received: `${answer.status}, ${shown(disposition)}`,
+    })
   },
 }
 

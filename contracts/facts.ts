@@ -56,7 +56,8 @@ export class Facts {
           const [row] = await client.rows({ top: 1, orderBy: 'CT_ATTACHMENTS desc', ...(relationKey === undefined ? {} : { relationKey }) })
           return { row: row !== undefined && Number(row.CT_ATTACHMENTS) > 0 ? row : undefined }
         } catch (error) {
-          if (error instanceof ApiError && error.status < 500) return { none: `the installation refused to order rows by CT_ATTACHMENTS (${error.status}), so no row with attachments was found` }
+          if (error instanceof ApiError && error.status < 500)
+            return { none: `the installation refused to order rows by CT_ATTACHMENTS (${error.status}), so no row with attachments was found` }
           throw error
         }
       }
@@ -72,7 +73,16 @@ export class Facts {
 }
 
 /** Fields the service keeps on every row, which a client does not send when it creates one. */
-export const SYSTEM_FIELDS = new Set(['Id', 'TIMESTAMP', 'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'ROW_ORDER', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE'])
+export const SYSTEM_FIELDS = new Set([
+  'Id',
+  'TIMESTAMP',
+  'CT_ATTACHMENTS',
+  'DT_CREATION',
+  'DT_LAST_UPDATE',
+  'ROW_ORDER',
+  'USER_ID_CREATION',
+  'USER_ID_LAST_UPDATE',
+])
 
 /** The fields of a read row a save may send again: its user fields, without the system fields and the ones named. */
 export function userFields(row: ReadRow, without: readonly string[] = []): Record<string, string | number | boolean | null> {

@@ -29,7 +29,7 @@ export const absolute: Contract = {
 
 export const opensRow: Contract = {
   id: 'row-link.opens-row',
-  title: 'The mock\'s row link, opened with the session token, answers the row',
+  title: "The mock's row link, opened with the session token, answers the row",
   severity: 'low',
   holdsTo: 'mock',
   writes: false,
@@ -40,7 +40,10 @@ export const opensRow: Contract = {
     const link = new URL(await ctx.client.rowLink(row.Id))
     const answer = await ctx.client.transport.send({ method: 'GET', path: `${link.pathname}${link.search}`, headers: { SessionToken: ctx.client.token ?? '' } })
     const rows = answer.status === 200 ? (JSON.parse(textOf(answer.body)) as Array<{ Id?: unknown }>) : []
-    ctx.check(rows.length === 1 && rows[0]?.Id === row.Id, { expected: `the row ${row.Id}`, received: `${answer.status} ${ctx.show(textOf(answer.body), 150)}` })
+    ctx.check(rows.length === 1 && rows[0]?.Id === row.Id, {
+      expected: `the row ${row.Id}`,
+      received: `${answer.status} ${ctx.show(textOf(answer.body), 150)}`,
+    })
   },
 }
 

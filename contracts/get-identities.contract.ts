@@ -26,7 +26,10 @@ export const reservedOnce: Contract = {
     const second = await ctx.client.identities(storageId, field, 2)
     const integers = (values: unknown[]) => values.length === 2 && values.every((v) => Number.isSafeInteger(v)) && (values[1] as number) > (values[0] as number)
     ctx.check(integers(first) && integers(second), { expected: 'two increasing integers per call', received: `${shown(first)} then ${shown(second)}` })
-    ctx.check(!second.some((value) => first.includes(value)), { expected: 'the second call to reserve other values than the first', received: `${shown(first)} then ${shown(second)}` })
+    ctx.check(!second.some((value) => first.includes(value)), {
+      expected: 'the second call to reserve other values than the first',
+      received: `${shown(first)} then ${shown(second)}`,
+    })
   },
 }
 
@@ -39,11 +42,14 @@ export const sequential: Contract = {
   needs: ['writes', 'storage'],
   deviation: 'identity-gaps',
   statements: ['identities.values'],
-  data: 'three values reserved at once for the master storage\'s Identity field',
+  data: "three values reserved at once for the master storage's Identity field",
   async run(ctx: ContractContext) {
     const field = await masterIdentityField(ctx)
     const values = await ctx.client.identities(ctx.target.storageId as string, field, 3)
-    ctx.check(values.length === 3 && values.every((v, i) => Number.isSafeInteger(v) && (i === 0 || v === (values[i - 1] as number) + 1)), { expected: '3 sequential integers (n, n+1, n+2)', received: shown(values) })
+    ctx.check(values.length === 3 && values.every((v, i) => Number.isSafeInteger(v) && (i === 0 || v === (values[i - 1] as number) + 1)), {
+      expected: '3 sequential integers (n, n+1, n+2)',
+      received: shown(values),
+    })
   },
 }
 
@@ -62,7 +68,10 @@ export const notUsedBySaves: Contract = {
     const reserved = await ctx.client.identities(ctx.target.storageId as string, field, 2)
     const own = await createOwnMaster(ctx)
     const assigned = own.row[field]
-    ctx.check(!reserved.includes(assigned as number), { expected: `row ${own.id} to get a ${field} other than the reserved ${shown(reserved)}`, received: shown(assigned) })
+    ctx.check(!reserved.includes(assigned as number), {
+      expected: `row ${own.id} to get a ${field} other than the reserved ${shown(reserved)}`,
+      received: shown(assigned),
+    })
   },
 }
 

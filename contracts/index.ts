@@ -14,6 +14,20 @@ import { contracts as rowLink } from './generate-row-link.contract.ts'
 import { contracts as robustness } from './robustness.contract.ts'
 import { contracts as stateful } from './stateful.contract.ts'
 
-export const CONTRACTS: readonly Contract[] = [...signIn, ...auth, ...items, ...save, ...remove, ...identities, ...attachments, ...download, ...action, ...email, ...rowLink, ...robustness, ...stateful]
+export const CONTRACTS: readonly Contract[] = [
+  ...signIn,
+  ...auth,
+  ...items,
+  ...save,
+  ...remove,
+  ...identities,
+  ...attachments,
+  ...download,
+  ...action,
+  ...email,
+  ...rowLink,
+  ...robustness,
+  ...stateful,
+]
 
 export type { Contract, ContractResult, Failure, Severity, Target } from './types.ts'

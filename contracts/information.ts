@@ -30,7 +30,8 @@ export function formOf(value: unknown): string {
     return 'integer'
   }
   if (typeof value === 'string') {
-    if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value)) return `ISO 8601 date-time text${/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? ' with offset' : ' without offset'}`
+    if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value))
+      return `ISO 8601 date-time text${/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? ' with offset' : ' without offset'}`
     if (/^\/Date\(-?\d+([+-]\d{4})?\)\/$/.test(value)) return 'text /Date(milliseconds)/'
     return 'text'
   }
@@ -67,7 +68,11 @@ function orderOf(rows: readonly ReadRow[]): string {
   const ascending = ids.every((id, i) => i === 0 || id > (ids[i - 1] as number))
   const descending = ids.every((id, i) => i === 0 || id < (ids[i - 1] as number))
   const shown = ids.slice(0, 6).join(', ')
-  return ascending ? `by Id ascending (Id ${shown}, ...)` : descending ? `by Id descending (Id ${shown}, ...)` : `not by Id (Id ${shown}, ...): pass $orderby for a stable order`
+  return ascending
+    ? `by Id ascending (Id ${shown}, ...)`
+    : descending
+      ? `by Id descending (Id ${shown}, ...)`
+      : `not by Id (Id ${shown}, ...): pass $orderby for a stable order`
 }
 
 /**
@@ -86,14 +91,23 @@ export async function gatherInformation(client: Client, target: Target, facts: F
   }
   await attempt('scheme', 'service.https', async () => {
     const scheme = /^([a-z]+):/i.exec(target.transport.target)?.[1]?.toLowerCase()
-    return scheme === undefined ? undefined : scheme === 'https' ? 'the base URL uses HTTPS' : `the base URL uses ${scheme}, not HTTPS (the description: "All calls use HTTPS")`
+    return scheme === undefined
+      ? undefined
+      : scheme === 'https'
+        ? 'the base URL uses HTTPS'
+        : `the base URL uses ${scheme}, not HTTPS (the description: "All calls use HTTPS")`
   })
   await attempt('order without $orderby', 'items.default-order', async () => orderOf(await client.rows({ top: 20 })))
-  const tables: Array<[string, ReadRow[] | undefined]> = [['master rows', await facts.masters(client).catch(() => undefined)], [`${target.relationKey ?? 'detail'} rows`, await facts.details(client).catch(() => undefined)]]
+  const tables: Array<[string, ReadRow[] | undefined]> = [
+    ['master rows', await facts.masters(client).catch(() => undefined)],
+    [`${target.relationKey ?? 'detail'} rows`, await facts.details(client).catch(() => undefined)],
+  ]
   for (const [table, rows] of tables) {
     if (rows === undefined || rows.length === 0) continue
     for (const field of ['DT_CREATION', 'DT_LAST_UPDATE']) {
-      await attempt(`${field} of ${table}`, 'resources.row-system-forms', async () => (rows.some((row) => field in row) ? formsOf(rows, field, true) : 'absent'))
+      await attempt(`${field} of ${table}`, 'resources.row-system-forms', async () =>
+        rows.some((row) => field in row) ? formsOf(rows, field, true) : 'absent',
+      )
     }
     const [first] = rows
     const fields = Object.keys(first ?? {}).filter((name) => !SYSTEM_FIELDS.has(name))

@@ -34,7 +34,9 @@ export const records: Contract = {
 }
 
 /** The first folder among a row's records and the records inside it, or a skip. */
-export async function folderAndContents(ctx: ContractContext): Promise<{ folder: AttachmentRecord; inside: AttachmentRecord[]; top: AttachmentRecord[]; relationKey: string | null; parentId: number }> {
+export async function folderAndContents(
+  ctx: ContractContext,
+): Promise<{ folder: AttachmentRecord; inside: AttachmentRecord[]; top: AttachmentRecord[]; relationKey: string | null; parentId: number }> {
   const { records, relationKey, parentId } = await holderAttachments(ctx)
   const folder = records.find((record) => record.IsFolder)
   if (folder === undefined) ctx.skip('the row with attachments has no folder')
@@ -44,7 +46,7 @@ export async function folderAndContents(ctx: ContractContext): Promise<{ folder:
 
 export const folderContents: Contract = {
   id: 'attachments.folder-contents',
-  title: 'The attachments list with FolderId eq <folder> answers the records inside that folder, not the row\'s top level',
+  title: "The attachments list with FolderId eq <folder> answers the records inside that folder, not the row's top level",
   severity: 'high',
   holdsTo: 'description',
   writes: false,
@@ -79,12 +81,27 @@ export const recordDates: Contract = {
   async run(ctx: ContractContext) {
     const { records, relationKey, parentId } = await holderAttachments(ctx)
     const folder = records.find((record) => record.IsFolder)
-    const all = [...records, ...(folder === undefined ? [] : await ctx.client.attachments(parentId, { folderId: folder.Id, ...(relationKey === null ? {} : { relationKey }) }))]
+    const all = [
+      ...records,
+      ...(folder === undefined ? [] : await ctx.client.attachments(parentId, { folderId: folder.Id, ...(relationKey === null ? {} : { relationKey }) })),
+    ]
     for (const record of all) {
       const created = (record as { DT_CREATION?: unknown }).DT_CREATION
       const updated = (record as { DT_LAST_UPDATE?: unknown }).DT_LAST_UPDATE
-      if (!ctx.check(created === null || isCompactTime(created), { expected: 'DT_CREATION as a number yyyymmddhhmmss or null', received: `record ${record.Id}: ${shown(created)}` })) break
-      if (!ctx.check(updated === null || updated === undefined || typeof updated === 'number', { expected: 'DT_LAST_UPDATE as a number or null', received: `record ${record.Id}: ${shown(updated)}` })) break
+      if (
+        !ctx.check(created === null || isCompactTime(created), {
+          expected: 'DT_CREATION as a number yyyymmddhhmmss or null',
+          received: `record ${record.Id}: ${shown(created)}`,
+        })
+      )
+        break
+      if (
+        !ctx.check(updated === null || updated === undefined || typeof updated === 'number', {
+          expected: 'DT_LAST_UPDATE as a number or null',
+          received: `record ${record.Id}: ${shown(updated)}`,
+        })
+      )
+        break
     }
   },
 }
@@ -96,7 +113,8 @@ async function detailHolder(ctx: ContractContext): Promise<ReadRow> {
   try {
     ;[row] = await ctx.client.rows({ top: 1, orderBy: 'CT_ATTACHMENTS desc', relationKey })
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) ctx.skip(`the installation refused to order rows by CT_ATTACHMENTS (${error.status}), so no row with attachments was found`)
+    if (error instanceof ApiError && error.status < 500)
+      ctx.skip(`the installation refused to order rows by CT_ATTACHMENTS (${error.status}), so no row with attachments was found`)
     throw error
   }
   if (row === undefined || !(Number(row.CT_ATTACHMENTS) > 0)) ctx.skip(`no row of the detail table ${relationKey} has attachments`)
@@ -105,7 +123,7 @@ async function detailHolder(ctx: ContractContext): Promise<ReadRow> {
 
 export const detailRecords: Contract = {
   id: 'attachments.detail-rows',
-  title: 'The attachments list with relationKey answers the detail row\'s records, not those of the master row with the same Id; its files download with rk',
+  title: "The attachments list with relationKey answers the detail row's records, not those of the master row with the same Id; its files download with rk",
   severity: 'high',
   holdsTo: 'description',
   writes: false,
@@ -121,11 +139,17 @@ export const detailRecords: Contract = {
     ctx.require(records.length > 0, { expected: `records for detail row ${row.Id}, whose CT_ATTACHMENTS is ${String(row.CT_ATTACHMENTS)}`, received: '[]' })
     const masters = await ctx.client.attachments(row.Id)
     const ids = (list: AttachmentRecord[]) => JSON.stringify(list.map((record) => record.Id).sort((a, b) => a - b))
-    ctx.check(masters.length === 0 || ids(masters) !== ids(records), { expected: `the records of detail row ${row.Id}, not those of master row ${row.Id}`, received: `the same records (Id ${ids(records)})` })
+    ctx.check(masters.length === 0 || ids(masters) !== ids(records), {
+      expected: `the records of detail row ${row.Id}, not those of master row ${row.Id}`,
+      received: `the same records (Id ${ids(records)})`,
+    })
     const file = records.find((record) => !record.IsFolder)
     if (file === undefined) return ctx.note(`detail row ${row.Id} has no file at its top level, so no download with rk was tried`)
     const download = await ctx.client.download([file.Id], relationKey)
-    ctx.check(download.bytes.length > 0 && (file.TypeImage === '' || download.mediaType === file.TypeImage), { expected: `the file ${file.Name} (${file.TypeImage})`, received: `${download.mediaType}, ${download.bytes.length} bytes` })
+    ctx.check(download.bytes.length > 0 && (file.TypeImage === '' || download.mediaType === file.TypeImage), {
+      expected: `the file ${file.Name} (${file.TypeImage})`,
+      received: `${download.mediaType}, ${download.bytes.length} bytes`,
+    })
   },
 }
 
@@ -144,8 +168,13 @@ export const unknownRelationKeyNoRecords: Contract = {
     const { records, parentId } = await holderAttachments(ctx)
     ctx.require(records.length > 0, { expected: 'at least one record for a row whose CT_ATTACHMENTS is above 0', received: '[]' })
     const answer = await ctx.client.call('listAttachments', { query: { $filter: `ParentId eq ${parentId}`, relationKey: UNKNOWN_RELATION_KEY } })
-    const leaked = Array.isArray(answer.body) ? (answer.body as AttachmentRecord[]).filter((record) => records.some((known) => known.Id === record.Id && known.Name === record.Name)) : []
-    ctx.check(leaked.length === 0, { expected: `none of row ${parentId}'s records for relationKey ${UNKNOWN_RELATION_KEY}`, received: `${answer.status} with records ${leaked.map((record) => String(record.Id)).join(', ')}` })
+    const leaked = Array.isArray(answer.body)
+      ? (answer.body as AttachmentRecord[]).filter((record) => records.some((known) => known.Id === record.Id && known.Name === record.Name))
+      : []
+    ctx.check(leaked.length === 0, {
+      expected: `none of row ${parentId}'s records for relationKey ${UNKNOWN_RELATION_KEY}`,
+      received: `${answer.status} with records ${leaked.map((record) => String(record.Id)).join(', ')}`,
+    })
   },
 }
 

@@ -41,7 +41,8 @@ export function matchesSent(row: ReadRow, fields: SentFields): boolean {
 
 /** Every whole-number value of a save result's `PrimaryKeyData` entries (or of the one named), `Id` entries first. */
 export function newKeyIds(result: unknown, entry?: string): number[] {
-  const data = (result as { ReturnData?: { PrimaryKeyData?: Record<string, { newKeys?: Record<string, unknown> } | undefined> } } | null)?.ReturnData?.PrimaryKeyData
+  const data = (result as { ReturnData?: { PrimaryKeyData?: Record<string, { newKeys?: Record<string, unknown> } | undefined> } } | null)?.ReturnData
+    ?.PrimaryKeyData
   if (data === undefined || data === null || typeof data !== 'object') return []
   const entries = entry === undefined ? Object.values(data) : [data[entry]]
   const keys = entries.flatMap((value) => Object.entries(value?.newKeys ?? {}))
@@ -70,19 +71,39 @@ export async function saveAndClaim<R>(ctx: ContractContext, creation: Creation<R
     outcome = await creation.save()
   } catch (error) {
     // A refusal (4xx) created nothing, nor did a save an interrupt kept from being sent; without an answer, or with a server error, rows may have been created all the same.
-    if (!(error instanceof ApiError && error.status < 500) && !(error instanceof Interrupted)) await settle(ctx, creation, above, claimed, undefined, `the save got no answer (${(error as Error).message})`)
+    if (!(error instanceof ApiError && error.status < 500) && !(error instanceof Interrupted))
+      await settle(ctx, creation, above, claimed, undefined, `the save got no answer (${(error as Error).message})`)
     throw error
   }
-  if (outcome.ok) await settle(ctx, creation, above, claimed, outcome.result, 'the save named no Id of it, and no row above the highest Id before the save holds the values sent')
+  if (outcome.ok)
+    await settle(
+      ctx,
+      creation,
+      above,
+      claimed,
+      outcome.result,
+      'the save named no Id of it, and no row above the highest Id before the save holds the values sent',
+    )
   return { outcome, ...claimed }
 }
 
 /** Claims the rows a save named, then rows found above `above`; leaves what stays unfound to the cleanup's last search. */
-async function settle<R>(ctx: ContractContext, creation: Creation<R>, above: number, claimed: { reported: ReadRow[]; found: ReadRow[] }, result: R | undefined, unfound: string): Promise<void> {
+async function settle<R>(
+  ctx: ContractContext,
+  creation: Creation<R>,
+  above: number,
+  claimed: { reported: ReadRow[]; found: ReadRow[] },
+  result: R | undefined,
+  unfound: string,
+): Promise<void> {
   const { relationKey, count, fields } = creation
   const total = () => claimed.reported.length + claimed.found.length
   const fits = (row: ReadRow | undefined): row is ReadRow =>
-    row !== undefined && Number(row.Id) > above && !ctx.cleanup.has({ relationKey, id: Number(row.Id) }) && matchesSent(row, fields) && (creation.belongs?.(row) ?? true)
+    row !== undefined &&
+    Number(row.Id) > above &&
+    !ctx.cleanup.has({ relationKey, id: Number(row.Id) }) &&
+    matchesSent(row, fields) &&
+    (creation.belongs?.(row) ?? true)
   const claim = (row: ReadRow, into: ReadRow[]) => {
     ctx.cleanup.add({ relationKey, id: Number(row.Id) })
     into.push(row)

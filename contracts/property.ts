@@ -9,7 +9,11 @@ import type { ContractContext } from './types.ts'
  * contract fails once with its own message, is skipped, or stops. A run that starts after an
  * interrupt fails at its first request the same way, so none goes on sending.
  */
-export async function checkProperty<Ts>(ctx: ContractContext, property: fc.IAsyncPropertyWithHooks<Ts>, parameters: fc.Parameters<Ts>): Promise<fc.RunDetails<Ts>> {
+export async function checkProperty<Ts>(
+  ctx: ContractContext,
+  property: fc.IAsyncPropertyWithHooks<Ts>,
+  parameters: fc.Parameters<Ts>,
+): Promise<fc.RunDetails<Ts>> {
   const result = await fc.check(property, { ...parameters, endOnFailure: true })
   if (result.failed && isHalt(result.errorInstance)) throw result.errorInstance
   if (ctx.signal.aborted) throw new Interrupted()

@@ -21,7 +21,9 @@ export const rowsDocumented: Contract = {
     ctx.require(Array.isArray(rows), { expected: 'an array of rows', received: ctx.show(rows) })
     for (const row of rows) {
       if (!ctx.check(isInteger(row.Id), { expected: 'Id as an integer', received: shown(row.Id) })) break
-      const missing = ['TIMESTAMP', 'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'ROW_ORDER', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE'].filter((f) => !(f in row))
+      const missing = ['TIMESTAMP', 'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'ROW_ORDER', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE'].filter(
+        (f) => !(f in row),
+      )
       if (!ctx.check(missing.length === 0, { expected: 'every system field on every row', received: `row ${row.Id} lacks ${missing.join(', ')}` })) break
     }
   },
@@ -58,7 +60,10 @@ export const pagingPartitions: Contract = {
   data: '$top=3 at $skip=0 and $skip=3 beside $top=6, ordered by Id',
   async run(ctx: ContractContext) {
     const all = idsOf(await ctx.client.rows({ top: 6, orderBy: 'Id asc' }))
-    const pages = [...idsOf(await ctx.client.rows({ top: 3, skip: 0, orderBy: 'Id asc' })), ...idsOf(await ctx.client.rows({ top: 3, skip: 3, orderBy: 'Id asc' }))]
+    const pages = [
+      ...idsOf(await ctx.client.rows({ top: 3, skip: 0, orderBy: 'Id asc' })),
+      ...idsOf(await ctx.client.rows({ top: 3, skip: 3, orderBy: 'Id asc' })),
+    ]
     ctx.check(JSON.stringify(pages) === JSON.stringify(all), { expected: `pages $skip=0 and $skip=3 of 3 rows to be ${shown(all)}`, received: shown(pages) })
   },
 }
@@ -79,7 +84,10 @@ export const order: Contract = {
     const sorted = (ids: number[], direction: 1 | -1) => ids.every((id, i) => i === 0 || (id - (ids[i - 1] as number)) * direction > 0)
     ctx.check(sorted(asc, 1), { expected: 'Ids in ascending order', received: shown(asc) })
     ctx.check(sorted(desc, -1), { expected: 'Ids in descending order', received: shown(desc) })
-    ctx.check(asc.length < 2 || (desc[0] ?? 0) >= (asc[asc.length - 1] ?? 0), { expected: 'the first row of Id desc to have an Id at least the last of Id asc', received: `${desc[0]} vs ${asc[asc.length - 1]}` })
+    ctx.check(asc.length < 2 || (desc[0] ?? 0) >= (asc[asc.length - 1] ?? 0), {
+      expected: 'the first row of Id desc to have an Id at least the last of Id asc',
+      received: `${desc[0]} vs ${asc[asc.length - 1]}`,
+    })
   },
 }
 
@@ -100,9 +108,15 @@ export const filterMatches: Contract = {
     const [sample] = await ctx.facts.masters(ctx.client)
     if (sample === undefined) ctx.skip('the application has no master row to filter on')
     const byId = await ctx.client.rows({ filter: `Id eq '${sample.Id}'`, top: 200 })
-    ctx.check(JSON.stringify(idsOf(byId)) === JSON.stringify([sample.Id]), { expected: `only row ${sample.Id} for Id eq '${sample.Id}'`, received: shown(idsOf(byId)) })
+    ctx.check(JSON.stringify(idsOf(byId)) === JSON.stringify([sample.Id]), {
+      expected: `only row ${sample.Id} for Id eq '${sample.Id}'`,
+      received: shown(idsOf(byId)),
+    })
     // A text field of the sample, in the description's form: the value quoted.
-    const field = Object.entries(sample).find(([name, value]) => typeof value === 'string' && !['TIMESTAMP', 'DT_CREATION', 'DT_LAST_UPDATE'].includes(name) && !value.includes("'") && value.trim() !== '')
+    const field = Object.entries(sample).find(
+      ([name, value]) =>
+        typeof value === 'string' && !['TIMESTAMP', 'DT_CREATION', 'DT_LAST_UPDATE'].includes(name) && !value.includes("'") && value.trim() !== '',
+    )
     if (field === undefined) return
     const [name, value] = field
     let rows
@@ -110,12 +124,16 @@ export const filterMatches: Contract = {
       rows = await ctx.client.rows({ filter: `${name} eq '${value}'`, top: 200 })
     } catch (error) {
       // The description shows only a filter on some field; an installation may refuse one on a text field.
-      if (error instanceof ApiError && error.status < 500) return ctx.note(`a filter on the text field ${name} was refused (${error.status}); only the filter on Id was checked`)
+      if (error instanceof ApiError && error.status < 500)
+        return ctx.note(`a filter on the text field ${name} was refused (${error.status}); only the filter on Id was checked`)
       throw error
     }
     // Equal as the installation's collation may compare texts: case and trailing spaces aside.
     const others = rows.filter((row) => collated(row[name]) !== collated(value))
-    ctx.check(rows.length > 0 && others.length === 0, { expected: `only rows whose ${name} is ${ctx.show(value)}`, received: `${rows.length} rows, ${others.length} with another ${name}` })
+    ctx.check(rows.length > 0 && others.length === 0, {
+      expected: `only rows whose ${name} is ${ctx.show(value)}`,
+      received: `${rows.length} rows, ${others.length} with another ${name}`,
+    })
     if (rows.length < 200) {
       const count = await ctx.client.count({ filter: `${name} eq '${value}'` })
       ctx.check(count === rows.length, { expected: `the count of the same filter to be ${rows.length}`, received: String(count) })
@@ -134,7 +152,10 @@ export const countInteger: Contract = {
   statements: ['resources.count-result', 'count.result'],
   data: '$inlinecount=allpages over the master rows beside a page of 20',
   async run(ctx: ContractContext) {
-    const answer = await ctx.client.call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$inlinecount=allpages' } } : { query: { $inlinecount: 'allpages' } })
+    const answer = await ctx.client.call(
+      ctx.profile.itemsQuery,
+      ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$inlinecount=allpages' } } : { query: { $inlinecount: 'allpages' } },
+    )
     const count = (answer.body as { Items?: Array<{ _FieldCount_?: unknown }> }).Items?.[0]?._FieldCount_
     ctx.require(isInteger(count) && Number(count) >= 0, { expected: 'Items[0]._FieldCount_ as a non-negative integer', received: ctx.show(answer.body) })
     const page = (await ctx.facts.masters(ctx.client)).length
@@ -198,7 +219,11 @@ export const detailRows: Contract = {
     // "include it only to retrieve Detail rows; omit it for Master rows" (Get Items): the same first rows for both is the relation key ignored.
     const masters = await ctx.facts.masters(ctx.client)
     if (details.length === 0) ctx.note(`the detail table ${ctx.target.relationKey} has no rows, so they were not told apart from the master rows`)
-    else ctx.check(!details.every((detail) => masters.some((master) => sameRow(master, detail))), { expected: `rows of the detail table ${ctx.target.relationKey}, not the master rows`, received: `the master rows (Id ${idsOf(details).slice(0, 5).join(', ')}, ...)` })
+    else
+      ctx.check(!details.every((detail) => masters.some((master) => sameRow(master, detail))), {
+        expected: `rows of the detail table ${ctx.target.relationKey}, not the master rows`,
+        received: `the master rows (Id ${idsOf(details).slice(0, 5).join(', ')}, ...)`,
+      })
     const count = await ctx.client.count({ relationKey: ctx.target.relationKey as string })
     ctx.check(isInteger(count) && count >= details.length, { expected: `a detail count of at least ${details.length}`, received: String(count) })
   },
@@ -209,7 +234,7 @@ const inOrder = (values: number[], direction: 1 | -1): boolean => values.every((
 
 export const orderByField: Contract = {
   id: 'items.order-by-field',
-  title: '$orderby on a numeric field other than Id answers the rows in that field\'s order, asc and desc',
+  title: "$orderby on a numeric field other than Id answers the rows in that field's order, asc and desc",
   severity: 'high',
   holdsTo: 'description',
   writes: false,
@@ -221,7 +246,15 @@ export const orderByField: Contract = {
     const masters = await ctx.facts.masters(ctx.client)
     const numbers = (rows: readonly ReadRow[], name: string) => rows.map((row) => row[name]).filter((value): value is number => typeof value === 'number')
     const [first] = masters
-    const field = first === undefined ? undefined : Object.keys(first).find((name) => name !== 'Id' && !['TIMESTAMP', 'ROW_ORDER', 'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE'].includes(name) && !inOrder(numbers(masters, name), 1))
+    const field =
+      first === undefined
+        ? undefined
+        : Object.keys(first).find(
+            (name) =>
+              name !== 'Id' &&
+              !['TIMESTAMP', 'ROW_ORDER', 'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE'].includes(name) &&
+              !inOrder(numbers(masters, name), 1),
+          )
     if (field === undefined) ctx.skip('no numeric user field of the first rows is out of Id order, so an order by it could not be told from an order by Id')
     // Every row of a table of up to 1,000 in one page, so that two installations holding the same rows answer pages of the same rows whatever their values (verify --compare-with); else a page of 200, the description's sample $top.
     const count = await ctx.client.count()
@@ -254,14 +287,20 @@ export const pagingToTheEnd: Contract = {
         ids.push(...page)
         if (page.length < 10) break
       }
-      ctx.check(ids.length === count && new Set(ids).size === ids.length, { expected: `${count} different rows over the pages (the count)`, received: `${ids.length} rows, ${new Set(ids).size} different` })
+      ctx.check(ids.length === count && new Set(ids).size === ids.length, {
+        expected: `${count} different rows over the pages (the count)`,
+        received: `${ids.length} rows, ${new Set(ids).size} different`,
+      })
     } else {
       const last = await ctx.client.rows({ top: 2, skip: count - 1, orderBy: 'Id asc' })
       ctx.check(last.length === 1, { expected: `1 row at $skip=${count - 1} (the count less one)`, received: `${last.length} rows` })
     }
     for (const skip of [count, count + 10]) {
       const past = await ctx.client.rows({ top: 5, skip, orderBy: 'Id asc' })
-      ctx.check(past.length === 0, { expected: `no rows at $skip=${skip} (the count is ${count})`, received: `${past.length} rows (Id ${idsOf(past).join(', ')})` })
+      ctx.check(past.length === 0, {
+        expected: `no rows at $skip=${skip} (the count is ${count})`,
+        received: `${past.length} rows (Id ${idsOf(past).join(', ')})`,
+      })
     }
   },
 }
@@ -275,7 +314,7 @@ export const countExact: Contract = {
   needs: [],
   deviation: 'count-off-by-one',
   statements: ['count.result'],
-  data: 'the master count, then $top=2 at $skip of the count less one (one row) ordered by Id; and the count of a filter on the first row\'s Id (1)',
+  data: "the master count, then $top=2 at $skip of the count less one (one row) ordered by Id; and the count of a filter on the first row's Id (1)",
   async run(ctx: ContractContext) {
     const count = await ctx.client.count()
     if (!isInteger(count) || count === 0) ctx.skip('the application has no master rows to count')
@@ -305,8 +344,25 @@ export const unknownRelationKeyNoRows: Contract = {
     const answer = await ctx.client.call('queryItems', { body: { query: `$top=5&$orderby=Id%20asc&relationKey=${UNKNOWN_RELATION_KEY}` } })
     // Tables share Ids: only a row equal to one of the known rows, field for field, is one of theirs.
     const leaked = Array.isArray(answer.body) ? (answer.body as ReadRow[]).filter((row) => known.some((other) => sameRow(other, row))) : []
-    ctx.check(leaked.length === 0, { expected: `none of the application's rows for relationKey ${UNKNOWN_RELATION_KEY}`, received: `${answer.status} with rows ${idsOf(leaked).join(', ')}` })
+    ctx.check(leaked.length === 0, {
+      expected: `none of the application's rows for relationKey ${UNKNOWN_RELATION_KEY}`,
+      received: `${answer.status} with rows ${idsOf(leaked).join(', ')}`,
+    })
   },
 }
 
-export const contracts = [rowsDocumented, topLimits, pagingPartitions, order, filterMatches, countInteger, timestampBase64, timestampEightBytes, detailRows, orderByField, pagingToTheEnd, countExact, unknownRelationKeyNoRows]
+export const contracts = [
+  rowsDocumented,
+  topLimits,
+  pagingPartitions,
+  order,
+  filterMatches,
+  countInteger,
+  timestampBase64,
+  timestampEightBytes,
+  detailRows,
+  orderByField,
+  pagingToTheEnd,
+  countExact,
+  unknownRelationKeyNoRows,
+]

@@ -19,7 +19,9 @@ export async function lookUpById(client: Client, id: number, relationKey?: strin
   if (!Array.isArray(rows)) return { state: 'unclear', why: 'a read by Id answered no list of rows' }
   const row = (rows as ReadRow[]).find((r) => hasId(r, id))
   if (row !== undefined) return { state: 'found', row }
-  return rows.length === 0 ? { state: 'gone' } : { state: 'unclear', why: `a read by Id answered other rows (Id ${(rows as ReadRow[]).map((r) => String(r.Id)).join(', ')})` }
+  return rows.length === 0
+    ? { state: 'gone' }
+    : { state: 'unclear', why: `a read by Id answered other rows (Id ${(rows as ReadRow[]).map((r) => String(r.Id)).join(', ')})` }
 }
 
 /** One row by its Id (of a detail table with `relationKey`), or undefined when the answer does not hold it. */

@@ -36,7 +36,13 @@ function mockFault(answer: Answer): Verdict {
 }
 
 /** Runs a property over the target; a counterexample is one failure with the seed to replay it, remarks become notes. */
-async function property<T>(ctx: ContractContext, what: string, arbitrary: fc.Arbitrary<T>, send: (value: T) => Promise<Answer>, judge: (answer: Answer) => Verdict): Promise<void> {
+async function property<T>(
+  ctx: ContractContext,
+  what: string,
+  arbitrary: fc.Arbitrary<T>,
+  send: (value: T) => Promise<Answer>,
+  judge: (answer: Answer) => Verdict,
+): Promise<void> {
   const { runs, seed } = ctx.target.fuzz
   const result = await checkProperty(
     ctx,
@@ -67,7 +73,11 @@ export const hostileQueries: Contract = {
   tags: ['fuzz'],
   deviation: 'quote-crash',
   async run(ctx: ContractContext) {
-    const texts = fc.oneof(mutatedText(QUERIES), hostileText(60).map((text) => `$filter=${text}`), fc.constantFrom(...QUERIES))
+    const texts = fc.oneof(
+      mutatedText(QUERIES),
+      hostileText(60).map((text) => `$filter=${text}`),
+      fc.constantFrom(...QUERIES),
+    )
     await property(
       ctx,
       'a query text',
@@ -113,7 +123,10 @@ export const hostileTokens: Contract = {
       ctx,
       'a SessionToken',
       tokens,
-      (token) => ctx.anonymous().call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$top=1' }, token } : { query: { $top: 1 }, token }),
+      (token) =>
+        ctx
+          .anonymous()
+          .call(ctx.profile.itemsQuery, ctx.profile.itemsQuery === 'queryItems' ? { body: { query: '$top=1' }, token } : { query: { $top: 1 }, token }),
       (answer) => {
         if (answer.status >= 200 && answer.status < 300) return { fault: `${answer.status}: a made-up token was accepted` }
         if (mock) return mockFault(answer)

@@ -13,7 +13,10 @@ export const result: Contract = {
   async run(ctx: ContractContext) {
     for (const actionId of ctx.target.actionIds) {
       const answer = await ctx.client.runAction(actionId)
-      ctx.check(typeof answer.IsSuccessful === 'boolean' && typeof answer.Message === 'string', { expected: `an action result for ${actionId}`, received: ctx.show(answer) })
+      ctx.check(typeof answer.IsSuccessful === 'boolean' && typeof answer.Message === 'string', {
+        expected: `an action result for ${actionId}`,
+        received: ctx.show(answer),
+      })
     }
   },
 }

@@ -1,7 +1,7 @@
 import { inRange } from '../spec/versions.ts'
 import { resolveProfile } from '../spec/profiles.ts'
 import { createClient, ApiError, type Answer, type Client } from '../src/client/client.ts'
-import { TransportError, type Transport } from '../src/client/transport.ts'
+import { TransportError, type Transport } from '../src/wire/transport.ts'
 import { Cleanup, type CleanupReport } from './cleanup.ts'
 import { conformanceProblems } from './conformance.ts'
 import { Facts } from './facts.ts'
@@ -73,7 +73,13 @@ function reasonToSkip(contract: Contract, target: Target): string | undefined {
   }
   const missing = contract.needs.filter((need) => unmet[need])
   if (missing.length === 0) return undefined
-  const flag: Record<Need, string> = { writes: '--allow-writes', 'relation-key': '--relation-key', storage: '--storage-id', action: '--action-id', 'email-to': '--email-to' }
+  const flag: Record<Need, string> = {
+    writes: '--allow-writes',
+    'relation-key': '--relation-key',
+    storage: '--storage-id',
+    action: '--action-id',
+    'email-to': '--email-to',
+  }
   return `needs ${missing.map((need) => flag[need]).join(' and ')}`
 }
 
@@ -97,12 +103,17 @@ export async function signInTo(target: Target): Promise<string> {
   try {
     const { token } = await targetClient(target, undefined).signIn(target.credentials)
     if (typeof token !== 'string' || token === '') {
-      throw new TargetError(`${target.transport.target} answered the sign-in of ${target.credentials.username} without a session token (access_token or SessionToken); is --base-url the API's address?`)
+      throw new TargetError(
+        `${target.transport.target} answered the sign-in of ${target.credentials.username} without a session token (access_token or SessionToken); is --base-url the API's address?`,
+      )
     }
     return token
   } catch (error) {
     if (error instanceof ApiError) {
-      const organization = error.status === 404 && resolveProfile(target.release).signIn === 'signIn' ? `; organization "${target.organization}" not found? Check --org (the Organization physical name)` : ''
+      const organization =
+        error.status === 404 && resolveProfile(target.release).signIn === 'signIn'
+          ? `; organization "${target.organization}" not found? Check --org (the Organization physical name)`
+          : ''
       throw new TargetError(`cannot sign in to ${target.transport.target} as ${target.credentials.username}: ${error.message}${organization}`)
     }
     if (error instanceof TransportError) throw new TargetError(error.message)
@@ -177,7 +188,12 @@ async function runOne(contract: Contract, run: Runtime): Promise<ContractResult>
   const conform = (answer: Answer) => {
     for (const token of tokensIn(answer.body)) run.onSecret(token)
     for (const problem of conformanceProblems(target.release, answer, target.holdTo)) {
-      failures.push({ expected: 'an answer the document describes', received: problem, exchange: `${answer.method} ${answer.path.split('?')[0]} ${answer.status}`, schemaPath: /\(schema ([^)]*)\)/.exec(problem)?.[1] ?? '' })
+      failures.push({
+        expected: 'an answer the document describes',
+        received: problem,
+        exchange: `${answer.method} ${answer.path.split('?')[0]} ${answer.status}`,
+        schemaPath: /\(schema ([^)]*)\)/.exec(problem)?.[1] ?? '',
+      })
     }
   }
   const ctx: ContractContext = {
@@ -217,7 +233,8 @@ async function runOne(contract: Contract, run: Runtime): Promise<ContractResult>
   try {
     await contract.run(ctx)
   } catch (error) {
-    if ((error instanceof Skip || error instanceof Interrupted) && failures.length === 0) return ended('skipped', { reason: error instanceof Skip ? error.message : 'interrupted' })
+    if ((error instanceof Skip || error instanceof Interrupted) && failures.length === 0)
+      return ended('skipped', { reason: error instanceof Skip ? error.message : 'interrupted' })
     if (!(error instanceof Stop) && !(error instanceof Skip) && !(error instanceof Interrupted)) {
       const answer = error instanceof ApiError ? error.answer : undefined
       failures.push({
@@ -279,7 +296,13 @@ export async function runContracts(contracts: readonly Contract[], target: Targe
       const result: ContractResult =
         reason === undefined
           ? await runOne(contract, run)
-          : { contract: { id: contract.id, title: contract.title, severity: contract.severity, holdsTo: contract.holdsTo, writes: contract.writes }, outcome: 'skipped', reason, failures: [], durationMs: 0 }
+          : {
+              contract: { id: contract.id, title: contract.title, severity: contract.severity, holdsTo: contract.holdsTo, writes: contract.writes },
+              outcome: 'skipped',
+              reason,
+              failures: [],
+              durationMs: 0,
+            }
       results[index] = result
       options.onResult?.(result)
     }

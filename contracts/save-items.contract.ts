@@ -5,7 +5,19 @@ import { userFields } from './facts.ts'
 import { formOf } from './information.ts'
 import { matchesSent, newKeyIds, saveAndClaim } from './ownership.ts'
 import { lookUpById } from './reads.ts'
-import { addOwnDetails, claimedBy, createOwnMaster, fieldToRewrite, identityFieldFor, ownRowWithStaleVersion, readById, sameValue, shown, updateMaster, updateOneField } from './support.ts'
+import {
+  addOwnDetails,
+  claimedBy,
+  createOwnMaster,
+  fieldToRewrite,
+  identityFieldFor,
+  ownRowWithStaleVersion,
+  readById,
+  sameValue,
+  shown,
+  updateMaster,
+  updateOneField,
+} from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 export const temporaryIdsRemapped: Contract = {
@@ -39,7 +51,10 @@ export const detailRowsCreated: Contract = {
     const { outcome, reported, found } = await addOwnDetails(ctx, own, 2)
     ctx.require(outcome.ok, { expected: 'two new detail rows sent with Id -1 to be saved', received: ctx.show(outcome.result) })
     const created = [...reported, ...found]
-    ctx.check(created.length === 2, { expected: `2 new detail rows under master ${own.id}`, received: `${created.length} found (Id ${created.map((r) => String(r.Id)).join(', ') || 'none'})` })
+    ctx.check(created.length === 2, {
+      expected: `2 new detail rows under master ${own.id}`,
+      received: `${created.length} found (Id ${created.map((r) => String(r.Id)).join(', ') || 'none'})`,
+    })
   },
 }
 
@@ -65,7 +80,7 @@ export const rowVersionChanges: Contract = {
 
 export const staleRefused: Contract = {
   id: 'save.stale-refused',
-  title: 'An update with a TIMESTAMP that is no longer the row\'s is refused, and the row stays as it was',
+  title: "An update with a TIMESTAMP that is no longer the row's is refused, and the row stays as it was",
   severity: 'critical',
   holdsTo: 'description',
   writes: true,
@@ -77,7 +92,10 @@ export const staleRefused: Contract = {
     const { own, stale: version, current } = await ownRowWithStaleVersion(ctx)
     // The description reports the outcome in the success flag; a refusal status is no acceptance either.
     const stale = await ctx.client.call('saveItems', { body: { Rows: [{ Row: { Id: own.id, TIMESTAMP: version, ...fieldToRewrite(own) }, Details: [] }] } })
-    ctx.check(stale.status >= 400 || successOf(stale.body) === false, { expected: 'the stale update to be refused (flag false)', received: `${stale.status} ${ctx.show(stale.body, 200)}` })
+    ctx.check(stale.status >= 400 || successOf(stale.body) === false, {
+      expected: 'the stale update to be refused (flag false)',
+      received: `${stale.status} ${ctx.show(stale.body, 200)}`,
+    })
     const after = await readById(ctx.client, own.id)
     ctx.check(after?.TIMESTAMP === current.TIMESTAMP, { expected: `the row's TIMESTAMP to stay ${current.TIMESTAMP}`, received: String(after?.TIMESTAMP) })
   },
@@ -140,12 +158,14 @@ export const createdReadBack: Contract = {
   needs: ['writes'],
   deviation: 'create-drops-number',
   statements: ['save.body', 'resources.identity-assigned'],
-  data: 'a copy of the first master row\'s user fields (texts, numbers, flags), read back by the Id the save named and compared field by field',
+  data: "a copy of the first master row's user fields (texts, numbers, flags), read back by the Id the save named and compared field by field",
   async run(ctx: ContractContext) {
     const saved = new Date()
     const own = await createOwnMaster(ctx)
     // The description gives no form nor time zone for a row's DT_CREATION: what came is information.
-    ctx.note(`DT_CREATION of the new row is ${formOf(own.row.DT_CREATION)} ${shown(own.row.DT_CREATION)}; it was saved at about ${saved.toISOString().slice(0, 19)}Z`)
+    ctx.note(
+      `DT_CREATION of the new row is ${formOf(own.row.DT_CREATION)} ${shown(own.row.DT_CREATION)}; it was saved at about ${saved.toISOString().slice(0, 19)}Z`,
+    )
     const wrong = differences(own.fields, own.row)
     ctx.check(wrong.length === 0, { expected: `row ${own.id} to read back every field as saved`, received: wrong.join('; ') })
     if (own.identityField !== undefined && own.identityField in own.row) {
@@ -198,14 +218,14 @@ export const updateKeepsUnsent: Contract = {
 
 export const twoRowsTwoKeys: Contract = {
   id: 'save.two-rows-two-keys',
-  title: 'A save of two new rows (-1, -2) names each one\'s Id under its own temporary Id',
+  title: "A save of two new rows (-1, -2) names each one's Id under its own temporary Id",
   severity: 'high',
   holdsTo: 'description',
   writes: true,
   needs: ['writes'],
   deviation: 'temp-ids-swapped',
   statements: ['resources.new-id-replaced', 'save.body', 'resources.result-primary-keys'],
-  data: 'two new rows copied from two master rows that differ in a user field; each Id PrimaryKeyData names is read back and must hold its own row\'s values',
+  data: "two new rows copied from two master rows that differ in a user field; each Id PrimaryKeyData names is read back and must hold its own row's values",
   async run(ctx: ContractContext) {
     const masters = await ctx.facts.masters(ctx.client)
     const identity = identityFieldFor(ctx, masters, 'master')
@@ -216,7 +236,10 @@ export const twoRowsTwoKeys: Contract = {
     const second = masters.find((row) => Object.entries(claimedBy(a)).some(([name, value]) => !sameValue(value, row[name])))
     if (second === undefined) ctx.skip('the first master rows do not differ in a text field, so two new rows could not be told apart')
     const b = userFields(second, without)
-    const row = (id: number, fields: typeof a) => ({ Row: { Id: id, TIMESTAMP: null, ...(identity === undefined ? {} : { [identity]: null }), ...fields }, Details: [] })
+    const row = (id: number, fields: typeof a) => ({
+      Row: { Id: id, TIMESTAMP: null, ...(identity === undefined ? {} : { [identity]: null }), ...fields },
+      Details: [],
+    })
     const { outcome, reported, found } = await saveAndClaim(ctx, {
       relationKey: null,
       count: 2,
@@ -227,7 +250,10 @@ export const twoRowsTwoKeys: Contract = {
     })
     ctx.require(outcome.ok, { expected: 'two new rows to be saved', received: ctx.show(outcome.result) })
     ctx.check(reported.length + found.length === 2, { expected: '2 new rows', received: `${reported.length + found.length}` })
-    for (const [temporary, fields] of [['-1', a], ['-2', b]] as const) {
+    for (const [temporary, fields] of [
+      ['-1', a],
+      ['-2', b],
+    ] as const) {
       const [id] = newKeyIds(outcome.result, temporary)
       const read = id === undefined ? undefined : [...reported, ...found].find((r) => Number(r.Id) === id)
       ctx.check(read !== undefined && matchesSent(read, claimedBy(fields)), {
@@ -247,7 +273,7 @@ export const duplicateIdentityRefused: Contract = {
   needs: ['writes'],
   deviation: 'accept-duplicate-identity',
   statements: ['errors.duplicate-key'],
-  data: 'an own row; a second new row sent with the first one\'s Identity value (never another user\'s row\'s value)',
+  data: "an own row; a second new row sent with the first one's Identity value (never another user's row's value)",
   async run(ctx: ContractContext) {
     const own = await createOwnMaster(ctx)
     const field = own.identityField
@@ -270,12 +296,16 @@ export const duplicateIdentityRefused: Contract = {
       if (!(error instanceof ApiError) || error.status >= 500) throw error
       refused = `${error.status}`
     }
-    ctx.check(refused !== '' && created === 0, { expected: `the save of a second row with ${field} ${String(value)} to be refused, creating nothing`, received: refused === '' ? `saved (${created} row created)` : `refused (${refused}) but ${created} row created` })
+    ctx.check(refused !== '' && created === 0, {
+      expected: `the save of a second row with ${field} ${String(value)} to be refused, creating nothing`,
+      received: refused === '' ? `saved (${created} row created)` : `refused (${refused}) but ${created} row created`,
+    })
   },
 }
 
 /** A counter of a save or delete result, as sent. */
-const counterOf = (result: unknown, name: 'CreatedItems' | 'UpdatedItems' | 'DeletedItems'): unknown => (result !== null && typeof result === 'object' ? (result as Record<string, unknown>)[name] : undefined)
+const counterOf = (result: unknown, name: 'CreatedItems' | 'UpdatedItems' | 'DeletedItems'): unknown =>
+  result !== null && typeof result === 'object' ? (result as Record<string, unknown>)[name] : undefined
 
 export const countersCount: Contract = {
   id: 'save.counters-count',
@@ -294,15 +324,34 @@ export const countersCount: Contract = {
     ctx.check(atLeastOne(created), { expected: 'CreatedItems at least 1 for a save that created a row', received: shown(created) })
     const updated = await updateMaster(ctx.client, own.id, own.version, fieldToRewrite(own))
     ctx.require(updated.ok, { expected: 'the update to be saved', received: ctx.show(updated.result) })
-    ctx.check(atLeastOne(counterOf(updated.result, 'UpdatedItems')), { expected: 'UpdatedItems at least 1 for a save that updated a row', received: shown(counterOf(updated.result, 'UpdatedItems')) })
+    ctx.check(atLeastOne(counterOf(updated.result, 'UpdatedItems')), {
+      expected: 'UpdatedItems at least 1 for a save that updated a row',
+      received: shown(counterOf(updated.result, 'UpdatedItems')),
+    })
     const after = await readById(ctx.client, own.id)
     ctx.require(after !== undefined, { expected: `row ${own.id} to be readable after the update`, received: 'no row' })
     const deleted = await ctx.client.delete([{ relationKey: null, rows: [{ Id: own.id, TIMESTAMP: rowVersion(String(after.TIMESTAMP)) }] }])
     ctx.require(deleted.ok, { expected: 'the delete to succeed', received: ctx.show(deleted.result) })
-    ctx.check(atLeastOne(counterOf(deleted.result, 'DeletedItems')), { expected: 'DeletedItems at least 1 for a delete that deleted a row', received: shown(counterOf(deleted.result, 'DeletedItems')) })
+    ctx.check(atLeastOne(counterOf(deleted.result, 'DeletedItems')), {
+      expected: 'DeletedItems at least 1 for a delete that deleted a row',
+      received: shown(counterOf(deleted.result, 'DeletedItems')),
+    })
     // Forgotten by the cleanup only when a read by its Id answered no row.
     if ((await lookUpById(ctx.client, own.id)).state === 'gone') ctx.cleanup.done({ relationKey: null, id: own.id })
   },
 }
 
-export const contracts = [temporaryIdsRemapped, detailRowsCreated, rowVersionChanges, staleRefused, flagSpelling, refusalShape, createdReadBack, updateApplied, updateKeepsUnsent, twoRowsTwoKeys, duplicateIdentityRefused, countersCount]
+export const contracts = [
+  temporaryIdsRemapped,
+  detailRowsCreated,
+  rowVersionChanges,
+  staleRefused,
+  flagSpelling,
+  refusalShape,
+  createdReadBack,
+  updateApplied,
+  updateKeepsUnsent,
+  twoRowsTwoKeys,
+  duplicateIdentityRefused,
+  countersCount,
+]

@@ -13,9 +13,16 @@ export const queued: Contract = {
   data: 'one e-mail to the --email-to address, without providerId',
   async run(ctx: ContractContext) {
     const answer = await ctx.client.call('sendEmail', {
-      body: { to: [ctx.target.emailTo as string], subject: 'appdata-kit verify', body: 'A check of this installation by appdata-kit verify queued this e-mail.' },
+      body: {
+        to: [ctx.target.emailTo as string],
+        subject: 'appdata-kit verify',
+        body: 'A check of this installation by appdata-kit verify queued this e-mail.',
+      },
     })
-    ctx.check(answer.status === 200 && answer.raw.length === 0, { expected: '200 with an empty body', received: `${answer.status} with ${answer.raw.length} bytes` })
+    ctx.check(answer.status === 200 && answer.raw.length === 0, {
+      expected: '200 with an empty body',
+      received: `${answer.status} with ${answer.raw.length} bytes`,
+    })
   },
 }
 

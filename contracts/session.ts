@@ -1,4 +1,4 @@
-import type { Transport, WireRequest } from '../src/client/transport.ts'
+import type { Transport, WireRequest } from '../src/wire/transport.ts'
 import { Interrupted } from './halt.ts'
 
 /**
@@ -64,7 +64,9 @@ function sessionTokenOf(request: WireRequest, session: Session): string | undefi
 }
 
 function withToken(request: WireRequest, from: string, to: string): WireRequest {
-  const headers = Object.fromEntries(Object.entries(request.headers ?? {}).map(([name, value]) => [name, value === from ? to : value.replace(`Bearer ${from}`, `Bearer ${to}`)]))
+  const headers = Object.fromEntries(
+    Object.entries(request.headers ?? {}).map(([name, value]) => [name, value === from ? to : value.replace(`Bearer ${from}`, `Bearer ${to}`)]),
+  )
   return { ...request, headers }
 }
 

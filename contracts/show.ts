@@ -22,7 +22,9 @@ export function outline(value: unknown, depth = 0): string {
   if (typeof value === 'string') return `a text of ${value.length} characters`
   if (Buffer.isBuffer(value)) return `${value.length} bytes`
   if (Array.isArray(value)) {
-    const ids = value.flatMap((item) => (item !== null && typeof item === 'object' && Number.isSafeInteger((item as { Id?: unknown }).Id) ? [(item as { Id: number }).Id] : []))
+    const ids = value.flatMap((item) =>
+      item !== null && typeof item === 'object' && Number.isSafeInteger((item as { Id?: unknown }).Id) ? [(item as { Id: number }).Id] : [],
+    )
     if (ids.length > 0) return `${value.length} item(s), Id ${ids.slice(0, MAX_NAMES).join(', ')}${ids.length > MAX_NAMES ? ', ...' : ''}`
     if (value.every((item) => Number.isSafeInteger(item))) return `[${value.slice(0, MAX_NAMES).join(',')}${value.length > MAX_NAMES ? ',...' : ''}]`
     return `${value.length} item(s)`

@@ -20,7 +20,10 @@ async function signInAnswer(ctx: ContractContext, password = ctx.target.credenti
 /** The token a data call accepts: a read with it answers rows. */
 async function checkTokenOpens(ctx: ContractContext, token: string): Promise<void> {
   const reply = await ctx.anonymous().items({ top: 1 }, { token })
-  ctx.check(reply.status === 200 && Array.isArray(reply.body), { expected: 'a read with the new token to answer rows', received: `${reply.status} ${ctx.show(reply.body)}` })
+  ctx.check(reply.status === 200 && Array.isArray(reply.body), {
+    expected: 'a read with the new token to answer rows',
+    received: `${reply.status} ${ctx.show(reply.body)}`,
+  })
 }
 
 export const tokenResult: Contract = {
@@ -38,16 +41,25 @@ export const tokenResult: Contract = {
     const answer = await signInAnswer(ctx)
     ctx.require(answer.status === 200, { expected: 'sign-in to answer 200', received: `${answer.status} ${ctx.show(answer.body)}` })
     const body = answer.body as Record<string, unknown>
-    ctx.check(typeof body.access_token === 'string' && body.access_token !== '', { expected: 'access_token as a non-empty text', received: ctx.show(body.access_token) })
-    ctx.check(Number.isInteger(body.expires_in) && Number(body.expires_in) > 0, { expected: 'expires_in as a positive integer', received: shown(body.expires_in) })
-    ctx.check(typeof body['token-type'] === 'string' && typeof body.scope === 'string', { expected: 'token-type and scope as text', received: shown({ 'token-type': body['token-type'], scope: body.scope }) })
+    ctx.check(typeof body.access_token === 'string' && body.access_token !== '', {
+      expected: 'access_token as a non-empty text',
+      received: ctx.show(body.access_token),
+    })
+    ctx.check(Number.isInteger(body.expires_in) && Number(body.expires_in) > 0, {
+      expected: 'expires_in as a positive integer',
+      received: shown(body.expires_in),
+    })
+    ctx.check(typeof body['token-type'] === 'string' && typeof body.scope === 'string', {
+      expected: 'token-type and scope as text',
+      received: shown({ 'token-type': body['token-type'], scope: body.scope }),
+    })
     if (typeof body.access_token === 'string') await checkTokenOpens(ctx, body.access_token)
   },
 }
 
 export const legacyResult: Contract = {
   id: 'sign-in.legacy-result',
-  title: 'Legacy sign-in answers the user\'s Domain and a SessionToken that opens data calls',
+  title: "Legacy sign-in answers the user's Domain and a SessionToken that opens data calls",
   severity: 'critical',
   holdsTo: 'description',
   writes: false,
@@ -59,7 +71,10 @@ export const legacyResult: Contract = {
     const answer = await signInAnswer(ctx)
     ctx.require(answer.status === 200, { expected: 'legacy sign-in to answer 200', received: `${answer.status} ${ctx.show(answer.body)}` })
     const body = answer.body as { SessionToken?: unknown; Domain?: { Id?: unknown } }
-    ctx.check(typeof body.SessionToken === 'string' && body.SessionToken !== '', { expected: 'SessionToken as a non-empty text', received: ctx.show(body.SessionToken) })
+    ctx.check(typeof body.SessionToken === 'string' && body.SessionToken !== '', {
+      expected: 'SessionToken as a non-empty text',
+      received: ctx.show(body.SessionToken),
+    })
     ctx.check(typeof body.Domain?.Id === 'string', { expected: 'Domain.Id as a GUID text', received: ctx.show(body.Domain) })
     if (typeof body.SessionToken === 'string') await checkTokenOpens(ctx, body.SessionToken)
   },
@@ -79,7 +94,10 @@ export const wrongPasswordRefused: Contract = {
     const answer = await signInAnswer(ctx, `${ctx.target.credentials.password}-not`)
     const body = answer.body as Record<string, unknown> | null
     const token = body?.access_token ?? body?.SessionToken
-    ctx.check(isRefusal(answer) && token === undefined, { expected: 'a refusal (4xx, or a redirect to sign in) without a token', received: `${answer.status}${token === undefined ? '' : ' with a token'}` })
+    ctx.check(isRefusal(answer) && token === undefined, {
+      expected: 'a refusal (4xx, or a redirect to sign in) without a token',
+      received: `${answer.status}${token === undefined ? '' : ' with a token'}`,
+    })
   },
 }
 
@@ -93,7 +111,10 @@ export const refusalProblem: Contract = {
   releases: RANGES.current,
   async run(ctx: ContractContext) {
     const answer = await signInAnswer(ctx, `${ctx.target.credentials.password}-not`)
-    ctx.check(answer.status === 400 && answer.contentType.startsWith('application/problem+json'), { expected: '400 application/problem+json', received: `${answer.status} ${answer.contentType}` })
+    ctx.check(answer.status === 400 && answer.contentType.startsWith('application/problem+json'), {
+      expected: '400 application/problem+json',
+      received: `${answer.status} ${answer.contentType}`,
+    })
     ctx.check((answer.body as { error?: unknown }).error === 'invalid_grant', { expected: 'error "invalid_grant"', received: ctx.show(answer.body) })
   },
 }

@@ -82,7 +82,9 @@ class StaleUpdate implements Step {
   check = hasStaleVersion
   async run(model: Model, real: Real): Promise<void> {
     const { id, state, stale } = staleVersion(model, this.pick)
-    const answer = await real.ctx.client.call('saveItems', { body: { Rows: [{ Row: { Id: id, TIMESTAMP: stale, ...fieldToRewrite(state.own) }, Details: [] }] } })
+    const answer = await real.ctx.client.call('saveItems', {
+      body: { Rows: [{ Row: { Id: id, TIMESTAMP: stale, ...fieldToRewrite(state.own) }, Details: [] }] },
+    })
     expectThat(answer.status >= 400 || successOf(answer.body) === false, `an update of row ${id} with the stale version ${stale} was saved`)
     const after = await readById(real.ctx.client, id)
     expectThat(after !== undefined && rowVersion(after.TIMESTAMP) === state.version, `row ${id} changed after a refused stale update`)
@@ -113,7 +115,10 @@ class StaleDelete implements Step {
     const { id, state, stale } = staleVersion(model, this.pick)
     await real.ctx.client.call('deleteItems', { body: deleteBody(real.ctx.profile, [{ relationKey: null, rows: [{ Id: id, TIMESTAMP: stale }] }]) })
     const after = await readById(real.ctx.client, id)
-    expectThat(after !== undefined && rowVersion(after.TIMESTAMP) === state.version, `row ${id} was deleted or changed by a delete with the stale version ${stale}`)
+    expectThat(
+      after !== undefined && rowVersion(after.TIMESTAMP) === state.version,
+      `row ${id} was deleted or changed by a delete with the stale version ${stale}`,
+    )
   }
   toString = () => `staleDelete(#${this.pick})`
 }
@@ -165,7 +170,7 @@ export const ownRows: Contract = {
     if (result.failed) {
       const error = result.errorInstance
       ctx.check(false, {
-        expected: 'every step to behave as the model of the run\'s own rows says',
+        expected: "every step to behave as the model of the run's own rows says",
         received: `${error instanceof Error && error.message !== '' ? error.message : String(error)} after ${shown(String(result.counterexample?.[0] ?? ''), 300)} (fast-check seed ${seed}, path ${result.counterexamplePath})`,
       })
     }

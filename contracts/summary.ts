@@ -3,8 +3,8 @@ import type { ContractResult } from './types.ts'
 
 /**
  * A run's outcome in counts and closing lines, as every command that runs contracts prints and
- * reports it: verify (src/cli/verify-report.ts) and verify --usage (src/usage/verify-usage.ts).
- * Here beside the runner, below both, so that the usage commands need nothing from src/cli.
+ * reports it: verify (src/commands/cli/verify-report.ts) and verify --usage (src/commands/usage/verify-usage.ts).
+ * Here beside the runner, below both, so that the usage commands need nothing from src/commands/cli.
  */
 
 export interface Summary {
@@ -36,7 +36,8 @@ export function summaryLines(report: RunReport): string[] {
   }
   if (report.cleanup.removed > 0 || report.cleanup.left.length > 0) {
     lines.push(`cleanup: removed the ${report.cleanup.removed} row(s) this run created`)
-    for (const row of report.cleanup.left) lines.push(`  NOT REMOVED: ${row.relationKey === null ? 'master row' : `${row.relationKey} row`}${row.id === null ? '' : ` ${row.id}`}: ${row.reason}`)
+    for (const row of report.cleanup.left)
+      lines.push(`  NOT REMOVED: ${row.relationKey === null ? 'master row' : `${row.relationKey} row`}${row.id === null ? '' : ` ${row.id}`}: ${row.reason}`)
   }
   return lines
 }

@@ -26,7 +26,9 @@ export const idsOf = (rows: readonly ReadRow[]): number[] => rows.map((row) => r
 export function identityFieldOf(rows: readonly ReadRow[]): string | undefined {
   const [first] = rows
   if (first === undefined) return undefined
-  const candidates = Object.keys(first).filter((name) => /id/i.test(name) && !/^(Id|USER_ID_CREATION|USER_ID_LAST_UPDATE)$/.test(name) && !/master|parent/i.test(name))
+  const candidates = Object.keys(first).filter(
+    (name) => /id/i.test(name) && !/^(Id|USER_ID_CREATION|USER_ID_LAST_UPDATE)$/.test(name) && !/master|parent/i.test(name),
+  )
   return candidates.find((name) => {
     const values = rows.map((row) => row[name])
     return values.every((v) => Number.isSafeInteger(v)) && new Set(values).size === values.length
@@ -57,7 +59,8 @@ export function linkFieldsOf(details: readonly ReadRow[], masters: readonly Read
   return Object.keys(first).filter(
     (name) =>
       name !== 'Id' &&
-      (/master|parent/i.test(name) || (/(id|ref|key)$/i.test(name) && details.every((row) => Number.isSafeInteger(row[name]) && masterIds.has(row[name] as number)))),
+      (/master|parent/i.test(name) ||
+        (/(id|ref|key)$/i.test(name) && details.every((row) => Number.isSafeInteger(row[name]) && masterIds.has(row[name] as number)))),
   )
 }
 
@@ -103,7 +106,14 @@ export async function createOwnMaster(ctx: ContractContext): Promise<OwnRow> {
     expected: 'ReturnData.PrimaryKeyData["-1"].newKeys to name the new row\'s Id, readable with Get Items',
     received: `${ctx.show((outcome.result as { ReturnData?: unknown }).ReturnData)}${found.length > 0 ? ` (the row was found as Id ${found.map((r) => String(r.Id)).join(', ')} and is removed again)` : ''}`,
   })
-  return { id: Number(own.Id), version: rowVersion(String(own.TIMESTAMP)), row: own, identityField: identityField ?? (outcome.result.RowIdentifier ?? undefined), fields, createResult: outcome.result }
+  return {
+    id: Number(own.Id),
+    version: rowVersion(String(own.TIMESTAMP)),
+    row: own,
+    identityField: identityField ?? outcome.result.RowIdentifier ?? undefined,
+    fields,
+    createResult: outcome.result,
+  }
 }
 
 /**
@@ -142,7 +152,10 @@ export async function addOwnDetails(ctx: ContractContext, own: OwnRow, count: nu
     relationKey,
     count,
     fields,
-    save: () => ctx.client.save({ Rows: [{ Row: { Id: own.id, TIMESTAMP: own.version }, Details: [{ RelationKey: relationKey, Rows: Array.from({ length: count }, () => line) }] }] }),
+    save: () =>
+      ctx.client.save({
+        Rows: [{ Row: { Id: own.id, TIMESTAMP: own.version }, Details: [{ RelationKey: relationKey, Rows: Array.from({ length: count }, () => line) }] }],
+      }),
     reported: (result) => newKeyIds(result),
     belongs: linksTo(own.id),
   })
@@ -156,12 +169,16 @@ export async function addOwnDetails(ctx: ContractContext, own: OwnRow, count: nu
 export async function updateOneField(ctx: ContractContext): Promise<{ own: OwnRow; field: string; value: string | number; before: ReadRow; after: ReadRow }> {
   const own = await createOwnMaster(ctx)
   const masters = await ctx.facts.masters(ctx.client)
-  const candidates = Object.entries(own.fields).filter(([name, value]) => typeof value === 'string' || typeof value === 'number').map(([name]) => name)
+  const candidates = Object.entries(own.fields)
+    .filter(([_name, value]) => typeof value === 'string' || typeof value === 'number')
+    .map(([name]) => name)
   // A text first: its change is the easiest to see; then a number.
   const ordered = [...candidates.filter((name) => typeof own.fields[name] === 'string'), ...candidates.filter((name) => typeof own.fields[name] === 'number')]
   let change: { field: string; value: string | number } | undefined
   for (const field of ordered) {
-    const other = masters.map((row) => row[field]).find((value) => (typeof value === 'string' || typeof value === 'number') && !sameValue(own.fields[field], value))
+    const other = masters
+      .map((row) => row[field])
+      .find((value) => (typeof value === 'string' || typeof value === 'number') && !sameValue(own.fields[field], value))
     if (other !== undefined) {
       change = { field, value: other as string | number }
       break
@@ -187,7 +204,9 @@ export async function ownRowWithStaleVersion(ctx: ContractContext): Promise<{ ow
 
 /** Saves one change of a master row; the outcome's flag and result. */
 export async function updateMaster(client: Client, id: number, version: number, fields: Record<string, unknown>) {
-  const saved = await client.save({ Rows: [{ Row: { Id: id, TIMESTAMP: version, ...(fields as Record<string, string | number | boolean | null>) }, Details: [] }] })
+  const saved = await client.save({
+    Rows: [{ Row: { Id: id, TIMESTAMP: version, ...(fields as Record<string, string | number | boolean | null>) }, Details: [] }],
+  })
   return { ok: saved.ok && successOf(saved.result) === true, result: saved.result }
 }
 

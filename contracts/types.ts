@@ -1,5 +1,5 @@
 import type { Client } from '../src/client/client.ts'
-import type { Transport } from '../src/client/transport.ts'
+import type { Transport } from '../src/wire/transport.ts'
 import type { Profile } from '../spec/profiles.ts'
 import type { HoldTo } from './conformance.ts'
 import type { Facts } from './facts.ts'

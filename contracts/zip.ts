@@ -14,7 +14,9 @@ export interface ZipEntry {
  * size, so the entries are too; past `maxEntries` the rest are not read.
  */
 export async function unzip(bytes: Uint8Array, maxEntries = 500): Promise<ZipEntry[]> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(bufferOf(bytes), { lazyEntries: true, decodeStrings: true }, (err, z) => (err ? reject(err) : resolve(z))))
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.fromBuffer(bufferOf(bytes), { lazyEntries: true, decodeStrings: true }, (err, z) => (err ? reject(err) : resolve(z))),
+  )
   const entries: ZipEntry[] = []
   await new Promise<void>((resolve, reject) => {
     zip.on('entry', (entry: yauzl.Entry) => {

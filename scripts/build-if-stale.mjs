@@ -14,7 +14,17 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 /** What dist/ is built from: the trees tsconfig.build.json includes, the build's scripts and configuration, the dependencies' lock. */
-export const BUILD_INPUTS = ['src', 'spec', 'contracts', 'scripts/build.mjs', 'scripts/bundle-bin.mjs', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json']
+export const BUILD_INPUTS = [
+  'src',
+  'spec',
+  'contracts',
+  'scripts/build.mjs',
+  'scripts/bundle-bin.mjs',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+]
 
 /** The stamp a build leaves in dist/, dated when it began; not in the package (package.json's files). */
 export const STAMP = join('dist', '.build-stamp')

@@ -19,7 +19,10 @@ const previous = join(root, `.dist-previous-${process.pid}`)
 const began = new Date()
 rmSync(building, { recursive: true, force: true })
 try {
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', building], { cwd: root, stdio: 'inherit' })
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', building], {
+    cwd: root,
+    stdio: 'inherit',
+  })
   execFileSync(process.execPath, [join(root, 'scripts/bundle-bin.mjs'), building], { cwd: root, stdio: 'inherit' })
 } catch {
   // A failed build leaves dist/ as it was (the compiler or the bundler has said why).

@@ -12,10 +12,10 @@ const outdir = join(distRoot, 'bin')
 rmSync(outdir, { recursive: true, force: true })
 await build({
   // The proxy's judging thread is an entry of its own: a worker starts from a file, found beside the
-  // chunk that starts it (src/proxy/judge-thread.ts looks for judge-worker.mjs there).
+  // chunk that starts it (src/commands/proxy/judge-thread.ts looks for judge-worker.mjs there).
   entryPoints: {
-    main: new URL('../src/cli/main.ts', import.meta.url).pathname,
-    'judge-worker': new URL('../src/proxy/judge-worker.ts', import.meta.url).pathname,
+    main: new URL('../src/commands/cli/main.ts', import.meta.url).pathname,
+    'judge-worker': new URL('../src/commands/proxy/judge-worker.ts', import.meta.url).pathname,
   },
   outdir,
   bundle: true,

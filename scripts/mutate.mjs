@@ -80,13 +80,22 @@ function testGlobs(name) {
   const mirror = name.replace(/^src\//, 'test/')
   const folder = mirror.endsWith('/') ? mirror : mirror.slice(0, mirror.lastIndexOf('/') + 1)
   // A file of src/ itself would mirror the whole of test/: hours, not minutes.
-  if (folder === 'test/' || !existsSync(join(root, folder))) fail(`no test files known for ${name} (no entry in scripts/mutate.mjs's TEST_MAP, no test folder of its own): pass --tests GLOB`)
+  if (folder === 'test/' || !existsSync(join(root, folder)))
+    fail(`no test files known for ${name} (no entry in scripts/mutate.mjs's TEST_MAP, no test folder of its own): pass --tests GLOB`)
   return [`${folder}**/*.test.ts`]
 }
 
 /** The test files a glob list names (`**` any folders, `*` within a name), to check before a long run. */
 function expand(globs) {
-  const patterns = globs.map((glob) => new RegExp(`^${glob.split('**/').map((part) => part.split('*').map(escape).join('[^/]*')).join('(?:.*/)?')}$`))
+  const patterns = globs.map(
+    (glob) =>
+      new RegExp(
+        `^${glob
+          .split('**/')
+          .map((part) => part.split('*').map(escape).join('[^/]*'))
+          .join('(?:.*/)?')}$`,
+      ),
+  )
   const files = []
   const walk = (dir) => {
     for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
@@ -139,7 +148,15 @@ const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()
 if (!version.startsWith('v22.')) fail(`.cache/mutate/ holds Node ${version}, not 22: delete .cache/mutate/ and run again`)
 
 // One report per run, named after what was mutated.
-const runName = names.map((name) => name.replace(/^src\//, '').replace(/\/$/, '').replace(/\.ts$/, '').replaceAll('/', '-')).join('+')
+const runName = names
+  .map((name) =>
+    name
+      .replace(/^src\//, '')
+      .replace(/\/$/, '')
+      .replace(/\.ts$/, '')
+      .replaceAll('/', '-'),
+  )
+  .join('+')
 const reports = join(cache, 'reports')
 const config = {
   $schema: './node_modules/@stryker-mutator/core/schema/stryker-schema.json',
@@ -168,7 +185,10 @@ rmSync(join(root, config.tempDirName), { recursive: true, force: true })
 
 console.log(`mutate: ${names.join(' ')} against ${testFiles.length} test file(s) under Node ${version}:\n  ${testFiles.join('\n  ')}`)
 const started = Date.now()
-const stryker = spawnSync(node, [join(cache, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js'), 'run', configFile], { cwd: root, stdio: 'inherit' })
+const stryker = spawnSync(node, [join(cache, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js'), 'run', configFile], {
+  cwd: root,
+  stdio: 'inherit',
+})
 const seconds = Math.round((Date.now() - started) / 1000)
 if (stryker.status !== 0) fail(`Stryker stopped with exit ${stryker.status ?? stryker.signal} after ${seconds} s`)
 

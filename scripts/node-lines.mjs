@@ -37,7 +37,12 @@ export const LINES = [
  * line's npm, then startMock(), the command line's mock, a client's round trip and every example
  * of the README and docs/), and the messages built on what the runtime refuses (JSON, bodies).
  */
-export const PACKAGE_TESTS = ['test/package/pack.test.ts', 'test/internals/runtime-messages.test.ts', 'test/http/teaching-errors.test.ts', 'test/http/body-checks.test.ts']
+export const PACKAGE_TESTS = [
+  'test/package/pack.test.ts',
+  'test/internals/runtime-messages.test.ts',
+  'test/http/teaching-errors.test.ts',
+  'test/http/body-checks.test.ts',
+]
 
 const MINUTE = 60_000
 /** Attempts at an install from the registry, and the pause before each new one (npm retries each fetch as well). */
@@ -140,7 +145,9 @@ async function install({ line, npm }) {
   const bin = join(dir, 'node_modules', '.bin')
   const wanted = { node: await withAttempts(`npm view node@${line}`, () => newest('node', String(line))) }
   if (npm !== undefined) wanted.npm = await withAttempts(`npm view npm@${npm}`, () => newest('npm', npm))
-  const installed = () => read(join(bin, 'node'), ['--version']) === `v${wanted.node}` && (wanted.npm === undefined || read(join(bin, 'npm'), ['--version'], lineEnv(bin)) === wanted.npm)
+  const installed = () =>
+    read(join(bin, 'node'), ['--version']) === `v${wanted.node}` &&
+    (wanted.npm === undefined || read(join(bin, 'npm'), ['--version'], lineEnv(bin)) === wanted.npm)
   if (existsSync(dir) && installed()) return bin
   const specs = Object.entries(wanted).map(([name, version]) => `${name}@${version}`)
   await withAttempts(`npm install ${specs.join(' ')}`, async () => {
@@ -164,9 +171,10 @@ async function testLine(entry, installOnly) {
   const versions = `node ${read(join(bin, 'node'), ['--version'], env)}, npm ${read('npm', ['--version'], env)}`
   process.stdout.write(`\nnode-lines: Node ${entry.line} (${versions}) from ${bin}\n`)
   if (installOnly) return { entry, versions, code: 0, installMs, runMs: 0 }
-  const code = entry.run === 'suite'
-    ? await run('npm', ['test'], { env, ms: SUITE_MS })
-    : await run(join(bin, 'node'), [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...PACKAGE_TESTS], { env, ms: PACKAGE_MS })
+  const code =
+    entry.run === 'suite'
+      ? await run('npm', ['test'], { env, ms: SUITE_MS })
+      : await run(join(bin, 'node'), [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...PACKAGE_TESTS], { env, ms: PACKAGE_MS })
   return { entry, versions, code, installMs, runMs: performance.now() - started - installMs }
 }
 
@@ -195,7 +203,9 @@ async function main() {
   process.stdout.write('\nnode-lines: summary\n')
   for (const { entry, versions, code, installMs, runMs } of results) {
     const what = installOnly ? 'install' : entry.run === 'suite' ? 'npm test' : `${PACKAGE_TESTS.length} package test files`
-    process.stdout.write(`  Node ${entry.line} (${versions}): ${what} ${code === 0 ? 'passed' : `FAILED (exit ${code})`}; install ${seconds(installMs)}, run ${seconds(runMs)}\n`)
+    process.stdout.write(
+      `  Node ${entry.line} (${versions}): ${what} ${code === 0 ? 'passed' : `FAILED (exit ${code})`}; install ${seconds(installMs)}, run ${seconds(runMs)}\n`,
+    )
   }
   return results.every(({ code }) => code === 0) ? 0 : 1
 }

@@ -11,12 +11,12 @@ import { PROBLEMS, problemType, type ProblemCode } from '../src/errors.ts'
 type FixtureRow = { Id: number; [field: string]: string | number | boolean | null }
 
 const organization = defaultFixture.organization
-const [adminUser, viewerUser] = organization.users as [typeof organization.users[number], typeof organization.users[number]]
-const [salesWorkspace] = organization.workspaces as [typeof organization.workspaces[number]]
-const [orders] = defaultFixture.applications as [typeof defaultFixture.applications[number]]
-const [orderLines] = orders.details as [typeof orders.details[number]]
-const [recalculate, closePeriod] = defaultFixture.actions as [typeof defaultFixture.actions[number], typeof defaultFixture.actions[number]]
-const [defaultProvider] = defaultFixture.emailProviders as [typeof defaultFixture.emailProviders[number]]
+const [adminUser, viewerUser] = organization.users as [(typeof organization.users)[number], (typeof organization.users)[number]]
+const [salesWorkspace] = organization.workspaces as [(typeof organization.workspaces)[number]]
+const [orders] = defaultFixture.applications as [(typeof defaultFixture.applications)[number]]
+const [orderLines] = orders.details as [(typeof orders.details)[number]]
+const [recalculate, closePeriod] = defaultFixture.actions as [(typeof defaultFixture.actions)[number], (typeof defaultFixture.actions)[number]]
+const [defaultProvider] = defaultFixture.emailProviders as [(typeof defaultFixture.emailProviders)[number]]
 const ordersData = (defaultFixture.data as unknown as Record<string, { masters: FixtureRow[]; details: Record<string, FixtureRow[]> }>)[orders.id] as {
   masters: FixtureRow[]
   details: Record<string, FixtureRow[]>
@@ -274,7 +274,12 @@ export const actionFailingRequest = {
 }
 
 export const actionResult = { Message: recalculate.message, IsSuccessful: recalculate.isSuccessful, Result: recalculate.result, IsAsync: recalculate.isAsync }
-export const actionFailedResult = { Message: closePeriod.message, IsSuccessful: closePeriod.isSuccessful, Result: closePeriod.result, IsAsync: closePeriod.isAsync }
+export const actionFailedResult = {
+  Message: closePeriod.message,
+  IsSuccessful: closePeriod.isSuccessful,
+  Result: closePeriod.result,
+  IsAsync: closePeriod.isAsync,
+}
 
 export const tokenResult = { access_token: SESSION_TOKEN, expires_in: 3600, 'token-type': '', scope: '' }
 

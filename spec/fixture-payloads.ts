@@ -52,7 +52,8 @@ export function tinyJpeg(grey: number, comment: string): Uint8Array {
   const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0) & 0x7f)
   const oneSymbol = (tableClass: number, symbol: number) => [tableClass << 4, 1, ...new Array<number>(15).fill(0), symbol]
   return Uint8Array.from([
-    0xff, 0xd8,
+    0xff,
+    0xd8,
     ...segment(0xe0, [...ascii('JFIF'), 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]),
     ...segment(0xfe, ascii(comment)),
     ...segment(0xdb, [0, ...new Array<number>(64).fill(1)]),
@@ -61,7 +62,8 @@ export function tinyJpeg(grey: number, comment: string): Uint8Array {
     ...segment(0xc4, oneSymbol(1, 0x00)),
     ...segment(0xda, [1, 1, 0x00, 0, 63, 0]),
     ...scan,
-    0xff, 0xd9,
+    0xff,
+    0xd9,
   ])
 }
 
@@ -71,8 +73,6 @@ export function defaultPayloads(): Record<string, Uint8Array> {
     'invoice.pdf': tinyPdf(['ACME Trading - Invoice 2024-0001', 'Customer: Bergmann Logistik GmbH', 'Total: 245.80 EUR']),
     'front.jpg': tinyJpeg(72, 'front of parcel, order 1'),
     'back.jpg': tinyJpeg(200, 'back of parcel, order 1'),
-    'spec.txt': new TextEncoder().encode(
-      'Product specification: Pallet wrap film, 500 mm x 300 m\nThickness: 23 micron\nColour: clear\nRolls per box: 6\n',
-    ),
+    'spec.txt': new TextEncoder().encode('Product specification: Pallet wrap film, 500 mm x 300 m\nThickness: 23 micron\nColour: clear\nRolls per box: 6\n'),
   }
 }

@@ -94,7 +94,9 @@ function declareWarningsHeader(document: OpenAPIObject): void {
   }
   const header = { $ref: `#/components/headers/${WARNINGS_HEADER_NAME}` }
   const responses = [
-    ...Object.values(document.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { responses?: Record<string, ResponseObject> }>).flatMap((op) => Object.values(op.responses ?? {}))),
+    ...Object.values(document.paths ?? {}).flatMap((item) =>
+      Object.values(item as Record<string, { responses?: Record<string, ResponseObject> }>).flatMap((op) => Object.values(op.responses ?? {})),
+    ),
     ...Object.values(components.responses ?? {}),
   ] as Array<ResponseObject | ReferenceObject>
   for (const response of responses) {

@@ -16,7 +16,7 @@ const workspaceId: ParameterObject = {
   in: 'header',
   required: true,
   description:
-    'Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product\'s reference shows as 24 ' +
+    "Id of the workspace holding the application: a GUID, or on releases before 3.0 the Domain Id, which the product's reference shows as 24 " +
     'hexadecimal digits (`5e5d0d90bea69e451ad8bc1d`). The mock takes both forms in every mode.',
   schema: { type: 'string', pattern: WORKSPACE_ID_PATTERN },
   example: WORKSPACE_ID,
@@ -65,7 +65,7 @@ export const parameters: Record<ParameterName, ParameterObject> = {
     name: 'field_name',
     in: 'path',
     required: true,
-    description: 'Physical name of the storage\'s Identity field.',
+    description: "Physical name of the storage's Identity field.",
     schema: { type: 'string', minLength: 1 },
     example: IDENTITY_FIELD,
   },

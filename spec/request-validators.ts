@@ -45,7 +45,9 @@ function releasesOf(document: OpenAPIObject): string[] {
  * and the control plane's. Of the documents as spec/ builds them, or by default as the mock reads
  * them (the rendered files); the two give the same views, which the freshness test relies on.
  */
-export function servedViews(documents: { api: OpenAPIObject; controlPlane: OpenAPIObject } = { api: apiDocument(), controlPlane: controlPlaneDocument() }): ServedView[] {
+export function servedViews(
+  documents: { api: OpenAPIObject; controlPlane: OpenAPIObject } = { api: apiDocument(), controlPlane: controlPlaneDocument() },
+): ServedView[] {
   const checked = checkedDocument(documents.api)
   const views = new Map<string, ServedView>()
   for (const version of releasesOf(documents.api)) {
@@ -88,7 +90,8 @@ function viewSource(view: ServedView): string {
       bodies.set(pointer, `      ${JSON.stringify(pointer)}: s.${name},`)
     }
   }
-  const module = (ajv: Ajv2020, refs: Record<string, string>): string => `((exports) => {\n${gatherErrorsInPlace(standalone(ajv, refs))}\nreturn exports\n})({})`
+  const module = (ajv: Ajv2020, refs: Record<string, string>): string =>
+    `((exports) => {\n${gatherErrorsInPlace(standalone(ajv, refs))}\nreturn exports\n})({})`
   return [
     `  // ${view.name}`,
     `  ${JSON.stringify(documentDigest(view.document))}: () => {`,

@@ -19,13 +19,13 @@ function problem(when: string, examples: Record<string, ExampleObject>): Respons
 
 export const responses: Record<ResponseName, ResponseObject> = {
   BadRequest: problem(
-    'when the body is not well-formed, breaks the operation\'s schema, or a query option or `$filter` cannot be parsed, ' +
+    "when the body is not well-formed, breaks the operation's schema, or a query option or `$filter` cannot be parsed, " +
       'and in strict mode when the request relies on something the published description does not promise. ' +
       'Schema violations are all listed in `violations`.',
     {
       schemaViolation: {
         summary: 'Body breaks the schema',
-        value: problemExample('VALIDATION', '/body/Rows/0/Row/TIMESTAMP must be integer,null; /body/Rows/0 must have required property \'Details\'', {
+        value: problemExample('VALIDATION', "/body/Rows/0/Row/TIMESTAMP must be integer,null; /body/Rows/0 must have required property 'Details'", {
           violations: [
             { pointer: '/body/Rows/0/Row/TIMESTAMP', keyword: 'type', message: 'must be integer,null' },
             { pointer: '/body/Rows/0/Details', keyword: 'required', message: "must have required property 'Details'" },
@@ -53,7 +53,7 @@ export const responses: Record<ResponseName, ResponseObject> = {
     { expiredToken: { summary: 'Token expired', value: problemExample('TOKEN_EXPIRED', 'The session token has expired; sign in again.') } },
   ),
   Forbidden: problem(
-    'when the token is valid but the workspace is not the user\'s, or a user without write rights saves, deletes or runs an action that writes.',
+    "when the token is valid but the workspace is not the user's, or a user without write rights saves, deletes or runs an action that writes.",
     {
       readOnlyUser: {
         summary: 'Read-only user writes',
@@ -67,7 +67,7 @@ export const responses: Record<ResponseName, ResponseObject> = {
     {
       unknownRelationKey: {
         summary: 'Unknown relation key',
-        value: problemExample('UNKNOWN_RELATION_KEY', 'relation key OrderLine is not one of application Orders\'s (OrderLines)'),
+        value: problemExample('UNKNOWN_RELATION_KEY', "relation key OrderLine is not one of application Orders's (OrderLines)"),
       },
       unknownApplication: {
         summary: 'Application not in the workspace',
@@ -75,24 +75,20 @@ export const responses: Record<ResponseName, ResponseObject> = {
       },
     },
   ),
-  PayloadTooLarge: problem(
-    `when the request body is larger than 60 MB (${LIMITS.bodyBytes} bytes), the limit the hosting environment sets.`,
-    {
-      bodyTooLarge: {
-        summary: 'Body over 60 MB',
-        value: problemExample('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${LIMITS.bodyBytes} bytes (60 MB by default).`, { limit: LIMITS.bodyBytes }),
-      },
+  PayloadTooLarge: problem(`when the request body is larger than 60 MB (${LIMITS.bodyBytes} bytes), the limit the hosting environment sets.`, {
+    bodyTooLarge: {
+      summary: 'Body over 60 MB',
+      value: problemExample('PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${LIMITS.bodyBytes} bytes (60 MB by default).`, {
+        limit: LIMITS.bodyBytes,
+      }),
     },
-  ),
-  UriTooLong: problem(
-    `when the URL (path and query string) is longer than ${LIMITS.urlLength} characters, the limit the hosting environment sets.`,
-    {
-      urlTooLong: {
-        summary: 'URL over 2048 characters',
-        value: problemExample('URI_TOO_LONG', `The URL has 2311 characters; the limit is ${LIMITS.urlLength}.`, { limit: LIMITS.urlLength }),
-      },
+  }),
+  UriTooLong: problem(`when the URL (path and query string) is longer than ${LIMITS.urlLength} characters, the limit the hosting environment sets.`, {
+    urlTooLong: {
+      summary: 'URL over 2048 characters',
+      value: problemExample('URI_TOO_LONG', `The URL has 2311 characters; the limit is ${LIMITS.urlLength}.`, { limit: LIMITS.urlLength }),
     },
-  ),
+  }),
   ServiceUnavailable: problem(
     'when a sign-in would pass the number of live sessions the mock keeps (`--max-sessions`, a million by default); ' +
       'live tokens are never ended early to make room. `POST /__mock/reset?sessions=true` ends them all.',

@@ -19,7 +19,6 @@ export const USAGE_SCHEMA_FILE = 'spec/usage.schema.json'
 /** Where its compiled validator lives, relative to the project. */
 export const USAGE_VALIDATOR_FILE = 'src/usage-file/usage-validator.generated.ts'
 
-
 const L = USAGE_LIMITS
 const MAX_COUNT = Number.MAX_SAFE_INTEGER
 
@@ -37,7 +36,7 @@ const count = (description: string) => ({ type: 'integer', minimum: 1, maximum: 
 
 const SHAPE_TEXT =
   'A shape: a union of types joined by `|` (texts as `string` or a format: `guid`, `email`, `date`, `date-time`, `uri`; `absent` when some samples lacked the member), ' +
-  'or an object with `type` and its `fields` (members by name, `*` for keys that are data) or `items` (the union of an array\'s items).'
+  "or an object with `type` and its `fields` (members by name, `*` for keys that are data) or `items` (the union of an array's items)."
 
 /** The shape at nesting level `level` (1 for a body), and the levels below it down to the limit. */
 function shapeDefs(): Record<string, object> {
@@ -66,7 +65,10 @@ function shapeDefs(): Record<string, object> {
     }
   }
   // A type union only, so a deeper nesting is refused here, and the reader knows it by the comment.
-  defs[SHAPE_AT_LIMIT] = { $comment: SHAPE_AT_LIMIT, ...union(SHAPE_TYPES, `A shape below ${L.shapeDepth} levels of members and items: only its types (the limit on a shape's nesting).`) }
+  defs[SHAPE_AT_LIMIT] = {
+    $comment: SHAPE_AT_LIMIT,
+    ...union(SHAPE_TYPES, `A shape below ${L.shapeDepth} levels of members and items: only its types (the limit on a shape's nesting).`),
+  }
   return defs
 }
 
@@ -87,23 +89,35 @@ export function buildUsageSchema(): Record<string, unknown> {
   const shape1 = { $ref: '#/$defs/shape1' }
   const request = {
     type: 'object',
-    description: 'The request\'s shape, never a value: how the client authenticated, the headers and media type it sent, and by operation its query, kinds of rows, delete body, other body or path parameters.',
+    description:
+      "The request's shape, never a value: how the client authenticated, the headers and media type it sent, and by operation its query, kinds of rows, delete body, other body or path parameters.",
     required: ['auth', 'headers'],
     additionalProperties: false,
     properties: {
       auth: { enum: ['session-token', 'bearer', 'none'], description: '`SessionToken` header, `Authorization: Bearer`, or none.' },
-      headers: { type: 'array', uniqueItems: true, items: { enum: ['ApplicationId', 'SessionToken', 'WorkspaceId', 'Authorization'] }, description: 'The API\'s headers sent, in the description\'s spelling.' },
+      headers: {
+        type: 'array',
+        uniqueItems: true,
+        items: { enum: ['ApplicationId', 'SessionToken', 'WorkspaceId', 'Authorization'] },
+        description: "The API's headers sent, in the description's spelling.",
+      },
       contentType: text('Media type of the body sent, without parameters.'),
       query: { $ref: '#/$defs/query' },
       rows: list({ $ref: '#/$defs/rowKind' }, 'Save: one entry per kind of row sent (master or detail, create or update, with its fields).'),
       delete: { $ref: '#/$defs/delete' },
       body: { ...shape1, description: 'Any other body (sign-in forms, downloads, actions, e-mails, row links): its shape.' },
-      path: { type: 'object', description: 'Path parameters\' types (Get Identities).', maxProperties: L.members, propertyNames: memberName, additionalProperties: union(SHAPE_TYPES, 'The parameter\'s type.') },
+      path: {
+        type: 'object',
+        description: "Path parameters' types (Get Identities).",
+        maxProperties: L.members,
+        propertyNames: memberName,
+        additionalProperties: union(SHAPE_TYPES, "The parameter's type."),
+      },
     },
   }
   const query = {
     type: 'object',
-    description: 'Get Items, Get Items Count and the attachments: the query\'s options.',
+    description: "Get Items, Get Items Count and the attachments: the query's options.",
     additionalProperties: false,
     properties: {
       count: { const: true },
@@ -124,7 +138,13 @@ export function buildUsageSchema(): Record<string, unknown> {
     properties: {
       table: { type: ['string', 'null'], maxLength: L.textLength, description: 'The relation key of a detail row; null for a master row.' },
       action: { enum: ['create', 'update'] },
-      fields: { type: 'object', description: 'Each field sent with its type; `Id` as `temporary` (a negative Id) or `integer`.', maxProperties: L.members, propertyNames: memberName, additionalProperties: union(ROW_FIELD_TYPES, 'The field\'s type.') },
+      fields: {
+        type: 'object',
+        description: 'Each field sent with its type; `Id` as `temporary` (a negative Id) or `integer`.',
+        maxProperties: L.members,
+        propertyNames: memberName,
+        additionalProperties: union(ROW_FIELD_TYPES, "The field's type."),
+      },
     },
   }
   const deleted = {
@@ -132,7 +152,10 @@ export function buildUsageSchema(): Record<string, unknown> {
     description: 'Delete: which body form, and which tables.',
     required: ['form', 'tables'],
     additionalProperties: false,
-    properties: { form: { enum: ['current', 'older'] }, tables: list({ type: ['string', 'null'], maxLength: L.textLength }, 'Relation keys; null for master rows.') },
+    properties: {
+      form: { enum: ['current', 'older'] },
+      tables: list({ type: ['string', 'null'], maxLength: L.textLength }, 'Relation keys; null for master rows.'),
+    },
   }
   const answer = {
     type: 'object',
@@ -155,7 +178,12 @@ export function buildUsageSchema(): Record<string, unknown> {
       release: { type: 'string', maxLength: L.textLength, pattern: RELEASE_PATTERN, description: 'The release the mock emulated: 2.x or 3.x (or latest).' },
       request: { $ref: '#/$defs/request' },
       count: count('Requests of this shape.'),
-      answers: { type: 'object', description: 'By status.', propertyNames: { type: 'string', pattern: '^[1-5][0-9]{2}$' }, additionalProperties: { $ref: '#/$defs/answer' } },
+      answers: {
+        type: 'object',
+        description: 'By status.',
+        propertyNames: { type: 'string', pattern: '^[1-5][0-9]{2}$' },
+        additionalProperties: { $ref: '#/$defs/answer' },
+      },
     },
   }
   return {
@@ -163,7 +191,7 @@ export function buildUsageSchema(): Record<string, unknown> {
     $id: 'urn:appdata-kit:usage',
     title: 'appdata-kit usage file',
     description:
-      'What a client used of the API, as `--record-usage` writes it (the mock\'s and the proxy\'s recorders) and `upgrade`, `verify --usage`, `coverage` and `usage merge` read it: shapes, never values. ' +
+      "What a client used of the API, as `--record-usage` writes it (the mock's and the proxy's recorders) and `upgrade`, `verify --usage`, `coverage` and `usage merge` read it: shapes, never values. " +
       `Bounds: at most ${L.interactions} interactions, texts of at most ${L.textLength} characters (UTF-16 code units), member names of at most ${L.nameLength}, ${L.members} members in an object, ${L.listItems} items in a list, ` +
       `members and items ${L.shapeDepth} levels deep in a shape; the file itself at most ${L.fileBytes} bytes (which only the reader checks). See docs/usage.md, Limits.`,
     type: 'object',
@@ -171,8 +199,13 @@ export function buildUsageSchema(): Record<string, unknown> {
     additionalProperties: false,
     properties: {
       $schema: text(),
-      appdataKitUsage: { const: 1, description: 'The format\'s version.' },
-      interactions: { type: 'array', maxItems: L.interactions, items: { $ref: '#/$defs/interaction' }, description: 'Sorted by operation, release and request shape.' },
+      appdataKitUsage: { const: 1, description: "The format's version." },
+      interactions: {
+        type: 'array',
+        maxItems: L.interactions,
+        items: { $ref: '#/$defs/interaction' },
+        description: 'Sorted by operation, release and request shape.',
+      },
     },
     $defs: { interaction, request, query, rowKind, delete: deleted, answer, ...shapeDefs() },
   }
@@ -193,7 +226,16 @@ export function usageValidatorSource(): string {
   // verbose: an error carries its schema, by which the reader tells the nesting limit from a wrong type.
   // `unicode: false` is deprecated in Ajv 8 but still what makes maxLength read `.length`; logger: false keeps the notice out of `npm run spec`.
   // Each level of a shape is a function of its own (inlineRefs: false): inlined, the 16 levels nest too deep for the type checker.
-  const ajv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true, unicode: false, logger: false, inlineRefs: false, verbose: true, code: { source: true, esm: true } })
+  const ajv = new Ajv2020({
+    allErrors: false,
+    strict: true,
+    allowUnionTypes: true,
+    unicode: false,
+    logger: false,
+    inlineRefs: false,
+    verbose: true,
+    code: { source: true, esm: true },
+  })
   const code = standalone(ajv, ajv.compile(buildUsageSchema()))
   return [
     `// generated by npm run spec from ${USAGE_SCHEMA_FILE}'s source (spec/usage-schema.ts), do not edit`,

@@ -4,7 +4,8 @@
  * TypeScript wire types of both (spec/wire/api.ts, spec/wire/control-plane.ts) that handlers, the
  * client and the contracts take their shapes from, the fixture schema's compiled validator
  * (src/fixtures/fixture-validator.generated.ts), the usage file's schema and its compiled validator
- * (spec/usage.schema.json, src/usage-file/usage-validator.generated.ts) and the request validators of the documents the
+ * (spec/usage.schema.json, src/usage-file/usage-validator.generated.ts), the ignore file's schema and its compiled
+ * validators (spec/ignore.schema.json, src/commands/kit/ignore-validator.generated.ts) and the request validators of the documents the
  * mock serves (src/document/request-validators.generated.ts). The serialisers are pure so the freshness tests can compare their output with the
  * committed files.
  */
@@ -18,6 +19,7 @@ import { GENERATED_BY, toJson, toYaml } from './serialize.ts'
 import { FIXTURE_VALIDATOR_FILE, fixtureValidatorSource } from './fixture-validator.ts'
 import { REQUEST_VALIDATORS_FILE, requestValidatorsSource, servedViews } from './request-validators.ts'
 import { USAGE_SCHEMA_FILE, USAGE_VALIDATOR_FILE, usageSchemaText, usageValidatorSource } from './usage-schema.ts'
+import { IGNORE_SCHEMA_FILE, IGNORE_VALIDATOR_FILE, ignoreSchemaText, ignoreValidatorSource } from './ignore-schema.ts'
 
 /**
  * The document's types as openapi-typescript writes them (`paths`, `operations`, `components`),
@@ -50,8 +52,20 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   await write(buildDocument(), GENERATED_FILES.api)
   await write(buildControlPlaneDocument(), GENERATED_FILES.controlPlane)
   writeFileSync(resolve(SPEC_DIR, '..', FIXTURE_VALIDATOR_FILE), fixtureValidatorSource(resolve(SPEC_DIR, '../fixtures/fixture.schema.json')))
-  writeFileSync(resolve(SPEC_DIR, '..', REQUEST_VALIDATORS_FILE), requestValidatorsSource(servedViews({ api: buildDocument(), controlPlane: buildControlPlaneDocument() })))
+  writeFileSync(
+    resolve(SPEC_DIR, '..', REQUEST_VALIDATORS_FILE),
+    requestValidatorsSource(servedViews({ api: buildDocument(), controlPlane: buildControlPlaneDocument() })),
+  )
   writeFileSync(resolve(SPEC_DIR, '..', USAGE_SCHEMA_FILE), usageSchemaText())
   writeFileSync(resolve(SPEC_DIR, '..', USAGE_VALIDATOR_FILE), usageValidatorSource())
-  console.log(`wrote ${Object.values(GENERATED_FILES).flatMap((f) => Object.values(f)).map((name) => `spec/${name}`).join(', ')}, ${FIXTURE_VALIDATOR_FILE}, ${REQUEST_VALIDATORS_FILE}, ${USAGE_SCHEMA_FILE}, ${USAGE_VALIDATOR_FILE}`)
+  writeFileSync(resolve(SPEC_DIR, '..', IGNORE_SCHEMA_FILE), ignoreSchemaText())
+  writeFileSync(resolve(SPEC_DIR, '..', IGNORE_VALIDATOR_FILE), ignoreValidatorSource())
+  console.log(
+    `wrote ${Object.values(GENERATED_FILES)
+      .flatMap((f) => Object.values(f))
+      .map((name) => `spec/${name}`)
+      .join(
+        ', ',
+      )}, ${FIXTURE_VALIDATOR_FILE}, ${REQUEST_VALIDATORS_FILE}, ${USAGE_SCHEMA_FILE}, ${USAGE_VALIDATOR_FILE}, ${IGNORE_SCHEMA_FILE}, ${IGNORE_VALIDATOR_FILE}`,
+  )
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Deps } from './store/types.ts'
+import type { Deps } from './store/model/types.ts'
 
 /** The mock's clock: real time plus an offset that the control plane can move forward. */
 export interface MockClock {

@@ -23,13 +23,13 @@ import type { RunningMock, StartOptions } from './mock/running-mock.ts'
 export const startMock: (options?: StartOptions) => Promise<RunningMock> = startMockServer
 export type { RunningMock, StartOptions, LogStream } from './mock/running-mock.ts'
 export type { MockConfig } from './mock/config.ts'
-export type { MockControls } from './mock/control/controls.ts'
+export type { MockControls } from './mock/service/controls.ts'
 export { RequestAssertionError, type AssertRequestedOptions } from './journal/assertion.ts'
 export type { RequestQuery, NearMiss } from './journal/match.ts'
 export type { RequestMatch, Difference } from './rules/pattern.ts'
 export type { JournalEntry, JournalFilter } from './journal/journal.ts'
 export type { AnswerRuleInput, ActiveAnswerRule, AnswerRuleList, WholeAnswerInput, PatchAnswerInput } from './rules/answers.ts'
-export type { HeldLocks, LockRequest, LockList } from './mock/control/locks.ts'
+export type { HeldLocks, LockRequest, LockList } from './mock/service/locks.ts'
 export type { LockEntry } from './store/locks.ts'
 export {
   createClient,
@@ -53,12 +53,21 @@ export {
   type EmailRequest,
   type Problem,
 } from './client/client.ts'
-export { httpTransport, injectTransport, TransportError, type Transport, type WireRequest, type WireResponse, type HttpTransportOptions, type InjectableApp } from './client/transport.ts'
+export {
+  httpTransport,
+  injectTransport,
+  TransportError,
+  type Transport,
+  type WireRequest,
+  type WireResponse,
+  type HttpTransportOptions,
+  type InjectableApp,
+} from './wire/transport.ts'
 export type { FixtureFile, FileApplication, FileStorage, FileRow, FileAttachment } from './fixtures/file-format.ts'
-export type { FieldRules, Locks } from './store/types.ts'
+export type { FieldRules, Locks } from './store/model/types.ts'
 export { FixtureError } from './fixtures/load.ts'
 export { ProblemError, PROBLEMS, type ProblemCode, type ProblemBody } from './errors.ts'
-export { WARNINGS, type WarningCode } from './http/warnings.ts'
+export { WARNINGS, type WarningCode } from './policy/warnings.ts'
 export { buildDocument } from '../spec/index.ts'
 export { buildControlPlaneDocument } from '../spec/control-plane.ts'
 export type { paths, components, operations } from '../spec/wire/api.ts'
@@ -66,5 +75,5 @@ export { resolveProfile, type Profile } from '../spec/profiles.ts'
 export { mergeUsage, readUsageFile, UsageFileError, type UsageFile, type Interaction, type AnswerRecord } from './usage-file/file.ts'
 export type { RequestShape, QueryShape, RowKind } from './usage-file/request-shape.ts'
 export type { Shape } from './usage-file/shape.ts'
-export { coverageOf, type Coverage, type CoverageItem, type OperationCoverage } from './usage/coverage.ts'
+export { coverageOf, type Coverage, type CoverageItem, type OperationCoverage } from './commands/usage/coverage.ts'
 export { DEFAULT_FIXTURE, type DefaultFixtureIds } from './fixtures/default-ids.ts'

@@ -13,23 +13,32 @@ import { parameters } from './parameters.ts'
 import { errorResponses, responses } from './responses.ts'
 import { operations } from './paths/index.ts'
 
-export { CONTROL_PREFIX, CONTROL_TOKEN_HEADER, MAX_FAULT_RULES, MAX_FAULT_LATENCY_MS, MAX_CLOCK_ADVANCE_MS, MAX_ANSWER_RULES, MAX_ANSWER_DELAY_MS, DEFAULT_ANSWER_PRIORITY } from './constants.ts'
+export {
+  CONTROL_PREFIX,
+  CONTROL_TOKEN_HEADER,
+  MAX_FAULT_RULES,
+  MAX_FAULT_LATENCY_MS,
+  MAX_CLOCK_ADVANCE_MS,
+  MAX_ANSWER_RULES,
+  MAX_ANSWER_DELAY_MS,
+  DEFAULT_ANSWER_PRIORITY,
+} from './constants.ts'
 export { MINIMAL_FIXTURE } from './examples.ts'
 
 const TAGS = [
   { name: 'State', description: 'Resetting the mock, loading data, uploading files.' },
   { name: 'Observation', description: 'What clients did: the e-mail outbox and the request journal.' },
-  { name: 'Faults', description: 'Slow, failing and cut-off answers, to test a client\'s retries.' },
-  { name: 'Answer rules', description: 'Answers a test chooses for matching requests: whole answers, merge patches of the mock\'s own, delays and scenarios.' },
-  { name: 'Locks', description: 'Rows locked as if another user had them open, to test a client\'s handling of `LockedItems`.' },
-  { name: 'Clock', description: 'The mock\'s time.' },
+  { name: 'Faults', description: "Slow, failing and cut-off answers, to test a client's retries." },
+  { name: 'Answer rules', description: "Answers a test chooses for matching requests: whole answers, merge patches of the mock's own, delays and scenarios." },
+  { name: 'Locks', description: "Rows locked as if another user had them open, to test a client's handling of `LockedItems`." },
+  { name: 'Clock', description: "The mock's time." },
   { name: 'Documentation', description: 'This document.' },
 ]
 
 const DESCRIPTION =
   'The control plane of the appdata-kit mock: tests call it to reset the mock between tests, load their own data, upload ' +
   'files, read what was "sent" and what their client called, make the mock slow or failing, and move its clock. None of it ' +
-  'exists in the real product; every operation is the mock\'s own (`x-mock-defined`).\n\n' +
+  "exists in the real product; every operation is the mock's own (`x-mock-defined`).\n\n" +
   'It is on by default on a loopback host and answers under `/__mock/`. `--no-control-plane` switches it off (404). On any ' +
   'other host it is off unless the mock was started with `--control-token`; with a token, on any host, every call needs it ' +
   'in `Authorization: Bearer <token>` or `X-Mock-Control-Token: <token>`. Control calls are not journaled and never ' +

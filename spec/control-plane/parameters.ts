@@ -6,7 +6,7 @@ export const parameters: Record<ControlParameterName, ParameterObject> = {
   Rows: {
     name: 'rows',
     in: 'query',
-    description: 'Generated master rows to add to the fixture\'s first application, each with two detail rows per detail table.',
+    description: "Generated master rows to add to the fixture's first application, each with two detail rows per detail table.",
     schema: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
     example: 100,
   },
@@ -58,7 +58,7 @@ export const parameters: Record<ControlParameterName, ParameterObject> = {
     in: 'query',
     required: true,
     description:
-      'The pattern the near misses are measured against, as `match` of `GET /__mock/requests` (an answer rule\'s `match` object ' +
+      "The pattern the near misses are measured against, as `match` of `GET /__mock/requests` (an answer rule's `match` object " +
       'as URL-encoded JSON). Required: without a pattern every request matches and none is near; a call without it answers 400.',
     schema: { type: 'string', minLength: 1 },
     example: '{"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}',

@@ -38,7 +38,16 @@ export type ControlSchemaName =
   | 'Problem'
 
 /** Names of components.parameters. */
-export type ControlParameterName = 'Rows' | 'Seed' | 'JournalOperationId' | 'JournalMatch' | 'JournalLimit' | 'JournalBodies' | 'NearMissMatch' | 'NearMissLimit' | 'ResetSessions'
+export type ControlParameterName =
+  | 'Rows'
+  | 'Seed'
+  | 'JournalOperationId'
+  | 'JournalMatch'
+  | 'JournalLimit'
+  | 'JournalBodies'
+  | 'NearMissMatch'
+  | 'NearMissLimit'
+  | 'ResetSessions'
 
 /** Names of components.responses, keyed by the status each one answers. */
 export const CONTROL_ERROR_RESPONSES = {

@@ -23,11 +23,7 @@ export interface OperationModule {
 }
 
 /** Headers every data operation takes. */
-export const DATA_HEADERS: (ParameterObject | ReferenceObject)[] = [
-  parameterRef('ApplicationId'),
-  parameterRef('SessionToken'),
-  parameterRef('WorkspaceId'),
-]
+export const DATA_HEADERS: (ParameterObject | ReferenceObject)[] = [parameterRef('ApplicationId'), parameterRef('SessionToken'), parameterRef('WorkspaceId')]
 
 /** Security of data operations: the session token header. */
 export const SESSION_SECURITY: SecurityRequirementObject[] = [{ SessionToken: [] }]

@@ -50,13 +50,13 @@ export const operation: OperationObject = {
         'Content-Disposition': {
           description:
             'Always `attachment`, with the file name: `attachment; filename=<name>`. A name that is not plain ASCII is ' +
-            'also given as `filename*=UTF-8\'\'<percent-encoded name>` (RFC 6266).',
+            "also given as `filename*=UTF-8''<percent-encoded name>` (RFC 6266).",
           required: true,
           [MOCK_DEFINED]: 'filename* for names that are not plain ASCII',
           schema: { type: 'string', pattern: '^attachment; ?filename' },
           examples: {
             ascii: { summary: 'Plain name', value: 'attachment; filename=invoice.pdf' },
-            unicode: { summary: 'Name with accents', value: "attachment; filename=\"facture-reglee.pdf\"; filename*=UTF-8''facture-r%C3%A9gl%C3%A9e.pdf" },
+            unicode: { summary: 'Name with accents', value: 'attachment; filename="facture-reglee.pdf"; filename*=UTF-8\'\'facture-r%C3%A9gl%C3%A9e.pdf' },
           },
         },
       },

@@ -16,7 +16,7 @@ export const operation: OperationObject = {
   description:
     'Builds a URL that opens master rows of the application in the product, for example to put in an e-mail. Detail ' +
     'rows have no link of their own, so `relationKey` is always null. The answer is the URL as a JSON string; the form ' +
-    'of the URL is the service\'s business. The mock\'s links open the rows on the mock itself (`GET /rowlink/...`, for a ' +
+    "of the URL is the service's business. The mock's links open the rows on the mock itself (`GET /rowlink/...`, for a " +
     'signed-in session).',
   tags: ['Metadata'],
   [PRODUCT_VERSIONS]: RANGES.all,
@@ -27,10 +27,14 @@ export const operation: OperationObject = {
     severalRows: { summary: 'Master rows 1 to 3', value: { relationKey: null, values: [1, 2, 3], valueType: 1 } },
   }),
   responses: {
-    '200': jsonResponse('The link, as a JSON string.', { type: 'string', format: 'uri' }, {
-      link: { summary: 'Link to master row 1', value: rowLink(1), [REQUEST_EXAMPLE]: 'oneRow' },
-      links: { summary: 'Link to master rows 1 to 3', value: rowLink(1, 2, 3), [REQUEST_EXAMPLE]: 'severalRows' },
-    }),
+    '200': jsonResponse(
+      'The link, as a JSON string.',
+      { type: 'string', format: 'uri' },
+      {
+        link: { summary: 'Link to master row 1', value: rowLink(1), [REQUEST_EXAMPLE]: 'oneRow' },
+        links: { summary: 'Link to master rows 1 to 3', value: rowLink(1, 2, 3), [REQUEST_EXAMPLE]: 'severalRows' },
+      },
+    ),
     ...errorResponses(400, 401, 403, 404, 413, 414),
   },
 }

@@ -14,7 +14,7 @@ export const operation: OperationObject = {
   operationId: 'getIdentities',
   summary: 'Reserve identity values',
   description:
-    'Reserves the next `count` values of a storage\'s Identity field and returns them. Reserved values are never handed ' +
+    "Reserves the next `count` values of a storage's Identity field and returns them. Reserved values are never handed " +
     'out again, so a client can put them in the Identity field of rows it creates without colliding with other saves ' +
     '(which would refuse the save as a duplicate key).',
   tags: ['Metadata'],
@@ -22,9 +22,13 @@ export const operation: OperationObject = {
   security: SESSION_SECURITY,
   parameters: [...DATA_HEADERS, parameterRef('StorageId'), parameterRef('FieldName'), parameterRef('IdentityCount')],
   responses: {
-    '200': jsonResponse('The reserved values, in increasing order.', { type: 'array', items: { type: 'integer' }, minItems: 1 }, {
-      three: { summary: 'Three values', value: reservedIdentities, [REQUEST_EXAMPLE]: 'three' },
-    }),
+    '200': jsonResponse(
+      'The reserved values, in increasing order.',
+      { type: 'array', items: { type: 'integer' }, minItems: 1 },
+      {
+        three: { summary: 'Three values', value: reservedIdentities, [REQUEST_EXAMPLE]: 'three' },
+      },
+    ),
     ...errorResponses(400, 401, 403, 404, 409, 414),
   },
 }

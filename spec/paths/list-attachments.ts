@@ -16,7 +16,7 @@ export const operation: OperationObject = {
   summary: 'List attachments',
   description:
     'Lists the attachments of one row: the files and folders at its top level, or with a `FolderId` condition the ' +
-    'contents of one folder. Add `relationKey` for a detail row\'s attachments; leave it out for a master row\'s.',
+    "contents of one folder. Add `relationKey` for a detail row's attachments; leave it out for a master row's.",
   tags: ['Attachments'],
   [PRODUCT_VERSIONS]: RANGES.all,
   security: SESSION_SECURITY,
@@ -41,18 +41,23 @@ export const operation: OperationObject = {
     {
       name: 'relationKey',
       in: 'query',
-      description: 'Detail Relation Key, when the row is a detail row. Sent empty, it reads as absent (with the warning EMPTY_RELATION_KEY; strict mode refuses it).',
+      description:
+        'Detail Relation Key, when the row is a detail row. Sent empty, it reads as absent (with the warning EMPTY_RELATION_KEY; strict mode refuses it).',
       // Blank is what the handler reads as empty (it trims the key).
       schema: { type: 'string', [STRICT_OVERLAY]: { pattern: '\\S' } },
       examples: { detailRow: { summary: 'A detail row of OrderLines', value: RELATION_KEY } },
     },
   ],
   responses: {
-    '200': jsonResponse('The attachments, files and folders alike.', { type: 'array', items: schemaRef('Attachment') }, {
-      topLevel: { summary: 'Master row 1: a file and a folder', value: masterAttachments, [REQUEST_EXAMPLE]: 'topLevel' },
-      folder: { summary: 'The Photos folder of master row 1', value: folderAttachments, [REQUEST_EXAMPLE]: 'folder' },
-      detailRow: { summary: 'Detail row 1 of OrderLines', value: detailAttachments, [REQUEST_EXAMPLE]: 'detailRow' },
-    }),
+    '200': jsonResponse(
+      'The attachments, files and folders alike.',
+      { type: 'array', items: schemaRef('Attachment') },
+      {
+        topLevel: { summary: 'Master row 1: a file and a folder', value: masterAttachments, [REQUEST_EXAMPLE]: 'topLevel' },
+        folder: { summary: 'The Photos folder of master row 1', value: folderAttachments, [REQUEST_EXAMPLE]: 'folder' },
+        detailRow: { summary: 'Detail row 1 of OrderLines', value: detailAttachments, [REQUEST_EXAMPLE]: 'detailRow' },
+      },
+    ),
     ...errorResponses(400, 401, 403, 404, 414),
   },
 }

@@ -27,7 +27,13 @@ export const operation: OperationObject = {
     parameterRef('ApplicationId'),
     parameterRef('SessionToken'),
     parameterRef('WorkspaceIdOptional'),
-    { name: '$top', in: 'query', description: 'Return at most this many rows.', schema: { type: 'integer', minimum: 0 }, examples: { firstPage: { value: 2 } } },
+    {
+      name: '$top',
+      in: 'query',
+      description: 'Return at most this many rows.',
+      schema: { type: 'integer', minimum: 0 },
+      examples: { firstPage: { value: 2 } },
+    },
     {
       name: '$skip',
       in: 'query',

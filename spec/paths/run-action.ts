@@ -17,7 +17,7 @@ export const operation: OperationObject = {
     'Runs a custom action defined for the application. `parametersMap` names the stored procedure to run and the ' +
     'parameters it gets. An action that ran but failed still answers 200, with `IsSuccessful` false. The real service ' +
     'labels this response as XML although its body is JSON; this document states the media type the body actually has, ' +
-    '`application/json`, which is what the mock sends. That label is the mock\'s choice: a client should read the body as JSON ' +
+    "`application/json`, which is what the mock sends. That label is the mock's choice: a client should read the body as JSON " +
     'whatever the label says.',
   tags: ['Actions'],
   [PRODUCT_VERSIONS]: RANGES.all,

@@ -16,7 +16,7 @@ export const operation: OperationObject = {
   description:
     'Creates and updates master rows, and the detail rows under each of them, in one all-or-nothing call.\n\n' +
     '- **Create**: give the row a negative temporary `Id` (-1, -2, ...), `TIMESTAMP` null and the Identity field null. ' +
-    'The result\'s `ReturnData.PrimaryKeyData` tells which real Ids and identity values replaced them.\n' +
+    "The result's `ReturnData.PrimaryKeyData` tells which real Ids and identity values replaced them.\n" +
     '- **Update**: read the row first, decode its `TIMESTAMP` to an integer, and send `Id`, that `TIMESTAMP` and only the ' +
     'fields that change. A detail row can be added to an existing master row the same way, by sending the master row ' +
     'with its `Id` and `TIMESTAMP` and the new detail row.\n\n' +

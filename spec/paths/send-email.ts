@@ -15,7 +15,7 @@ export const operation: OperationObject = {
   summary: 'Queue an e-mail',
   description:
     'Puts an e-mail in the sending queue of the workspace. Unlike data operations this call takes the session token as a ' +
-    'bearer token in `Authorization` and needs no `ApplicationId`. Without `providerId` the installation\'s default ' +
+    "bearer token in `Authorization` and needs no `ApplicationId`. Without `providerId` the installation's default " +
     'e-mail provider sends it. The answer has no body.',
   tags: ['E-mail'],
   [PRODUCT_VERSIONS]: RANGES.all,

@@ -14,8 +14,8 @@ export const operation: OperationObject = {
   operationId: 'signInLegacy',
   summary: 'Sign in (before 3.0)',
   description:
-    'Sign-in of releases below 3.0: a JSON body with the user\'s name, password and the legacy client constant. The result ' +
-    'names the user\'s workspace (then called domain) and carries the token in `SessionToken`, which later calls send in the ' +
+    "Sign-in of releases below 3.0: a JSON body with the user's name, password and the legacy client constant. The result " +
+    "names the user's workspace (then called domain) and carries the token in `SessionToken`, which later calls send in the " +
     'header of the same name. Scripts written for this form do not work against 3.0 and later.',
   tags: ['Sign-in'],
   [PRODUCT_VERSIONS]: RANGES.legacy,
@@ -27,7 +27,7 @@ export const operation: OperationObject = {
       title: 'Legacy credentials',
       required: ['userName', 'password', 'clientId'],
       properties: {
-        userName: { type: 'string', minLength: 1, description: 'The user\'s e-mail address.' },
+        userName: { type: 'string', minLength: 1, description: "The user's e-mail address." },
         password: { type: 'string', minLength: 1 },
         clientId: { type: 'string', minLength: 1, description: 'The legacy client constant of the installation.' },
       },

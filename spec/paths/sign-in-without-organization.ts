@@ -11,9 +11,7 @@ export const method = 'post'
 export const operation: OperationObject = {
   operationId: 'signInWithoutOrganization',
   summary: 'Sign in (3.0.0 to 3.0.18)',
-  description:
-    'The password-grant sign-in of releases 3.0.0 to 3.0.18, whose path has no organization segment. Form and result are ' +
-    'those of `signIn`.',
+  description: 'The password-grant sign-in of releases 3.0.0 to 3.0.18, whose path has no organization segment. Form and result are ' + 'those of `signIn`.',
   tags: ['Sign-in'],
   [PRODUCT_VERSIONS]: RANGES.withoutOrganization,
   security: [],

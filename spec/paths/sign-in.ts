@@ -13,7 +13,7 @@ export const operation: OperationObject = {
   operationId: 'signIn',
   summary: 'Sign in',
   description:
-    'Exchanges a user\'s e-mail address and password for a session token, using the password grant. The organization is ' +
+    "Exchanges a user's e-mail address and password for a session token, using the password grant. The organization is " +
     'named in the path. Releases 3.0.0 to 3.0.18 use the same call without the organization segment ' +
     '(`signInWithoutOrganization`); releases below 3.0 use `signInLegacy`.',
   tags: ['Sign-in'],

@@ -106,7 +106,7 @@ export const EmailRequest: SchemaObject = {
       type: ['string', 'null'],
       format: 'uuid',
       description:
-        'Id of a configured e-mail provider. Leave it out to send through the installation\'s default provider; null reads as left out ' +
+        "Id of a configured e-mail provider. Leave it out to send through the installation's default provider; null reads as left out " +
         '(with the warning NULL_OPTIONAL_MEMBER).',
       [MOCK_DEFINED]: 'null is accepted with a warning',
       [STRICT_OVERLAY]: { type: 'string' },
@@ -141,7 +141,8 @@ export const RowLinkRequest: SchemaObject = {
     // `null` (from `type: 'null'`, `enum: [null]` or `const` with `type`), openapi-fetch's Writable<> drops the member.
     relationKey: {
       const: null,
-      description: 'Always null: links exist for master rows only. Left out, it reads as null (with the warning ROW_LINK_WITHOUT_RELATION_KEY; strict mode refuses that).',
+      description:
+        'Always null: links exist for master rows only. Left out, it reads as null (with the warning ROW_LINK_WITHOUT_RELATION_KEY; strict mode refuses that).',
     },
     values: {
       description: 'Id of the master row, or several Ids.',

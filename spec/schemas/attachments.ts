@@ -13,9 +13,20 @@ const compactDateTime: SchemaObject = {
 export const Attachment: SchemaObject = {
   type: 'object',
   title: 'Attachment',
-  description: 'A file or a folder attached to a master or detail row. Files in a folder carry the folder\'s Id in `FolderId`.',
-  required: ['Id', 'ParentId', 'FolderId', 'IsFolder', 'Name', 'Description', 'TypeImage', 'DT_CREATION', 'DT_LAST_UPDATE',
-    'USER_ID_CREATION', 'USER_ID_LAST_UPDATE'],
+  description: "A file or a folder attached to a master or detail row. Files in a folder carry the folder's Id in `FolderId`.",
+  required: [
+    'Id',
+    'ParentId',
+    'FolderId',
+    'IsFolder',
+    'Name',
+    'Description',
+    'TypeImage',
+    'DT_CREATION',
+    'DT_LAST_UPDATE',
+    'USER_ID_CREATION',
+    'USER_ID_LAST_UPDATE',
+  ],
   properties: {
     Id: { type: 'integer', description: 'Id of the attachment, used to download it.' },
     ParentId: { type: 'integer', description: 'Id of the row the attachment belongs to.' },
@@ -49,7 +60,7 @@ export const DownloadRequest: SchemaObject = {
     rk: {
       type: ['string', 'null'],
       description:
-        'Detail Relation Key when the attachments belong to a detail row. Leave it out, or send an empty text, for a master row\'s attachments. ' +
+        "Detail Relation Key when the attachments belong to a detail row. Leave it out, or send an empty text, for a master row's attachments. " +
         'null reads as left out (with the warning NULL_OPTIONAL_MEMBER).',
       [MOCK_DEFINED]: 'null is accepted with a warning',
       [STRICT_OVERLAY]: { type: 'string' },

@@ -49,18 +49,44 @@ export const MultiselectionValue: SchemaObject = {
   title: 'Multiselection',
   [MOCK_DEFINED]: 'items',
   description:
-    'An array of the selected values. The product\'s reference does not show the elements\' shape; the mock takes texts or numbers. ' +
+    "An array of the selected values. The product's reference does not show the elements' shape; the mock takes texts or numbers. " +
     "In `$filter`, `eq` matches a row whose array holds the value and `ne` one whose array does not (the mock's choice); other operators are refused.",
   examples: [['Fragile', 'Express']],
 }
 
-export const FileValue: SchemaObject = { type: 'string', contentEncoding: 'base64', title: 'File', description: "The file's bytes as Base64 text.", examples: ['UE9EIDAwMDEgc2lnbmVk'] }
+export const FileValue: SchemaObject = {
+  type: 'string',
+  contentEncoding: 'base64',
+  title: 'File',
+  description: "The file's bytes as Base64 text.",
+  examples: ['UE9EIDAwMDEgc2lnbmVk'],
+}
 
-export const LinkValue: SchemaObject = { type: 'string', format: 'uri', title: 'Link', description: 'A URL.', examples: ['https://tracking.example.test/DLV-2024-0001'] }
+export const LinkValue: SchemaObject = {
+  type: 'string',
+  format: 'uri',
+  title: 'Link',
+  description: 'A URL.',
+  examples: ['https://tracking.example.test/DLV-2024-0001'],
+}
 
-export const LatitudeValue: SchemaObject = { type: 'number', minimum: -90, maximum: 90, title: 'Latitude', description: 'Decimal degrees.', examples: [45.4642] }
+export const LatitudeValue: SchemaObject = {
+  type: 'number',
+  minimum: -90,
+  maximum: 90,
+  title: 'Latitude',
+  description: 'Decimal degrees.',
+  examples: [45.4642],
+}
 
-export const LongitudeValue: SchemaObject = { type: 'number', minimum: -180, maximum: 180, title: 'Longitude', description: 'Decimal degrees.', examples: [9.19] }
+export const LongitudeValue: SchemaObject = {
+  type: 'number',
+  minimum: -180,
+  maximum: 180,
+  title: 'Longitude',
+  description: 'Decimal degrees.',
+  examples: [9.19],
+}
 
 export const WktShapeValue: SchemaObject = {
   type: 'string',
@@ -69,7 +95,13 @@ export const WktShapeValue: SchemaObject = {
   examples: ['POLYGON((9.18 45.45, 9.20 45.45, 9.20 45.47, 9.18 45.47, 9.18 45.45))'],
 }
 
-export const ImageUriValue: SchemaObject = { type: 'string', format: 'uri', title: 'Image Uri', description: 'The URI of an image.', examples: ['https://images.example.test/deliveries/0001.jpg'] }
+export const ImageUriValue: SchemaObject = {
+  type: 'string',
+  format: 'uri',
+  title: 'Image Uri',
+  description: 'The URI of an image.',
+  examples: ['https://images.example.test/deliveries/0001.jpg'],
+}
 
 export const ColorValue: SchemaObject = {
   type: 'string',
@@ -82,14 +114,20 @@ export const ColorValue: SchemaObject = {
 
 export const IconValue: SchemaObject = { type: 'string', title: 'Icon', description: 'Text naming an icon.', examples: ['truck'] }
 
-export const RichTextValue: SchemaObject = { type: 'string', contentMediaType: 'text/html', title: 'Rich Text', description: 'HTML text.', examples: ['<p>Deliver to <b>Milano</b> depot.</p>'] }
+export const RichTextValue: SchemaObject = {
+  type: 'string',
+  contentMediaType: 'text/html',
+  title: 'Rich Text',
+  description: 'HTML text.',
+  examples: ['<p>Deliver to <b>Milano</b> depot.</p>'],
+}
 
 export const FieldValue: SchemaObject = {
   title: 'Field value',
   description:
     "Value of a user-defined field, in the form of the field's data type (one of the schemas below); null for no value. Which fields " +
     'exist, and their types, depend on the application. A save may send a value in another form that says one thing only (ISO 8601 text ' +
-    "into a date type, true/false into a Boolean, digits in quotes into a number): the mock converts it with a `VALUE_FORM_CONVERTED` " +
+    'into a date type, true/false into a Boolean, digits in quotes into a number): the mock converts it with a `VALUE_FORM_CONVERTED` ' +
     'warning, and refuses it in strict mode.',
   // User-defined fields are "not shown" in the published description; the forms are the product's reference's.
   [MOCK_DEFINED]: true,

@@ -7,7 +7,7 @@ export const Problem: SchemaObject = {
   title: 'Problem details',
   [MOCK_DEFINED]: true,
   description:
-    'Why a request failed, as RFC 9457 problem details. The published description defines no error body; this is the mock\'s. ' +
+    "Why a request failed, as RFC 9457 problem details. The published description defines no error body; this is the mock's. " +
     'Members other than these may appear.',
   required: ['title', 'status', 'detail'],
   properties: {
@@ -34,7 +34,11 @@ export const Problem: SchemaObject = {
     },
     allow: { type: 'string', description: 'On 405: the methods the path takes, as in the `Allow` header.' },
     position: { type: 'integer', minimum: 0, description: 'On a body that is not valid JSON (`BAD_JSON`): the character position where it stops being JSON.' },
-    offset: { type: 'integer', minimum: 0, description: 'On a body that is not UTF-8 (`BAD_BODY`): the offset of the first byte that begins no UTF-8 character.' },
+    offset: {
+      type: 'integer',
+      minimum: 0,
+      description: 'On a body that is not UTF-8 (`BAD_BODY`): the offset of the first byte that begins no UTF-8 character.',
+    },
     hint: {
       type: 'string',
       description:
@@ -46,7 +50,7 @@ export const Problem: SchemaObject = {
       type: 'array',
       maxItems: 100,
       description:
-        'For a request that breaks this document\'s schemas: what is wrong, every mistake once. One finding per wrong member (a ' +
+        "For a request that breaks this document's schemas: what is wrong, every mistake once. One finding per wrong member (a " +
         '`oneOf` or a type that only repeats what is said inside the value is left out); the same fault in many array elements is ' +
         'one violation with `*` for the index, a `count` and the `first` exact pointer; the telling ones first (a wrong value, then ' +
         'a missing member, then an alternative that did not fit); at most 100, the rest counted in `unlisted`.',
@@ -54,7 +58,10 @@ export const Problem: SchemaObject = {
         type: 'object',
         required: ['pointer', 'keyword', 'message'],
         properties: {
-          pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the offending value in the request; `*` stands for every index of an array where `count` is given.' },
+          pointer: {
+            type: 'string',
+            description: 'JSON Pointer (RFC 6901) to the offending value in the request; `*` stands for every index of an array where `count` is given.',
+          },
           keyword: { type: 'string', description: 'Schema keyword that failed (for example `type`, `required`, `pattern`).' },
           message: { type: 'string' },
           count: { type: 'integer', minimum: 2, description: 'The same violation in this many array elements.' },

@@ -45,8 +45,7 @@ export const CountQuery: SchemaObject = {
   type: 'object',
   title: 'Get Items Count query',
   description:
-    'Asks how many rows match. `query` contains the option `$inlinecount=allpages`, optionally with `$filter` and ' +
-    '`relationKey` (to count detail rows).',
+    'Asks how many rows match. `query` contains the option `$inlinecount=allpages`, optionally with `$filter` and ' + '`relationKey` (to count detail rows).',
   required: ['query'],
   properties: {
     query: {

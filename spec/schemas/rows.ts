@@ -3,7 +3,6 @@ import type { SchemaObject } from 'openapi3-ts/oas31'
 import { schemaRef } from '../refs.ts'
 import { MOCK_DEFINED } from '../extensions.ts'
 
-
 const nullableUser: SchemaObject = {
   type: ['integer', 'string', 'null'],
   [MOCK_DEFINED]: 'type',
@@ -19,9 +18,9 @@ export const ReadRow: SchemaObject = {
   type: 'object',
   title: 'Row as read',
   description:
-    'A master or detail row as query results return it: the system fields below, then the application\'s own fields ' +
+    "A master or detail row as query results return it: the system fields below, then the application's own fields " +
     '(for the Orders application: `Customer`, `Amount`, `Status` on masters; `MasterId`, `Product`, `Quantity`, `UnitPrice` ' +
-    'on `OrderLines` details) and the storage\'s Identity field (for example `IdRow`). Fields the signed-in user may not see ' +
+    "on `OrderLines` details) and the storage's Identity field (for example `IdRow`). Fields the signed-in user may not see " +
     'are left out of the object.',
   required: ['Id', 'TIMESTAMP', 'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'ROW_ORDER', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE'],
   properties: {
@@ -49,7 +48,7 @@ export const ReadRow: SchemaObject = {
       [MOCK_DEFINED]: true,
       description:
         "When the row was created: a DateTime number yyyyMMddHHmmss in the installation's time zone (the product's reference, Data Types; " +
-        'the description\'s attachment record writes its `DT_CREATION` so too), nullable in the published description.',
+        "the description's attachment record writes its `DT_CREATION` so too), nullable in the published description.",
       examples: [20240304081500],
     },
     DT_LAST_UPDATE: {
@@ -61,7 +60,7 @@ export const ReadRow: SchemaObject = {
     ROW_ORDER: {
       type: ['integer', 'null'],
       [MOCK_DEFINED]: 'type',
-      description: 'Row order, nullable in the published description; the mock sends the row\'s position in the order rows were created.',
+      description: "Row order, nullable in the published description; the mock sends the row's position in the order rows were created.",
     },
     USER_ID_CREATION: nullableUser,
     USER_ID_LAST_UPDATE: nullableUser,
@@ -74,10 +73,10 @@ export const WriteRow: SchemaObject = {
   type: 'object',
   title: 'Row as written',
   description:
-    'A row in a save request. To create a row, give it a negative temporary `Id` (-1, -2, ... unique among the request\'s ' +
-    'master rows; every new detail row may be -1), `TIMESTAMP` null and the storage\'s Identity field null; the service assigns all three. To update, ' +
-    'send the row\'s `Id`, the `TIMESTAMP` integer decoded from the last read, and only the fields that change. The Identity ' +
-    'field\'s name is chosen per storage (`IdRow` in the default fixture), so it travels as one of the additional properties.',
+    "A row in a save request. To create a row, give it a negative temporary `Id` (-1, -2, ... unique among the request's " +
+    "master rows; every new detail row may be -1), `TIMESTAMP` null and the storage's Identity field null; the service assigns all three. To update, " +
+    "send the row's `Id`, the `TIMESTAMP` integer decoded from the last read, and only the fields that change. The Identity " +
+    "field's name is chosen per storage (`IdRow` in the default fixture), so it travels as one of the additional properties.",
   required: ['Id', 'TIMESTAMP'],
   properties: {
     Id: { type: 'integer', description: 'Negative temporary number to create the row; the existing database Id to update it.' },
@@ -109,7 +108,7 @@ export const RowKey: SchemaObject = {
   type: 'object',
   title: 'Row key',
   description:
-    'Identifies one stored row version: the row\'s `Id` and the `TIMESTAMP` integer read last. The published description allows `TIMESTAMP` null in ' +
+    "Identifies one stored row version: the row's `Id` and the `TIMESTAMP` integer read last. The published description allows `TIMESTAMP` null in " +
     'delete requests; null matches no row version, so the delete is refused (`IsSaveSuccessfully` false) rather than malformed.',
   required: ['Id', 'TIMESTAMP'],
   properties: {

@@ -12,12 +12,16 @@ export const SaveDetailGroup: SchemaObject = {
     'Every new detail row may carry `Id` -1, as the published description shows.',
   required: ['RelationKey', 'Rows'],
   properties: {
-    RelationKey: { type: 'string', minLength: 1, description: 'Detail Relation Key of the detail table: a name, or a GUID as real installations have them (GUIDs compare without regard to case).' },
+    RelationKey: {
+      type: 'string',
+      minLength: 1,
+      description: 'Detail Relation Key of the detail table: a name, or a GUID as real installations have them (GUIDs compare without regard to case).',
+    },
     Rows: {
       type: 'array',
       items: schemaRef('WriteRow'),
       description:
-        'The rows to create or update. The published description shows no empty list: the mock\'s default mode takes one and saves nothing (with the ' +
+        "The rows to create or update. The published description shows no empty list: the mock's default mode takes one and saves nothing (with the " +
         'warning EMPTY_DETAIL_GROUP); strict mode refuses it.',
       [MOCK_DEFINED]: 'an empty list is accepted with a warning',
       [STRICT_OVERLAY]: { minItems: 1 },
@@ -55,15 +59,15 @@ export const ReturnState: SchemaObject = {
   title: 'Save or delete problem',
   [MOCK_DEFINED]: true,
   description:
-    'One reason a save or delete was refused. The published description only ever shows `ReturnStates` empty; this shape is the mock\'s. ' +
-    'The product\'s reference (Save rows) says a failed save names the failing row by its row identifier and the table: an entry of a ' +
+    "One reason a save or delete was refused. The published description only ever shows `ReturnStates` empty; this shape is the mock's. " +
+    "The product's reference (Save rows) says a failed save names the failing row by its row identifier and the table: an entry of a " +
     'lock or a field rule (the codes from `LOCKED` on, below) carries the table (`Table`) and the row (`Row`: its Identity value, else ' +
     'its Id or temporary Id), beside `Id` and `RelationKey`, and the field (`Field`) of a rule; entries of the other codes keep the ' +
     'shape they had before these were added (`Id`, `RelationKey`, and `Field` when one field is at fault). ' +
     'Codes the mock uses: `CONCURRENCY` (TIMESTAMP is stale, or null in a delete), `NOT_FOUND` (no row with that Id), `DUPLICATE_KEY` ' +
     '(identity value already taken), `DUPLICATE_TEMPORARY_ID` (two new masters with one temporary Id), `DUPLICATE_ROW` (one existing row ' +
     'named twice), `UNKNOWN_FIELD`, `INVALID_VALUE`, `UNKNOWN_RELATION_KEY`; `LOCKED` (the row is locked by another user, counted in ' +
-    '`LockedItems`); and one per field rule of the application (a fixture field\'s `rules`): `REQUIRED`, `READ_ONLY`, `BELOW_MINIMUM`, ' +
+    "`LockedItems`); and one per field rule of the application (a fixture field's `rules`): `REQUIRED`, `READ_ONLY`, `BELOW_MINIMUM`, " +
     '`ABOVE_MAXIMUM`, `TOO_LONG`, `NOT_ALLOWED`, `NOT_UNIQUE`.',
   required: ['Code', 'Message', 'RelationKey', 'Id'],
   properties: {
@@ -74,7 +78,8 @@ export const ReturnState: SchemaObject = {
     Id: { type: 'integer', description: 'Id of the row concerned, as sent (temporary Ids are negative).' },
     Row: {
       type: 'integer',
-      description: 'Codes of locks and field rules: the row as the product names a failed row, its Identity value (the `RowIdentifier` field) when it has one, else its Id as sent (a new row\'s temporary Id).',
+      description:
+        "Codes of locks and field rules: the row as the product names a failed row, its Identity value (the `RowIdentifier` field) when it has one, else its Id as sent (a new row's temporary Id).",
     },
     Field: { type: 'string', description: 'Field concerned, when the problem is about one field.' },
   },
@@ -95,9 +100,9 @@ export const PrimaryKeyData: SchemaObject = {
         type: 'object',
         [MOCK_DEFINED]: true,
         description:
-          'Assigned values as strings. The mock uses these names: `Id` for the new master row Id, the storage\'s Identity ' +
-          'field name (for example `IdRow`) for its identity value, and for each new detail row\'s Id ' +
-          '`<RelationKey>[<position>]`, its 0-based position among the master\'s rows of that relation key in the request, ' +
+          "Assigned values as strings. The mock uses these names: `Id` for the new master row Id, the storage's Identity " +
+          "field name (for example `IdRow`) for its identity value, and for each new detail row's Id " +
+          "`<RelationKey>[<position>]`, its 0-based position among the master's rows of that relation key in the request, " +
           'counted across all its groups of that key and including rows sent to update (for example `OrderLines[1]`), plus ' +
           '`<RelationKey>:<temporary Id>` (for example `OrderLines:-2`) when no other new row of that master and relation key ' +
           'has the same temporary Id.',
@@ -118,8 +123,20 @@ export const ReturnData: SchemaObject = {
 function result(flag: string, withReturnData: boolean): Pick<SchemaObject, 'required' | 'properties'> {
   const counter = (what: string): SchemaObject => ({ type: 'integer', minimum: 0, description: `Number of rows ${what}.` })
   return {
-    required: [flag, 'ReturnStates', ...(withReturnData ? ['ReturnData'] : []), 'MasterToRecalculate', 'CreatedItems',
-      'UpdatedItems', 'DeletedItems', 'LockedItems', 'MasterRowLink', 'RowIdentifier', 'StorageName', 'SavedItems'],
+    required: [
+      flag,
+      'ReturnStates',
+      ...(withReturnData ? ['ReturnData'] : []),
+      'MasterToRecalculate',
+      'CreatedItems',
+      'UpdatedItems',
+      'DeletedItems',
+      'LockedItems',
+      'MasterRowLink',
+      'RowIdentifier',
+      'StorageName',
+      'SavedItems',
+    ],
     properties: {
       [flag]: { type: 'boolean', description: 'True when the whole request was carried out; false when it was refused and nothing changed.' },
       ReturnStates: { type: 'array', description: 'Why the request was refused, one entry per problem; empty on success.', items: schemaRef('ReturnState') },
@@ -141,7 +158,7 @@ function result(flag: string, withReturnData: boolean): Pick<SchemaObject, 'requ
         [MOCK_DEFINED]: 'what counts as touching a locked row',
       },
       MasterRowLink: { type: ['string', 'null'], description: 'Link that opens the master row, when the service provides one.' },
-      RowIdentifier: { type: ['string', 'null'], description: 'Name of the storage\'s Identity field (for example `IdRow`).' },
+      RowIdentifier: { type: ['string', 'null'], description: "Name of the storage's Identity field (for example `IdRow`)." },
       StorageName: { type: ['string', 'null'], description: 'Name of the master storage.' },
       SavedItems: { type: ['array', 'null'], description: 'Always null in the published description.', items: {} },
     },
@@ -153,10 +170,10 @@ export const SaveResult: SchemaObject = {
   title: 'Save result',
   [PRODUCT_VERSIONS]: RANGES.current,
   description:
-    'Outcome of a save. A refused save (stale TIMESTAMP, unknown Id, duplicate identity value, a value in no form of its field\'s type, ...) ' +
-    'still answers 200, with `IsSaveSuccessfully` false. An application whose designer chose to save each row on its own (the mock\'s ' +
+    "Outcome of a save. A refused save (stale TIMESTAMP, unknown Id, duplicate identity value, a value in no form of its field's type, ...) " +
+    "still answers 200, with `IsSaveSuccessfully` false. An application whose designer chose to save each row on its own (the mock's " +
     '`saveMode: "per-row"`) writes the rows without problems and reports the others in `ReturnStates` (their `Id` and `RelationKey`); ' +
-    'the counters and `PrimaryKeyData` then say what was written, and `IsSaveSuccessfully` is true only when every row was saved (the mock\'s choice).',
+    "the counters and `PrimaryKeyData` then say what was written, and `IsSaveSuccessfully` is true only when every row was saved (the mock's choice).",
   [MOCK_DEFINED]: 'IsSaveSuccessfully in the per-row save mode',
   ...result('IsSaveSuccessfully', true),
 }
@@ -203,7 +220,8 @@ export const DeleteRequest: SchemaObject = {
     properties: {
       RelationKey: {
         type: ['string', 'null'],
-        description: 'Null for master rows; the Detail Relation Key for detail rows. An empty text reads as null (with the warning EMPTY_RELATION_KEY; strict mode refuses it).',
+        description:
+          'Null for master rows; the Detail Relation Key for detail rows. An empty text reads as null (with the warning EMPTY_RELATION_KEY; strict mode refuses it).',
         [STRICT_OVERLAY]: { minLength: 1 },
       },
       Rows: {
@@ -238,7 +256,10 @@ export const DeleteRequestLegacy: SchemaObject = {
         items: {
           type: 'object',
           required: ['Row', 'Details'],
-          properties: { Row: schemaRef('RowKey'), Details: { type: 'array', maxItems: 0, items: { description: 'None: the array is always empty.' }, description: 'Always empty.' } },
+          properties: {
+            Row: schemaRef('RowKey'),
+            Details: { type: 'array', maxItems: 0, items: { description: 'None: the array is always empty.' }, description: 'Always empty.' },
+          },
           additionalProperties: false,
         },
       },

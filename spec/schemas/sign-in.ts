@@ -19,8 +19,8 @@ export const PasswordGrant: SchemaObject = {
   [STRICT_OVERLAY]: { propertyNames: { enum: ['client_id', 'username', 'password', 'grant_type', 'scope'] } },
   properties: {
     // Property examples are what the documentation page's "Try it out" fills the form with.
-    client_id: { type: 'string', minLength: 1, description: 'The client constant of the installation\'s API.', examples: [CLIENT_ID] },
-    username: { type: 'string', minLength: 1, description: 'The user\'s e-mail address.', examples: [ADMIN_USER] },
+    client_id: { type: 'string', minLength: 1, description: "The client constant of the installation's API.", examples: [CLIENT_ID] },
+    username: { type: 'string', minLength: 1, description: "The user's e-mail address.", examples: [ADMIN_USER] },
     password: { type: 'string', minLength: 1, examples: [ADMIN_PASSWORD] },
     grant_type: { type: 'string', const: 'password' },
     scope: {
@@ -60,7 +60,7 @@ export const LegacyTokenResult: SchemaObject = {
   type: 'object',
   title: 'Legacy token result',
   [PRODUCT_VERSIONS]: RANGES.legacy,
-  description: 'A new session on releases below 3.0: the user\'s workspace (then called domain) and the session token.',
+  description: "A new session on releases below 3.0: the user's workspace (then called domain) and the session token.",
   required: ['Domain', 'EncryptedCredentials', 'RedirectPage', 'SessionToken'],
   properties: {
     Domain: {
@@ -74,7 +74,8 @@ export const LegacyTokenResult: SchemaObject = {
           type: 'string',
           // WCF writes a local time with its offset: /Date(1704067200000+0100)/.
           pattern: '^/Date\\(-?\\d+([+-]\\d{4})?\\)/$',
-          description: 'Creation time written as `/Date(<milliseconds since 1970-01-01 UTC>)/`, as WCF writes dates; a local time carries its UTC offset after the milliseconds (`/Date(1704067200000+0100)/`).',
+          description:
+            'Creation time written as `/Date(<milliseconds since 1970-01-01 UTC>)/`, as WCF writes dates; a local time carries its UTC offset after the milliseconds (`/Date(1704067200000+0100)/`).',
           examples: ['/Date(1704067200000)/'],
         },
         IsActive: { type: 'boolean' },

@@ -1,7 +1,7 @@
 import { resolveProfile, type Profile } from '../../spec/profiles.ts'
 import { apiDocument, listOperations, operationParameters, requestBodyOf, type OperationEntry } from '../document/reader.ts'
 import type { ApiBody, ApiComponents, ApiOperations, OperationId, PathOf, QueryOf } from '../wire/operation-types.ts'
-import { httpTransport, type Transport, type WireResponse } from './transport.ts'
+import { httpTransport, type Transport, type WireResponse } from '../wire/transport.ts'
 import { textOf } from '../bytes.ts'
 
 type Schemas = ApiComponents['schemas']
@@ -44,7 +44,12 @@ export class ApiError extends Error {
 }
 
 function isProblem(body: unknown): body is Problem {
-  return body !== null && typeof body === 'object' && typeof (body as { status?: unknown }).status === 'number' && typeof (body as { detail?: unknown }).detail === 'string'
+  return (
+    body !== null &&
+    typeof body === 'object' &&
+    typeof (body as { status?: unknown }).status === 'number' &&
+    typeof (body as { detail?: unknown }).detail === 'string'
+  )
 }
 
 /** What a call may set besides what the client fills in itself. */
@@ -220,17 +225,28 @@ export function createClient(options: ClientOptions) {
         const value = (input.query as Record<string, unknown> | undefined)?.[parameter.name]
         if (value !== undefined) query.set(parameter.name, String(value))
       } else if (parameter.in === 'header') {
-        const value = parameter.name === 'SessionToken' ? token : parameter.name === 'ApplicationId' ? state.applicationId : parameter.name === 'WorkspaceId' ? state.workspaceId : undefined
+        const value =
+          parameter.name === 'SessionToken'
+            ? token
+            : parameter.name === 'ApplicationId'
+              ? state.applicationId
+              : parameter.name === 'WorkspaceId'
+                ? state.workspaceId
+                : undefined
         if (value !== undefined && value !== null) headers[parameter.name] = value
       }
     }
-    if (JSON.stringify(entry.operation.security ?? []).includes('BearerAuth') && token !== undefined && token !== null) headers.Authorization = `Bearer ${token}`
+    if (JSON.stringify(entry.operation.security ?? []).includes('BearerAuth') && token !== undefined && token !== null)
+      headers.Authorization = `Bearer ${token}`
     Object.assign(headers, input.headers)
     const body = requestBodyOf(document, entry)
     let payload: string | undefined
     if (body !== undefined && input.body !== undefined) {
       headers['Content-Type'] = body.mediaType
-      payload = body.mediaType === 'application/x-www-form-urlencoded' ? new URLSearchParams(input.body as Record<string, string>).toString() : JSON.stringify(input.body)
+      payload =
+        body.mediaType === 'application/x-www-form-urlencoded'
+          ? new URLSearchParams(input.body as Record<string, string>).toString()
+          : JSON.stringify(input.body)
     }
     const target = query.size === 0 ? path : `${path}?${query.toString().replaceAll('+', '%20')}`
     const response = await transport.send({
@@ -241,7 +257,16 @@ export function createClient(options: ClientOptions) {
       ...(input.maxBytes === undefined ? {} : { maxBytes: input.maxBytes }),
       ...(input.sizeOnly === true ? { sizeOnly: true } : {}),
     })
-    const answer: Answer = { operationId: id, method: entry.method.toUpperCase(), path: target, status: response.status, headers: response.headers, ...parse(response), raw: response.body, ...(response.size === undefined ? {} : { size: response.size }) }
+    const answer: Answer = {
+      operationId: id,
+      method: entry.method.toUpperCase(),
+      path: target,
+      status: response.status,
+      headers: response.headers,
+      ...parse(response),
+      raw: response.body,
+      ...(response.size === undefined ? {} : { size: response.size }),
+    }
     options.onAnswer?.(answer)
     return answer
   }
@@ -274,12 +299,21 @@ export function createClient(options: ClientOptions) {
       const organization = options.organization ?? ''
       let answer: Answer
       if (profile.signIn === 'signInLegacy') {
-        answer = await ok('signInLegacy', { body: { userName: credentials.username, password: credentials.password, clientId: options.legacyClientId ?? DEFAULT_LEGACY_CLIENT_ID }, token: null })
+        answer = await ok('signInLegacy', {
+          body: { userName: credentials.username, password: credentials.password, clientId: options.legacyClientId ?? DEFAULT_LEGACY_CLIENT_ID },
+          token: null,
+        })
         const body = answer.body as Schemas['LegacyTokenResult']
         state.token = body.SessionToken
         return { token: body.SessionToken, expiresIn: undefined }
       }
-      const form = { client_id: options.clientId ?? DEFAULT_CLIENT_ID, username: credentials.username, password: credentials.password, grant_type: 'password' as const, scope: SIGN_IN_SCOPE }
+      const form = {
+        client_id: options.clientId ?? DEFAULT_CLIENT_ID,
+        username: credentials.username,
+        password: credentials.password,
+        grant_type: 'password' as const,
+        scope: SIGN_IN_SCOPE,
+      }
       answer =
         profile.signIn === 'signIn'
           ? await ok('signIn', { body: form, path: { organizationphysicalname: organization }, token: null })
@@ -304,7 +338,10 @@ export function createClient(options: ClientOptions) {
     /** Get Items Count: how many rows match. */
     async count(query: Omit<QueryOptions, 'top' | 'skip' | 'orderBy'> = {}): Promise<number> {
       const text = queryText({ ...query, count: true })
-      const answer = profile.itemsQuery === 'queryItems' ? await ok('queryItems', { body: { query: text } }) : await ok('queryItemsLegacy', { query: Object.fromEntries(new URLSearchParams(text)) })
+      const answer =
+        profile.itemsQuery === 'queryItems'
+          ? await ok('queryItems', { body: { query: text } })
+          : await ok('queryItemsLegacy', { query: Object.fromEntries(new URLSearchParams(text)) })
       return (answer.body as Schemas['CountResult']).Items[0]?._FieldCount_ ?? Number.NaN
     },
 
@@ -334,7 +371,10 @@ export function createClient(options: ClientOptions) {
 
     /** Downloads attachments: one file as itself, a folder or several as a zip; `maxBytes` gives up on a larger one. */
     async download(ids: number[], relationKey?: string, maxBytes?: number): Promise<{ bytes: Uint8Array; mediaType: string; disposition: string }> {
-      const answer = await ok('downloadAttachment', { body: { ids, ...(relationKey === undefined ? {} : { rk: relationKey }) }, ...(maxBytes === undefined ? {} : { maxBytes }) })
+      const answer = await ok('downloadAttachment', {
+        body: { ids, ...(relationKey === undefined ? {} : { rk: relationKey }) },
+        ...(maxBytes === undefined ? {} : { maxBytes }),
+      })
       return { bytes: answer.raw, mediaType: answer.contentType.split(';')[0] ?? '', disposition: answer.headers['content-disposition'] ?? '' }
     },
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { resultObject } from '../operations/results.ts'
 import { relationKeyOf } from '../store/guid.ts'
-import { parseQueryString } from '../store/query-string.ts'
+import { parseQueryString } from '../wire/query-string.ts'
 import type { DeviationName } from './deviation-names.ts'
 
 /**
@@ -44,7 +44,11 @@ function dropOption(app: FastifyInstance, option: string): void {
   const names = [option, option.replace(/^\$/, '%24')].map((name) => `${name.toLowerCase()}=`)
   editRequests(app, ITEMS, (request) => {
     const body = request.body as { query?: unknown } | undefined
-    if (typeof body?.query === 'string') body.query = body.query.split('&').filter((part) => !names.some((name) => part.toLowerCase().startsWith(name))).join('&')
+    if (typeof body?.query === 'string')
+      body.query = body.query
+        .split('&')
+        .filter((part) => !names.some((name) => part.toLowerCase().startsWith(name)))
+        .join('&')
     const query = request.query as Record<string, unknown>
     if (query !== null && typeof query === 'object') delete query[option]
   })
@@ -65,7 +69,8 @@ function saveMasters(app: FastifyInstance, request: FastifyRequest): { rows: Sen
 function editSavedMasters(app: FastifyInstance, which: 'new' | 'updated', edit: (row: SentRow, fields: string[], identity: string) => void): void {
   editRequests(app, ['saveItems'], (request) => {
     const masters = saveMasters(app, request)
-    for (const row of masters?.rows ?? []) if (typeof row.Id === 'number' && (which === 'new' ? row.Id < 0 : row.Id > 0)) edit(row, masters?.fields ?? [], masters?.identity ?? '')
+    for (const row of masters?.rows ?? [])
+      if (typeof row.Id === 'number' && (which === 'new' ? row.Id < 0 : row.Id > 0)) edit(row, masters?.fields ?? [], masters?.identity ?? '')
   })
 }
 
@@ -77,7 +82,9 @@ function knownRelationKey(app: FastifyInstance, request: FastifyRequest, key: st
 
 /** Changes the download answers: `edit` may set headers and return another payload. */
 function editDownloads(app: FastifyInstance, edit: (reply: FastifyReply, payload: unknown) => unknown): void {
-  app.addHook('onSend', async (request, reply, payload) => (operationOf(request) === 'downloadAttachment' && reply.statusCode === 200 ? edit(reply, payload) : payload))
+  app.addHook('onSend', async (request, reply, payload) =>
+    operationOf(request) === 'downloadAttachment' && reply.statusCode === 200 ? edit(reply, payload) : payload,
+  )
 }
 
 /** An empty zip archive: only the end-of-central-directory record. */
@@ -98,7 +105,10 @@ export const DEVIATIONS: Record<string, Deviation> = {
   'ignore-skip': { breaks: 'Get Items ignores $skip', install: (app) => dropOption(app, '$skip') },
   'ignore-orderby': { breaks: 'Get Items ignores $orderby', install: (app) => dropOption(app, '$orderby') },
   'ignore-filter': { breaks: 'Get Items ignores $filter', install: (app) => dropOption(app, '$filter') },
-  'ignore-relation-key': { breaks: 'Get Items answers the master rows when a relation key names a detail table', install: (app) => dropOption(app, 'relationKey') },
+  'ignore-relation-key': {
+    breaks: 'Get Items answers the master rows when a relation key names a detail table',
+    install: (app) => dropOption(app, 'relationKey'),
+  },
   'count-as-text': {
     breaks: 'Get Items Count answers the count as a text',
     install: (app) =>
@@ -109,7 +119,10 @@ export const DEVIATIONS: Record<string, Deviation> = {
   },
   'timestamp-hex': {
     breaks: 'read rows carry TIMESTAMP as hexadecimal text instead of base64',
-    install: (app) => editAnswers(app, ITEMS, (body) => (isRows(body) ? body.map((row) => ({ ...row, TIMESTAMP: Buffer.from(String(row.TIMESTAMP), 'base64').toString('hex') })) : body)),
+    install: (app) =>
+      editAnswers(app, ITEMS, (body) =>
+        isRows(body) ? body.map((row) => ({ ...row, TIMESTAMP: Buffer.from(String(row.TIMESTAMP), 'base64').toString('hex') })) : body,
+      ),
   },
   'version-unchanged': {
     breaks: 'a row keeps the TIMESTAMP it was first read with, whatever is saved',
@@ -145,7 +158,8 @@ export const DEVIATIONS: Record<string, Deviation> = {
             for (const ref of group.Rows ?? []) if (ref.Row !== undefined) fix(ref.Row, group.RelationKey ?? null)
           }
         } else {
-          for (const master of (body as { Rows?: Array<{ Row?: { Id?: unknown; TIMESTAMP?: unknown } }> } | undefined)?.Rows ?? []) if (master.Row !== undefined) fix(master.Row, null)
+          for (const master of (body as { Rows?: Array<{ Row?: { Id?: unknown; TIMESTAMP?: unknown } }> } | undefined)?.Rows ?? [])
+            if (master.Row !== undefined) fix(master.Row, null)
         }
       }),
   },
@@ -171,7 +185,9 @@ export const DEVIATIONS: Record<string, Deviation> = {
         const groups = Array.isArray(request.body) ? (request.body as Array<{ Rows?: unknown[] }>) : []
         if (application === undefined || typeof token !== 'string' || !app.tokens.check(token).ok) return
         const deleted = groups.reduce((n, group) => n + (group.Rows?.length ?? 0), 0)
-        await reply.send(resultObject(app.profile, application, { ok: true, returnStates: [], counters: { created: 0, updated: 0, deleted }, masterRowLink: null }))
+        await reply.send(
+          resultObject(app.profile, application, { ok: true, returnStates: [], counters: { created: 0, updated: 0, deleted }, masterRowLink: null }),
+        )
       }),
   },
   'no-auth': {
@@ -201,7 +217,11 @@ export const DEVIATIONS: Record<string, Deviation> = {
   },
   'expires-in-text': {
     breaks: 'sign-in answers expires_in as a text',
-    install: (app) => editAnswers(app, ['signIn', 'signInWithoutOrganization'], (body) => ({ ...(body as object), expires_in: String((body as { expires_in?: unknown }).expires_in) })),
+    install: (app) =>
+      editAnswers(app, ['signIn', 'signInWithoutOrganization'], (body) => ({
+        ...(body as object),
+        expires_in: String((body as { expires_in?: unknown }).expires_in),
+      })),
   },
   'drop-attachment-name': {
     breaks: 'attachment records lack their Name',
@@ -211,7 +231,8 @@ export const DEVIATIONS: Record<string, Deviation> = {
     breaks: 'a downloaded file comes as application/octet-stream, not its own media type',
     install: (app) =>
       app.addHook('onSend', async (request, reply, payload) => {
-        if (operationOf(request) === 'downloadAttachment' && reply.statusCode === 200 && reply.getHeader('content-type') !== 'application/zip') reply.type('application/octet-stream')
+        if (operationOf(request) === 'downloadAttachment' && reply.statusCode === 200 && reply.getHeader('content-type') !== 'application/zip')
+          reply.type('application/octet-stream')
         return payload
       }),
   },
@@ -269,7 +290,7 @@ export const DEVIATIONS: Record<string, Deviation> = {
       }),
   },
   'temp-ids-swapped': {
-    breaks: 'a save of two new rows names each one\'s Id under the other\'s temporary Id',
+    breaks: "a save of two new rows names each one's Id under the other's temporary Id",
     install: (app) =>
       editAnswers(app, ['saveItems'], (body) => {
         const data = (body as { ReturnData?: { PrimaryKeyData?: Record<string, unknown> } }).ReturnData?.PrimaryKeyData
@@ -323,7 +344,7 @@ export const DEVIATIONS: Record<string, Deviation> = {
       }),
   },
   'ignore-folder-filter': {
-    breaks: 'the attachments list ignores the FolderId condition and answers the row\'s top level',
+    breaks: "the attachments list ignores the FolderId condition and answers the row's top level",
     install: (app) =>
       editRequests(app, ['listAttachments'], (request) => {
         const query = request.query as { $filter?: unknown }
@@ -331,7 +352,7 @@ export const DEVIATIONS: Record<string, Deviation> = {
       }),
   },
   'attachments-ignore-relation-key': {
-    breaks: 'the attachments list ignores relationKey and answers the master row\'s attachments',
+    breaks: "the attachments list ignores relationKey and answers the master row's attachments",
     install: (app) =>
       editRequests(app, ['listAttachments'], (request) => {
         delete (request.query as { relationKey?: unknown }).relationKey
@@ -344,7 +365,12 @@ export const DEVIATIONS: Record<string, Deviation> = {
         isRows(body)
           ? body.map((record) => {
               const digits = String(record.DT_CREATION ?? '')
-              return /^\d{14}$/.test(digits) ? { ...record, DT_CREATION: `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}T${digits.slice(8, 10)}:${digits.slice(10, 12)}:${digits.slice(12)}Z` } : record
+              return /^\d{14}$/.test(digits)
+                ? {
+                    ...record,
+                    DT_CREATION: `${digits.slice(0, 4)}-${digits.slice(4, 6)}-${digits.slice(6, 8)}T${digits.slice(8, 10)}:${digits.slice(10, 12)}:${digits.slice(12)}Z`,
+                  }
+                : record
             })
           : body,
       ),
@@ -378,7 +404,8 @@ export const DEVIATIONS: Record<string, Deviation> = {
   },
   'identity-gaps': {
     breaks: 'Get Identities answers values with gaps between them, not sequential ones',
-    install: (app) => editAnswers(app, ['getIdentities'], (body) => (Array.isArray(body) ? body.map((value, i) => (typeof value === 'number' ? value + i : value)) : body)),
+    install: (app) =>
+      editAnswers(app, ['getIdentities'], (body) => (Array.isArray(body) ? body.map((value, i) => (typeof value === 'number' ? value + i : value)) : body)),
   },
   'reservation-not-held': {
     breaks: 'a save assigns a new row an Identity value Get Identities reserved',
@@ -396,7 +423,7 @@ export const DEVIATIONS: Record<string, Deviation> = {
     },
   },
   'ignore-workspace': {
-    breaks: 'data calls answer the application\'s rows whatever WorkspaceId they name',
+    breaks: "data calls answer the application's rows whatever WorkspaceId they name",
     install: (app) =>
       app.addHook('onRequest', async (request) => {
         const applicationId = String(request.headers.applicationid ?? '').toLowerCase()
@@ -432,7 +459,7 @@ export const DEVIATIONS: Record<string, Deviation> = {
       }),
   },
   'attachments-unknown-relation-key': {
-    breaks: 'the attachments list with a relationKey the application does not have answers the master row\'s attachments',
+    breaks: "the attachments list with a relationKey the application does not have answers the master row's attachments",
     install: (app) =>
       editRequests(app, ['listAttachments'], (request) => {
         const query = request.query as { relationKey?: unknown }
@@ -440,7 +467,7 @@ export const DEVIATIONS: Record<string, Deviation> = {
       }),
   },
   'download-unknown-relation-key': {
-    breaks: 'a download with an rk the application does not have answers the master row\'s file with that Id',
+    breaks: "a download with an rk the application does not have answers the master row's file with that Id",
     install: (app) =>
       editRequests(app, ['downloadAttachment'], (request) => {
         const body = request.body as { rk?: unknown } | undefined
@@ -449,7 +476,10 @@ export const DEVIATIONS: Record<string, Deviation> = {
   },
   'counters-zero': {
     breaks: 'save and delete results report CreatedItems, UpdatedItems and DeletedItems as 0 whatever they wrote',
-    install: (app) => editAnswers(app, ['saveItems', 'deleteItems'], (body) => (body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, CreatedItems: 0, UpdatedItems: 0, DeletedItems: 0 } : body)),
+    install: (app) =>
+      editAnswers(app, ['saveItems', 'deleteItems'], (body) =>
+        body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, CreatedItems: 0, UpdatedItems: 0, DeletedItems: 0 } : body,
+      ),
   },
 } satisfies Record<DeviationName, Deviation>
 

@@ -17,5 +17,8 @@ const GATHER = /vErrors = vErrors === null \? ([\w$.]+\.errors) : vErrors\.conca
  * standalone code the generators write (`npm run spec`).
  */
 export function gatherErrorsInPlace(code: string): string {
-  return code.replace(GATHER, (_match, errors: string) => `if (vErrors === null) {vErrors = ${errors};} else {for (const gathered of ${errors}) vErrors.push(gathered);}`)
+  return code.replace(
+    GATHER,
+    (_match, errors: string) => `if (vErrors === null) {vErrors = ${errors};} else {for (const gathered of ${errors}) vErrors.push(gathered);}`,
+  )
 }

@@ -37,7 +37,8 @@ export function tooDeepAt(value: unknown, max: number): Array<string | number> |
     // Only containers are pushed, each with a link to its parent: the path is built only for the answer.
     const array = Array.isArray(step.value)
     for (const [key, member] of Object.entries(step.value)) {
-      if (member !== null && typeof member === 'object') stack.push({ value: member as object, depth: step.depth + 1, parent: step, key: array ? Number(key) : key })
+      if (member !== null && typeof member === 'object')
+        stack.push({ value: member as object, depth: step.depth + 1, parent: step, key: array ? Number(key) : key })
     }
   }
   return undefined

@@ -4,7 +4,20 @@ import { isObject } from './json.ts'
 
 /** Schema keywords an `x-mock-defined` mark may name (a mark of only these words names keywords). */
 const SCHEMA_KEYWORDS = new Set([
-  'type', 'format', 'pattern', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'enum', 'const', 'contentEncoding', 'required', 'items',
+  'type',
+  'format',
+  'pattern',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'enum',
+  'const',
+  'contentEncoding',
+  'required',
+  'items',
 ])
 
 /** The keywords a mark names, or undefined when the mark is prose or `true`. */

@@ -19,8 +19,21 @@ export type QuickAccept = (value: unknown) => boolean
 
 /** Keywords that only annotate (Ajv checks nothing for them, or was told they are annotations). */
 const ANNOTATIONS = new Set([
-  'title', 'description', 'examples', 'example', 'default', 'deprecated', 'readOnly', 'writeOnly', '$comment',
-  'contentEncoding', 'contentMediaType', 'contentSchema', 'discriminator', 'xml', 'externalDocs',
+  'title',
+  'description',
+  'examples',
+  'example',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  '$comment',
+  'contentEncoding',
+  'contentMediaType',
+  'contentSchema',
+  'discriminator',
+  'xml',
+  'externalDocs',
 ])
 
 type Schema = Record<string, unknown>
@@ -62,14 +75,22 @@ const IS_OBJECT = `(v !== null && typeof v === 'object' && !Array.isArray(v))`
 /** The test of one JSON type on `v`, as an expression, or undefined for a type that is none. */
 function typeTest(type: unknown): string | undefined {
   switch (type) {
-    case 'string': return `typeof v === 'string'`
-    case 'number': return `(typeof v === 'number' && Number.isFinite(v))`
-    case 'integer': return `(typeof v === 'number' && Number.isFinite(v) && v % 1 === 0)`
-    case 'boolean': return `typeof v === 'boolean'`
-    case 'null': return `v === null`
-    case 'array': return `Array.isArray(v)`
-    case 'object': return IS_OBJECT
-    default: return undefined
+    case 'string':
+      return `typeof v === 'string'`
+    case 'number':
+      return `(typeof v === 'number' && Number.isFinite(v))`
+    case 'integer':
+      return `(typeof v === 'number' && Number.isFinite(v) && v % 1 === 0)`
+    case 'boolean':
+      return `typeof v === 'boolean'`
+    case 'null':
+      return `v === null`
+    case 'array':
+      return `Array.isArray(v)`
+    case 'object':
+      return IS_OBJECT
+    default:
+      return undefined
   }
 }
 
@@ -138,14 +159,17 @@ class Compiler {
         }
         case 'properties': {
           if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
-          const members = Object.entries(value).map(([name, sub]) => `m = v[${JSON.stringify(name)}]; if (m !== undefined && !${this.functionFor(sub)}(m)) return false`)
+          const members = Object.entries(value).map(
+            ([name, sub]) => `m = v[${JSON.stringify(name)}]; if (m !== undefined && !${this.functionFor(sub)}(m)) return false`,
+          )
           if (members.length > 0) tests.push(`if (${IS_OBJECT}) { let m\n${members.join('\n')}\n}`)
           break
         }
         case 'required': {
           if (!Array.isArray(value)) return undefined
           const names = value as unknown[]
-          if (names.length > 0) tests.push(`if (${IS_OBJECT} && (${names.map((name) => `v[${JSON.stringify(String(name))}] === undefined`).join(' || ')})) return false`)
+          if (names.length > 0)
+            tests.push(`if (${IS_OBJECT} && (${names.map((name) => `v[${JSON.stringify(String(name))}] === undefined`).join(' || ')})) return false`)
           break
         }
         case 'additionalProperties': {

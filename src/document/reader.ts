@@ -31,6 +31,11 @@ export function atPointer(root: unknown, pointer: string): unknown {
   return node
 }
 
+/** Whether the document holds a schema at this JSON pointer (a media type may declare none). */
+export function hasSchema(document: OpenAPIObject, pointer: string): boolean {
+  return atPointer(document, pointer) !== undefined
+}
+
 /** A node with its local `$ref` chain followed, and the pointer where it was found. */
 export function resolveRef(document: unknown, node: unknown, pointer = ''): { node: unknown; pointer: string } {
   let current = node

@@ -47,7 +47,11 @@ export function documentAjv(document: OpenAPIObject, coerce: boolean, options: {
   // The document's own members and extensions are keywords to Ajv when a reference makes it
   // compile the root; declared here so strict mode stays on for the real schemas.
   const keywords = new Set([...ANNOTATIONS, ...Object.keys(document).filter((key) => !key.startsWith('x-'))])
-  walk(document, '', (node) => Object.keys(node).filter((key) => key.startsWith('x-')).forEach((key) => keywords.add(key)))
+  walk(document, '', (node) =>
+    Object.keys(node)
+      .filter((key) => key.startsWith('x-'))
+      .forEach((key) => keywords.add(key)),
+  )
   for (const keyword of keywords) ajv.addKeyword(keyword)
   ajv.addSchema(document as object, DOCUMENT_ID)
   return ajv
@@ -75,7 +79,10 @@ export interface PrecompiledRequests {
 
 /** `$ref` text pointing at a JSON pointer inside the registered document. */
 function documentRef(pointer: string): string {
-  return `${DOCUMENT_ID}#${pointer.split('/').map((segment) => encodeURIComponent(segment)).join('/')}`
+  return `${DOCUMENT_ID}#${pointer
+    .split('/')
+    .map((segment) => encodeURIComponent(segment))
+    .join('/')}`
 }
 
 /** What a request offers for validation (Fastify's request fits). */
@@ -108,7 +115,11 @@ export type BodyCheck = (body: unknown) => Pick<RequestCheck, 'violations' | 'un
 function openMembers(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(openMembers)
   if (node === null || typeof node !== 'object') return node
-  return Object.fromEntries(Object.entries(node).filter(([key, value]) => !(key === 'additionalProperties' && value === false)).map(([key, value]) => [key, openMembers(value)]))
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
+      .map(([key, value]) => [key, openMembers(value)]),
+  )
 }
 
 export type Part = 'headers' | 'query' | 'params'
@@ -254,13 +265,18 @@ export class DocumentValidators {
       const name = violation.pointer.slice('/headers/'.length, at === -1 ? undefined : at)
       const declared = schemas.headerNames.get(name)
       if (declared === undefined || declared === name) return violation
-      return { ...violation, pointer: `/headers/${declared}${at === -1 ? '' : violation.pointer.slice(at)}`, message: violation.message.replaceAll(`'${name}'`, `'${declared}'`) }
+      return {
+        ...violation,
+        pointer: `/headers/${declared}${at === -1 ? '' : violation.pointer.slice(at)}`,
+        message: violation.message.replaceAll(`'${name}'`, `'${declared}'`),
+      }
     }
     return (request) => {
       const violations: Violation[] = []
       for (const { part, validate } of checks) {
         // One at a time: a spread of an unbounded list into push() overflows the stack.
-        if (!validate(request[part] ?? {})) for (const violation of toViolations(part, validate.errors)) violations.push(part === 'headers' ? spelt(violation) : violation)
+        if (!validate(request[part] ?? {}))
+          for (const violation of toViolations(part, validate.errors)) violations.push(part === 'headers' ? spelt(violation) : violation)
       }
       let unknownMembers: string[] = []
       if (checkBody !== undefined) {
@@ -324,7 +340,10 @@ export class DocumentValidators {
       if ('application/octet-stream' in media) return []
       // Any label: a body read as JSON is still held to the schema, when there is one.
       const parsed = answer.body !== null && typeof answer.body === 'object' && !Buffer.isBuffer(answer.body)
-      if ('*/*' in media) return parsed && isObject(media['*/*']) && media['*/*'].schema !== undefined ? this.#bodyProblems(entry, answer, `${found.pointer}/content/${escapePointer('*/*')}`) : []
+      if ('*/*' in media)
+        return parsed && isObject(media['*/*']) && media['*/*'].schema !== undefined
+          ? this.#bodyProblems(entry, answer, `${found.pointer}/content/${escapePointer('*/*')}`)
+          : []
       return [`${entry.operationId} ${answer.status}: media type ${mediaType || '(none)'} is not documented (${Object.keys(media).join(', ')})`]
     }
     if (!mediaType.endsWith('json')) return []
@@ -344,7 +363,8 @@ export class DocumentValidators {
     // The schema path of each violation, by its pointer and keyword: toViolations keeps Ajv's order, one per pointer and message.
     const schemaPaths = new Map<string, string>()
     for (const error of errors) {
-      const member = error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined
+      const member =
+        error.keyword === 'required' ? error.params.missingProperty : error.keyword === 'additionalProperties' ? error.params.additionalProperty : undefined
       const key = `/body${error.instancePath}${member === undefined ? '' : `/${String(member)}`} ${error.keyword}`
       if (!schemaPaths.has(key)) schemaPaths.set(key, error.schemaPath)
     }

@@ -183,7 +183,10 @@ function editDistance(a: string, b: string): number {
 
 /** A pointer's last segment, unescaped (RFC 6901). */
 function lastSegment(pointer: string): string {
-  return pointer.slice(pointer.lastIndexOf('/') + 1).replaceAll('~1', '/').replaceAll('~0', '~')
+  return pointer
+    .slice(pointer.lastIndexOf('/') + 1)
+    .replaceAll('~1', '/')
+    .replaceAll('~0', '~')
 }
 
 /** The value at `pointer` (below `body.prefix`) in the body, or undefined. */
@@ -217,7 +220,10 @@ function nameMisspellings(byPointer: Map<string, Violation>, body: BodyRoot | un
   }
   // Names compared at most, per call: an object of thousands of unknown members costs no more than this.
   let budget = MISSPELLING_COMPARISONS
-  const near = (wanted: string) => (name: string): boolean => budget-- > 0 && isMisspelling(name, wanted)
+  const near =
+    (wanted: string) =>
+    (name: string): boolean =>
+      budget-- > 0 && isMisspelling(name, wanted)
   for (const [pointer, violation] of byPointer) {
     if (violation.keyword !== 'required' || budget <= 0) continue
     const parent = pointer.slice(0, pointer.lastIndexOf('/'))

@@ -39,7 +39,8 @@ function isUtf8Label(label: string): boolean {
 /** The hint of a body read as UTF-8: what to send, naming the charset the request declared when it is another. */
 function utf8Hint(contentType: string | undefined): string {
   const charset = charsetOf(contentType)
-  const declared = charset === undefined || isUtf8Label(charset) ? '' : ` The charset=${charset} of its Content-Type changes nothing: JSON bodies and forms are read as UTF-8.`
+  const declared =
+    charset === undefined || isUtf8Label(charset) ? '' : ` The charset=${charset} of its Content-Type changes nothing: JSON bodies and forms are read as UTF-8.`
   return `Send the body's text as UTF-8.${declared}`
 }
 
@@ -51,7 +52,8 @@ export function wantedMediaType(request: FastifyRequest): string {
 /** A body of a type the operation does not read, or with no `Content-Type` at all: the type to send. */
 export function wrongTypeProblem(request: FastifyRequest): ProblemError {
   const sent = request.headers['content-type']
-  const detail = sent === undefined || sent.trim() === '' ? 'The request has a body but no Content-Type.' : `A body of type ${JSON.stringify(sent)} is not read here.`
+  const detail =
+    sent === undefined || sent.trim() === '' ? 'The request has a body but no Content-Type.' : `A body of type ${JSON.stringify(sent)} is not read here.`
   return new ProblemError('BAD_BODY', detail, { hint: `Send the body with Content-Type: ${wantedMediaType(request)}.` })
 }
 
@@ -63,7 +65,10 @@ function hasBody(request: FastifyRequest): boolean {
 /** The content codings of a `Content-Encoding` value other than `identity`, lower case. */
 export function contentCodings(value: string | string[] | undefined): string[] {
   const text = Array.isArray(value) ? value.join(',') : (value ?? '')
-  return text.split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '' && coding !== 'identity')
+  return text
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity')
 }
 
 /**
@@ -71,16 +76,29 @@ export function contentCodings(value: string | string[] | undefined): string[] {
  * before a byte of it is read. Read as it came, its compressed bytes would be refused as text
  * that is not JSON, which points the client at the wrong mistake.
  */
-export function refuseEncodedBody(request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error?: Error | null, payload?: RequestPayload) => void): void {
+export function refuseEncodedBody(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  payload: RequestPayload,
+  done: (error?: Error | null, payload?: RequestPayload) => void,
+): void {
   const header = request.headers['content-encoding']
   // Almost no request names a coding: then nothing is split or allocated (a split, a map and a
   // filter on every request were part of what W1's page gained between a38c1c4 and a4456c3).
-  if (header === undefined) return done(null, payload)
+  if (header === undefined) {
+    done(null, payload)
+    return
+  }
   const codings = contentCodings(header)
-  if (codings.length === 0 || !hasBody(request)) return done(null, payload)
-  done(new ProblemError('BAD_BODY', `The body is sent with Content-Encoding: ${codings.join(', ')}; the mock reads bodies as they are, decoding none.`, {
-    hint: `Send the body uncompressed, without Content-Encoding (as ${wantedMediaType(request)}).`,
-  }))
+  if (codings.length === 0 || !hasBody(request)) {
+    done(null, payload)
+    return
+  }
+  done(
+    new ProblemError('BAD_BODY', `The body is sent with Content-Encoding: ${codings.join(', ')}; the mock reads bodies as they are, decoding none.`, {
+      hint: `Send the body uncompressed, without Content-Encoding (as ${wantedMediaType(request)}).`,
+    }),
+  )
 }
 
 /**
@@ -97,14 +115,22 @@ export function firstNonUtf8Byte(bytes: Uint8Array): number | undefined {
       continue
     }
     // The sequence's length and the range of its second byte, by its first byte.
-    const [length, low, high] = lead >= 0xc2 && lead <= 0xdf ? [2, 0x80, 0xbf]
-      : lead === 0xe0 ? [3, 0xa0, 0xbf]
-      : (lead >= 0xe1 && lead <= 0xec) || lead === 0xee || lead === 0xef ? [3, 0x80, 0xbf]
-      : lead === 0xed ? [3, 0x80, 0x9f]
-      : lead === 0xf0 ? [4, 0x90, 0xbf]
-      : lead >= 0xf1 && lead <= 0xf3 ? [4, 0x80, 0xbf]
-      : lead === 0xf4 ? [4, 0x80, 0x8f]
-      : [0, 0, 0]
+    const [length, low, high] =
+      lead >= 0xc2 && lead <= 0xdf
+        ? [2, 0x80, 0xbf]
+        : lead === 0xe0
+          ? [3, 0xa0, 0xbf]
+          : (lead >= 0xe1 && lead <= 0xec) || lead === 0xee || lead === 0xef
+            ? [3, 0x80, 0xbf]
+            : lead === 0xed
+              ? [3, 0x80, 0x9f]
+              : lead === 0xf0
+                ? [4, 0x90, 0xbf]
+                : lead >= 0xf1 && lead <= 0xf3
+                  ? [4, 0x80, 0xbf]
+                  : lead === 0xf4
+                    ? [4, 0x80, 0x8f]
+                    : [0, 0, 0]
     if (length === 0 || at + length > bytes.length) return at
     const second = bytes[at + 1] as number
     if (second < low || second > high) return at
@@ -126,7 +152,10 @@ export function utf8Text(bytes: Buffer, contentType: string | undefined): { text
   const at = firstNonUtf8Byte(bytes) ?? 0
   const byte = `0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0')}`
   return {
-    problem: new ProblemError('BAD_BODY', `The body is not UTF-8: the byte ${byte} at offset ${at} begins no UTF-8 character.`, { offset: at, hint: utf8Hint(contentType) }),
+    problem: new ProblemError('BAD_BODY', `The body is not UTF-8: the byte ${byte} at offset ${at} begins no UTF-8 character.`, {
+      offset: at,
+      hint: utf8Hint(contentType),
+    }),
   }
 }
 

@@ -130,14 +130,22 @@ const SLICE_MS = 8
  * closest to it (fewest violations), a slice at a time. Undefined when no alternative judges those
  * arrays an element at a time (`sliceable`): then the body is checked whole.
  */
-export async function checkInSlices(document: OpenAPIObject, body: unknown, arrays: readonly Path[], alternatives: readonly Alternative[]): Promise<SlicedCheck | undefined> {
+export async function checkInSlices(
+  document: OpenAPIObject,
+  body: unknown,
+  arrays: readonly Path[],
+  alternatives: readonly Alternative[],
+): Promise<SlicedCheck | undefined> {
   const usable = alternatives.filter((alternative) => arrays.every((path) => sliceable(document, alternative.pointer, path)))
   if (usable.length === 0) return undefined
   let skeleton = body
   for (const path of arrays) skeleton = replacedAt(skeleton, path, (at(body, path) as unknown[]).slice(0, 1))
   // The alternatives the skeleton fits, those it fits but for unnamed members next, in their order; else the closest.
   const judged = usable.map((alternative) => ({ alternative, base: alternative.check(skeleton) }))
-  const fitting = [...judged.filter(({ base }) => base.violations.length + base.unknownMembers.length === 0), ...judged.filter(({ base }) => base.violations.length === 0 && base.unknownMembers.length > 0)]
+  const fitting = [
+    ...judged.filter(({ base }) => base.violations.length + base.unknownMembers.length === 0),
+    ...judged.filter(({ base }) => base.violations.length === 0 && base.unknownMembers.length > 0),
+  ]
   const order = fitting.length > 0 ? fitting : [judged.reduce((best, next) => (next.base.violations.length < best.base.violations.length ? next : best))]
   // None fits every slice: the one with the fewest violations, as a body checked whole is told against (hints.ts, closestAlternative).
   let closest: SlicedCheck | undefined
@@ -181,7 +189,11 @@ async function slices(body: unknown, skeleton: unknown, arrays: readonly Path[],
     for (let from = 0; from < items.length; from += size) {
       const synthetic = replacedAt(skeleton, path, items.slice(from, from + size))
       const found = check(synthetic)
-      wrong.add(dropEchoes(found.violations, { value: synthetic, prefix: '/body' }).filter((v) => under(v.pointer, [prefix])).map((v) => ({ ...v, pointer: shift(v.pointer, from) })))
+      wrong.add(
+        dropEchoes(found.violations, { value: synthetic, prefix: '/body' })
+          .filter((v) => under(v.pointer, [prefix]))
+          .map((v) => ({ ...v, pointer: shift(v.pointer, from) })),
+      )
       members.add(found.unknownMembers.filter((pointer) => under(pointer, [prefix])).map((pointer) => unknownMember(shift(pointer, from))))
       if (performance.now() - begun >= SLICE_MS) {
         await yieldTurn()

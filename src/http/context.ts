@@ -6,7 +6,7 @@ import type { Principal } from './auth/principal.ts'
 import type { TokenStore } from './auth/tokens.ts'
 import type { Store } from '../store/store.ts'
 import type { Outbox } from '../store/outbox.ts'
-import type { ApplicationDef, StoreError, StoreErrorCode } from '../store/types.ts'
+import type { ApplicationDef, StoreError, StoreErrorCode } from '../store/model/types.ts'
 import { guidKey } from '../store/guid.ts'
 import { requireEpoch } from '../store/epoch.ts'
 

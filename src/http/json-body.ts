@@ -14,7 +14,12 @@ function parseWhole(text: string, contentType: string | undefined): { value: unk
   const parsed = parseJsonText(text)
   if ('value' in parsed) return parsed
   const { error } = parsed
-  return { problem: new ProblemError('BAD_JSON', `The body is not valid JSON: ${describeJsonSyntaxError(error)}.`, { position: error.position, ...charsetHint(contentType) }) }
+  return {
+    problem: new ProblemError('BAD_JSON', `The body is not valid JSON: ${describeJsonSyntaxError(error)}.`, {
+      position: error.position,
+      ...charsetHint(contentType),
+    }),
+  }
 }
 
 /**
@@ -36,7 +41,8 @@ export function registerJsonBody(app: FastifyInstance): void {
       done(new ProblemError('BAD_JSON', 'The body is empty, but Content-Type says application/json: send a JSON body, or no Content-Type.'), undefined)
       return
     }
-    const finish = (parsed: { value: unknown } | { problem: ProblemError }) => ('problem' in parsed ? done(parsed.problem, undefined) : done(null, parsed.value))
+    const finish = (parsed: { value: unknown } | { problem: ProblemError }) =>
+      'problem' in parsed ? done(parsed.problem, undefined) : done(null, parsed.value)
     if (bytes.length < slicing.bodyChars) {
       const decoded = utf8Text(bytes, contentType)
       finish('problem' in decoded ? decoded : parseWhole(decoded.text, contentType))

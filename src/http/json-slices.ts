@@ -52,7 +52,6 @@ export function runAtOnce<T>(work: Generator<void, T, void>): T {
   }
 }
 
-
 /** The index of the quote that closes the string opened at `open`, or -1. */
 function stringEnd(text: string, open: number): number {
   let at = text.indexOf('"', open + 1)

@@ -89,9 +89,12 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     // the body before the not-found handler would run. A refusal of the mock's own onRequest
     // hooks (the URL limit, the Host check) stands whatever the path: it is decided before the
     // route matters, so a 3,000-character unknown path gets the 414, not a 404.
-    const problem = request.is404 && !decidedBeforeRoute(error)
-      ? notFound(app, request)
-      : (error as Partial<FastifyError>).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? wrongTypeProblem(request) : toProblem(error, bodyLimit)
+    const problem =
+      request.is404 && !decidedBeforeRoute(error)
+        ? notFound(app, request)
+        : (error as Partial<FastifyError>).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? wrongTypeProblem(request)
+          : toProblem(error, bodyLimit)
     if (problem.code === 'INTERNAL') request.log.error({ err: error }, 'unexpected error')
     return sendProblem(reply, problem, request)
   })

@@ -1,18 +1,16 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bufferOf } from '../bytes.ts'
-import type { ReadyBytes } from '../store/engine/ready-bytes.ts'
+import type { ReadyBytes } from '../wire/ready-bytes.ts'
 
 /** Reads an answer's payload (and may set headers) without changing it. */
 export type PayloadTap = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void
 
-/** Changes the answers of the requests it applies to (an answer rule's patch, a fault's cut). */
-export interface PayloadChange {
-  /** Whether it changes this request's answer: a page kept as ready bytes is then joined and passed to `change`. */
-  applies(request: FastifyRequest): boolean
-  /** The payload to send instead (or the same one, after a side effect such as a cut connection). */
-  change(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown
-}
+/**
+ * A change one answer still needs (an answer rule's patch, a fault's cut): the payload to send
+ * instead (or the same one, after a side effect such as a cut connection).
+ */
+export type PayloadChange = (request: FastifyRequest, reply: FastifyReply, payload: unknown) => unknown
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,8 +21,13 @@ declare module 'fastify' {
     readyWrites: boolean
     /** What every answer's onSend hook does that reads the payload; ready answers call them themselves. */
     payloadTaps: PayloadTap[]
-    /** What may change an answer before the taps read it. */
-    payloadChanges: PayloadChange[]
+  }
+  interface FastifyReply {
+    /**
+     * The change this answer still needs, set by `changeAnswer` when the request's handling decided
+     * it (decorated null): the answer's onSend hook runs it before the taps read the payload.
+     */
+    answerChange: PayloadChange | null
   }
 }
 
@@ -36,15 +39,14 @@ const JSON_UTF8 = 'application/json; charset=utf-8'
  */
 export function registerReadyAnswers(app: FastifyInstance, readyWrites: boolean): void {
   const taps: PayloadTap[] = []
-  const changes: PayloadChange[] = []
   app.decorate('readyWrites', readyWrites)
   app.decorate('payloadTaps', taps)
-  app.decorate('payloadChanges', changes)
-  // One hook for both, changes first: what the taps read (the journal's copy, the warnings) is
+  app.decorateReply('answerChange', null)
+  // One hook for both, the change first: what the taps read (the journal's copy, the warnings) is
   // what the client gets, whatever order the plugins were registered in.
   app.addHook('onSend', (request, reply, payload, done) => {
-    let sent = payload
-    for (const change of changes) if (change.applies(request)) sent = change.change(request, reply, sent)
+    const change = reply.answerChange
+    const sent = change === null ? payload : change(request, reply, payload)
     for (const tap of taps) tap(request, reply, sent)
     done(null, sent)
   })
@@ -59,15 +61,13 @@ export function addPayloadTap(app: FastifyInstance, tap: PayloadTap): void {
   app.payloadTaps.push(tap)
 }
 
-/** Adds a change of the answers it applies to, run by the answers' onSend hook before every tap. */
-export function addPayloadChange(app: FastifyInstance, change: PayloadChange): void {
-  app.payloadChanges.push(change)
-}
-
-/** Whether a change applies to this request's answer (it must then go through the onSend hook). */
-function changed(request: FastifyRequest): boolean {
-  for (const change of request.server.payloadChanges) if (change.applies(request)) return true
-  return false
+/**
+ * Gives this answer a change to go through, run by the answer's onSend hook before every tap (a
+ * page kept as ready bytes is then joined first). An answer takes at most one: the rules decide
+ * one per request (src/mock/plugins/rules.ts).
+ */
+export function changeAnswer(reply: FastifyReply, change: PayloadChange): void {
+  reply.answerChange = change
 }
 
 /**
@@ -79,12 +79,13 @@ function changed(request: FastifyRequest): boolean {
  * Fastify's onSend hooks take one buffer, so this runs the payload taps itself (the
  * `X-Mock-Warnings` header, the journal's reference to the body) and writes through
  * `reply.hijack()`; onResponse hooks (request log, journal entry) still run when the answer is
- * written. When a hook must see or change the payload (`readyWrites` off, or a payload change that
- * applies to the request), the pieces are joined and sent the usual way.
+ * written. When a hook must see or change the payload (`readyWrites` off, or a change this answer
+ * needs, `changeAnswer`), the pieces are joined and sent the usual way.
  */
 export function sendReady(request: FastifyRequest, reply: FastifyReply, ready: ReadyBytes): FastifyReply {
   reply.type(JSON_UTF8)
-  if (!request.server.readyWrites || changed(request) || request.method === 'HEAD' || ready.chunks.length === 1) return reply.send(bufferOf(ready.body))
+  if (!request.server.readyWrites || reply.answerChange !== null || request.method === 'HEAD' || ready.chunks.length === 1)
+    return reply.send(bufferOf(ready.body))
   for (const tap of request.server.payloadTaps) tap(request, reply, ready)
   reply.hijack()
   const response = reply.raw

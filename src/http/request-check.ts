@@ -5,7 +5,7 @@ import { validatorsFor, type BodyCheck } from '../document/validators.ts'
 import { dropEchoes, ViolationTally, violationsProblem } from '../document/violations.ts'
 import { bigArrays, checkInSlices, unknownMember, type Alternative } from './check-in-slices.ts'
 import type { RouteStep } from './steps.ts'
-import { bodyAlternatives, closestAlternative, validationHint } from './hints.ts'
+import { bodyAlternatives, closestAlternative, validationHint } from '../document/hints.ts'
 
 /** Body members the document does not name (pointers) and query parameters the operation does not declare. */
 export interface UnknownInput {
@@ -65,7 +65,9 @@ export function requestCheck(document: OpenAPIObject, entry: OperationEntry, opt
       if (shapes.length === 0) validators.bodyCheck(body.schemaPointer)
     }
   } catch (error) {
-    throw new Error(`operation ${entry.operationId} (${routeMethod(entry)} ${entry.path}): its request schema does not compile: ${(error as Error).message}`, { cause: error })
+    throw new Error(`operation ${entry.operationId} (${routeMethod(entry)} ${entry.path}): its request schema does not compile: ${(error as Error).message}`, {
+      cause: error,
+    })
   }
   const { prepare, unknownInput } = options
   /** Refuses with every violation gathered (merged, ranked, capped), or hands on the unknown input the lenient mock accepts. */
@@ -86,7 +88,8 @@ export function requestCheck(document: OpenAPIObject, entry: OperationEntry, opt
     const violations = new ViolationTally()
     const members = new ViolationTally()
     members.add(found.unknownMembers.map(unknownMember))
-    if (found.violations.length > 0) violations.add(dropEchoes(closestAlternative(document, shapes, request.body, found.violations), { value: request.body, prefix: '/body' }))
+    if (found.violations.length > 0)
+      violations.add(dropEchoes(closestAlternative(document, shapes, request.body, found.violations), { value: request.body, prefix: '/body' }))
     judge(request, violations, members, found.unknownParameters)
   }
   return (request) => {

@@ -19,8 +19,11 @@ export interface RouteParts {
    * and for a write a user who may write. The operation's handler knows what it needs.
    */
   authorizations?: Partial<Record<keyof ApiOperations, RouteStep>>
-  /** The last step before the handler, once the request is authorized: the mock's answer rules. */
-  last?: RouteStep
+  /**
+   * The mock's answer rules, the last step before the handler, once the request is authorized (the
+   * request path may not import the mock, so the mock hands it in).
+   */
+  answerRules?: RouteStep
 }
 
 /** The security scheme an operation declares, if any. */
@@ -45,7 +48,11 @@ function warnUnknownInput(entry: OperationEntry) {
       warnOrRefuse(request, 'UNKNOWN_MEMBER', `The body member${plural(members, '', 's')} ${members.join(', ')} ${plural(members, 'was', 'were')} ignored.`)
     }
     if (parameters.length > 0 && entry.operationId !== 'queryItemsLegacy') {
-      warnOrRefuse(request, 'UNKNOWN_PARAMETER', `The URL parameter${plural(parameters, '', 's')} ${parameters.join(', ')} ${plural(parameters, 'was', 'were')} ignored.`)
+      warnOrRefuse(
+        request,
+        'UNKNOWN_PARAMETER',
+        `The URL parameter${plural(parameters, '', 's')} ${parameters.join(', ')} ${plural(parameters, 'was', 'were')} ignored.`,
+      )
     }
   }
 }
@@ -58,10 +65,17 @@ function hasHandler(handlers: Handlers<ApiOperations>, id: string): id is keyof 
  * One route for an operation: authentication first (a caller without a token learns that before
  * anything about its request), then the request check against the document, then authorization
  * (the workspace must be the user's, then the operation's own: its application, a user who may
- * write), then the last step the mock gives (its answer rules: a rule may answer here, or change
- * the answer to come, but never for a request the mock refuses anyway), then the handler.
+ * write), then the mock's answer rules (a rule may answer here, or change the answer to come, but
+ * never for a request the mock refuses anyway), then the handler.
  */
-function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, document: OpenAPIObject, entry: OperationEntry, id: K, handlers: Handlers<ApiOperations>, parts: RouteParts): void {
+function registerOne<K extends keyof ApiOperations>(
+  app: FastifyInstance,
+  document: OpenAPIObject,
+  entry: OperationEntry,
+  id: K,
+  handlers: Handlers<ApiOperations>,
+  parts: RouteParts,
+): void {
   const handler: Handler<ApiOperations, K> = handlers[id]
   const scheme = securityOf(entry, document)
   const own = parts.authorizations?.[id]
@@ -70,7 +84,7 @@ function registerOne<K extends keyof ApiOperations>(app: FastifyInstance, docume
     requestCheck(document, entry, { prepare: parts.preparations?.[id], unknownInput: warnUnknownInput(entry) }),
     ...(scheme === undefined ? [] : [authorize]),
     ...(scheme === undefined || own === undefined ? [] : [own]),
-    ...(parts.last === undefined ? [] : [parts.last]),
+    ...(parts.answerRules === undefined ? [] : [parts.answerRules]),
   ]
   app.route<RouteOf<ApiOperations, K>>({
     method: routeMethod(entry),

@@ -1,7 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 import { addPayloadTap } from './ready-answer.ts'
-import { STRICT_HEADER, strictFromHeader, WARNINGS, WARNINGS_HEADER, type InformationalWarning, type MockWarning, type RefusableWarning, type WarningCode } from './warnings.ts'
+import {
+  STRICT_HEADER,
+  strictFromHeader,
+  WARNINGS,
+  WARNINGS_HEADER,
+  type InformationalWarning,
+  type MockWarning,
+  type RefusableWarning,
+  type WarningCode,
+} from '../policy/warnings.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,9 +32,13 @@ export function isStrict(request: FastifyRequest): boolean {
  */
 export function warnOrRefuse(request: FastifyRequest, code: RefusableWarning, message: string): void {
   if (isStrict(request)) {
-    throw new ProblemError('STRICT_MODE', `${message} ${WARNINGS[code]} The API's description does not promise this, so strict mode refuses it (warning ${code}).`, {
-      warning: code,
-    })
+    throw new ProblemError(
+      'STRICT_MODE',
+      `${message} ${WARNINGS[code]} The API's description does not promise this, so strict mode refuses it (warning ${code}).`,
+      {
+        warning: code,
+      },
+    )
   }
   record(request, code, message)
 }

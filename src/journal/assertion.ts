@@ -45,12 +45,16 @@ export class RequestAssertionError extends Error {
  */
 export async function assertRequested(journal: Journal, query: RequestQuery = {}, options: AssertRequestedOptions = {}): Promise<JournalEntry[]> {
   const { times } = options
-  if (times !== undefined && (!Number.isSafeInteger(times) || times < 0)) throw new RangeError(`times must be a whole number of 0 or more, got ${String(times)}`)
+  if (times !== undefined && (!Number.isSafeInteger(times) || times < 0))
+    throw new RangeError(`times must be a whole number of 0 or more, got ${String(times)}`)
   await journal.settled(SETTLE_MS)
   const found = await journal.search(query, { nearMisses: NEAR_MISSES })
   const count = found.matches.length
   if (times === undefined ? count > 0 : count === times) return found.matches
-  const expected = { ...(query.operationId === undefined ? {} : { operationId: query.operationId }), ...(query.match === undefined ? {} : { match: query.match }) }
+  const expected = {
+    ...(query.operationId === undefined ? {} : { operationId: query.operationId }),
+    ...(query.match === undefined ? {} : { match: query.match }),
+  }
   // More than asked: the ones that matched are the news, not the ones that did not.
   const nearMisses = times !== undefined && count > times ? [] : found.nearMisses
   const lines = [
@@ -82,5 +86,8 @@ function heading(entry: { seq: number; method: string; path: string; operationId
 
 function indent(text: string, spaces: number): string {
   const pad = ' '.repeat(spaces)
-  return text.split('\n').map((line) => pad + line).join('\n')
+  return text
+    .split('\n')
+    .map((line) => pad + line)
+    .join('\n')
 }

@@ -1,6 +1,6 @@
-import type { MockWarning } from '../http/warnings.ts'
-import { redactHeaders, redactUrl, redactValue } from './redact.ts'
-import { ReadyBytes } from '../store/engine/ready-bytes.ts'
+import type { MockWarning } from '../policy/warnings.ts'
+import { redactHeaders, redactUrl, redactValue } from '../policy/redact.ts'
+import { ReadyBytes } from '../wire/ready-bytes.ts'
 import { bufferOf } from '../bytes.ts'
 import type { MatchResult, RequestSubject } from '../rules/pattern.ts'
 import { compileQuery, nearMissOf, subjectOf, type NearMiss, type RequestQuery } from './match.ts'
@@ -101,12 +101,17 @@ export interface Journal {
    * `nearMisses` of them (WireMock's near misses); `total` is how many records the journal holds.
    * Matched in slices, with turns of the event loop between them, so other clients are answered.
    */
-  search(query: RequestQuery, options: { nearMisses: number; at?: string }): Promise<{ matches: JournalEntry[]; nearMisses: NearMiss[]; total: number; evicted: number }>
+  search(
+    query: RequestQuery,
+    options: { nearMisses: number; at?: string },
+  ): Promise<{ matches: JournalEntry[]; nearMisses: NearMiss[]; total: number; evicted: number }>
   /** An API exchange began (onRequest); `finish` it when it is recorded. */
   begin(token: object): void
   /**
-   * The exchange is over; answers whether to record it: false for one begun before the last
-   * `clear()` (a reset), which belongs to the journal that was cleared, not to the new one.
+   * The exchange is over; answers whether to record it: true once, for an exchange begun and not
+   * ended since the last `clear()`. False for one begun before the last clear (a reset: it belongs
+   * to the journal that was cleared, not to the new one), and for one that ended already: an
+   * exchange leaves the set of those in flight once, so it is recorded at most once.
    */
   finish(token: object): boolean
   /** Exchanges begun and not finished: bounded, since `clear()` empties it and abandoned ones are swept. */
@@ -147,9 +152,8 @@ export function createJournal(options: {
   let size = 0
   let recorded = 0
   let seq = 0
+  // Begun and not ended since the last clear: the exchanges still to be recorded, each once.
   const inFlight = new Set<object>()
-  // Begun before the last clear: not recorded when they end. Weak, so they cost nothing once gone.
-  const beforeClear = new WeakSet<object>()
   // Waited for once by `settled` and still not recorded: slow on purpose (a latency fault), or never to finish.
   const notAwaited = new WeakSet<object>()
   // When the set holds this many, the abandoned ones are swept out (recorded): a client that keeps
@@ -205,7 +209,10 @@ export function createJournal(options: {
     read(filter = {}, at = '/match') {
       let records = ordered()
       const pattern = filter.match === undefined ? undefined : compileQuery({ operationId: filter.operationId, match: filter.match }, at)
-      if (pattern !== undefined) records = records.filter((r) => pattern.operationOnly ? pattern.operationId === undefined || r.operationId === pattern.operationId : pattern.test(subjectOf(r)))
+      if (pattern !== undefined)
+        records = records.filter((r) =>
+          pattern.operationOnly ? pattern.operationId === undefined || r.operationId === pattern.operationId : pattern.test(subjectOf(r)),
+        )
       else if (filter.operationId !== undefined) records = records.filter((r) => r.operationId === filter.operationId)
       return page(records, filter)
     },
@@ -213,9 +220,13 @@ export function createJournal(options: {
       const pattern = filter.match === undefined ? undefined : compileQuery({ operationId: filter.operationId, match: filter.match }, at)
       if (pattern === undefined) return this.read(filter, at)
       const records: JournalRecord[] = []
-      await inSlices(ordered(), (record) => pattern.matchSliced(subjectOf(record), { report: false, sliceMs: QUERY_SLICE_MS }), (record, result) => {
-        if (result.matched) records.push(record)
-      })
+      await inSlices(
+        ordered(),
+        (record) => pattern.matchSliced(subjectOf(record), { report: false, sliceMs: QUERY_SLICE_MS }),
+        (record, result) => {
+          if (result.matched) records.push(record)
+        },
+      )
       return page(records, filter)
     },
     async search(query, options) {
@@ -223,13 +234,19 @@ export function createJournal(options: {
       const records = ordered()
       const found: JournalRecord[] = []
       const missed: Array<{ record: JournalRecord; subject: RequestSubject; result: MatchResult }> = []
-      await inSlices(records, (record) => pattern.matchSliced(subjectOf(record), { report: options.nearMisses > 0, sliceMs: QUERY_SLICE_MS }), (record, result) => {
-        if (result.matched) found.push(record)
-        else if (options.nearMisses > 0) missed.push({ record, subject: subjectOf(record), result })
-      })
+      await inSlices(
+        records,
+        (record) => pattern.matchSliced(subjectOf(record), { report: options.nearMisses > 0, sliceMs: QUERY_SLICE_MS }),
+        (record, result) => {
+          if (result.matched) found.push(record)
+          else if (options.nearMisses > 0) missed.push({ record, subject: subjectOf(record), result })
+        },
+      )
       // Nearest first; between equals, the newer request (the one a test most likely meant).
       missed.sort((a, b) => a.result.distance - b.result.distance || b.record.seq - a.record.seq)
-      const nearMisses = missed.slice(0, options.nearMisses).map(({ record, subject, result }) => nearMissOf(record, result.distance, result.differences, subject))
+      const nearMisses = missed
+        .slice(0, options.nearMisses)
+        .map(({ record, subject, result }) => nearMissOf(record, result.distance, result.differences, subject))
       return { matches: found.map((r) => toEntry(r, false)), nearMisses, total: records.length, evicted: recorded - size }
     },
     begin(token) {
@@ -237,9 +254,9 @@ export function createJournal(options: {
       if (inFlight.size >= sweepAt) sweep()
     },
     finish(token) {
-      inFlight.delete(token)
+      if (!inFlight.delete(token)) return false
       ended(token)
-      return !beforeClear.has(token)
+      return true
     },
     get inFlight() {
       return inFlight.size
@@ -284,7 +301,6 @@ export function createJournal(options: {
       next = 0
       size = 0
       recorded = 0
-      for (const token of inFlight) beforeClear.add(token)
       inFlight.clear()
       // Nothing in flight is waited for any more.
       for (const waiter of [...waiters]) waiter.done()
@@ -316,7 +332,11 @@ const QUERY_SLICE_MS = 2
  * Matches records in turn, in slices of at most QUERY_SLICE_MS with a turn of the event loop between
  * them: many small records add up as one large one would, and neither holds the loop.
  */
-async function inSlices(records: readonly JournalRecord[], match: (record: JournalRecord) => MatchResult | Promise<MatchResult>, take: (record: JournalRecord, result: MatchResult) => void): Promise<void> {
+async function inSlices(
+  records: readonly JournalRecord[],
+  match: (record: JournalRecord) => MatchResult | Promise<MatchResult>,
+  take: (record: JournalRecord, result: MatchResult) => void,
+): Promise<void> {
   let started = performance.now()
   for (const record of records) {
     const pending = match(record)

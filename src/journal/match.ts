@@ -7,7 +7,7 @@
 import type { Violation } from '../errors.ts'
 import { violationsProblem } from '../document/violations.ts'
 import { compileRequestPattern, type CompiledRequestPattern, type Difference, type RequestMatch, type RequestSubject } from '../rules/pattern.ts'
-import { isSecretName, redactValue, REDACTED } from './redact.ts'
+import { isSecretName, redactValue, REDACTED } from '../policy/redact.ts'
 
 /** What a pattern reads of a journal record (journal-store.ts's JournalRecord has it; named here so neither file imports the other). */
 export interface MatchableRecord {
@@ -52,8 +52,10 @@ function shapeViolations(match: unknown, at: string): Violation[] {
   const violations: Violation[] = []
   for (const [name, value] of Object.entries(match)) {
     const pointer = `${at}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`
-    if (!MATCH_MEMBERS.has(name)) violations.push({ pointer, keyword: 'additionalProperties', message: `is not a member of a match: use body, headers or user` })
-    else if (name === 'headers' && (value === null || typeof value !== 'object' || Array.isArray(value))) violations.push({ pointer, keyword: 'type', message: 'must be an object of header names' })
+    if (!MATCH_MEMBERS.has(name))
+      violations.push({ pointer, keyword: 'additionalProperties', message: `is not a member of a match: use body, headers or user` })
+    else if (name === 'headers' && (value === null || typeof value !== 'object' || Array.isArray(value)))
+      violations.push({ pointer, keyword: 'type', message: 'must be an object of header names' })
     else if (name === 'user' && typeof value !== 'string') violations.push({ pointer, keyword: 'type', message: 'must be the e-mail of the signed-in user' })
   }
   return violations
@@ -79,7 +81,9 @@ export function parseMatchParameter(text: string | undefined): RequestMatch | un
   try {
     return JSON.parse(text) as RequestMatch
   } catch (error) {
-    const violations: Violation[] = [{ pointer: '/query/match', keyword: 'json', message: `is not JSON (${(error as Error).message}); send a rule's match object, URL-encoded` }]
+    const violations: Violation[] = [
+      { pointer: '/query/match', keyword: 'json', message: `is not JSON (${(error as Error).message}); send a rule's match object, URL-encoded` },
+    ]
     throw violationsProblem(violations)
   }
 }
@@ -112,7 +116,10 @@ export function subjectOf(record: MatchableRecord): RequestSubject {
 export function redactDifferences(differences: Difference[], subject: RequestSubject): Difference[] {
   return differences.map((difference) => {
     if (difference.actual === 'absent') return difference
-    const segments = difference.pointer.split('/').slice(1).map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+    const segments = difference.pointer
+      .split('/')
+      .slice(1)
+      .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
     if (segments.some((segment) => isSecretName(segment))) return { ...difference, actual: REDACTED }
     const value = valueAt(subject, segments)
     if (value === null || typeof value !== 'object') return difference

@@ -11,7 +11,7 @@ import { registerLimits } from './plugins/limits.ts'
 import { registerFormBody } from './plugins/form-body.ts'
 import { registerDocs } from './plugins/docs.ts'
 import { markInFlight, registerJournal } from './plugins/journal.ts'
-import { registerRules } from './plugins/rules.ts'
+import { answerRuleStep, registerRules } from './plugins/rules.ts'
 import { registerHolds } from './plugins/holds.ts'
 import { registerWarnings } from '../http/warn.ts'
 import { registerReadyAnswers } from '../http/ready-answer.ts'
@@ -23,16 +23,16 @@ import { registerUsage } from './plugins/usage-recorder.ts'
 import { MOCK_HEADER } from '../wire/mock-header.ts'
 import { lazyRequestLogger, logSetup, registerRequestLog } from './logging.ts'
 import type { ServerTls } from './tls.ts'
-import { WARNINGS_HEADER, STRICT_HEADER } from '../http/warnings.ts'
+import { WARNINGS_HEADER, STRICT_HEADER } from '../policy/warnings.ts'
 import { registerControlPlane } from './control/index.ts'
-import { controlPlaneAccess, isControlUrl } from './control/access.ts'
+import { controlPlaneAccess, isControlUrl } from '../policy/control-access.ts'
 import { registerOperations } from '../operations/index.ts'
 import { registerRowLinks } from '../operations/open-row-link.ts'
 import { createOutbox } from '../store/outbox.ts'
 import { createTokenStore } from '../http/auth/tokens.ts'
 import { createStore } from '../store/store.ts'
 import { rowGenerator } from '../fixtures/generate.ts'
-import type { Deps, Fixture } from '../store/types.ts'
+import type { Deps, Fixture } from '../store/model/types.ts'
 import type { LogStream } from './running-mock.ts'
 
 declare module 'fastify' {
@@ -148,7 +148,8 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   // (payload changes run before the taps that read answers, http/ready-answer.ts), and its
   // in-flight mark is the arrival hook's, above every fault.
   registerJournal(app, { capacity: config.journalLimit, bodyLimit: config.journalBodyLimit })
-  const answerRules = registerRules(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document, strict: config.strict, holds: registerHolds(app) })
+  registerHolds(app)
+  registerRules(app, { randomSeed: () => Buffer.from(deps.randomBytes(4)).readUInt32BE(0), document, strict: config.strict })
   // Before the routes, so their hooks wrap the normal handlers. Loaded only when asked for: a mock
   // without --deviate has neither the module nor any of its hooks.
   if (config.deviate.length > 0) (await import('../deviate/deviations.ts')).installDeviations(app, config.deviate)
@@ -156,7 +157,7 @@ export async function buildApp(config: MockConfig, fixture: Fixture, deps: AppDe
   app.decorate('usage', config.recordUsage === undefined ? null : registerUsage(app, config.recordUsage))
   await registerControlPlane(app, fixture)
   await registerDocs(app, served, controlPlaneAccess(config).enabled ? controlPlaneDocument() : undefined)
-  registerOperations(app, document, answerRules)
+  registerOperations(app, document, answerRuleStep(app.rules))
   registerRowLinks(app)
   return app
 }

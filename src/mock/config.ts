@@ -1,4 +1,4 @@
-import { isTimeZone } from '../store/data-types.ts'
+import { isTimeZone } from '../store/model/data-types.ts'
 import { accessSync, constants } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { CommanderError, Option, type Command } from 'commander'
@@ -139,7 +139,10 @@ function absoluteUrl(text: string): string {
 
 /** `--cors`: `*`, or origins such as `http://localhost:5173`, comma-separated. */
 function corsOrigins(text: string): string[] {
-  const origins = text.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '')
+  const origins = text
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '')
   if (origins.length === 0) throw new ConfigError('--cors needs * or at least one origin, such as http://localhost:5173')
   for (const origin of origins) {
     if (origin === '*') continue
@@ -174,12 +177,17 @@ export function writableFile(flag: string, path: string): string {
  * names too (as MOCK_ALLOWED_HOSTS gives them). Repeated flags add up.
  */
 export function allowedHostNames(text: string, previous: string[] = []): string[] {
-  const names = text.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '')
+  const names = text
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '')
   if (names.length === 0) throw new ConfigError('--allowed-host needs a host name, such as --allowed-host mock')
   for (const name of names) {
     if (name === '*' || /^\[[0-9a-f:.]+\]$/.test(name)) continue
     if (!/^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/.test(name)) {
-      throw new ConfigError(`--allowed-host takes a host name without scheme or port (mock, sandbox.example.test, .example.test for subdomains too, or *); got "${name}"`)
+      throw new ConfigError(
+        `--allowed-host takes a host name without scheme or port (mock, sandbox.example.test, .example.test for subdomains too, or *); got "${name}"`,
+      )
     }
   }
   return [...previous, ...names]
@@ -221,31 +229,82 @@ function repeatable(spec: FlagSpec, parse: (text: string, previous: string[] | u
 /** The mock's flags, each with its variables and, where it has one, the default the usage text shows. */
 export const MOCK_FLAGS: FlagSpec[] = [
   flag('--port <n>', 'port to listen on; 0 picks a free one', ['PORT', 'MOCK_PORT'], '4080'),
-  flag('--host <host>', 'interface to bind; a host reachable from other machines switches the control plane off unless --control-token is given', ['MOCK_HOST'], '127.0.0.1'),
-  flag('--product-version <version>', 'release to emulate: latest, 3.0.0 to 3.0.18, or below 3.0 such as 2.9', ['PRODUCT_VERSION', 'MOCK_PRODUCT_VERSION'], `latest (${LATEST_VERSION})`),
+  flag(
+    '--host <host>',
+    'interface to bind; a host reachable from other machines switches the control plane off unless --control-token is given',
+    ['MOCK_HOST'],
+    '127.0.0.1',
+  ),
+  flag(
+    '--product-version <version>',
+    'release to emulate: latest, 3.0.0 to 3.0.18, or below 3.0 such as 2.9',
+    ['PRODUCT_VERSION', 'MOCK_PRODUCT_VERSION'],
+    `latest (${LATEST_VERSION})`,
+  ),
   flag('--token-ttl <seconds>', 'session token lifetime, sent as expires_in', ['MOCK_TOKEN_TTL'], '3600'),
   flag('--fixture <path>', 'fixture file (JSON Schema: fixtures/fixture.schema.json of the package)', ['MOCK_FIXTURE'], "the package's fixtures/default.json"),
   flag('--rows <n>', "add n generated master rows, each with 2 detail rows, to the fixture's first application", ['MOCK_ROWS'], '0'),
   flag('--seed <n>', 'seed of the generated rows (same seed, same rows)', ['MOCK_SEED'], '1'),
-  flag('--state-file <file>', 'keep the data in this file (a snapshot by column): restored from it at start when it exists (instead of --fixture and --rows); every change is logged beside it (FILE.log) before it is answered, the snapshot written again at every interval with changes (in slices, while the mock serves) and at stop', ['MOCK_STATE_FILE']),
+  flag(
+    '--state-file <file>',
+    'keep the data in this file (a snapshot by column): restored from it at start when it exists (instead of --fixture and --rows); every change is logged beside it (FILE.log) before it is answered, the snapshot written again at every interval with changes (in slices, while the mock serves) and at stop',
+    ['MOCK_STATE_FILE'],
+  ),
   flag('--state-interval <seconds>', 'seconds between snapshots of --state-file (its change log starts again then)', ['MOCK_STATE_INTERVAL'], '30'),
-  flag('--state-sync <mode>', "never: each change is written to --state-file's change log before it is answered (survives a killed process); always: flushed to the disk too (survives a power loss)", ['MOCK_STATE_SYNC'], 'never'),
-  repeatable(flag('--allowed-host <name>', 'answer requests for this host name too, besides localhost and loopback addresses (repeatable; .example.test for subdomains too, * for any); other Host headers get 403', ['MOCK_ALLOWED_HOSTS'], 'none'), allowedHostNames),
-  flag('--record-usage <file>', 'record what clients use of the API (operations, query options, fields and types, never values or secrets) and write it to this file at stop; GET /__mock/usage reads it live', ['MOCK_RECORD_USAGE']),
-  flag('--time-zone <zone>', "the installation's time zone (IANA name such as Europe/Rome): the wall clock of the DateTime values the mock stamps, over the fixture's organization.timeZone", ['MOCK_TIME_ZONE'], "the fixture's, else UTC"),
+  flag(
+    '--state-sync <mode>',
+    "never: each change is written to --state-file's change log before it is answered (survives a killed process); always: flushed to the disk too (survives a power loss)",
+    ['MOCK_STATE_SYNC'],
+    'never',
+  ),
+  repeatable(
+    flag(
+      '--allowed-host <name>',
+      'answer requests for this host name too, besides localhost and loopback addresses (repeatable; .example.test for subdomains too, * for any); other Host headers get 403',
+      ['MOCK_ALLOWED_HOSTS'],
+      'none',
+    ),
+    allowedHostNames,
+  ),
+  flag(
+    '--record-usage <file>',
+    'record what clients use of the API (operations, query options, fields and types, never values or secrets) and write it to this file at stop; GET /__mock/usage reads it live',
+    ['MOCK_RECORD_USAGE'],
+  ),
+  flag(
+    '--time-zone <zone>',
+    "the installation's time zone (IANA name such as Europe/Rome): the wall clock of the DateTime values the mock stamps, over the fixture's organization.timeZone",
+    ['MOCK_TIME_ZONE'],
+    "the fixture's, else UTC",
+  ),
   flag('--strict', "refuse with 400 STRICT_MODE what the API's description does not promise, instead of accepting it with a warning", ['MOCK_STRICT']),
   flag('--https', 'serve HTTPS with a self-signed certificate made at start (its SHA-256 fingerprint is printed)', ['MOCK_HTTPS']),
   flag('--tls-cert <file>', 'serve HTTPS with this PEM certificate (with --tls-key)', ['MOCK_TLS_CERT']),
   flag('--tls-key <file>', 'the PEM private key of --tls-cert', ['MOCK_TLS_KEY']),
   flag('--tls-out <dir>', 'write the self-signed certificate of --https to this folder (cert.pem), for clients to trust', ['MOCK_TLS_OUT']),
   flag('--cors <origins>', 'answer browser calls and preflights from these origins, comma-separated, or * for any', ['MOCK_CORS'], 'off'),
-  flag('--public-url <url>', 'base URL of generated row links and of the documentation page, when the mock sits behind a proxy', ['MOCK_PUBLIC_URL'], 'the listening address'),
+  flag(
+    '--public-url <url>',
+    'base URL of generated row links and of the documentation page, when the mock sits behind a proxy',
+    ['MOCK_PUBLIC_URL'],
+    'the listening address',
+  ),
   flag('--log-level <level>', `${LOG_LEVELS.join(', ')}; info logs one line per request`, ['MOCK_LOG_LEVEL'], 'info'),
-  flag('--log-format <format>', 'pretty (one readable line per request), json (JSON lines), or auto: pretty on a terminal, json otherwise', ['MOCK_LOG_FORMAT'], 'auto'),
+  flag(
+    '--log-format <format>',
+    'pretty (one readable line per request), json (JSON lines), or auto: pretty on a terminal, json otherwise',
+    ['MOCK_LOG_FORMAT'],
+    'auto',
+  ),
   flag('--quiet', 'log warnings and errors only (no line per request)', ['MOCK_QUIET']),
   flag('--max-url-length <n>', 'longest URL accepted; longer ones answer 414', ['MOCK_MAX_URL_LENGTH'], '2048'),
   flag('--body-limit <bytes>', 'largest request body accepted; larger ones answer 413', ['MOCK_BODY_LIMIT'], '62914560 (60 MB)'),
-  flag('--max-sessions <n>', 'live sessions kept at most; a sign-in beyond answers 503 (live tokens are never ended early)', ['MOCK_MAX_SESSIONS'], String(DEFAULT_MAX_SESSIONS)),
+  flag(
+    '--max-sessions <n>',
+    'live sessions kept at most; a sign-in beyond answers 503 (live tokens are never ended early)',
+    ['MOCK_MAX_SESSIONS'],
+    String(DEFAULT_MAX_SESSIONS),
+  ),
   flag('--no-control-plane', 'switch the /__mock/ control plane off (health stays)', ['MOCK_CONTROL_PLANE=0']),
   flag('--control-token <token>', 'token every control plane call must send (required to keep it on a non-loopback host)', ['MOCK_CONTROL_TOKEN']),
   flag('--upload-limit <bytes>', "largest file the control plane's upload accepts", ['MOCK_UPLOAD_LIMIT'], '10485760 (10 MB)'),
@@ -256,9 +315,15 @@ export const MOCK_FLAGS: FlagSpec[] = [
 
 /** The `mock` command with every flag; its help lists them with their defaults and an example. */
 export function mockCommand(): Command {
-  const command = subcommand('mock', 'Start the mock of the Application Data Web API, with the default fixture unless told otherwise. When it is ready it prints "listening on http://HOST:PORT".')
+  const command = subcommand(
+    'mock',
+    'Start the mock of the Application Data Web API, with the default fixture unless told otherwise. When it is ready it prints "listening on http://HOST:PORT".',
+  )
     .usage('[options]')
-    .addHelpText('after', '\nExamples:\n  npx appdata-kit mock --port 4181 --product-version 3.0.18\n  npm start -- --https --tls-out ./certs --cors http://localhost:5173')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  npx appdata-kit mock --port 4181 --product-version 3.0.18\n  npm start -- --https --tls-out ./certs --cors http://localhost:5173',
+    )
   for (const { option } of MOCK_FLAGS) command.addOption(option)
   return command
 }
@@ -336,16 +401,23 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
     if (error instanceof CommanderError) {
       // --help and --version: the text commander would have printed, for the caller to print.
       if (error.exitCode === 0) return { ...DEFAULTS, print: outText }
-      if (error.code === 'commander.excessArguments') throw new ConfigError(`unexpected argument${command.args.length > 1 ? 's' : ''} ${command.args.map((a) => `"${a}"`).join(' ')}: every value follows its flag, as in --port 4181`)
+      if (error.code === 'commander.excessArguments')
+        throw new ConfigError(
+          `unexpected argument${command.args.length > 1 ? 's' : ''} ${command.args.map((a) => `"${a}"`).join(' ')}: every value follows its flag, as in --port 4181`,
+        )
       throw new ConfigError(errorText.replace(/^error: /, '').trim() || error.message)
     }
     throw error
   }
   const v = command.opts<ParsedFlags>()
-  const number = (flagName: string, text: string | undefined, fallback: number, min: number, max: number) => (text === undefined ? fallback : wholeNumber(flagName, min, max)(text))
-  if ((v.tlsCert === undefined) !== (v.tlsKey === undefined)) throw new ConfigError('--tls-cert and --tls-key go together: give both, or --https for a certificate made at start')
-  if (v.https === true && v.tlsCert !== undefined) throw new ConfigError('--https makes a certificate at start; --tls-cert and --tls-key give one: choose one of the two')
-  if (v.tlsOut !== undefined && v.https !== true) throw new ConfigError('--tls-out writes the certificate --https makes; without --https there is none to write')
+  const number = (flagName: string, text: string | undefined, fallback: number, min: number, max: number) =>
+    text === undefined ? fallback : wholeNumber(flagName, min, max)(text)
+  if ((v.tlsCert === undefined) !== (v.tlsKey === undefined))
+    throw new ConfigError('--tls-cert and --tls-key go together: give both, or --https for a certificate made at start')
+  if (v.https === true && v.tlsCert !== undefined)
+    throw new ConfigError('--https makes a certificate at start; --tls-cert and --tls-key give one: choose one of the two')
+  if (v.tlsOut !== undefined && v.https !== true)
+    throw new ConfigError('--tls-out writes the certificate --https makes; without --https there is none to write')
   if (v.quiet === true && v.logLevel !== undefined) throw new ConfigError('--quiet is --log-level warn: give one of the two')
   const unknown = deviations.filter((name) => !isDeviationName(name))
   if (unknown.length > 0) throw new ConfigError(`--deviate must be one of ${DEVIATION_NAMES.join(', ')}; got ${unknown.join(', ')}`)
@@ -386,6 +458,7 @@ export function parseConfig(argv: readonly string[], env: Readonly<Record<string
 
 /** An IANA time zone name this runtime knows. */
 function timeZoneName(text: string): string {
-  if (!isTimeZone(text)) throw new ConfigError(`--time-zone must be an IANA time zone name such as UTC, Europe/Rome or America/New_York; got ${JSON.stringify(text)}`)
+  if (!isTimeZone(text))
+    throw new ConfigError(`--time-zone must be an IANA time zone name such as UTC, Europe/Rome or America/New_York; got ${JSON.stringify(text)}`)
   return text
 }

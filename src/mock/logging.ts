@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'f
 import type { Bindings, ChildLoggerOptions } from 'fastify/types/logger.js'
 import { hostname } from 'node:os'
 import { LOG_LEVELS, type MockConfig } from './config.ts'
-import { redactUrl } from '../journal/redact.ts'
+import { redactUrl } from '../policy/redact.ts'
 import type { LogStream } from './running-mock.ts'
 
 declare module 'fastify' {
@@ -74,16 +74,17 @@ export async function logSetup(config: Pick<MockConfig, 'logLevel' | 'logFormat'
   const pretty = !logsJson(config, stream)
   // Loaded for a terminal only: a mock in CI or a test writes JSON and starts without it.
   const pinoPretty = pretty ? (await import('pino-pretty')).default : undefined
-  const destination = pinoPretty !== undefined
-    ? pinoPretty({
-        destination: stream ?? 1,
-        colorize: stream === undefined && process.stdout.isTTY === true,
-        translateTime: 'SYS:HH:MM:ss.l',
-        ignore: 'pid,hostname,reqId,request',
-        singleLine: true,
-        sync: true,
-      })
-    : (stream ?? stdoutLines)
+  const destination =
+    pinoPretty !== undefined
+      ? pinoPretty({
+          destination: stream ?? 1,
+          colorize: stream === undefined && process.stdout.isTTY === true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname,reqId,request',
+          singleLine: true,
+          sync: true,
+        })
+      : (stream ?? stdoutLines)
   return { logger: { level: config.logLevel, stream: destination }, json: pretty ? undefined : (stream ?? stdoutLines) }
 }
 

@@ -6,10 +6,10 @@ import { createClock, systemDeps } from '../deps.ts'
 import { dirname } from 'node:path'
 import { loadFixture, parseFixture } from '../fixtures/load.ts'
 import { withGeneratedRows } from '../fixtures/generate.ts'
-import type { Fixture } from '../store/types.ts'
+import type { Fixture } from '../store/model/types.ts'
 import type { RunningMock, StartOptions } from './running-mock.ts'
 import { createClient } from '../client/client.ts'
-import { httpTransport } from '../client/transport.ts'
+import { httpTransport } from '../wire/transport.ts'
 import { serverTls } from './tls.ts'
 import { readState } from '../state/restore.ts'
 import { keepState } from '../state/keeper.ts'
@@ -96,7 +96,9 @@ export async function startMock(options: StartOptions = {}): Promise<LaunchedMoc
     organization: organization.physicalName,
     clientId: organization.clientId,
     legacyClientId: organization.legacyClientId,
-    ...(organization.workspaces[0] === undefined ? {} : { workspaceId: organization.workspaces[0].id, applicationId: organization.workspaces[0].applicationIds[0] }),
+    ...(organization.workspaces[0] === undefined
+      ? {}
+      : { workspaceId: organization.workspaces[0].id, applicationId: organization.workspaces[0].applicationIds[0] }),
   })
   return {
     ...app.controls,
@@ -121,7 +123,8 @@ export async function startMock(options: StartOptions = {}): Promise<LaunchedMoc
 /** A port that cannot be had, said in one line that names it; anything else as it came. */
 function listenError(error: unknown, config: MockConfig): unknown {
   const code = (error as NodeJS.ErrnoException).code
-  if (code === 'EADDRINUSE') return new ConfigError(`port ${config.port} on ${config.host} is in use; stop what listens there or pick another with --port (or PORT)`)
+  if (code === 'EADDRINUSE')
+    return new ConfigError(`port ${config.port} on ${config.host} is in use; stop what listens there or pick another with --port (or PORT)`)
   if (code === 'EACCES') return new ConfigError(`port ${config.port} on ${config.host} may not be used by this user; pick one above 1023 with --port`)
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ConfigError(`--host ${config.host} is not an address of this machine`)
   return error

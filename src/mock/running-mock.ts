@@ -4,11 +4,11 @@
  * `@types/node` (a browser bundle, a plain-TypeScript library) compiles against the package.
  */
 import type { MockConfig } from './config.ts'
-import type { MockControls } from './control/controls.ts'
+import type { MockControls } from './service/controls.ts'
 import type { FixtureFile } from '../fixtures/file-format.ts'
-import type { Deps } from '../store/types.ts'
+import type { Deps } from '../store/model/types.ts'
 import type { Client } from '../client/client.ts'
-import type { InjectableApp } from '../client/transport.ts'
+import type { InjectableApp } from '../wire/transport.ts'
 import type { ServerTls } from './tls.ts'
 
 /** Where log lines go: anything with `write(line)`, such as a Node Writable stream. */

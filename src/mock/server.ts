@@ -41,7 +41,9 @@ export async function runMock(argv: readonly string[], env: NodeJS.ProcessEnv): 
   ]
   if (mockConfig.stateFile !== undefined) {
     const synced = mockConfig.stateSync === 'always' ? ', flushed to the disk' : ''
-    lines.push(`data kept in ${mockConfig.stateFile}: every change written to ${changeLogPath(mockConfig.stateFile)} before it is answered${synced}; the file rewritten every ${mockConfig.stateInterval} s with changes, and at stop`)
+    lines.push(
+      `data kept in ${mockConfig.stateFile}: every change written to ${changeLogPath(mockConfig.stateFile)} before it is answered${synced}; the file rewritten every ${mockConfig.stateInterval} s with changes, and at stop`,
+    )
   }
   if (mockConfig.recordUsage !== undefined) lines.push(`usage recorded to ${mockConfig.recordUsage} at stop (live at ${mock.url}/__mock/usage)`)
   if (mock.tls !== undefined) {

@@ -39,7 +39,10 @@ export async function serverTls(config: Pick<MockConfig, 'tls' | 'tlsOut' | 'hos
         { name: 'basicConstraints', cA: false },
         { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
         { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: [...[...names].map((value) => ({ type: 2 as const, value })), ...[...ips].map((ip) => ({ type: 7 as const, ip }))] },
+        {
+          name: 'subjectAltName',
+          altNames: [...[...names].map((value) => ({ type: 2 as const, value })), ...[...ips].map((ip) => ({ type: 7 as const, ip }))],
+        },
       ],
     })
     cert = pems.cert

@@ -1,5 +1,5 @@
-import { dateTimeIn } from '../store/data-types.ts'
-import type { AttachmentDef } from '../store/types.ts'
+import { dateTimeIn } from '../store/model/data-types.ts'
+import type { AttachmentDef } from '../store/model/types.ts'
 
 /** An attachment as Get Attachments List answers it (the description's attachment record). */
 export function toAttachmentRecord(attachment: AttachmentDef, timeZone: string): Record<string, unknown> {

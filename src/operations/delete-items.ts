@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { DeleteCommand } from '../store/types.ts'
+import type { DeleteCommand } from '../store/model/types.ts'
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { applicationOf, epochOf, requireWriter } from '../http/context.ts'
@@ -68,7 +68,8 @@ function* commandOf(request: FastifyRequest, applicationId: string): Generator<v
   if (withoutKey > 0) {
     warnOrRefuse(request, 'DELETE_GROUP_WITHOUT_RELATION_KEY', `${withoutKey} group${withoutKey > 1 ? 's' : ''} without RelationKey deleted master rows.`)
   }
-  if (groups.some((group) => keyOf(group)?.trim() === '')) warnOrRefuse(request, 'EMPTY_RELATION_KEY', 'A group sent RelationKey empty; it deleted master rows.')
+  if (groups.some((group) => keyOf(group)?.trim() === ''))
+    warnOrRefuse(request, 'EMPTY_RELATION_KEY', 'A group sent RelationKey empty; it deleted master rows.')
   const empty = groups.filter((group) => group.Rows.length === 0).length
   if (empty > 0) warnOrRefuse(request, 'EMPTY_DELETE_GROUP', `${empty} group${empty > 1 ? 's' : ''} had no rows.`)
   const commandGroups: DeleteCommand['groups'] = []

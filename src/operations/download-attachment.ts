@@ -2,7 +2,7 @@ import { Readable } from 'node:stream'
 import yazl from 'yazl'
 import { ProblemError } from '../errors.ts'
 import { bufferOf } from '../bytes.ts'
-import type { ApplicationDef, AttachmentDef } from '../store/types.ts'
+import type { ApplicationDef, AttachmentDef } from '../store/model/types.ts'
 import type { Store } from '../store/store.ts'
 import { applicationOf } from '../http/context.ts'
 import { warnOrRefuse } from '../http/warn.ts'
@@ -23,7 +23,8 @@ function* placeholder(size: number): Generator<Buffer> {
  */
 function payloadOf(attachment: AttachmentDef): { size: number; body: Buffer | Readable } {
   const content = attachment.content
-  if (content === undefined && attachment.placeholderBytes !== undefined) return { size: attachment.placeholderBytes, body: Readable.from(placeholder(attachment.placeholderBytes)) }
+  if (content === undefined && attachment.placeholderBytes !== undefined)
+    return { size: attachment.placeholderBytes, body: Readable.from(placeholder(attachment.placeholderBytes)) }
   const bytes = bufferOf(content ?? new Uint8Array())
   return { size: bytes.length, body: bytes }
 }

@@ -61,10 +61,10 @@ export const AUTHORIZATIONS: Partial<Record<keyof typeof HANDLERS, RouteStep>> =
 /**
  * The API's routes for the emulated release's view of the document. Sign-in forms may carry
  * `client_id` by HTTP Basic, and attachment filters come in forms the document's pattern refuses:
- * both are read before the request is checked, so the refusal says why. `last` is the mock's last
- * step before the handler (its answer rules).
+ * both are read before the request is checked, so the refusal says why. `answerRules` is the mock's
+ * answer-rule step, run last before the handler (src/mock/plugins/rules.ts's `applyAnswerRules`).
  */
-export function registerOperations(app: FastifyInstance, document: OpenAPIObject, last?: RouteStep): void {
+export function registerOperations(app: FastifyInstance, document: OpenAPIObject, answerRules?: RouteStep): void {
   registerOperationRoutes(app, document, HANDLERS, {
     preparations: {
       signIn: prepareSignIn,
@@ -72,6 +72,6 @@ export function registerOperations(app: FastifyInstance, document: OpenAPIObject
       listAttachments: prepareListAttachments,
     },
     authorizations: AUTHORIZATIONS,
-    ...(last === undefined ? {} : { last }),
+    ...(answerRules === undefined ? {} : { answerRules }),
   })
 }

@@ -21,7 +21,9 @@ export function prepareListAttachments(request: FastifyRequest): void {
   const scope = parseAttachmentFilter(filter)
   throw new ProblemError(
     'BAD_FILTER',
-    typeof scope === 'string' ? scope : '$filter: the attachments list takes "ParentId eq <row Id>", optionally followed by " and FolderId eq <folder Id>" (conditions in that order, each and the whole in at most one pair of parentheses)',
+    typeof scope === 'string'
+      ? scope
+      : '$filter: the attachments list takes "ParentId eq <row Id>", optionally followed by " and FolderId eq <folder Id>" (conditions in that order, each and the whole in at most one pair of parentheses)',
   )
 }
 

@@ -1,6 +1,6 @@
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
-import { parseQueryString } from '../store/query-string.ts'
+import { parseQueryString } from '../wire/query-string.ts'
 import { answerQuery } from './query-items.ts'
 
 /**

@@ -2,11 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OperationHandler } from '../wire/operations.ts'
 import { ProblemError } from '../errors.ts'
 import { hiddenFieldsFor } from '../http/auth/principal.ts'
-import { parseQueryString, parseQueryStringInSlices, queryReading } from '../store/query-string.ts'
+import { parseQueryString, parseQueryStringInSlices, queryReading } from '../wire/query-string.ts'
 import { slicing, yieldTurn } from '../http/json-slices.ts'
 import { applicationOf, principalOf, storeProblem } from '../http/context.ts'
 import { warnOrRefuse } from '../http/warn.ts'
-import { queryWarnings } from '../http/query-warnings.ts'
+import { queryWarnings } from '../policy/query-warnings.ts'
 import { sendReady } from '../http/ready-answer.ts'
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import type { Profile } from '../../spec/profiles.ts'
-import type { ApplicationDef, ReturnState } from '../store/types.ts'
+import type { ApplicationDef, ReturnState } from '../store/model/types.ts'
 import { runInSlices } from '../http/json-slices.ts'
 
 /** A business problem as the wire carries it in `ReturnStates` (shape chosen by the mock). */
@@ -67,16 +67,27 @@ const ANSWER_PIECE = 64 * 1024
  * The result object of a big save or delete, written a slice of its `ReturnStates` at a time (one
  * per problem: hundreds of thousands for a refused write of many rows) with turns of the event loop
  * between: the bytes `JSON.stringify(resultObject(...))` writes, followed for a save by
- * `ReturnData.PrimaryKeyData`, given as the pieces of its text (src/store/primary-keys.ts; null for
+ * `ReturnData.PrimaryKeyData`, given as the pieces of its text (src/store/model/primary-keys.ts; null for
  * a delete, whose answer has no `ReturnData`). onSend hooks see the bytes, as they see every
  * serialized answer.
  */
-export async function sendResultInSlices(reply: FastifyReply, profile: Profile, application: ApplicationDef, outcome: ResultOutcome, primaryKeyData: Iterable<string> | null): Promise<FastifyReply> {
+export async function sendResultInSlices(
+  reply: FastifyReply,
+  profile: Profile,
+  application: ApplicationDef,
+  outcome: ResultOutcome,
+  primaryKeyData: Iterable<string> | null,
+): Promise<FastifyReply> {
   const bytes = await runInSlices(answerPieces(profile, application, outcome, primaryKeyData))
   return reply.type('application/json; charset=utf-8').send(bytes)
 }
 
-function* answerPieces(profile: Profile, application: ApplicationDef, outcome: ResultOutcome, primaryKeyData: Iterable<string> | null): Generator<void, Buffer, void> {
+function* answerPieces(
+  profile: Profile,
+  application: ApplicationDef,
+  outcome: ResultOutcome,
+  primaryKeyData: Iterable<string> | null,
+): Generator<void, Buffer, void> {
   const pieces: Buffer[] = []
   let text = `{${JSON.stringify(profile.saveFlag)}:${JSON.stringify(outcome.ok)},"ReturnStates":[`
   const flush = (): void => {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { ApiBody, OperationHandler } from '../wire/operations.ts'
-import type { ActionDef } from '../store/types.ts'
+import type { ActionDef } from '../store/model/types.ts'
 import { ProblemError } from '../errors.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { guidKey } from '../store/guid.ts'
@@ -18,7 +18,11 @@ const isParameters = (p: Parameter): p is Parameters => p.Name === 'Parameters'
  * `dbo` schema left out, so `[dbo].[USP_RecalculateTotals]` names `usp_RecalculateTotals`.
  */
 function procedureKey(name: string): string {
-  return name.replace(/[[\]]/g, '').trim().toLowerCase().replace(/^dbo\./, '')
+  return name
+    .replace(/[[\]]/g, '')
+    .trim()
+    .toLowerCase()
+    .replace(/^dbo\./, '')
 }
 
 /** The action the body names; 404 when the fixture has none of that Id. */
@@ -55,7 +59,12 @@ export const runAction: OperationHandler<'runAction'> = async (request, reply) =
     warnOrRefuse(request, 'PROCEDURE_NAME_MISMATCH', `Action ${action.id} runs "${action.procedureName}"; ProcedureName was "${procedure.Value}".`)
   }
   const others = body.parametersMap.filter((p) => p.Name !== 'ProcedureName' && p.Name !== 'Parameters').map((p) => p.Name)
-  if (others.length > 0) warnOrRefuse(request, 'UNKNOWN_ACTION_PARAMETER', `The parametersMap entr${others.length > 1 ? 'ies' : 'y'} ${others.join(', ')} ${others.length > 1 ? 'were' : 'was'} ignored.`)
+  if (others.length > 0)
+    warnOrRefuse(
+      request,
+      'UNKNOWN_ACTION_PARAMETER',
+      `The parametersMap entr${others.length > 1 ? 'ies' : 'y'} ${others.join(', ')} ${others.length > 1 ? 'were' : 'was'} ignored.`,
+    )
   const parameters = body.parametersMap.filter(isParameters).flatMap((p) => p.Value)
   const nulls = parameters.filter((p) => p.value === null).map((p) => p.key)
   if (nulls.length > 0) warnOrRefuse(request, 'NULL_PARAMETER_VALUE', `Parameter${nulls.length > 1 ? 's' : ''} ${nulls.join(', ')} had the value null.`)

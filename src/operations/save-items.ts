@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { SaveCommand } from '../store/types.ts'
+import type { SaveCommand } from '../store/model/types.ts'
 import type { OperationHandler } from '../wire/operations.ts'
 import { applicationOf, epochOf, requireWriter } from '../http/context.ts'
 import { warnOrRefuse } from '../http/warn.ts'
@@ -61,7 +61,7 @@ function* commandOf(request: FastifyRequest, applicationId: string, userId: numb
 
 /**
  * The result object with `ReturnData.PrimaryKeyData` as its last member, written as the text the
- * store kept (src/store/primary-keys.ts): the same bytes `JSON.stringify` writes for the object,
+ * store kept (src/store/model/primary-keys.ts): the same bytes `JSON.stringify` writes for the object,
  * without building an object per master and serializing it again. onSend hooks see the text, as
  * they see every serialized answer.
  */

@@ -13,7 +13,10 @@ export const sendEmail: OperationHandler<'sendEmail'> = async (request, reply) =
   const providers = request.server.store.fixture.emailProviders
   const provider = providerId === null ? (providers.find((p) => p.isDefault) ?? providers[0]) : providers.find((p) => p.id === providerId)
   if (provider === undefined) {
-    throw new ProblemError('UNKNOWN_PROVIDER', providerId === null ? 'No e-mail provider is configured.' : `No e-mail provider ${body.providerId} is configured.`)
+    throw new ProblemError(
+      'UNKNOWN_PROVIDER',
+      providerId === null ? 'No e-mail provider is configured.' : `No e-mail provider ${body.providerId} is configured.`,
+    )
   }
   // The outbox is what a reset empties: an e-mail received before it is not queued after it.
   requireCurrentData(request)

@@ -82,7 +82,12 @@ async function answerSignIn(request: SignInRequest, reply: FastifyReply, named: 
   }
   const form = request.body
   const extra = Object.keys(form).filter((name) => !FORM_FIELDS.has(name))
-  if (extra.length > 0) warnOrRefuse(request, 'SIGN_IN_EXTRA_PARAMETER', `The form field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} ${extra.length > 1 ? 'were' : 'was'} ignored.`)
+  if (extra.length > 0)
+    warnOrRefuse(
+      request,
+      'SIGN_IN_EXTRA_PARAMETER',
+      `The form field${extra.length > 1 ? 's' : ''} ${extra.join(', ')} ${extra.length > 1 ? 'were' : 'was'} ignored.`,
+    )
   if (form.client_id !== organization.clientId) {
     throw new ProblemError('INVALID_CLIENT', `client_id "${form.client_id}" is not a client of this installation.`, { error: 'invalid_client' })
   }

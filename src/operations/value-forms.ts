@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
-import { convertValue, TYPE_FORMS } from '../store/data-types.ts'
-import { isSystemField } from '../store/system-fields.ts'
-import { ownValue, setOwn } from '../store/field-values.ts'
-import type { ApplicationDef, SaveCommand, StorageDef, WireRow } from '../store/types.ts'
+import { convertValue, TYPE_FORMS } from '../store/model/data-types.ts'
+import { isSystemField } from '../store/model/system-fields.ts'
+import { ownValue, setOwn } from '../store/model/field-values.ts'
+import type { ApplicationDef, SaveCommand, StorageDef, WireRow } from '../store/model/types.ts'
 import { warnOrRefuse } from '../http/warn.ts'
 import { runAtOnce } from '../http/json-slices.ts'
 
@@ -57,7 +57,11 @@ export function* convertingSaveValues(request: FastifyRequest, application: Appl
   if (seen.size === 0) return command
   for (const { what, type, from, count } of seen.values()) {
     const times = count === 1 ? '' : ` (${count} rows)`
-    warnOrRefuse(request, 'VALUE_FORM_CONVERTED', `${what} is a ${type} field, whose values are ${TYPE_FORMS[type as keyof typeof TYPE_FORMS]}; ${from}${times} was converted.`)
+    warnOrRefuse(
+      request,
+      'VALUE_FORM_CONVERTED',
+      `${what} is a ${type} field, whose values are ${TYPE_FORMS[type as keyof typeof TYPE_FORMS]}; ${from}${times} was converted.`,
+    )
   }
   return { ...command, masters }
 }

@@ -1,7 +1,7 @@
 import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import type { Violation } from '../errors.ts'
 import { isObject, type JsonObject } from '../document/json.ts'
-import { escapePointer, resolveRef, responseOf, type OperationEntry } from '../document/reader.ts'
+import { escapePointer, hasSchema, resolveRef, responseOf, type OperationEntry } from '../document/reader.ts'
 import { validatorsFor } from '../document/validators.ts'
 import { dropEchoes } from '../document/violations.ts'
 import { isGatewayStatus } from '../wire/gateway-statuses.ts'
@@ -86,7 +86,11 @@ export function checkWholeAnswer(
   // A gateway status the operation does not list is the infrastructure's: the document declares no body for it to be held to.
   if (entry !== undefined && declared === null && !gateway) {
     const documented = Object.keys(entry.operation.responses ?? {}).join(', ')
-    violations.push({ pointer: `${at}/status`, keyword: 'offDocument', message: `${status} is not a status ${entry.operationId} answers with (the document lists ${documented}; a gateway status, 500, 502, 503 or 504, goes anywhere)` })
+    violations.push({
+      pointer: `${at}/status`,
+      keyword: 'offDocument',
+      message: `${status} is not a status ${entry.operationId} answers with (the document lists ${documented}; a gateway status, 500, 502, 503 or 504, goes anywhere)`,
+    })
   }
   const mediaType = given === undefined ? defaultMediaType(declared?.types, answer.body) : mediaTypeOf(given[1])
   const hasBody = answer.body !== undefined
@@ -94,12 +98,23 @@ export function checkWholeAnswer(
     if (declared.types.length === 0 && hasBody) {
       violations.push({ pointer: `${at}/body`, keyword: 'offDocument', message: `must be absent: ${entry?.operationId} answers ${status} without a body` })
     } else if (declared.types.length > 0 && !hasBody) {
-      violations.push({ pointer: `${at}/body`, keyword: 'offDocument', message: `is required: ${entry?.operationId} answers ${status} with a body (${declared.types.join(', ')})` })
+      violations.push({
+        pointer: `${at}/body`,
+        keyword: 'offDocument',
+        message: `is required: ${entry?.operationId} answers ${status} with a body (${declared.types.join(', ')})`,
+      })
     } else if (declared.types.length > 0 && given !== undefined && !declared.types.includes(mediaType)) {
-      violations.push({ pointer: `${at}/headers/${escapePointer(given[0])}`, keyword: 'offDocument', message: `${mediaType} is not a media type ${entry?.operationId} answers ${status} with (${declared.types.join(', ')})` })
+      violations.push({
+        pointer: `${at}/headers/${escapePointer(given[0])}`,
+        keyword: 'offDocument',
+        message: `${mediaType} is not a media type ${entry?.operationId} answers ${status} with (${declared.types.join(', ')})`,
+      })
     } else if (hasBody && isJsonType(mediaType)) {
       const schemaPointer = `${declared.pointer}/content/${escapePointer(mediaType)}/schema`
-      if (hasSchema(document, schemaPointer)) violations.push(...dropEchoes(validatorsFor(document).violationsAt(schemaPointer, answer.body, `${at.slice(1)}/body`), { value: answer.body, prefix: `${at}/body` }))
+      if (hasSchema(document, schemaPointer))
+        violations.push(
+          ...dropEchoes(validatorsFor(document).violationsAt(schemaPointer, answer.body, `${at.slice(1)}/body`), { value: answer.body, prefix: `${at}/body` }),
+        )
     }
   }
   if (hasBody && !isJsonType(mediaType) && typeof answer.body !== 'string') {
@@ -118,18 +133,6 @@ export function checkWholeAnswer(
 
 /** Violations of a whole answer that no `offDocument` lets through: what is not valid HTTP, not a matter of the document. */
 export const NOT_HTTP: ReadonlySet<string> = new Set(['textBody', 'noContent'])
-
-
-/** Whether the document holds a schema at this JSON pointer (a media type may declare none). */
-function hasSchema(document: OpenAPIObject, pointer: string): boolean {
-  let node: unknown = document
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~')
-    if (!isObject(node)) return false
-    node = node[key]
-  }
-  return node !== undefined
-}
 
 /**
  * Checks a merge patch against the operation's success answer: the patch applied to each
@@ -151,7 +154,9 @@ export function checkPatch(document: OpenAPIObject, entry: OperationEntry, patch
   const media = mediaAt(document, mediaPointer)
   const examples = [
     ...(media?.example === undefined ? [] : [media.example]),
-    ...Object.values(isObject(media?.examples) ? media.examples : {}).flatMap((example) => (isObject(example) && example.value !== undefined ? [example.value] : [])),
+    ...Object.values(isObject(media?.examples) ? media.examples : {}).flatMap((example) =>
+      isObject(example) && example.value !== undefined ? [example.value] : [],
+    ),
   ].filter((value) => validators.violationsAt(schemaPointer, value).length === 0)
   const seen = new Set<string>()
   const violations: Violation[] = unnamedMembers(document, schemaPointer, patch, `${at}/patch`).map((pointer) => ({
@@ -188,7 +193,9 @@ function unnamedMembers(document: OpenAPIObject, schemaPointer: string, patch: u
       return
     }
     if (!isObject(value)) return
-    const objects = schemas.filter((schema) => schema.properties !== undefined || schema.patternProperties !== undefined || schema.additionalProperties !== undefined)
+    const objects = schemas.filter(
+      (schema) => schema.properties !== undefined || schema.patternProperties !== undefined || schema.additionalProperties !== undefined,
+    )
     if (objects.length === 0) return
     for (const [name, member] of Object.entries(value)) {
       if (member === null) continue
@@ -198,7 +205,11 @@ function unnamedMembers(document: OpenAPIObject, schemaPointer: string, patch: u
         if (!objects.some((schema) => schema.additionalProperties === true)) out.push(`${pointer}/${escapePointer(name)}`)
         continue
       }
-      visit(inner.flatMap((node) => alternativesOf(document, node)), member, `${pointer}/${escapePointer(name)}`)
+      visit(
+        inner.flatMap((node) => alternativesOf(document, node)),
+        member,
+        `${pointer}/${escapePointer(name)}`,
+      )
     }
   }
   visit(alternativesOf(document, { $ref: `#${schemaPointer}` }), patch, at)
@@ -251,7 +262,13 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = isObject(target) ? target : {}
   for (const [name, value] of Object.entries(patch)) {
     if (value === null) delete out[name]
-    else Object.defineProperty(out, name, { value: mergePatch(Object.hasOwn(out, name) ? out[name] : undefined, value), enumerable: true, writable: true, configurable: true })
+    else
+      Object.defineProperty(out, name, {
+        value: mergePatch(Object.hasOwn(out, name) ? out[name] : undefined, value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
   }
   return out
 }

@@ -142,7 +142,8 @@ function schemaViolations(input: unknown): Violation[] {
     {
       pointer: '/body/operationId',
       keyword: 'everyOperation',
-      message: 'is not an operation: a rule for every operation leaves operationId out (with "offDocument": true, a gateway status such as 503, or answer {}); * is for fault rules',
+      message:
+        'is not an operation: a rule for every operation leaves operationId out (with "offDocument": true, a gateway status such as 503, or answer {}); * is for fault rules',
     },
     ...violations,
   ]
@@ -163,7 +164,11 @@ function* checkRule(
   // No operation (a rule for every operation) finds no entry.
   const entry = operations.get(input.operationId as string)
   if (input.operationId !== undefined && entry === undefined) {
-    violations.push({ pointer: '/body/operationId', keyword: 'operationId', message: `is not an operation of this release; use one of ${[...operations.keys()].sort().join(', ')}` })
+    violations.push({
+      pointer: '/body/operationId',
+      keyword: 'operationId',
+      message: `is not an operation of this release; use one of ${[...operations.keys()].sort().join(', ')}`,
+    })
   }
   const answer = input.answer
   // A whole answer with a gateway status; `answer: {}` (no status: the operation's own answer) is none.
@@ -184,7 +189,12 @@ function* checkRule(
     decision = { ruleId: 0, delayMs: input.delayMs ?? 0, offDocument, gateway: false, kind: 'own' }
   } else if ('patch' in answer) {
     const others = (['status', 'headers', 'body'] as const).filter((name) => Object.hasOwn(answer, name))
-    if (others.length > 0) violations.push({ pointer: '/body/answer/patch', keyword: 'oneAnswer', message: `cannot go with ${others.join(', ')}: an answer is either whole (status, headers, body) or a patch` })
+    if (others.length > 0)
+      violations.push({
+        pointer: '/body/answer/patch',
+        keyword: 'oneAnswer',
+        message: `cannot go with ${others.join(', ')}: an answer is either whole (status, headers, body) or a patch`,
+      })
     if (entry !== undefined) offDocument.push(...checkPatch(document, entry, answer.patch, '/body/answer'))
     decision = { ruleId: 0, delayMs: input.delayMs ?? 0, offDocument, gateway: false, kind: 'patch', patch: answer.patch }
   } else {

@@ -50,7 +50,11 @@ export interface FaultDecision {
   ruleId: number
   latencyMs: number
   /** The effect after the delay; null for a rule that only delays. */
-  action: { kind: 'status'; status: number; headers: Readonly<Record<string, string>>; standing: StatusStanding } | { kind: 'drop' } | { kind: 'commitThenDrop' } | null
+  action:
+    | { kind: 'status'; status: number; headers: Readonly<Record<string, string>>; standing: StatusStanding }
+    | { kind: 'drop' }
+    | { kind: 'commitThenDrop' }
+    | null
 }
 
 /**
@@ -88,7 +92,13 @@ export function faultDecision(rule: ActiveFaultRule, standing: StatusStanding): 
 }
 
 function actionOf(rule: FaultRuleInput, standing: StatusStanding): FaultDecision['action'] {
-  if (rule.status !== undefined) return { kind: 'status', status: rule.status, headers: Object.fromEntries(Object.entries(rule.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])), standing }
+  if (rule.status !== undefined)
+    return {
+      kind: 'status',
+      status: rule.status,
+      headers: Object.fromEntries(Object.entries(rule.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value])),
+      standing,
+    }
   if (rule.drop === true) return { kind: 'drop' }
   if (rule.commitThenDrop === true) return { kind: 'commitThenDrop' }
   return null
@@ -128,13 +138,22 @@ export function faultRuleViolations(rule: FaultRuleInput, index: number, context
   }
   const effects = (['status', 'drop', 'commitThenDrop'] as const).filter((name) => (name === 'status' ? rule.status !== undefined : rule[name] === true))
   if (effects.length > 1) {
-    out.push({ pointer: `${at}/${effects[1]}`, keyword: 'oneEffect', message: `cannot go with ${effects[0]}: a rule has at most one of status, drop and commitThenDrop` })
+    out.push({
+      pointer: `${at}/${effects[1]}`,
+      keyword: 'oneEffect',
+      message: `cannot go with ${effects[0]}: a rule has at most one of status, drop and commitThenDrop`,
+    })
   }
   if (effects.length === 0 && (rule.latencyMs ?? 0) === 0) {
     out.push({ pointer: at, keyword: 'effect', message: 'does nothing: give latencyMs, status, drop or commitThenDrop' })
   }
   if (rule.headers !== undefined && rule.status === undefined) {
-    out.push({ pointer: `${at}/headers`, keyword: 'headersWithStatus', message: 'go only with status: they are headers of the answer a status fault gives (drop and commitThenDrop answer nothing, latencyMs leaves the answer as it is)' })
+    out.push({
+      pointer: `${at}/headers`,
+      keyword: 'headersWithStatus',
+      message:
+        'go only with status: they are headers of the answer a status fault gives (drop and commitThenDrop answer nothing, latencyMs leaves the answer as it is)',
+    })
   }
   out.push(...headerViolations(rule.headers, `${at}/headers`, { contentType: false }))
   const status = rule.status

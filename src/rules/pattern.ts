@@ -1,4 +1,5 @@
 import type { Violation } from '../errors.ts'
+import { escapePointer } from '../document/reader.ts'
 import { compileLinearRegexWork, MAX_BUILD_STEPS, type BuildBudget, type LinearRegex } from './regex.ts'
 import { runAtOnce, runSliced, type Work } from './work.ts'
 
@@ -84,7 +85,7 @@ export interface CompiledRequestPattern {
   matchSliced(subject: RequestSubject, options?: { report?: boolean; sliceMs?: number }): MatchResult | Promise<MatchResult>
   /**
    * The match as work that may pause (`Work`): a caller that matches many patterns in turn runs
-   * them as one piece of work, with one time budget across them (decide.ts's `decideAnswer`).
+   * them as one piece of work, with one time budget across them (decide.ts's `matchForDecision`).
    */
   matchWork(subject: RequestSubject, options?: { report?: boolean }): Work<MatchResult>
 }
@@ -250,39 +251,67 @@ function* compileNode(value: unknown, pointer: string, depth: number, budget: Bu
     violations.push({ pointer: at, keyword, message })
     return { kind: 'scalar', value: null, leaves: 1 }
   }
-  if (budget.nodes > MAX_NODES) return budget.nodes === MAX_NODES + 1 ? fail('maxNodes', `makes the pattern larger than ${MAX_NODES} values`) : { kind: 'scalar', value: null, leaves: 1 }
+  if (budget.nodes > MAX_NODES)
+    return budget.nodes === MAX_NODES + 1 ? fail('maxNodes', `makes the pattern larger than ${MAX_NODES} values`) : { kind: 'scalar', value: null, leaves: 1 }
   if (depth > MAX_DEPTH) return fail('maxDepth', `nests deeper than ${MAX_DEPTH} levels`)
-  if (typeof value === 'string') return value.length > MAX_TEXT ? fail('maxLength', `is longer than ${MAX_TEXT} characters`) : { kind: 'scalar', value, leaves: 1 }
+  if (typeof value === 'string')
+    return value.length > MAX_TEXT ? fail('maxLength', `is longer than ${MAX_TEXT} characters`) : { kind: 'scalar', value, leaves: 1 }
   if (value === null || typeof value === 'boolean') return { kind: 'scalar', value, leaves: 1 }
   if (typeof value === 'number') return Number.isFinite(value) ? { kind: 'scalar', value, leaves: 1 } : fail('type', 'is not a JSON number')
   if (Array.isArray(value)) {
-    if (value.length > MAX_ARRAY_ELEMENTS) return fail('maxItems', `has ${value.length} elements, more than the ${MAX_ARRAY_ELEMENTS} an array of a pattern may have (each is judged against every element of the request's array)`)
+    if (value.length > MAX_ARRAY_ELEMENTS)
+      return fail(
+        'maxItems',
+        `has ${value.length} elements, more than the ${MAX_ARRAY_ELEMENTS} an array of a pattern may have (each is judged against every element of the request's array)`,
+      )
     const elements: Node[] = []
     for (let index = 0; index < value.length; index++) elements.push(yield* compileNode(value[index], `${pointer}/${index}`, depth + 1, budget, violations))
-    return { kind: 'array', elements, leaves: Math.max(1, elements.reduce((sum, e) => sum + e.leaves, 0)) }
+    return {
+      kind: 'array',
+      elements,
+      leaves: Math.max(
+        1,
+        elements.reduce((sum, e) => sum + e.leaves, 0),
+      ),
+    }
   }
   if (typeof value !== 'object') return fail('type', 'is not a JSON value')
   const keys = Object.keys(value)
   const operators = keys.filter((key) => key.startsWith('$'))
   if (operators.length > 0) {
     const unknown = operators.find((key) => !OPERATORS.has(key))
-    if (unknown !== undefined) return fail('operator', `${unknown} is not an operator: use $contains or $regex (a member whose name starts with $ cannot be matched)`)
+    if (unknown !== undefined)
+      return fail('operator', `${unknown} is not an operator: use $contains or $regex (a member whose name starts with $ cannot be matched)`)
     if (keys.length !== 1) return fail('operator', `${operators[0]} must be the object's only member`)
     const [name] = operators
     const text = (value as Record<string, unknown>)[name as string]
     if (typeof text !== 'string') return fail('operator', `${name} takes a text`)
-    if (name === '$contains') return text.length > MAX_TEXT ? fail('maxLength', `is longer than ${MAX_TEXT} characters`, `${pointer}/$contains`) : { kind: 'contains', text, leaves: 1 }
+    if (name === '$contains')
+      return text.length > MAX_TEXT ? fail('maxLength', `is longer than ${MAX_TEXT} characters`, `${pointer}/$contains`) : { kind: 'contains', text, leaves: 1 }
     const compiled = yield* compileLinearRegexWork(text, budget.build)
     // Reading an expression (re2js) is not counted in the build's steps: each one is a chance for a slice to end.
     yield
     if (!compiled.ok) return fail('regex', compiled.message, `${pointer}/$regex`)
     budget.cells += compiled.regex.cells
-    if (budget.cells > MAX_PATTERN_CELLS) return fail('maxCells', `makes the pattern's expressions larger than ${MAX_PATTERN_CELLS} table cells in all; use fewer or simpler expressions`, `${pointer}/$regex`)
+    if (budget.cells > MAX_PATTERN_CELLS)
+      return fail(
+        'maxCells',
+        `makes the pattern's expressions larger than ${MAX_PATTERN_CELLS} table cells in all; use fewer or simpler expressions`,
+        `${pointer}/$regex`,
+      )
     return { kind: 'regex', re: compiled.regex, leaves: 1 }
   }
   const members: Array<[string, Node]> = []
-  for (const key of keys) members.push([key, yield* compileNode((value as Record<string, unknown>)[key], `${pointer}/${escapePointer(key)}`, depth + 1, budget, violations)])
-  return { kind: 'object', members, leaves: Math.max(1, members.reduce((sum, [, node]) => sum + node.leaves, 0)) }
+  for (const key of keys)
+    members.push([key, yield* compileNode((value as Record<string, unknown>)[key], `${pointer}/${escapePointer(key)}`, depth + 1, budget, violations)])
+  return {
+    kind: 'object',
+    members,
+    leaves: Math.max(
+      1,
+      members.reduce((sum, [, node]) => sum + node.leaves, 0),
+    ),
+  }
 }
 
 /**
@@ -316,7 +345,7 @@ function* judge(node: Node, value: unknown, pointer: string, found: Difference[]
           continue
         }
         const member = (value as Record<string, unknown>)[key]
-        const shown = run.redacted !== undefined && run.redacted.isSecret(key) && member !== null && member !== '' ? run.redacted.text : member
+        const shown = run.redacted?.isSecret(key) && member !== null && member !== '' ? run.redacted.text : member
         const got = yield* judge(child, shown, found === null ? '' : `${pointer}/${escapePointer(key)}`, found, run)
         matched += got
         // Only a yes or no is asked: the first member that differs settles it.
@@ -410,7 +439,11 @@ function* judgeArray(elements: Node[], values: unknown[], pointer: string, found
       }
     }
     if (closest === -1) {
-      found?.push({ pointer: `${pointer}/-`, expected: `one more element: ${describeNode(element)}`, actual: `${values.length} element(s), each taken by another part of the pattern` })
+      found?.push({
+        pointer: `${pointer}/-`,
+        expected: `one more element: ${describeNode(element)}`,
+        actual: `${values.length} element(s), each taken by another part of the pattern`,
+      })
       continue
     }
     free.delete(closest)
@@ -498,10 +531,11 @@ function describeValue(value: unknown): string {
   if (value === undefined) return 'absent'
   if (typeof value === 'string' && value.length > 80) return `${JSON.stringify(value.slice(0, 77))}...`
   // Only what is shown is written out: a large array or object is not serialised whole for 80 characters.
-  const text = Array.isArray(value) && value.length > 20 ? `[${value.length} elements]` : value !== null && typeof value === 'object' && Object.keys(value).length > 20 ? `{${Object.keys(value).length} members}` : (JSON.stringify(value) ?? String(value))
+  const text =
+    Array.isArray(value) && value.length > 20
+      ? `[${value.length} elements]`
+      : value !== null && typeof value === 'object' && Object.keys(value).length > 20
+        ? `{${Object.keys(value).length} members}`
+        : (JSON.stringify(value) ?? String(value))
   return text.length > 80 ? `${text.slice(0, 77)}...` : text
-}
-
-function escapePointer(name: string): string {
-  return name.replaceAll('~', '~0').replaceAll('/', '~1')
 }

@@ -100,8 +100,7 @@ const ACCEPT = -1
 const NEWLINE = 10
 const MAX_RUNE = 0x10ffff
 
-const isWordRune = (rune: number): boolean =>
-  (rune >= 48 && rune <= 57) || (rune >= 65 && rune <= 90) || (rune >= 97 && rune <= 122) || rune === 95
+const isWordRune = (rune: number): boolean => (rune >= 48 && rune <= 57) || (rune >= 65 && rune <= 90) || (rune >= 97 && rune <= 122) || rune === 95
 
 /**
  * Compiles an expression (RE2 syntax) into a linear-time matcher, or says why it cannot: a syntax
@@ -127,10 +126,17 @@ export function* compileLinearRegexWork(source: string, budget: BuildBudget = { 
   try {
     program = RE2JS.compile(source).re2().prog as Program
   } catch (error) {
-    return { ok: false, message: `is not an expression the linear-time engine (RE2 syntax) can run: ${(error as Error).message}; back-references and look-around need backtracking and are not taken` }
+    return {
+      ok: false,
+      message: `is not an expression the linear-time engine (RE2 syntax) can run: ${(error as Error).message}; back-references and look-around need backtracking and are not taken`,
+    }
   }
   if ((program.numLb ?? 0) > 0) return { ok: false, message: 'uses look-behind, which the linear-time engine does not take' }
-  if (program.numInst() > MAX_PROGRAM) return { ok: false, message: `compiles to ${program.numInst()} instructions, more than the ${MAX_PROGRAM} a rule's expression may have; make it shorter (large counted repetitions such as {500} weigh most)` }
+  if (program.numInst() > MAX_PROGRAM)
+    return {
+      ok: false,
+      message: `compiles to ${program.numInst()} instructions, more than the ${MAX_PROGRAM} a rule's expression may have; make it shorter (large counted repetitions such as {500} weigh most)`,
+    }
   const built = yield* buildAutomaton(program, budget)
   if (!built.ok) return built
   const { table, width, start, classOf } = built
@@ -212,10 +218,10 @@ export function* compileLinearRegexWork(source: string, budget: BuildBudget = { 
  * take it; a new thread starts at every position (an unanchored search). A state that reaches
  * MATCH accepts at once: `test` only asks whether there is a match.
  */
-function* buildAutomaton(program: Program, budget: BuildBudget): Work<
-  | { ok: true; table: Int32Array; width: number; start: number; classOf: (rune: number) => number }
-  | { ok: false; message: string }
-> {
+function* buildAutomaton(
+  program: Program,
+  budget: BuildBudget,
+): Work<{ ok: true; table: Int32Array; width: number; start: number; classOf: (rune: number) => number } | { ok: false; message: string }> {
   const count = program.numInst()
   const inst = (pc: number): Instruction => program.getInst(pc)
   let usesLines = false
@@ -344,7 +350,13 @@ function tooLarge(what: string): { ok: false; message: string } {
  * ask for them. Ranges that every instruction treats alike share a class, so a class such as
  * `\p{L}` costs two classes, not one per range. One representative per class decides its steps.
  */
-function* characterClasses(program: Program, count: number, usesLines: boolean, usesWords: boolean, budget: BuildBudget): Work<{ representatives: number[]; classOf: (rune: number) => number }> {
+function* characterClasses(
+  program: Program,
+  count: number,
+  usesLines: boolean,
+  usesWords: boolean,
+  budget: BuildBudget,
+): Work<{ representatives: number[]; classOf: (rune: number) => number }> {
   const bounds = new Set<number>([0])
   const cut = (lo: number, hi: number): void => {
     bounds.add(lo)
@@ -371,7 +383,14 @@ function* characterClasses(program: Program, count: number, usesLines: boolean, 
     }
   }
   if (usesLines) cut(NEWLINE, NEWLINE)
-  if (usesWords) for (const [lo, hi] of [[48, 57], [65, 90], [95, 95], [97, 122]] as const) cut(lo, hi)
+  if (usesWords)
+    for (const [lo, hi] of [
+      [48, 57],
+      [65, 90],
+      [95, 95],
+      [97, 122],
+    ] as const)
+      cut(lo, hi)
   const starts = [...bounds].sort((a, b) => a - b)
   // Each elementary range is tried against every instruction that takes a character.
   budget.steps -= starts.length * runeInsts.length

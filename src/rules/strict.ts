@@ -12,7 +12,8 @@ export function strictViolation(pointer: string): Violation {
   return {
     pointer,
     keyword: 'strict',
-    message: 'is refused in strict mode (--strict): the mock gives only answers the served document can give; start it without --strict to answer off the document',
+    message:
+      'is refused in strict mode (--strict): the mock gives only answers the served document can give; start it without --strict to answer off the document',
   }
 }
 

@@ -2,25 +2,41 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { ProblemError } from '../errors.ts'
 import { listOperations, type OperationEntry } from '../document/reader.ts'
 import { checkControlBody, validationProblem } from '../document/control-body.ts'
-import { mulberry32 } from '../fixtures/prng.ts'
 import { MAX_ANSWER_RULE_BYTES, MAX_ANSWER_RULES, MAX_ANSWER_RULES_BYTES } from '../../spec/control-plane/constants.ts'
-import { activeFaultRules, faultDecision, faultRuleViolations, statusStanding, type ActiveFaultRule, type FaultDecision, type FaultList, type FaultRuleInput } from './faults.ts'
+import {
+  activeFaultRules,
+  faultDecision,
+  faultRuleViolations,
+  statusStanding,
+  type ActiveFaultRule,
+  type FaultDecision,
+  type FaultList,
+  type FaultRuleInput,
+} from './faults.ts'
 import { strictProblem } from './strict.ts'
 import type { RuleCheckContext } from './answer-check.ts'
-import { copyView, holdAnswerRule, holdAnswerRuleWork, triedBefore, type ActiveAnswerRule, type AnswerDecision, type AnswerRuleInput, type AnswerRuleList, type HeldRule } from './answers.ts'
+import {
+  copyView,
+  holdAnswerRule,
+  holdAnswerRuleWork,
+  triedBefore,
+  type ActiveAnswerRule,
+  type AnswerRuleInput,
+  type AnswerRuleList,
+  type HeldRule,
+} from './answers.ts'
 import { createScenarios } from './scenarios.ts'
-import { decideAnswer, inTrialOrder, pickFault, type RuleStates } from './decide.ts'
+import { decide, inTrialOrder, matchForDecision, type Decision, type RuleStates, type RuleTableState } from './decide.ts'
 import type { RequestSubject } from './pattern.ts'
 import { runSliced, type Work } from './work.ts'
 
 /**
  * The one table of a mock's rules: fault rules (the infrastructure's answers, `/__mock/faults`)
- * and answer rules (the installation's, `/__mock/stubs`), with the scenario states. Both kinds are
- * indexed by operation, so rules of other operations cost a request nothing; the rules of every
- * operation are tried beside them, in order. A request meets at most one rule of each kind: a
- * fault on arrival (before it is authenticated or its body read) and an answer rule once it is
- * authenticated, checked and authorized; a fault that fails, drops or cuts it leaves no answer
- * rule a turn (the mock's adapter, src/mock/plugins/rules.ts, sees to that).
+ * and answer rules (the installation's, `/__mock/stubs`), with the scenario states, indexed by
+ * operation so rules of other operations cost a request nothing. Which rule takes a request is
+ * decide.ts's `decide`; the table hands it its state and commits the updates it answers in the same
+ * step. Where in the request path each kind is asked, and how a decision is applied:
+ * docs/request-path.md, "Answer rules in the request path".
  */
 export interface RuleTable {
   readonly faults: FaultTable
@@ -39,8 +55,12 @@ export interface FaultTable {
   clear(): number
   /** Whether any rule is set: with none, a request needs no look-up at all. */
   hasRules(): boolean
-  /** The rule an arriving request of this operation meets, counted as applied; null for none. */
-  decide(operationId: string): FaultDecision | null
+  /**
+   * What an arriving request of this operation meets (decide.ts's `decide` at the arrival point:
+   * `pass`, `fault` or `delay`), its updates committed in the same step: the rule counted as
+   * applied, a use taken (a rule used up goes), the `rate` draws moved on.
+   */
+  decide(operationId: string): Decision
 }
 
 /** The answer rules of one mock. */
@@ -66,12 +86,13 @@ export interface AnswerRuleTable {
   /** Whether any rule can still match: with none, a request needs no look-up at all. */
   hasRules(): boolean
   /**
-   * The rule that answers this request, counted as a hit (and its scenario moved); null for none.
-   * A promise when matching took longer than a slice (MATCH_SLICE_MS): the rules are then matched
-   * in slices with turns of the event loop between them, and the rule is decided and counted in
-   * one step at the end (decide.ts's `decideAnswer`).
+   * What this request meets at the answer point (`pass`, `answer`, `patch` or `delay`). The patterns
+   * are matched first, in slices of MATCH_SLICE_MS with turns of the event loop between them
+   * (decide.ts's `matchForDecision`); then, in the slice that ends the matching, `decide` and the
+   * commit of its updates (the hit, one of the rule's `times`, its scenario's move) in one step.
+   * Always a promise: matching may pause.
    */
-  decide(subject: RequestSubject): AnswerDecision | null | Promise<AnswerDecision | null>
+  decide(subject: RequestSubject): Promise<Decision>
 }
 
 /**
@@ -91,7 +112,8 @@ function createFaultTable(context: RuleCheckContext, randomSeed: () => number): 
   // Drawn only when rules are set without a seed, so a mock that never uses faults takes
   // nothing from the injected randomness that tokens come from.
   let seed = 0
-  let random = mulberry32(seed)
+  /** Where the `rate` draws stand: the seeded generator's state (wire/prng.ts's `drawAt`). */
+  let drawState = 0
   let rules: ActiveFaultRule[] = []
   /** Per operation: its rules and those of every operation (`*`), in the order set. */
   let byOperation = new Map<string, ActiveFaultRule[]>()
@@ -101,6 +123,32 @@ function createFaultTable(context: RuleCheckContext, randomSeed: () => number): 
     byOperation = new Map([...known].map((id) => [id, rules.filter((rule) => rule.operationId === '*' || rule.operationId === id)]))
   }
   const listed = (): FaultList => ({ seed, rules: rules.map((rule) => ({ ...rule })) })
+  const state: RuleTableState = {
+    faultsFor: (operationId) => byOperation.get(operationId) ?? [],
+    faultDecisionOf: (rule) => decisions.get(rule) as FaultDecision,
+    get drawState() {
+      return drawState
+    },
+    // Fault rules have no scenario and are never matched by pattern.
+    stateOf: () => '',
+    isHeld: () => true,
+  }
+  /** A decision's updates, committed in the step that decided it. */
+  const commit = (decision: Decision): Decision => {
+    const { drawState: drawn, fault } = decision.updates
+    if (drawn !== null) drawState = drawn
+    if (fault !== null) {
+      fault.rule.applied = fault.applied
+      fault.rule.remaining = fault.remaining
+      // A fault rule used up is gone (it is the infrastructure's, and says so in the list no more).
+      if (fault.remaining === 0) {
+        rules = rules.filter((other) => other !== fault.rule)
+        decisions.delete(fault.rule)
+        index()
+      }
+    }
+    return decision
+  }
   return {
     set(input) {
       checkControlBody('FaultRuleSet', input)
@@ -110,9 +158,17 @@ function createFaultTable(context: RuleCheckContext, randomSeed: () => number): 
       const strict = checked.flatMap((found) => found.strict)
       if (strict.length > 0) throw strictProblem(strict)
       seed = input.seed ?? randomSeed()
-      random = mulberry32(seed)
+      drawState = seed >>> 0
       rules = activeFaultRules(input.rules)
-      decisions = new Map(rules.map((rule) => [rule, faultDecision(rule, rule.status === undefined ? 'documented' : statusStanding(context.document, context.operations.get(rule.operationId), rule.status))]))
+      decisions = new Map(
+        rules.map((rule) => [
+          rule,
+          faultDecision(
+            rule,
+            rule.status === undefined ? 'documented' : statusStanding(context.document, context.operations.get(rule.operationId), rule.status),
+          ),
+        ]),
+      )
       index()
       return listed()
     },
@@ -125,24 +181,7 @@ function createFaultTable(context: RuleCheckContext, randomSeed: () => number): 
       return count
     },
     hasRules: () => rules.length > 0,
-    decide(operationId) {
-      // The hot path: no rules, no work.
-      if (rules.length === 0) return null
-      const rule = pickFault(byOperation.get(operationId) ?? [], random)
-      if (rule === null) return null
-      rule.applied += 1
-      const decision = decisions.get(rule) as FaultDecision
-      if (rule.remaining !== null) {
-        rule.remaining -= 1
-        // A fault rule used up is gone (it is the infrastructure's, and says so in the list no more).
-        if (rule.remaining === 0) {
-          rules = rules.filter((other) => other !== rule)
-          decisions.delete(rule)
-          index()
-        }
-      }
-      return decision
-    },
+    decide: (operationId) => commit(decide(state, { point: 'arrival', operationId })),
   }
 }
 
@@ -173,11 +212,23 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
   let bytes = 0
   const scenarios = createScenarios()
   const states: RuleStates = { stateOf: scenarios.stateOf, isHeld: (rule) => holding.has(rule) }
+  const state: RuleTableState = {
+    ...states,
+    faultsFor: () => [],
+    faultDecisionOf: () => {
+      throw new Error('an answer rule table holds no fault rules')
+    },
+    drawState: 0,
+  }
 
   const unindex = (rule: HeldRule): void => {
     const operationId = rule.view.operationId
     if (operationId === undefined) everyOperation = everyOperation.filter((other) => other !== rule)
-    else byOperation.set(operationId, (byOperation.get(operationId) ?? []).filter((other) => other !== rule))
+    else
+      byOperation.set(
+        operationId,
+        (byOperation.get(operationId) ?? []).filter((other) => other !== rule),
+      )
   }
   const drop = (rule: HeldRule): void => {
     bytes -= sizes.get(rule) ?? 0
@@ -187,21 +238,27 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
     if (rule.view.remaining !== 0) live -= 1
   }
   const inOrder = (): HeldRule[] => [...held].sort(triedBefore)
-  /** Counts a rule's answer: a hit, one of its `times`, its scenario's move. */
-  const take = (rule: HeldRule): AnswerDecision => {
-    const { view } = rule
-    view.hits += 1
-    if (view.remaining !== null) {
-      view.remaining -= 1
-      if (view.remaining === 0) live -= 1
-    }
-    if (view.setState !== undefined) scenarios.move(view.scenario as string, view.setState)
-    return rule.decision
+  /** A decision's updates (a hit, one of its `times`, its scenario's move), committed in the step that decided it. */
+  const commit = (decision: Decision): Decision => {
+    const use = decision.updates.answer
+    if (use === null) return decision
+    const { view } = use.rule
+    view.hits = use.hits
+    if (view.remaining !== use.remaining && use.remaining === 0) live -= 1
+    view.remaining = use.remaining
+    if (use.scenario !== null) scenarios.move(use.scenario.name, use.scenario.state)
+    return decision
   }
 
   const roomForOneMore = (): void => {
     if (live >= MAX_ANSWER_RULES) {
-      throw validationProblem([{ pointer: '/body', keyword: 'maxRules', message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first` }])
+      throw validationProblem([
+        {
+          pointer: '/body',
+          keyword: 'maxRules',
+          message: `would be live rule ${MAX_ANSWER_RULES + 1}: a mock holds at most ${MAX_ANSWER_RULES} rules that can still answer; remove some first`,
+        },
+      ])
     }
   }
   /** Numbers a rule made by holdAnswerRule and holds it, within the bounds, in one step. */
@@ -211,12 +268,29 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
     rule.decision.ruleId = nextId
     const size = Buffer.byteLength(JSON.stringify(rule.view))
     if (size > MAX_ANSWER_RULE_BYTES) {
-      throw validationProblem([{ pointer: '/body', keyword: 'maxRuleSize', message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead` }])
+      throw validationProblem([
+        {
+          pointer: '/body',
+          keyword: 'maxRuleSize',
+          message: `is ${size} bytes as JSON, more than the ${MAX_ANSWER_RULE_BYTES} an answer rule may be; answer a large page from the fixture's rows instead`,
+        },
+      ])
     }
     // Used-up rules make room first, the oldest first, as they do past the count.
-    for (let oldest = held.find((other) => other.view.remaining === 0); bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined; oldest = held.find((other) => other.view.remaining === 0)) drop(oldest)
+    for (
+      let oldest = held.find((other) => other.view.remaining === 0);
+      bytes + size > MAX_ANSWER_RULES_BYTES && oldest !== undefined;
+      oldest = held.find((other) => other.view.remaining === 0)
+    )
+      drop(oldest)
     if (bytes + size > MAX_ANSWER_RULES_BYTES) {
-      throw validationProblem([{ pointer: '/body', keyword: 'maxRulesSize', message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first` }])
+      throw validationProblem([
+        {
+          pointer: '/body',
+          keyword: 'maxRulesSize',
+          message: `would make the rules held ${bytes + size} bytes as JSON, more than the ${MAX_ANSWER_RULES_BYTES} a mock holds; remove some first`,
+        },
+      ])
     }
     sizes.set(rule, size)
     bytes += size
@@ -294,13 +368,17 @@ function createAnswerRuleTable(context: RuleCheckContext): AnswerRuleTable {
       return count
     },
     hasRules: () => live > 0,
-    decide(subject) {
-      // The hot path: no rules, no work.
-      if (live === 0) return null
+    async decide(subject) {
       const own = subject.operationId === null ? [] : (byOperation.get(subject.operationId) ?? [])
       // Each list is replaced, never changed, when rules come and go: the request keeps the one it began with.
       const candidates = own.length === 0 ? everyOperation : everyOperation.length === 0 ? own : [...inTrialOrder(own, everyOperation, triedBefore)]
-      return runSliced(decideAnswer(candidates, subject, states, take), MATCH_SLICE_MS)
+      const matched = new Map<HeldRule, boolean>()
+      function* matchThenDecide(): Work<Decision> {
+        yield* matchForDecision(states, candidates, matched, subject)
+        // In the slice that ended the matching: nothing runs between the decision and its commit.
+        return commit(decide(state, { point: 'answer', candidates, matched }))
+      }
+      return runSliced(matchThenDecide(), MATCH_SLICE_MS)
     },
   }
 }

@@ -25,19 +25,36 @@ export function headerViolations(headers: Readonly<Record<string, unknown>> | un
     const pointer = `${at}/${escapePointer(name)}`
     const lower = name.toLowerCase()
     if (!isFieldName(name)) {
-      out.push({ pointer, keyword: 'headerName', message: 'is not a header name: a name is a token of letters, digits and !#$%&\'*+-.^_`|~ (RFC 9110, section 5.1), without spaces, colons or control characters' })
+      out.push({
+        pointer,
+        keyword: 'headerName',
+        message:
+          "is not a header name: a name is a token of letters, digits and !#$%&'*+-.^_`|~ (RFC 9110, section 5.1), without spaces, colons or control characters",
+      })
       continue
     }
     if (CONNECTION_FIELDS.has(lower)) {
-      out.push({ pointer, keyword: 'connectionHeader', message: `cannot be set by a rule: ${name} belongs to the connection (framing or hop-by-hop, RFC 9110, section 7.6.1), which the mock writes from the answer it sends` })
+      out.push({
+        pointer,
+        keyword: 'connectionHeader',
+        message: `cannot be set by a rule: ${name} belongs to the connection (framing or hop-by-hop, RFC 9110, section 7.6.1), which the mock writes from the answer it sends`,
+      })
       continue
     }
     if (isCorsField(name)) {
-      out.push({ pointer, keyword: 'corsHeader', message: 'cannot be set by a rule: the Access-Control-* headers are the mock\'s CORS layer\'s (--cors), which answers them for every route' })
+      out.push({
+        pointer,
+        keyword: 'corsHeader',
+        message: "cannot be set by a rule: the Access-Control-* headers are the mock's CORS layer's (--cors), which answers them for every route",
+      })
       continue
     }
     if (options.contentType === false && lower === 'content-type') {
-      out.push({ pointer, keyword: 'faultHeader', message: 'cannot be set by a fault: its body is the INJECTED_FAULT problem, sent as application/problem+json' })
+      out.push({
+        pointer,
+        keyword: 'faultHeader',
+        message: 'cannot be set by a fault: its body is the INJECTED_FAULT problem, sent as application/problem+json',
+      })
       continue
     }
     const earlier = seen.get(lower)
@@ -48,7 +65,11 @@ export function headerViolations(headers: Readonly<Record<string, unknown>> | un
     seen.set(lower, name)
     const bad = typeof value === 'string' ? badFieldValueCharacter(value) : undefined
     if (bad !== undefined) {
-      out.push({ pointer, keyword: 'headerValue', message: `holds ${describeCharacter(bad)}, which a header value cannot: only visible ASCII characters, spaces and tabs (RFC 9110, section 5.5; encode other text, as RFC 8187 does)` })
+      out.push({
+        pointer,
+        keyword: 'headerValue',
+        message: `holds ${describeCharacter(bad)}, which a header value cannot: only visible ASCII characters, spaces and tabs (RFC 9110, section 5.5; encode other text, as RFC 8187 does)`,
+      })
     }
   }
   return out
@@ -63,7 +84,13 @@ export function depthViolations(value: unknown, at: string): Violation[] {
   const path = tooDeepAt(value, MAX_ANSWER_DEPTH)
   if (path === undefined) return []
   const pointer = `${at}/${path.map((key) => escapePointer(String(key))).join('/')}`
-  return [{ pointer, keyword: 'maxDepth', message: `nests deeper than ${MAX_ANSWER_DEPTH} levels: a rule's body, patch or pattern nests at most ${MAX_ANSWER_DEPTH} objects or arrays` }]
+  return [
+    {
+      pointer,
+      keyword: 'maxDepth',
+      message: `nests deeper than ${MAX_ANSWER_DEPTH} levels: a rule's body, patch or pattern nests at most ${MAX_ANSWER_DEPTH} objects or arrays`,
+    },
+  ]
 }
 
 /** Statuses whose answers have no body (RFC 9110, sections 15.3.5, 15.3.6 and 15.4.5). */
@@ -71,6 +98,7 @@ const NO_CONTENT = new Set([204, 205, 304])
 
 /** The violation of a whole answer with a body where its status has none (204, 205, 304), pointing into `at` (`/body/answer`). */
 export function noContentViolations(status: number, hasBody: boolean, at: string): Violation[] {
-  if (NO_CONTENT.has(status) && hasBody) return [{ pointer: `${at}/body`, keyword: 'noContent', message: `must be absent: a ${status} answer has no body (RFC 9110)` }]
+  if (NO_CONTENT.has(status) && hasBody)
+    return [{ pointer: `${at}/body`, keyword: 'noContent', message: `must be absent: a ${status} answer has no body (RFC 9110)` }]
   return []
 }

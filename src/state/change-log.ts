@@ -110,7 +110,9 @@ function temporaryLogs(log: string): string[] {
   const dir = dirname(log)
   const prefix = `${basename(log)}.`
   if (!existsSync(dir)) return []
-  return readdirSync(dir).filter((name) => name.startsWith(prefix) && name.endsWith('.tmp')).map((name) => join(dir, name))
+  return readdirSync(dir)
+    .filter((name) => name.startsWith(prefix) && name.endsWith('.tmp'))
+    .map((name) => join(dir, name))
 }
 
 /** The first line of a log as its header's base, when it has one. */

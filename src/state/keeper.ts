@@ -13,7 +13,7 @@ import { ConfigError } from '../cli-base/exit.ts'
 import { ProblemError } from '../errors.ts'
 import type { DataImage } from '../store/image.ts'
 import type { DataKeeper, PreparedReplace, Store } from '../store/store.ts'
-import type { ChangeRecord, Fixture } from '../store/types.ts'
+import type { ChangeRecord, Fixture } from '../store/model/types.ts'
 import { ChangeLog, changeLogPath, removeFile, type LogLines } from './change-log.ts'
 import type { StateSync } from './sync-modes.ts'
 import { fixtureOfSnapshot, type RestoredState } from './restore.ts'
@@ -71,7 +71,8 @@ interface Pending {
   cancelled: boolean
 }
 
-const notWritten = (what: string, reason: string) => new ProblemError('STATE_NOT_WRITTEN', `Nothing changed: ${what} could not be written to the state file (${reason}).`)
+const notWritten = (what: string, reason: string) =>
+  new ProblemError('STATE_NOT_WRITTEN', `Nothing changed: ${what} could not be written to the state file (${reason}).`)
 
 class Keeper implements DataKeeper {
   readonly path: string
@@ -212,7 +213,11 @@ class Keeper implements DataKeeper {
       this.#pending = pending
       temporary = this.#names.take(this.path)
       const watched = pending
-      await writeSnapshotInSlices(temporary, image, id, { sliceMs: this.#options.sliceMs ?? 8, pause: this.#options.pause, cancelled: () => watched.cancelled || this.stopped })
+      await writeSnapshotInSlices(temporary, image, id, {
+        sliceMs: this.#options.sliceMs ?? 8,
+        pause: this.#options.pause,
+        cancelled: () => watched.cancelled || this.stopped,
+      })
       if (pending.cancelled || this.stopped || era !== this.#era) throw new WriteCancelled()
       if (pending.failed !== undefined) throw new Error(`change log ${pending.log.path} not written: ${pending.failed}`)
       this.#pending = undefined
@@ -229,7 +234,9 @@ class Keeper implements DataKeeper {
         this.#names.release(temporary)
       }
       if (!(error instanceof WriteCancelled)) {
-        this.#options.log.error(`state file ${this.path} not written: ${(error as Error).message}; the previous snapshot and its log stay in use, tried again in ${this.#options.intervalSeconds} s`)
+        this.#options.log.error(
+          `state file ${this.path} not written: ${(error as Error).message}; the previous snapshot and its log stay in use, tried again in ${this.#options.intervalSeconds} s`,
+        )
       }
     } finally {
       image.close()
@@ -291,7 +298,9 @@ class Keeper implements DataKeeper {
       written.log.moveTo(this.logPath)
       this.#names.release(from)
     } catch (error) {
-      this.#options.log.error(`change log ${written.log.path} not moved to ${this.logPath} (${(error as Error).message}): it stays in use where it is, and the next start reads it there`)
+      this.#options.log.error(
+        `change log ${written.log.path} not moved to ${this.logPath} (${(error as Error).message}): it stays in use where it is, and the next start reads it there`,
+      )
     }
   }
 
@@ -333,11 +342,17 @@ function replayLines(store: Store, log: LogLines): { replayed: number; warning?:
     }
     if (failure === undefined) continue
     if (i === lines.length - 1) {
-      return { replayed, warning: `change log ${path}: last line ignored (${failure}; ${torn ? 'a write cut short by a crash, ' : ''}never answered): ${replayed} changes replayed` }
+      return {
+        replayed,
+        warning: `change log ${path}: last line ignored (${failure}; ${torn ? 'a write cut short by a crash, ' : ''}never answered): ${replayed} changes replayed`,
+      }
     }
     const kept = `${path}.corrupt-${Date.now()}`
     copyFileSync(path, kept)
-    return { replayed, warning: `change log ${path}: line ${i + 2} unreadable (${failure}); ${replayed} changes replayed, the ${lines.length - i - 1} lines after it ignored; the log is kept as ${kept}` }
+    return {
+      replayed,
+      warning: `change log ${path}: line ${i + 2} unreadable (${failure}); ${replayed} changes replayed, the ${lines.length - i - 1} lines after it ignored; the log is kept as ${kept}`,
+    }
   }
   return { replayed }
 }
@@ -385,7 +400,10 @@ export function keepState(store: Store, path: string, options: KeepOptions): Sta
       // A log a stop left under its temporary name is in the new snapshot now.
       if (restored?.log !== undefined && restored.log.path !== keeper.logPath) removeFile(restored.log.path)
       if (restored !== undefined) {
-        if (restored.converting) options.log.warn(`state file ${path}: a JSON state file of an earlier version, converted to a snapshot by column (the format of this version; earlier versions cannot read it)`)
+        if (restored.converting)
+          options.log.warn(
+            `state file ${path}: a JSON state file of an earlier version, converted to a snapshot by column (the format of this version; earlier versions cannot read it)`,
+          )
         // What a reset returns to: the data the mock starts with, read from the snapshot just written.
         const snapshot = SnapshotFile.open(path)
         opened.push(snapshot)

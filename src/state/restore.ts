@@ -10,7 +10,7 @@ import { describeJsonSyntaxError, findJsonSyntaxError } from '../wire/json-synta
 import { parseJsonPieces } from '../wire/json-pieces.ts'
 import { isSnapshot, SnapshotError, SnapshotFile } from './snapshot-format.ts'
 import { readChangeLog, removeFile, removeTemporaryLogs, type LogLines } from './change-log.ts'
-import type { Fixture } from '../store/types.ts'
+import type { Fixture } from '../store/model/types.ts'
 
 /** A state file read at start, before the store is built. */
 export interface RestoredState {
@@ -92,7 +92,9 @@ function readJsonState(path: string, timeZone: string | undefined): RestoredStat
   } catch {
     // Said where the whole text stops being JSON, in the project's words: the pieces' parser says it of a piece, in the runtime's.
     const error = findJsonSyntaxError(bytes.toString('utf8'))
-    throw new FixtureError(path, [{ path: '', message: `is not valid JSON: ${error === undefined ? 'a piece of it does not parse' : describeJsonSyntaxError(error)}` }])
+    throw new FixtureError(path, [
+      { path: '', message: `is not valid JSON: ${error === undefined ? 'a piece of it does not parse' : describeJsonSyntaxError(error)}` },
+    ])
   }
   const fixture = parseFixture(json, path, dirname(resolve(path)), timeZone === undefined ? {} : { timeZone })
   const digest = createHash('sha256').update(bytes).digest('hex')

@@ -19,7 +19,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs'
 import type { DataImage, ImageHeader } from '../store/image.ts'
-import type { AttachmentDef, ChunkValues, ColumnChunk, ColumnKind, FieldValue, StoredRows } from '../store/types.ts'
+import type { AttachmentDef, ChunkValues, ColumnChunk, ColumnKind, FieldValue, StoredRows } from '../store/model/types.ts'
 
 const MAGIC = Buffer.from('ADKSTATE')
 const END = Buffer.from('ADKS-END')
@@ -43,7 +43,7 @@ const AS_JSON = 0x80000000
 /** A lone surrogate: in `u` mode a pair is one code point, which this does not match. */
 const LONE_SURROGATE = /\p{Surrogate}/u
 
-const enum Tag {
+enum Tag {
   Float64 = 1,
   Int32 = 2,
   AllNull = 3,
@@ -239,7 +239,13 @@ export class SnapshotFile implements StoredRows {
   /** Where each table's chunks begin, by storage Id. */
   readonly #starts = new Map<string, { at: number; table: SnapshotHeader['tables'][number] }>()
 
-  private constructor(path: string, fd: number, header: SnapshotHeader, attachments: AttachmentDef[], starts: Map<string, { at: number; table: SnapshotHeader['tables'][number] }>) {
+  private constructor(
+    path: string,
+    fd: number,
+    header: SnapshotHeader,
+    attachments: AttachmentDef[],
+    starts: Map<string, { at: number; table: SnapshotHeader['tables'][number] }>,
+  ) {
     this.path = path
     this.#fd = fd
     this.header = header
@@ -346,7 +352,14 @@ export class SnapshotFile implements StoredRows {
       const decoded = decodeChunk(Buffer.from(buffer.buffer, 0, length), count, stored.kinds, dictionaries, this.path)
       yield {
         count,
-        columns: from.map((index, i): ChunkValues => (index >= 0 ? (decoded[index] as ChunkValues) : kinds[i] === 'number' ? new Float64Array(count).fill(Number.NaN) : new Array<FieldValue>(count).fill(null))),
+        columns: from.map(
+          (index, i): ChunkValues =>
+            index >= 0
+              ? (decoded[index] as ChunkValues)
+              : kinds[i] === 'number'
+                ? new Float64Array(count).fill(Number.NaN)
+                : new Array<FieldValue>(count).fill(null),
+        ),
       }
     }
   }

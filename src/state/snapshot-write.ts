@@ -59,7 +59,12 @@ export class WriteCancelled extends Error {
  * while the loop serves other clients. Checks `cancelled` between slices. On failure the file is
  * removed and the error thrown.
  */
-export async function writeSnapshotInSlices(temporary: string, image: DataImage, id: string, options: { sliceMs: number; pause: () => Promise<void>; cancelled: () => boolean }): Promise<void> {
+export async function writeSnapshotInSlices(
+  temporary: string,
+  image: DataImage,
+  id: string,
+  options: { sliceMs: number; pause: () => Promise<void>; cancelled: () => boolean },
+): Promise<void> {
   const handle = await open(temporary, 'w')
   try {
     const pieces = encodeSnapshot(image, id, new Date())

@@ -1,9 +1,9 @@
-import { dateTimeIn } from './data-types.ts'
+import { dateTimeIn } from './model/data-types.ts'
 import { Plan } from './plan.ts'
 import { LockedRows } from './refusals.ts'
-import { ownValue, setOwn } from './field-values.ts'
+import { ownValue, setOwn } from './model/field-values.ts'
 import type { StoreState } from './state.ts'
-import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError } from './types.ts'
+import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError } from './model/types.ts'
 
 /**
  * Runs a custom action (the description, Run Action) as the fixture describes it. An action that succeeds
@@ -20,7 +20,11 @@ import type { ActionCommand, ActionOutcome, Deps, Row, StoreChanges, StoreError 
  * procedure that meets a row another user holds fails as a whole, as the fixture's failing action
  * does, rather than skipping the row unseen).
  */
-export function planAction(state: StoreState, cmd: ActionCommand, deps: Deps): { outcome: ActionOutcome; changes?: StoreChanges } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_ACTION'> {
+export function planAction(
+  state: StoreState,
+  cmd: ActionCommand,
+  deps: Deps,
+): { outcome: ActionOutcome; changes?: StoreChanges } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_ACTION'> {
   const app = state.apps.get(cmd.applicationId)
   if (app === undefined) return { error: 'UNKNOWN_APPLICATION', message: `application ${cmd.applicationId} does not exist` }
   const action = state.fixture.actions.find((a) => a.id === cmd.actionId)

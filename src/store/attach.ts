@@ -1,6 +1,6 @@
 import { tableFor } from './query.ts'
 import type { StoreState } from './state.ts'
-import type { AttachmentDef } from './types.ts'
+import type { AttachmentDef } from './model/types.ts'
 
 /**
  * Puts an attachment in the data: in the attachment store, and in its row's CT_ATTACHMENTS (the

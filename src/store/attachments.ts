@@ -1,4 +1,4 @@
-import type { AttachmentDef } from './types.ts'
+import type { AttachmentDef } from './model/types.ts'
 
 /**
  * The attachments of an installation's rows: files and folders, by Id, with the per-row file
@@ -37,9 +37,7 @@ export class AttachmentStore {
 
   /** The files and folders directly in a row's top level (folderId null) or in one of its folders. */
   list(applicationId: string, relationKey: string | null, parentId: number, folderId: number | null): AttachmentDef[] {
-    return this.all().filter(
-      (a) => a.applicationId === applicationId && a.relationKey === relationKey && a.parentId === parentId && a.folderId === folderId,
-    )
+    return this.all().filter((a) => a.applicationId === applicationId && a.relationKey === relationKey && a.parentId === parentId && a.folderId === folderId)
   }
 
   /**

@@ -2,7 +2,7 @@ import { applyChanges, type TableChange } from './plan.ts'
 import { attachTo } from './attach.ts'
 import { RowLocks } from './locks.ts'
 import type { StoreState } from './state.ts'
-import type { AttachmentDef, ChangeRecord, RecordedAttachment, StoreChanges } from './types.ts'
+import type { AttachmentDef, ChangeRecord, RecordedAttachment, StoreChanges } from './model/types.ts'
 
 /** The record of changes about to be applied (planned against the store's current generation). */
 export function changeRecord(changes: StoreChanges): ChangeRecord {
@@ -58,7 +58,14 @@ export function replayRecord(state: StoreState, record: ChangeRecord): void {
   }
   const tables: TableChange[] = record.t.map((change) => {
     const table = storageOf(state, change.s)
-    return { table, puts: change.p.map((row) => table.makeRow(row)), deletes: change.d, nextId: change.n[0], nextIdentity: change.n[1], nextRowOrder: change.n[2] }
+    return {
+      table,
+      puts: change.p.map((row) => table.makeRow(row)),
+      deletes: change.d,
+      nextId: change.n[0],
+      nextIdentity: change.n[1],
+      nextRowOrder: change.n[2],
+    }
   })
   applyChanges(state, { kind: 'changes', generation: state.generation, tables, nextVersion: record.v })
 }

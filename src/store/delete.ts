@@ -1,9 +1,9 @@
 import { relationKeyOf } from './guid.ts'
-import { describeValue } from './field-values.ts'
+import { describeValue } from './model/field-values.ts'
 import { Plan, type TablePlan } from './plan.ts'
 import { LockedRows, nameRow } from './refusals.ts'
 import type { AppTables, StoreState } from './state.ts'
-import type { DeleteCommand, DeleteOutcome, ReturnState } from './types.ts'
+import type { DeleteCommand, DeleteOutcome, ReturnState } from './model/types.ts'
 
 /**
  * Checks a whole delete and decides every removal, changing nothing.
@@ -46,7 +46,10 @@ export interface DeletePlanning {
 export function beginDelete(state: StoreState, cmd: DeleteCommand): DeletePlanning {
   const app = state.apps.get(cmd.applicationId)
   if (app === undefined) {
-    const outcome: DeleteOutcome = { ok: false, returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }] }
+    const outcome: DeleteOutcome = {
+      ok: false,
+      returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }],
+    }
     return { step: () => true, finish: () => outcome }
   }
   // A generator, so the plan stops where a slice ends and goes on from there.
@@ -93,7 +96,12 @@ function* planning(state: StoreState, app: AppTables, cmd: DeleteCommand): Gener
     const table = group.relationKey === null ? app.master : app.details.get(relationKeyOf(group.relationKey))
     if (table === undefined) {
       const known = [...app.details.keys()].join(', ') || '(none)'
-      problems.push({ code: 'UNKNOWN_RELATION_KEY', message: `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`, relationKey: group.relationKey, id: 0 })
+      problems.push({
+        code: 'UNKNOWN_RELATION_KEY',
+        message: `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`,
+        relationKey: group.relationKey,
+        id: 0,
+      })
       continue
     }
     const what = group.relationKey === null ? 'master row' : `${group.relationKey} row`
@@ -112,15 +120,33 @@ function* planning(state: StoreState, app: AppTables, cmd: DeleteCommand): Gener
         continue
       }
       if (TIMESTAMP === null) {
-        problems.push({ code: 'CONCURRENCY', message: `${what} ${Id}: TIMESTAMP null matches no row version; send the one read with Get Items`, relationKey: group.relationKey, id: Id, field: 'TIMESTAMP' })
+        problems.push({
+          code: 'CONCURRENCY',
+          message: `${what} ${Id}: TIMESTAMP null matches no row version; send the one read with Get Items`,
+          relationKey: group.relationKey,
+          id: Id,
+          field: 'TIMESTAMP',
+        })
         continue
       }
       if (!Number.isSafeInteger(TIMESTAMP)) {
-        problems.push({ code: 'INVALID_VALUE', message: `${what} ${Id}: TIMESTAMP must be the row version read with Get Items, got ${describeValue(TIMESTAMP)}`, relationKey: group.relationKey, id: Id, field: 'TIMESTAMP' })
+        problems.push({
+          code: 'INVALID_VALUE',
+          message: `${what} ${Id}: TIMESTAMP must be the row version read with Get Items, got ${describeValue(TIMESTAMP)}`,
+          relationKey: group.relationKey,
+          id: Id,
+          field: 'TIMESTAMP',
+        })
         continue
       }
       if (TIMESTAMP !== row.TIMESTAMP) {
-        problems.push({ code: 'CONCURRENCY', message: `${what} ${Id} was changed by someone else: TIMESTAMP ${TIMESTAMP} is not the current ${row.TIMESTAMP}`, relationKey: group.relationKey, id: Id, field: 'TIMESTAMP' })
+        problems.push({
+          code: 'CONCURRENCY',
+          message: `${what} ${Id} was changed by someone else: TIMESTAMP ${TIMESTAMP} is not the current ${row.TIMESTAMP}`,
+          relationKey: group.relationKey,
+          id: Id,
+          field: 'TIMESTAMP',
+        })
         continue
       }
       if (locked.has(group.relationKey, Id)) {
@@ -144,7 +170,13 @@ function* planning(state: StoreState, app: AppTables, cmd: DeleteCommand): Gener
       for (const masterId of deletedMasters) {
         yield
         for (const detailId of table.detailIdsOf(masterId)) {
-          if (locked.has(relationKey, detailId)) locked.report(problems, relationKey, detailId, `${relationKey} row ${detailId} is locked by another user, so its master row ${masterId} cannot be deleted with it`)
+          if (locked.has(relationKey, detailId))
+            locked.report(
+              problems,
+              relationKey,
+              detailId,
+              `${relationKey} row ${detailId} is locked by another user, so its master row ${masterId} cannot be deleted with it`,
+            )
         }
       }
     }

@@ -13,6 +13,6 @@ export class DataReplaced extends Error {
 export function requireEpoch(received: number | undefined, current: number): void {
   if (received === undefined || received === current) return
   throw new DataReplaced(
-    'The mock\'s data was replaced (a reset or fixture load) after this request was received and before it was written; nothing of it was written. Send it again.',
+    "The mock's data was replaced (a reset or fixture load) after this request was received and before it was written; nothing of it was written. Send it again.",
   )
 }

@@ -1,6 +1,7 @@
-import { describeValue } from './field-values.ts'
+import { isTextType } from './model/data-types.ts'
+import { describeValue } from './model/field-values.ts'
 import { valueFits } from '../wire/type-forms.ts'
-import type { FieldDef, FieldRules, FieldType, FieldValue, ReturnStateCode } from './types.ts'
+import type { FieldDef, FieldRules, FieldType, FieldValue, ReturnStateCode } from './model/types.ts'
 
 /**
  * An application's field rules (a fixture field's `rules`), as pure functions: what a rule means,
@@ -26,15 +27,8 @@ import type { FieldDef, FieldRules, FieldType, FieldValue, ReturnStateCode } fro
 /** Types whose values are numbers, so `minimum` and `maximum` apply. */
 const ORDERED_TYPES: ReadonlySet<FieldType> = new Set(['Numeric', 'Date', 'DateTime', 'Time', 'Timespan', 'Latitude', 'Longitude', 'Identity'])
 
-/** Types whose values are texts, so `maxLength` applies. */
-const TEXT_TYPES: ReadonlySet<FieldType> = new Set(['String', 'File', 'Link', 'WktShape', 'ImageUri', 'Color', 'Icon', 'RichText'])
-
 export function isOrderedType(type: FieldType): boolean {
   return ORDERED_TYPES.has(type)
-}
-
-export function isTextType(type: FieldType): boolean {
-  return TEXT_TYPES.has(type)
 }
 
 /** Whether a field has any rule at all; saves of storages without rules skip every check. */
@@ -62,7 +56,8 @@ export function valueBreaches(field: FieldDef, value: FieldValue | undefined, cr
   }
   if (rules.required === true) {
     if (creating && (value === undefined || empty)) breaches.push({ code: 'REQUIRED', reason: `${field.name} is required: a new row must give it a value` })
-    else if (!creating && value !== undefined && empty) breaches.push({ code: 'REQUIRED', reason: `${field.name} is required: it cannot be set to ${describeValue(value)}` })
+    else if (!creating && value !== undefined && empty)
+      breaches.push({ code: 'REQUIRED', reason: `${field.name} is required: it cannot be set to ${describeValue(value)}` })
   }
   if (value === undefined || value === null) return breaches
   return [...breaches, ...presentValueBreaches(field, rules, value)]
@@ -72,8 +67,10 @@ export function valueBreaches(field: FieldDef, value: FieldValue | undefined, cr
 export function presentValueBreaches(field: FieldDef, rules: FieldRules, value: Exclude<FieldValue, null>): RuleBreach[] {
   const breaches: RuleBreach[] = []
   if (typeof value === 'number') {
-    if (rules.minimum !== undefined && value < rules.minimum) breaches.push({ code: 'BELOW_MINIMUM', reason: `${field.name} must be at least ${rules.minimum}, got ${value}` })
-    if (rules.maximum !== undefined && value > rules.maximum) breaches.push({ code: 'ABOVE_MAXIMUM', reason: `${field.name} must be at most ${rules.maximum}, got ${value}` })
+    if (rules.minimum !== undefined && value < rules.minimum)
+      breaches.push({ code: 'BELOW_MINIMUM', reason: `${field.name} must be at least ${rules.minimum}, got ${value}` })
+    if (rules.maximum !== undefined && value > rules.maximum)
+      breaches.push({ code: 'ABOVE_MAXIMUM', reason: `${field.name} must be at most ${rules.maximum}, got ${value}` })
   }
   if (typeof value === 'string' && rules.maxLength !== undefined && value.length > rules.maxLength) {
     breaches.push({ code: 'TOO_LONG', reason: `${field.name} takes at most ${rules.maxLength} characters, got ${value.length}` })
@@ -117,7 +114,10 @@ export function uniqueKey(value: FieldValue): string | null {
  * named (a row the save does not touch cannot be what broke the rule), each with another row that
  * holds the value. The empty text counts as no value, like null.
  */
-export function duplicateValues(rows: Iterable<readonly [number, FieldValue]>, written: ReadonlySet<number>): Array<{ id: number; value: FieldValue; holder: number }> {
+export function duplicateValues(
+  rows: Iterable<readonly [number, FieldValue]>,
+  written: ReadonlySet<number>,
+): Array<{ id: number; value: FieldValue; holder: number }> {
   const byValue = new Map<string, { value: FieldValue; ids: number[] }>()
   for (const [id, value] of rows) {
     const key = uniqueKey(value)
@@ -147,22 +147,35 @@ export function ruleDefinitionProblems(field: FieldDef): Array<{ rule: keyof Fie
   for (const rule of ['minimum', 'maximum'] as const) {
     const bound = rules[rule]
     if (bound === undefined) continue
-    if (!ORDERED_TYPES.has(type)) problems.push({ rule, message: `${rule} applies to fields whose values are numbers (Numeric, Date, DateTime, Time, Timespan, Latitude, Longitude), not to ${field.name}, a ${type} field` })
-    else if (!valueFits(type, bound, type === 'Numeric' ? undefined : field.decimals)) problems.push({ rule, message: `${bound} is not a ${type} value, so it cannot bound ${field.name}` })
+    if (!ORDERED_TYPES.has(type))
+      problems.push({
+        rule,
+        message: `${rule} applies to fields whose values are numbers (Numeric, Date, DateTime, Time, Timespan, Latitude, Longitude), not to ${field.name}, a ${type} field`,
+      })
+    else if (!valueFits(type, bound, type === 'Numeric' ? undefined : field.decimals))
+      problems.push({ rule, message: `${bound} is not a ${type} value, so it cannot bound ${field.name}` })
   }
   if (rules.minimum !== undefined && rules.maximum !== undefined && rules.minimum > rules.maximum) {
     problems.push({ rule: 'minimum', message: `minimum ${rules.minimum} is above maximum ${rules.maximum}: no value of ${field.name} could be saved` })
   }
-  if (rules.maxLength !== undefined && !TEXT_TYPES.has(type)) {
-    problems.push({ rule: 'maxLength', message: `maxLength applies to text fields (String, File, Link, WktShape, ImageUri, Color, Icon, RichText), not to ${field.name}, a ${type} field` })
+  if (rules.maxLength !== undefined && !isTextType(type)) {
+    problems.push({
+      rule: 'maxLength',
+      message: `maxLength applies to text fields (String, File, Link, WktShape, ImageUri, Color, Icon, RichText), not to ${field.name}, a ${type} field`,
+    })
   }
   if (rules.allowed !== undefined) {
-    if (rules.allowed.length === 0) problems.push({ rule: 'allowed', message: `allowed is empty: no value of ${field.name} could be saved (leave the rule out to allow any)` })
+    if (rules.allowed.length === 0)
+      problems.push({ rule: 'allowed', message: `allowed is empty: no value of ${field.name} could be saved (leave the rule out to allow any)` })
     // Each bad value is named up to LISTED_VALUES of them, then counted: a long list of wrong values makes a short refusal.
     let bad = 0
     const own = { ...rules, allowed: undefined }
     rules.allowed.forEach((value, i) => {
-      const fits = value !== null && (type === 'Multiselection' ? typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) : valueFits(type, value, field.decimals))
+      const fits =
+        value !== null &&
+        (type === 'Multiselection'
+          ? typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
+          : valueFits(type, value, field.decimals))
       const reasons = !fits
         ? [`allowed value ${i}, ${describeValue(value)}, is not a ${type} value${type === 'Multiselection' ? ' item' : ''} of ${field.name}`]
         : value !== null && !Array.isArray(value)
@@ -171,7 +184,11 @@ export function ruleDefinitionProblems(field: FieldDef): Array<{ rule: keyof Fie
       if (reasons.length === 0) return
       if (bad++ < LISTED_VALUES) for (const message of reasons) problems.push({ rule: 'allowed', message })
     })
-    if (bad > LISTED_VALUES) problems.push({ rule: 'allowed', message: `and ${bad - LISTED_VALUES} more of the ${rules.allowed.length} allowed values of ${field.name} are not values it could hold` })
+    if (bad > LISTED_VALUES)
+      problems.push({
+        rule: 'allowed',
+        message: `and ${bad - LISTED_VALUES} more of the ${rules.allowed.length} allowed values of ${field.name} are not values it could hold`,
+      })
   }
   if (rules.unique === true && (type === 'Multiselection' || type === 'Boolean')) {
     problems.push({ rule: 'unique', message: `unique does not apply to ${field.name}, a ${type} field` })

@@ -1,7 +1,7 @@
 import { COMPARE_OPS, TEXT_FUNCTIONS, type CompareOp, type FilterLiteral, type FilterNode, type TextFunction } from './filter-ast.ts'
-import type { StoreError } from './types.ts'
-import { shortened } from './field-values.ts'
-import { queryReading } from './query-string.ts'
+import type { StoreError } from './model/types.ts'
+import { shortened } from './model/field-values.ts'
+import { queryReading } from '../wire/query-string.ts'
 
 /**
  * Hand-written recursive-descent parser for `$filter`. Grammar (keywords case-insensitive):
@@ -143,7 +143,7 @@ class Lexer implements Tokens {
     // White space skipped by one sticky expression: a character at a time, 59 MB of it took a third of a second.
     SPACE.lastIndex = this.#i
     SPACE.test(text)
-    let i = SPACE.lastIndex
+    const i = SPACE.lastIndex
     const pos = i + 1
     if (i >= text.length) {
       this.#i = i

@@ -1,10 +1,10 @@
 import { fieldsOf, printLiteral, type CompareOp, type FilterLiteral, type FilterNode } from './filter-ast.ts'
 import { parseFilter, parseFilterInSlices, type FilterError } from './filter-parser.ts'
 import { Lru } from './engine/lru.ts'
-import { isDateType, isNumericType, isTextType, TYPE_FORMS } from './data-types.ts'
+import { isDateType, isNumericType, isTextType, TYPE_FORMS } from './model/data-types.ts'
 import { valueFits } from '../wire/type-forms.ts'
-import type { FieldLookup, FieldType, FieldValue, Row } from './types.ts'
-import { shortened } from './field-values.ts'
+import type { FieldLookup, FieldType, FieldValue, Row } from './model/types.ts'
+import { shortened } from './model/field-values.ts'
 
 export type { FilterError } from './filter-parser.ts'
 

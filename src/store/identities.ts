@@ -1,5 +1,5 @@
 import type { StoreState } from './state.ts'
-import type { StoreError } from './types.ts'
+import type { StoreError } from './model/types.ts'
 import { MAX_IDENTITY_COUNT } from '../../spec/descriptions.ts'
 import { withinSequence } from './sequence.ts'
 
@@ -28,7 +28,10 @@ export function reserveIdentities(
     return { error: 'UNKNOWN_STORAGE', message: `storage ${storageId} is not a storage of application ${app.def.name}` }
   }
   if (fieldName !== table.storage.identityField) {
-    return { error: 'UNKNOWN_STORAGE', message: `${fieldName} is not the Identity field of storage ${table.storage.name} (it is ${table.storage.identityField})` }
+    return {
+      error: 'UNKNOWN_STORAGE',
+      message: `${fieldName} is not the Identity field of storage ${table.storage.name} (it is ${table.storage.identityField})`,
+    }
   }
   if (!Number.isSafeInteger(count) || count < 1 || count > MAX_RESERVATION) {
     return { error: 'INVALID_COUNT', message: `count must be an integer from 1 to ${MAX_RESERVATION}, got ${count}` }

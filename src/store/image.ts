@@ -1,6 +1,6 @@
 import type { StoreState } from './state.ts'
 import type { TableImage } from './engine/table.ts'
-import type { AttachmentDef, Fixture, Locks, Sequences } from './types.ts'
+import type { AttachmentDef, Fixture, Locks, Sequences } from './model/types.ts'
 
 /** Everything of the data but its rows, as it was when an image was opened. */
 export interface ImageHeader {

@@ -1,5 +1,5 @@
 import { relationKeyOf } from './guid.ts'
-import type { Locks } from './types.ts'
+import type { Locks } from './model/types.ts'
 
 /** The key of an application's master rows in a fixture's `locks` (detail tables go by relation key). */
 export const MASTER_LOCKS = 'master'
@@ -28,7 +28,12 @@ export class RowLocks {
   }
 
   has(applicationId: string, relationKey: string | null, id: number): boolean {
-    return this.#byApp.get(applicationId)?.get(relationKey === null ? null : relationKeyOf(relationKey))?.has(id) ?? false
+    return (
+      this.#byApp
+        .get(applicationId)
+        ?.get(relationKey === null ? null : relationKeyOf(relationKey))
+        ?.has(id) ?? false
+    )
   }
 
   /** Whether any row at all is locked: saves of a mock without locks skip every look-up. */

@@ -1,8 +1,8 @@
 import { planDelete } from './delete.ts'
 import { planSave } from './save.ts'
-import { PrimaryKeys } from './primary-keys.ts'
+import { PrimaryKeys } from './model/primary-keys.ts'
 import type { StoreState } from './state.ts'
-import type { DeleteCommand, DeleteResult, Deps, ReturnState, SaveCommand, SaveResult, StoreChanges, WriteOutcome } from './types.ts'
+import type { DeleteCommand, DeleteResult, Deps, ReturnState, SaveCommand, SaveResult, StoreChanges, WriteOutcome } from './model/types.ts'
 
 /** Writes one row's planned changes: the store's commit, so each row is logged and applied as one write. */
 export type ApplyChanges = (changes: StoreChanges) => void
@@ -22,7 +22,13 @@ export function saveRowByRow(state: StoreState, cmd: SaveCommand, deps: Deps, ap
     // PrimaryKeyData is keyed by the temporary Id, so a second master with the same one fails on its own.
     const tempId = master.row.Id
     if (Number.isSafeInteger(tempId) && tempId < 0 && tempIds.has(tempId)) {
-      problems.push({ code: 'DUPLICATE_TEMPORARY_ID', message: `temporary Id ${tempId} is used twice among the masters of this request`, relationKey: null, id: tempId, field: 'Id' })
+      problems.push({
+        code: 'DUPLICATE_TEMPORARY_ID',
+        message: `temporary Id ${tempId} is used twice among the masters of this request`,
+        relationKey: null,
+        id: tempId,
+        field: 'Id',
+      })
       continue
     }
     tempIds.add(tempId)
@@ -33,9 +39,16 @@ export function saveRowByRow(state: StoreState, cmd: SaveCommand, deps: Deps, ap
     }
     apply(outcome.changes)
     const { result } = outcome
-    written = written === undefined
-      ? result
-      : { ...written, created: written.created + result.created, updated: written.updated + result.updated, primaryKeys: written.primaryKeys.merged(result.primaryKeys), firstMasterId: written.firstMasterId ?? result.firstMasterId }
+    written =
+      written === undefined
+        ? result
+        : {
+            ...written,
+            created: written.created + result.created,
+            updated: written.updated + result.updated,
+            primaryKeys: written.primaryKeys.merged(result.primaryKeys),
+            firstMasterId: written.firstMasterId ?? result.firstMasterId,
+          }
   }
   if (problems.length === 0 && written !== undefined) return { ok: true, result: written }
   if (problems.length === 0) return { ok: true, result: emptySave(state, cmd) }
@@ -64,5 +77,12 @@ export function deleteRowByRow(state: StoreState, cmd: DeleteCommand, apply: App
 
 function emptySave(state: StoreState, cmd: SaveCommand): SaveResult {
   const master = state.apps.get(cmd.applicationId)?.def.master
-  return { created: 0, updated: 0, primaryKeys: new PrimaryKeys(), identityField: master?.identityField ?? '', storageName: master?.name ?? '', firstMasterId: null }
+  return {
+    created: 0,
+    updated: 0,
+    primaryKeys: new PrimaryKeys(),
+    identityField: master?.identityField ?? '',
+    storageName: master?.name ?? '',
+    firstMasterId: null,
+  }
 }

@@ -1,6 +1,6 @@
 import type { StoreState } from './state.ts'
 import { Removal, type Table } from './engine/table.ts'
-import type { Row, StoreChanges } from './types.ts'
+import type { Row, StoreChanges } from './model/types.ts'
 import { withinSequence } from './sequence.ts'
 
 /**
@@ -226,7 +226,10 @@ const ATTACHMENTS_PER_PAUSE = 1024
 export function stageDeletes(state: StoreState, changes: StoreChanges): StagedDeletes {
   const parts = (changes.tables as TableChange[]).map((change) => ({ change, removal: new Removal(change.deletes) }))
   let attachmentIds: number[] = []
-  const findAttachments = attachmentsOf(state, parts.map(({ change }) => change))
+  const findAttachments = attachmentsOf(
+    state,
+    parts.map(({ change }) => change),
+  )
   let found = false
   return {
     step(stop) {

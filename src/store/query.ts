@@ -1,12 +1,12 @@
 import { relationKeyOf } from './guid.ts'
 import { FilterCache, type Predicate } from './filter.ts'
 import type { FilterNode } from './filter-ast.ts'
-import type { ReadyBytes } from './engine/ready-bytes.ts'
-import { serializeRow } from './row-json.ts'
+import type { ReadyBytes } from '../wire/ready-bytes.ts'
+import { serializeRow } from './model/row-json.ts'
 import type { StoreState } from './state.ts'
 import type { Table } from './engine/table.ts'
-import type { ParsedQuery, QueryError, Row } from './types.ts'
-import { shortened } from './field-values.ts'
+import type { ParsedQuery, QueryError, Row } from './model/types.ts'
+import { shortened } from './model/field-values.ts'
 
 /**
  * Reads: a page of rows as JSON text, a count, one row. Hidden fields are left out of the rows,
@@ -39,7 +39,14 @@ function filtersOf(table: Table): FilterCache {
  * query that follows finds it compiled. An unknown application or relation key prepares nothing: the
  * query says so.
  */
-export async function prepareFilter(state: StoreState, applicationId: string, relationKey: string | null, text: string, pause: () => Promise<void>, sliceMs?: number): Promise<void> {
+export async function prepareFilter(
+  state: StoreState,
+  applicationId: string,
+  relationKey: string | null,
+  text: string,
+  pause: () => Promise<void>,
+  sliceMs?: number,
+): Promise<void> {
   const table = tableFor(state, applicationId, relationKey)
   if ('error' in table) return
   await filtersOf(table).prepare(text, pause, sliceMs)
@@ -58,7 +65,8 @@ function checkQuery(table: Table, q: ParsedQuery, hidden: readonly string[]): Pr
       return { error: 'UNKNOWN_FIELD', message: `$orderby: unknown field ${shortened(field)} in storage ${table.storage.name}` }
     }
     // The mock's choice: an array has no order, so a Multiselection field cannot order rows.
-    if (table.fields.get(field) === 'Multiselection') return { error: 'BAD_QUERY', message: `$orderby: ${field} is a Multiselection field, whose arrays have no order; order by another field` }
+    if (table.fields.get(field) === 'Multiselection')
+      return { error: 'BAD_QUERY', message: `$orderby: ${field} is a Multiselection field, whose arrays have no order; order by another field` }
   }
   if (q.filter === null) return null
   const compiled = filtersOf(table).get(q.filter)
@@ -72,7 +80,13 @@ function checkQuery(table: Table, q: ParsedQuery, hidden: readonly string[]): Pr
  * A page of rows as a JSON array in UTF-8 bytes, ready to send: rows not written since they were
  * last read are not serialized again (see Table.page).
  */
-export function queryRows(state: StoreState, applicationId: string, relationKey: string | null, q: ParsedQuery, hidden: readonly string[]): ReadyBytes | QueryError {
+export function queryRows(
+  state: StoreState,
+  applicationId: string,
+  relationKey: string | null,
+  q: ParsedQuery,
+  hidden: readonly string[],
+): ReadyBytes | QueryError {
   const table = tableFor(state, applicationId, relationKey)
   if ('error' in table) return table
   const predicate = checkQuery(table, q, hidden)
@@ -84,7 +98,13 @@ export function queryRows(state: StoreState, applicationId: string, relationKey:
 }
 
 /** How many rows the query's filter selects (`$top` and `$skip` do not apply, as with `$inlinecount=allpages`). */
-export function countRows(state: StoreState, applicationId: string, relationKey: string | null, q: ParsedQuery, hidden: readonly string[]): { count: number } | QueryError {
+export function countRows(
+  state: StoreState,
+  applicationId: string,
+  relationKey: string | null,
+  q: ParsedQuery,
+  hidden: readonly string[],
+): { count: number } | QueryError {
   const table = tableFor(state, applicationId, relationKey)
   if ('error' in table) return table
   const predicate = checkQuery(table, q, hidden)
@@ -94,7 +114,13 @@ export function countRows(state: StoreState, applicationId: string, relationKey:
 }
 
 /** One row and its JSON text without the hidden fields, or null when there is no such row. */
-export function getRow(state: StoreState, applicationId: string, relationKey: string | null, id: number, hidden: readonly string[]): { row: Readonly<Row>; json: string } | null {
+export function getRow(
+  state: StoreState,
+  applicationId: string,
+  relationKey: string | null,
+  id: number,
+  hidden: readonly string[],
+): { row: Readonly<Row>; json: string } | null {
   const table = tableFor(state, applicationId, relationKey)
   if ('error' in table) return null
   const row = table.get(id)

@@ -1,8 +1,8 @@
 import { relationKeyOf } from './guid.ts'
-import { ownValue } from './field-values.ts'
+import { ownValue } from './model/field-values.ts'
 import type { RowLocks } from './locks.ts'
 import type { AppTables } from './state.ts'
-import type { ReturnState } from './types.ts'
+import type { ReturnState } from './model/types.ts'
 
 /**
  * The locks a save or delete plan meets, each locked row named once however often the request
@@ -35,7 +35,16 @@ export class LockedRows {
  * The codes whose entries name the table and the row: those of locks and field rules. The older
  * codes keep the shape clients were written against (Id and RelationKey only).
  */
-const NAMED_CODES: ReadonlySet<ReturnState['code']> = new Set(['LOCKED', 'REQUIRED', 'READ_ONLY', 'BELOW_MINIMUM', 'ABOVE_MAXIMUM', 'TOO_LONG', 'NOT_ALLOWED', 'NOT_UNIQUE'])
+const NAMED_CODES: ReadonlySet<ReturnState['code']> = new Set([
+  'LOCKED',
+  'REQUIRED',
+  'READ_ONLY',
+  'BELOW_MINIMUM',
+  'ABOVE_MAXIMUM',
+  'TOO_LONG',
+  'NOT_ALLOWED',
+  'NOT_UNIQUE',
+])
 
 /**
  * Problems of locks and field rules with the row named as the product names a failed row (the

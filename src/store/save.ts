@@ -1,15 +1,15 @@
 import { relationKeyOf } from './guid.ts'
-import { describeValue, ownValue, setOwn } from './field-values.ts'
-import { dateTimeIn, TYPE_FORMS } from './data-types.ts'
+import { describeValue, ownValue, setOwn } from './model/field-values.ts'
+import { dateTimeIn, TYPE_FORMS } from './model/data-types.ts'
 import { valueFits } from '../wire/type-forms.ts'
 import { Plan, type TablePlan } from './plan.ts'
-import { decodeRowVersion } from './row-version.ts'
+import { decodeRowVersion } from '../wire/row-version.ts'
 import type { AppTables, StoreState } from './state.ts'
-import { isSystemField } from './system-fields.ts'
+import { isSystemField } from './model/system-fields.ts'
 import { duplicateValues, hasRules, valueBreaches } from './field-rules.ts'
 import { LockedRows, nameRows } from './refusals.ts'
-import { PrimaryKeys } from './primary-keys.ts'
-import type { Deps, FieldDef, FieldRules, FieldType, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './types.ts'
+import { PrimaryKeys } from './model/primary-keys.ts'
+import type { Deps, FieldDef, FieldRules, FieldType, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './model/types.ts'
 import type { Table } from './engine/table.ts'
 
 /**
@@ -74,7 +74,10 @@ export interface SavePlanning {
 export function beginSave(state: StoreState, cmd: SaveCommand, deps: Deps): SavePlanning {
   const app = state.apps.get(cmd.applicationId)
   if (app === undefined) {
-    const outcome: SaveOutcome = { ok: false, returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }] }
+    const outcome: SaveOutcome = {
+      ok: false,
+      returnStates: [{ code: 'NOT_FOUND', message: `application ${cmd.applicationId} does not exist`, relationKey: null, id: 0 }],
+    }
     return { step: () => true, finish: () => outcome }
   }
   const ctx: Context = {
@@ -114,7 +117,15 @@ export function beginSave(state: StoreState, cmd: SaveCommand, deps: Deps): Save
 }
 
 /** One master row with its details, planned into `ctx` and counted in `result`. */
-function planMaster(ctx: Context, app: AppTables, masters: TablePlan, master: SaveCommand['masters'][number], result: SaveResult, masterTempIds: Set<number>, seen: Set<string>): void {
+function planMaster(
+  ctx: Context,
+  app: AppTables,
+  masters: TablePlan,
+  master: SaveCommand['masters'][number],
+  result: SaveResult,
+  masterTempIds: Set<number>,
+  seen: Set<string>,
+): void {
   const saved = planRow(ctx, masters, master.row, { relationKey: null, masterId: null, tempIds: masterTempIds, seen })
   count(result, saved)
   const masterId = saved.id
@@ -128,7 +139,14 @@ function planMaster(ctx: Context, app: AppTables, masters: TablePlan, master: Sa
     const table = app.details.get(relationKeyOf(group.relationKey))
     if (table === undefined) {
       const known = [...app.details.keys()].join(', ') || '(none)'
-      ctx.problems.push(problem('UNKNOWN_RELATION_KEY', `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`, group.relationKey, master.row.Id))
+      ctx.problems.push(
+        problem(
+          'UNKNOWN_RELATION_KEY',
+          `relation key ${group.relationKey} is not one of application ${app.def.name}'s (${known})`,
+          group.relationKey,
+          master.row.Id,
+        ),
+      )
       continue
     }
     const details = ctx.plan.of(table)
@@ -178,7 +196,15 @@ function checkUnique(ctx: Context): void {
         const sent = plan.sentIds.get(id) ?? id
         const other = plan.sentIds.get(holder) ?? holder
         const what = plan.table.relationKey === null ? 'master row' : `${plan.table.relationKey} row`
-        ctx.problems.push(problem('NOT_UNIQUE', `${what} ${sent}: ${field.name} is unique in storage ${plan.table.storage.name}, and ${describeValue(value)} is held by ${other < 0 ? 'new ' : ''}row ${other} too`, plan.table.relationKey, sent, field.name))
+        ctx.problems.push(
+          problem(
+            'NOT_UNIQUE',
+            `${what} ${sent}: ${field.name} is unique in storage ${plan.table.storage.name}, and ${describeValue(value)} is held by ${other < 0 ? 'new ' : ''}row ${other} too`,
+            plan.table.relationKey,
+            sent,
+            field.name,
+          ),
+        )
       }
     }
   }
@@ -221,7 +247,6 @@ function tempIdKey(relationKey: string, tempId: number): string {
 /** A key name as a JSON string (relation keys and field names may hold any character). */
 const quotedName = (name: string): string => JSON.stringify(name)
 
-
 interface Context {
   plan: Plan
   /** DateTime number of the installation's wall clock (the mock's clock, in the fixture's time zone). */
@@ -255,10 +280,7 @@ interface RowScope {
   seen: Set<string>
 }
 
-type Planned =
-  | { kind: 'created'; id: number; identity: number }
-  | { kind: 'updated' | 'unchanged'; id: number }
-  | { kind: 'failed'; id: number | null }
+type Planned = { kind: 'created'; id: number; identity: number } | { kind: 'updated' | 'unchanged'; id: number } | { kind: 'failed'; id: number | null }
 
 function count(result: SaveResult, planned: Planned): void {
   if (planned.kind === 'created') result.created++
@@ -273,7 +295,15 @@ function planRow(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope): 
   const id = row.Id
   const what = scope.relationKey === null ? 'master row' : `${scope.relationKey} row`
   if (!Number.isSafeInteger(id) || id === 0) {
-    ctx.problems.push(problem('INVALID_VALUE', `${what} Id must be a negative temporary Id or an existing Id, got ${describeValue(id)}`, scope.relationKey, Number(id) || 0, 'Id'))
+    ctx.problems.push(
+      problem(
+        'INVALID_VALUE',
+        `${what} Id must be a negative temporary Id or an existing Id, got ${describeValue(id)}`,
+        scope.relationKey,
+        Number(id) || 0,
+        'Id',
+      ),
+    )
     return { kind: 'failed', id: null }
   }
   const before = ctx.problems.length
@@ -331,7 +361,15 @@ function checkFields(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScop
     }
     if (!valueFits(field.type, value, field.decimals)) {
       const decimals = field.decimals === undefined ? '' : ` with at most ${field.decimals} decimals`
-      ctx.problems.push(problem('INVALID_VALUE', `${what} ${row.Id}: ${name} is a ${field.type} field, whose values are ${TYPE_FORMS[field.type]}${decimals}; got ${describeValue(value)}`, scope.relationKey, row.Id, name))
+      ctx.problems.push(
+        problem(
+          'INVALID_VALUE',
+          `${what} ${row.Id}: ${name} is a ${field.type} field, whose values are ${TYPE_FORMS[field.type]}${decimals}; got ${describeValue(value)}`,
+          scope.relationKey,
+          row.Id,
+          name,
+        ),
+      )
       continue
     }
     values.set(name, value as FieldValue)
@@ -365,12 +403,22 @@ function planCreate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   const tempId = row.Id
   if (scope.tempIds !== null) {
     if (scope.tempIds.has(tempId)) {
-      ctx.problems.push(problem('DUPLICATE_TEMPORARY_ID', `temporary Id ${tempId} is used twice among the masters of this request`, scope.relationKey, tempId, 'Id'))
+      ctx.problems.push(
+        problem('DUPLICATE_TEMPORARY_ID', `temporary Id ${tempId} is used twice among the masters of this request`, scope.relationKey, tempId, 'Id'),
+      )
     }
     scope.tempIds.add(tempId)
   }
   if (row.TIMESTAMP !== null && row.TIMESTAMP !== undefined) {
-    ctx.problems.push(problem('INVALID_VALUE', `new ${what} ${tempId}: TIMESTAMP must be null on creation, got ${describeValue(row.TIMESTAMP)}`, scope.relationKey, tempId, 'TIMESTAMP'))
+    ctx.problems.push(
+      problem(
+        'INVALID_VALUE',
+        `new ${what} ${tempId}: TIMESTAMP must be null on creation, got ${describeValue(row.TIMESTAMP)}`,
+        scope.relationKey,
+        tempId,
+        'TIMESTAMP',
+      ),
+    )
   }
   const id = plan.takeId()
   const sentIdentity = ownValue(row, storage.identityField)
@@ -378,12 +426,28 @@ function planCreate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   if (sentIdentity === null || sentIdentity === undefined) {
     identity = plan.takeIdentity()
   } else if (!Number.isSafeInteger(sentIdentity)) {
-    ctx.problems.push(problem('INVALID_VALUE', `new ${what} ${tempId}: ${storage.identityField} must be an integer or null, got ${describeValue(sentIdentity)}`, scope.relationKey, tempId, storage.identityField))
+    ctx.problems.push(
+      problem(
+        'INVALID_VALUE',
+        `new ${what} ${tempId}: ${storage.identityField} must be an integer or null, got ${describeValue(sentIdentity)}`,
+        scope.relationKey,
+        tempId,
+        storage.identityField,
+      ),
+    )
     identity = plan.takeIdentity()
   } else {
     identity = sentIdentity as number
     if (plan.identityTaken(identity, null)) {
-      ctx.problems.push(problem('DUPLICATE_KEY', `new ${what} ${tempId}: ${storage.identityField} ${identity} is already taken in storage ${storage.name}`, scope.relationKey, tempId, storage.identityField))
+      ctx.problems.push(
+        problem(
+          'DUPLICATE_KEY',
+          `new ${what} ${tempId}: ${storage.identityField} ${identity} is already taken in storage ${storage.name}`,
+          scope.relationKey,
+          tempId,
+          storage.identityField,
+        ),
+      )
     }
     plan.claimIdentity(identity, id)
   }
@@ -424,7 +488,8 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   // A detail row can only be sent inside its master, and an existing master is always planned
   // through here: a locked master is named LOCKED before any of its detail rows, which its lock
   // covers (in the per-row save mode too, where the master and its details are one operation).
-  if (ctx.locked.has(scope.relationKey, id)) ctx.locked.report(ctx.problems, scope.relationKey, id, `${what} ${id} is locked by another user; it is not written`)
+  if (ctx.locked.has(scope.relationKey, id))
+    ctx.locked.report(ctx.problems, scope.relationKey, id, `${what} ${id} is locked by another user; it is not written`)
   checkRules(ctx, plan, row, scope, what, values, false)
   const seenKey = `${scope.relationKey ?? ''}:${id}`
   if (scope.seen.has(seenKey)) {
@@ -433,16 +498,34 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   scope.seen.add(seenKey)
   if (masterField !== null && values.has(masterField)) {
     if (values.get(masterField) !== current[masterField]) {
-      ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: ${masterField} cannot change; a detail row stays under its master`, scope.relationKey, id, masterField))
+      ctx.problems.push(
+        problem('INVALID_VALUE', `${what} ${id}: ${masterField} cannot change; a detail row stays under its master`, scope.relationKey, id, masterField),
+      )
     }
     values.delete(masterField)
   }
   const sentIdentity = ownValue(row, storage.identityField)
   if (sentIdentity !== null && sentIdentity !== undefined && sentIdentity !== current[storage.identityField]) {
     if (!Number.isSafeInteger(sentIdentity)) {
-      ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: ${storage.identityField} must be an integer, got ${describeValue(sentIdentity)}`, scope.relationKey, id, storage.identityField))
+      ctx.problems.push(
+        problem(
+          'INVALID_VALUE',
+          `${what} ${id}: ${storage.identityField} must be an integer, got ${describeValue(sentIdentity)}`,
+          scope.relationKey,
+          id,
+          storage.identityField,
+        ),
+      )
     } else if (plan.identityTaken(sentIdentity as number, id)) {
-      ctx.problems.push(problem('DUPLICATE_KEY', `${what} ${id}: ${storage.identityField} ${String(sentIdentity)} is already taken in storage ${storage.name}`, scope.relationKey, id, storage.identityField))
+      ctx.problems.push(
+        problem(
+          'DUPLICATE_KEY',
+          `${what} ${id}: ${storage.identityField} ${String(sentIdentity)} is already taken in storage ${storage.name}`,
+          scope.relationKey,
+          id,
+          storage.identityField,
+        ),
+      )
     } else {
       plan.claimIdentity(sentIdentity as number, id)
       values.set(storage.identityField, sentIdentity as number)
@@ -451,12 +534,31 @@ function planUpdate(ctx: Context, plan: TablePlan, row: WireRow, scope: RowScope
   const version = sentVersion(row.TIMESTAMP)
   const changes = values.size > 0
   if (version === undefined) {
-    ctx.problems.push(problem('INVALID_VALUE', `${what} ${id}: TIMESTAMP must be the row version read with Get Items, got ${describeValue(row.TIMESTAMP)}`, scope.relationKey, id, 'TIMESTAMP'))
+    ctx.problems.push(
+      problem(
+        'INVALID_VALUE',
+        `${what} ${id}: TIMESTAMP must be the row version read with Get Items, got ${describeValue(row.TIMESTAMP)}`,
+        scope.relationKey,
+        id,
+        'TIMESTAMP',
+      ),
+    )
   } else if (version === null) {
     // The description allows null in saves; a null version matches no row, as in deletes.
-    if (changes) ctx.problems.push(problem('CONCURRENCY', `${what} ${id}: TIMESTAMP null matches no row version; send the one read with Get Items`, scope.relationKey, id, 'TIMESTAMP'))
+    if (changes)
+      ctx.problems.push(
+        problem('CONCURRENCY', `${what} ${id}: TIMESTAMP null matches no row version; send the one read with Get Items`, scope.relationKey, id, 'TIMESTAMP'),
+      )
   } else if (version !== current.TIMESTAMP) {
-    ctx.problems.push(problem('CONCURRENCY', `${what} ${id} was changed by someone else: TIMESTAMP ${version} is not the current ${current.TIMESTAMP}`, scope.relationKey, id, 'TIMESTAMP'))
+    ctx.problems.push(
+      problem(
+        'CONCURRENCY',
+        `${what} ${id} was changed by someone else: TIMESTAMP ${version} is not the current ${current.TIMESTAMP}`,
+        scope.relationKey,
+        id,
+        'TIMESTAMP',
+      ),
+    )
   }
   if (ctx.problems.length > before) return { kind: 'failed', id }
   if (!changes) return { kind: 'unchanged', id }

@@ -15,7 +15,9 @@ export class SequenceExhausted extends Error {
  */
 export function withinSequence(value: number, what: string, more = 0): number {
   if (!Number.isSafeInteger(value) || value > Number.MAX_SAFE_INTEGER - more) {
-    throw new SequenceExhausted(`${what} would pass ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest integer the mock holds exactly; load a fixture with lower values or reset the mock.`)
+    throw new SequenceExhausted(
+      `${what} would pass ${Number.MAX_SAFE_INTEGER} (2^53 - 1), the largest integer the mock holds exactly; load a fixture with lower values or reset the mock.`,
+    )
   }
   return value
 }

@@ -1,8 +1,8 @@
-import { FIXTURE_SETTABLE_SYSTEM_FIELDS } from './system-fields.ts'
-import { setOwn } from './field-values.ts'
+import { FIXTURE_SETTABLE_SYSTEM_FIELDS } from './model/system-fields.ts'
+import { setOwn } from './model/field-values.ts'
 import type { StoreState } from './state.ts'
 import type { Table } from './engine/table.ts'
-import type { Fixture, Row, Sequences } from './types.ts'
+import type { Fixture, Row, Sequences } from './model/types.ts'
 
 /** Fields a snapshot keeps of a row: what a fixture may give, the version included. */
 function keptFields(table: Table): string[] {

@@ -1,9 +1,9 @@
 import { AttachmentStore } from './attachments.ts'
-import { dateTimeIn } from './data-types.ts'
+import { dateTimeIn } from './model/data-types.ts'
 import { Table } from './engine/table.ts'
-import { ownValue } from './field-values.ts'
+import { ownValue } from './model/field-values.ts'
 import { RowLocks } from './locks.ts'
-import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences, StoredRows } from './types.ts'
+import type { ApplicationDef, Deps, FieldValue, Fixture, Row, RowGenerator, Sequences, StoredRows } from './model/types.ts'
 
 /** One application's tables. */
 export interface AppTables {
@@ -49,9 +49,23 @@ export function buildState(fixture: Fixture, deps: Deps, generator: RowGenerator
  * and `state` is whole once they have all run. A reset made in slices runs them with turns of the
  * event loop between, while the old state goes on serving; nothing reads `state` until then.
  */
-export function beginState(fixture: Fixture, deps: Deps, generator: RowGenerator, firstVersion: number, generation: number): { state: StoreState; steps: Iterable<void> } {
+export function beginState(
+  fixture: Fixture,
+  deps: Deps,
+  generator: RowGenerator,
+  firstVersion: number,
+  generation: number,
+): { state: StoreState; steps: Iterable<void> } {
   const attachments = new AttachmentStore(fixture.attachments)
-  const state: StoreState = { fixture, apps: new Map(), storages: new Map(), attachments, locks: new RowLocks(fixture.locks), nextVersion: firstVersion, generation }
+  const state: StoreState = {
+    fixture,
+    apps: new Map(),
+    storages: new Map(),
+    attachments,
+    locks: new RowLocks(fixture.locks),
+    nextVersion: firstVersion,
+    generation,
+  }
   for (const def of fixture.applications) {
     const master = new Table(def.id, null, def.master, null)
     const details = new Map(def.details.map((d) => [d.relationKey, new Table(def.id, d.relationKey, d.storage, d.masterField)]))
@@ -80,7 +94,8 @@ function* loadSteps(state: StoreState, fixture: Fixture, deps: Deps, generator: 
   // Versions a fixture gives are kept (a state export restored); the others are handed out after the largest.
   if (stored !== undefined && stored.nextVersion > state.nextVersion) state.nextVersion = stored.nextVersion
   for (const data of Object.values(fixture.data)) {
-    for (const rows of [data.masters, ...Object.values(data.details)]) for (const row of rows) if (row.TIMESTAMP >= state.nextVersion) state.nextVersion = row.TIMESTAMP + 1
+    for (const rows of [data.masters, ...Object.values(data.details)])
+      for (const row of rows) if (row.TIMESTAMP >= state.nextVersion) state.nextVersion = row.TIMESTAMP + 1
   }
   for (const def of fixture.applications) {
     const app = state.apps.get(def.id) as AppTables
@@ -118,7 +133,8 @@ function* loadStored(table: Table, stored: StoredRows): Generator<void, void> {
   for (const chunk of stored.chunks(table.storage.id, table.columns, table.kinds)) {
     table.appendChunk(chunk)
     const orders = chunk.columns[rowOrder]
-    if (orders instanceof Float64Array) for (let i = 0; i < chunk.count; i++) if ((orders[i] as number) >= table.nextRowOrder) table.nextRowOrder = (orders[i] as number) + 1
+    if (orders instanceof Float64Array)
+      for (let i = 0; i < chunk.count; i++) if ((orders[i] as number) >= table.nextRowOrder) table.nextRowOrder = (orders[i] as number) + 1
     const ids = chunk.columns[0] as Float64Array
     if (chunk.count > 0) table.nextId = (ids[chunk.count - 1] as number) + 1
     yield

@@ -12,7 +12,7 @@ import { beginState, buildState, versionsNeeded, type StoreState } from './state
 import { snapshotOf } from './snapshot.ts'
 import { withinSequence } from './sequence.ts'
 import { requireEpoch } from './epoch.ts'
-import type { ReadyBytes } from './engine/ready-bytes.ts'
+import type { ReadyBytes } from '../wire/ready-bytes.ts'
 import type { LockEntry } from './locks.ts'
 import type {
   ActionCommand,
@@ -35,7 +35,7 @@ import type {
   StoreError,
   WriteOutcome,
   ChangeRecord,
-} from './types.ts'
+} from './model/types.ts'
 
 /**
  * Who keeps the data durable (the state file: src/state), as the store hands it over: every
@@ -145,7 +145,13 @@ export interface Store {
    */
   deleteInSlices(cmd: DeleteCommand, pause: () => Promise<void>, sliceMs?: number): Promise<WriteOutcome<DeleteResult>>
   /** `count` consecutive Identity values that later automatic assignments will not hand out; `epoch` as a write command's. */
-  reserveIdentities(applicationId: string, storageId: string, fieldName: string, count: number, epoch?: number): number[] | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_STORAGE' | 'INVALID_COUNT'>
+  reserveIdentities(
+    applicationId: string,
+    storageId: string,
+    fieldName: string,
+    count: number,
+    epoch?: number,
+  ): number[] | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_STORAGE' | 'INVALID_COUNT'>
 
   /** A custom action's result, its effect applied. */
   runAction(cmd: ActionCommand): ActionOutcome | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_ACTION'>
@@ -167,9 +173,17 @@ export interface Store {
    * (LOCKED, counted in `LockedItems`). Every Id must be a row of the table; returns how many rows
    * were not locked before. A reset or fixture load puts back the fixture's locks.
    */
-  lock(applicationId: string, relationKey: string | null, ids: readonly number[]): { locked: number } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>
+  lock(
+    applicationId: string,
+    relationKey: string | null,
+    ids: readonly number[],
+  ): { locked: number } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'>
   /** Unlocks rows (Ids not locked are passed over); returns how many were locked. */
-  unlock(applicationId: string, relationKey: string | null, ids: readonly number[]): { unlocked: number } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY'>
+  unlock(
+    applicationId: string,
+    relationKey: string | null,
+    ids: readonly number[],
+  ): { unlocked: number } | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY'>
   /** Every locked row, table by table. */
   locks(): LockEntry[]
 
@@ -452,10 +466,20 @@ export function createStore(initial: Fixture, deps: Deps, generator: RowGenerato
       const table = tableFor(state, applicationId, relationKey)
       if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
       const missing = ids.filter((id) => table.get(id) === undefined)
-      if (missing.length > 0) return { error: 'UNKNOWN_ROW', message: `${missing.length === 1 ? 'row' : 'rows'} ${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist in storage ${table.storage.name}` }
+      if (missing.length > 0)
+        return {
+          error: 'UNKNOWN_ROW',
+          message: `${missing.length === 1 ? 'row' : 'rows'} ${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist in storage ${table.storage.name}`,
+        }
       const before = new Set(ids.filter((id) => state.locks.has(applicationId, relationKey, id)))
       const locked = state.locks.add(applicationId, relationKey, ids)
-      lockChanged(() => state.locks.remove(applicationId, relationKey, ids.filter((id) => !before.has(id))))
+      lockChanged(() =>
+        state.locks.remove(
+          applicationId,
+          relationKey,
+          ids.filter((id) => !before.has(id)),
+        ),
+      )
       return { locked }
     },
     unlock(applicationId, relationKey, ids) {
@@ -488,7 +512,13 @@ async function inSlices(steps: Iterator<void>, pause: () => Promise<void>, slice
   }
 }
 
-function addAttachment(state: StoreState, input: NewAttachment, deps: Deps, undo: Array<() => void>, added: AttachmentDef[]): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'> {
+function addAttachment(
+  state: StoreState,
+  input: NewAttachment,
+  deps: Deps,
+  undo: Array<() => void>,
+  added: AttachmentDef[],
+): AttachmentDef | StoreError<'UNKNOWN_APPLICATION' | 'UNKNOWN_RELATION_KEY' | 'UNKNOWN_ROW'> {
   const table = tableFor(state, input.applicationId, input.relationKey)
   if ('error' in table) return { error: table.error === 'UNKNOWN_APPLICATION' ? 'UNKNOWN_APPLICATION' : 'UNKNOWN_RELATION_KEY', message: table.message }
   const row = table.get(input.parentId)

@@ -24,7 +24,7 @@ const L = USAGE_LIMITS
 const figure = (n: number) => n.toLocaleString('en-US')
 
 /** Reads at most `limit` + 1 bytes of a file: its bytes, or how many there are when more than `limit`. */
-function readBounded(path: string, limit: number): Buffer | { over: number } {
+export function readBounded(path: string, limit: number): Buffer | { over: number } {
   const fd = openSync(path, 'r')
   try {
     const stat = fstatSync(fd)
@@ -59,7 +59,10 @@ export function readUsageText(path: string, label: string): string {
   } catch (error) {
     throw new UsageFileError(`${label}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
   }
-  if ('over' in read) throw new UsageFileError(`${label}: ${figure(read.over)} bytes or more, over the limit of ${figure(L.fileBytes)} bytes (256 MiB) on a usage file's size (see docs/usage.md, Limits)`)
+  if ('over' in read)
+    throw new UsageFileError(
+      `${label}: ${figure(read.over)} bytes or more, over the limit of ${figure(L.fileBytes)} bytes (256 MiB) on a usage file's size (see docs/usage.md, Limits)`,
+    )
   return read.toString('utf8')
 }
 
@@ -81,7 +84,15 @@ function shown(value: unknown): string {
   return String(value)
 }
 
-const TYPE_WORDS: Record<string, string> = { string: 'a text', integer: 'a whole number', number: 'a number', boolean: 'true or false', object: 'an object', array: 'a list', null: 'null' }
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a text',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+  null: 'null',
+}
 
 /** Ajv's first error as a sentence about the value at `pointer`. */
 function sentence(error: ErrorObject, root: unknown, pointer: string): string {
@@ -89,16 +100,20 @@ function sentence(error: ErrorObject, root: unknown, pointer: string): string {
   const value = at(root, pointer)
   // A member name that breaks a rule: Ajv names it beside the error, at the object's pointer.
   const name = (error as { propertyName?: string }).propertyName
-  if ((error.parentSchema as { $comment?: unknown } | undefined)?.$comment === SHAPE_AT_LIMIT) return `holds a shape whose members nest deeper than ${L.shapeDepth} levels, the limit on a shape's nesting (a recorder writes at most ${MAX_DEPTH})`
+  if ((error.parentSchema as { $comment?: unknown } | undefined)?.$comment === SHAPE_AT_LIMIT)
+    return `holds a shape whose members nest deeper than ${L.shapeDepth} levels, the limit on a shape's nesting (a recorder writes at most ${MAX_DEPTH})`
   switch (error.keyword) {
     case 'type':
-      return `is ${shown(value)}; it must be ${String(params.type).split(',').map((type) => TYPE_WORDS[type] ?? type).join(' or ')}`
+      return `is ${shown(value)}; it must be ${String(params.type)
+        .split(',')
+        .map((type) => TYPE_WORDS[type] ?? type)
+        .join(' or ')}`
     case 'required':
       return `lacks the member ${String(params.missingProperty)}`
     case 'additionalProperties':
       return `has a member ${shown(params.additionalProperty)}, which a usage file does not have there`
     case 'const':
-      return `is ${shown(value)}; it must be ${shown(params.allowedValue)}${pointer === '/appdataKitUsage' ? ' (the format\'s version, as --record-usage writes it)' : ''}`
+      return `is ${shown(value)}; it must be ${shown(params.allowedValue)}${pointer === '/appdataKitUsage' ? " (the format's version, as --record-usage writes it)" : ''}`
     case 'enum':
       return `is ${shown(value)}; it must be one of ${(params.allowedValues as unknown[]).map((allowed) => shown(allowed)).join(', ')}`
     case 'minimum':
@@ -119,9 +134,12 @@ function sentence(error: ErrorObject, root: unknown, pointer: string): string {
         : `is a text of ${figure((value as string).length)} characters, over the limit of ${figure(L.textLength)} characters on a text`
     case 'pattern':
       if (name !== undefined) {
-        return /\/answers$/.test(pointer) ? `has the status ${shown(name)}, which is no HTTP status (three digits, 100 to 599)` : `has the member name ${shown(name)}: a shape's members are names (a letter, _ or $ first) or * for keys that are data`
+        return /\/answers$/.test(pointer)
+          ? `has the status ${shown(name)}, which is no HTTP status (three digits, 100 to 599)`
+          : `has the member name ${shown(name)}: a shape's members are names (a letter, _ or $ first) or * for keys that are data`
       }
-      if (/^\/interactions\/\d+\/release$/.test(pointer)) return `names the release ${shown(value)}, which appdata-kit does not know: it knows the releases ${KNOWN_RELEASES}`
+      if (/^\/interactions\/\d+\/release$/.test(pointer))
+        return `names the release ${shown(value)}, which appdata-kit does not know: it knows the releases ${KNOWN_RELEASES}`
       return `is ${shown(value)}, which is no type a recorder writes: ${(/\/rows\/\d+\/fields\/[^/]+$/.test(pointer) ? ROW_FIELD_TYPES : SHAPE_TYPES).join(', ')}, or several of them joined by |`
     default:
       return error.message ?? `fails ${error.keyword}`
@@ -138,8 +156,15 @@ export function checkUsageJson(value: unknown, label: string): void {
   const [error] = validate.errors ?? []
   if (error === undefined) throw new UsageFileError(`${label}: not a usage file`)
   // The root lacking the format's members is no usage file at all, rather than a broken one.
-  if (error.instancePath === '' && (error.keyword === 'required' || error.keyword === 'type' || (error.keyword === 'additionalProperties' && (value as { appdataKitUsage?: unknown }).appdataKitUsage === undefined))) {
-    throw new UsageFileError(`${label}: not a usage file of this appdata-kit (expected {"appdataKitUsage": 1, "interactions": [...]}, as --record-usage writes)`)
+  if (
+    error.instancePath === '' &&
+    (error.keyword === 'required' ||
+      error.keyword === 'type' ||
+      (error.keyword === 'additionalProperties' && (value as { appdataKitUsage?: unknown }).appdataKitUsage === undefined))
+  ) {
+    throw new UsageFileError(
+      `${label}: not a usage file of this appdata-kit (expected {"appdataKitUsage": 1, "interactions": [...]}, as --record-usage writes)`,
+    )
   }
   const pointer = error.instancePath
   const index = /^\/interactions\/(\d+)(?:\/|$)/.exec(pointer)?.[1]

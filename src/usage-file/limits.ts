@@ -26,11 +26,26 @@ export const USAGE_LIMITS = {
 } as const
 
 /**
+ * A whole number from 0 to `max` without leading zeros, as a regular expression's alternatives:
+ * fewer digits than `max`, or as many with a smaller digit after a prefix of `max`, or `max`. A
+ * release's parts are read as safe integers (normalizeVersion), so a 16-digit part past
+ * 9007199254740991 is no release the mock emulates, and the schema refuses it too.
+ */
+function wholeNumberUpTo(max: string): string {
+  const alternatives = ['0', `[1-9][0-9]{0,${max.length - 2}}`]
+  for (let i = 0; i < max.length; i++) {
+    const [digit, lowest] = [Number(max[i]), i === 0 ? 1 : 0]
+    if (digit > lowest) alternatives.push(`${max.slice(0, i)}[${lowest}-${digit - 1}][0-9]{${max.length - i - 1}}`)
+  }
+  return [...alternatives, max].join('|')
+}
+
+/**
  * The releases a usage file may name: 2.x and 3.x (or `latest`), as the mock emulates them
  * (emulatedRelease in src/mock/config.ts, normalizeVersion in spec/versions.ts); a test holds the two
  * to the same verdict.
  */
-export const RELEASE_PATTERN = '^(?:latest|[23](?:\\.(?:0|[1-9][0-9]{0,15})){0,2})$'
+export const RELEASE_PATTERN = `^(?:latest|[23](?:\\.(?:${wholeNumberUpTo(String(Number.MAX_SAFE_INTEGER))})){0,2})$`
 
 /** The mark of the schema's shape at the nesting limit (its `$comment`), by which the reader names the limit. */
 export const SHAPE_AT_LIMIT = 'shapeAtDepthLimit'

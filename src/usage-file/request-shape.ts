@@ -1,6 +1,6 @@
 import { parseFilter } from '../store/filter-parser.ts'
 import type { FilterLiteral, FilterNode } from '../store/filter-ast.ts'
-import { parseQueryString } from '../store/query-string.ts'
+import { parseQueryString } from '../wire/query-string.ts'
 import { scalarType, shapeOf, type Shape } from './shape.ts'
 
 /**
@@ -110,7 +110,12 @@ function rowKinds(body: unknown): RowKind[] {
     const fields: Record<string, string> = {}
     for (const [name, value] of Object.entries(row as Record<string, unknown>)) {
       // 10 and 10.5 in a user field are one kind of row: numbers. Id and TIMESTAMP keep integer.
-      fields[name] = name === 'Id' && typeof value === 'number' && value < 0 ? 'temporary' : typeof value === 'number' && name !== 'Id' && name !== 'TIMESTAMP' ? 'number' : scalarType(value)
+      fields[name] =
+        name === 'Id' && typeof value === 'number' && value < 0
+          ? 'temporary'
+          : typeof value === 'number' && name !== 'Id' && name !== 'TIMESTAMP'
+            ? 'number'
+            : scalarType(value)
     }
     const id = (row as { Id?: unknown }).Id
     const kind: RowKind = { table, action: typeof id === 'number' && id > 0 ? 'update' : 'create', fields: sortedRecord(fields) }
@@ -129,14 +134,20 @@ function rowKinds(body: unknown): RowKind[] {
 function deleteShape(body: unknown): RequestShape['delete'] {
   const groups = arrayOf(body)
   const older = groups.some((group) => group !== null && typeof group === 'object' && !Object.hasOwn(group, 'RelationKey'))
-  const tables = [...new Set(groups.map((group) => (group as { RelationKey?: unknown } | null)?.RelationKey).map((key) => (typeof key === 'string' ? key : null)))]
+  const tables = [
+    ...new Set(groups.map((group) => (group as { RelationKey?: unknown } | null)?.RelationKey).map((key) => (typeof key === 'string' ? key : null))),
+  ]
   return { form: older ? 'older' : 'current', tables: tables.sort((a, b) => String(a).localeCompare(String(b))) }
 }
 
 const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
 
 function sortedRecord<T>(record: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.keys(record).sort().map((key) => [key, record[key] as T]))
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .map((key) => [key, record[key] as T]),
+  )
 }
 
 /** A sign-in form's shape: the password is a `string` whatever it looks like. */
@@ -148,7 +159,13 @@ function formShape(body: unknown): Shape {
 }
 
 /** What one request relied on, by its operation. */
-export function requestShape(operation: string, url: string, headers: Record<string, string | string[] | undefined>, body: unknown, params: Record<string, string> | undefined): RequestShape {
+export function requestShape(
+  operation: string,
+  url: string,
+  headers: Record<string, string | string[] | undefined>,
+  body: unknown,
+  params: Record<string, string> | undefined,
+): RequestShape {
   const authorization = String(headers.authorization ?? '')
   const shape: RequestShape = {
     auth: headers.sessiontoken !== undefined ? 'session-token' : /^bearer\s/i.test(authorization) ? 'bearer' : 'none',
@@ -178,7 +195,12 @@ export function requestShape(operation: string, url: string, headers: Record<str
       shape.body = formShape(body)
       break
     case 'getIdentities':
-      shape.path = Object.fromEntries(Object.entries(params ?? {}).sort().filter(([name]) => name !== 'organizationphysicalname').map(([name, value]) => [name, /^\d+$/.test(value) ? 'integer' : scalarType(value)]))
+      shape.path = Object.fromEntries(
+        Object.entries(params ?? {})
+          .sort()
+          .filter(([name]) => name !== 'organizationphysicalname')
+          .map(([name, value]) => [name, /^\d+$/.test(value) ? 'integer' : scalarType(value)]),
+      )
       break
     case 'downloadAttachment': {
       // The relation key names a table, not a value: which table's files the client downloads.

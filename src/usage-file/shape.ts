@@ -114,7 +114,10 @@ export class ShapeAccumulator {
     const type = [...this.types].sort().join('|')
     if (this.fields === undefined && this.items === undefined) return type
     const out: { type: string; fields?: Record<string, Shape>; items?: Shape } = { type }
-    if (this.fields !== undefined) out.fields = Object.fromEntries([...this.fields.keys()].sort().map((key) => [key, (this.fields as Map<string, ShapeAccumulator>).get(key)?.shape() as Shape]))
+    if (this.fields !== undefined)
+      out.fields = Object.fromEntries(
+        [...this.fields.keys()].sort().map((key) => [key, (this.fields as Map<string, ShapeAccumulator>).get(key)?.shape() as Shape]),
+      )
     if (this.items !== undefined) out.items = this.items.shape()
     return out
   }

@@ -36,8 +36,7 @@ export function parseJsonPieces(bytes: Uint8Array): unknown {
       else if (b === QUOTE) {
         at++
         return
-      }
-      else at++
+      } else at++
     }
     fail('unterminated string')
   }

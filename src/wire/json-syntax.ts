@@ -94,7 +94,7 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
         continue
       }
       at++
-      if (at >= end) return endsEarly('an escape after \'\\\'')
+      if (at >= end) return endsEarly("an escape after '\\'")
       const escape = text[at] as string
       if ('"\\/bfnrt'.includes(escape)) {
         at++
@@ -180,7 +180,8 @@ export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
     while (at < end && isJsonSpace(text.charCodeAt(at))) at++
     if (at >= end) {
       if (expect === 'after-value' && open.length === 0) return undefined
-      if (expect === 'value' && open.length === 0) return fail(end, at === 0 ? 'the text is empty where a JSON value was expected' : 'the text holds only white space where a JSON value was expected')
+      if (expect === 'value' && open.length === 0)
+        return fail(end, at === 0 ? 'the text is empty where a JSON value was expected' : 'the text holds only white space where a JSON value was expected')
       const inside = open.at(-1) === OPEN_OBJECT ? "',' or '}'" : "',' or ']'"
       return endsEarly(expect === 'after-value' ? inside : EXPECTED[expect])
     }
@@ -252,6 +253,8 @@ export function parseJsonText(text: string): { value: unknown } | { error: JsonS
   try {
     return { value: JSON.parse(text) as unknown }
   } catch {
-    return { error: findJsonSyntaxError(text) ?? { position: text.length, ...lineAndColumn(text, text.length), reason: 'the runtime refused the text as JSON' } }
+    return {
+      error: findJsonSyntaxError(text) ?? { position: text.length, ...lineAndColumn(text, text.length), reason: 'the runtime refused the text as JSON' },
+    }
   }
 }

@@ -29,7 +29,11 @@ export type QueryOf<Ops, K extends keyof Ops> = OrEmpty<Part<Ops[K], 'query'>>
 export type PathOf<Ops, K extends keyof Ops> = OrEmpty<Part<Ops[K], 'path'>>
 
 /** The body of operation `K`'s answer with status `S` (200 by default). */
-export type ResultOf<Ops, K extends keyof Ops, S extends number = 200> = Ops[K] extends { responses: infer R } ? (S extends keyof R ? Content<R[S]> : never) : never
+export type ResultOf<Ops, K extends keyof Ops, S extends number = 200> = Ops[K] extends { responses: infer R }
+  ? S extends keyof R
+    ? Content<R[S]>
+    : never
+  : never
 
 export type OperationId = keyof ApiOperations & string
 /** What operation `K` of the API answers with status `S`. */

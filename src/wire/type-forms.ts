@@ -4,7 +4,7 @@
  * as numbers, Timespan in milliseconds, File as Base64 text, Multiselection as an array. Here in
  * wire/, below the store, because whoever reads the API needs them too: the contracts (a black box
  * that knows the wire, never the store), capture, the fixtures and the store itself. Predicates
- * only: converting other forms and time zones stay in the store (src/store/data-types.ts).
+ * only: converting other forms and time zones stay in the store (src/store/model/data-types.ts).
  */
 
 /** The type names a fixture field takes, as the product names its data types. */

@@ -143,11 +143,23 @@ describe('where two dumps differ', () => {
 
 describe('instructions by kind', () => {
   it("tells V8's collector and optimizing compiler from the rest by the function's name", () => {
-    expect(kindOf('heap::base::SlotCallbackResult v8::internal::Scavenger::ScavengeObject<v8::internal::FullHeapObjectSlot>(v8::internal::FullHeapObjectSlot, v8::internal::HeapObject)')).toBe('garbage collection')
-    expect(kindOf('v8::internal::ConcurrentMarking::RunMajor(v8::JobDelegate*, v8::base::EnumSet<v8::internal::CodeFlushMode, int>, unsigned int, bool)')).toBe('garbage collection')
-    expect(kindOf('v8::internal::Sweeper::RawSweep(v8::internal::Page*, v8::internal::FreeSpaceTreatmentMode, v8::internal::Sweeper::SweepingMode)')).toBe('garbage collection')
+    expect(
+      kindOf(
+        'heap::base::SlotCallbackResult v8::internal::Scavenger::ScavengeObject<v8::internal::FullHeapObjectSlot>(v8::internal::FullHeapObjectSlot, v8::internal::HeapObject)',
+      ),
+    ).toBe('garbage collection')
+    expect(kindOf('v8::internal::ConcurrentMarking::RunMajor(v8::JobDelegate*, v8::base::EnumSet<v8::internal::CodeFlushMode, int>, unsigned int, bool)')).toBe(
+      'garbage collection',
+    )
+    expect(kindOf('v8::internal::Sweeper::RawSweep(v8::internal::Page*, v8::internal::FreeSpaceTreatmentMode, v8::internal::Sweeper::SweepingMode)')).toBe(
+      'garbage collection',
+    )
     // A collection's walk over the roots and the objects' sizes: the collector's work though no 'Scaveng' or 'Mark' names it.
-    expect(kindOf('v8::internal::(anonymous namespace)::IterateObjectCache(v8::internal::Isolate*, std::vector<v8::internal::Object, std::allocator<v8::internal::Object> >*, v8::internal::Root, v8::internal::RootVisitor*)')).toBe('garbage collection')
+    expect(
+      kindOf(
+        'v8::internal::(anonymous namespace)::IterateObjectCache(v8::internal::Isolate*, std::vector<v8::internal::Object, std::allocator<v8::internal::Object> >*, v8::internal::Root, v8::internal::RootVisitor*)',
+      ),
+    ).toBe('garbage collection')
     expect(kindOf('v8::internal::HeapObject::SizeFromMap(v8::internal::Map) const')).toBe('garbage collection')
     expect(kindOf('v8::internal::compiler::GraphReducer::ReduceTop()')).toBe('optimizing compiler')
     expect(kindOf('Builtins_LoadIC')).toBe('the rest')
@@ -168,12 +180,56 @@ describe('instructions by kind', () => {
 
 describe('the arguments of npm run bench:compare', () => {
   it('takes a commit and defaults to W1: 5,000 requests counted after at least 5,000, three callgrind runs and five wrk pairs a commit', () => {
-    expect(parseCompareArgs(['a38c1c4'])).toEqual({ ref: 'a38c1c4', workload: 'w1', requests: 5000, warmup: 5000, runs: 3, pairs: 5, seconds: 5, callgrind: true, wrk: true, functions: 15, write: false })
+    expect(parseCompareArgs(['a38c1c4'])).toEqual({
+      ref: 'a38c1c4',
+      workload: 'w1',
+      requests: 5000,
+      warmup: 5000,
+      runs: 3,
+      pairs: 5,
+      seconds: 5,
+      callgrind: true,
+      wrk: true,
+      functions: 15,
+      write: false,
+    })
   })
 
   it('reads every option, with a space or an equals sign', () => {
-    const options = parseCompareArgs(['--workload=w4c', 'main~3', '--requests', '100', '--warmup=0', '--runs', '2', '--pairs', '7', '--seconds', '3', '--only', 'wrk', '--functions', '0', '--write', '--keep', '/tmp/dumps'])
-    expect(options).toEqual({ ref: 'main~3', workload: 'w4c', requests: 100, warmup: 0, runs: 2, pairs: 7, seconds: 3, callgrind: false, wrk: true, functions: 0, write: true, keep: '/tmp/dumps' })
+    const options = parseCompareArgs([
+      '--workload=w4c',
+      'main~3',
+      '--requests',
+      '100',
+      '--warmup=0',
+      '--runs',
+      '2',
+      '--pairs',
+      '7',
+      '--seconds',
+      '3',
+      '--only',
+      'wrk',
+      '--functions',
+      '0',
+      '--write',
+      '--keep',
+      '/tmp/dumps',
+    ])
+    expect(options).toEqual({
+      ref: 'main~3',
+      workload: 'w4c',
+      requests: 100,
+      warmup: 0,
+      runs: 2,
+      pairs: 7,
+      seconds: 3,
+      callgrind: false,
+      wrk: true,
+      functions: 0,
+      write: true,
+      keep: '/tmp/dumps',
+    })
     expect(parseCompareArgs(['x', '--only', 'callgrind'])).toMatchObject({ callgrind: true, wrk: false })
     expect(parseCompareArgs(['x', '--workload', 'w4c'])).toMatchObject({ requests: 500, warmup: 100 })
     expect(parseCompareArgs(['a38c1c4', 'a4456c3'])).toMatchObject({ ref: 'a38c1c4', other: 'a4456c3' })
@@ -208,7 +264,7 @@ describe("RESULTS.md's compare section", () => {
     expect(compareSection(twice)).toBe(`${COMPARE_START}\nsecond $& $1\n${COMPARE_END}`)
   })
 
-  it("is kept when a full run of npm run bench writes the file again, and not made up when there was none", () => {
+  it('is kept when a full run of npm run bench writes the file again, and not made up when there was none', () => {
     const previous = replaceCompareSection('# Benchmark results\n\nold tables\n', 'compared')
     const kept = keepCompareSection(previous, '# Benchmark results\n\nnew tables\n')
     expect(kept).toContain('new tables')

@@ -25,7 +25,19 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { baselineCommand } from './lib/baselines.ts'
 import { countInstructions, functionsOf, missingCallgrind, SETTLING, type InstructionRun } from './lib/callgrind.ts'
-import { byKind, COMPARE_USAGE, differences, judge, parseCompareArgs, spreadOf, UsageError, type CompareOptions, type CompareWorkload, type InstructionKind, type Verdict } from './lib/compare.ts'
+import {
+  byKind,
+  COMPARE_USAGE,
+  differences,
+  judge,
+  parseCompareArgs,
+  spreadOf,
+  UsageError,
+  type CompareOptions,
+  type CompareWorkload,
+  type InstructionKind,
+  type Verdict,
+} from './lib/compare.ts'
 import { load, type LoadSpec } from './lib/load.ts'
 import { dataHeaders, items, mockCommand, startMockServer } from './lib/mock.ts'
 import { PINNING, pinSelfToLoadCore, ROOT, startServer, stopAll, stopServer, type Server } from './lib/processes.ts'
@@ -120,9 +132,10 @@ async function main(options: CompareOptions): Promise<void> {
   const otherSha = options.other === undefined ? undefined : commitOf(options.other)
   const head = git(['rev-parse', '--short', 'HEAD'])
   const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== ''
-  const current: Side = options.other === undefined
-    ? { key: 'current', label: `checkout (${head}${dirty ? ' + uncommitted changes' : ''})`, dir: ROOT }
-    : { key: 'current', label: `${options.other} (${(otherSha as string).slice(0, 7)})`, dir: '' }
+  const current: Side =
+    options.other === undefined
+      ? { key: 'current', label: `checkout (${head}${dirty ? ' + uncommitted changes' : ''})`, dir: ROOT }
+      : { key: 'current', label: `${options.other} (${(otherSha as string).slice(0, 7)})`, dir: '' }
   const ref: Side = { key: 'ref', label: `${options.ref} (${sha.slice(0, 7)})`, dir: '' }
   if (options.callgrind) {
     const missing = missingCallgrind()
@@ -173,15 +186,33 @@ async function main(options: CompareOptions): Promise<void> {
       const dumps = join(work, 'dumps')
       mkdirSync(dumps)
       for (let round = 0; round < options.runs; round++) {
-        log(`callgrind round ${round + 1} of ${options.runs}: ${options.warmup} requests and windows of ${workload.window} until the optimizing compiler falls quiet, then ${options.requests} counted, on each commit and the bound side by side`)
-        const jobs = [...sides.map((side) => ({ key: side.key, cwd: side.dir, command: mockCommand(ORDERS), prepare: dataHeaders })), { key: 'bound', cwd: ROOT, command: boundCommand, prepare: async () => ({}) }]
+        log(
+          `callgrind round ${round + 1} of ${options.runs}: ${options.warmup} requests and windows of ${workload.window} until the optimizing compiler falls quiet, then ${options.requests} counted, on each commit and the bound side by side`,
+        )
+        const jobs = [
+          ...sides.map((side) => ({ key: side.key, cwd: side.dir, command: mockCommand(ORDERS), prepare: dataHeaders })),
+          { key: 'bound', cwd: ROOT, command: boundCommand, prepare: async () => ({}) },
+        ]
         const results = await Promise.all(
           jobs.map((job) =>
-            countInstructions({ name: `${job.key}-${round}`, cwd: job.cwd, command: job.command, dir: dumps, warmup: options.warmup, requests: options.requests, prepare: job.prepare, request: workload.request, settling: { ...SETTLING, window: workload.window }, ...(workload.check === undefined ? {} : { check: workload.check }) }),
+            countInstructions({
+              name: `${job.key}-${round}`,
+              cwd: job.cwd,
+              command: job.command,
+              dir: dumps,
+              warmup: options.warmup,
+              requests: options.requests,
+              prepare: job.prepare,
+              request: workload.request,
+              settling: { ...SETTLING, window: workload.window },
+              ...(workload.check === undefined ? {} : { check: workload.check }),
+            }),
           ),
         )
         results.forEach((result, i) => instructions.set(jobs[i]?.key as string, [...(instructions.get(jobs[i]?.key as string) ?? []), result]))
-        log(`  ${jobs.map((job, i) => `${job.key} ${fixed((results[i]?.perRequest ?? 0) / 1000)} k (after ${results[i]?.warmup})`).join(', ')} instructions a request`)
+        log(
+          `  ${jobs.map((job, i) => `${job.key} ${fixed((results[i]?.perRequest ?? 0) / 1000)} k (after ${results[i]?.warmup})`).join(', ')} instructions a request`,
+        )
       }
     }
 
@@ -222,12 +253,20 @@ async function measureRates(options: CompareOptions, workload: Workload, sides: 
   const starters: Record<string, () => Promise<{ server: Server; headers: Record<string, string> }>> = {
     bound: async () => ({ server: await startServer('bound', boundCommand), headers: {} }),
   }
-  for (const side of sides) starters[side.key] = async () => {
-    const server = await startMockServer(ORDERS, [], { cwd: side.dir })
-    return { server, headers: await dataHeaders(server.url) }
-  }
+  for (const side of sides)
+    starters[side.key] = async () => {
+      const server = await startMockServer(ORDERS, [], { cwd: side.dir })
+      return { server, headers: await dataHeaders(server.url) }
+    }
   const requests = Array.from({ length: workload.amount === undefined ? 1 : workload.amount.counted + workload.connections + 1 }, (_, i) => workload.request(i))
-  const spec = (url: string, headers: Record<string, string>, amount?: number): LoadSpec => ({ url, connections: workload.connections, seconds: options.seconds, headers, requests, ...(amount === undefined ? {} : { amount }) })
+  const spec = (url: string, headers: Record<string, string>, amount?: number): LoadSpec => ({
+    url,
+    connections: workload.connections,
+    seconds: options.seconds,
+    headers,
+    requests,
+    ...(amount === undefined ? {} : { amount }),
+  })
   const kept = new Map<string, { server: Server; headers: Record<string, string> }>()
   try {
     if (workload.amount === undefined) {
@@ -269,7 +308,13 @@ const range = (values: readonly number[], scale: number, digits: number) => {
 }
 
 /** The tables: both measures per commit with their spread and the bound, the verdicts, and the functions that differ. */
-function report(options: CompareOptions, workload: Workload, sides: Side[], instructions: Map<string, InstructionRun[]>, rates: Map<string, number[]>): Table[] {
+function report(
+  options: CompareOptions,
+  workload: Workload,
+  sides: Side[],
+  instructions: Map<string, InstructionRun[]>,
+  rates: Map<string, number[]>,
+): Table[] {
   const perRequest = (key: string) => (instructions.get(key) ?? []).map((run) => run.perRequest)
   // Each run's count split by kind (its dump read again): the rest is what every request costs.
   const kinds = new Map([...instructions].map(([key, runs]) => [key, runs.map((run) => byKind(functionsOf(run.dump), run.window))]))
@@ -286,7 +331,9 @@ function report(options: CompareOptions, workload: Workload, sides: Side[], inst
   const rows = ['current', 'ref', 'bound'].map((key) => {
     const ins = perRequest(key)
     const rps = rates.get(key) ?? []
-    const split = (['garbage collection', 'optimizing compiler', 'the rest'] as const).map((which) => (ins.length === 0 ? '-' : fixed(medianOf(kind(key, which)) / 1000)))
+    const split = (['garbage collection', 'optimizing compiler', 'the rest'] as const).map((which) =>
+      ins.length === 0 ? '-' : fixed(medianOf(kind(key, which)) / 1000),
+    )
     const means = (instructions.get(key) ?? []).map((run) => run.mean)
     return [
       names[key] as string,
@@ -304,13 +351,25 @@ function report(options: CompareOptions, workload: Workload, sides: Side[], inst
   const first = options.other ?? 'the checkout'
   if (perRequest('current').length > 0) {
     verdicts.push(['instructions a request', judge(perRequest('current'), perRequest('ref'), false, first)])
-    verdicts.push(['instructions a request, the rest (neither collector nor optimizing compiler)', judge(kind('current', 'the rest'), kind('ref', 'the rest'), false, first)])
+    verdicts.push([
+      'instructions a request, the rest (neither collector nor optimizing compiler)',
+      judge(kind('current', 'the rest'), kind('ref', 'the rest'), false, first),
+    ])
   }
-  if ((rates.get('current') ?? []).length > 0) verdicts.push(['requests a second (wrk)', judge(rates.get('current') ?? [], rates.get('ref') ?? [], true, first)])
+  if ((rates.get('current') ?? []).length > 0)
+    verdicts.push(['requests a second (wrk)', judge(rates.get('current') ?? [], rates.get('ref') ?? [], true, first)])
   const tables: Table[] = [
     {
       title: `${workload.title}: ${first} against ${options.ref}`,
-      columns: ['server', 'M instructions a request (median, min–max, spread)', 'M, the mean of all windows (min–max)', 'of which k: collector / optimizing compiler / the rest (medians)', 'the bound ÷ this, in instructions', 'req/s by wrk (median, min–max, spread)', 'this ÷ the bound, in req/s'],
+      columns: [
+        'server',
+        'M instructions a request (median, min–max, spread)',
+        'M, the mean of all windows (min–max)',
+        'of which k: collector / optimizing compiler / the rest (medians)',
+        'the bound ÷ this, in instructions',
+        'req/s by wrk (median, min–max, spread)',
+        'this ÷ the bound, in req/s',
+      ],
       rows,
       notes: [
         ...verdicts.map(([measure, verdict]) => `**${measure}**, ${first} against ${options.ref}: ${verdict.text}.`),
@@ -327,8 +386,15 @@ function report(options: CompareOptions, workload: Workload, sides: Side[], inst
     tables.push({
       title: `${workload.title}: where the two commits differ, instructions a request (each function's own, in the median window of each side's first run)`,
       columns: ['function [object]', `${options.other ?? 'checkout'}, k`, `${options.ref}, k`, 'difference, k'],
-      rows: differences(a, current.window, b, other.window, options.functions).map((d) => [`\`${d.name}\``, scale(d.current), scale(d.ref), `${d.difference >= 0 ? '+' : ''}${scale(d.difference)}`]),
-      notes: ['Functions of the node binary and its libraries by name (V8\'s builtins are `Builtins_…`, its optimizing compiler `v8::internal::compiler::…`, garbage collection `v8::internal::Scavenger…`, `…Marking…`); code without a symbol (what the JIT compiled from JavaScript) is one row, since its addresses change from process to process: a CPU profile (`npm run bench:profile`) splits it by JavaScript function.'],
+      rows: differences(a, current.window, b, other.window, options.functions).map((d) => [
+        `\`${d.name}\``,
+        scale(d.current),
+        scale(d.ref),
+        `${d.difference >= 0 ? '+' : ''}${scale(d.difference)}`,
+      ]),
+      notes: [
+        "Functions of the node binary and its libraries by name (V8's builtins are `Builtins_…`, its optimizing compiler `v8::internal::compiler::…`, garbage collection `v8::internal::Scavenger…`, `…Marking…`); code without a symbol (what the JIT compiled from JavaScript) is one row, since its addresses change from process to process: a CPU profile (`npm run bench:profile`) splits it by JavaScript function.",
+      ],
     })
     tables.push({
       title: `${workload.title}: ${options.other ?? 'the checkout'}'s costliest functions, instructions a request`,

@@ -41,8 +41,15 @@ async function workload(name: string, url: string, headers: Record<string, strin
     return { measured, warm: { ...measured, amount: 3000 } }
   }
   if (name === 'w4') {
-    const rows = JSON.parse(Buffer.from(await (await items(url, headers, `$top=${ORDERS}`)).arrayBuffer()).toString('utf8')) as Array<{ Id: number; TIMESTAMP: string }>
-    const update = (row: { Id: number; TIMESTAMP: string }, i: number) => ({ method: 'POST' as const, path: SAVE, body: JSON.stringify({ Rows: [{ Row: { Id: row.Id, TIMESTAMP: rowVersion(row.TIMESTAMP), Amount: 10 + (i % 1000) }, Details: [] }] }) })
+    const rows = JSON.parse(Buffer.from(await (await items(url, headers, `$top=${ORDERS}`)).arrayBuffer()).toString('utf8')) as Array<{
+      Id: number
+      TIMESTAMP: string
+    }>
+    const update = (row: { Id: number; TIMESTAMP: string }, i: number) => ({
+      method: 'POST' as const,
+      path: SAVE,
+      body: JSON.stringify({ Rows: [{ Row: { Id: row.Id, TIMESTAMP: rowVersion(row.TIMESTAMP), Amount: 10 + (i % 1000) }, Details: [] }] }),
+    })
     const amount = Math.min(ORDERS - 5000, 12_000 * seconds)
     return {
       measured: { connections: 50, amount, requests: rows.slice(0, amount + 100).map(update) },
@@ -68,7 +75,21 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-profile-'))
   try {
     const quiet = name === 'w1-log' ? [] : ['--quiet']
-    const command = [process.execPath, '--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '200', '--max-semi-space-size=64', 'dist/src/mock/server.js', '--port', '0', '--rows', String(ORDERS - 25), ...quiet]
+    const command = [
+      process.execPath,
+      '--cpu-prof',
+      '--cpu-prof-dir',
+      dir,
+      '--cpu-prof-interval',
+      '200',
+      '--max-semi-space-size=64',
+      'dist/src/mock/server.js',
+      '--port',
+      '0',
+      '--rows',
+      String(ORDERS - 25),
+      ...quiet,
+    ]
     const mock = await startServer(`mock ${name}`, command)
     const headers = await dataHeaders(mock.url)
     const { measured, warm } = await workload(name, mock.url, headers, seconds)
@@ -85,7 +106,9 @@ async function main(): Promise<void> {
     const requests = result.requests
     const perRequest = (us: number) => (us / requests).toFixed(us / requests < 10 ? 2 : 1)
     const busy = sampled - (byComponent.get('idle') ?? 0)
-    console.log(`\n${name}: ${requests} answers in ${((to - from) / 1e6).toFixed(2)} s, ${result.rps.toFixed(0)} req/s (profiled: the profiler's own cost is in the figures), p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`)
+    console.log(
+      `\n${name}: ${requests} answers in ${((to - from) / 1e6).toFixed(2)} s, ${result.rps.toFixed(0)} req/s (profiled: the profiler's own cost is in the figures), p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`,
+    )
     console.log(`the mock's thread was busy ${perRequest(busy)} µs per answer, idle ${perRequest(byComponent.get('idle') ?? 0)} µs\n`)
     console.log('| where | µs per answer | share of busy |\n|---|---|---|')
     for (const [component, us] of [...byComponent].filter(([c]) => c !== 'idle').sort((a, b) => b[1] - a[1])) {
@@ -93,7 +116,11 @@ async function main(): Promise<void> {
       console.log(`| ${component} | ${perRequest(us)} | ${((100 * us) / busy).toFixed(1)} % |`)
     }
     console.log('\nThe 25 functions that cost most (self time):\n')
-    for (const [fn, us] of [...byFunction].filter(([f]) => !f.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${perRequest(us).padStart(8)} µs  ${fn}`)
+    for (const [fn, us] of [...byFunction]
+      .filter(([f]) => !f.startsWith('(idle)'))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 25))
+      console.log(`${perRequest(us).padStart(8)} µs  ${fn}`)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -37,7 +37,9 @@ describe('the requests handed to wrk', () => {
       { method: 'GET', path: '/orders?_page=2' },
     ])
     const [post, get] = records(file)
-    expect(post).toBe(`POST /ExplorerApi/api/items HTTP/1.1\r\nHost: 127.0.0.1:4321\r\nSessionToken: tok\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength('{"query":"Customer eq \'Zoë\'"}')}\r\n\r\n{"query":"Customer eq 'Zoë'"}`)
+    expect(post).toBe(
+      `POST /ExplorerApi/api/items HTTP/1.1\r\nHost: 127.0.0.1:4321\r\nSessionToken: tok\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength('{"query":"Customer eq \'Zoë\'"}')}\r\n\r\n{"query":"Customer eq 'Zoë'"}`,
+    )
     expect(get).toBe('GET /orders?_page=2 HTTP/1.1\r\nHost: 127.0.0.1:4321\r\nSessionToken: tok\r\n\r\n')
   })
 
@@ -53,12 +55,12 @@ describe('the requests handed to wrk', () => {
   })
 })
 
-describe('reading wrk\'s result', () => {
-  it('rates a timed run by completed requests over wrk\'s duration, latencies in ms', () => {
+describe("reading wrk's result", () => {
+  it("rates a timed run by completed requests over wrk's duration, latencies in ms", () => {
     expect(parseWrkOutput(wrkText({}))).toEqual({ rps: 4000, p50: 1.2, p99: 9.5, max: 30, errors: 0, non2xx: 0, requests: 20000 })
   })
 
-  it('rates a run bounded by an amount by its counted answers over its own clock, not by wrk\'s -d', () => {
+  it("rates a run bounded by an amount by its counted answers over its own clock, not by wrk's -d", () => {
     const result = parseWrkOutput(wrkText({ requests: 50_000, durationUs: 120_000_000, firstUs: 1_000_000, lastUs: 3_500_000, counted: 50_000, refused: 0 }))
     expect(result.rps).toBe(20_000)
     expect(result.requests).toBe(50_000)
@@ -75,7 +77,7 @@ describe('reading wrk\'s result', () => {
   })
 })
 
-describe('targets against the load generator\'s ceiling', () => {
+describe("targets against the load generator's ceiling", () => {
   it('never calls a figure at 90 % of the ceiling or more a target met', () => {
     expect(atLeast({ value: 9000, base: 10_000, min: 0.6, ceiling: 10_000, baseIsCeiling: true })).toBe(BOUNDED)
     expect(atLeast({ value: 9500, base: 5000, min: 1, ceiling: 10_000 })).toBe(BOUNDED)

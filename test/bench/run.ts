@@ -12,7 +12,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
-import { BLOCK_PAGE, markdown, BLOCK_END, BLOCK_START, keepCompareSection, replaceBenchBlock, targetsTable, type Check, type Outcome, type Table } from './lib/report.ts'
+import {
+  BLOCK_PAGE,
+  markdown,
+  BLOCK_END,
+  BLOCK_START,
+  keepCompareSection,
+  replaceBenchBlock,
+  targetsTable,
+  type Check,
+  type Outcome,
+  type Table,
+} from './lib/report.ts'
 import { PINNING, pinSelfToLoadCore, ROOT, stopAll } from './lib/processes.ts'
 import { ensureWrk, wrkVersion } from './lib/wrk.ts'
 import { pages } from './workloads/w1-pages.ts'
@@ -81,7 +92,12 @@ try {
   for (const workload of workloads.filter((w) => wanted(w.name))) {
     if (workload.http && missing !== undefined) {
       tables.push({ title: workload.title, columns: ['measure'], rows: [['not measured']], notes: [`Not measured: ${missing}`] })
-      checks.push({ workload: workload.name.toUpperCase(), target: 'every target of the workload', figure: '-', verdict: 'not measured: no load generator (wrk)' })
+      checks.push({
+        workload: workload.name.toUpperCase(),
+        target: 'every target of the workload',
+        figure: '-',
+        verdict: 'not measured: no load generator (wrk)',
+      })
       continue
     }
     const begun = performance.now()

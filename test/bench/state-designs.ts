@@ -21,7 +21,7 @@ import { fixtureOfSnapshot } from '../../src/state/restore.ts'
 import { ChangeLog } from '../../src/state/change-log.ts'
 import { CHUNK_ROWS, encodeSnapshot, SnapshotFile } from '../../src/state/snapshot-format.ts'
 import { writeSnapshotSync } from '../../src/state/snapshot-write.ts'
-import type { ChunkValues, ColumnChunk, ColumnKind, FieldValue, StoredRows } from '../../src/store/types.ts'
+import type { ChunkValues, ColumnChunk, ColumnKind, FieldValue, StoredRows } from '../../src/store/model/types.ts'
 import type { ImageHeader } from '../../src/store/image.ts'
 
 const ROWS = Number(process.env.STATE_ROWS ?? 1_000_000)
@@ -35,7 +35,11 @@ const rssMb = () => process.memoryUsage().rss / 1024 / 1024
 interface Database {
   pragma(text: string): unknown
   exec(sql: string): void
-  prepare(sql: string): { run(...values: unknown[]): unknown; raw(on: boolean): { iterate(...values: unknown[]): Iterable<unknown[]> }; iterate(...values: unknown[]): Iterable<Record<string, unknown>> }
+  prepare(sql: string): {
+    run(...values: unknown[]): unknown
+    raw(on: boolean): { iterate(...values: unknown[]): Iterable<unknown[]> }
+    iterate(...values: unknown[]): Iterable<Record<string, unknown>>
+  }
   transaction<T extends (...args: never[]) => unknown>(fn: T): T
   close(): void
 }
@@ -54,7 +58,11 @@ function w5Store(): Store {
 
 /** Runs this file again in a process of its own for one restore; its figures as JSON. */
 function restoreInChild(kind: string, path: string): { ms: number; rss: number } {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, 'restore', kind, path], { encoding: 'utf8', env: process.env, maxBuffer: 1 << 20 })
+  const child = spawnSync(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, 'restore', kind, path], {
+    encoding: 'utf8',
+    env: process.env,
+    maxBuffer: 1 << 20,
+  })
   if (child.status !== 0) throw new Error(`restore ${kind} failed: ${child.stderr}`)
   return JSON.parse(child.stdout.trim().split('\n').pop() as string) as { ms: number; rss: number }
 }
@@ -71,7 +79,32 @@ function medianMicros(count: number, fn: (i: number) => void): number {
 }
 
 /** A typical change record: one order updated. */
-const RECORD = JSON.stringify({ v: 3_000_123, t: [{ s: '5e7d0c1a-1111-4111-8111-000000000001', p: [{ Id: 500_000, IdRow: 1_500_000, Customer: 'Initech', Amount: 12.5, Status: 'Open', CT_ATTACHMENTS: null, DT_CREATION: 20_240_601_080_000_000, DT_LAST_UPDATE: 20_260_101_000_000_000, ROW_ORDER: 500_000, TIMESTAMP: 3_000_122, USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: 1 }], d: [], n: [1_000_001, 1_000_001, 1_000_001] }] })
+const RECORD = JSON.stringify({
+  v: 3_000_123,
+  t: [
+    {
+      s: '5e7d0c1a-1111-4111-8111-000000000001',
+      p: [
+        {
+          Id: 500_000,
+          IdRow: 1_500_000,
+          Customer: 'Initech',
+          Amount: 12.5,
+          Status: 'Open',
+          CT_ATTACHMENTS: null,
+          DT_CREATION: 20_240_601_080_000_000,
+          DT_LAST_UPDATE: 20_260_101_000_000_000,
+          ROW_ORDER: 500_000,
+          TIMESTAMP: 3_000_122,
+          USER_ID_CREATION: 1,
+          USER_ID_LAST_UPDATE: 1,
+        },
+      ],
+      d: [],
+      n: [1_000_001, 1_000_001, 1_000_001],
+    },
+  ],
+})
 
 if (process.argv[2] === 'restore') {
   const [kind, path] = process.argv.slice(3) as [string, string]
@@ -103,8 +136,21 @@ if (process.argv[2] === 'restore') {
       *chunks(storageId: string, columns: readonly string[], kinds: readonly ColumnKind[]): Generator<ColumnChunk> {
         let chunk: ChunkValues[] = columns.map((_, i) => (kinds[i] === 'number' ? new Float64Array(CHUNK_ROWS) : new Array<FieldValue>(CHUNK_ROWS)))
         let count = 0
-        for (const row of db.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(',')} FROM "t_${storageId}" ORDER BY "Id"`).raw(true).iterate()) {
-          row.forEach((value, i) => ((chunk[i] as ChunkValues)[count] = kinds[i] === 'number' ? (value === null ? Number.NaN : (value as number)) : kinds[i] === 'array' && typeof value === 'string' ? JSON.parse(value) : (value as FieldValue)))
+        for (const row of db
+          .prepare(`SELECT ${columns.map((c) => `"${c}"`).join(',')} FROM "t_${storageId}" ORDER BY "Id"`)
+          .raw(true)
+          .iterate()) {
+          row.forEach(
+            (value, i) =>
+              ((chunk[i] as ChunkValues)[count] =
+                kinds[i] === 'number'
+                  ? value === null
+                    ? Number.NaN
+                    : (value as number)
+                  : kinds[i] === 'array' && typeof value === 'string'
+                    ? JSON.parse(value)
+                    : (value as FieldValue)),
+          )
           if (++count === CHUNK_ROWS) {
             yield { count, columns: chunk }
             chunk = columns.map((_, i) => (kinds[i] === 'number' ? new Float64Array(CHUNK_ROWS) : new Array<FieldValue>(CHUNK_ROWS)))
@@ -152,12 +198,18 @@ try {
       log.close()
     }
   }
-  lines.push(
-    ['snapshot by column + change log', `${s(columnsWrite)} s (encoded a chunk of ${CHUNK_ROWS} rows at a time; longest chunk ${longest.toFixed(1)} ms)`, `${s(columnsRestore.ms)} s, ${columnsRestore.rss.toFixed(0)} MB`, `${mb(statSync(snapshot).size)} MB`, `${logged('never').toFixed(0)} µs / ${logged('always').toFixed(0)} µs`, 'none (pure JavaScript)'],
-  )
+  lines.push([
+    'snapshot by column + change log',
+    `${s(columnsWrite)} s (encoded a chunk of ${CHUNK_ROWS} rows at a time; longest chunk ${longest.toFixed(1)} ms)`,
+    `${s(columnsRestore.ms)} s, ${columnsRestore.rss.toFixed(0)} MB`,
+    `${mb(statSync(snapshot).size)} MB`,
+    `${logged('never').toFixed(0)} µs / ${logged('always').toFixed(0)} µs`,
+    'none (pure JavaScript)',
+  ])
 
   const open = sqlite()
-  if (open === undefined) lines.push(['SQLite (better-sqlite3)', 'not measured: better-sqlite3 is not installed (npm install --no-save better-sqlite3@12.11.1)', '-', '-', '-', '-'])
+  if (open === undefined)
+    lines.push(['SQLite (better-sqlite3)', 'not measured: better-sqlite3 is not installed (npm install --no-save better-sqlite3@12.11.1)', '-', '-', '-', '-'])
   else {
     for (const kind of ['rows', 'blobs'] as const) {
       const path = join(dir, `sandbox-${kind}.sqlite`)
@@ -169,7 +221,9 @@ try {
       // Everything but the rows, as the snapshot's header holds it (attachments' bytes aside).
       const { attachments: _attachments, ...header } = image.header
       db.exec('CREATE TABLE meta (header TEXT)')
-      db.prepare('INSERT INTO meta VALUES (?)').run(JSON.stringify({ ...header, rows: Object.fromEntries(image.tables.map(({ storageId, image: table }) => [storageId, table.rows])) }))
+      db.prepare('INSERT INTO meta VALUES (?)').run(
+        JSON.stringify({ ...header, rows: Object.fromEntries(image.tables.map(({ storageId, image: table }) => [storageId, table.rows])) }),
+      )
       if (kind === 'rows') {
         for (const { storageId, image: table } of image.tables) {
           db.exec(`CREATE TABLE "t_${storageId}" (${table.columns.map((c, i) => `"${c}" ${table.kinds[i] === 'number' ? 'REAL' : 'TEXT'}`).join(', ')})`)
@@ -177,7 +231,13 @@ try {
           db.transaction(() => {
             for (let chunk = table.read(CHUNK_ROWS); chunk !== undefined; chunk = table.read(CHUNK_ROWS)) {
               const { count, columns } = chunk
-              for (let r = 0; r < count; r++) insert.run(...columns.map((values, i) => { const v = values[r]; return table.kinds[i] === 'number' ? (v !== v ? null : v) : table.kinds[i] === 'array' && v !== null ? JSON.stringify(v) : v }))
+              for (let r = 0; r < count; r++)
+                insert.run(
+                  ...columns.map((values, i) => {
+                    const v = values[r]
+                    return table.kinds[i] === 'number' ? (v !== v ? null : v) : table.kinds[i] === 'array' && v !== null ? JSON.stringify(v) : v
+                  }),
+                )
             }
           })()
         }

@@ -1,28 +1,32 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Anonymiser, rangeOf, spanOf } from '../../src/capture/anonymise.ts'
+import { Anonymiser, rangeOf, spanOf } from '../../src/commands/capture/anonymise.ts'
 import { runs } from '../helpers/property-runs.ts'
 
 /** The class of each character: A capital, a small letter, 9 a digit, anything else itself. */
 const shape = (text: string) => [...text].map((c) => (/\p{Lu}/u.test(c) ? 'A' : /\p{L}/u.test(c) ? 'a' : /\p{N}/u.test(c) ? '9' : c)).join('')
 
 describe('Anonymiser', () => {
-  it('never gives back a captured text, gives equal texts equal replacements, and keeps each character\'s class', () => {
+  it("never gives back a captured text, gives equal texts equal replacements, and keeps each character's class", () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' }), { minLength: 1, maxLength: 40 }), fc.integer(), (texts, seed) => {
-        const anonymiser = new Anonymiser(seed, texts)
-        const outputs = texts.map((text) => anonymiser.text(text))
-        const originals = new Set(texts)
-        for (const [i, text] of texts.entries()) {
-          const out = outputs[i] as string
-          expect(originals.has(out)).toBe(false)
-          expect(anonymiser.text(text)).toBe(out)
-          // Same class, character by character, unless nothing in it could change (then one letter is added).
-          if (!/^[^@]+@[^@\s]+\.[A-Za-z]{2,}$/.test(text) && out.length === text.length) expect(shape(out)).toBe(shape(text))
-        }
-        // Different texts stay different, so a filter on one value never matches another's rows.
-        expect(new Set(outputs).size).toBe(originals.size)
-      }),
+      fc.property(
+        fc.array(fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme-ascii' }), { minLength: 1, maxLength: 40 }),
+        fc.integer(),
+        (texts, seed) => {
+          const anonymiser = new Anonymiser(seed, texts)
+          const outputs = texts.map((text) => anonymiser.text(text))
+          const originals = new Set(texts)
+          for (const [i, text] of texts.entries()) {
+            const out = outputs[i] as string
+            expect(originals.has(out)).toBe(false)
+            expect(anonymiser.text(text)).toBe(out)
+            // Same class, character by character, unless nothing in it could change (then one letter is added).
+            if (!/^[^@]+@[^@\s]+\.[A-Za-z]{2,}$/.test(text) && out.length === text.length) expect(shape(out)).toBe(shape(text))
+          }
+          // Different texts stay different, so a filter on one value never matches another's rows.
+          expect(new Set(outputs).size).toBe(originals.size)
+        },
+      ),
       { numRuns: runs(100) },
     )
   })

@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildFixture, DEFAULT_FIXTURE_USERNAME } from '../../src/capture/build-fixture.ts'
-import { captureApplication, CaptureError, type CaptureOptions } from '../../src/capture/capture.ts'
+import { buildFixture, DEFAULT_FIXTURE_USERNAME } from '../../src/commands/capture/build-fixture.ts'
+import { captureApplication, CaptureError, type CaptureOptions } from '../../src/commands/capture/capture.ts'
 import { parseFixture } from '../../src/fixtures/load.ts'
 import { createClient } from '../../src/client/client.ts'
-import type { Transport } from '../../src/client/transport.ts'
+import type { Transport } from '../../src/wire/transport.ts'
 import { startMock, type LaunchedMock } from '../../src/mock/mock.ts'
 import { IDS } from '../helpers/http.ts'
 
@@ -63,9 +63,22 @@ describe('capture', () => {
     // The loader takes it unchanged.
     const loaded = parseFixture(JSON.parse(JSON.stringify(fixture)), 'captured')
     const [app] = loaded.applications
-    expect(app?.master.fields.map((f) => [f.name, f.type])).toEqual([['Customer', 'String'], ['Amount', 'Numeric'], ['Status', 'String']])
+    expect(app?.master.fields.map((f) => [f.name, f.type])).toEqual([
+      ['Customer', 'String'],
+      ['Amount', 'Numeric'],
+      ['Status', 'String'],
+    ])
     expect(app?.details.map((d) => [d.relationKey, d.masterField, d.storage.fields.map((f) => [f.name, f.type, f.decimals])])).toEqual([
-      ['OrderLines', 'MasterId', [['MasterId', 'Numeric', 0], ['Product', 'String', undefined], ['Quantity', 'Numeric', 0], ['UnitPrice', 'Numeric', undefined]]],
+      [
+        'OrderLines',
+        'MasterId',
+        [
+          ['MasterId', 'Numeric', 0],
+          ['Product', 'String', undefined],
+          ['Quantity', 'Numeric', 0],
+          ['UnitPrice', 'Numeric', undefined],
+        ],
+      ],
     ])
     // Dated as the product dates rows: DateTime numbers, kept as the loader takes them.
     expect(loaded.notices).toBeUndefined()
@@ -131,13 +144,16 @@ describe('capture', () => {
     const { fixture, notes } = buildFixture(captured, { anonymise: false, seed: 1, password: 'p', rowsAsGenerator: false })
     const written = (fixture.attachments ?? []).filter((a) => a.isFolder !== true)
     expect(written.filter((a) => a.content !== undefined)).toHaveLength(kept.length)
-    expect(written.filter((a) => a.placeholderBytes !== undefined).map((a) => a.placeholderBytes)).toEqual(files.filter((a) => a.content === undefined).map((a) => a.size))
+    expect(written.filter((a) => a.placeholderBytes !== undefined).map((a) => a.placeholderBytes)).toEqual(
+      files.filter((a) => a.content === undefined).map((a) => a.size),
+    )
     expect(notes).toContainEqual(expect.stringContaining(`${files.length - kept.length} attachment file(s) recorded without their bytes`))
   })
 
   it('names the captured user: --fixture-username, else a fixed name when anonymising, else the real one', async () => {
     const captured = await captureApplication(source.client, options({ rows: 1, attachments: 'none' }))
-    const email = (build: Partial<Parameters<typeof buildFixture>[1]>) => buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: false, ...build }).fixture.organization.users[0]?.email
+    const email = (build: Partial<Parameters<typeof buildFixture>[1]>) =>
+      buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: false, ...build }).fixture.organization.users[0]?.email
     expect(email({ username: 'ci@team.test' })).toBe('ci@team.test')
     expect(email({})).toBe(DEFAULT_FIXTURE_USERNAME)
     expect(email({ seed: 2 })).toBe(DEFAULT_FIXTURE_USERNAME)
@@ -146,13 +162,16 @@ describe('capture', () => {
 
   it('says how many sampled rows carry an attachment marker other than the files listed for them', async () => {
     // An installation whose marker on master 1 says 7, where the mock of the capture will count its 3 files.
-    const transport = { ...source.client.transport, async send(request: Parameters<Transport['send']>[0]) {
-      const answer = await source.client.transport.send(request)
-      if (!request.path.endsWith('/api/items') || String(request.body).includes('relationKey') || !answer.body.toString().startsWith('[')) return answer
-      const rows = JSON.parse(answer.body.toString()) as Array<Record<string, unknown>>
-      for (const row of rows) if (row.Id === 1 && typeof row.CT_ATTACHMENTS === 'number') row.CT_ATTACHMENTS = 7
-      return { ...answer, body: Buffer.from(JSON.stringify(rows)) }
-    } }
+    const transport = {
+      ...source.client.transport,
+      async send(request: Parameters<Transport['send']>[0]) {
+        const answer = await source.client.transport.send(request)
+        if (!request.path.endsWith('/api/items') || String(request.body).includes('relationKey') || !answer.body.toString().startsWith('[')) return answer
+        const rows = JSON.parse(answer.body.toString()) as Array<Record<string, unknown>>
+        for (const row of rows) if (row.Id === 1 && typeof row.CT_ATTACHMENTS === 'number') row.CT_ATTACHMENTS = 7
+        return { ...answer, body: Buffer.from(JSON.stringify(rows)) }
+      },
+    }
     const lines: string[] = []
     const client = createClient({ transport, organization: IDS.org, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
     await captureApplication(client, options({ rows: 3, attachments: 'records', progress: (line) => lines.push(line) }))
@@ -163,19 +182,37 @@ describe('capture', () => {
   })
 
   it('refuses an --identity-field or --master-field the loader would not take', async () => {
-    await expect(captureApplication(source.client, options({ identityField: 'Customer', attachments: 'none' }))).rejects.toThrow(/--identity-field Customer: the rows read do not hold it as an integer/)
-    await expect(captureApplication(source.client, options({ masterFields: { OrderLines: 'Product' }, attachments: 'none' }))).rejects.toThrow(/--master-field OrderLines=Product: the detail rows read do not hold it as an integer/)
-    const given = await captureApplication(source.client, options({ identityField: 'IdRow', masterFields: { OrderLines: 'MasterId' }, attachments: 'none', rows: 5 }))
+    await expect(captureApplication(source.client, options({ identityField: 'Customer', attachments: 'none' }))).rejects.toThrow(
+      /--identity-field Customer: the rows read do not hold it as an integer/,
+    )
+    await expect(captureApplication(source.client, options({ masterFields: { OrderLines: 'Product' }, attachments: 'none' }))).rejects.toThrow(
+      /--master-field OrderLines=Product: the detail rows read do not hold it as an integer/,
+    )
+    const given = await captureApplication(
+      source.client,
+      options({ identityField: 'IdRow', masterFields: { OrderLines: 'MasterId' }, attachments: 'none', rows: 5 }),
+    )
     expect(given.details[0]?.masterField).toBe('MasterId')
   })
 
   it('gives attachments names no capture held, even short ones, keeping their extension', () => {
     const names = Array.from({ length: 9 }, (_, i) => `${i + 1}.jpg`)
     const captured = {
-      organization: 'acme', clientId: 'c', legacyClientId: 'l', username: 'u@example.test', workspaceId: IDS.workspaceId, applicationId: IDS.applicationId,
+      organization: 'acme',
+      clientId: 'c',
+      legacyClientId: 'l',
+      username: 'u@example.test',
+      workspaceId: IDS.workspaceId,
+      applicationId: IDS.applicationId,
       master: { fields: [], identityField: 'IdRow', storageId: undefined, rows: [{ Id: 1, IdRow: 1 }], count: 1 },
       details: [],
-      attachments: names.map((name, i) => ({ relationKey: null, record: { Id: i + 1, ParentId: 1, FolderId: null, IsFolder: false, Name: name, TypeImage: 'image/jpeg' }, content: Buffer.from('x'), size: 1, mediaType: 'image/jpeg' })),
+      attachments: names.map((name, i) => ({
+        relationKey: null,
+        record: { Id: i + 1, ParentId: 1, FolderId: null, IsFolder: false, Name: name, TypeImage: 'image/jpeg' },
+        content: Buffer.from('x'),
+        size: 1,
+        mediaType: 'image/jpeg',
+      })),
       capturedAt: '2026-11-22T10:00:00.000Z',
     }
     const out = buildFixture(captured, { anonymise: true, seed: 1, password: 'p', rowsAsGenerator: false }).fixture.attachments?.map((a) => a.name) ?? []

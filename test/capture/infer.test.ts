@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest'
-import { inferFields, inferIdentityField, linkNameScore } from '../../src/capture/infer.ts'
+import { inferFields, inferIdentityField, linkNameScore } from '../../src/commands/capture/infer.ts'
 
-const system = { CT_ATTACHMENTS: null, DT_CREATION: 20260101000000, DT_LAST_UPDATE: null, ROW_ORDER: 1, TIMESTAMP: 'AAAAAAAAAAE=', USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: null }
+const system = {
+  CT_ATTACHMENTS: null,
+  DT_CREATION: 20260101000000,
+  DT_LAST_UPDATE: null,
+  ROW_ORDER: 1,
+  TIMESTAMP: 'AAAAAAAAAAE=',
+  USER_ID_CREATION: 1,
+  USER_ID_LAST_UPDATE: null,
+}
 
 describe('inferFields', () => {
   it.each([
@@ -24,7 +32,9 @@ describe('inferFields', () => {
   ])('takes %j for %s', (values, type, decimals) => {
     const rows = values.map((value, i) => ({ Id: i + 1, ...system, Field: value }))
     const distinct = new Set(values.filter((v) => v !== null).map((v) => JSON.stringify(v))).size
-    expect(inferFields(rows)).toEqual([{ name: 'Field', type, ...(decimals === undefined ? {} : { decimals }), nullable: values.includes(null as never), distinct }])
+    expect(inferFields(rows)).toEqual([
+      { name: 'Field', type, ...(decimals === undefined ? {} : { decimals }), nullable: values.includes(null as never), distinct },
+    ])
   })
 
   it('leaves out the system fields and keeps the order the rows give', () => {
@@ -39,25 +49,43 @@ describe('inferFields', () => {
 
 describe('inferIdentityField', () => {
   it('takes the only integer field set on every row with a different value on each', () => {
-    const rows = [{ Id: 1, Code: 7, Quantity: 2 }, { Id: 2, Code: 9, Quantity: 2 }]
+    const rows = [
+      { Id: 1, Code: 7, Quantity: 2 },
+      { Id: 2, Code: 9, Quantity: 2 },
+    ]
     expect(inferIdentityField(rows, inferFields(rows))).toBe('Code')
   })
 
   it('prefers a name like IdRow among several, then values that rise with Id', () => {
-    const rows = [{ Id: 1, Number: 5, IdRow: 1001 }, { Id: 2, Number: 4, IdRow: 1002 }]
+    const rows = [
+      { Id: 1, Number: 5, IdRow: 1001 },
+      { Id: 2, Number: 4, IdRow: 1002 },
+    ]
     expect(inferIdentityField(rows, inferFields(rows))).toBe('IdRow')
-    const unnamed = [{ Id: 1, A: 5, B: 10 }, { Id: 2, A: 4, B: 11 }]
+    const unnamed = [
+      { Id: 1, A: 5, B: 10 },
+      { Id: 2, A: 4, B: 11 },
+    ]
     expect(inferIdentityField(unnamed, inferFields(unnamed))).toBe('B')
   })
 
   it('finds none when no integer field is unique and always set', () => {
-    const rows = [{ Id: 1, A: 1 }, { Id: 2, A: 1 }, { Id: 3, A: null }]
+    const rows = [
+      { Id: 1, A: 1 },
+      { Id: 2, A: 1 },
+      { Id: 3, A: null },
+    ]
     expect(inferIdentityField(rows, inferFields(rows))).toBeUndefined()
   })
 })
 
 describe('linkNameScore', () => {
-  it.each([['MasterId', 2], ['ParentRef', 2], ['OrderId', 1], ['Quantity', 0]])('scores %s %i', (name, score) => {
+  it.each([
+    ['MasterId', 2],
+    ['ParentRef', 2],
+    ['OrderId', 1],
+    ['Quantity', 0],
+  ])('scores %s %i', (name, score) => {
     expect(linkNameScore(name)).toBe(score)
   })
 })

@@ -16,7 +16,20 @@ import { capture } from '../contracts/support.ts'
 describe('capture of the Deliveries application', () => {
   let source: LaunchedMock
   const dir = sharedTempDir('appdata-kit-capture-types-')
-  const args = () => ['--base-url', source.url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.deliveriesId]
+  const args = () => [
+    '--base-url',
+    source.url,
+    '--org',
+    IDS.org,
+    '--username',
+    IDS.admin.username,
+    '--password',
+    IDS.admin.password,
+    '--workspace-id',
+    IDS.workspaceId,
+    '--application-id',
+    IDS.deliveriesId,
+  ]
   beforeAll(async () => {
     source = await startMock({ logLevel: 'silent' })
   })
@@ -29,20 +42,44 @@ describe('capture of the Deliveries application', () => {
     expect((await capture([...args(), '--out', inferred])).code).toBe(0)
     expect(typesOf(inferred)).toMatchObject({ ShipDate: 'Date', DeliveredAt: 'DateTime', SlotStart: 'Time', Delivered: 'Numeric', Handling: 'Multiselection' })
     const told = join(dir, 'told.json')
-    const result = await capture([...args(), '--field-type', 'Delivered=Boolean', '--field-type', 'ProofOfDelivery=File', '--field-type', 'TrackingLink=Link', '--out', told])
+    const result = await capture([
+      ...args(),
+      '--field-type',
+      'Delivered=Boolean',
+      '--field-type',
+      'ProofOfDelivery=File',
+      '--field-type',
+      'TrackingLink=Link',
+      '--out',
+      told,
+    ])
     expect(result.code, result.err).toBe(0)
     expect(typesOf(told)).toMatchObject({ Delivered: 'Boolean', ProofOfDelivery: 'File', TrackingLink: 'Link' })
   })
 
   it('anonymises into values valid for their types, and keeps the dates', async () => {
     const file = join(dir, 'anonymised.json')
-    const result = await capture([...args(), '--field-type', 'ProofOfDelivery=File', '--field-type', 'TrackingLink=Link', '--field-type', 'Photo=ImageUri', '--field-type', 'LabelColor=Color', '--out', file])
+    const result = await capture([
+      ...args(),
+      '--field-type',
+      'ProofOfDelivery=File',
+      '--field-type',
+      'TrackingLink=Link',
+      '--field-type',
+      'Photo=ImageUri',
+      '--field-type',
+      'LabelColor=Color',
+      '--out',
+      file,
+    ])
     expect(result.code, result.err).toBe(0)
     const fixture = loadFixture(file)
     const app = fixture.applications[0]
     const rows = fixture.data[app?.id ?? '']?.masters ?? []
     expect(rows).toHaveLength(10)
-    for (const row of rows) for (const field of app?.master.fields ?? []) expect(valueFits(field.type as FieldType, row[field.name] ?? null, field.decimals), `${field.name} ${JSON.stringify(row[field.name])}`).toBe(true)
+    for (const row of rows)
+      for (const field of app?.master.fields ?? [])
+        expect(valueFits(field.type as FieldType, row[field.name] ?? null, field.decimals), `${field.name} ${JSON.stringify(row[field.name])}`).toBe(true)
     const text = readFileSync(file, 'utf8')
     expect(text).not.toContain('https://tracking.example.test/DLV-2024-0001"')
     expect(rows[0]?.ShipDate).toBe(20240304)

@@ -13,10 +13,27 @@ import { sharedTempDir, tempDir } from '../helpers/temp-dir.ts'
 import { capture, verify } from '../contracts/support.ts'
 import { unzip } from '../../contracts/zip.ts'
 
-const connection = (url: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId]
+const connection = (url: string) => [
+  '--base-url',
+  url,
+  '--org',
+  IDS.org,
+  '--username',
+  IDS.admin.username,
+  '--password',
+  IDS.admin.password,
+  '--workspace-id',
+  IDS.workspaceId,
+  '--application-id',
+  IDS.applicationId,
+]
 
 /** A mock with `rows` generated orders (seed 9090), `appdata-kit capture` of it with `flags` into the folder `dir`, and a mock started from the file written. */
-async function captureAndServe(dir: string, rows: number, flags: string[]): Promise<{ source: LaunchedMock; copy: LaunchedMock; file: string; fixture: FixtureFile & { description: string }; output: string }> {
+async function captureAndServe(
+  dir: string,
+  rows: number,
+  flags: string[],
+): Promise<{ source: LaunchedMock; copy: LaunchedMock; file: string; fixture: FixtureFile & { description: string }; output: string }> {
   const source = await startMock({ logLevel: 'silent', rows, seed: 9090 })
   try {
     const file = join(dir, 'orders.json')
@@ -74,17 +91,47 @@ describe('capture, then a mock of the capture', () => {
     await source.client.signIn(IDS.admin)
     const rows = [...(await source.client.rows({ top: 1000 })), ...(await source.client.rows({ top: 1000, relationKey: IDS.relationKey }))]
     const names = (await source.client.attachments(1)).map((a) => a.Name)
-    const texts = new Set<string>([...rows.flatMap((row) => Object.values(row).filter((value): value is string => typeof value === 'string')), ...names, IDS.admin.username])
+    const texts = new Set<string>([
+      ...rows.flatMap((row) => Object.values(row).filter((value): value is string => typeof value === 'string')),
+      ...names,
+      IDS.admin.username,
+    ])
     const text = readFileSync(file, 'utf8')
     expect([...texts].filter((value) => text.includes(JSON.stringify(value)))).toEqual([])
   })
 
   it('passes verify, and verify --compare-with finds no difference from the installation it was captured from', async () => {
     const user = fixture.organization.users[0]?.email as string
-    const mine = ['--base-url', copy.url, '--org', IDS.org, '--username', user, '--password', 'sandbox-pass', '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey]
+    const mine = [
+      '--base-url',
+      copy.url,
+      '--org',
+      IDS.org,
+      '--username',
+      user,
+      '--password',
+      'sandbox-pass',
+      '--workspace-id',
+      IDS.workspaceId,
+      '--application-id',
+      IDS.applicationId,
+      '--relation-key',
+      IDS.relationKey,
+    ]
     const verified = await verify([...mine, '--seed', '3'])
     expect(verified.code, verified.out + verified.err).toBe(0)
-    const compared = await verify([...mine, '--seed', '3', '--allow-writes', '--compare-with', source.url, '--compare-username', IDS.admin.username, '--compare-password', IDS.admin.password])
+    const compared = await verify([
+      ...mine,
+      '--seed',
+      '3',
+      '--allow-writes',
+      '--compare-with',
+      source.url,
+      '--compare-username',
+      IDS.admin.username,
+      '--compare-password',
+      IDS.admin.password,
+    ])
     expect(compared.code, compared.out + compared.err).toBe(0)
     expect(compared.out).toContain(`no differences between ${copy.url} and ${source.url}`)
     expect(compared.out).not.toContain(IDS.admin.password)
@@ -95,7 +142,26 @@ describe('capture, then a mock of the capture', () => {
     const json = join(tempDir('appdata-kit-compare-'), 'compare.json')
     try {
       const user = fixture.organization.users[0]?.email as string
-      const compared = await verify(['--base-url', copy.url, '--org', IDS.org, '--username', user, '--password', 'sandbox-pass', '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--seed', '3', '--compare-with', deviating.url, '--json', json])
+      const compared = await verify([
+        '--base-url',
+        copy.url,
+        '--org',
+        IDS.org,
+        '--username',
+        user,
+        '--password',
+        'sandbox-pass',
+        '--workspace-id',
+        IDS.workspaceId,
+        '--application-id',
+        IDS.applicationId,
+        '--seed',
+        '3',
+        '--compare-with',
+        deviating.url,
+        '--json',
+        json,
+      ])
       expect(compared.code).toBe(1)
       expect(compared.out).toMatch(/\d+ difference\(s\) between/)
       expect(compared.out).toMatch(/ {2}queryItems\n/)
@@ -108,7 +174,13 @@ describe('capture, then a mock of the capture', () => {
   })
 
   it('refuses a relation key the application does not have, with exit 2 and its name', async () => {
-    const refused = await capture([...connection(source.url), '--relation-key', 'Payments', '--out', join(tempDir('appdata-kit-capture-'), 'never-written.json')])
+    const refused = await capture([
+      ...connection(source.url),
+      '--relation-key',
+      'Payments',
+      '--out',
+      join(tempDir('appdata-kit-capture-'), 'never-written.json'),
+    ])
     expect(refused.code).toBe(2)
     expect(refused.err).toContain('relation key Payments')
   })
@@ -133,8 +205,34 @@ describe('a capture with default flags (no --attachments), named with --fixture-
   })
 
   it('compares clean with its source: 0 differences, the mock signing in with the name and password given', async () => {
-    const mine = ['--base-url', copy.url, '--org', IDS.org, '--username', team.username, '--password', team.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey]
-    const compared = await verify([...mine, '--seed', '3', '--allow-writes', '--compare-with', source.url, '--compare-username', IDS.admin.username, '--compare-password', IDS.admin.password])
+    const mine = [
+      '--base-url',
+      copy.url,
+      '--org',
+      IDS.org,
+      '--username',
+      team.username,
+      '--password',
+      team.password,
+      '--workspace-id',
+      IDS.workspaceId,
+      '--application-id',
+      IDS.applicationId,
+      '--relation-key',
+      IDS.relationKey,
+    ]
+    const compared = await verify([
+      ...mine,
+      '--seed',
+      '3',
+      '--allow-writes',
+      '--compare-with',
+      source.url,
+      '--compare-username',
+      IDS.admin.username,
+      '--compare-password',
+      IDS.admin.password,
+    ])
     expect(compared.out).toContain(`no differences between ${copy.url} and ${source.url}`)
     expect(compared.code, compared.out + compared.err).toBe(0)
     expect(fixture.organization.users.map((user) => [user.email, user.password])).toEqual([[team.username, team.password]])
@@ -147,7 +245,10 @@ describe('a capture with default flags (no --attachments), named with --fixture-
     const cases = [
       ...(await source.client.attachments(1)).map((record) => ({ record, relationKey: undefined })),
       ...(await source.client.attachments(1, { folderId: 2 })).map((record) => ({ record, relationKey: undefined })),
-      ...(await source.client.attachments(Number(line?.Id), { relationKey: IDS.relationKey })).map((record) => ({ record, relationKey: IDS.relationKey as string })),
+      ...(await source.client.attachments(Number(line?.Id), { relationKey: IDS.relationKey })).map((record) => ({
+        record,
+        relationKey: IDS.relationKey as string,
+      })),
     ].filter(({ record }) => record.IsFolder !== true)
     expect(cases).toHaveLength(4)
     for (const { record, relationKey } of cases) {

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createClient, rowVersion } from '../../src/client/client.ts'
-import { mulberry32 } from '../../src/fixtures/prng.ts'
+import { mulberry32 } from '../../src/wire/prng.ts'
 import { IDS } from '../helpers/http.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
 import { ROOT, startProcess, stopStarted, type Started } from './processes.ts'
@@ -24,7 +24,13 @@ async function start(file: string, extra: string[] = []): Promise<{ run: Started
   // A snapshot only at start and stop: what survives a kill comes from the change log.
   const run = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', ...extra])
   expect(run.url, run.stderr).toBeDefined()
-  const client = createClient({ transport: run.url as string, organization: IDS.org, clientId: IDS.clientId, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
+  const client = createClient({
+    transport: run.url as string,
+    organization: IDS.org,
+    clientId: IDS.clientId,
+    workspaceId: IDS.workspaceId,
+    applicationId: IDS.applicationId,
+  })
   await client.signIn(IDS.admin)
   return { run, client }
 }
@@ -39,7 +45,22 @@ const newOrder = (customer: string, details = 0) => ({
   Rows: [
     {
       Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'New' },
-      Details: details === 0 ? [] : [{ RelationKey: IDS.relationKey, Rows: Array.from({ length: details }, (_, i) => ({ Id: -1 - i, IdRow: null, TIMESTAMP: null, Product: `${customer} line ${i}`, Quantity: 1, UnitPrice: 1 })) }],
+      Details:
+        details === 0
+          ? []
+          : [
+              {
+                RelationKey: IDS.relationKey,
+                Rows: Array.from({ length: details }, (_, i) => ({
+                  Id: -1 - i,
+                  IdRow: null,
+                  TIMESTAMP: null,
+                  Product: `${customer} line ${i}`,
+                  Quantity: 1,
+                  UnitPrice: 1,
+                })),
+              },
+            ],
     },
   ],
 })
@@ -76,7 +97,17 @@ describe('--state-file change log', () => {
     const read = async (client: Client): Promise<Model> => {
       const lines = await client.rows({ relationKey: IDS.relationKey })
       const masters = await client.rows({ orderBy: 'Id asc' })
-      return new Map(masters.map((row) => [row.Id as number, { customer: String(row.Customer), amount: Number(row.Amount), status: String(row.Status), details: lines.filter((line) => line.MasterId === row.Id).length }]))
+      return new Map(
+        masters.map((row) => [
+          row.Id as number,
+          {
+            customer: String(row.Customer),
+            amount: Number(row.Amount),
+            status: String(row.Status),
+            details: lines.filter((line) => line.MasterId === row.Id).length,
+          },
+        ]),
+      )
     }
     let model: Model | undefined
     let made = 0
@@ -100,7 +131,10 @@ describe('--state-file change log', () => {
             send: async () => {
               const outcome = await running.client.save(newOrder(customer, details))
               expect(outcome.ok, context).toBe(true)
-              return Number((outcome.result as { ReturnData: { PrimaryKeyData: Record<string, { newKeys: Record<string, string> }> } }).ReturnData.PrimaryKeyData['-1']?.newKeys.Id)
+              return Number(
+                (outcome.result as { ReturnData: { PrimaryKeyData: Record<string, { newKeys: Record<string, string> }> } }).ReturnData.PrimaryKeyData['-1']
+                  ?.newKeys.Id,
+              )
             },
             apply: (id) => {
               if (id !== undefined) state.set(id, { customer, amount: 1, status: 'New', details })
@@ -117,7 +151,9 @@ describe('--state-file change log', () => {
           const status = `Round ${round}`
           return {
             send: async () => {
-              const outcome = await running.client.save({ Rows: [a, b].map((id) => ({ Row: { Id: id, TIMESTAMP: version(id), Amount: amount, Status: status }, Details: [] })) })
+              const outcome = await running.client.save({
+                Rows: [a, b].map((id) => ({ Row: { Id: id, TIMESTAMP: version(id), Amount: amount, Status: status }, Details: [] })),
+              })
               expect(outcome.ok, context).toBe(true)
               return undefined
             },
@@ -146,7 +182,10 @@ describe('--state-file change log', () => {
       }
       // The next change is under way when the kill comes, from 0 to 8 ms after it was sent.
       const change = await prepare()
-      const sent = change.send().then((id) => ({ id }), () => undefined)
+      const sent = change.send().then(
+        (id) => ({ id }),
+        () => undefined,
+      )
       await new Promise((resolve) => setTimeout(resolve, pick(9)))
       await kill(running)
       const answer = await sent
@@ -173,10 +212,16 @@ describe('--state-file change log', () => {
     appendFileSync(`${file}.log`, '{"v":9999,"t":[{"s":"5e7d0c1a-1111-4111-8111-0000000')
     const second = await start(file)
     try {
-      expect(second.run.stdout).toMatch(/change log .*sandbox\.json\.log: last line ignored \(not a whole JSON line; a write cut short by a crash, never answered\): 3 changes replayed/)
+      expect(second.run.stdout).toMatch(
+        /change log .*sandbox\.json\.log: last line ignored \(not a whole JSON line; a write cut short by a crash, never answered\): 3 changes replayed/,
+      )
       expect((await second.client.rows({ filter: "startswith(Customer, 'Kept')" })).map((row) => row.Customer)).toEqual(['Kept 1', 'Kept 2', 'Kept 3'])
       // The restart wrote a new snapshot and began the log again: the torn line is gone.
-      expect(readFileSync(`${file}.log`, 'utf8').split('\n').filter((line) => line !== '')).toHaveLength(1)
+      expect(
+        readFileSync(`${file}.log`, 'utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      ).toHaveLength(1)
       expect(readFileSync(file, 'utf8')).toContain('Kept 3')
       // A reset goes back to the data the mock started with: the replayed changes included.
       expect((await fetch(`${second.run.url}/__mock/reset`, { method: 'POST' })).status).toBe(200)

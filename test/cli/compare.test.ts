@@ -26,7 +26,24 @@ async function installationFront(target: string): Promise<{ url: string; server:
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
 }
 
-const flags = (url: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey, '--seed', '4']
+const flags = (url: string) => [
+  '--base-url',
+  url,
+  '--org',
+  IDS.org,
+  '--username',
+  IDS.admin.username,
+  '--password',
+  IDS.admin.password,
+  '--workspace-id',
+  IDS.workspaceId,
+  '--application-id',
+  IDS.applicationId,
+  '--relation-key',
+  IDS.relationKey,
+  '--seed',
+  '4',
+]
 
 describe('verify --compare-with', () => {
   let mock: LaunchedMock

@@ -15,7 +15,10 @@ const SERVER = join(ROOT, 'dist/src/mock/server.js')
 const SIGN_IN_FORM = 'client_id=appdataapiv1&username=admin%40acme.test&password=admin-pass&grant_type=password&scope=openid+apiv1+nosession'
 const dir = sharedTempDir('appdata-kit-loaded-')
 // Writes every module of the package the process resolves to standard error, one a line.
-writeFileSync(join(dir, 'hooks.mjs'), "export async function resolve(specifier, context, next) { const found = await next(specifier, context); if (found.url.includes('/dist/src/')) process.stderr.write(`loaded ${found.url}\\n`); return found }\n")
+writeFileSync(
+  join(dir, 'hooks.mjs'),
+  "export async function resolve(specifier, context, next) { const found = await next(specifier, context); if (found.url.includes('/dist/src/')) process.stderr.write(`loaded ${found.url}\\n`); return found }\n",
+)
 writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module'\nregister('./hooks.mjs', import.meta.url)\n")
 
 afterEach(stopStarted)
@@ -24,7 +27,11 @@ afterEach(stopStarted)
 async function loadedBy(args: string[]): Promise<string> {
   const run = await startProcess(process.execPath, ['--import', pathToFileURL(join(dir, 'register.mjs')).href, SERVER, '--port', '0', '--quiet', ...args])
   expect(run.url).toBeDefined()
-  const signIn = await fetch(`${run.url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN_FORM })
+  const signIn = await fetch(`${run.url}/identityprovider/${IDS.org}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: SIGN_IN_FORM,
+  })
   const token = ((await signIn.json()) as { access_token: string }).access_token
   const headers = { SessionToken: token, ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, 'content-type': 'application/json' }
   const page = await fetch(`${run.url}/ExplorerApi/api/items`, { method: 'POST', headers, body: JSON.stringify({ query: '$top=2' }) })

@@ -25,7 +25,12 @@ describe('a body over the limit', () => {
     const outcomes: Array<number | string> = []
     for (let i = 0; i < 20; i++) {
       try {
-        const reply = await fetch(`${run.url}/ExplorerApi/api/items/save`, { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(20_000) })
+        const reply = await fetch(`${run.url}/ExplorerApi/api/items/save`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(20_000),
+        })
         const problem = (await reply.json()) as { code?: string }
         outcomes.push(reply.status === 413 && problem.code === 'PAYLOAD_TOO_LARGE' ? 413 : reply.status)
       } catch (error) {
@@ -50,7 +55,9 @@ describe('a body over the limit', () => {
     const started = performance.now()
     const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now() - started)))
     socket.on('error', () => undefined)
-    socket.write(`POST /ExplorerApi/api/items/save HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
+    socket.write(
+      `POST /ExplorerApi/api/items/save HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    )
     // A chunk of 64 KB every 5 ms, for at most 30 s: far longer than the mock may drain.
     const chunk = Buffer.alloc(64 * 1024, 0x20)
     const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])

@@ -37,7 +37,10 @@ export function startProcess(command: string, args: string[], options: ProcessOp
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on('close', (code) => resolve({ code, at: performance.now() })))
   const run: Started = { child, stdout: '', stderr: '', exited }
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line and no exit in ${limitMs / 1000} s; stdout: ${run.stdout} stderr: ${run.stderr}`)), limitMs)
+    const timer = setTimeout(
+      () => reject(new Error(`no listening line and no exit in ${limitMs / 1000} s; stdout: ${run.stdout} stderr: ${run.stderr}`)),
+      limitMs,
+    )
     child.stdout?.on('data', (chunk: Buffer) => {
       run.stdout += chunk.toString()
       const match = /listening on (https?:\/\/[^\s"]+)/.exec(run.stdout)
@@ -57,7 +60,11 @@ export function startProcess(command: string, args: string[], options: ProcessOp
 }
 
 /** Runs a command to its end (`limitMs`, 60 s, at most) and returns its exit code and output. */
-export async function runToEnd(command: string, args: string[], options: ProcessOptions = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runToEnd(
+  command: string,
+  args: string[],
+  options: ProcessOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = await startProcess(command, args, options)
   const { code } = await run.exited
   return { code, stdout: run.stdout, stderr: run.stderr }
@@ -91,7 +98,11 @@ export function printed(run: Started, text: string): Promise<void> {
     const later = () => setImmediate(look)
     run.child.stdout?.on('data', later)
     run.child.stderr?.on('data', later)
-    void run.exited.then(() => setImmediate(() => (seen() ? resolve() : reject(new Error(`the process ended without printing ${JSON.stringify(text)}; stdout: ${run.stdout} stderr: ${run.stderr}`)))))
+    void run.exited.then(() =>
+      setImmediate(() =>
+        seen() ? resolve() : reject(new Error(`the process ended without printing ${JSON.stringify(text)}; stdout: ${run.stdout} stderr: ${run.stderr}`)),
+      ),
+    )
   })
 }
 

@@ -11,7 +11,7 @@ import { createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import selfsigned from 'selfsigned'
 import { afterEach, describe, expect, it } from 'vitest'
-import { httpTransport } from '../../src/client/transport.ts'
+import { httpTransport } from '../../src/wire/transport.ts'
 import { createClient } from '../../src/client/client.ts'
 import { IDS } from '../helpers/http.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
@@ -32,7 +32,11 @@ describe('npm start', () => {
   it('runs the server as its own process, so `kill $!` stops it and frees the port', async () => {
     const run = await startProcess('npm', ['start', '--', '--port', '0', '--product-version', '3.0.18', '--token-ttl', '90'])
     expect(run.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    const token = await fetch(`${run.url}/identityprovider/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN_FORM })
+    const token = await fetch(`${run.url}/identityprovider/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: SIGN_IN_FORM,
+    })
     expect(token.status).toBe(200)
     expect(((await token.json()) as { expires_in: number }).expires_in).toBe(90)
     // What `npm start & … kill $!` does: the signal goes to the PID npm was started with.
@@ -86,7 +90,9 @@ describe('npm start', () => {
     try {
       const run = await startServer(['--port', String(port)])
       expect(run.code).toBe(1)
-      expect(run.stderr.trim().split('\n')).toEqual([`appdata-kit: port ${port} on 127.0.0.1 is in use; stop what listens there or pick another with --port (or PORT)`])
+      expect(run.stderr.trim().split('\n')).toEqual([
+        `appdata-kit: port ${port} on 127.0.0.1 is in use; stop what listens there or pick another with --port (or PORT)`,
+      ])
     } finally {
       blocker.close()
     }
@@ -127,7 +133,13 @@ describe('npm start', () => {
     expect(run.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
     const cert = readFileSync(join(dir, 'cert.pem'), 'utf8')
     expect(run.stdout).toContain(`self-signed certificate SHA-256 fingerprint ${new X509Certificate(cert).fingerprint256}, written to ${dir}/cert.pem`)
-    const client = createClient({ transport: httpTransport(run.url as string, { ca: cert }), organization: IDS.org, clientId: IDS.clientId, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId })
+    const client = createClient({
+      transport: httpTransport(run.url as string, { ca: cert }),
+      organization: IDS.org,
+      clientId: IDS.clientId,
+      workspaceId: IDS.workspaceId,
+      applicationId: IDS.applicationId,
+    })
     try {
       await client.signIn(IDS.admin)
       expect((await client.rows({ top: 2 })).length).toBe(2)
@@ -160,7 +172,11 @@ describe('npm start', () => {
     const preflight = (path: string, origin: string) =>
       fetch(`${run.url}${path}`, {
         method: 'OPTIONS',
-        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'sessiontoken,workspaceid,applicationid,content-type' },
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'sessiontoken,workspaceid,applicationid,content-type',
+        },
       })
     for (const path of ['/ExplorerApi/api/items/save', `/identityprovider/${IDS.org}/connect/token`, '/ExplorerApi/api/email/send']) {
       const answer = await preflight(path, 'http://app.example.test')
@@ -171,17 +187,25 @@ describe('npm start', () => {
     }
     expect((await preflight('/ExplorerApi/api/items/save', 'http://elsewhere.test')).headers.get('access-control-allow-origin')).toBeNull()
     // Never the control plane: a page must not read fixture passwords or replace the data.
-    for (const path of ['/__mock/state', '/__mock/fixture']) expect((await preflight(path, 'http://app.example.test')).headers.get('access-control-allow-origin'), path).toBeNull()
+    for (const path of ['/__mock/state', '/__mock/fixture'])
+      expect((await preflight(path, 'http://app.example.test')).headers.get('access-control-allow-origin'), path).toBeNull()
     expect((await fetch(`${run.url}/__mock/state`, { headers: { Origin: 'http://app.example.test' } })).headers.get('access-control-allow-origin')).toBeNull()
     // The real answer carries the header too, and lets the page read the mock's warnings.
-    const signIn = await fetch(`${run.url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { Origin: 'http://app.example.test', 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN_FORM })
+    const signIn = await fetch(`${run.url}/identityprovider/${IDS.org}/connect/token`, {
+      method: 'POST',
+      headers: { Origin: 'http://app.example.test', 'content-type': 'application/x-www-form-urlencoded' },
+      body: SIGN_IN_FORM,
+    })
     expect(signIn.headers.get('access-control-allow-origin')).toBe('http://app.example.test')
     expect(signIn.headers.get('access-control-expose-headers')?.toLowerCase()).toContain('x-mock-warnings')
   })
 
   it('answers no preflight without --cors, and an unknown path stays a 404 with it', async () => {
     const plain = await startServer(['--port', '0'])
-    const refused = await fetch(`${plain.url}/ExplorerApi/api/items/save`, { method: 'OPTIONS', headers: { Origin: 'http://app.example.test', 'Access-Control-Request-Method': 'POST' } })
+    const refused = await fetch(`${plain.url}/ExplorerApi/api/items/save`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://app.example.test', 'Access-Control-Request-Method': 'POST' },
+    })
     expect(refused.headers.get('access-control-allow-origin')).toBeNull()
     const withCors = await startServer(['--port', '0', '--cors', '*'])
     expect((await fetch(`${withCors.url}/no/such/path`)).status).toBe(404)
@@ -192,7 +216,11 @@ describe('npm start', () => {
       const run = await startServer(['--port', '0', '--product-version', '3.0.18', ...args])
       const health = await fetch(`${run.url}/__mock/health`)
       expect(health.status).toBe(200)
-      expect(await health.json()).toEqual({ status: 'ok', version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version, productVersion: '3.0.18' })
+      expect(await health.json()).toEqual({
+        status: 'ok',
+        version: JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version,
+        productVersion: '3.0.18',
+      })
     }
   })
 
@@ -201,7 +229,10 @@ describe('npm start', () => {
     const run = await startProcess('script', ['-qfec', `exec ${process.execPath} ${SERVER} --port 0`, '/dev/null'])
     await fetch(`${run.url}/ExplorerApi/api/items/save`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
     await printed(run, 'saveItems')
-    const line = run.stdout.replace(ANSI, '').split(/\r?\n/).find((text) => text.includes('saveItems'))
+    const line = run.stdout
+      .replace(ANSI, '')
+      .split(/\r?\n/)
+      .find((text) => text.includes('saveItems'))
     expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: POST \/ExplorerApi\/api\/items\/save saveItems 401 MISSING_TOKEN [\d.]+ ms$/)
     process.kill(run.child.pid as number, 'SIGTERM')
     await run.exited
@@ -212,13 +243,21 @@ describe('npm start', () => {
     await fetch(`${run.url}/__mock/health`)
     process.kill(run.child.pid as number, 'SIGTERM')
     await run.exited
-    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; url?: string })
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string; url?: string })
     expect(lines.find((line) => line.msg.startsWith('listening on'))).toEqual(expect.objectContaining({ msg: `listening on ${run.url}`, url: run.url }))
     expect(lines.some((line) => line.msg.startsWith('GET /__mock/health getHealth 200'))).toBe(true)
     // The request line has pino's fields in pino's order (it is written without a logger per request).
     const requestLine = lines.find((line) => line.msg.startsWith('GET /__mock/health')) as unknown as Record<string, unknown>
     expect(Object.keys(requestLine)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId', 'request', 'msg'])
-    expect(requestLine).toMatchObject({ level: 30, pid: run.child.pid, reqId: expect.stringMatching(/^req-\d+$/), request: { method: 'GET', path: '/__mock/health', operationId: 'getHealth', status: 200, code: null, warnings: [] } })
+    expect(requestLine).toMatchObject({
+      level: 30,
+      pid: run.child.pid,
+      reqId: expect.stringMatching(/^req-\d+$/),
+      request: { method: 'GET', path: '/__mock/health', operationId: 'getHealth', status: 200, code: null, warnings: [] },
+    })
     expect(Math.abs((requestLine.time as number) - Date.now())).toBeLessThan(60_000)
   })
 
@@ -227,15 +266,27 @@ describe('npm start', () => {
     await fetch(`${run.url}/ExplorerApi/api/items?SessionToken=s3cret-token&password=hunter2`)
     const quiet = await startServer(['--port', '0', '--quiet'])
     await fetch(`${quiet.url}/__mock/health`)
-    const signIn = await fetch(`${quiet.url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `${SIGN_IN_FORM}&extra=1` })
+    const signIn = await fetch(`${quiet.url}/identityprovider/${IDS.org}/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `${SIGN_IN_FORM}&extra=1`,
+    })
     expect(signIn.headers.get('x-mock-warnings')).toBe('SIGN_IN_EXTRA_PARAMETER')
     for (const server of [run, quiet]) {
       process.kill(server.child.pid as number, 'SIGTERM')
       await server.exited
     }
     // Every line is JSON, the start-up lines too (they were once plain among the JSON), and the listening line still says where.
-    expect(run.stdout.trim().split('\n').filter((text) => !text.startsWith('{'))).toEqual([])
-    const lines = run.stdout.trim().split('\n').map((text) => JSON.parse(text) as Record<string, unknown>)
+    expect(
+      run.stdout
+        .trim()
+        .split('\n')
+        .filter((text) => !text.startsWith('{')),
+    ).toEqual([])
+    const lines = run.stdout
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
     expect(lines.find((line) => String(line.msg).startsWith('listening on'))).toMatchObject({ msg: `listening on ${run.url}`, url: run.url })
     expect(lines.find((line) => (line.request as { path?: string } | undefined)?.path?.startsWith('/ExplorerApi/api/items'))).toMatchObject({
       level: 30,
@@ -244,9 +295,14 @@ describe('npm start', () => {
     expect(run.stdout).not.toContain('s3cret-token')
     expect(run.stdout).not.toContain('hunter2')
     // After the start-up lines (printed whatever the level, the listening line last), only the warning.
-    const quietAll = quiet.stdout.trim().split('\n').map((text) => JSON.parse(text) as { level: number; msg: string })
+    const quietAll = quiet.stdout
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as { level: number; msg: string })
     const quietLines = quietAll.slice(quietAll.findIndex((line) => line.msg.startsWith('listening on')) + 1)
-    expect(quietLines.map((line) => line.msg)).toEqual([expect.stringMatching(/^POST \/identityprovider\/acme\/connect\/token signIn 200 [\d.]+ ms warnings SIGN_IN_EXTRA_PARAMETER$/)])
+    expect(quietLines.map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^POST \/identityprovider\/acme\/connect\/token signIn 200 [\d.]+ ms warnings SIGN_IN_EXTRA_PARAMETER$/),
+    ])
     expect(quietLines[0]?.level).toBe(40)
   })
 })
@@ -287,7 +343,12 @@ describe('the log of a busy mock', () => {
     run.child.kill('SIGTERM')
     run.child.stdout?.resume()
     expect((await run.exited).code).toBe(0)
-    const seen = new Set(run.stdout.split('\n').flatMap((line) => /\/__mock\/health\?n=(\d+)/.exec(line)?.[1] ?? []).map(Number))
+    const seen = new Set(
+      run.stdout
+        .split('\n')
+        .flatMap((line) => /\/__mock\/health\?n=(\d+)/.exec(line)?.[1] ?? [])
+        .map(Number),
+    )
     expect(Array.from({ length: count }, (_, i) => i + 1).filter((n) => !seen.has(n))).toEqual([])
   }, 60_000)
 })
@@ -302,10 +363,36 @@ describe('the appdata-kit command', () => {
   })
 
   it.each([
-    ['mock', ['--port <n>', '(default: 4080, env: PORT or MOCK_PORT)', '--product-version', '--https', '--tls-out', '--cors', '--log-format', '--quiet', 'Examples:', 'npx appdata-kit mock --port 4181']],
+    [
+      'mock',
+      [
+        '--port <n>',
+        '(default: 4080, env: PORT or MOCK_PORT)',
+        '--product-version',
+        '--https',
+        '--tls-out',
+        '--cors',
+        '--log-format',
+        '--quiet',
+        'Examples:',
+        'npx appdata-kit mock --port 4181',
+      ],
+    ],
     ['verify', ['--base-url <url>', 'env: APPDATA_BASE_URL', '--allow-writes', '--junit <file>', '(default: 30000, env: APPDATA_TIMEOUT)', 'Example']],
     ['spec', ['--out <file>', '--product-version', '--strict', '--control-plane', 'Examples:', 'npx appdata-kit spec --out openapi.yaml']],
-    ['capture', ['--base-url <url>', '--relation-key <key>', '(default: 100, env: APPDATA_CAPTURE_ROWS)', '--no-anonymise', '--keep-values <field>', '--rows-as-generator', 'Strictly read-only', 'Example']],
+    [
+      'capture',
+      [
+        '--base-url <url>',
+        '--relation-key <key>',
+        '(default: 100, env: APPDATA_CAPTURE_ROWS)',
+        '--no-anonymise',
+        '--keep-values <field>',
+        '--rows-as-generator',
+        'Strictly read-only',
+        'Example',
+      ],
+    ],
   ])('%s --help lists every flag with its default, its variable and an example', async (command, texts) => {
     const run = await runToEnd(process.execPath, [BIN, command, '--help'])
     expect(run.code).toBe(0)
@@ -354,7 +441,9 @@ describe('the appdata-kit command', () => {
     expect(strict.code).toBe(0)
     expect(strict.stdout).not.toContain('x-mock-strict')
     expect(strict.stdout).not.toContain('x-generated-by')
-    const strictDocument = JSON.parse(strict.stdout) as { components: { schemas: Record<string, { properties: Record<string, { minItems?: number }>; additionalProperties?: unknown }> } }
+    const strictDocument = JSON.parse(strict.stdout) as {
+      components: { schemas: Record<string, { properties: Record<string, { minItems?: number }>; additionalProperties?: unknown }> }
+    }
     expect(strictDocument.components.schemas.SaveDetailGroup?.properties.Rows?.minItems).toBe(1)
     expect(strictDocument.components.schemas.SaveDetailGroup?.additionalProperties).toBe(false)
     expect((await runToEnd(process.execPath, [BIN, 'spec', '--strict', '--control-plane'])).code).toBe(2)

@@ -17,7 +17,8 @@ afterEach(stopStarted)
 /** A new folder for the running test's state file, removed when the test ends. */
 const folder = () => tempDir('appdata-kit-state-fail-')
 
-const start = (file: string, extra: string[] = []) => startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'fatal', ...extra])
+const start = (file: string, extra: string[] = []) =>
+  startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'fatal', ...extra])
 
 /**
  * start, with the files the mock writes limited to 4096 blocks (2 MB in dash's 512-byte blocks, 4 MB
@@ -25,7 +26,20 @@ const start = (file: string, extra: string[] = []) => startProcess(process.execP
  * the mock, so the process is the mock's.
  */
 const startLimited = (file: string) =>
-  startProcess('/bin/sh', ['-c', `ulimit -f 4096 && exec "$0" "$@"`, process.execPath, SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'fatal'])
+  startProcess('/bin/sh', [
+    '-c',
+    `ulimit -f 4096 && exec "$0" "$@"`,
+    process.execPath,
+    SERVER,
+    '--port',
+    '0',
+    '--state-file',
+    file,
+    '--state-interval',
+    '3600',
+    '--log-level',
+    'fatal',
+  ])
 
 /** Starts the mock again on the same state file and hands a signed-in client to `check`. */
 async function afterRestart(file: string, check: (client: ReturnType<typeof clientOf>) => Promise<void>): Promise<void> {
@@ -44,7 +58,9 @@ async function stop(run: Started): Promise<void> {
   expect((await run.exited).code).toBe(0)
 }
 
-const newOrder = (customer: string) => ({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'New' }, Details: [] }] })
+const newOrder = (customer: string) => ({
+  Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'New' }, Details: [] }],
+})
 
 /** The mock's own data as a fixture (attachments inline), with every order's Customer renamed. */
 async function renamedState(url: string, customer: string): Promise<Record<string, any>> {
@@ -62,46 +78,50 @@ describe('--state-file when the new data cannot be written', () => {
   it.each([
     ['the snapshot', (file: string, pid: number) => `${file}.${pid}.tmp`],
     ['the new change log', (file: string, pid: number) => `${file}.log.${pid}.tmp`],
-  ])('refuses a fixture load and a reset when %s cannot be written, changing nothing, and writes go on', async (_what, blocked) => {
-    const file = join(folder(), 'sandbox.json')
-    const run = await start(file)
-    expect(run.url, run.stderr).toBeDefined()
-    const url = run.url as string
-    const client = clientOf(url)
-    await client.signIn(IDS.admin)
-    expect((await client.save(newOrder('Saved before'))).ok).toBe(true)
-    const before = await client.rows({ orderBy: 'Id asc' })
-    const snapshotBefore = readFileSync(file, 'utf8')
-    const logBefore = readFileSync(`${file}.log`, 'utf8')
+  ])(
+    'refuses a fixture load and a reset when %s cannot be written, changing nothing, and writes go on',
+    async (_what, blocked) => {
+      const file = join(folder(), 'sandbox.json')
+      const run = await start(file)
+      expect(run.url, run.stderr).toBeDefined()
+      const url = run.url as string
+      const client = clientOf(url)
+      await client.signIn(IDS.admin)
+      expect((await client.save(newOrder('Saved before'))).ok).toBe(true)
+      const before = await client.rows({ orderBy: 'Id asc' })
+      const snapshotBefore = readFileSync(file, 'utf8')
+      const logBefore = readFileSync(`${file}.log`, 'utf8')
 
-    const blocker = blocked(file, run.child.pid as number)
-    mkdirSync(blocker)
-    for (const [path, body] of [
-      ['/__mock/fixture', await renamedState(url, 'Loaded but never written')],
-      ['/__mock/reset', undefined],
-    ] as const) {
-      const reply = await post(url, path, body)
-      expect(reply.status, path).toBe(507)
-      expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/)
-      expect(await reply.json()).toMatchObject({ status: 507, code: 'STATE_NOT_WRITTEN' })
-      // Memory, snapshot and log as they were.
-      expect(await client.rows({ orderBy: 'Id asc' })).toEqual(before)
-      expect(readFileSync(file, 'utf8')).toBe(snapshotBefore)
-      expect(readFileSync(`${file}.log`, 'utf8')).toBe(logBefore)
-    }
+      const blocker = blocked(file, run.child.pid as number)
+      mkdirSync(blocker)
+      for (const [path, body] of [
+        ['/__mock/fixture', await renamedState(url, 'Loaded but never written')],
+        ['/__mock/reset', undefined],
+      ] as const) {
+        const reply = await post(url, path, body)
+        expect(reply.status, path).toBe(507)
+        expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+        expect(await reply.json()).toMatchObject({ status: 507, code: 'STATE_NOT_WRITTEN' })
+        // Memory, snapshot and log as they were.
+        expect(await client.rows({ orderBy: 'Id asc' })).toEqual(before)
+        expect(readFileSync(file, 'utf8')).toBe(snapshotBefore)
+        expect(readFileSync(`${file}.log`, 'utf8')).toBe(logBefore)
+      }
 
-    // Writes go on, logged after the snapshot that still holds.
-    expect((await client.save(newOrder('Saved after'))).ok).toBe(true)
-    const after = await client.rows({ orderBy: 'Id asc' })
-    expect(after.map((row) => row.Customer)).toContain('Saved after')
-    rmSync(blocker, { recursive: true })
-    await client.transport.close()
-    await stop(run)
+      // Writes go on, logged after the snapshot that still holds.
+      expect((await client.save(newOrder('Saved after'))).ok).toBe(true)
+      const after = await client.rows({ orderBy: 'Id asc' })
+      expect(after.map((row) => row.Customer)).toContain('Saved after')
+      rmSync(blocker, { recursive: true })
+      await client.transport.close()
+      await stop(run)
 
-    await afterRestart(file, async (restarted) => {
-      expect(await restarted.rows({ orderBy: 'Id asc' })).toEqual(after)
-    })
-  }, 60_000)
+      await afterRestart(file, async (restarted) => {
+        expect(await restarted.rows({ orderBy: 'Id asc' })).toEqual(after)
+      })
+    },
+    60_000,
+  )
 
   it('refuses an upload whose change cannot be logged with a 507, takes its folder and files back, and uploads go on', async () => {
     const file = join(folder(), 'sandbox.json')

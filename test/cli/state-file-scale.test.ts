@@ -17,7 +17,11 @@ const ORDERS = 1_000_000
 const FIXTURE = readFileSync(join(ROOT, 'fixtures/default.json'), 'utf8')
 
 async function start(file: string, extra: string[] = []): Promise<{ run: Started; client: ReturnType<typeof clientOf> }> {
-  const run = await startProcess(process.execPath, ['--max-semi-space-size=64', SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'warn', ...extra], { limitMs: 120_000 })
+  const run = await startProcess(
+    process.execPath,
+    ['--max-semi-space-size=64', SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'warn', ...extra],
+    { limitMs: 120_000 },
+  )
   expect(run.url, run.stderr).toBeDefined()
   const client = clientOf(run.url as string)
   await client.signIn(IDS.admin)
@@ -37,7 +41,9 @@ async function middle(client: ReturnType<typeof clientOf>): Promise<Record<strin
   return rest
 }
 
-const newOrder = (customer: string) => ({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'New' }, Details: [] }] })
+const newOrder = (customer: string) => ({
+  Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'New' }, Details: [] }],
+})
 
 describe('--state-file at W5 size', () => {
   it('restores an acknowledged reset and an acknowledged fixture load after kill -9, and the saves after them', async () => {
@@ -46,7 +52,11 @@ describe('--state-file at W5 size', () => {
     const generated = await middle(first.client)
     expect(await first.client.count()).toBe(ORDERS)
     // A load of other rows (seed 2), then a reset back to the start's (seed 1), acknowledged, then a save.
-    const loaded = await fetch(`${first.run.url}/__mock/fixture?rows=${ORDERS - 25}&seed=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: FIXTURE })
+    const loaded = await fetch(`${first.run.url}/__mock/fixture?rows=${ORDERS - 25}&seed=2`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: FIXTURE,
+    })
     expect(loaded.status).toBe(200)
     const other = await middle(first.client)
     expect(other).not.toEqual(generated)
@@ -59,7 +69,11 @@ describe('--state-file at W5 size', () => {
     expect(await second.client.count()).toBe(ORDERS + 1)
     expect(await second.client.count({ filter: "Customer eq 'After the reset'" })).toBe(1)
     // Now a load, acknowledged, then a save: the next restart serves them.
-    const again = await fetch(`${second.run.url}/__mock/fixture?rows=${ORDERS - 25}&seed=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: FIXTURE })
+    const again = await fetch(`${second.run.url}/__mock/fixture?rows=${ORDERS - 25}&seed=2`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: FIXTURE,
+    })
     expect(again.status).toBe(200)
     expect((await second.client.save(newOrder('After the load'))).ok).toBe(true)
     await kill(second)

@@ -30,7 +30,9 @@ describe('--state-file', () => {
     expect(first.stdout).toContain(`data kept in ${file}`)
     const client = clientOf(first.url as string)
     await client.signIn(IDS.admin)
-    const saved = await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Kept across restarts', Amount: 42, Status: 'Open' }, Details: [] }] })
+    const saved = await client.save({
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Kept across restarts', Amount: 42, Status: 'Open' }, Details: [] }],
+    })
     expect(saved.ok).toBe(true)
     const [row3] = await client.rows({ filter: 'Id eq 3' })
     await client.save({ Rows: [{ Row: { Id: 3, TIMESTAMP: rowVersion(String(row3?.TIMESTAMP)), Status: 'Closed' }, Details: [] }] })
@@ -55,8 +57,11 @@ describe('--state-file', () => {
   it('never hands out an Id or Identity value again after a restart, deleted and reserved ones included', async () => {
     const file = join(folder(), 'sandbox.json')
     const create = async (client: ReturnType<typeof clientOf>) => {
-      const saved = await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Sequence', Amount: 1, Status: 'New' }, Details: [] }] })
-      const keys = (saved.result as { ReturnData: { PrimaryKeyData: Record<string, { newKeys: Record<string, string> }> } }).ReturnData.PrimaryKeyData['-1']?.newKeys
+      const saved = await client.save({
+        Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Sequence', Amount: 1, Status: 'New' }, Details: [] }],
+      })
+      const keys = (saved.result as { ReturnData: { PrimaryKeyData: Record<string, { newKeys: Record<string, string> }> } }).ReturnData.PrimaryKeyData['-1']
+        ?.newKeys
       return { id: Number(keys?.Id), identity: Number(keys?.IdRow) }
     }
     const first = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file])
@@ -87,9 +92,19 @@ describe('--state-file', () => {
     const run = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600'])
     const client = clientOf(run.url as string)
     await client.signIn(IDS.admin)
-    expect((await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Saved before the signals', Amount: 1, Status: 'New' }, Details: [] }] })).ok).toBe(true)
+    expect(
+      (
+        await client.save({
+          Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Saved before the signals', Amount: 1, Status: 'New' }, Details: [] }],
+        })
+      ).ok,
+    ).toBe(true)
     // A request still in flight keeps the first stop waiting; the second signal does not wait for it.
-    await fetch(`${run.url}/__mock/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [{ operationId: 'queryItems', latencyMs: 5000 }] }) })
+    await fetch(`${run.url}/__mock/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rules: [{ operationId: 'queryItems', latencyMs: 5000 }] }),
+    })
     const slow = client.rows({ top: 1 }).catch(() => undefined)
     await waitFor('the query to arrive', () => faultApplied(run.url as string, 'queryItems'))
     process.kill(run.child.pid as number, 'SIGINT')
@@ -106,7 +121,11 @@ describe('--state-file', () => {
     const file = join(folder(), 'sandbox.json')
     // The state file as earlier versions wrote it: the data in the fixture format (attachments
     // inline), and a change log whose first line names the file's SHA-256, then a save of one order.
-    const store = createStore(loadFixture(join(ROOT, 'fixtures/default.json')), { now: () => Date.now(), randomBytes: (size) => new Uint8Array(size) }, rowGenerator)
+    const store = createStore(
+      loadFixture(join(ROOT, 'fixtures/default.json')),
+      { now: () => Date.now(), randomBytes: (size) => new Uint8Array(size) },
+      rowGenerator,
+    )
     const fixture = Buffer.from(JSON.stringify(toFixtureFile(store.snapshot())))
     writeFileSync(file, fixture)
     const order = { Id: 26, IdRow: 1026, Customer: 'From the old log', Amount: 7, Status: 'Open', TIMESTAMP: 900, ROW_ORDER: 26 }
@@ -152,7 +171,19 @@ describe('--state-file', () => {
     let saves = 0
     for (const [round, delay] of delays.entries()) {
       // A big state (its writes take a while) written every second while saves keep coming.
-      const run = await startProcess(process.execPath, [SERVER, '--port', '0', '--state-file', file, '--state-interval', '1', '--rows', '20000', '--log-level', 'error'])
+      const run = await startProcess(process.execPath, [
+        SERVER,
+        '--port',
+        '0',
+        '--state-file',
+        file,
+        '--state-interval',
+        '1',
+        '--rows',
+        '20000',
+        '--log-level',
+        'error',
+      ])
       expect(run.url, `round ${round}: ${run.stderr}`).toBeDefined()
       // A restart removes what an interrupted write left.
       expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([])
@@ -168,7 +199,9 @@ describe('--state-file', () => {
       let killed = false
       const writing = (async () => {
         while (!killed) {
-          const outcome = await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: `Round ${round}`, Amount: saves++, Status: 'New' }, Details: [] }] }).catch(() => undefined)
+          const outcome = await client
+            .save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: `Round ${round}`, Amount: saves++, Status: 'New' }, Details: [] }] })
+            .catch(() => undefined)
           if (outcome !== undefined) expect(outcome.ok).toBe(true)
         }
       })()

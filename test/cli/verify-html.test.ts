@@ -75,7 +75,28 @@ describe('verify --html', () => {
     const deviating = await startTestMock({ deviate: ['relative-row-link'] })
     const file = join(dir, 'compare.html')
     try {
-      const result = await verify(['--base-url', faithful.url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey, '--seed', '3', '--compare-with', deviating.url, '--html', file])
+      const result = await verify([
+        '--base-url',
+        faithful.url,
+        '--org',
+        IDS.org,
+        '--username',
+        IDS.admin.username,
+        '--password',
+        IDS.admin.password,
+        '--workspace-id',
+        IDS.workspaceId,
+        '--application-id',
+        IDS.applicationId,
+        '--relation-key',
+        IDS.relationKey,
+        '--seed',
+        '3',
+        '--compare-with',
+        deviating.url,
+        '--html',
+        file,
+      ])
       expect(result.code, result.out + result.err).toBe(1)
     } finally {
       await faithful.close()
@@ -101,7 +122,24 @@ describe('verify --html', () => {
     const mock = await startTestMock({ deviate: ['ignore-orderby'] })
     const file = join(dir, 'usage.html')
     try {
-      const result = await verify(['--base-url', mock.url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--usage', usage, '--html', file])
+      const result = await verify([
+        '--base-url',
+        mock.url,
+        '--org',
+        IDS.org,
+        '--username',
+        IDS.admin.username,
+        '--password',
+        IDS.admin.password,
+        '--workspace-id',
+        IDS.workspaceId,
+        '--application-id',
+        IDS.applicationId,
+        '--usage',
+        usage,
+        '--html',
+        file,
+      ])
       expect(result.code, result.out + result.err).toBe(1)
     } finally {
       await mock.close()

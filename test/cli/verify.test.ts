@@ -13,7 +13,7 @@ import { createServer } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { connectionHost, httpTransport, type WireRequest, type WireResponse } from '../../src/client/transport.ts'
+import { connectionHost, httpTransport, type WireRequest, type WireResponse } from '../../src/wire/transport.ts'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
 import { itemsQuery, jsonOf, rewriting, withJson } from '../helpers/wire.ts'
 import { capture, verify, verifyFlags } from '../contracts/support.ts'
@@ -32,7 +32,22 @@ async function everyRow(mock: TestClient): Promise<string> {
 
 /** Verify's required flags for the default fixture, read-only. */
 function readOnlyFlags(url: string, password: string = IDS.admin.password): string[] {
-  return ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey]
+  return [
+    '--base-url',
+    url,
+    '--org',
+    IDS.org,
+    '--username',
+    IDS.admin.username,
+    '--password',
+    password,
+    '--workspace-id',
+    IDS.workspaceId,
+    '--application-id',
+    IDS.applicationId,
+    '--relation-key',
+    IDS.relationKey,
+  ]
 }
 
 describe('verify against the mock of each release', () => {
@@ -57,7 +72,7 @@ describe('verify against the mock of each release', () => {
 })
 
 describe('verify holding a target only to the description', () => {
-  it('skips the mock\'s own choices with --as-installation, as it does for a real installation', async () => {
+  it("skips the mock's own choices with --as-installation, as it does for a real installation", async () => {
     const mock = await startTestMock()
     try {
       const result = await verify([...verifyFlags(mock.url), '--as-installation', '--identity-field', 'IdRow'])
@@ -70,7 +85,6 @@ describe('verify holding a target only to the description', () => {
   })
 })
 
-
 /** The default fixture as a JSON value, to change for one test. */
 function defaultFixture(): any {
   return JSON.parse(readFileSync(join(ROOT, 'fixtures/default.json'), 'utf8'))
@@ -80,7 +94,7 @@ function defaultFixture(): any {
 const transportTo = (mock: TestClient) => httpTransport(mock.url, { timeoutMs: 20_000 })
 
 describe('verify touches only rows it created itself', () => {
-  it('never deletes detail rows whose other integer field happens to hold the new master\'s Id', async () => {
+  it("never deletes detail rows whose other integer field happens to hold the new master's Id", async () => {
     // OrderLines with an extra integer ParentRef, listed before MasterId; three existing rows hold 26, the Id the next master gets.
     const fixture = defaultFixture()
     const lines = fixture.applications[0].details[0].storage
@@ -98,13 +112,15 @@ describe('verify touches only rows it created itself', () => {
     }
   })
 
-  it('never takes an existing row for its own when a save names that row\'s Id', async () => {
+  it("never takes an existing row for its own when a save names that row's Id", async () => {
     const mock = await startTestMock()
     try {
       const before = await everyRow(mock)
       // A save answer naming row 1, the row the new row was copied from, as the new row.
       const lying = rewriting(transportTo(mock), (request, answer) =>
-        request.path === '/ExplorerApi/api/items/save' && answer.status === 200 ? withJson(answer, { ...jsonOf(answer), ReturnData: { PrimaryKeyData: { '-1': { newKeys: { Id: '1' } } } } }) : answer,
+        request.path === '/ExplorerApi/api/items/save' && answer.status === 200
+          ? withJson(answer, { ...jsonOf(answer), ReturnData: { PrimaryKeyData: { '-1': { newKeys: { Id: '1' } } } } })
+          : answer,
       )
       const result = await verify([...verifyFlags(mock.url), '--only', 'save.temporary-ids-remapped'], { transport: lying })
       expect(result.code, result.out + result.err).toBe(1)
@@ -134,7 +150,9 @@ describe('verify touches only rows it created itself', () => {
     const mock = await startTestMock({ deviate: ['temp-ids-unmapped'] })
     try {
       // The newest rows cannot be listed either: a read of more than one by Id desc answers none.
-      const blind = rewriting(transportTo(mock), (request, answer) => (/\$orderby=Id desc/.test(itemsQuery(request)) && !/\$top=1(&|$)/.test(itemsQuery(request)) ? withJson(answer, []) : answer))
+      const blind = rewriting(transportTo(mock), (request, answer) =>
+        /\$orderby=Id desc/.test(itemsQuery(request)) && !/\$top=1(&|$)/.test(itemsQuery(request)) ? withJson(answer, []) : answer,
+      )
       const result = await verify([...verifyFlags(mock.url), '--only', 'save.temporary-ids-remapped'], { transport: blind })
       expect(result.code, result.out + result.err).toBe(1)
       expect(result.out).toMatch(/NOT REMOVED: master row: created, Id unknown/)
@@ -170,23 +188,30 @@ describe('verify touches only rows it created itself', () => {
   })
 })
 
-
 describe('verify writes only when told to', () => {
   it('refuses --email-to, --action-id and --storage-id without --allow-writes (exit 2), and sends no e-mail', async () => {
     const mock = await startTestMock()
     try {
-      for (const extra of [['--email-to', 'ops@acme.test'], ['--action-id', IDS.actionOk], ['--storage-id', IDS.masterStorageId]]) {
+      for (const extra of [
+        ['--email-to', 'ops@acme.test'],
+        ['--action-id', IDS.actionOk],
+        ['--storage-id', IDS.masterStorageId],
+      ]) {
         const result = await verify([...readOnlyFlags(mock.url), ...extra])
         expect(result.code, extra.join(' ')).toBe(2)
         expect(result.err).toContain(`${extra[0]} needs --allow-writes`)
       }
       const readOnly = await verify([...readOnlyFlags(mock.url), '--only', 'auth'])
       expect(readOnly.code).toBe(0)
-      expect(readOnly.out).toContain('note auth.missing-token-refused: an e-mail without Authorization was not tried, so its refusal is unchecked (needs --allow-writes and --email-to)')
+      expect(readOnly.out).toContain(
+        'note auth.missing-token-refused: an e-mail without Authorization was not tried, so its refusal is unchecked (needs --allow-writes and --email-to)',
+      )
       // With --allow-writes given, the note asks only for what is still missing.
       const noAddress = await verify([...readOnlyFlags(mock.url), '--only', 'auth', '--allow-writes'])
       expect(noAddress.code, noAddress.out).toBe(0)
-      expect(noAddress.out).toContain('note auth.missing-token-refused: an e-mail without Authorization was not tried, so its refusal is unchecked (needs --email-to)')
+      expect(noAddress.out).toContain(
+        'note auth.missing-token-refused: an e-mail without Authorization was not tried, so its refusal is unchecked (needs --email-to)',
+      )
       expect(noAddress.out).not.toContain('needs --allow-writes')
       expect(mock.mock.requests({ operationId: 'sendEmail' })).toEqual([])
       // With writes allowed, the refusals are tried (and refused: nothing is queued).
@@ -228,7 +253,6 @@ describe('verify writes only when told to', () => {
   })
 })
 
-
 describe('verify fails an installation only for what the description promises', () => {
   /** Verify held to the description over a transport that makes the mock answer as the installation in question would. */
   async function asInstallation(mock: TestClient, edit: Parameters<typeof rewriting>[1], extra: string[]) {
@@ -238,7 +262,10 @@ describe('verify fails an installation only for what the description promises', 
   it('takes a Run Action answer labelled XML whose body is JSON, as the real service sends it', async () => {
     const mock = await startTestMock()
     try {
-      const xml = (request: WireRequest, answer: WireResponse) => (request.path === '/ExplorerApi/api/action/run' ? { ...answer, headers: { ...answer.headers, 'content-type': 'application/xml; charset=utf-8' } } : answer)
+      const xml = (request: WireRequest, answer: WireResponse) =>
+        request.path === '/ExplorerApi/api/action/run'
+          ? { ...answer, headers: { ...answer.headers, 'content-type': 'application/xml; charset=utf-8' } }
+          : answer
       const result = await asInstallation(mock, xml, ['--only', 'action'])
       expect(result.code, result.out).toBe(0)
       expect(result.out).toMatch(/1 passed, 0 failed/)
@@ -253,12 +280,17 @@ describe('verify fails an installation only for what the description promises', 
       try {
         const plausible = (request: WireRequest, answer: WireResponse) => {
           if (answer.status !== 200) return answer
-          if (itemsQuery(request) !== '' && Array.isArray(jsonOf(answer))) return withJson(answer, jsonOf(answer).map((row: object) => ({ ...row, Location: { lat: 48.1, lon: 11.6 } })))
+          if (itemsQuery(request) !== '' && Array.isArray(jsonOf(answer)))
+            return withJson(
+              answer,
+              jsonOf(answer).map((row: object) => ({ ...row, Location: { lat: 48.1, lon: 11.6 } })),
+            )
           if (request.path.endsWith('/UserManagementService.svc/Token')) {
             const body = jsonOf(answer)
             return withJson(answer, { ...body, Domain: { ...body.Domain, CreationDate: '/Date(1704067200000+0100)/' } })
           }
-          if (request.path === '/ExplorerApi/api/items/save' && release === '3.0.19') return withJson(answer, { ...jsonOf(answer), IsSaveSuccesfully: jsonOf(answer).IsSaveSuccessfully })
+          if (request.path === '/ExplorerApi/api/items/save' && release === '3.0.19')
+            return withJson(answer, { ...jsonOf(answer), IsSaveSuccesfully: jsonOf(answer).IsSaveSuccessfully })
           return answer
         }
         const result = await asInstallation(mock, plausible, ['--only', 'items', '--only', 'sign-in', '--only', 'save'])
@@ -272,7 +304,10 @@ describe('verify fails an installation only for what the description promises', 
   it('takes a redirect to a sign-in page as a refusal of a call without a valid token', async () => {
     const mock = await startTestMock()
     try {
-      const gateway = (_request: WireRequest, answer: WireResponse) => (answer.status === 401 ? { status: 302, headers: { location: '/login', 'content-type': 'text/html' }, body: Buffer.from('<html>Sign in</html>') } : answer)
+      const gateway = (_request: WireRequest, answer: WireResponse) =>
+        answer.status === 401
+          ? { status: 302, headers: { location: '/login', 'content-type': 'text/html' }, body: Buffer.from('<html>Sign in</html>') }
+          : answer
       const result = await asInstallation(mock, gateway, ['--only', 'auth', '--only', 'robustness.hostile-tokens'])
       expect(result.code, result.out).toBe(0)
     } finally {
@@ -294,7 +329,13 @@ describe('verify fails an installation only for what the description promises', 
       const caselessRun = await asInstallation(mock, caseless, ['--only', 'items.filter-matches'])
       expect(caselessRun.code, caselessRun.out).toBe(0)
       const refusing = (request: WireRequest, answer: WireResponse) =>
-        /\$filter=Customer/.test(itemsQuery(request)) ? withJson({ ...answer, status: 400 }, { type: 'about:blank', title: 'Bad filter', status: 400, detail: 'no filter on text' }, 'application/problem+json') : answer
+        /\$filter=Customer/.test(itemsQuery(request))
+          ? withJson(
+              { ...answer, status: 400 },
+              { type: 'about:blank', title: 'Bad filter', status: 400, detail: 'no filter on text' },
+              'application/problem+json',
+            )
+          : answer
       const refused = await asInstallation(mock, refusing, ['--only', 'items.filter-matches'])
       expect(refused.code, refused.out).toBe(0)
       expect(refused.out).toContain('note items.filter-matches: a filter on the text field Customer was refused (400); only the filter on Id was checked')
@@ -307,7 +348,13 @@ describe('verify fails an installation only for what the description promises', 
     const mock = await startTestMock()
     try {
       const refuse = (pattern: RegExp) => (request: WireRequest, answer: WireResponse) =>
-        pattern.test(itemsQuery(request)) ? withJson({ ...answer, status: 400 }, { type: 'about:blank', title: 'Bad order', status: 400, detail: 'cannot order so' }, 'application/problem+json') : answer
+        pattern.test(itemsQuery(request))
+          ? withJson(
+              { ...answer, status: 400 },
+              { type: 'about:blank', title: 'Bad order', status: 400, detail: 'cannot order so' },
+              'application/problem+json',
+            )
+          : answer
       // The description shows `$orderby` with one field; an installation may refuse several.
       const oneKey = await asInstallation(mock, refuse(/\$orderby=[^&]*,/), ['--only', 'attachments', '--only', 'download'])
       expect(oneKey.out).toMatch(/10 passed, 0 failed/)
@@ -319,7 +366,7 @@ describe('verify fails an installation only for what the description promises', 
     }
   })
 
-  it('fails an installation\'s server errors to hostile input only where the mock promises none; a made-up token accepted always fails', async () => {
+  it("fails an installation's server errors to hostile input only where the mock promises none; a made-up token accepted always fails", async () => {
     const crashing = await startTestMock({ deviate: ['quote-crash'] })
     const mock = await startTestMock()
     try {
@@ -327,11 +374,12 @@ describe('verify fails an installation only for what the description promises', 
       const fuzz = ['--seed', '11', '--fuzz-runs', '40']
       expect((await verify([...readOnlyFlags(crashing.url), ...fuzz, '--as-installation', '--only', 'robustness'])).code).toBe(0)
       expect((await verify([...readOnlyFlags(crashing.url), ...fuzz, '--only', 'robustness'])).out).toContain('FAIL robustness.hostile-queries')
-      const tokens = (request: WireRequest, answer: WireResponse) => (answer.status === 401 && request.headers?.SessionToken !== undefined ? withJson({ ...answer, status: 500 }, { message: 'token lookup failed' }) : answer)
+      const tokens = (request: WireRequest, answer: WireResponse) =>
+        answer.status === 401 && request.headers?.SessionToken !== undefined ? withJson({ ...answer, status: 500 }, { message: 'token lookup failed' }) : answer
       const noted = await asInstallation(mock, tokens, ['--only', 'robustness.hostile-tokens'])
       expect(noted.code, noted.out).toBe(0)
       expect(noted.out).toContain('note robustness.hostile-tokens: a server error (500) instead of a refusal')
-      const accepting = (request: WireRequest, answer: WireResponse) => (answer.status === 401 ? withJson({ ...answer, status: 200 }, []) : answer)
+      const accepting = (_request: WireRequest, answer: WireResponse) => (answer.status === 401 ? withJson({ ...answer, status: 200 }, []) : answer)
       expect((await asInstallation(mock, accepting, ['--only', 'robustness.hostile-tokens'])).out).toContain('a made-up token was accepted')
     } finally {
       await crashing.close()
@@ -357,9 +405,15 @@ describe('verify refuses what it cannot do, with exit 2', () => {
       // The runtime's URL parser says only "Invalid URL"; the refusal names the flag, the value and a URL that would do.
       expect(result.err).toBe(`error: --base-url must be an absolute http or https URL such as https://appdata.example.com, got "${bad}"\n`)
       const compared = await verify([...readOnlyFlags('http://127.0.0.1:1'), '--compare-with', bad])
-      expect([compared.code, compared.err]).toEqual([2, `error: --compare-with must be an absolute http or https URL such as https://appdata.example.com, got "${bad}"\n`])
+      expect([compared.code, compared.err]).toEqual([
+        2,
+        `error: --compare-with must be an absolute http or https URL such as https://appdata.example.com, got "${bad}"\n`,
+      ])
       const captured = await capture([...readOnlyFlags(bad), '--out', join(tempDir('appdata-kit-capture-'), 'fixture.json')])
-      expect([captured.code, captured.err]).toEqual([2, `error: --base-url must be an absolute http or https URL such as https://appdata.example.com, got "${bad}"\n`])
+      expect([captured.code, captured.err]).toEqual([
+        2,
+        `error: --base-url must be an absolute http or https URL such as https://appdata.example.com, got "${bad}"\n`,
+      ])
     }
     // The client says it in the same words when a program hands it such a URL.
     expect(() => httpTransport('not a url')).toThrow('base URL must be an absolute http or https URL such as https://appdata.example.com, got "not a url"')
@@ -391,7 +445,6 @@ describe('verify refuses what it cannot do, with exit 2', () => {
   })
 })
 
-
 /** Verify's read-only flags with one flag's value replaced. */
 const withFlag = (url: string, flag: string, value: string) => readOnlyFlags(url).map((item, i, all) => (all[i - 1] === flag ? value : item))
 
@@ -416,7 +469,7 @@ describe('verify tells a setup mistake from a broken installation (exit 2, namin
     })
   }
 
-  it('names the second installation\'s flag under --compare-with, and both flags against an installation (the description shows no error statuses)', async () => {
+  it("names the second installation's flag under --compare-with, and both flags against an installation (the description shows no error statuses)", async () => {
     const mock = await startTestMock()
     try {
       const second = await verify([...readOnlyFlags(mock.url), '--compare-with', mock.url, '--compare-workspace-id', UNKNOWN])
@@ -443,7 +496,7 @@ describe('verify tells a setup mistake from a broken installation (exit 2, namin
   })
 })
 
-describe('verify never prints a secret, nor an installation\'s data', () => {
+describe("verify never prints a secret, nor an installation's data", () => {
   it('hides the password in every written form: as is, JSON-, XML- and URL-escaped, in output and reports', async () => {
     const password = `pa&ss"wo<rd\\x'Q`
     const fixture = defaultFixture()
@@ -457,7 +510,10 @@ describe('verify never prints a secret, nor an installation\'s data', () => {
         const sent = new URLSearchParams(request.body?.toString() ?? '').get('password') ?? ''
         return withJson(answer, { type: 'about:blank', title: 'Refused', status: 400, detail: `password ${sent} is wrong` }, 'application/problem+json')
       })
-      const result = await verify([...readOnlyFlags(mock.url, password), '--only', 'sign-in', '--junit', join(dir, 'verify.xml'), '--json', join(dir, 'verify.json')], { transport: echoing })
+      const result = await verify(
+        [...readOnlyFlags(mock.url, password), '--only', 'sign-in', '--junit', join(dir, 'verify.xml'), '--json', join(dir, 'verify.json')],
+        { transport: echoing },
+      )
       expect(result.code, result.out + result.err).toBe(1)
       expect(result.out).toContain('FAIL sign-in.refusal-problem')
       const json = JSON.stringify(password).slice(1, -1)
@@ -471,7 +527,7 @@ describe('verify never prints a secret, nor an installation\'s data', () => {
     }
   })
 
-  it('hides the tokens the sign-in contracts are issued, not only the run\'s own', async () => {
+  it("hides the tokens the sign-in contracts are issued, not only the run's own", async () => {
     const mock = await startTestMock()
     const issued: string[] = []
     try {
@@ -480,7 +536,11 @@ describe('verify never prints a secret, nor an installation\'s data', () => {
         if (request.path.includes('/connect/token') && answer.status === 200) issued.push(jsonOf(answer).access_token)
         const token = request.headers?.SessionToken
         if (token === undefined || !issued.includes(token) || token === issued[0]) return answer
-        return withJson(answer, { type: 'about:blank', title: 'Refused', status: 401, detail: `session ${token} is not accepted here` }, 'application/problem+json')
+        return withJson(
+          answer,
+          { type: 'about:blank', title: 'Refused', status: 401, detail: `session ${token} is not accepted here` },
+          'application/problem+json',
+        )
       })
       const result = await verify([...readOnlyFlags(mock.url), '--only', 'sign-in'], { transport: naming })
       expect(result.out).toContain('FAIL sign-in.token-result')
@@ -491,7 +551,7 @@ describe('verify never prints a secret, nor an installation\'s data', () => {
     }
   })
 
-  it('shows an installation\'s rows in a failure by field names and Ids only, never their values', async () => {
+  it("shows an installation's rows in a failure by field names and Ids only, never their values", async () => {
     const mock = await startTestMock({ deviate: ['delete-noop'] })
     try {
       const flags = [...verifyFlags(mock.url), '--only', 'delete.removes-row', '--identity-field', 'IdRow']
@@ -524,7 +584,6 @@ describe('verify never prints a secret, nor an installation\'s data', () => {
   })
 })
 
-
 /** A loopback HTTP server that answers every request the same way, as something in front of an installation might. */
 async function answeringServer(status: number, headers: Record<string, string>, body: string): Promise<{ url: string; close(): Promise<void> }> {
   const server = createHttpServer((_request, response) => {
@@ -551,7 +610,7 @@ describe('verify refuses flags and targets it cannot work with, saying why (exit
     }
   })
 
-  it('takes no redirect, HTML page or bare 401 for the API\'s sign-in, and says when the organization looks unknown', async () => {
+  it("takes no redirect, HTML page or bare 401 for the API's sign-in, and says when the organization looks unknown", async () => {
     const fronts = [
       await answeringServer(302, { location: '/login' }, ''),
       await answeringServer(200, { 'content-type': 'text/html' }, '<html>Welcome</html>'),
@@ -576,7 +635,9 @@ describe('verify refuses flags and targets it cannot work with, saying why (exit
 
 describe('verify runs where users run it', () => {
   it('reaches an installation at an IPv6 address (http://[::1]:port)', async () => {
-    const ipv6 = Object.values(networkInterfaces()).some((addresses) => (addresses ?? []).some((address) => address.family === 'IPv6' && address.internal && address.address === '::1'))
+    const ipv6 = Object.values(networkInterfaces()).some((addresses) =>
+      (addresses ?? []).some((address) => address.family === 'IPv6' && address.internal && address.address === '::1'),
+    )
     if (!ipv6) {
       // No IPv6 loopback on this machine: the address is taken apart as a connection would.
       expect(connectionHost(new URL('http://[::1]:4080'))).toBe('::1')
@@ -592,7 +653,7 @@ describe('verify runs where users run it', () => {
     }
   })
 
-  it('trusts an installation\'s own certificate authority given with --ca', async () => {
+  it("trusts an installation's own certificate authority given with --ca", async () => {
     const mock = await startTestMock({ tls: 'self-signed' })
     const dir = tempDir('appdata-kit-verify-')
     try {
@@ -661,7 +722,10 @@ describe('verify reports', () => {
       const junit = readFileSync(join(dir, 'verify.xml'), 'utf8')
       expect(junit).toMatch(/<testsuites[^>]*failures="[1-9]/)
       expect(junit).toContain('row-link.absolute')
-      const json = JSON.parse(readFileSync(join(dir, 'verify.json'), 'utf8')) as { summary: { failed: number }; results: Array<{ contract: { id: string }; outcome: string }> }
+      const json = JSON.parse(readFileSync(join(dir, 'verify.json'), 'utf8')) as {
+        summary: { failed: number }
+        results: Array<{ contract: { id: string }; outcome: string }>
+      }
       expect(json.summary.failed).toBeGreaterThanOrEqual(1)
       expect(json.results.find((r) => r.contract.id === 'row-link.absolute')?.outcome).toBe('failed')
       // Session tokens are 43 characters of base64url; no id, version or time of the fixture looks like that.
@@ -674,7 +738,6 @@ describe('verify reports', () => {
     }
   })
 })
-
 
 /** `appdata-kit verify` as a process through the package bin: its output so far and its exit code. */
 function startVerify(args: string[]) {
@@ -697,12 +760,19 @@ function startVerify(args: string[]) {
 }
 
 /** Whether `ready` came to hold, asked with the suite's one wait (`until`). */
-const cameTrue = (ready: () => boolean | Promise<boolean>): Promise<boolean> => until(ready, 'a condition', 6000).then(() => true, () => false)
+const cameTrue = (ready: () => boolean | Promise<boolean>): Promise<boolean> =>
+  until(ready, 'a condition', 6000).then(
+    () => true,
+    () => false,
+  )
 
 const masterIds = async (client: ReturnType<TestClient['client']>) => (await client.rows({ orderBy: 'Id asc' })).map((row) => row.Id)
 
 describe('verify interrupted (Ctrl-C, SIGTERM), as a process', () => {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     it(`${signal} stops the running contract at its next request, removes the rows it created and exits ${code}`, async () => {
       const mock = await startTestMock()
       const before = await everyRow(mock)
@@ -751,7 +821,7 @@ describe('verify interrupted (Ctrl-C, SIGTERM), as a process', () => {
 })
 
 describe('verify as a process, through the package bin', () => {
-  it('exits 0 against `npm start`\'s mock and 1 against one started with --deviate', async () => {
+  it("exits 0 against `npm start`'s mock and 1 against one started with --deviate", async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
         const child = spawn(process.execPath, [join(ROOT, 'bin/appdata-kit.js'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })

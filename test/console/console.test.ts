@@ -35,7 +35,8 @@ describe('mock console at /__mock/ui, in Chromium', () => {
     page.on('request', async (request) => {
       const url = new URL(request.url())
       requested.push(url.pathname)
-      if (url.pathname.startsWith('/__mock/') && request.method() !== 'GET') origins.push({ method: request.method(), path: url.pathname, origin: (await request.allHeaders()).origin })
+      if (url.pathname.startsWith('/__mock/') && request.method() !== 'GET')
+        origins.push({ method: request.method(), path: url.pathname, origin: (await request.allHeaders()).origin })
     })
     await page.goto(`${mock.url}/__mock/ui`, { waitUntil: 'load' })
   })
@@ -60,7 +61,10 @@ describe('mock console at /__mock/ui, in Chromium', () => {
   it('opens with no console error and an empty journal, then shows a request made after it loaded within 5 s', async () => {
     await page.getByText('No requests yet').waitFor({ timeout: 5_000 })
     // A request from the page itself, as a developer would try one in the browser's console.
-    const status = await page.evaluate(async () => (await fetch('/ExplorerApi/api/items', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"$top=1"}' })).status)
+    const status = await page.evaluate(
+      async () =>
+        (await fetch('/ExplorerApi/api/items', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"$top=1"}' })).status,
+    )
     expect(status).toBe(401)
     const entry = page.locator('#journal details.entry').first()
     await entry.waitFor({ timeout: 5_000 })
@@ -101,7 +105,7 @@ describe('mock console at /__mock/ui, in Chromium', () => {
     for (const label of ['Operation', 'Status']) await page.getByLabel(label).fill('')
   })
 
-  it('shows the fixture\'s applications and opens a master row with its lines, attachments and row version', async () => {
+  it("shows the fixture's applications and opens a master row with its lines, attachments and row version", async () => {
     await tab('Data')
     await page.locator('button.app', { hasText: 'Orders' }).waitFor({ timeout: 5_000 })
     expect(await page.locator('button.app strong').allInnerTexts()).toEqual(['Orders', 'Suppliers', 'Deliveries'])
@@ -188,7 +192,10 @@ describe('mock console at /__mock/ui, in Chromium', () => {
   it('reads an e-mail from the outbox', async () => {
     // The clock moved an hour on: a new session.
     token = await mock.signIn()
-    const sent = await mock.request('POST', '/webaggregator/api/v1/email/queue', { json: { to: ['buyer@example.test'], subject: 'Order 7 shipped', body: 'Your parcel left today.' }, headers: { Authorization: `Bearer ${token}`, WorkspaceId: IDS.workspaceId } })
+    const sent = await mock.request('POST', '/webaggregator/api/v1/email/queue', {
+      json: { to: ['buyer@example.test'], subject: 'Order 7 shipped', body: 'Your parcel left today.' },
+      headers: { Authorization: `Bearer ${token}`, WorkspaceId: IDS.workspaceId },
+    })
     expect(sent.status).toBe(200)
     await tab('Outbox')
     const mail = page.locator('details.email').first()
@@ -232,7 +239,7 @@ describe('mock console at /__mock/ui, in Chromium', () => {
     for (const url of held) await page.unroute(url)
   })
 
-  it('resets with a same-origin POST that passes the control plane\'s Origin check', async () => {
+  it("resets with a same-origin POST that passes the control plane's Origin check", async () => {
     await tab('State')
     await page.getByRole('button', { name: 'Reset' }).click()
     await page.getByText(/^Reset: data back to the start fixture/).waitFor({ timeout: 5_000 })
@@ -250,7 +257,7 @@ describe('mock console at /__mock/ui, in Chromium', () => {
 })
 
 describe('mock console access', () => {
-  it('is served under the control plane\'s rules: other origins refused, the page itself open on a guarded mock, its data not', async () => {
+  it("is served under the control plane's rules: other origins refused, the page itself open on a guarded mock, its data not", async () => {
     const mock = await startTestMock({ controlToken: 'console-test-token' })
     try {
       const page = await mock.request('GET', '/__mock/ui', { unchecked: true })

@@ -12,7 +12,7 @@ import { launchChromium } from '../helpers/browser.ts'
 const SAVE = '/ExplorerApi/api/items/save'
 const DELETE = '/ExplorerApi/api/items/delete'
 
-describe('the console\'s Requests view and refused saves, in Chromium', () => {
+describe("the console's Requests view and refused saves, in Chromium", () => {
   let mock: TestClient
   let token: string
   let browser: Browser
@@ -41,7 +41,10 @@ describe('the console\'s Requests view and refused saves, in Chromium', () => {
   const lastSeq = async (): Promise<number> => (await mock.request('GET', '/__mock/requests?limit=1')).body.entries[0].seq
 
   it('marks a save refused with LOCKED, and a delete refused, apart from a save that succeeded', async () => {
-    const [one, two] = ((await mock.items(token, '$filter=Id le 2&$orderby=Id asc')).body as Array<{ Id: number; TIMESTAMP: string }>).map((row) => ({ Id: row.Id, TIMESTAMP: rowVersion(row.TIMESTAMP) }))
+    const [one, two] = ((await mock.items(token, '$filter=Id le 2&$orderby=Id asc')).body as Array<{ Id: number; TIMESTAMP: string }>).map((row) => ({
+      Id: row.Id,
+      TIMESTAMP: rowVersion(row.TIMESTAMP),
+    }))
     const saved = await mock.post(SAVE, token, { Rows: [{ Row: { ...one, Status: 'Closed' }, Details: [] }] })
     expect(saved.body.IsSaveSuccessfully).toBe(true)
     const savedSeq = await lastSeq()
@@ -64,7 +67,12 @@ describe('the console\'s Requests view and refused saves, in Chromium', () => {
     // Coloured apart from the success's green.
     // The page's own getComputedStyle (the tests compile without the DOM's types).
     const colour = (seq: number) =>
-      entry(seq).locator('summary .status').evaluate((element) => (globalThis as unknown as { getComputedStyle(of: typeof element): { backgroundColor: string } }).getComputedStyle(element).backgroundColor)
+      entry(seq)
+        .locator('summary .status')
+        .evaluate(
+          (element) =>
+            (globalThis as unknown as { getComputedStyle(of: typeof element): { backgroundColor: string } }).getComputedStyle(element).backgroundColor,
+        )
     expect(await colour(lockedSeq)).not.toBe(await colour(savedSeq))
     // Opened, the refused save lists its ReturnStates.
     await entry(lockedSeq).locator('summary').click()

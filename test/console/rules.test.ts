@@ -16,7 +16,10 @@ const SAVE = '/ExplorerApi/api/items/save'
 /** `npm run screenshot:console` sets this to write the docs' picture of the Rules tab. */
 const SCREENSHOT = process.env.CONSOLE_RULES_SCREENSHOT
 
-const newOrder = (id: number, customer: string) => ({ Row: { Id: id, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' }, Details: [] })
+const newOrder = (id: number, customer: string) => ({
+  Row: { Id: id, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' },
+  Details: [],
+})
 
 /** A rule that refuses saves of the customer Initech the product's way, twice: the document's example (addStub's `refusedSave`), named, with its status. */
 const REFUSE_INITECH = { name: 'Refuse saves of Initech', ...refusedSave, answer: { status: 200, ...refusedSave.answer }, times: 2 }
@@ -50,7 +53,10 @@ describe('console Rules tab and locks, in Chromium', () => {
 
   const tab = (name: string) => page.getByRole('tab', { name }).click()
   const stubs = async () => (await mock.request('GET', '/__mock/stubs', { unchecked: true })).body as { rules: Array<Record<string, any>> }
-  const locks = async () => (await mock.request('GET', '/__mock/locks', { unchecked: true })).body as { locks: Array<{ applicationId: string; relationKey: string | null; ids: number[] }> }
+  const locks = async () =>
+    (await mock.request('GET', '/__mock/locks', { unchecked: true })).body as {
+      locks: Array<{ applicationId: string; relationKey: string | null; ids: number[] }>
+    }
   /** Each test starts without rules, so one that fails leaves the next its own. */
   const noRules = async () => expect((await mock.request('DELETE', '/__mock/stubs', { unchecked: true })).status).toBe(200)
   const editor = () => page.getByLabel('Rule (JSON)')
@@ -69,7 +75,12 @@ describe('console Rules tab and locks, in Chromium', () => {
     await expect.poll(() => ruleRows().count(), { timeout: 5_000 }).toBe(1)
     const row = page.locator(`#rules tr[data-rule-id="${rule?.id}"]`)
     const cells = await row.locator('td').allInnerTexts()
-    expect(cells.slice(1, 5)).toEqual(['Refuse saves of Initech', 'saveItems', '{"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}', 'whole answer 200 with body'])
+    expect(cells.slice(1, 5)).toEqual([
+      'Refuse saves of Initech',
+      'saveItems',
+      '{"body":{"Rows":[{"Row":{"Customer":"Initech"}}]}}',
+      'whole answer 200 with body',
+    ])
     expect(await row.locator('td.remaining').innerText()).toBe('2 of 2')
     expect(await row.locator('td.hits').innerText()).toBe('0')
 
@@ -137,7 +148,12 @@ describe('console Rules tab and locks, in Chromium', () => {
     await page.getByText(`Made from request #${recorded.seq} (saveItems, answered 200)`).waitFor({ timeout: 5_000 })
     expect(await page.getByRole('tab', { name: 'Rules' }).getAttribute('aria-selected')).toBe('true')
     const made = JSON.parse(await editor().inputValue())
-    expect(made).toEqual({ name: `Answer of request #${recorded.seq} again`, operationId: 'saveItems', match: { body: recorded.request.body }, answer: { status: 200, body: stale.body } })
+    expect(made).toEqual({
+      name: `Answer of request #${recorded.seq} again`,
+      operationId: 'saveItems',
+      match: { body: recorded.request.body },
+      answer: { status: 200, body: stale.body },
+    })
     // The user widens the match to every save that closes an order, then adds it.
     await editor().fill(JSON.stringify({ ...made, match: { body: { Rows: [{ Row: { Status: 'Closed' } }] } } }, null, 2))
     await page.getByRole('button', { name: 'Add rule' }).click()
@@ -170,16 +186,46 @@ describe('console Rules tab and locks, in Chromium', () => {
       expect(reply.status, JSON.stringify(reply.body)).toBe(201)
       return reply.body.id as number
     }
-    const patch = await add({ name: 'Second save locked', operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, scenario: 'saves', whenState: 'Started', setState: 'saved once' })
+    const patch = await add({
+      name: 'Second save locked',
+      operationId: 'saveItems',
+      answer: { patch: { LockedItems: 1 } },
+      scenario: 'saves',
+      whenState: 'Started',
+      setState: 'saved once',
+    })
     const teapot = await add({ operationId: 'queryItems', answer: { status: 418, body: { teapot: true } }, offDocument: true, delayMs: 250, priority: 1 })
     await tab('Rules')
     await expect.poll(() => ruleRows().count(), { timeout: 5_000 }).toBe(2)
     // Tried in that order: priority 1 first.
     expect(await ruleRows().evaluateAll((rows) => rows.map((row) => row.getAttribute('data-rule-id')))).toEqual([String(teapot), String(patch)])
     const cells = (id: number) => page.locator(`#rules tr[data-rule-id="${id}"] td`).allInnerTexts()
-    expect((await cells(patch)).slice(1, 11)).toEqual(['Second save locked', 'saveItems', 'any request', 'merge patch', '', 'always', '5', 'saves: Started → saved once', '', '0'])
-    expect((await cells(teapot)).slice(2, 11)).toEqual(['queryItems', 'any request', 'whole answer 418 with body', '250 ms', 'always', '1', '', 'off document', '0'])
-    expect(await page.locator(`#rules tr[data-rule-id="${teapot}"] .warn`).getAttribute('title')).toMatch(/^\/body\/answer\/status 418 is not a status queryItems answers with/)
+    expect((await cells(patch)).slice(1, 11)).toEqual([
+      'Second save locked',
+      'saveItems',
+      'any request',
+      'merge patch',
+      '',
+      'always',
+      '5',
+      'saves: Started → saved once',
+      '',
+      '0',
+    ])
+    expect((await cells(teapot)).slice(2, 11)).toEqual([
+      'queryItems',
+      'any request',
+      'whole answer 418 with body',
+      '250 ms',
+      'always',
+      '1',
+      '',
+      'off document',
+      '0',
+    ])
+    expect(await page.locator(`#rules tr[data-rule-id="${teapot}"] .warn`).getAttribute('title')).toMatch(
+      /^\/body\/answer\/status 418 is not a status queryItems answers with/,
+    )
     expect(await page.locator('#rules .scenarios').innerText()).toBe('Scenario states: saves Started')
     // The scenario moves when the patched save answers; the tab shows it.
     expect((await mock.post(SAVE, token, { Rows: [newOrder(-1, 'Umbrella')] })).body).toMatchObject({ IsSaveSuccessfully: true, LockedItems: 1 })
@@ -189,7 +235,8 @@ describe('console Rules tab and locks, in Chromium', () => {
 
   it('marks locked rows in the Data view, master and detail, and locks and unlocks a row', async () => {
     await noRules()
-    const lock = async (body: Record<string, unknown>) => expect((await mock.request('POST', '/__mock/locks', { json: body, unchecked: true })).status).toBe(200)
+    const lock = async (body: Record<string, unknown>) =>
+      expect((await mock.request('POST', '/__mock/locks', { json: body, unchecked: true })).status).toBe(200)
     await lock({ applicationId: IDS.applicationId, ids: [2] })
     // The first line of order 1 (lines 1 and 2 belong to it).
     await lock({ applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [1] })
@@ -215,11 +262,18 @@ describe('console Rules tab and locks, in Chromium', () => {
     await page.getByRole('button', { name: 'Lock row 3' }).click()
     await expect.poll(() => master(3).getAttribute('data-locked'), { timeout: 5_000 }).toBe('true')
     const held = (await locks()).locks.map(({ relationKey, ids }) => ({ relationKey, ids }))
-    expect(held).toEqual(expect.arrayContaining([{ relationKey: null, ids: [3] }, { relationKey: IDS.relationKey, ids: [1] }]))
+    expect(held).toEqual(
+      expect.arrayContaining([
+        { relationKey: null, ids: [3] },
+        { relationKey: IDS.relationKey, ids: [1] },
+      ]),
+    )
     expect(held).toHaveLength(2)
     // The lock is the mock's: a save of row 3 is refused for it.
     const three = (await mock.items(token, '$filter=Id eq 3')).body[0]
-    expect((await mock.post(SAVE, token, { Rows: [{ Row: { Id: 3, TIMESTAMP: rowVersion(three.TIMESTAMP), Status: 'Closed' }, Details: [] }] })).body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1 })
+    expect(
+      (await mock.post(SAVE, token, { Rows: [{ Row: { Id: 3, TIMESTAMP: rowVersion(three.TIMESTAMP), Status: 'Closed' }, Details: [] }] })).body,
+    ).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1 })
     expect(consoleErrors).toEqual([])
   })
 })

@@ -22,7 +22,9 @@ describe('the audit of the description, statement by statement', () => {
   })
 
   it('has every contract held to the description name its statements and its data', () => {
-    const bare = CONTRACTS.filter((contract) => contract.holdsTo === 'description' && ((contract.statements ?? []).length === 0 || (contract.data ?? '') === ''))
+    const bare = CONTRACTS.filter(
+      (contract) => contract.holdsTo === 'description' && ((contract.statements ?? []).length === 0 || (contract.data ?? '') === ''),
+    )
     expect(bare.map((contract) => contract.id)).toEqual([])
   })
 

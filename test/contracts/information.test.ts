@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { STATEMENTS } from '../../contracts/audit.ts'
 import { formOf } from '../../contracts/information.ts'
-import { httpTransport } from '../../src/client/transport.ts'
+import { httpTransport } from '../../src/wire/transport.ts'
 import { startTestMock } from '../helpers/http.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { itemsQuery, jsonOf, rewriting, withJson } from '../helpers/wire.ts'
@@ -16,7 +16,7 @@ import { verify, verifyFlags } from './support.ts'
 
 const dir = sharedTempDir('appdata-kit-verify-information-')
 
-describe('the form of a value, in the words of the product\'s data types', () => {
+describe("the form of a value, in the words of the product's data types", () => {
   it.each([
     [20240306112000, 'number yyyyMMddHHmmss'],
     [20240306, 'number yyyyMMdd'],
@@ -53,7 +53,9 @@ describe('verify reports what the description leaves open, as information', () =
       for (const finding of report.information) expect(ids.has(finding.statement), finding.statement).toBe(true)
       const xml = readFileSync(junit, 'utf8')
       expect(xml).toMatch(/<testsuite name="appdata-kit verify: information" tests="0" failures="0"[^>]*>\s*<properties>\s*<property name="scheme"/)
-      expect(xml).toContain('<property name="fields of master rows" value="IdRow: integer on 20 of 20; Customer: text on 20 of 20; Amount: decimal number on 20 of 20')
+      expect(xml).toContain(
+        '<property name="fields of master rows" value="IdRow: integer on 20 of 20; Customer: text on 20 of 20; Amount: decimal number on 20 of 20',
+      )
     } finally {
       await mock.close()
     }

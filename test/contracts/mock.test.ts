@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONTRACTS } from '../../contracts/index.ts'
 import { runContracts, type RunReport } from '../../contracts/runner.ts'
 import { PROFILE_RELEASES } from '../../spec/profiles.ts'
-import { injectTransport } from '../../src/client/transport.ts'
+import { injectTransport } from '../../src/wire/transport.ts'
 import { FUZZ_SEED, runs } from '../helpers/property-runs.ts'
 import { IDS, startTestMock, type TestClient } from '../helpers/http.ts'
 import { mockTarget } from './support.ts'
@@ -20,8 +20,11 @@ for (const release of PROFILE_RELEASES) {
     beforeAll(async () => {
       mock = await startTestMock({ productVersion: release })
       const token = await mock.signIn()
-      countBefore = (await mock.client(token).count())
-      report = await runContracts(CONTRACTS, mockTarget(injectTransport(mock.mock.app), release, { allowWrites: true, fuzz: { runs: runs(25), seed: FUZZ_SEED } }))
+      countBefore = await mock.client(token).count()
+      report = await runContracts(
+        CONTRACTS,
+        mockTarget(injectTransport(mock.mock.app), release, { allowWrites: true, fuzz: { runs: runs(25), seed: FUZZ_SEED } }),
+      )
     }, 120_000)
     afterAll(() => mock?.close())
 

@@ -1,7 +1,7 @@
 import type { Target } from '../../contracts/types.ts'
-import { runVerify } from '../../src/cli/verify.ts'
-import { runCapture } from '../../src/cli/capture.ts'
-import type { Transport } from '../../src/client/transport.ts'
+import { runVerify } from '../../src/commands/cli/verify.ts'
+import { runCapture } from '../../src/commands/cli/capture.ts'
+import type { Transport } from '../../src/wire/transport.ts'
 import { IDS } from '../helpers/http.ts'
 
 /** The default fixture as a verify target: its users, ids, storage, actions and an e-mail address. */
@@ -30,10 +30,31 @@ export function mockTarget(transport: Transport, release: string, overrides: Par
 /** Verify's flags for the default fixture at a base URL, writes allowed and every optional part named. */
 export function verifyFlags(url: string): string[] {
   return [
-    '--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password,
-    '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey,
-    '--allow-writes', '--email-to', 'ops@acme.test', '--action-id', IDS.actionFails, '--storage-id', IDS.masterStorageId,
-    '--seed', '11', '--fuzz-runs', '40',
+    '--base-url',
+    url,
+    '--org',
+    IDS.org,
+    '--username',
+    IDS.admin.username,
+    '--password',
+    IDS.admin.password,
+    '--workspace-id',
+    IDS.workspaceId,
+    '--application-id',
+    IDS.applicationId,
+    '--relation-key',
+    IDS.relationKey,
+    '--allow-writes',
+    '--email-to',
+    'ops@acme.test',
+    '--action-id',
+    IDS.actionFails,
+    '--storage-id',
+    IDS.masterStorageId,
+    '--seed',
+    '11',
+    '--fuzz-runs',
+    '40',
   ]
 }
 
@@ -47,7 +68,11 @@ export function capture(argv: string[]): Promise<{ code: number; out: string; er
   return inProcess(runCapture, argv)
 }
 
-async function inProcess(command: typeof runVerify | typeof runCapture, argv: string[], io: { transport?: Transport } = {}): Promise<{ code: number; out: string; err: string }> {
+async function inProcess(
+  command: typeof runVerify | typeof runCapture,
+  argv: string[],
+  io: { transport?: Transport } = {},
+): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
   const code = await command(argv, { stdout: (text) => (out += text), stderr: (text) => (err += text), terminal: false, ...io })

@@ -3,7 +3,8 @@
  * would open a port beyond this machine), the token check over HTTP on 127.0.0.1, and the switch.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { controlPlaneAccess, controlTokenMatches, isLoopbackHost, presentedControlToken } from '../../src/mock/control/access.ts'
+import { controlPlaneAccess, controlTokenMatches, presentedControlToken } from '../../src/policy/control-access.ts'
+import { isLoopbackHost } from '../../src/policy/hosts.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
 
 describe('isLoopbackHost', () => {
@@ -112,7 +113,13 @@ describe('--no-control-plane', () => {
   afterAll(() => mock.close())
 
   it('answers 404 for every /__mock/ path, saying why', async () => {
-    for (const [method, path] of [['POST', '/__mock/reset'], ['GET', '/__mock/requests'], ['GET', '/__mock/openapi.json'], ['DELETE', '/__mock/faults'], ['GET', '/__mock']] as const) {
+    for (const [method, path] of [
+      ['POST', '/__mock/reset'],
+      ['GET', '/__mock/requests'],
+      ['GET', '/__mock/openapi.json'],
+      ['DELETE', '/__mock/faults'],
+      ['GET', '/__mock'],
+    ] as const) {
       const reply = await mock.request(method, path, { unchecked: true })
       expect(reply.status, `${method} ${path}`).toBe(404)
       expect(reply.body.code).toBe('NOT_FOUND')

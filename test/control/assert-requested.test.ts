@@ -46,7 +46,12 @@ describe('request assertions', () => {
     socket.on('data', (chunk: string) => (answer += chunk))
     socket.on('error', () => undefined)
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()))
-    const headers = Object.entries({ ...target.dataHeaders(token), 'Content-Type': 'application/json', 'Content-Length': String(body.length), Connection: 'close' })
+    const headers = Object.entries({
+      ...target.dataHeaders(token),
+      'Content-Type': 'application/json',
+      'Content-Length': String(body.length),
+      Connection: 'close',
+    })
     socket.write(`POST /ExplorerApi/api/items HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`)
     socket.write(heldBy === 'client' ? body.subarray(0, -1) : body)
     const accepted = await serverSide
@@ -87,7 +92,10 @@ describe('request assertions', () => {
       expect(seqs((await mock.request('GET', query(match, '&limit=1'))).body.entries)).toEqual([second])
       // Beside operationId, with bodies.
       const shown = (await mock.request('GET', query(match, '&operationId=saveItems&bodies=true'))).body.entries
-      expect(shown.map((entry: { request: { body: { Rows: Array<{ Row: { Customer: string } }> } } }) => entry.request.body.Rows[0]?.Row.Customer)).toEqual(['Initech', 'Initech'])
+      expect(shown.map((entry: { request: { body: { Rows: Array<{ Row: { Customer: string } }> } } }) => entry.request.body.Rows[0]?.Row.Customer)).toEqual([
+        'Initech',
+        'Initech',
+      ])
       expect((await mock.request('GET', query(match, '&operationId=queryItems'))).body.entries).toEqual([])
     })
 
@@ -170,11 +178,17 @@ describe('request assertions', () => {
       expect((await mock.request('GET', `${path}&limit=1`)).body.nearMisses).toHaveLength(1)
       // A password is not shown, even in a difference.
       await mock.signIn()
-      const signIn = await mock.request('GET', `/__mock/requests/near-misses?operationId=signIn&match=${encodeURIComponent(JSON.stringify({ body: { password: 'guess' } }))}`)
+      const signIn = await mock.request(
+        'GET',
+        `/__mock/requests/near-misses?operationId=signIn&match=${encodeURIComponent(JSON.stringify({ body: { password: 'guess' } }))}`,
+      )
       expect(signIn.body.nearMisses[0].differences).toEqual([{ pointer: '/body/password', expected: '"guess"', actual: '[redacted]' }])
       expect(signIn.raw.toString()).not.toContain(IDS.admin.password)
       // Nor inside a part of the request shown whole.
-      const whole = await mock.request('GET', `/__mock/requests/near-misses?operationId=signIn&match=${encodeURIComponent(JSON.stringify({ body: ['a form'] }))}`)
+      const whole = await mock.request(
+        'GET',
+        `/__mock/requests/near-misses?operationId=signIn&match=${encodeURIComponent(JSON.stringify({ body: ['a form'] }))}`,
+      )
       expect(whole.body.nearMisses[0].differences).toEqual([{ pointer: '/body', expected: 'an array', actual: expect.stringContaining('"password":"[redact') }])
       expect(whole.raw.toString()).not.toContain(IDS.admin.password)
     })
@@ -311,7 +325,9 @@ describe('a body the journal did not keep', () => {
     const match = { body: { Rows: [{ Row: { Customer: 'Initech' } }] } }
     expect((await mock.request('GET', `/__mock/requests?match=${encodeURIComponent(JSON.stringify(match))}`)).body.entries).toEqual([])
     const error = (await mock.mock.assertRequested({ operationId: 'saveItems', match }).catch((e: unknown) => e)) as RequestAssertionError
-    expect(error.nearMisses[0]?.differences).toEqual([{ pointer: '/body', expected: 'a body to match (an object)', actual: expect.stringMatching(/^\[\d+ bytes, over the journal's 64-byte limit\]$/) }])
+    expect(error.nearMisses[0]?.differences).toEqual([
+      { pointer: '/body', expected: 'a body to match (an object)', actual: expect.stringMatching(/^\[\d+ bytes, over the journal's 64-byte limit\]$/) },
+    ])
     expect(error.message).toMatch(/\/body: expected a body to match \(an object\), was \[\d+ bytes, over the journal's 64-byte limit\]/)
   })
 })

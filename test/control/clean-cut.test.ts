@@ -23,7 +23,8 @@ describe('a reset or fixture load is a clean cut for requests held across it', (
   })
 
   /** A save the client sends and does not wait for; the 503 is outside the operation's document (a gateway status), so unchecked. */
-  const send = (path: string, json: unknown): Promise<Reply> => ctx.mock.request('POST', path, { json, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+  const send = (path: string, json: unknown): Promise<Reply> =>
+    ctx.mock.request('POST', path, { json, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
   const customers = async (name: string): Promise<unknown[]> => (await ctx.mock.items(ctx.token, `$filter=Customer eq '${name}'`)).body as unknown[]
   const masters = async (): Promise<number> => ((await ctx.mock.items(ctx.token, '$top=1000')).body as unknown[]).length
   const ruleHits = async (): Promise<number> => (await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0]?.hits ?? 0
@@ -35,7 +36,7 @@ describe('a reset or fixture load is a clean cut for requests held across it', (
     expect(reply.body).toMatchObject({ code: 'DATA_REPLACED', status: 503 })
   }
 
-  it('a save held by an answer rule\'s delay, then a reset: answered 503 DATA_REPLACED at once, nothing written, nothing journaled', async () => {
+  it("a save held by an answer rule's delay, then a reset: answered 503 DATA_REPLACED at once, nothing written, nothing journaled", async () => {
     expect((await ctx.mock.request('POST', '/__mock/stubs', { json: { operationId: 'saveItems', answer: {}, delayMs: 60_000 } })).status).toBe(201)
     const held = send(SAVE, { Rows: [order('Held over a reset')] })
     await until(async () => (await ruleHits()) === 1, 'the save to be held by the rule')
@@ -47,7 +48,7 @@ describe('a reset or fixture load is a clean cut for requests held across it', (
     expect((await ctx.mock.request('GET', '/__mock/requests?operationId=saveItems')).body.entries).toEqual([])
   })
 
-  it('a save held by a patching rule\'s delay, then a fixture load: answered 503, and the loaded data holds none of it', async () => {
+  it("a save held by a patching rule's delay, then a fixture load: answered 503, and the loaded data holds none of it", async () => {
     await ctx.mock.request('POST', '/__mock/stubs', { json: { operationId: 'saveItems', answer: { patch: { LockedItems: 0 } }, delayMs: 60_000 } })
     const held = send(SAVE, { Rows: [order('Held over a load')] })
     await until(async () => (await ruleHits()) === 1, 'the save to be held by the rule')
@@ -60,8 +61,15 @@ describe('a reset or fixture load is a clean cut for requests held across it', (
     expect(entries.map((entry: { status: number; abandoned: boolean }) => [entry.status, entry.abandoned])).toEqual([[503, false]])
   })
 
-  it('a save and an e-mail held by a fault\'s latency, then a reset: both answered 503, no row written, no e-mail queued', async () => {
-    await ctx.mock.request('POST', '/__mock/faults', { json: { rules: [{ operationId: 'saveItems', latencyMs: 60_000 }, { operationId: 'sendEmail', latencyMs: 60_000 }] } })
+  it("a save and an e-mail held by a fault's latency, then a reset: both answered 503, no row written, no e-mail queued", async () => {
+    await ctx.mock.request('POST', '/__mock/faults', {
+      json: {
+        rules: [
+          { operationId: 'saveItems', latencyMs: 60_000 },
+          { operationId: 'sendEmail', latencyMs: 60_000 },
+        ],
+      },
+    })
     const heldSave = send(SAVE, { Rows: [order('Held by latency')] })
     const heldEmail = ctx.mock.request('POST', '/webaggregator/api/v1/email/queue', {
       json: { to: ['someone@example.test'], subject: 'held', body: 'held' },
@@ -83,7 +91,12 @@ describe('a reset or fixture load is a clean cut for requests held across it', (
   it('a save whose body was still arriving when a reset came: refused 503 (it is stamped on arrival, not when handled)', async () => {
     const body = JSON.stringify({ Rows: [order('Sent across a reset')] })
     const { port } = new URL(ctx.mock.url)
-    const headers = Object.entries({ ...ctx.mock.dataHeaders(ctx.token), 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' })
+    const headers = Object.entries({
+      ...ctx.mock.dataHeaders(ctx.token),
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(body)),
+      Connection: 'close',
+    })
     const socket = connect(Number(port), '127.0.0.1')
     const answer = new Promise<string>((resolve, reject) => {
       let text = ''
@@ -91,7 +104,9 @@ describe('a reset or fixture load is a clean cut for requests held across it', (
       socket.on('end', () => resolve(text))
       socket.on('error', reject)
     })
-    socket.write(`POST ${SAVE} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body.slice(0, 20)}`)
+    socket.write(
+      `POST ${SAVE} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body.slice(0, 20)}`,
+    )
     const journal = ctx.mock.mock.app.journal
     await until(() => journal.inFlight === 1, 'the save to arrive')
     expect((await ctx.mock.request('POST', '/__mock/reset')).status).toBe(200)
@@ -114,10 +129,14 @@ describe('a reset or fixture load is a clean cut for requests held across it', (
       let pauses = 0
       // The reset is sent while the plan waits between its first two slices.
       store.saveInSlices = (cmd, pause, sliceMs) =>
-        original(cmd, async () => {
-          if (pauses++ === 0) expect((await ctx.mock.request('POST', '/__mock/reset')).status).toBe(200)
-          await pause()
-        }, sliceMs)
+        original(
+          cmd,
+          async () => {
+            if (pauses++ === 0) expect((await ctx.mock.request('POST', '/__mock/reset')).status).toBe(200)
+            await pause()
+          },
+          sliceMs,
+        )
       try {
         const rows = Array.from({ length: slicing.checkRows + 10 }, (_, i) => order(`Sliced ${i}`, i))
         refused(await send(SAVE, { Rows: rows }))

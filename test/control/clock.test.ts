@@ -34,7 +34,9 @@ describe('/__mock/clock', () => {
 
   it('dates new rows by the moved clock', async () => {
     const token = await mock.signIn()
-    const saved = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Later', Amount: 1, Status: 'Open' }, Details: [] }] })
+    const saved = await mock.post('/ExplorerApi/api/items/save', token, {
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Later', Amount: 1, Status: 'Open' }, Details: [] }],
+    })
     expect(saved.body.IsSaveSuccessfully).toBe(true)
     const row = (await mock.items(token, `$filter=Customer eq 'Later'`)).body[0]
     expect(String(row.DT_CREATION)).toMatch(/^2026110109100\d$/)

@@ -42,7 +42,8 @@ function examples(): Array<{ where: string; schemaPointer: string; value: unknow
       fromContent(response.content, `${entry.pointer}/responses/${status}`)
     }
   }
-  for (const [name, response] of Object.entries((doc.components?.responses ?? {}) as Record<string, { content?: unknown }>)) fromContent(response.content, `/components/responses/${name}`)
+  for (const [name, response] of Object.entries((doc.components?.responses ?? {}) as Record<string, { content?: unknown }>))
+    fromContent(response.content, `/components/responses/${name}`)
   for (const [name, parameter] of Object.entries(doc.components?.parameters ?? {})) {
     if ('example' in parameter) found.push({ where: `parameter ${name}`, schemaPointer: `/components/parameters/${name}/schema`, value: parameter.example })
   }
@@ -79,9 +80,17 @@ describe('the control-plane document', () => {
   it('has examples for every request body and every success body', () => {
     const where = examples().map((e) => e.where)
     for (const entry of operations) {
-      if (entry.operation.requestBody !== undefined) expect(where.some((w) => w.startsWith(`${entry.pointer}/requestBody`)), entry.operationId).toBe(true)
+      if (entry.operation.requestBody !== undefined)
+        expect(
+          where.some((w) => w.startsWith(`${entry.pointer}/requestBody`)),
+          entry.operationId,
+        ).toBe(true)
       for (const [status, response] of Object.entries(entry.operation.responses as Record<string, { content?: unknown }>)) {
-        if (status.startsWith('2') && response.content !== undefined) expect(where.some((w) => w.startsWith(`${entry.pointer}/responses/${status}`)), `${entry.operationId} ${status}`).toBe(true)
+        if (status.startsWith('2') && response.content !== undefined)
+          expect(
+            where.some((w) => w.startsWith(`${entry.pointer}/responses/${status}`)),
+            `${entry.operationId} ${status}`,
+          ).toBe(true)
       }
     }
   })

@@ -33,13 +33,23 @@ describe('/__mock/faults', () => {
   it('fails with the status of the rule, then no more once cleared', async () => {
     await setFaults({ rules: [{ operationId: 'queryItems', status: 503 }] })
     for (let i = 0; i < 2; i++) {
-      const failed = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+      const failed = await ctx.mock.request('POST', '/ExplorerApi/api/items', {
+        json: { query: '' },
+        headers: ctx.mock.dataHeaders(ctx.token),
+        unchecked: true,
+      })
       expect(failed.status).toBe(503)
       expect(failed.contentType).toMatch(/^application\/problem\+json/)
       expect(failed.body).toMatchObject({ code: 'INJECTED_FAULT', status: 503 })
     }
     // Other operations are untouched.
-    expect((await ctx.mock.request('GET', `/ExplorerApi/api/storage/5e7d0c1a-1111-4111-8111-000000000001/identity/IdRow/next/1`, { headers: ctx.mock.dataHeaders(ctx.token) })).status).toBe(200)
+    expect(
+      (
+        await ctx.mock.request('GET', `/ExplorerApi/api/storage/5e7d0c1a-1111-4111-8111-000000000001/identity/IdRow/next/1`, {
+          headers: ctx.mock.dataHeaders(ctx.token),
+        })
+      ).status,
+    ).toBe(200)
     const listed = await ctx.mock.request('GET', '/__mock/faults')
     expect(listed.body.rules[0]).toMatchObject({ id: 1, operationId: 'queryItems', status: 503, applied: 2, remaining: null })
 
@@ -50,7 +60,10 @@ describe('/__mock/faults', () => {
   it('applies a rule only `times` times, then removes it', async () => {
     expect((await setFaults({ rules: [{ operationId: '*', status: 502, times: 2 }] })).status).toBe(200)
     const statuses: number[] = []
-    for (let i = 0; i < 4; i++) statuses.push((await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })).status)
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })).status,
+      )
     expect(statuses).toEqual([502, 502, 200, 200])
     expect((await ctx.mock.request('GET', '/__mock/faults')).body.rules).toEqual([])
   })
@@ -74,14 +87,21 @@ describe('/__mock/faults', () => {
     const retry = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, customerChange(row, 'Committed'))
     expect(retry.body.IsSaveSuccessfully).toBe(false)
     const entries = (await ctx.mock.request('GET', '/__mock/requests?operationId=saveItems')).body.entries
-    expect(entries.map((e: { status: number | null; fault: string | null }) => [e.status, e.fault])).toEqual([[null, 'commitThenDrop'], [200, null]])
+    expect(entries.map((e: { status: number | null; fault: string | null }) => [e.status, e.fault])).toEqual([
+      [null, 'commitThenDrop'],
+      [200, null],
+    ])
   })
 
   it('applies a rate from a seed, the same way for the same seed', async () => {
     const run = async (): Promise<number[]> => {
       await setFaults({ seed: 42, rules: [{ operationId: 'queryItems', status: 500, rate: 0.5 }] })
       const statuses: number[] = []
-      for (let i = 0; i < 20; i++) statuses.push((await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })).status)
+      for (let i = 0; i < 20; i++)
+        statuses.push(
+          (await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true }))
+            .status,
+        )
       return statuses
     }
     const first = await run()
@@ -111,7 +131,10 @@ describe('/__mock/faults', () => {
     for (const [body, pointer] of cases) {
       const reply = await setFaults(body)
       expect(reply.status, JSON.stringify(body)).toBe(400)
-      expect(reply.body.violations.map((v: { pointer: string }) => v.pointer), JSON.stringify(body)).toContain(pointer)
+      expect(
+        reply.body.violations.map((v: { pointer: string }) => v.pointer),
+        JSON.stringify(body),
+      ).toContain(pointer)
     }
     expect((await ctx.mock.request('GET', '/__mock/faults')).body.rules.map((r: { operationId: string }) => r.operationId)).toEqual(['runAction'])
   })
@@ -120,15 +143,21 @@ describe('/__mock/faults', () => {
     const reply = await setFaults([{ operationId: 'saveItems', status: 503 }])
     expect(reply.status).toBe(400)
     expect(reply.body.violations).toEqual([{ pointer: '/body', keyword: 'type', message: 'must be object' }])
-    expect(reply.body.hint).toBe('The fault rules go in an object: send { "rules": [...] } (and "seed" for rates drawn the same way each run), not a bare array.')
+    expect(reply.body.hint).toBe(
+      'The fault rules go in an object: send { "rules": [...] } (and "seed" for rates drawn the same way each run), not a bare array.',
+    )
     // Another body that is no object gets no such hint.
     expect((await setFaults('rules')).body.hint).toBeUndefined()
   })
   const query = (headers: Record<string, string> = {}): Promise<Reply> =>
-    ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: { ...ctx.mock.dataHeaders(ctx.token), ...headers }, unchecked: true })
+    ctx.mock.request('POST', '/ExplorerApi/api/items', {
+      json: { query: '$top=1' },
+      headers: { ...ctx.mock.dataHeaders(ctx.token), ...headers },
+      unchecked: true,
+    })
   const pointers = (reply: Reply): string[] => reply.body.violations.map((v: { pointer: string }) => v.pointer)
 
-  it('answers a gateway status on any operation with INFRASTRUCTURE_ANSWER and the rule\'s headers, strict request or not', async () => {
+  it("answers a gateway status on any operation with INFRASTRUCTURE_ANSWER and the rule's headers, strict request or not", async () => {
     expect((await setFaults({ rules: [{ operationId: 'queryItems', status: 503, headers: { 'Retry-After': '7', 'X-Served-By': 'lb-2' } }] })).status).toBe(200)
     for (const strict of ['0', '1']) {
       const reply = await query({ 'X-Mock-Strict': strict })
@@ -176,12 +205,19 @@ describe('/__mock/faults', () => {
         expect(reply.body.violations).toEqual([expect.objectContaining({ pointer: '/body/rules/0/status', keyword: 'everyOperation' })])
       }
     }
-    const accepted = await setFaults({ rules: [{ operationId: '*', status: 504, times: 1 }, { operationId: '*', drop: true, rate: 0 }, { operationId: '*', commitThenDrop: true, rate: 0 }, { operationId: '*', latencyMs: 1 }] })
+    const accepted = await setFaults({
+      rules: [
+        { operationId: '*', status: 504, times: 1 },
+        { operationId: '*', drop: true, rate: 0 },
+        { operationId: '*', commitThenDrop: true, rate: 0 },
+        { operationId: '*', latencyMs: 1 },
+      ],
+    })
     expect(accepted.status).toBe(200)
     expect((await query()).status).toBe(504)
   })
 
-  it('refuses headers that are not valid HTTP, that the fault\'s problem or the connection owns, or that go with no status', async () => {
+  it("refuses headers that are not valid HTTP, that the fault's problem or the connection owns, or that go with no status", async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ status: 503, headers: { 'Retry-After': '1\r\nSet-Cookie: a=1' } }, '/body/rules/0/headers/Retry-After'],
       [{ status: 503, headers: { 'Retry After': '1' } }, '/body/rules/0/headers/Retry After'],
@@ -211,7 +247,12 @@ describe('/__mock/faults', () => {
     }
     expect(thrown).toBeInstanceOf(ProblemError)
     const error = thrown as ProblemError
-    expect({ status: error.status, code: error.code, detail: error.message, violations: error.violations }).toEqual({ status: 400, code: 'VALIDATION', detail: http.body.detail, violations: http.body.violations })
+    expect({ status: error.status, code: error.code, detail: error.message, violations: error.violations }).toEqual({
+      status: 400,
+      code: 'VALIDATION',
+      detail: http.body.detail,
+      violations: http.body.violations,
+    })
     expect(error.violations).toHaveLength(1)
   })
 })
@@ -228,7 +269,11 @@ describe('/__mock/faults in a mock started with --strict', () => {
     expect(() => ctx.mock.mock.setFaults(rules)).toThrow(refused.body.detail)
     expect(ctx.mock.mock.faults().rules).toEqual([])
     expect((await ctx.mock.request('POST', '/__mock/faults', { json: { rules: [{ operationId: 'queryItems', status: 503, times: 1 }] } })).status).toBe(200)
-    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items', {
+      json: { query: '$top=1' },
+      headers: ctx.mock.dataHeaders(ctx.token),
+      unchecked: true,
+    })
     expect(reply.status).toBe(503)
     expect(reply.headers.get('x-mock-warnings')).toBe('INFRASTRUCTURE_ANSWER')
   })

@@ -19,7 +19,9 @@ describe('/__mock/requests', () => {
     await mock.request('GET', '/no/such/path')
     const reply = await mock.request('GET', '/__mock/requests')
     expect(reply.status).toBe(200)
-    expect(reply.body.entries.map((e: { method: string; path: string; operationId: string | null; status: number }) => [e.method, e.path, e.operationId, e.status])).toEqual([
+    expect(
+      reply.body.entries.map((e: { method: string; path: string; operationId: string | null; status: number }) => [e.method, e.path, e.operationId, e.status]),
+    ).toEqual([
       ['POST', `/identityprovider/${IDS.org}/connect/token`, 'signIn', 200],
       ['POST', '/ExplorerApi/api/items', 'queryItems', 200],
       ['GET', '/no/such/path', null, 404],

@@ -29,7 +29,9 @@ async function started(): Promise<{ mock: LaunchedMock; headers: Record<string, 
 function rawRequest(mock: LaunchedMock, path: string, headers: Record<string, string>, body: string, length = Buffer.byteLength(body)): Socket {
   const socket = connect(mock.port, '127.0.0.1')
   socket.on('error', () => {})
-  const lines = Object.entries({ ...headers, Host: `127.0.0.1:${mock.port}`, 'Content-Length': String(length), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`)
+  const lines = Object.entries({ ...headers, Host: `127.0.0.1:${mock.port}`, 'Content-Length': String(length), Connection: 'close' }).map(
+    ([name, value]) => `${name}: ${value}\r\n`,
+  )
   socket.write(`POST ${path} HTTP/1.1\r\n${lines.join('')}\r\n${body}`)
   return socket
 }
@@ -48,7 +50,10 @@ const statuses = (mock: LaunchedMock, operationId: string) => mock.requests({ op
 describe('mock.close()', () => {
   it('resolves after a dropped save, then a slow query whose client gave up without closing its connection', async () => {
     const { mock, headers } = await started()
-    mock.setFaults([{ operationId: 'saveItems', drop: true, times: 1 }, { operationId: 'queryItems', latencyMs: 60_000 }])
+    mock.setFaults([
+      { operationId: 'saveItems', drop: true, times: 1 },
+      { operationId: 'queryItems', latencyMs: 60_000 },
+    ])
     await expect(fetch(`${mock.url}${SAVE}`, { method: 'POST', headers, body: JSON.stringify(newOrder('Dropped')) })).rejects.toThrow()
     // Sent, then never read nor closed: the client went on without it.
     const idle = rawRequest(mock, QUERY, headers, JSON.stringify({ query: '$top=1' }))
@@ -64,10 +69,15 @@ describe('mock.close()', () => {
 
   it('resolves after a slow query whose client aborted, and journals it as abandoned first', async () => {
     const { mock, headers } = await started()
-    mock.setFaults([{ operationId: 'saveItems', drop: true, times: 1 }, { operationId: 'queryItems', latencyMs: 60_000 }])
+    mock.setFaults([
+      { operationId: 'saveItems', drop: true, times: 1 },
+      { operationId: 'queryItems', latencyMs: 60_000 },
+    ])
     await expect(fetch(`${mock.url}${SAVE}`, { method: 'POST', headers, body: JSON.stringify(newOrder('Dropped')) })).rejects.toThrow()
     const gaveUp = new AbortController()
-    const slow = fetch(`${mock.url}${QUERY}`, { method: 'POST', headers, body: JSON.stringify({ query: '$top=1' }), signal: gaveUp.signal }).catch((error: unknown) => error)
+    const slow = fetch(`${mock.url}${QUERY}`, { method: 'POST', headers, body: JSON.stringify({ query: '$top=1' }), signal: gaveUp.signal }).catch(
+      (error: unknown) => error,
+    )
     await until(() => mock.faults().rules.find((rule) => rule.operationId === 'queryItems')?.applied === 1, 'the query to be held by the latency fault')
     gaveUp.abort()
     await slow
@@ -96,7 +106,9 @@ describe('an exchange the client abandoned', () => {
     try {
       mock.stub({ operationId: 'saveItems', answer: {}, delayMs: 60_000, times: 1 })
       const timedOut = new AbortController()
-      const first = fetch(`${mock.url}${SAVE}`, { method: 'POST', headers, body: JSON.stringify(newOrder('Retried')), signal: timedOut.signal }).catch((error: unknown) => error)
+      const first = fetch(`${mock.url}${SAVE}`, { method: 'POST', headers, body: JSON.stringify(newOrder('Retried')), signal: timedOut.signal }).catch(
+        (error: unknown) => error,
+      )
       await until(() => mock.stubs().rules[0]?.hits === 1, 'the save to be held by the rule')
       timedOut.abort()
       expect(await first).toBeInstanceOf(Error)
@@ -105,7 +117,10 @@ describe('an exchange the client abandoned', () => {
       expect(retry.status).toBe(200)
       expect(((await retry.json()) as { IsSaveSuccessfully: boolean }).IsSaveSuccessfully).toBe(true)
       const saves = await mock.assertRequested({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: 'Retried' } }] } } }, { times: 2 })
-      expect(saves.map((entry) => [entry.status, entry.abandoned, entry.stub])).toEqual([[null, true, 1], [200, false, null]])
+      expect(saves.map((entry) => [entry.status, entry.abandoned, entry.stub])).toEqual([
+        [null, true, 1],
+        [200, false, null],
+      ])
       // Written once: by the retry, not by the request its client gave up on.
       expect(await mock.client.rows({ filter: "Customer eq 'Retried'" })).toHaveLength(1)
     } finally {
@@ -114,7 +129,7 @@ describe('an exchange the client abandoned', () => {
   })
 })
 
-describe('the journal\'s exchanges in flight', () => {
+describe("the journal's exchanges in flight", () => {
   it('are emptied by clearRequests() and by a reset, and none begun before is recorded after', async () => {
     const { mock, headers } = await started()
     try {
@@ -144,7 +159,9 @@ describe('the journal\'s exchanges in flight', () => {
     const { mock, headers } = await started()
     try {
       const listeners: Array<{ url: string; close: number }> = []
-      mock.app.server.on('request', (request: { url?: string }, response: NodeJS.EventEmitter) => listeners.push({ url: request.url ?? '', close: response.listenerCount('close') }))
+      mock.app.server.on('request', (request: { url?: string }, response: NodeJS.EventEmitter) =>
+        listeners.push({ url: request.url ?? '', close: response.listenerCount('close') }),
+      )
       expect((await fetch(`${mock.url}${QUERY}`, { method: 'POST', headers, body: JSON.stringify({ query: '$top=1' }) })).status).toBe(200)
       mock.setFaults([{ operationId: 'queryItems', latencyMs: 1, times: 1 }])
       expect((await fetch(`${mock.url}${QUERY}`, { method: 'POST', headers, body: JSON.stringify({ query: '$top=1' }) })).status).toBe(200)

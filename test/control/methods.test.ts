@@ -37,7 +37,10 @@ describe('startMock() controls', () => {
 
   it('addAttachment attaches files, refusing one over the upload limit', () => {
     const records = mock.addAttachment({ parentId: 3, folder: 'Docs', files: [{ name: 'a.txt', content: 'alpha' }] })
-    expect(records.map((r) => [r.IsFolder, r.Name])).toEqual([[true, 'Docs'], [false, 'a.txt']])
+    expect(records.map((r) => [r.IsFolder, r.Name])).toEqual([
+      [true, 'Docs'],
+      [false, 'a.txt'],
+    ])
     const file = store().getAttachment(IDS.applicationId, null, records[1]?.Id as number)
     expect(Buffer.from(file?.content ?? []).toString()).toBe('alpha')
     expect(() => mock.addAttachment({ parentId: 3, files: [{ name: 'big', content: new Uint8Array(1025) }] })).toThrow(ProblemError)
@@ -65,7 +68,13 @@ describe('startMock() controls', () => {
     mock.reset()
     mock.clearRequests()
     // One client call, so there is something to read.
-    const form = new URLSearchParams({ client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' })
+    const form = new URLSearchParams({
+      client_id: IDS.clientId,
+      username: IDS.admin.username,
+      password: IDS.admin.password,
+      grant_type: 'password',
+      scope: 'openid apiv1 nosession',
+    })
     const signIn = await fetch(`${mock.url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', body: form })
     const token = ((await signIn.json()) as { access_token: string }).access_token
     const queued = await fetch(`${mock.url}/webaggregator/api/v1/email/queue`, {

@@ -24,7 +24,13 @@ describe('/__mock/emails', () => {
     const reply = await ctx.mock.request('GET', '/__mock/emails')
     expect(reply.body.count).toBe(2)
     expect(reply.body.emails.map((m: { subject: string }) => m.subject)).toEqual(['First', 'Second'])
-    expect(reply.body.emails[0]).toMatchObject({ to: ['x@y.test'], body: 'Body of First', from: IDS.admin.username, workspaceId: IDS.workspaceId, providerId: IDS.providerId })
+    expect(reply.body.emails[0]).toMatchObject({
+      to: ['x@y.test'],
+      body: 'Body of First',
+      from: IDS.admin.username,
+      workspaceId: IDS.workspaceId,
+      providerId: IDS.providerId,
+    })
   })
 
   it('empties on DELETE and says how many went', async () => {

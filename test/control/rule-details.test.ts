@@ -14,7 +14,9 @@ import { customerChange, rawPost, readMaster } from './support.ts'
 const SAVE = '/ExplorerApi/api/items/save'
 /** A save refused the product's way (the description, "Save rows"): the answer of the document's example rule. */
 const REFUSED = refusedSave.answer.body
-const newOrder = (customer: string) => ({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' }, Details: [] }] })
+const newOrder = (customer: string) => ({
+  Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' }, Details: [] }],
+})
 const matchParam = (match: unknown): string => encodeURIComponent(JSON.stringify(match))
 
 describe('answer and fault rules', () => {
@@ -33,7 +35,10 @@ describe('answer and fault rules', () => {
     const once = (await addStub({ operationId: 'saveItems', answer: { body: { ...REFUSED, UpdatedItems: 1 } }, times: 1, priority: 1 })).body
     expect((await save(newOrder('Used up'))).body.UpdatedItems).toBe(1)
     expect((await save(newOrder('Used up'))).body.UpdatedItems).toBe(2)
-    expect((await rules()).map((rule) => [rule.id, rule.hits, rule.remaining])).toEqual([[once.id, 1, 0], [live.id, 1, null]])
+    expect((await rules()).map((rule) => [rule.id, rule.hits, rule.remaining])).toEqual([
+      [once.id, 1, 0],
+      [live.id, 1, null],
+    ])
     // Removing the used-up rule leaves the live one live.
     expect((await ctx.mock.request('DELETE', `/__mock/stubs/${once.id}`)).status).toBe(200)
     expect((await save(newOrder('Used up'))).body.UpdatedItems).toBe(2)
@@ -65,14 +70,26 @@ describe('answer and fault rules', () => {
     it('is refused when the status has a body the answer leaves out', async () => {
       const refused = await addStub({ operationId: 'saveItems', answer: { status: 200 } })
       expect(refused.status).toBe(400)
-      expect(refused.body.violations).toEqual([expect.objectContaining({ pointer: '/body/answer/body', keyword: 'offDocument', message: expect.stringMatching(/^is required: saveItems answers 200 with a body/) })])
+      expect(refused.body.violations).toEqual([
+        expect.objectContaining({
+          pointer: '/body/answer/body',
+          keyword: 'offDocument',
+          message: expect.stringMatching(/^is required: saveItems answers 200 with a body/),
+        }),
+      ])
       expect(await rules()).toEqual([])
     })
 
     it('is refused when the status has no body and the answer gives one', async () => {
       const refused = await addStub({ operationId: 'sendEmail', answer: { status: 200, body: { Sent: true } } })
       expect(refused.status).toBe(400)
-      expect(refused.body.violations).toEqual([expect.objectContaining({ pointer: '/body/answer/body', keyword: 'offDocument', message: expect.stringMatching(/^must be absent: sendEmail answers 200 without a body/) })])
+      expect(refused.body.violations).toEqual([
+        expect.objectContaining({
+          pointer: '/body/answer/body',
+          keyword: 'offDocument',
+          message: expect.stringMatching(/^must be absent: sendEmail answers 200 without a body/),
+        }),
+      ])
       // Without the body it is an answer sendEmail can give.
       expect((await addStub({ operationId: 'sendEmail', answer: { status: 200 } })).status).toBe(201)
     })
@@ -133,14 +150,22 @@ describe('near misses', () => {
 
   it('scores headers by the share of header patterns a request meets: nearer first, whatever the order they came in', async () => {
     const headers = (extra: Record<string, string>) => ({ headers: { ...ctx.mock.dataHeaders(ctx.token), ...extra } })
-    await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, ...headers({ 'X-Run': 'run-1', 'X-Case': 'first', 'X-Step': 'one' }) })
-    await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, ...headers({ 'X-Run': 'run-2', 'X-Case': 'second', 'X-Step': 'two' }) })
+    await ctx.mock.request('POST', '/ExplorerApi/api/items', {
+      json: { query: '$top=1' },
+      ...headers({ 'X-Run': 'run-1', 'X-Case': 'first', 'X-Step': 'one' }),
+    })
+    await ctx.mock.request('POST', '/ExplorerApi/api/items', {
+      json: { query: '$top=1' },
+      ...headers({ 'X-Run': 'run-2', 'X-Case': 'second', 'X-Step': 'two' }),
+    })
     await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, ...headers({ 'X-Run': 'other', 'X-Case': 'third' }) })
     const want = { headers: { 'X-Run': { $regex: '^run-' }, 'X-Case': 'second', 'X-Step': { $contains: 'w' } } }
     const listed = await nearMisses(`match=${matchParam(want)}`)
     expect(listed.matched).toBe(1)
     // The first request meets one of three patterns, the third none (and lacks X-Step).
-    expect(listed.nearMisses.map((miss: { distance: number; differences: Array<{ pointer: string }> }) => [miss.distance, miss.differences.map((d) => d.pointer)])).toEqual([
+    expect(
+      listed.nearMisses.map((miss: { distance: number; differences: Array<{ pointer: string }> }) => [miss.distance, miss.differences.map((d) => d.pointer)]),
+    ).toEqual([
       [0.667, ['/headers/x-case', '/headers/x-step']],
       [1, ['/headers/x-run', '/headers/x-case', '/headers/x-step']],
     ])

@@ -30,7 +30,8 @@ describe('rules that once froze the mock', () => {
 
   const addStub = (rule: unknown) => ctx.mock.request('POST', '/__mock/stubs', { json: rule, unchecked: true })
   const query = (text: string) => ctx.mock.request('POST', ITEMS, { headers: ctx.mock.dataHeaders(ctx.token), json: { query: text } })
-  const journal = (match: unknown, path = '/__mock/requests') => ctx.mock.request('GET', `${path}?match=${encodeURIComponent(JSON.stringify(match))}`, { unchecked: true })
+  const journal = (match: unknown, path = '/__mock/requests') =>
+    ctx.mock.request('GET', `${path}?match=${encodeURIComponent(JSON.stringify(match))}`, { unchecked: true })
 
   it('a*a*a*a*a*a*b against a 200-character query: answered, the loop free', async () => {
     expect((await addStub({ operationId: 'queryItems', match: { body: { query: { $regex: 'a*a*a*a*a*a*b' } } }, answer: { body: [] } })).status).toBe(201)
@@ -48,7 +49,11 @@ describe('rules that once froze the mock', () => {
     expect((await addStub({ operationId: 'queryItems', match: { body: { query: { $regex: '^(a|a)*$' } } }, answer: { body: [] } })).status).toBe(201)
     const rule = async () => (await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0]
     // The whole text is not all a's: the rule does not answer, the mock does (whatever it makes of such a query).
-    const reply = await ctx.mock.request('POST', ITEMS, { headers: ctx.mock.dataHeaders(ctx.token), json: { query: `${'a'.repeat(50_000)}!` }, unchecked: true })
+    const reply = await ctx.mock.request('POST', ITEMS, {
+      headers: ctx.mock.dataHeaders(ctx.token),
+      json: { query: `${'a'.repeat(50_000)}!` },
+      unchecked: true,
+    })
     expect(reply.status).toBeLessThan(500)
     expect((await rule()).hits).toBe(0)
     const all = await query('a'.repeat(50_000))
@@ -79,7 +84,10 @@ describe('rules that once froze the mock', () => {
   it('a pattern of the widest array against a 1,500-row save: answered, the loop free', async () => {
     const wanted = Array.from({ length: MAX_ARRAY_ELEMENTS }, (_, i) => ({ Row: { Customer: `Bulk ${1_499 - i}` } }))
     expect((await addStub({ operationId: 'saveItems', match: { body: { Rows: wanted } }, answer: { patch: { LockedItems: 0 } } })).status).toBe(201)
-    const rows = Array.from({ length: 1_500 }, (_, i) => ({ Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Bulk ${i}`, Amount: i, Status: 'Open' }, Details: [] }))
+    const rows = Array.from({ length: 1_500 }, (_, i) => ({
+      Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Bulk ${i}`, Amount: i, Status: 'Open' },
+      Details: [],
+    }))
     const reply = await ctx.mock.post(SAVE, ctx.token, { Rows: rows })
     expect(reply.body).toMatchObject({ IsSaveSuccessfully: true, CreatedItems: 1_500 })
     expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0].hits).toBe(1)
@@ -88,7 +96,8 @@ describe('rules that once froze the mock', () => {
 
   it('200 regex rules on Get Items and a 1 MB query text: matched across the rules in slices, the loop free', async () => {
     // On one request the rules are matched in turn with one time budget: a turn for others between rules and inside a long text.
-    for (let i = 0; i < 200; i++) expect((await addStub({ operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } })).status).toBe(201)
+    for (let i = 0; i < 200; i++)
+      expect((await addStub({ operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } })).status).toBe(201)
     expect((await addStub({ operationId: 'queryItems', priority: 9, match: { body: { query: { $regex: 'a{64}' } } }, answer: { body: [] } })).status).toBe(201)
     // The filter finds rows; the rule answers none.
     const text = `$top=1&$filter=Amount ge 0 or Customer eq '${'a'.repeat((1 << 20) - 100)}'`
@@ -101,8 +110,11 @@ describe('rules that once froze the mock', () => {
 
   it('two requests matched in slices at once race for a rule of one use: exactly one takes it', async () => {
     // Rules tried first that do not match make both matches long enough to pause; both end with the one-use rule matched.
-    for (let i = 0; i < 20; i++) expect((await addStub({ operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } })).status).toBe(201)
-    expect((await addStub({ operationId: 'queryItems', priority: 8, times: 1, match: { body: { query: { $contains: 'aaaa' } } }, answer: { body: [] } })).status).toBe(201)
+    for (let i = 0; i < 20; i++)
+      expect((await addStub({ operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } })).status).toBe(201)
+    expect(
+      (await addStub({ operationId: 'queryItems', priority: 8, times: 1, match: { body: { query: { $contains: 'aaaa' } } }, answer: { body: [] } })).status,
+    ).toBe(201)
     expect((await addStub({ operationId: 'queryItems', priority: 9, answer: { body: [] } })).status).toBe(201)
     const text = `$top=1&$filter=Customer eq '${'a'.repeat(1 << 19)}'`
     const answers = await Promise.all([query(text), query(text), query(text)])
@@ -126,7 +138,11 @@ describe('rules that once froze the mock', () => {
   it('GET /__mock/stubs of a full table (16 MB): written in slices, the same list the library gives, the loop free', async () => {
     const each = MAX_ANSWER_RULE_BYTES - 1024
     for (let i = 0; i < Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400)); i++) {
-      ctx.mock.mock.stub({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) }, offDocument: true })
+      ctx.mock.mock.stub({
+        operationId: 'queryItems',
+        answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(each) },
+        offDocument: true,
+      })
     }
     const listed = await ctx.mock.request('GET', '/__mock/stubs')
     expect(listed.raw.length).toBeGreaterThan(MAX_ANSWER_RULES_BYTES * 0.9)

@@ -31,7 +31,9 @@ describe('POST /__mock/reset', () => {
   })
 
   it('removes created rows and uploaded attachments', async () => {
-    const created = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'New', Amount: 1, Status: 'Open' }, Details: [] }] })
+    const created = await mock.post('/ExplorerApi/api/items/save', token, {
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'New', Amount: 1, Status: 'Open' }, Details: [] }],
+    })
     expect(created.body.IsSaveSuccessfully).toBe(true)
     mock.mock.addAttachment({ parentId: 4, files: [{ name: 'note.txt', content: 'hello' }] })
     expect((await mock.items(token, '$inlinecount=allpages')).body.Items[0]._FieldCount_).toBe(26)
@@ -132,8 +134,26 @@ describe('POST /__mock/fixture', () => {
     const escaping = {
       ...structuredClone(MINIMAL_FIXTURE),
       attachments: [
-        { id: 1, applicationId: 'a1b2c3d4-0000-4000-8000-000000000001', parentId: 1, name: 'passwd', mediaType: 'text/plain', file: '../../../../etc/passwd', createdAt: '2024-01-01T00:00:00.000Z', userId: 1 },
-        { id: 2, applicationId: 'a1b2c3d4-0000-4000-8000-000000000001', parentId: 1, name: 'hosts', mediaType: 'text/plain', file: '/etc/hosts', createdAt: '2024-01-01T00:00:00.000Z', userId: 1 },
+        {
+          id: 1,
+          applicationId: 'a1b2c3d4-0000-4000-8000-000000000001',
+          parentId: 1,
+          name: 'passwd',
+          mediaType: 'text/plain',
+          file: '../../../../etc/passwd',
+          createdAt: '2024-01-01T00:00:00.000Z',
+          userId: 1,
+        },
+        {
+          id: 2,
+          applicationId: 'a1b2c3d4-0000-4000-8000-000000000001',
+          parentId: 1,
+          name: 'hosts',
+          mediaType: 'text/plain',
+          file: '/etc/hosts',
+          createdAt: '2024-01-01T00:00:00.000Z',
+          userId: 1,
+        },
       ],
     }
     const reply = await mock.request('POST', '/__mock/fixture', { json: escaping })
@@ -145,7 +165,18 @@ describe('POST /__mock/fixture', () => {
   it('accepts payload paths inside the fixture directory', async () => {
     const withFile = {
       ...structuredClone(MINIMAL_FIXTURE),
-      attachments: [{ id: 1, applicationId: 'a1b2c3d4-0000-4000-8000-000000000001', parentId: 1, name: 'spec.txt', mediaType: 'text/plain', file: 'files/spec.txt', createdAt: '2024-01-01T00:00:00.000Z', userId: 1 }],
+      attachments: [
+        {
+          id: 1,
+          applicationId: 'a1b2c3d4-0000-4000-8000-000000000001',
+          parentId: 1,
+          name: 'spec.txt',
+          mediaType: 'text/plain',
+          file: 'files/spec.txt',
+          createdAt: '2024-01-01T00:00:00.000Z',
+          userId: 1,
+        },
+      ],
     }
     const reply = await mock.request('POST', '/__mock/fixture', { json: withFile })
     expect(reply.status).toBe(200)
@@ -179,10 +210,18 @@ describe('GET /__mock/state', () => {
     try {
       const token = await mock.signIn()
       await renameCustomer(mock, token, 3, 'Renamed before the export')
-      const created = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Exported', Amount: 7, Status: 'New' }, Details: [] }] })
+      const created = await mock.post('/ExplorerApi/api/items/save', token, {
+        Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Exported', Amount: 7, Status: 'New' }, Details: [] }],
+      })
       expect(created.body.IsSaveSuccessfully).toBe(true)
-      mock.mock.addAttachment({ parentId: 3, folder: 'Scans', files: [{ name: 'scan.bin', content: new Uint8Array([0, 1, 2, 255]), mediaType: 'application/octet-stream' }] })
-      await mock.post('/ExplorerApi/api/items/delete', token, [{ RelationKey: null, Rows: [{ Row: { Id: 25, TIMESTAMP: rowVersion(String((await readMaster(mock, token, 25)).TIMESTAMP)) } }] }])
+      mock.mock.addAttachment({
+        parentId: 3,
+        folder: 'Scans',
+        files: [{ name: 'scan.bin', content: new Uint8Array([0, 1, 2, 255]), mediaType: 'application/octet-stream' }],
+      })
+      await mock.post('/ExplorerApi/api/items/delete', token, [
+        { RelationKey: null, Rows: [{ Row: { Id: 25, TIMESTAMP: rowVersion(String((await readMaster(mock, token, 25)).TIMESTAMP)) } }] },
+      ])
 
       const state = await mock.request('GET', '/__mock/state')
       expect(state.status).toBe(200)
@@ -195,7 +234,11 @@ describe('GET /__mock/state', () => {
       expect(await everything(copy, copyToken)).toEqual(await everything(mock, token))
       const scans = (await listAttachments(copy, copyToken, 3)).find((a) => a.Name === 'Scans')
       const [file] = await listAttachments(copy, copyToken, 3, scans?.Id as number)
-      const download = await copy.request('POST', '/ExplorerApi/api/attachments/download', { headers: copy.dataHeaders(copyToken), json: { ids: [file?.Id] }, unchecked: true })
+      const download = await copy.request('POST', '/ExplorerApi/api/attachments/download', {
+        headers: copy.dataHeaders(copyToken),
+        json: { ids: [file?.Id] },
+        unchecked: true,
+      })
       expect(Buffer.from(download.raw)).toEqual(Buffer.from([0, 1, 2, 255]))
       // The copy goes on from the largest version it was given: a new write gets a newer one.
       const { masters } = (await everything(mock, token)) as { masters: Array<{ TIMESTAMP: string }> }
@@ -215,7 +258,12 @@ describe('GET /__mock/state', () => {
       ;(masters[1] as Record<string, unknown>).TIMESTAMP = (masters[0] as Record<string, unknown>).TIMESTAMP
       const refused = await mock.request('POST', '/__mock/fixture', { json: state })
       expect(refused.status).toBe(400)
-      expect(refused.body.violations).toContainEqual(expect.objectContaining({ pointer: `/data/${IDS.applicationId}/masters/1/TIMESTAMP`, message: expect.stringContaining('is the version of another row') }))
+      expect(refused.body.violations).toContainEqual(
+        expect.objectContaining({
+          pointer: `/data/${IDS.applicationId}/masters/1/TIMESTAMP`,
+          message: expect.stringContaining('is the version of another row'),
+        }),
+      )
     } finally {
       await mock.close()
     }

@@ -13,12 +13,20 @@ import { refusal } from '../helpers/refusal.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
 const signInPath = `/identityprovider/${IDS.org}/connect/token`
-const signInForm = { client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }
+const signInForm = {
+  client_id: IDS.clientId,
+  username: IDS.admin.username,
+  password: IDS.admin.password,
+  grant_type: 'password',
+  scope: 'openid apiv1 nosession',
+}
 
 /** A save refused the product's way (the description, "Save rows"): the answer of the document's example rule, addStub's `refusedSave`. */
 const REFUSED = refusedSave.answer.body
 
-const newOrder = (customer: string) => ({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' }, Details: [] }] })
+const newOrder = (customer: string) => ({
+  Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 10, Status: 'Open' }, Details: [] }],
+})
 
 describe('/__mock/stubs', () => {
   const ctx = mockPerSuite()
@@ -84,8 +92,16 @@ describe('/__mock/stubs', () => {
   describe('an answer the served document cannot give', () => {
     const cases: Array<[string, unknown, string[]]> = [
       ['an undocumented status', { operationId: 'saveItems', answer: { status: 418, body: REFUSED } }, ['/body/answer/status']],
-      ['a body that breaks the schema', { operationId: 'saveItems', answer: { body: { ...REFUSED, IsSaveSuccessfully: 'yes' } } }, ['/body/answer/body/IsSaveSuccessfully']],
-      ['a media type not declared', { operationId: 'saveItems', answer: { headers: { 'Content-Type': 'text/xml' }, body: '<ok/>' } }, ['/body/answer/headers/Content-Type']],
+      [
+        'a body that breaks the schema',
+        { operationId: 'saveItems', answer: { body: { ...REFUSED, IsSaveSuccessfully: 'yes' } } },
+        ['/body/answer/body/IsSaveSuccessfully'],
+      ],
+      [
+        'a media type not declared',
+        { operationId: 'saveItems', answer: { headers: { 'Content-Type': 'text/xml' }, body: '<ok/>' } },
+        ['/body/answer/headers/Content-Type'],
+      ],
       ['a patch that breaks the schema', { operationId: 'saveItems', answer: { patch: { CreatedItems: 'many' } } }, ['/body/answer/patch/CreatedItems']],
     ]
     it.each(cases)('is refused with the violations: %s', async (_name, rule, pointers) => {
@@ -126,9 +142,17 @@ describe('/__mock/stubs', () => {
       expect(everywhere.status).toBe(201)
       expect((await ctx.mock.items(ctx.token, '$top=1')).body).toHaveLength(1)
       expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0]).toMatchObject({ hits: 1, remaining: 0 })
-      const bad = await addStub({ operationId: 'saveItem', match: { body: { Customer: { $regex: '(a)\\1' } }, headers: { X: { $nope: 1 } } }, answer: { patch: {} } })
+      const bad = await addStub({
+        operationId: 'saveItem',
+        match: { body: { Customer: { $regex: '(a)\\1' } }, headers: { X: { $nope: 1 } } },
+        answer: { patch: {} },
+      })
       expect(bad.status).toBe(400)
-      expect(bad.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/operationId', '/body/match/body/Customer/$regex', '/body/match/headers/X'])
+      expect(bad.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual([
+        '/body/operationId',
+        '/body/match/body/Customer/$regex',
+        '/body/match/headers/X',
+      ])
       const both = await addStub({ operationId: 'saveItems', answer: { patch: {}, status: 200 } })
       expect(both.body.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/body/answer/patch'])
       const schema = await addStub({ operationId: 'saveItems', answer: { patch: {} }, delayMs: 600_000, setState: 'x' })
@@ -151,7 +175,13 @@ describe('/__mock/stubs', () => {
   })
 
   it('plays a scenario: the second sign-in fails', async () => {
-    const unauthorized = { type: 'urn:appdata-kit:problem:token-expired', title: 'Session token expired', status: 401, detail: 'Sign in again.', code: 'TOKEN_EXPIRED' }
+    const unauthorized = {
+      type: 'urn:appdata-kit:problem:token-expired',
+      title: 'Session token expired',
+      status: 401,
+      detail: 'Sign in again.',
+      code: 'TOKEN_EXPIRED',
+    }
     await addStub({ operationId: 'signIn', scenario: 'session', whenState: 'Started', setState: 'signed in', answer: { patch: {} } })
     await addStub({ operationId: 'signIn', scenario: 'session', whenState: 'signed in', answer: { status: 401, body: unauthorized } })
     const first = await ctx.mock.request('POST', signInPath, { form: signInForm })
@@ -172,7 +202,7 @@ describe('/__mock/stubs', () => {
   it('delays only the matching query', async () => {
     const delayMs = 400
     await addStub({ operationId: 'queryItems', match: { body: { query: { $contains: "Status eq 'Open'" } } }, answer: {}, delayMs })
-    let started = performance.now()
+    const started = performance.now()
     const slow = await ctx.mock.items(ctx.token, "$top=2&$filter=Status eq 'Open'")
     expect(slow.status).toBe(200)
     expect(performance.now() - started).toBeGreaterThanOrEqual(delayMs - 1)
@@ -202,7 +232,9 @@ describe('/__mock/stubs', () => {
     expect(readOnly.status).toBe(403)
     expect(readOnly.body.code).toBe('READ_ONLY_USER')
     // An application the workspace lacks: 404.
-    const unknownApplication = await ctx.mock.post(SAVE, ctx.token, newOrder('Elsewhere'), { headers: { ApplicationId: 'a1b2c3d4-0000-4000-8000-0000000000ff' } })
+    const unknownApplication = await ctx.mock.post(SAVE, ctx.token, newOrder('Elsewhere'), {
+      headers: { ApplicationId: 'a1b2c3d4-0000-4000-8000-0000000000ff' },
+    })
     expect(unknownApplication.status).toBe(404)
     expect(unknownApplication.body.code).toBe('UNKNOWN_APPLICATION')
     // A workspace that is not the user's: 403.
@@ -220,7 +252,10 @@ describe('/__mock/stubs', () => {
     const b = (await addStub({ operationId: 'saveItems', answer: { patch: {} } })).body
     await ctx.mock.items(ctx.token, '$top=1')
     const listed = (await ctx.mock.request('GET', '/__mock/stubs')).body
-    expect(listed.rules.map((r: { id: number; hits: number }) => [r.id, r.hits])).toEqual([[b.id, 0], [a.id, 1]])
+    expect(listed.rules.map((r: { id: number; hits: number }) => [r.id, r.hits])).toEqual([
+      [b.id, 0],
+      [a.id, 1],
+    ])
     const removed = await ctx.mock.request('DELETE', `/__mock/stubs/${a.id}`)
     expect(removed.body).toMatchObject({ id: a.id, name: 'empty', hits: 1 })
     const unknown = await ctx.mock.request('DELETE', `/__mock/stubs/${a.id}`)
@@ -233,16 +268,31 @@ describe('/__mock/stubs', () => {
 
   it('shares one table with fault rules: a delay goes with an answer rule, a failing fault takes the request', async () => {
     const { body: rule } = await addStub({ operationId: 'queryItems', answer: { body: [] } })
-    await ctx.mock.request('POST', '/__mock/faults', { json: { rules: [{ operationId: 'queryItems', latencyMs: 200, times: 1 }, { operationId: 'queryItems', status: 503, times: 1 }] } })
+    await ctx.mock.request('POST', '/__mock/faults', {
+      json: {
+        rules: [
+          { operationId: 'queryItems', latencyMs: 200, times: 1 },
+          { operationId: 'queryItems', status: 503, times: 1 },
+        ],
+      },
+    })
     const started = performance.now()
     const delayed = await ctx.mock.items(ctx.token, '$top=1')
     expect(delayed.body).toEqual([])
     expect(performance.now() - started).toBeGreaterThanOrEqual(199)
-    const failed = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+    const failed = await ctx.mock.request('POST', '/ExplorerApi/api/items', {
+      json: { query: '$top=1' },
+      headers: ctx.mock.dataHeaders(ctx.token),
+      unchecked: true,
+    })
     expect(failed.status).toBe(503)
     expect((await ctx.mock.items(ctx.token, '$top=1')).body).toEqual([])
     const entries = (await ctx.mock.request('GET', '/__mock/requests?operationId=queryItems')).body.entries.slice(-3)
-    expect(entries.map((e: { fault: string | null; stub: number | null }) => [e.fault, e.stub])).toEqual([['latency', rule.id], ['status', null], [null, rule.id]])
+    expect(entries.map((e: { fault: string | null; stub: number | null }) => [e.fault, e.stub])).toEqual([
+      ['latency', rule.id],
+      ['status', null],
+      [null, rule.id],
+    ])
     // Clearing one kind leaves the other.
     expect((await ctx.mock.request('DELETE', '/__mock/faults')).body).toEqual({ cleared: 0 })
     expect((await ctx.mock.request('GET', '/__mock/stubs')).body.rules[0].hits).toBe(2)
@@ -270,7 +320,10 @@ describe('/__mock/stubs', () => {
 
   it('matches a 2 MB body against one rule without stalling', async () => {
     await addStub({ operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: { $regex: '^Needle' } } }] } }, answer: { body: REFUSED } })
-    const rows = Array.from({ length: 9000 }, (_, i) => ({ Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Hay ${'x'.repeat(200)} ${i}`, Amount: i, Status: 'Open' }, Details: [] }))
+    const rows = Array.from({ length: 9000 }, (_, i) => ({
+      Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Hay ${'x'.repeat(200)} ${i}`, Amount: i, Status: 'Open' },
+      Details: [],
+    }))
     rows.push({ Row: { Id: -9001, IdRow: null, TIMESTAMP: null, Customer: 'Needle', Amount: 1, Status: 'Open' }, Details: [] })
     const body = { Rows: rows }
     expect(JSON.stringify(body).length).toBeGreaterThan(2_000_000)
@@ -325,23 +378,83 @@ describe('/__mock/stubs: every answer a rule gives is valid HTTP', () => {
   const tooDeepPointer = (at: string): string => `${at}${'/a'.repeat(64)}`
 
   const cases: Array<[string, unknown, string, string]> = [
-    ['a header value with CR LF', { operationId: 'queryItems', answer: { headers: { 'X-Run': 'a\r\nSet-Cookie: x=1' }, body: [] } }, '/body/answer/headers/X-Run', 'headerValue'],
-    ['a header value with NUL', { operationId: 'queryItems', answer: { headers: { 'X-Run': 'a\u0000b' }, body: [] } }, '/body/answer/headers/X-Run', 'headerValue'],
-    ['a header value past U+00FF', { operationId: 'queryItems', answer: { headers: { 'X-Price': '5 €' }, body: [] } }, '/body/answer/headers/X-Price', 'headerValue'],
-    ['a header value past ASCII', { operationId: 'queryItems', answer: { headers: { 'X-City': 'Zürich' }, body: [] } }, '/body/answer/headers/X-City', 'headerValue'],
+    [
+      'a header value with CR LF',
+      { operationId: 'queryItems', answer: { headers: { 'X-Run': 'a\r\nSet-Cookie: x=1' }, body: [] } },
+      '/body/answer/headers/X-Run',
+      'headerValue',
+    ],
+    [
+      'a header value with NUL',
+      { operationId: 'queryItems', answer: { headers: { 'X-Run': 'a\u0000b' }, body: [] } },
+      '/body/answer/headers/X-Run',
+      'headerValue',
+    ],
+    [
+      'a header value past U+00FF',
+      { operationId: 'queryItems', answer: { headers: { 'X-Price': '5 €' }, body: [] } },
+      '/body/answer/headers/X-Price',
+      'headerValue',
+    ],
+    [
+      'a header value past ASCII',
+      { operationId: 'queryItems', answer: { headers: { 'X-City': 'Zürich' }, body: [] } },
+      '/body/answer/headers/X-City',
+      'headerValue',
+    ],
     ['a header name with a space', { operationId: 'queryItems', answer: { headers: { 'X Run': 'a' }, body: [] } }, '/body/answer/headers/X Run', 'headerName'],
-    ['a header name with a colon', { operationId: 'queryItems', answer: { headers: { 'X-Run:': 'a' }, body: [] } }, '/body/answer/headers/X-Run:', 'headerName'],
-    ['Transfer-Encoding: chunked', { operationId: 'queryItems', answer: { headers: { 'Transfer-Encoding': 'chunked' }, body: [] } }, '/body/answer/headers/Transfer-Encoding', 'connectionHeader'],
-    ['Content-Length', { operationId: 'queryItems', answer: { headers: { 'content-length': '2' }, body: [] } }, '/body/answer/headers/content-length', 'connectionHeader'],
-    ['Connection', { operationId: 'queryItems', answer: { headers: { Connection: 'close' }, body: [] } }, '/body/answer/headers/Connection', 'connectionHeader'],
-    ['Keep-Alive', { operationId: 'queryItems', answer: { headers: { 'Keep-Alive': 'timeout=5' }, body: [] } }, '/body/answer/headers/Keep-Alive', 'connectionHeader'],
-    ['Proxy-Connection', { operationId: 'queryItems', answer: { headers: { 'Proxy-Connection': 'keep-alive' }, body: [] } }, '/body/answer/headers/Proxy-Connection', 'connectionHeader'],
+    [
+      'a header name with a colon',
+      { operationId: 'queryItems', answer: { headers: { 'X-Run:': 'a' }, body: [] } },
+      '/body/answer/headers/X-Run:',
+      'headerName',
+    ],
+    [
+      'Transfer-Encoding: chunked',
+      { operationId: 'queryItems', answer: { headers: { 'Transfer-Encoding': 'chunked' }, body: [] } },
+      '/body/answer/headers/Transfer-Encoding',
+      'connectionHeader',
+    ],
+    [
+      'Content-Length',
+      { operationId: 'queryItems', answer: { headers: { 'content-length': '2' }, body: [] } },
+      '/body/answer/headers/content-length',
+      'connectionHeader',
+    ],
+    [
+      'Connection',
+      { operationId: 'queryItems', answer: { headers: { Connection: 'close' }, body: [] } },
+      '/body/answer/headers/Connection',
+      'connectionHeader',
+    ],
+    [
+      'Keep-Alive',
+      { operationId: 'queryItems', answer: { headers: { 'Keep-Alive': 'timeout=5' }, body: [] } },
+      '/body/answer/headers/Keep-Alive',
+      'connectionHeader',
+    ],
+    [
+      'Proxy-Connection',
+      { operationId: 'queryItems', answer: { headers: { 'Proxy-Connection': 'keep-alive' }, body: [] } },
+      '/body/answer/headers/Proxy-Connection',
+      'connectionHeader',
+    ],
     ['TE', { operationId: 'queryItems', answer: { headers: { TE: 'trailers' }, body: [] } }, '/body/answer/headers/TE', 'connectionHeader'],
     ['Trailer', { operationId: 'queryItems', answer: { headers: { Trailer: 'X-Sum' }, body: [] } }, '/body/answer/headers/Trailer', 'connectionHeader'],
     ['Upgrade', { operationId: 'queryItems', answer: { headers: { Upgrade: 'websocket' }, body: [] } }, '/body/answer/headers/Upgrade', 'connectionHeader'],
     ['Host', { operationId: 'queryItems', answer: { headers: { Host: 'example.test' }, body: [] } }, '/body/answer/headers/Host', 'connectionHeader'],
-    ['Access-Control-Allow-Origin', { operationId: 'queryItems', answer: { headers: { 'Access-Control-Allow-Origin': '*' }, body: [] } }, '/body/answer/headers/Access-Control-Allow-Origin', 'corsHeader'],
-    ['one header named twice', { operationId: 'queryItems', answer: { headers: { 'content-type': 'application/json', 'Content-Type': 'text/xml' }, body: [] } }, '/body/answer/headers/Content-Type', 'duplicateHeader'],
+    [
+      'Access-Control-Allow-Origin',
+      { operationId: 'queryItems', answer: { headers: { 'Access-Control-Allow-Origin': '*' }, body: [] } },
+      '/body/answer/headers/Access-Control-Allow-Origin',
+      'corsHeader',
+    ],
+    [
+      'one header named twice',
+      { operationId: 'queryItems', answer: { headers: { 'content-type': 'application/json', 'Content-Type': 'text/xml' }, body: [] } },
+      '/body/answer/headers/Content-Type',
+      'duplicateHeader',
+    ],
     // A 100 left the client waiting for an answer that never came; a 101 switched protocols.
     ['an interim status', { operationId: 'queryItems', answer: { status: 101 } }, '/body/answer/status', 'minimum'],
     ['a body with 204', { operationId: 'queryItems', answer: { status: 204, body: 'x' } }, '/body/answer/body', 'noContent'],
@@ -349,7 +462,12 @@ describe('/__mock/stubs: every answer a rule gives is valid HTTP', () => {
     ['a body 5,000 levels deep', `{"operationId":"queryItems","answer":{"body":${deep(5000)}}}`, tooDeepPointer('/body/answer/body'), 'maxDepth'],
     ['a patch 65 levels deep', `{"operationId":"saveItems","answer":{"patch":${deep(65)}}}`, tooDeepPointer('/body/answer/patch'), 'maxDepth'],
     ['a patch 5,000 levels deep', `{"operationId":"saveItems","answer":{"patch":${deep(5000)}}}`, tooDeepPointer('/body/answer/patch'), 'maxDepth'],
-    ['a body pattern 5,000 levels deep', `{"operationId":"saveItems","match":{"body":${deep(5000)}},"answer":{}}`, tooDeepPointer('/body/match/body'), 'maxDepth'],
+    [
+      'a body pattern 5,000 levels deep',
+      `{"operationId":"saveItems","match":{"body":${deep(5000)}},"answer":{}}`,
+      tooDeepPointer('/body/match/body'),
+      'maxDepth',
+    ],
   ]
   it.each(cases)('refuses %s with 400 and its pointer, over HTTP and in process alike, offDocument or not', async (_name, rule, pointer, keyword) => {
     for (const offDocument of [false, true]) {
@@ -376,8 +494,14 @@ describe('/__mock/stubs: every answer a rule gives is valid HTTP', () => {
     expect(reply.headers.get("x-installation's_own~header")).toBe('v 1')
     expect(reply.headers.get('set-cookie')).toBe('run=7')
     const deepest = `{"operationId":"queryItems","priority":1,"offDocument":true,"answer":{"body":${deep(64, '"bottom"')}}}`
-    expect((await ctx.mock.request('POST', '/__mock/stubs', { body: deepest, headers: { 'content-type': 'application/json' }, unchecked: true })).status).toBe(201)
-    const nested = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+    expect((await ctx.mock.request('POST', '/__mock/stubs', { body: deepest, headers: { 'content-type': 'application/json' }, unchecked: true })).status).toBe(
+      201,
+    )
+    const nested = await ctx.mock.request('POST', '/ExplorerApi/api/items', {
+      json: { query: '$top=1' },
+      headers: ctx.mock.dataHeaders(ctx.token),
+      unchecked: true,
+    })
     expect(nested.status).toBe(200)
     expect(nested.raw.toString()).toBe(deep(64, '"bottom"'))
   })
@@ -417,10 +541,16 @@ describe('/__mock/stubs: gateway statuses, the document, strict mode', () => {
     }
     // Nothing was written, and the journal has the warning.
     expect((await ctx.mock.items(ctx.token, "$filter=Customer eq 'Gateway'")).body).toEqual([])
-    expect(ctx.mock.mock.requests({ operationId: 'saveItems' }).at(-1)?.warnings).toEqual([{ code: 'INFRASTRUCTURE_ANSWER', message: expect.stringContaining('503') }])
+    expect(ctx.mock.mock.requests({ operationId: 'saveItems' }).at(-1)?.warnings).toEqual([
+      { code: 'INFRASTRUCTURE_ANSWER', message: expect.stringContaining('503') },
+    ])
     // Without a body, and on every operation (no operationId, no offDocument): a 502 for a read.
     expect((await addStub({ answer: { status: 502 }, priority: 1, times: 1 })).status).toBe(201)
-    const read = await ctx.mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: ctx.mock.dataHeaders(ctx.token), unchecked: true })
+    const read = await ctx.mock.request('POST', '/ExplorerApi/api/items', {
+      json: { query: '$top=1' },
+      headers: ctx.mock.dataHeaders(ctx.token),
+      unchecked: true,
+    })
     expect(read.status).toBe(502)
     expect(read.raw.length).toBe(0)
     expect(read.headers.get('x-mock-warnings')).toBe('INFRASTRUCTURE_ANSWER')
@@ -455,7 +585,10 @@ describe('/__mock/stubs: gateway statuses, the document, strict mode', () => {
       violations: refused.body.violations,
     })
     // A patch off the document too; what the document gives, and a gateway status, are accepted.
-    expect(pointers(await addStub({ operationId: 'saveItems', answer: { patch: { Colour: 'red' } }, offDocument: true }, strictCtx.mock))).toEqual(['/body/offDocument', '/body/answer/patch/Colour'])
+    expect(pointers(await addStub({ operationId: 'saveItems', answer: { patch: { Colour: 'red' } }, offDocument: true }, strictCtx.mock))).toEqual([
+      '/body/offDocument',
+      '/body/answer/patch/Colour',
+    ])
     expect((await addStub({ operationId: 'saveItems', answer: { body: REFUSED }, offDocument: true }, strictCtx.mock)).status).toBe(201)
     expect((await addStub({ operationId: 'saveItems', answer: { status: 504 }, priority: 1 }, strictCtx.mock)).status).toBe(201)
     const token = await strictCtx.mock.signIn()
@@ -494,7 +627,10 @@ describe('/__mock/stubs: gateway statuses, the document, strict mode', () => {
     expect(refused.status).toBe(400)
     expect(refused.body.violations).toEqual([expect.objectContaining({ pointer: '/body/answer/patch/LockedItem', keyword: 'unknownMember' })])
     // Members it names, and keys of a map it declares (PrimaryKeyData, newKeys), are fine.
-    expect((await addStub({ operationId: 'saveItems', answer: { patch: { LockedItems: 1, ReturnData: { PrimaryKeyData: { '-7': { newKeys: { Id: '99' } } } } } } })).status).toBe(201)
+    expect(
+      (await addStub({ operationId: 'saveItems', answer: { patch: { LockedItems: 1, ReturnData: { PrimaryKeyData: { '-7': { newKeys: { Id: '99' } } } } } } }))
+        .status,
+    ).toBe(201)
     const off = await addStub({ operationId: 'saveItems', answer: { patch: { LockedItem: 1 } }, offDocument: true, priority: 1 })
     expect(off.status).toBe(201)
     const reply = await rawSave(newOrder('Misspelt'))
@@ -506,7 +642,10 @@ describe('/__mock/stubs: gateway statuses, the document, strict mode', () => {
     for (const pattern of [{ a: 1 }, 5, ['x'], { $contains: 'x', $regex: 'y' }]) {
       const refused = await addStub({ operationId: 'queryItems', match: { headers: { 'X-Run': pattern } }, answer: {} })
       expect(refused.status, JSON.stringify(pattern)).toBe(400)
-      expect(refused.body.violations.map((v: { pointer: string }) => v.pointer), JSON.stringify(pattern)).toEqual(['/body/match/headers/X-Run'])
+      expect(
+        refused.body.violations.map((v: { pointer: string }) => v.pointer),
+        JSON.stringify(pattern),
+      ).toEqual(['/body/match/headers/X-Run'])
     }
     for (const pattern of ['run-7', { $contains: 'run' }, { $regex: '^run-' }]) {
       expect((await addStub({ operationId: 'queryItems', match: { headers: { 'X-Run': pattern } }, answer: {} })).status, JSON.stringify(pattern)).toBe(201)

@@ -38,7 +38,9 @@ export async function upload(mock: TestClient, form: FormData, headers: Record<s
   const raw = Buffer.from(await response.arrayBuffer())
   const contentType = response.headers.get('content-type') ?? ''
   const body = /json/.test(contentType) ? JSON.parse(raw.toString('utf8')) : raw.toString('utf8')
-  expect(conformanceProblems(mock.mock.config.productVersion, { method: 'POST', path: '/__mock/attachments', status: response.status, contentType, body })).toEqual([])
+  expect(
+    conformanceProblems(mock.mock.config.productVersion, { method: 'POST', path: '/__mock/attachments', status: response.status, contentType, body }),
+  ).toEqual([])
   return { status: response.status, headers: response.headers, contentType, body, raw }
 }
 

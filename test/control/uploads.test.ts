@@ -41,8 +41,14 @@ describe('POST /__mock/attachments', () => {
     expect(Buffer.compare(download.raw, Buffer.from(bytes))).toBe(0)
   })
 
-  it('counts the files in the row\'s CT_ATTACHMENTS', async () => {
-    await upload(mock, form({ parentId: '5' }, [{ name: 'a.txt', bytes: 'a' }, { name: 'b.txt', bytes: 'b' }]))
+  it("counts the files in the row's CT_ATTACHMENTS", async () => {
+    await upload(
+      mock,
+      form({ parentId: '5' }, [
+        { name: 'a.txt', bytes: 'a' },
+        { name: 'b.txt', bytes: 'b' },
+      ]),
+    )
     const row = (await mock.items(token, '$filter=Id eq 5')).body[0]
     expect(row.CT_ATTACHMENTS).toBe(2)
   })
@@ -50,7 +56,10 @@ describe('POST /__mock/attachments', () => {
   it('creates a named folder, puts the files in it, and reuses it next time', async () => {
     const first = await upload(mock, form({ parentId: '2', folder: 'Scans' }, [{ name: 'page1.png', bytes: binary(10), type: 'image/png' }]))
     expect(first.status).toBe(201)
-    expect(first.body.map((r: { IsFolder: boolean; Name: string }) => [r.IsFolder, r.Name])).toEqual([[true, 'Scans'], [false, 'page1.png']])
+    expect(first.body.map((r: { IsFolder: boolean; Name: string }) => [r.IsFolder, r.Name])).toEqual([
+      [true, 'Scans'],
+      [false, 'page1.png'],
+    ])
     const folderId = first.body[0].Id as number
     expect(first.body[1].FolderId).toBe(folderId)
 
@@ -63,9 +72,16 @@ describe('POST /__mock/attachments', () => {
   it('attaches to a detail row with relationKey', async () => {
     const details = await mock.items(token, `$filter=MasterId eq 3&relationKey=${IDS.relationKey}`)
     const detailId = details.body[0].Id as number
-    const reply = await upload(mock, form({ parentId: String(detailId), relationKey: IDS.relationKey }, [{ name: 'line.txt', bytes: 'line', type: 'text/plain' }]))
+    const reply = await upload(
+      mock,
+      form({ parentId: String(detailId), relationKey: IDS.relationKey }, [{ name: 'line.txt', bytes: 'line', type: 'text/plain' }]),
+    )
     expect(reply.status).toBe(201)
-    const listed = await mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent(`ParentId eq ${detailId}`)}&relationKey=${IDS.relationKey}`, { headers: mock.dataHeaders(token) })
+    const listed = await mock.request(
+      'GET',
+      `/ExplorerApi/api/attachments?$filter=${encodeURIComponent(`ParentId eq ${detailId}`)}&relationKey=${IDS.relationKey}`,
+      { headers: mock.dataHeaders(token) },
+    )
     expect(listed.body.map((r: { Name: string }) => r.Name)).toEqual(['line.txt'])
   })
 
@@ -75,7 +91,13 @@ describe('POST /__mock/attachments', () => {
   })
 
   it('answers 413 for a file over the upload limit and adds nothing', async () => {
-    const reply = await upload(mock, form({ parentId: '2' }, [{ name: 'small.txt', bytes: 'ok' }, { name: 'big.bin', bytes: binary(64 * 1024 + 1) }]))
+    const reply = await upload(
+      mock,
+      form({ parentId: '2' }, [
+        { name: 'small.txt', bytes: 'ok' },
+        { name: 'big.bin', bytes: binary(64 * 1024 + 1) },
+      ]),
+    )
     expect(reply.status).toBe(413)
     expect(reply.body.code).toBe('PAYLOAD_TOO_LARGE')
     expect(reply.body.limit).toBe(64 * 1024)
@@ -110,7 +132,11 @@ describe('POST /__mock/attachments', () => {
   })
 
   it('parses multipart only under /__mock/: an API route refuses it', async () => {
-    const response = await fetch(`${mock.url}/ExplorerApi/api/items/save`, { method: 'POST', body: form({ parentId: '2' }, []), headers: mock.dataHeaders(token) })
+    const response = await fetch(`${mock.url}/ExplorerApi/api/items/save`, {
+      method: 'POST',
+      body: form({ parentId: '2' }, []),
+      headers: mock.dataHeaders(token),
+    })
     expect(response.status).toBe(400)
     expect(((await response.json()) as { code: string }).code).toBe('BAD_BODY')
   })
@@ -156,7 +182,10 @@ describe('folder downloads of attachments whose names step out of the folder', (
 
     const folder = await download([folderId])
     expect(folder.status).toBe(200)
-    expect((await unzip(folder.raw)).map((e) => [e.name, e.data.toString()])).toEqual([['a.txt', 'a'], ['_/b.txt', 'b']])
+    expect((await unzip(folder.raw)).map((e) => [e.name, e.data.toString()])).toEqual([
+      ['a.txt', 'a'],
+      ['_/b.txt', 'b'],
+    ])
     const both = await download([folderId, inner.body[0].Id as number])
     expect(both.status).toBe(200)
     expect((await unzip(both.raw)).map((e) => e.name)).toEqual(['__/a.txt', '__/_/b.txt', '_/b.txt'])

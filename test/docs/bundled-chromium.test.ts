@@ -20,7 +20,10 @@ describe.runIf(BUNDLED_RUNS_HERE)('the Chromium shipped in npm (@sparticuz/chrom
     try {
       ;({ browser, ...launched } = await launchChromium())
     } finally {
-      for (const [name, value] of [[FORCE_BUNDLED_VARIABLE, saved.force], ['CHROMIUM_PATH', saved.path]] as const) {
+      for (const [name, value] of [
+        [FORCE_BUNDLED_VARIABLE, saved.force],
+        ['CHROMIUM_PATH', saved.path],
+      ] as const) {
         if (value === undefined) delete process.env[name]
         else process.env[name] = value
       }

@@ -69,7 +69,9 @@ describe('documentation page', () => {
     const signIn = page.locator('#operations-Sign-in-signIn')
     await signIn.locator('.opblock-summary').click()
     await signIn.getByRole('button', { name: 'Try it out' }).click()
-    const values = await signIn.locator('.parameters input, .opblock-section-request-body input').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))
+    const values = await signIn
+      .locator('.parameters input, .opblock-section-request-body input')
+      .evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))
     expect(values).toEqual(expect.arrayContaining([IDS.org, IDS.clientId, IDS.admin.username, IDS.admin.password]))
     await signIn.getByRole('button', { name: 'Execute' }).click()
     const status = signIn.locator('.live-responses-table tbody .response-col_status').first()

@@ -34,7 +34,19 @@ const fromDisk = (path: string): string => readFileSync(join(ROOT, path), 'utf8'
 
 describe('links between the pages', () => {
   it('has the README and a page per subject in docs/', () => {
-    expect(docPages()).toEqual(expect.arrayContaining(['README.md', 'docs/mock.md', 'docs/fixtures.md', 'docs/control-plane.md', 'docs/verify.md', 'docs/behaviour.md', 'docs/performance.md', 'docs/troubleshooting.md', 'docs/tests.md']))
+    expect(docPages()).toEqual(
+      expect.arrayContaining([
+        'README.md',
+        'docs/mock.md',
+        'docs/fixtures.md',
+        'docs/control-plane.md',
+        'docs/verify.md',
+        'docs/behaviour.md',
+        'docs/performance.md',
+        'docs/troubleshooting.md',
+        'docs/tests.md',
+      ]),
+    )
   })
 
   it('every relative link of README.md and docs/*.md reaches a file of the repository, and every #anchor a heading of it', () => {
@@ -50,14 +62,29 @@ describe('links between the pages', () => {
   it('finds a missing file, a missing anchor, a link out of the repository, and GitHub slugs', () => {
     const pages = {
       'docs/a.md': [
-        '# Page A', '', '## In a CI job', '## The `--strict` flag', '## Repeated', '## Repeated', '',
+        '# Page A',
+        '',
+        '## In a CI job',
+        '## The `--strict` flag',
+        '## Repeated',
+        '## Repeated',
+        '',
         '[ok](b.md#other-heading) [ok](#in-a-ci-job) [ok](#the---strict-flag) [ok](#repeated-1) [ok](../README.md)',
         '[gone](c.md) [no anchor](b.md#nothing) [out](../../elsewhere.md) [web](https://example.test/x.md)',
-        '`[in code](nowhere.md)`', '```', '[in a block](nowhere.md)', '```',
+        '`[in code](nowhere.md)`',
+        '```',
+        '[in a block](nowhere.md)',
+        '```',
       ].join('\n'),
     }
     const files: Record<string, string> = { 'docs/a.md': pages['docs/a.md'], 'docs/b.md': '# B\n\n## Other heading\n', 'README.md': '# R\n' }
-    expect(brokenLinks(pages, (path) => path in files, (path) => files[path] as string)).toEqual([
+    expect(
+      brokenLinks(
+        pages,
+        (path) => path in files,
+        (path) => files[path] as string,
+      ),
+    ).toEqual([
       'docs/a.md:9 c.md (no such file)',
       'docs/a.md:9 b.md#nothing (no heading with that anchor)',
       'docs/a.md:9 ../../elsewhere.md (outside the repository)',
@@ -68,7 +95,9 @@ describe('links between the pages', () => {
 describe('code blocks of the pages', () => {
   it('marks a block runnable only with a name the package test runs (NAME.test.js for js, NAME.sh for sh), each name once', () => {
     const runnable = runnableBlocks()
-    const wrong = runnable.filter(({ language, file }) => !((language === 'js' && /^[\w-]+\.test\.js$/.test(file as string)) || (language === 'sh' && /^[\w-]+\.sh$/.test(file as string))))
+    const wrong = runnable.filter(
+      ({ language, file }) => !((language === 'js' && /^[\w-]+\.test\.js$/.test(file as string)) || (language === 'sh' && /^[\w-]+\.sh$/.test(file as string))),
+    )
     expect(wrong.map(({ page, line, language, file }) => `${page}:${line} ${language} ${file}`)).toEqual([])
     const names = runnable.map(({ file }) => file)
     expect(new Set(names).size).toBe(names.length)
@@ -79,6 +108,10 @@ describe('code blocks of the pages', () => {
 
   it('reads the language and the name from the opening fence, and nothing else as runnable', () => {
     const blocks = codeBlocks('x.md', 'text\n```js a.test.js\nrun()\n```\n```text\nout\n```\n```sh\nls\n```\n')
-    expect(blocks.map(({ language, file, code }) => [language, file, code])).toEqual([['js', 'a.test.js', 'run()\n'], ['text', undefined, 'out\n'], ['sh', undefined, 'ls\n']])
+    expect(blocks.map(({ language, file, code }) => [language, file, code])).toEqual([
+      ['js', 'a.test.js', 'run()\n'],
+      ['text', undefined, 'out\n'],
+      ['sh', undefined, 'ls\n'],
+    ])
   })
 })

@@ -16,7 +16,7 @@ import { verify } from '../contracts/support.ts'
 
 const page = (name: string) => readFileSync(join(ROOT, name), 'utf8')
 
-describe('forms shown in docs/ are the mock\'s', () => {
+describe("forms shown in docs/ are the mock's", () => {
   it('docs/verify.md shows the DT_CREATION and DT_LAST_UPDATE forms verify reports against the mock', async () => {
     const shown = [...page('docs/verify.md').matchAll(/^ {2}info ((?:DT_CREATION|DT_LAST_UPDATE) of [\w ]+ rows): (.+?) on \d+ of \d+/gm)]
     const created = [...page('docs/verify.md').matchAll(/^note save\.created-read-back: DT_CREATION of the new row is (.+?) \d+;/gm)]
@@ -24,7 +24,22 @@ describe('forms shown in docs/ are the mock\'s', () => {
     expect(created.length).toBeGreaterThan(0)
     const mock = await startTestMock()
     try {
-      const base = ['--base-url', mock.url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey]
+      const base = [
+        '--base-url',
+        mock.url,
+        '--org',
+        IDS.org,
+        '--username',
+        IDS.admin.username,
+        '--password',
+        IDS.admin.password,
+        '--workspace-id',
+        IDS.workspaceId,
+        '--application-id',
+        IDS.applicationId,
+        '--relation-key',
+        IDS.relationKey,
+      ]
       const run = await verify([...base, '--allow-writes', '--only', 'save.created-read-back'])
       expect(run.code, run.out + run.err).toBe(0)
       for (const [, what, form] of shown) expect(run.out).toContain(`info ${what}: ${form} on `)

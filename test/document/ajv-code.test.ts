@@ -16,18 +16,21 @@ const SCHEMA = {
   items: { $ref: '#/$defs/row' },
 }
 
-const compile = (process?: (code: string) => string) => new Ajv2020({ allErrors: true, ...(process === undefined ? {} : { code: { process } }) }).compile(SCHEMA)
+const compile = (process?: (code: string) => string) =>
+  new Ajv2020({ allErrors: true, ...(process === undefined ? {} : { code: { process } }) }).compile(SCHEMA)
 
 describe('gatherErrorsInPlace', () => {
   it('rewrites every gathering Ajv writes into an append, and nothing else', () => {
     const code = 'if(!(validate39(x))){vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);errors = vErrors.length;}'
-    expect(gatherErrorsInPlace(code)).toBe('if(!(validate39(x))){if (vErrors === null) {vErrors = validate39.errors;} else {for (const gathered of validate39.errors) vErrors.push(gathered);}errors = vErrors.length;}')
+    expect(gatherErrorsInPlace(code)).toBe(
+      'if(!(validate39(x))){if (vErrors === null) {vErrors = validate39.errors;} else {for (const gathered of validate39.errors) vErrors.push(gathered);}errors = vErrors.length;}',
+    )
     // Two different validators in one statement are not Ajv's gathering: left alone.
     const other = 'vErrors = vErrors === null ? a.errors : vErrors.concat(b.errors);'
     expect(gatherErrorsInPlace(other)).toBe(other)
   })
 
-  it('gives the same errors, in the same order, as Ajv\'s own code', () => {
+  it("gives the same errors, in the same order, as Ajv's own code", () => {
     const rows = [{ Id: 'a', Name: 1 }, { Name: 'x' }, { Id: 2 }, { Id: 1.5, Name: 'y' }, 'row']
     const plain = compile()
     const linear = compile(gatherErrorsInPlace)
@@ -37,7 +40,7 @@ describe('gatherErrorsInPlace', () => {
     expect(linear([{ Id: 1 }])).toBe(true)
   })
 
-  it('gathers the errors of 8 times the failing rows with 8 times the element copies, where Ajv\'s own code makes 64 times', () => {
+  it("gathers the errors of 8 times the failing rows with 8 times the element copies, where Ajv's own code makes 64 times", () => {
     // Work counted, not timed: every element an array push or concat writes while validating.
     const copies = (validate: (data: unknown) => boolean, data: unknown): number => {
       let written = 0
@@ -67,7 +70,7 @@ describe('gatherErrorsInPlace', () => {
     expect(linear.errors).toHaveLength(8_000)
   })
 
-  it('is what the project\'s Ajv compiles with: a validator made at run time copies no errors either', () => {
+  it("is what the project's Ajv compiles with: a validator made at run time copies no errors either", () => {
     const validate = validatorsFor(buildDocument()).schemaAt('/components/schemas/SaveRequest')
     expect(validate.toString()).not.toContain('vErrors.concat(')
   })

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import type { Violation } from '../../src/errors.ts'
-import { LISTED_VIOLATIONS, ViolationTally, describeViolations, dropEchoes, isMisspelling, summarizeViolations, toViolations, violationText, violationsProblem } from '../../src/document/violations.ts'
+import {
+  LISTED_VIOLATIONS,
+  ViolationTally,
+  describeViolations,
+  dropEchoes,
+  isMisspelling,
+  summarizeViolations,
+  toViolations,
+  violationText,
+  violationsProblem,
+} from '../../src/document/violations.ts'
 import { validatorsFor } from '../../src/document/validators.ts'
 import { listOperations } from '../../src/document/reader.ts'
 import { buildDocument } from '../../spec/index.ts'
@@ -9,11 +19,23 @@ import { buildDocument } from '../../spec/index.ts'
 
 const v = (pointer: string, keyword: string, message: string): Violation => ({ pointer, keyword, message })
 
-describe('toViolations: Ajv\'s errors as violations', () => {
+describe("toViolations: Ajv's errors as violations", () => {
   it('points at the request part, names a missing or unnamed member, and says the values a const or enum wants', () => {
     const found = toViolations('body', [
-      { instancePath: '/Rows/0', schemaPath: '#/required', keyword: 'required', params: { missingProperty: 'Row' }, message: "must have required property 'Row'" },
-      { instancePath: '', schemaPath: '#/additionalProperties', keyword: 'additionalProperties', params: { additionalProperty: 'Extra' }, message: 'must NOT have additional properties' },
+      {
+        instancePath: '/Rows/0',
+        schemaPath: '#/required',
+        keyword: 'required',
+        params: { missingProperty: 'Row' },
+        message: "must have required property 'Row'",
+      },
+      {
+        instancePath: '',
+        schemaPath: '#/additionalProperties',
+        keyword: 'additionalProperties',
+        params: { additionalProperty: 'Extra' },
+        message: 'must NOT have additional properties',
+      },
       { instancePath: '/s', schemaPath: '#/enum', keyword: 'enum', params: { allowedValues: ['a', 1] }, message: 'must be equal to one of the allowed values' },
       { instancePath: '/c', schemaPath: '#/const', keyword: 'const', params: { allowedValue: null }, message: 'must be equal to constant' },
       { instancePath: '/c', schemaPath: '#/const', keyword: 'const', params: { allowedValue: null }, message: 'must be equal to constant' },
@@ -43,7 +65,7 @@ describe('dropEchoes: one finding per wrong member', () => {
     expect(dropEchoes(found)).toEqual([found[1], found[4]])
   })
 
-  it('keeps a type or oneOf violation with nothing inside it, and what is not an alternative\'s even with something inside', () => {
+  it("keeps a type or oneOf violation with nothing inside it, and what is not an alternative's even with something inside", () => {
     expect(dropEchoes([v('/body', 'type', 'must be object')])).toEqual([v('/body', 'type', 'must be object')])
     // A required member missing inside a value whose other member is wrong: both are mistakes.
     const found = [v('/body/Rows/0', 'required', "must have required property 'Row'"), v('/body/Rows/0/Details', 'type', 'must be array')]
@@ -54,23 +76,41 @@ describe('dropEchoes: one finding per wrong member', () => {
   })
 
   it('keeps the most precise of several violations of one value: const or enum, then type, then content, oneOf last', () => {
-    expect(dropEchoes([v('/body/valueType', 'type', 'must be integer'), v('/body/valueType', 'const', 'must be 1')])).toEqual([v('/body/valueType', 'const', 'must be 1')])
-    expect(dropEchoes([v('/body/s', 'enum', 'must be one of "a", "b"'), v('/body/s', 'type', 'must be string')])).toEqual([v('/body/s', 'enum', 'must be one of "a", "b"')])
-    expect(dropEchoes([v('/body/s', 'maxLength', 'must NOT have more than 3 characters'), v('/body/s', 'pattern', 'must match pattern "^a"')])).toEqual([v('/body/s', 'maxLength', 'must NOT have more than 3 characters')])
-    expect(dropEchoes([v('/body/s', 'oneOf', 'must match exactly one schema in oneOf'), v('/body/s', 'pattern', 'must match pattern "^a"')])).toEqual([v('/body/s', 'pattern', 'must match pattern "^a"')])
-    expect(dropEchoes([v('/body/s', 'maxLength', 'must NOT have more than 3 characters'), v('/body/s', 'type', 'must be string')])).toEqual([v('/body/s', 'type', 'must be string')])
-    expect(dropEchoes([v('/body/s', 'anyOf', 'must match a schema in anyOf'), v('/body/s', 'pattern', 'must match pattern "^a"')])).toEqual([v('/body/s', 'pattern', 'must match pattern "^a"')])
+    expect(dropEchoes([v('/body/valueType', 'type', 'must be integer'), v('/body/valueType', 'const', 'must be 1')])).toEqual([
+      v('/body/valueType', 'const', 'must be 1'),
+    ])
+    expect(dropEchoes([v('/body/s', 'enum', 'must be one of "a", "b"'), v('/body/s', 'type', 'must be string')])).toEqual([
+      v('/body/s', 'enum', 'must be one of "a", "b"'),
+    ])
+    expect(dropEchoes([v('/body/s', 'maxLength', 'must NOT have more than 3 characters'), v('/body/s', 'pattern', 'must match pattern "^a"')])).toEqual([
+      v('/body/s', 'maxLength', 'must NOT have more than 3 characters'),
+    ])
+    expect(dropEchoes([v('/body/s', 'oneOf', 'must match exactly one schema in oneOf'), v('/body/s', 'pattern', 'must match pattern "^a"')])).toEqual([
+      v('/body/s', 'pattern', 'must match pattern "^a"'),
+    ])
+    expect(dropEchoes([v('/body/s', 'maxLength', 'must NOT have more than 3 characters'), v('/body/s', 'type', 'must be string')])).toEqual([
+      v('/body/s', 'type', 'must be string'),
+    ])
+    expect(dropEchoes([v('/body/s', 'anyOf', 'must match a schema in anyOf'), v('/body/s', 'pattern', 'must match pattern "^a"')])).toEqual([
+      v('/body/s', 'pattern', 'must match pattern "^a"'),
+    ])
   })
 
   it('says the types of several alternatives once', () => {
-    const found = [v('/body/values', 'type', 'must be integer'), v('/body/values', 'type', 'must be array,null'), v('/body/values', 'oneOf', 'must match exactly one schema in oneOf')]
+    const found = [
+      v('/body/values', 'type', 'must be integer'),
+      v('/body/values', 'type', 'must be array,null'),
+      v('/body/values', 'oneOf', 'must match exactly one schema in oneOf'),
+    ]
     expect(dropEchoes(found)).toEqual([v('/body/values', 'type', 'must be integer, array or null')])
     // Types that are not Ajv's words are kept as they are, and so is a text that only ends like them.
-    expect(dropEchoes([v('/body/a', 'type', 'the row must be integer'), v('/body/a', 'type', 'must be string')])).toEqual([v('/body/a', 'type', 'the row must be integer')])
+    expect(dropEchoes([v('/body/a', 'type', 'the row must be integer'), v('/body/a', 'type', 'must be string')])).toEqual([
+      v('/body/a', 'type', 'the row must be integer'),
+    ])
     expect(dropEchoes([v('/body/a', 'type', 'must be a row Id'), v('/body/a', 'type', 'must be integer')])).toEqual([v('/body/a', 'type', 'must be a row Id')])
   })
 
-  it('gives generateRowLink\'s wrong values one violation per member, from the document\'s own validator', () => {
+  it("gives generateRowLink's wrong values one violation per member, from the document's own validator", () => {
     const document = buildDocument()
     const found = validatorsFor(document).violationsAt('/components/schemas/RowLinkRequest', { relationKey: null, values: ['1'], valueType: 'Id' })
     expect(found.length).toBeGreaterThan(2)
@@ -126,7 +166,9 @@ describe('ViolationTally: the same fault in many elements is one violation', () 
     const tally = new ViolationTally()
     tally.add([{ pointer: '/body/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 5, first: '/body/Rows/3/Row/Id' }])
     tally.add([v('/body/Rows/9/Row/Id', 'type', 'must be integer')])
-    expect(tally.summary().violations).toEqual([{ pointer: '/body/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 6, first: '/body/Rows/3/Row/Id' }])
+    expect(tally.summary().violations).toEqual([
+      { pointer: '/body/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 6, first: '/body/Rows/3/Row/Id' },
+    ])
     tally.clear()
     expect(tally.size).toBe(0)
     expect(tally.summary()).toEqual({ violations: [], unlisted: 0 })
@@ -168,7 +210,7 @@ describe('the problem and its sentence', () => {
     expect(describeViolations([v('/body/a', 'required', 'r'), v('/body/b', 'type', 't')])).toBe('/body/b t; /body/a r')
   })
 
-  it('is a 400 problem with the list, unlisted when cut, and the caller\'s sentence', () => {
+  it("is a 400 problem with the list, unlisted when cut, and the caller's sentence", () => {
     const many = Array.from({ length: LISTED_VIOLATIONS + 2 }, (_, i) => v(`/body/m${i}`, 'type', 'must be string'))
     const problem = violationsProblem(many, 'BAD_FIXTURE', { hint: 'h' }, (text) => `Refused: ${text}.`)
     const body = problem.toBody()
@@ -224,9 +266,11 @@ describe('linear in the violations', () => {
     expect(summary.unlisted).toBe(16_000 + 2 - LISTED_VIOLATIONS)
   })
 
-  it('takes a list far past the stack\'s limit for a spread into a call', () => {
+  it("takes a list far past the stack's limit for a spread into a call", () => {
     const many = Array.from({ length: 300_000 }, (_, i) => v(`/body/Rows/${i}/Row/Id`, 'type', 'must be integer'))
-    expect(summarizeViolations(many).violations).toEqual([{ pointer: '/body/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 300_000, first: '/body/Rows/0/Row/Id' }])
+    expect(summarizeViolations(many).violations).toEqual([
+      { pointer: '/body/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 300_000, first: '/body/Rows/0/Row/Id' },
+    ])
   })
 })
 
@@ -258,23 +302,33 @@ describe('a misspelt member is named beside the missing one', () => {
       v('/body/Rows/0/Other', 'additionalProperties', 'must NOT have additional properties'),
     ])
     // Another object's unnamed member is no misspelling of this one's.
-    const apart = [v('/body/a/Details', 'required', "must have required property 'Details'"), v('/body/b/Detials', 'additionalProperties', 'must NOT have additional properties')]
+    const apart = [
+      v('/body/a/Details', 'required', "must have required property 'Details'"),
+      v('/body/b/Detials', 'additionalProperties', 'must NOT have additional properties'),
+    ]
     expect(dropEchoes(apart)).toEqual(apart)
   })
 
   it('finds the member that came in the body where the schema allows any other', () => {
     const found = [v('/body/expires_in', 'required', "must have required property 'expires_in'")]
     const body = { access_token: 't', expires_In: 3600, scope: '' }
-    expect(dropEchoes(found, { value: body, prefix: '/body' })).toEqual([v('/body/expires_in', 'required', '`expires_In` came where `expires_in` was expected')])
+    expect(dropEchoes(found, { value: body, prefix: '/body' })).toEqual([
+      v('/body/expires_in', 'required', '`expires_In` came where `expires_in` was expected'),
+    ])
     expect(dropEchoes(found, { value: { access_token: 't' }, prefix: '/body' })).toEqual(found)
     expect(dropEchoes(found)).toEqual(found)
     // Escaped names (RFC 6901) are found and dropped as the same member.
-    const escaped = [v('/body/x/a~1b', 'required', "must have required property 'a/b'"), v('/body/x/A~1b', 'additionalProperties', 'must NOT have additional properties')]
+    const escaped = [
+      v('/body/x/a~1b', 'required', "must have required property 'a/b'"),
+      v('/body/x/A~1b', 'additionalProperties', 'must NOT have additional properties'),
+    ]
     expect(dropEchoes(escaped)).toEqual([v('/body/x/a~1b', 'required', '`A/b` came where `a/b` was expected')])
   })
 
   it('compares a bounded number of names, whatever an object holds', () => {
-    const unnamed = Array.from({ length: 20_000 }, (_, i) => v(`/body/m${String(i).padStart(5, '0')}`, 'additionalProperties', 'must NOT have additional properties'))
+    const unnamed = Array.from({ length: 20_000 }, (_, i) =>
+      v(`/body/m${String(i).padStart(5, '0')}`, 'additionalProperties', 'must NOT have additional properties'),
+    )
     const missing = Array.from({ length: 50 }, (_, i) => v(`/body/zz${String(i).padStart(4, '0')}`, 'required', 'must have required property'))
     const start = performance.now()
     const kept = dropEchoes([...unnamed, ...missing])
@@ -282,12 +336,16 @@ describe('a misspelt member is named beside the missing one', () => {
     expect(kept).toHaveLength(20_050)
   })
 
-  it('names a misspelt member of an answer in verify\'s check (the sign-in\'s token)', () => {
+  it("names a misspelt member of an answer in verify's check (the sign-in's token)", () => {
     const document = buildDocument()
     const validators = validatorsFor(document)
     const entry = listOperations(document).find((operation) => operation.operationId === 'signIn')
     if (entry === undefined) throw new Error('no signIn in the document')
-    const found = validators.responseProblems(entry, { status: 200, contentType: 'application/json', body: { access_token: 't', expires_In: 3600, 'token-type': '', scope: '' } })
+    const found = validators.responseProblems(entry, {
+      status: 200,
+      contentType: 'application/json',
+      body: { access_token: 't', expires_In: 3600, 'token-type': '', scope: '' },
+    })
     expect(found).toHaveLength(1)
     expect(found[0]).toMatch(/^signIn 200: \/expires_in `expires_In` came where `expires_in` was expected \(schema .*required\)$/)
   })

@@ -34,7 +34,15 @@ export function systemChromium(): string | undefined {
 export const BUNDLED_RUNS_HERE = process.platform === 'linux' && process.arch === 'x64'
 
 // No sandbox (CI may run as root) and no background traffic to hosts this machine cannot reach.
-const QUIET_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const QUIET_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 // Flags @sparticuz/chromium recommends for AWS Lambda that a test on an ordinary machine must not have.
 // `--single-process` runs the renderer inside the browser process, where closing a browser context
@@ -59,7 +67,10 @@ export function bundledForced(): boolean {
  * time would run a half-written binary (spawn ETXTBSY), so the vitest global set-up calls this first.
  */
 export async function bundledChromium(): Promise<{ executablePath: string; args: string[] }> {
-  if (!BUNDLED_RUNS_HERE) throw new Error(`the Chromium of @sparticuz/chromium runs on Linux x64 only (this is ${process.platform} ${process.arch}); install Chromium or set CHROMIUM_PATH`)
+  if (!BUNDLED_RUNS_HERE)
+    throw new Error(
+      `the Chromium of @sparticuz/chromium runs on Linux x64 only (this is ${process.platform} ${process.arch}); install Chromium or set CHROMIUM_PATH`,
+    )
   const { default: bundled } = await import('@sparticuz/chromium')
   // The package is built for serverless hosts; software rendering is all a page test needs.
   bundled.setGraphicsMode = false

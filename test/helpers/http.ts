@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, expect } from 'vitest'
 import { startMock, type LaunchedMock, type StartOptions } from '../../src/mock/mock.ts'
 import { fixedDeps } from '../../src/deps.ts'
 import { createClient, rowVersion } from '../../src/client/client.ts'
-import { httpTransport, type Transport } from '../../src/client/transport.ts'
+import { httpTransport, type Transport } from '../../src/wire/transport.ts'
 import { bufferOf, textOf } from '../../src/bytes.ts'
 import { conformanceProblems } from '../../contracts/conformance.ts'
 

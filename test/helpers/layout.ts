@@ -31,7 +31,9 @@ export async function misfits(page: Page, width = REPORT_WIDTH): Promise<Misfits
     const text = (element: Element) => (element.textContent ?? '').trim().slice(0, 40)
     return {
       pageWidth: doc.documentElement.scrollWidth,
-      columnsOutside: [...doc.querySelectorAll('th')].filter((cell) => cell.getBoundingClientRect().right > view + 0.5).map((cell) => `${text(cell)} (${Math.round(cell.getBoundingClientRect().right)} px)`),
+      columnsOutside: [...doc.querySelectorAll('th')]
+        .filter((cell) => cell.getBoundingClientRect().right > view + 0.5)
+        .map((cell) => `${text(cell)} (${Math.round(cell.getBoundingClientRect().right)} px)`),
       clippedCells: [...doc.querySelectorAll('td, th')].filter((cell) => cell.scrollWidth > cell.clientWidth + 1).map(text),
     }
   })

@@ -14,7 +14,9 @@ import { ROOT } from '../cli/processes.ts'
 
 /** The pages, as paths from the repository's root: README.md first, then docs/*.md by name. */
 export function docPages(): string[] {
-  const pages = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort()
+  const pages = readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
   return ['README.md', ...pages.map((name) => `docs/${name}`)]
 }
 
@@ -45,19 +47,24 @@ export function codeBlocks(page: string, text: string): CodeBlock[] {
 
 /** The runnable blocks of every page (README.md and docs/*.md). */
 export function runnableBlocks(): CodeBlock[] {
-  return docPages().flatMap((page) => codeBlocks(page, readFileSync(join(ROOT, page), 'utf8'))).filter((block) => block.file !== undefined)
+  return docPages()
+    .flatMap((page) => codeBlocks(page, readFileSync(join(ROOT, page), 'utf8')))
+    .filter((block) => block.file !== undefined)
 }
 
 /** The text of a page with its code blocks and inline code blanked (line numbers kept), so only prose is left. */
 export function prose(text: string): string {
   let fenced = false
-  return text.split('\n').map((line) => {
-    if (line.startsWith('```')) {
-      fenced = !fenced
-      return ''
-    }
-    return fenced ? '' : line.replace(/(`+)[\s\S]*?\1/g, (code) => ' '.repeat(code.length))
-  }).join('\n')
+  return text
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('```')) {
+        fenced = !fenced
+        return ''
+      }
+      return fenced ? '' : line.replace(/(`+)[\s\S]*?\1/g, (code) => ' '.repeat(code.length))
+    })
+    .join('\n')
 }
 
 export interface Link {
@@ -68,9 +75,11 @@ export interface Link {
 /** Every Markdown link and image of a page's prose: `[text](target)`, `![alt](target "title")`. */
 export function links(text: string): Link[] {
   const found: Link[] = []
-  prose(text).split('\n').forEach((line, index) => {
-    for (const match of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) found.push({ line: index + 1, target: match[1] as string })
-  })
+  prose(text)
+    .split('\n')
+    .forEach((line, index) => {
+      for (const match of line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) found.push({ line: index + 1, target: match[1] as string })
+    })
   return found
 }
 

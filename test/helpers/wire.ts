@@ -1,4 +1,4 @@
-import type { Transport, WireRequest, WireResponse } from '../../src/client/transport.ts'
+import type { Transport, WireRequest, WireResponse } from '../../src/wire/transport.ts'
 import { textOf } from '../../src/bytes.ts'
 
 /**
@@ -20,7 +20,7 @@ export function rewriting(inner: Transport, edit: (request: WireRequest, answer:
 export function itemsQuery(request: WireRequest): string {
   if (!request.path.startsWith('/ExplorerApi/api/items') || request.path.startsWith('/ExplorerApi/api/items/')) return ''
   const body = request.body === undefined ? '' : textOf(request.body)
-  const query = body === '' ? request.path.split('?')[1] ?? '' : ((JSON.parse(body) as { query?: string }).query ?? '')
+  const query = body === '' ? (request.path.split('?')[1] ?? '') : ((JSON.parse(body) as { query?: string }).query ?? '')
   return decodeURIComponent(query.replace(/\+/g, ' '))
 }
 

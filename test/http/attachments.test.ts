@@ -18,10 +18,12 @@ describe('attachments', () => {
   afterAll(() => mock.close())
 
   const list = (filter: string, relationKey?: string) =>
-    mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent(filter)}${relationKey ? `&relationKey=${relationKey}` : ''}`, { headers: mock.dataHeaders(token) })
+    mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent(filter)}${relationKey ? `&relationKey=${relationKey}` : ''}`, {
+      headers: mock.dataHeaders(token),
+    })
   const download = (ids: number[], rk?: string) => mock.post('/ExplorerApi/api/attachments/download', token, rk === undefined ? { ids } : { ids, rk })
 
-  it('lists a master row\'s top level, a folder, and a detail row\'s files', async () => {
+  it("lists a master row's top level, a folder, and a detail row's files", async () => {
     const top = await list('ParentId eq 1')
     expect(top.status).toBe(200)
     expect(top.body.map((a: { Name: string }) => a.Name)).toEqual(['invoice.pdf', 'Photos'])
@@ -30,7 +32,10 @@ describe('attachments', () => {
     expect(String(invoice.DT_CREATION)).toMatch(/^\d{14}$/)
     expect(photos.IsFolder).toBe(true)
     const inside = await list(`ParentId eq 1 and FolderId eq ${photos.Id}`)
-    expect(inside.body.map((a: { Name: string; TypeImage: string }) => [a.Name, a.TypeImage])).toEqual([['front.jpg', 'image/jpeg'], ['back.jpg', 'image/jpeg']])
+    expect(inside.body.map((a: { Name: string; TypeImage: string }) => [a.Name, a.TypeImage])).toEqual([
+      ['front.jpg', 'image/jpeg'],
+      ['back.jpg', 'image/jpeg'],
+    ])
     const detail = await list(`ParentId eq ${firstLineId}`, IDS.relationKey)
     expect(detail.body.map((a: { Name: string }) => a.Name)).toEqual(['spec.txt'])
     expect((await list('ParentId eq 2')).body).toEqual([])
@@ -128,19 +133,31 @@ describe('a file recorded by size only (placeholderBytes, as a capture without -
 
   it('answers placeholder bytes of the recorded size under the recorded media type and name', async () => {
     const reply = await download([1])
-    expect([reply.status, reply.contentType, reply.headers.get('content-length'), reply.headers.get('content-disposition')]).toEqual([200, 'application/pdf', '200000', 'attachment; filename=invoice.pdf'])
+    expect([reply.status, reply.contentType, reply.headers.get('content-length'), reply.headers.get('content-disposition')]).toEqual([
+      200,
+      'application/pdf',
+      '200000',
+      'attachment; filename=invoice.pdf',
+    ])
     expect(reply.raw.equals(Buffer.alloc(200_000, '.'))).toBe(true)
   })
 
   it('zips a folder of them with each entry of its size, beside files that have bytes', async () => {
     const entries = await unzip((await download([2])).raw)
-    expect(entries.map((e) => [e.name, e.data.length])).toEqual([['front.jpg', 70_001], ['back.jpg', payload('back.jpg').length]])
+    expect(entries.map((e) => [e.name, e.data.length])).toEqual([
+      ['front.jpg', 70_001],
+      ['back.jpg', payload('back.jpg').length],
+    ])
     expect(entries[0]!.data.equals(Buffer.alloc(70_001, '.'))).toBe(true)
     expect(entries[1]!.data.equals(payload('back.jpg'))).toBe(true)
   })
 
   it('keeps the size, not bytes, in the exported state', async () => {
     const state = await mock.request('GET', '/__mock/state')
-    expect(state.body.attachments.slice(0, 3).map((a: Record<string, unknown>) => [a.placeholderBytes, a.content === undefined])).toEqual([[200_000, true], [undefined, true], [70_001, true]])
+    expect(state.body.attachments.slice(0, 3).map((a: Record<string, unknown>) => [a.placeholderBytes, a.content === undefined])).toEqual([
+      [200_000, true],
+      [undefined, true],
+      [70_001, true],
+    ])
   })
 })

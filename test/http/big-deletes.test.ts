@@ -38,7 +38,11 @@ const storeOf = (mock: TestClient): Store => (mock.mock.app as unknown as { stor
 const group = (relationKey: string | null, refs: Ref[]): Group => ({ RelationKey: relationKey, Rows: refs.map((Row) => ({ Row })) })
 
 async function send(mock: TestClient, token: string, path: string, json: unknown): Promise<Answer> {
-  const reply = await mock.request('POST', path, { body: JSON.stringify(json), headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' }, unchecked: true })
+  const reply = await mock.request('POST', path, {
+    body: JSON.stringify(json),
+    headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' },
+    unchecked: true,
+  })
   return { status: reply.status, warnings: reply.headers.get('x-mock-warnings'), body: reply.body, text: reply.raw.toString() }
 }
 
@@ -116,7 +120,8 @@ describe('a big delete in slices answers as the whole path does', () => {
     expect(body.ReturnStates.map((state) => state.Code)).toEqual(['NOT_FOUND', 'CONCURRENCY', 'CONCURRENCY', 'DUPLICATE_ROW', 'LOCKED', 'UNKNOWN_RELATION_KEY'])
     expect([body.LockedItems, body.DeletedItems]).toEqual([1, 0])
     expect(await rows(ctx.sliced, ctx.tokens.sliced)).toEqual(before)
-    for (const mock of [ctx.sliced, ctx.whole]) await mock.request('DELETE', '/__mock/locks', { json: { applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [47] } })
+    for (const mock of [ctx.sliced, ctx.whole])
+      await mock.request('DELETE', '/__mock/locks', { json: { applicationId: IDS.applicationId, relationKey: IDS.relationKey, ids: [47] } })
   })
 
   it('deletes the same masters, cascaded lines and lines named on their own, with the same answer', async () => {
@@ -127,18 +132,30 @@ describe('a big delete in slices answers as the whole path does', () => {
   })
 
   it('warns as the whole path does: the older body, a group without RelationKey, an empty group', async () => {
-    const older = await both((mock) => [{ Rows: refs(mock, 1, 4).map((Row) => ({ Row, Details: [] })) }, { Rows: refs(mock, 5, 12).map((Row) => ({ Row, Details: [] })) }])
+    const older = await both((mock) => [
+      { Rows: refs(mock, 1, 4).map((Row) => ({ Row, Details: [] })) },
+      { Rows: refs(mock, 5, 12).map((Row) => ({ Row, Details: [] })) },
+    ])
     expect(older.sliced.warnings).toBe('LEGACY_DELETE_BODY')
     expect(older.sliced.body).toMatchObject({ IsSaveSuccessfully: true, DeletedItems: 12 })
     // Orders 13 and 14 in a group without RelationKey (master rows), an empty group, the lines of orders 16 to 20.
-    const odd = await both((mock) => [{ Rows: refs(mock, 13, 14).map((Row) => ({ Row })) }, group(null, []), group(IDS.relationKey, refs(mock, 31, 40, IDS.relationKey))])
+    const odd = await both((mock) => [
+      { Rows: refs(mock, 13, 14).map((Row) => ({ Row })) },
+      group(null, []),
+      group(IDS.relationKey, refs(mock, 31, 40, IDS.relationKey)),
+    ])
     expect(odd.sliced.warnings).toMatch(/DELETE_GROUP_WITHOUT_RELATION_KEY/)
     expect(odd.sliced.warnings).toMatch(/EMPTY_DELETE_GROUP/)
     expect(odd.sliced.body).toMatchObject({ IsSaveSuccessfully: true, DeletedItems: 12 })
   })
 
   it('writes the same bytes for an answer of 3,000 ReturnStates (hundreds of KB, written in pieces of 64 K characters)', async () => {
-    const { sliced } = await both(() => [group(null, Array.from({ length: 3000 }, (_, i) => ({ Id: 100_000 + i, TIMESTAMP: 1 })))])
+    const { sliced } = await both(() => [
+      group(
+        null,
+        Array.from({ length: 3000 }, (_, i) => ({ Id: 100_000 + i, TIMESTAMP: 1 })),
+      ),
+    ])
     expect(sliced.text.length).toBeGreaterThan(4 * 64 * 1024)
     expect((sliced.body as { ReturnStates: unknown[] }).ReturnStates).toHaveLength(3000)
   })
@@ -152,7 +169,16 @@ describe('a big delete in slices answers as the whole path does', () => {
  * (json-body.ts, request-check.ts) and are held by their own tests. The answer is read after, so the
  * client's own parse of it is not counted. Reads poll meanwhile; each read's count is kept.
  */
-async function deleteBeside(mock: TestClient, token: string, body: string): Promise<{ status: number; answer: { IsSaveSuccessfully: boolean; DeletedItems: number; ReturnStates: Array<{ Code: string }> }; blockMs: number; reads: number[] }> {
+async function deleteBeside(
+  mock: TestClient,
+  token: string,
+  body: string,
+): Promise<{
+  status: number
+  answer: { IsSaveSuccessfully: boolean; DeletedItems: number; ReturnStates: Array<{ Code: string }> }
+  blockMs: number
+  reads: number[]
+}> {
   const store = storeOf(mock)
   const loop = monitorEventLoopDelay({ resolution: 10 })
   let callMs = 0
@@ -170,11 +196,13 @@ async function deleteBeside(mock: TestClient, token: string, body: string): Prom
   store.deleteInSlices = (cmd, pause, sliceMs) => timed(() => originals.deleteInSlices(cmd, pause, sliceMs))
   try {
     let answered = false
-    const response = fetch(`${mock.url}${DELETE}`, { method: 'POST', headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' }, body }).then((reply) => {
-      loop.disable()
-      answered = true
-      return reply
-    })
+    const response = fetch(`${mock.url}${DELETE}`, { method: 'POST', headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' }, body }).then(
+      (reply) => {
+        loop.disable()
+        answered = true
+        return reply
+      },
+    )
     const reads: number[] = []
     while (!answered) reads.push(await count(mock, token))
     const reply = await response
@@ -190,7 +218,12 @@ describe('a delete of 300,000 rows', () => {
     const mock = await startTestMock()
     try {
       const token = await mock.signIn()
-      const body = JSON.stringify([group(null, Array.from({ length: 300_000 }, (_, i) => ({ Id: 1_000_000 + i, TIMESTAMP: 1 })))])
+      const body = JSON.stringify([
+        group(
+          null,
+          Array.from({ length: 300_000 }, (_, i) => ({ Id: 1_000_000 + i, TIMESTAMP: 1 })),
+        ),
+      ])
       const { status, answer, blockMs } = await deleteBeside(mock, token, body)
       expect(status).toBe(200)
       expect(answer.IsSaveSuccessfully).toBe(false)
@@ -255,14 +288,18 @@ describe('big deletes beside each other, a reset and a big save', () => {
     let paused: () => void = () => {}
     let nextPauses = new Promise<void>((resolve) => (paused = resolve))
     store.deleteInSlices = (cmd, pause, sliceMs) =>
-      original(cmd, async () => {
-        if (++pauses === resetAt) reset = mock.request('POST', '/__mock/reset')
-        if (pauses % 64 === 0) {
-          paused()
-          nextPauses = new Promise<void>((resolve) => (paused = resolve))
-        }
-        await pause()
-      }, sliceMs)
+      original(
+        cmd,
+        async () => {
+          if (++pauses === resetAt) reset = mock.request('POST', '/__mock/reset')
+          if (pauses % 64 === 0) {
+            paused()
+            nextPauses = new Promise<void>((resolve) => (paused = resolve))
+          }
+          await pause()
+        },
+        sliceMs,
+      )
     try {
       let settled = 0
       const deleting = (['A', 'B'] as const).map((name) => send(mock, token, DELETE, bodies[name]).finally(() => settled++))
@@ -306,12 +343,16 @@ describe('big deletes beside each other, a reset and a big save', () => {
     ['while both are planned', 10, [503, 503]],
     ['while both find their rows', 15_000, [503, 503]],
     ['after one is written, while the other is planned again', 24_000, [200, 503]],
-  ])('two big deletes and a reset %s: one of the serial orders, the data the reset put in place', async (_name, at, statuses) => {
-    const { statuses: answered, reads } = await race(at)
-    expect(answered.sort()).toEqual(statuses)
-    // Whatever came first, the reset came last for the data: every order of both is back.
-    expect(reads.at(-1)).toEqual([SIZE, SIZE])
-  }, 300_000)
+  ])(
+    'two big deletes and a reset %s: one of the serial orders, the data the reset put in place',
+    async (_name, at, statuses) => {
+      const { statuses: answered, reads } = await race(at)
+      expect(answered.sort()).toEqual(statuses)
+      // Whatever came first, the reset came last for the data: every order of both is back.
+      expect(reads.at(-1)).toEqual([SIZE, SIZE])
+    },
+    300_000,
+  )
 
   it('a big delete beside a big save: both written whole, each read sees all or none of each, the data as if one came after the other', async () => {
     Object.assign(slicing, { ...DEFAULTS, planMs: 0 })
@@ -319,7 +360,12 @@ describe('big deletes beside each other, a reset and a big save', () => {
     try {
       const serialToken = await serial.signIn()
       const line = (id: number, j: number) => ({ Id: id, IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j + 1, UnitPrice: 1.5 })
-      const orders = { Rows: Array.from({ length: SIZE }, (_, i) => ({ Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Saved ${i}`, Amount: i, Status: 'New' }, Details: [{ RelationKey: IDS.relationKey, Rows: [line(-(2 * i + 1), 0), line(-(2 * i + 2), 1)] }] })) }
+      const orders = {
+        Rows: Array.from({ length: SIZE }, (_, i) => ({
+          Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Saved ${i}`, Amount: i, Status: 'New' },
+          Details: [{ RelationKey: IDS.relationKey, Rows: [line(-(2 * i + 1), 0), line(-(2 * i + 2), 1)] }],
+        })),
+      }
       const body = deleteOf('A')
       const saved = () => count(mock, token, `startswith(Customer,'Saved ')`)
       // The delete is sent when the save has paused 100 times: it is planned and applied while the save is.
@@ -328,10 +374,14 @@ describe('big deletes beside each other, a reset and a big save', () => {
       let savePauses = 0
       let deleting: Promise<Answer> | undefined
       store.saveInSlices = (cmd, pause, sliceMs) =>
-        original(cmd, async () => {
-          if (++savePauses === 100) deleting = send(mock, token, DELETE, body).finally(() => settled++)
-          await pause()
-        }, sliceMs)
+        original(
+          cmd,
+          async () => {
+            if (++savePauses === 100) deleting = send(mock, token, DELETE, body).finally(() => settled++)
+            await pause()
+          },
+          sliceMs,
+        )
       let settled = 0
       const saving = send(mock, token, SAVE, orders).finally(() => settled++)
       const reads: Array<[number, number]> = []
@@ -350,7 +400,8 @@ describe('big deletes beside each other, a reset and a big save', () => {
       // versions apart: they keep growing across the resets this mock has had).
       expect((await send(serial, serialToken, DELETE, [group(null, refs(serial, first.A, first.A + SIZE - 1))])).body).toMatchObject({ DeletedItems: SIZE })
       expect((await send(serial, serialToken, SAVE, orders)).body).toMatchObject({ CreatedItems: 3 * SIZE })
-      const unversioned = async (client: TestClient, clientToken: string, details: boolean) => (await rows(client, clientToken, details)).map((row) => ({ ...(row as object), TIMESTAMP: null }))
+      const unversioned = async (client: TestClient, clientToken: string, details: boolean) =>
+        (await rows(client, clientToken, details)).map((row) => ({ ...(row as object), TIMESTAMP: null }))
       for (const details of [false, true]) expect(await unversioned(mock, token, details)).toEqual(await unversioned(serial, serialToken, details))
     } finally {
       await serial.close()

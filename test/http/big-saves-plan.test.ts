@@ -36,7 +36,11 @@ interface Answer {
 }
 
 async function send(mock: TestClient, token: string, json: unknown): Promise<Answer> {
-  const reply = await mock.request('POST', SAVE, { body: JSON.stringify(json), headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' }, unchecked: true })
+  const reply = await mock.request('POST', SAVE, {
+    body: JSON.stringify(json),
+    headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' },
+    unchecked: true,
+  })
   // Row links name the mock's own address: the one thing two mocks answer differently.
   return { status: reply.status, body: JSON.parse(JSON.stringify(reply.body).replaceAll(mock.url, 'MOCK')) }
 }
@@ -54,11 +58,15 @@ function watch(mock: TestClient, atFirstPause?: () => Promise<void>) {
     seen.calls++
     seen.planning = true
     try {
-      return await original(cmd, async () => {
-        seen.pauses++
-        if (seen.pauses === 1 && atFirstPause !== undefined) await atFirstPause()
-        await pause()
-      }, sliceMs)
+      return await original(
+        cmd,
+        async () => {
+          seen.pauses++
+          if (seen.pauses === 1 && atFirstPause !== undefined) await atFirstPause()
+          await pause()
+        },
+        sliceMs,
+      )
     } finally {
       seen.planning = false
     }
@@ -168,12 +176,20 @@ describe('a big save planned in slices answers as one planned in one go', () => 
   it('writes the same rows with the same answer (PrimaryKeyData included) when valid', async () => {
     const [first, second] = await existing(ctx.sliced, ctx.tokens.sliced)
     const masters = orders(4500)
-    masters[10] = { Row: { Id: first!.Id, TIMESTAMP: first!.TIMESTAMP, Customer: 'Updated first' }, Details: [{ RelationKey: 'OrderLines', Rows: [line(-1, 0), line(-2, 1)] }] }
+    masters[10] = {
+      Row: { Id: first!.Id, TIMESTAMP: first!.TIMESTAMP, Customer: 'Updated first' },
+      Details: [{ RelationKey: 'OrderLines', Rows: [line(-1, 0), line(-2, 1)] }],
+    }
     masters[4000] = { Row: { Id: second!.Id, TIMESTAMP: second!.TIMESTAMP, Amount: 99.5 }, Details: [] }
     const { sliced, whole, pauses } = await both({ Rows: masters })
     expect(pauses).toBeGreaterThan(1)
     expect(sliced.status).toBe(200)
-    const body = sliced.body as { IsSaveSuccessfully: boolean; CreatedItems: number; UpdatedItems: number; ReturnData: { PrimaryKeyData: Record<string, unknown> } }
+    const body = sliced.body as {
+      IsSaveSuccessfully: boolean
+      CreatedItems: number
+      UpdatedItems: number
+      ReturnData: { PrimaryKeyData: Record<string, unknown> }
+    }
     expect(body.IsSaveSuccessfully).toBe(true)
     expect(body.CreatedItems).toBe(4498 * 3 + 2)
     expect(body.UpdatedItems).toBe(2)
@@ -183,7 +199,7 @@ describe('a big save planned in slices answers as one planned in one go', () => 
   }, 120_000)
 })
 
-describe('a write that lands between the slices of a big save\'s plan', () => {
+describe("a write that lands between the slices of a big save's plan", () => {
   const ctx = pair('between', 'before')
 
   /**
@@ -216,7 +232,10 @@ describe('a write that lands between the slices of a big save\'s plan', () => {
     const masters = orders(4000)
     // In the first slice: planned (and found current) before the small update lands.
     masters[5] = { Row: { Id: first!.Id, TIMESTAMP: first!.TIMESTAMP, Amount: 12.5 }, Details: [] }
-    const { small, big } = await landsBetween({ Rows: [{ Row: { Id: first!.Id, TIMESTAMP: first!.TIMESTAMP, Customer: 'Changed meanwhile' }, Details: [] }] }, { Rows: masters })
+    const { small, big } = await landsBetween(
+      { Rows: [{ Row: { Id: first!.Id, TIMESTAMP: first!.TIMESTAMP, Customer: 'Changed meanwhile' }, Details: [] }] },
+      { Rows: masters },
+    )
     expect((small.body as { IsSaveSuccessfully: boolean }).IsSaveSuccessfully).toBe(true)
     expect(big.status).toBe(200)
     expect((big.body as { IsSaveSuccessfully: boolean }).IsSaveSuccessfully).toBe(false)
@@ -248,12 +267,17 @@ describe('big saves beside other clients and each other', () => {
   })
   afterAll(() => mock?.close())
 
-  const named = (prefix: string, count: number): Master[] => orders(count).map((master, i) => ({ ...master, Row: { ...master.Row, Customer: `${prefix} ${i}` } }))
+  const named = (prefix: string, count: number): Master[] =>
+    orders(count).map((master, i) => ({ ...master, Row: { ...master.Row, Customer: `${prefix} ${i}` } }))
   /** How many orders of a save (by its Customer prefix) a read sees now. */
   const seen = async (prefix: string): Promise<number> =>
-    ((await mock.items(token, `$inlinecount=allpages&$top=0&$filter=startswith(Customer,'${prefix} ')`)).body as { Items: Array<{ _FieldCount_: number }> }).Items[0]!._FieldCount_
+    ((await mock.items(token, `$inlinecount=allpages&$top=0&$filter=startswith(Customer,'${prefix} ')`)).body as { Items: Array<{ _FieldCount_: number }> })
+      .Items[0]!._FieldCount_
   /** The new master Ids a save's answer names, in order. */
-  const newIds = (answer: Answer): number[] => Object.values((answer.body as { ReturnData: { PrimaryKeyData: Record<string, { newKeys: { Id: string } }> } }).ReturnData.PrimaryKeyData).map((keys) => Number(keys.newKeys.Id))
+  const newIds = (answer: Answer): number[] =>
+    Object.values((answer.body as { ReturnData: { PrimaryKeyData: Record<string, { newKeys: { Id: string } }> } }).ReturnData.PrimaryKeyData).map((keys) =>
+      Number(keys.newKeys.Id),
+    )
 
   it('voided by a write between its slices, is planned again in slices: the loop stays free, and it ends after that write', async () => {
     Object.assign(slicing, DEFAULTS)
@@ -296,14 +320,18 @@ describe('big saves beside other clients and each other', () => {
     let paused: () => void = () => {}
     let nextPauses = new Promise<void>((resolve) => (paused = resolve))
     store.saveInSlices = (cmd, pause, sliceMs) =>
-      original(cmd, async () => {
-        if (++pauses === resetAt) reset = mock.request('POST', '/__mock/reset')
-        if (pauses % 64 === 0) {
-          paused()
-          nextPauses = new Promise<void>((resolve) => (paused = resolve))
-        }
-        await pause()
-      }, sliceMs)
+      original(
+        cmd,
+        async () => {
+          if (++pauses === resetAt) reset = mock.request('POST', '/__mock/reset')
+          if (pauses % 64 === 0) {
+            paused()
+            nextPauses = new Promise<void>((resolve) => (paused = resolve))
+          }
+          await pause()
+        },
+        sliceMs,
+      )
     try {
       let settled = 0
       const saving = ['A', 'B'].map((prefix) => send(mock, token, { Rows: named(prefix, size) }).finally(() => settled++))
@@ -354,10 +382,14 @@ describe('big saves beside other clients and each other', () => {
     ['while both are planned', 10, [503, 503]],
     ['while one writes its rows out of sight', 8_000, [503, 503]],
     ['after one is written, while the other is planned again', 21_000, [200, 503]],
-  ])('two big saves and a reset %s: one of the serial orders, the data the reset put in place', async (_name, at, statuses) => {
-    const { answers, reads } = await race(at)
-    expect(answers.map((answer) => answer.status).sort()).toEqual(statuses)
-    // Whatever came first, the reset came last for the data: nothing of either save is left.
-    expect(reads.at(-1)).toEqual([0, 0])
-  }, 300_000)
+  ])(
+    'two big saves and a reset %s: one of the serial orders, the data the reset put in place',
+    async (_name, at, statuses) => {
+      const { answers, reads } = await race(at)
+      expect(answers.map((answer) => answer.status).sort()).toEqual(statuses)
+      // Whatever came first, the reset came last for the data: nothing of either save is left.
+      expect(reads.at(-1)).toEqual([0, 0])
+    },
+    300_000,
+  )
 })

@@ -18,7 +18,22 @@ const SMALL = { bodyChars: 1000, sliceChars: 8192, checkRows: 100, sliceRows: 64
 
 const order = (i: number, lines = 2) => ({
   Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Customer "${i}" \\ é ${'x'.repeat(i % 7)}`, Amount: i + 0.5, Status: 'New' },
-  Details: lines === 0 ? [] : [{ RelationKey: 'OrderLines', Rows: Array.from({ length: lines }, (_, j) => ({ Id: -(i * lines + j + 1), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j + 1, UnitPrice: 1.5 })) }],
+  Details:
+    lines === 0
+      ? []
+      : [
+          {
+            RelationKey: 'OrderLines',
+            Rows: Array.from({ length: lines }, (_, j) => ({
+              Id: -(i * lines + j + 1),
+              IdRow: null,
+              TIMESTAMP: null,
+              Product: `Line ${j}`,
+              Quantity: j + 1,
+              UnitPrice: 1.5,
+            })),
+          },
+        ],
 })
 const orders = (count: number, lines = 2) => Array.from({ length: count }, (_, i) => order(i, lines))
 
@@ -27,7 +42,6 @@ interface Answer {
   warnings: string | null
   body: unknown
 }
-
 
 async function send(mock: TestClient, token: string, body: string): Promise<Answer> {
   const reply = await mock.request('POST', SAVE, { body, headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' }, unchecked: true })
@@ -62,7 +76,14 @@ describe('a big save read in slices answers as the whole path does', () => {
     expect((sliced.body as { IsSaveSuccessfully: boolean; CreatedItems: number }).IsSaveSuccessfully).toBe(true)
     expect((sliced.body as { CreatedItems: number }).CreatedItems).toBe(9000)
     expect(sliced).toEqual(whole)
-    const read = async (mock: TestClient, token: string) => (await mock.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=5000&$orderby=Id desc' }, headers: mock.dataHeaders(token), unchecked: true })).body
+    const read = async (mock: TestClient, token: string) =>
+      (
+        await mock.request('POST', '/ExplorerApi/api/items', {
+          json: { query: '$top=5000&$orderby=Id desc' },
+          headers: mock.dataHeaders(token),
+          unchecked: true,
+        })
+      ).body
     const [a, b] = [await read(ctx.sliced, ctx.tokens.sliced), await read(ctx.whole, ctx.tokens.whole)]
     expect(a).toHaveLength(3025)
     expect(a).toEqual(b)
@@ -112,14 +133,21 @@ describe('a big save read in slices answers as the whole path does', () => {
 
   it.each([
     ['a wrong type deep in the rows', (text: string) => text.replace('"Amount":2500.5', '"Amount":"2500.5"')],
-    ['a missing Row deep in the rows', (text: string) => text.replace('{"Row":{"Id":-2701,"IdRow":null,"TIMESTAMP":null,"Customer":"Customer \\"2700\\" \\\\ é xxxxx","Amount":2700.5,"Status":"New"},', '{')],
+    [
+      'a missing Row deep in the rows',
+      (text: string) =>
+        text.replace('{"Row":{"Id":-2701,"IdRow":null,"TIMESTAMP":null,"Customer":"Customer \\"2700\\" \\\\ é xxxxx","Amount":2700.5,"Status":"New"},', '{'),
+    ],
     ['an unknown member in a row', (text: string) => text.replace('"Amount":2800.5', '"Amount":2800.5,"Colour":"red"')],
     ['an unknown member at the top', (text: string) => `{"Extra":1,${text.slice(1)}`],
     ['Rows that are not an array, after a long member', () => JSON.stringify({ Note: 'n'.repeat(5000), Rows: 5 })],
     ['no rows at all, after a long member', () => JSON.stringify({ Note: 'n'.repeat(5000), Rows: [] })],
     ['Rows twice (the last one counts)', (text: string) => `${text.slice(0, -1)},"Rows":[${JSON.stringify(order(9999))}]}`],
     ['an array at the top', (text: string) => `[${text}]`],
-    ['Details that are not an array, deep in the rows', (text: string) => text.replace('"Amount":2600.5,"Status":"New"},"Details":[', '"Amount":2600.5,"Status":"New"},"Details":7,"Was":[')],
+    [
+      'Details that are not an array, deep in the rows',
+      (text: string) => text.replace('"Amount":2600.5,"Status":"New"},"Details":[', '"Amount":2600.5,"Status":"New"},"Details":7,"Was":['),
+    ],
     ['Rows spelled with an escape', (text: string) => text.replace('"Rows"', '"R\\u006fws"')],
   ])('answers %s the same way', async (_name, change) => {
     const body = change(valid)

@@ -13,11 +13,19 @@ import { IDS, mockPerSuite } from '../helpers/http.ts'
 const document = releaseDocument('3.0.19')
 const WITH_BODY = listOperations(document).flatMap((entry) => {
   const body = requestBodyOf(document, entry)
-  return body === undefined ? [] : [{ operationId: entry.operationId, method: entry.method.toUpperCase(), path: entry.path.replace(/\{[^}]+\}/g, 'x'), mediaType: body.mediaType }]
+  return body === undefined
+    ? []
+    : [{ operationId: entry.operationId, method: entry.method.toUpperCase(), path: entry.path.replace(/\{[^}]+\}/g, 'x'), mediaType: body.mediaType }]
 })
 const ITEMS = '/ExplorerApi/api/items'
 const SIGN_IN = `/identityprovider/${IDS.org}/connect/token`
-const SIGN_IN_FORM = new URLSearchParams({ client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }).toString()
+const SIGN_IN_FORM = new URLSearchParams({
+  client_id: IDS.clientId,
+  username: IDS.admin.username,
+  password: IDS.admin.password,
+  grant_type: 'password',
+  scope: 'openid apiv1 nosession',
+}).toString()
 
 describe('a body of a type the operation does not take', () => {
   const ctx = mockPerSuite()
@@ -30,19 +38,39 @@ describe('a body of a type the operation does not take', () => {
   it('text/plain, on every operation that takes a body, is told the type to send, in both modes', async () => {
     for (const { operationId, method, path, mediaType } of WITH_BODY) {
       for (const strict of ['0', '1']) {
-        const reply = await ctx.mock.request(method, path, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'text/plain', 'x-mock-strict': strict }, body: '{"query":"$top=1"}' })
-        expect([reply.status, reply.body], operationId).toEqual([400, expect.objectContaining({
-          code: 'BAD_BODY',
-          detail: 'A body of type "text/plain" is not read here.',
-          hint: `Send the body with Content-Type: ${mediaType}.`,
-        })])
+        const reply = await ctx.mock.request(method, path, {
+          headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'text/plain', 'x-mock-strict': strict },
+          body: '{"query":"$top=1"}',
+        })
+        expect([reply.status, reply.body], operationId).toEqual([
+          400,
+          expect.objectContaining({
+            code: 'BAD_BODY',
+            detail: 'A body of type "text/plain" is not read here.',
+            hint: `Send the body with Content-Type: ${mediaType}.`,
+          }),
+        ])
       }
     }
   })
 
-  it.each(['text/plain; charset=utf-8', 'application/xml', 'application/vnd.api+json', 'text/json', 'application/octet-stream', 'multipart/form-data; boundary=b'])('%s is told the type to send', async (type) => {
+  it.each([
+    'text/plain; charset=utf-8',
+    'application/xml',
+    'application/vnd.api+json',
+    'text/json',
+    'application/octet-stream',
+    'multipart/form-data; boundary=b',
+  ])('%s is told the type to send', async (type) => {
     const reply = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': type }, body: '{"query":"$top=1"}' })
-    expect([reply.status, reply.body]).toEqual([400, expect.objectContaining({ code: 'BAD_BODY', detail: `A body of type ${JSON.stringify(type)} is not read here.`, hint: 'Send the body with Content-Type: application/json.' })])
+    expect([reply.status, reply.body]).toEqual([
+      400,
+      expect.objectContaining({
+        code: 'BAD_BODY',
+        detail: `A body of type ${JSON.stringify(type)} is not read here.`,
+        hint: 'Send the body with Content-Type: application/json.',
+      }),
+    ])
     const signIn = await ctx.mock.request('POST', SIGN_IN, { headers: { 'content-type': type }, body: SIGN_IN_FORM })
     expect([signIn.status, signIn.body.hint]).toEqual([400, 'Send the body with Content-Type: application/x-www-form-urlencoded.'])
   })
@@ -51,20 +79,35 @@ describe('a body of a type the operation does not take', () => {
 describe('a compressed body', () => {
   const ctx = mockPerSuite()
 
-  it.each(['gzip', 'br', 'deflate', 'zstd', 'gzip, identity'])('Content-Encoding: %s is refused saying so, on a JSON operation and on sign-in', async (coding) => {
-    const reply = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json', 'content-encoding': coding }, body: '{"query":"$top=1"}' })
-    const named = coding.replace(', identity', '')
-    expect([reply.status, reply.body]).toEqual([400, expect.objectContaining({
-      code: 'BAD_BODY',
-      detail: `The body is sent with Content-Encoding: ${named}; the mock reads bodies as they are, decoding none.`,
-      hint: 'Send the body uncompressed, without Content-Encoding (as application/json).',
-    })])
-    const signIn = await ctx.mock.request('POST', SIGN_IN, { headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': coding }, body: SIGN_IN_FORM })
-    expect([signIn.status, signIn.body.hint]).toEqual([400, 'Send the body uncompressed, without Content-Encoding (as application/x-www-form-urlencoded).'])
-  })
+  it.each(['gzip', 'br', 'deflate', 'zstd', 'gzip, identity'])(
+    'Content-Encoding: %s is refused saying so, on a JSON operation and on sign-in',
+    async (coding) => {
+      const reply = await ctx.mock.request('POST', ITEMS, {
+        headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json', 'content-encoding': coding },
+        body: '{"query":"$top=1"}',
+      })
+      const named = coding.replace(', identity', '')
+      expect([reply.status, reply.body]).toEqual([
+        400,
+        expect.objectContaining({
+          code: 'BAD_BODY',
+          detail: `The body is sent with Content-Encoding: ${named}; the mock reads bodies as they are, decoding none.`,
+          hint: 'Send the body uncompressed, without Content-Encoding (as application/json).',
+        }),
+      ])
+      const signIn = await ctx.mock.request('POST', SIGN_IN, {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': coding },
+        body: SIGN_IN_FORM,
+      })
+      expect([signIn.status, signIn.body.hint]).toEqual([400, 'Send the body uncompressed, without Content-Encoding (as application/x-www-form-urlencoded).'])
+    },
+  )
 
   it('Content-Encoding: identity is a body as it is, and a coding named without a body refuses nothing', async () => {
-    const identity = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json', 'content-encoding': 'Identity' }, body: '{"query":"$top=1"}' })
+    const identity = await ctx.mock.request('POST', ITEMS, {
+      headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json', 'content-encoding': 'Identity' },
+      body: '{"query":"$top=1"}',
+    })
     expect([identity.status, identity.body.length]).toEqual([200, 1])
     // No body to decode: the request goes on, and is refused for the body it lacks.
     const empty = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-encoding': 'gzip' } })
@@ -84,7 +127,9 @@ describe('a compressed body', () => {
         socket.on('error', reject)
       })
       // A thousand bytes announced, none sent: an answer now says the mock did not wait for them.
-      socket.write(`POST ${ITEMS} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 1000\r\nApplicationId: ${IDS.applicationId}\r\nSessionToken: ${ctx.token}\r\nWorkspaceId: ${IDS.workspaceId}\r\n\r\n`)
+      socket.write(
+        `POST ${ITEMS} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 1000\r\nApplicationId: ${IDS.applicationId}\r\nSessionToken: ${ctx.token}\r\nWorkspaceId: ${IDS.workspaceId}\r\n\r\n`,
+      )
       const text = await answer
       expect(text).toMatch(/^HTTP\/1\.1 400 /)
       expect(text).toContain('"code":"BAD_BODY"')
@@ -102,53 +147,93 @@ describe('a body that is not UTF-8', () => {
   it('JSON with a Latin-1 byte is refused naming the byte and its offset, with or without a charset, not read as U+FFFD', async () => {
     const body = latin1('{"query":"$filter=Customer eq \'Caf\u00e9\'"}')
     const plain = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body })
-    expect([plain.status, plain.body]).toEqual([400, expect.objectContaining({
-      code: 'BAD_BODY',
-      detail: 'The body is not UTF-8: the byte 0xE9 at offset 34 begins no UTF-8 character.',
-      offset: 34,
-      hint: "Send the body's text as UTF-8.",
-    })])
-    const declared = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json; charset=ISO-8859-1', 'x-mock-strict': '1' }, body })
-    expect([declared.status, declared.body.code, declared.body.hint]).toEqual([400, 'BAD_BODY', "Send the body's text as UTF-8. The charset=ISO-8859-1 of its Content-Type changes nothing: JSON bodies and forms are read as UTF-8."])
+    expect([plain.status, plain.body]).toEqual([
+      400,
+      expect.objectContaining({
+        code: 'BAD_BODY',
+        detail: 'The body is not UTF-8: the byte 0xE9 at offset 34 begins no UTF-8 character.',
+        offset: 34,
+        hint: "Send the body's text as UTF-8.",
+      }),
+    ])
+    const declared = await ctx.mock.request('POST', ITEMS, {
+      headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json; charset=ISO-8859-1', 'x-mock-strict': '1' },
+      body,
+    })
+    expect([declared.status, declared.body.code, declared.body.hint]).toEqual([
+      400,
+      'BAD_BODY',
+      "Send the body's text as UTF-8. The charset=ISO-8859-1 of its Content-Type changes nothing: JSON bodies and forms are read as UTF-8.",
+    ])
   })
 
   it('a charset other than UTF-8 changes nothing when the bytes are UTF-8 (RFC 8259, section 11), and "é" is read as "é"', async () => {
     for (const type of ['application/json; charset=iso-8859-1', 'application/json; charset="utf-8"', 'application/json;charset=UTF8']) {
-      const reply = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': type }, body: Buffer.from('{"query":"$top=1&$filter=Customer ne \'Caf\u00e9\'"}', 'utf8') })
+      const reply = await ctx.mock.request('POST', ITEMS, {
+        headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': type },
+        body: Buffer.from('{"query":"$top=1&$filter=Customer ne \'Caf\u00e9\'"}', 'utf8'),
+      })
       expect([reply.status, reply.body.length], type).toEqual([200, 1])
     }
     // The text arrives as sent: the filter's character is quoted back in a refusal as "é", not as U+FFFD.
-    const quoted = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body: Buffer.from('{"query":"$filter=Caf\u00e9 eq 1"}', 'utf8') })
+    const quoted = await ctx.mock.request('POST', ITEMS, {
+      headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' },
+      body: Buffer.from('{"query":"$filter=Caf\u00e9 eq 1"}', 'utf8'),
+    })
     expect([quoted.status, quoted.body.detail]).toEqual([400, "$filter, character 4: unexpected character '\u00e9'"])
   })
 
   it('UTF-16 labelled as such gets the JSON problem and the hint to send UTF-8', async () => {
-    const reply = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json; charset=utf-16le' }, body: Buffer.from('{"query":"$top=1"}', 'utf16le') })
-    expect([reply.status, reply.body]).toEqual([400, expect.objectContaining({
-      code: 'BAD_JSON',
-      detail: "The body is not valid JSON: U+0000 where a member name in double quotes or '}' was expected (line 1, column 2).",
-      position: 1,
-      hint: "Send the body's text as UTF-8. The charset=utf-16le of its Content-Type changes nothing: JSON bodies and forms are read as UTF-8.",
-    })])
-    const marked = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json; charset=utf-16' }, body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{}', 'utf16le')]) })
+    const reply = await ctx.mock.request('POST', ITEMS, {
+      headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json; charset=utf-16le' },
+      body: Buffer.from('{"query":"$top=1"}', 'utf16le'),
+    })
+    expect([reply.status, reply.body]).toEqual([
+      400,
+      expect.objectContaining({
+        code: 'BAD_JSON',
+        detail: "The body is not valid JSON: U+0000 where a member name in double quotes or '}' was expected (line 1, column 2).",
+        position: 1,
+        hint: "Send the body's text as UTF-8. The charset=utf-16le of its Content-Type changes nothing: JSON bodies and forms are read as UTF-8.",
+      }),
+    ])
+    const marked = await ctx.mock.request('POST', ITEMS, {
+      headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json; charset=utf-16' },
+      body: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{}', 'utf16le')]),
+    })
     expect([marked.status, marked.body.detail]).toEqual([400, 'The body is not UTF-8: the byte 0xFF at offset 0 begins no UTF-8 character.'])
   })
 
-  it("a sign-in form whose escapes are not UTF-8 is refused naming the field, never its value; ASCII under a Latin-1 charset signs in", async () => {
-    const refused = await ctx.mock.request('POST', SIGN_IN, { headers: { 'content-type': 'application/x-www-form-urlencoded; charset=ISO-8859-1' }, body: SIGN_IN_FORM.replace('password=admin-pass', 'password=admin-pass%E9') })
-    expect([refused.status, refused.body]).toEqual([400, expect.objectContaining({
-      code: 'BAD_BODY',
-      detail: 'The form\'s field "password" is not UTF-8 once its percent-escapes are decoded.',
-      hint: "Percent-encode the form as UTF-8 bytes (as URLSearchParams and encodeURIComponent do). Send the body's text as UTF-8. The charset=ISO-8859-1 of its Content-Type changes nothing: JSON bodies and forms are read as UTF-8.",
-    })])
+  it('a sign-in form whose escapes are not UTF-8 is refused naming the field, never its value; ASCII under a Latin-1 charset signs in', async () => {
+    const refused = await ctx.mock.request('POST', SIGN_IN, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=ISO-8859-1' },
+      body: SIGN_IN_FORM.replace('password=admin-pass', 'password=admin-pass%E9'),
+    })
+    expect([refused.status, refused.body]).toEqual([
+      400,
+      expect.objectContaining({
+        code: 'BAD_BODY',
+        detail: 'The form\'s field "password" is not UTF-8 once its percent-escapes are decoded.',
+        hint: "Percent-encode the form as UTF-8 bytes (as URLSearchParams and encodeURIComponent do). Send the body's text as UTF-8. The charset=ISO-8859-1 of its Content-Type changes nothing: JSON bodies and forms are read as UTF-8.",
+      }),
+    ])
     expect(JSON.stringify(refused.body)).not.toContain('admin-pass')
-    const raw = await ctx.mock.request('POST', SIGN_IN, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.concat([Buffer.from(`${SIGN_IN_FORM}&note=`), latin1('\u00e9')]) })
+    const raw = await ctx.mock.request('POST', SIGN_IN, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: Buffer.concat([Buffer.from(`${SIGN_IN_FORM}&note=`), latin1('\u00e9')]),
+    })
     expect([raw.status, raw.body.code, raw.body.offset]).toEqual([400, 'BAD_BODY', SIGN_IN_FORM.length + '&note='.length])
     // A client library that labels its forms Latin-1 and sends ASCII (a common default) signs in.
-    const ascii = await ctx.mock.request('POST', SIGN_IN, { headers: { 'content-type': 'application/x-www-form-urlencoded; charset=ISO-8859-1' }, body: SIGN_IN_FORM })
+    const ascii = await ctx.mock.request('POST', SIGN_IN, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=ISO-8859-1' },
+      body: SIGN_IN_FORM,
+    })
     expect(ascii.status).toBe(200)
     // A percent sign that starts no escape is a percent sign, as before.
-    const percent = await ctx.mock.request('POST', SIGN_IN, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN_FORM.replace('password=admin-pass', 'password=100%') })
+    const percent = await ctx.mock.request('POST', SIGN_IN, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: SIGN_IN_FORM.replace('password=admin-pass', 'password=100%'),
+    })
     expect([percent.status, percent.body.code]).toEqual([400, 'INVALID_GRANT'])
   })
 })

@@ -8,7 +8,7 @@ import { bigArrays, sliceable } from '../../src/http/check-in-slices.ts'
 import { slicing } from '../../src/http/json-slices.ts'
 import { buildDocument } from '../../spec/index.ts'
 import { listOperations, requestBodyOf } from '../../src/document/reader.ts'
-import { bodyAlternatives } from '../../src/http/hints.ts'
+import { bodyAlternatives } from '../../src/document/hints.ts'
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ Row: { Id: i + 1 } }))
 
@@ -17,7 +17,10 @@ describe('bigArrays', () => {
     const n = slicing.checkRows
     expect(bigArrays({ Rows: rows(n) })).toEqual([['Rows']])
     expect(bigArrays({ Rows: rows(n - 1) })).toEqual([])
-    expect(bigArrays([{ RelationKey: null, Rows: rows(n) }, { Rows: rows(2) }, { RelationKey: 'x', Rows: rows(n + 5) }])).toEqual([[0, 'Rows'], [2, 'Rows']])
+    expect(bigArrays([{ RelationKey: null, Rows: rows(n) }, { Rows: rows(2) }, { RelationKey: 'x', Rows: rows(n + 5) }])).toEqual([
+      [0, 'Rows'],
+      [2, 'Rows'],
+    ])
     expect(bigArrays(rows(n))).toEqual([[]])
     expect(bigArrays({ values: Array.from({ length: n }, (_, i) => i) })).toEqual([['values']])
     // Deeper than two levels: checked whole.
@@ -31,7 +34,7 @@ describe('sliceable', () => {
   const document = buildDocument()
   const bodyOf = (operationId: string) => requestBodyOf(document, listOperations(document).find((entry) => entry.operationId === operationId)!)!.schemaPointer
 
-  it('takes a save\'s rows, each delete body\'s group rows, and a row link\'s Ids', () => {
+  it("takes a save's rows, each delete body's group rows, and a row link's Ids", () => {
     expect(sliceable(document, bodyOf('saveItems'), ['Rows'])).toBe(true)
     for (const alternative of bodyAlternatives(document, bodyOf('deleteItems'))) expect(sliceable(document, alternative, [0, 'Rows'])).toBe(true)
     // The row link's values are one Id or a list of them (oneOf): not one schema per element.
@@ -42,7 +45,8 @@ describe('sliceable', () => {
   })
 
   it('refuses an array whose schema judges its elements together, or a way through anything but members and items', () => {
-    const doc = (schema: object) => ({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { Body: schema } } }) as unknown as OpenAPIObject
+    const doc = (schema: object) =>
+      ({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { Body: schema } } }) as unknown as OpenAPIObject
     const body = (rowsSchema: object, outer: object = {}) => doc({ type: 'object', properties: { Rows: rowsSchema }, ...outer })
     const plain = { type: 'array', items: { type: 'object' } }
     expect(sliceable(body(plain), '/components/schemas/Body', ['Rows'])).toBe(true)
@@ -52,7 +56,9 @@ describe('sliceable', () => {
     }
     expect(sliceable(body(plain, { oneOf: [{}] }), '/components/schemas/Body', ['Rows'])).toBe(false)
     expect(sliceable(doc({ type: 'array', items: { type: 'object', properties: { Rows: plain } } }), '/components/schemas/Body', [0, 'Rows'])).toBe(true)
-    expect(sliceable(doc({ type: 'array', uniqueItems: true, items: { type: 'object', properties: { Rows: plain } } }), '/components/schemas/Body', [0, 'Rows'])).toBe(false)
+    expect(
+      sliceable(doc({ type: 'array', uniqueItems: true, items: { type: 'object', properties: { Rows: plain } } }), '/components/schemas/Body', [0, 'Rows']),
+    ).toBe(false)
     // A map's members by its additionalProperties.
     expect(sliceable(doc({ type: 'object', additionalProperties: plain }), '/components/schemas/Body', ['any'])).toBe(true)
   })

@@ -54,7 +54,12 @@ describe('every row of the default fixture is dated with DateTime numbers', () =
     ['Suppliers', 'a1b2c3d4-0000-4000-8000-000000000002', '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b71', ''],
     ['Deliveries', IDS.deliveriesId, IDS.workspaceId, ''],
   ])('%s: DT_CREATION and DT_LAST_UPDATE are yyyyMMddHHmmss numbers', async (_name, applicationId, workspaceId, relation) => {
-    const reply = await ctx.mock.post('/ExplorerApi/api/items', ctx.token, { query: `$top=500${relation}` }, { headers: { ApplicationId: applicationId, WorkspaceId: workspaceId } })
+    const reply = await ctx.mock.post(
+      '/ExplorerApi/api/items',
+      ctx.token,
+      { query: `$top=500${relation}` },
+      { headers: { ApplicationId: applicationId, WorkspaceId: workspaceId } },
+    )
     expect(reply.status).toBe(200)
     expect(reply.body.length).toBeGreaterThan(2)
     for (const row of reply.body) {
@@ -64,11 +69,18 @@ describe('every row of the default fixture is dated with DateTime numbers', () =
     }
   })
 
-  it('serves Deliveries, one field of each product data type, in the reference\'s forms', async () => {
+  it("serves Deliveries, one field of each product data type, in the reference's forms", async () => {
     const fields = DEFAULT_FIXTURE.applications.find((a: { id: string }) => a.id === IDS.deliveriesId).master.fields as Array<{ type: string }>
     expect(fields.map((f) => f.type).sort()).toEqual([...PRODUCT_TYPES].sort())
     const [first] = (await deliveries(ctx.mock, ctx.token, '$top=1&$orderby=Id asc')).body
-    expect(first).toMatchObject({ Reference: 'DLV-2024-0001', Delivered: 1, ShipDate: 20240304, DeliveredAt: 20240305090000, SlotStart: 80000, TransitTime: 64800000 })
+    expect(first).toMatchObject({
+      Reference: 'DLV-2024-0001',
+      Delivered: 1,
+      ShipDate: 20240304,
+      DeliveredAt: 20240305090000,
+      SlotStart: 80000,
+      TransitTime: 64800000,
+    })
     expect(first.Handling).toEqual(['Fragile'])
     expect(Buffer.from(first.ProofOfDelivery, 'base64').toString()).toBe('POD 0001 signed')
     expect(first.DestLatitude).toBe(45.4642)
@@ -100,10 +112,10 @@ describe('every row of the default fixture is dated with DateTime numbers', () =
   })
 })
 
-describe('a row saved now carries the wall clock of the installation\'s time zone', () => {
+describe("a row saved now carries the wall clock of the installation's time zone", () => {
   const ZONED = { ...DEFAULT_FIXTURE, organization: { ...DEFAULT_FIXTURE.organization, timeZone: 'Europe/Rome' } }
 
-  it('stamps creation and update in the fixture\'s time zone, and by the moved clock', async () => {
+  it("stamps creation and update in the fixture's time zone, and by the moved clock", async () => {
     // 09:00 UTC on 1 November 2026 is 10:00 in Rome (CET).
     const mock = await startTestMock({ fixtureData: ZONED, deps: fixedDeps('2026-11-01T09:00:00.000Z') })
     try {
@@ -123,8 +135,11 @@ describe('a row saved now carries the wall clock of the installation\'s time zon
     }
   })
 
-  it('takes --time-zone over the fixture\'s, and UTC by default', async () => {
-    for (const [options, expected] of [[{ timeZone: 'America/New_York' }, 20261101040000], [{}, 20261101090000]] as const) {
+  it("takes --time-zone over the fixture's, and UTC by default", async () => {
+    for (const [options, expected] of [
+      [{ timeZone: 'America/New_York' }, 20261101040000],
+      [{}, 20261101090000],
+    ] as const) {
       const mock = await startTestMock({ ...options, deps: fixedDeps('2026-11-01T09:00:00.000Z') })
       try {
         const token = await mock.signIn()
@@ -147,7 +162,10 @@ describe.each([false, true])('saving typed values (strict %s)', (strict) => {
     const [row] = (await deliveries(ctx.mock, ctx.token, "$filter=Reference eq 'DLV-2024-0100'")).body
     expect(row).toMatchObject(TYPED)
     const state = (await ctx.mock.request('GET', '/__mock/state')).body
-    expect(state.data[IDS.deliveriesId].masters.find((r: { Reference: string }) => r.Reference === 'DLV-2024-0100')).toMatchObject({ ...TYPED, DT_CREATION: 20261101090000 })
+    expect(state.data[IDS.deliveriesId].masters.find((r: { Reference: string }) => r.Reference === 'DLV-2024-0100')).toMatchObject({
+      ...TYPED,
+      DT_CREATION: 20261101090000,
+    })
   })
 
   it.each([
@@ -191,13 +209,20 @@ describe('values in another form that says one thing only', () => {
     expect(row).toMatchObject({ DeliveredAt: 20240301211000, ShipDate: 20240229, SlotStart: 181035, Delivered: 1, WeightKg: 42.75 })
     const journal = (await ctx.mock.request('GET', '/__mock/requests?path=/ExplorerApi/api/items/save')).body
     const warnings = JSON.stringify(journal)
-    expect(warnings).toContain('Deliveries field DeliveredAt is a DateTime field, whose values are a number yyyyMMddHHmmss (20240301101500); the text \\"2024-03-01T21:10:00Z\\" was converted.')
+    expect(warnings).toContain(
+      'Deliveries field DeliveredAt is a DateTime field, whose values are a number yyyyMMddHHmmss (20240301101500); the text \\"2024-03-01T21:10:00Z\\" was converted.',
+    )
     expect(warnings).toContain('Deliveries field Delivered is a Boolean field, whose values are the number 0 (false) or 1 (true); true was converted.')
   })
 
   it('strict: refuses them with 400, saying the same, and writes nothing', async () => {
     const before = (await deliveries(ctx.mock, ctx.token, '$inlinecount=allpages')).body.Items[0]._FieldCount_
-    const reply = await saveDelivery(ctx.mock, ctx.token, { Id: -1, IdRow: null, TIMESTAMP: null, Reference: 'ISO', DeliveredAt: '2024-03-01T21:10:00Z' }, { 'X-Mock-Strict': '1' })
+    const reply = await saveDelivery(
+      ctx.mock,
+      ctx.token,
+      { Id: -1, IdRow: null, TIMESTAMP: null, Reference: 'ISO', DeliveredAt: '2024-03-01T21:10:00Z' },
+      { 'X-Mock-Strict': '1' },
+    )
     expect(reply.status).toBe(400)
     expect(reply.body).toMatchObject({ warning: 'VALUE_FORM_CONVERTED' })
     expect(reply.body.detail).toContain('Deliveries field DeliveredAt is a DateTime field, whose values are a number yyyyMMddHHmmss (20240301101500)')
@@ -216,7 +241,12 @@ describe('an older fixture', () => {
     const mock = await startTestMock({ fixtureData: older, logLevel: 'warn', logFormat: 'json', logStream })
     try {
       const token = await mock.signIn()
-      const reply = await mock.post('/ExplorerApi/api/items', token, { query: '$top=1' }, { headers: { ApplicationId: 'a1b2c3d4-0000-4000-8000-000000000002', WorkspaceId: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b71' } })
+      const reply = await mock.post(
+        '/ExplorerApi/api/items',
+        token,
+        { query: '$top=1' },
+        { headers: { ApplicationId: 'a1b2c3d4-0000-4000-8000-000000000002', WorkspaceId: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b71' } },
+      )
       expect(reply.body[0].DT_CREATION).toBe(20240116100000)
       const notices = log.split('\n').filter((line) => line.includes('deprecated'))
       expect(notices).toHaveLength(1)

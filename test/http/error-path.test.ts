@@ -10,38 +10,58 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { describe, expect, it } from 'vitest'
 import { mockPerSuite } from '../helpers/http.ts'
-import { judgeExchange } from '../../src/proxy/judge.ts'
+import { judgeExchange } from '../../src/commands/proxy/judge.ts'
 import { validRow } from '../proxy/support.ts'
 
 /** Far above a loaded machine's worst (tens of ms), far below the seconds the freezes took. */
 const LONGEST_BLOCK_MS = 500
 const GROWTH = 10
 
-/** Runs `at(n)` and `at(8n)` in turns, three rounds: the ratio of their medians, and the loop's longest block over all of them. */
-async function growth(at: (scale: 1 | 8) => Promise<void>): Promise<{ ratio: number; longestMs: number }> {
-  await at(1)
-  await at(8)
+/**
+ * The loop's longest block while `run` runs. Work that is not sliced blocks on every call; a busy
+ * machine can also stop the whole process once for hundreds of ms (another process on the core, a
+ * collection), so a test asks for the median of several calls' longest blocks, which the first
+ * catches and the second cannot move.
+ */
+async function longestBlock(run: () => Promise<void>): Promise<number> {
   const loop = monitorEventLoopDelay({ resolution: 10 })
   loop.enable()
-  const times: Record<1 | 8, number[]> = { 1: [], 8: [] }
   try {
-    for (let round = 0; round < 3; round++) {
-      for (const scale of [1, 8] as const) {
-        const start = performance.now()
-        await at(scale)
-        times[scale].push(performance.now() - start)
-      }
-    }
+    await run()
   } finally {
     loop.disable()
   }
-  const median = (values: number[]) => values.sort((a, b) => a - b)[1] as number
-  return { ratio: median(times[8]) / median(times[1]), longestMs: loop.max / 1e6 }
+  return loop.max / 1e6
+}
+
+/** The middle of three or more values (the second smallest of three). */
+const middle = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] as number
+
+/**
+ * Runs `at(n)` and `at(8n)` in turns, three rounds: the ratio of their fastest runs (what a busy
+ * machine adds only ever slows a run down, so the fastest is the closest to the work itself), and the
+ * middle of the 8n runs' longest blocks.
+ */
+async function growth(at: (scale: 1 | 8) => Promise<void>): Promise<{ ratio: number; longestMs: number }> {
+  await at(1)
+  await at(8)
+  const times: Record<1 | 8, number[]> = { 1: [], 8: [] }
+  const blocks: number[] = []
+  for (let round = 0; round < 3; round++) {
+    for (const scale of [1, 8] as const) {
+      const start = performance.now()
+      const block = await longestBlock(() => at(scale))
+      times[scale].push(performance.now() - start)
+      if (scale === 8) blocks.push(block)
+    }
+  }
+  return { ratio: Math.min(...times[8]) / Math.min(...times[1]), longestMs: middle(blocks) }
 }
 
 describe('the error path, n against 8n', () => {
   const ctx = mockPerSuite()
-  const send = (path: string, body: string) => ctx.mock.request('POST', path, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body })
+  const send = (path: string, body: string) =>
+    ctx.mock.request('POST', path, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body })
 
   it('a delete of rows that fit no schema (12,500 and 100,000 rows)', async () => {
     const body = (n: number) => JSON.stringify([{ RelationKey: null, Rows: Array.from({ length: n }, (_, i) => ({ Row: { Id: `x${i}`, TIMESTAMP: 5 } })) }])
@@ -58,7 +78,10 @@ describe('the error path, n against 8n', () => {
   it('a Get Items query text against the 500 $regex rules of the operation (128 KB and 1 MB)', async () => {
     await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
     for (let i = 0; i < 500; i++) {
-      const added = await ctx.mock.request('POST', '/__mock/stubs', { json: { operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } }, unchecked: true })
+      const added = await ctx.mock.request('POST', '/__mock/stubs', {
+        json: { operationId: 'queryItems', match: { body: { query: { $regex: `never-${i}$` } } }, answer: { body: [] } },
+        unchecked: true,
+      })
       expect(added.status).toBe(201)
     }
     const body = (kb: number) => JSON.stringify({ query: `$top=1&$filter=Status eq '${'a'.repeat(kb * 1024)}'` })
@@ -79,7 +102,15 @@ describe('the error path, n against 8n', () => {
       await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
       const perRule = Math.floor((megabytes * 1024 * 1024) / 500) - 512
       for (let i = 0; i < 500; i++) {
-        await ctx.mock.request('POST', '/__mock/stubs', { json: { operationId: 'saveItems', match: { body: { Rows: [{ Row: { Customer: `c${i}` } }] } }, answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(perRule) }, offDocument: true }, unchecked: true })
+        await ctx.mock.request('POST', '/__mock/stubs', {
+          json: {
+            operationId: 'saveItems',
+            match: { body: { Rows: [{ Row: { Customer: `c${i}` } }] } },
+            answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(perRule) },
+            offDocument: true,
+          },
+          unchecked: true,
+        })
       }
     }
     // Two tables side by side cannot be kept (one table a mock): each size's list is timed on its own table.
@@ -93,33 +124,36 @@ describe('the error path, n against 8n', () => {
       small.push(performance.now() - start)
     }
     await fill(16)
-    const loop = monitorEventLoopDelay({ resolution: 10 })
     const large: number[] = []
-    loop.enable()
+    const blocks: number[] = []
     try {
       for (let k = 0; k < 4; k++) {
         const start = performance.now()
-        expect(await list()).toBeGreaterThan(15_000_000)
+        blocks.push(await longestBlock(async () => expect(await list()).toBeGreaterThan(15_000_000)))
         large.push(performance.now() - start)
       }
     } finally {
-      loop.disable()
       await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
     }
     const median = (values: number[]) => values.slice(1).sort((a, b) => a - b)[1] as number
     expect(median(large) / median(small)).toBeLessThanOrEqual(GROWTH)
     // The listing itself is written in slices; what the test's own client does with 16 MB is in the same loop.
-    expect(loop.max / 1e6).toBeLessThan(LONGEST_BLOCK_MS)
+    expect(middle(blocks.slice(1))).toBeLessThan(LONGEST_BLOCK_MS)
   }, 120_000)
 })
 
-describe('the proxy\'s judge, n against 8n', () => {
+describe("the proxy's judge, n against 8n", () => {
   it('a page of rows with a wrong type in each (5,000 and 40,000 rows): judged in time linear in the page, one finding', async () => {
     const page = (n: number) => Buffer.from(JSON.stringify(Array.from({ length: n }, (_, i) => ({ ...validRow(i + 1), Id: `${i + 1}` }))))
     const exchange = (body: Buffer) => ({
       method: 'POST',
       url: '/ExplorerApi/api/items',
-      requestHeaders: { 'content-type': 'application/json', applicationid: 'a1b2c3d4-0000-4000-8000-000000000001', sessiontoken: 't', workspaceid: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70' },
+      requestHeaders: {
+        'content-type': 'application/json',
+        applicationid: 'a1b2c3d4-0000-4000-8000-000000000001',
+        sessiontoken: 't',
+        workspaceid: '6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70',
+      },
       requestBody: Buffer.from('{"query":"$top=10"}'),
       requestBytes: 19,
       requestComplete: true,
@@ -138,5 +172,11 @@ describe('the proxy\'s judge, n against 8n', () => {
       expect(judged.observations.filter((o) => o.side === 'answer')).toEqual([expect.objectContaining({ pointer: '/body/*/Id', message: 'must be integer' })])
     })
     expect(ratio).toBeLessThanOrEqual(GROWTH)
+    // Past the arguments a call can take (a spread of 160,000 observations once overflowed the stack):
+    // still one finding, its example the first row's.
+    const big = judgeExchange(exchange(page(160_000)), { checkLimitBytes: 64 << 20 })
+    expect(big.observations.filter((o) => o.side === 'answer')).toEqual([
+      expect.objectContaining({ pointer: '/body/*/Id', message: 'must be integer', example: '1' }),
+    ])
   }, 120_000)
 })

@@ -76,7 +76,20 @@ describe('1. new detail rows all sent with Id -1, as the description shows them'
   it('adds two -1 detail rows to an existing master, sent with its TIMESTAMP only', async () => {
     const [three] = (await ctx.mock.items(ctx.token, '$filter=Id eq 3')).body
     const saved = await ctx.mock.post(SAVE, ctx.token, {
-      Rows: [{ Row: { Id: 3, TIMESTAMP: version(three.TIMESTAMP) }, Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'A' }, { Id: -1, IdRow: null, TIMESTAMP: null, Product: 'B' }] }] }],
+      Rows: [
+        {
+          Row: { Id: 3, TIMESTAMP: version(three.TIMESTAMP) },
+          Details: [
+            {
+              RelationKey: IDS.relationKey,
+              Rows: [
+                { Id: -1, IdRow: null, TIMESTAMP: null, Product: 'A' },
+                { Id: -1, IdRow: null, TIMESTAMP: null, Product: 'B' },
+              ],
+            },
+          ],
+        },
+      ],
     })
     expect(saved.body).toMatchObject({ IsSaveSuccessfully: true, CreatedItems: 2, UpdatedItems: 0 })
     expect(Object.keys(saved.body.ReturnData.PrimaryKeyData['3'].newKeys)).toEqual(['OrderLines[0]', 'OrderLines[1]'])
@@ -90,15 +103,22 @@ describe('2. GUIDs in any case', () => {
   const upper = (id: string) => id.toUpperCase()
 
   it('reads with ApplicationId and WorkspaceId in upper case', async () => {
-    const reply = await ctx.mock.post('/ExplorerApi/api/items', ctx.token, { query: '$top=1' }, {
-      headers: { ApplicationId: upper(IDS.applicationId), WorkspaceId: upper(IDS.workspaceId) },
-    })
+    const reply = await ctx.mock.post(
+      '/ExplorerApi/api/items',
+      ctx.token,
+      { query: '$top=1' },
+      {
+        headers: { ApplicationId: upper(IDS.applicationId), WorkspaceId: upper(IDS.workspaceId) },
+      },
+    )
     expect(reply.status).toBe(200)
     expect(reply.body).toHaveLength(1)
   })
 
   it('reserves identities of an upper-case storage id, runs an upper-case action, queues through an upper-case provider', async () => {
-    const reserved = await ctx.mock.request('GET', `/ExplorerApi/api/storage/${upper(IDS.masterStorageId)}/identity/IdRow/next/2`, { headers: ctx.mock.dataHeaders(ctx.token) })
+    const reserved = await ctx.mock.request('GET', `/ExplorerApi/api/storage/${upper(IDS.masterStorageId)}/identity/IdRow/next/2`, {
+      headers: ctx.mock.dataHeaders(ctx.token),
+    })
     expect(reserved.status).toBe(200)
     const action = await ctx.mock.post('/ExplorerApi/api/action/run', ctx.token, { actionId: upper(IDS.actionFails), parametersMap: [] })
     expect(action.status).toBe(200)
@@ -121,7 +141,11 @@ describe('2. GUIDs in any case', () => {
     try {
       const token = await upper.signIn()
       expect((await upper.items(token, '$top=1')).status).toBe(200)
-      const added = upper.mock.addAttachment({ parentId: 2, applicationId: IDS.applicationId.toUpperCase(), files: [{ name: 'a.txt', content: Buffer.from('a') }] })
+      const added = upper.mock.addAttachment({
+        parentId: 2,
+        applicationId: IDS.applicationId.toUpperCase(),
+        files: [{ name: 'a.txt', content: Buffer.from('a') }],
+      })
       expect(added).toHaveLength(1)
     } finally {
       await upper.close()
@@ -158,7 +182,11 @@ describe('3. Generate Row Link: relationKey null, or left out', () => {
   })
 
   it('describes relationKey as const null, which generated clients can send; left out only in the lenient document', () => {
-    const schema = buildDocument().components?.schemas?.RowLinkRequest as { required: string[]; properties: { relationKey: Record<string, unknown> }; 'x-mock-strict': { required: string[] } }
+    const schema = buildDocument().components?.schemas?.RowLinkRequest as {
+      required: string[]
+      properties: { relationKey: Record<string, unknown> }
+      'x-mock-strict': { required: string[] }
+    }
     expect(schema.properties.relationKey.const).toBeNull()
     expect(schema.properties.relationKey.type).toBeUndefined()
     expect(schema.required).not.toContain('relationKey')
@@ -171,15 +199,24 @@ describe('4 and 5. Run Action: the action is the one actionId names', () => {
   const run = (parametersMap: unknown[]) => ctx.mock.post('/ExplorerApi/api/action/run', ctx.token, { actionId: IDS.actionOk, parametersMap })
   const status = async (id: number) => (await ctx.mock.items(ctx.token, `$filter=Id eq ${id}`)).body[0].Status
 
-  it.each(['usp_RecalculateTotals', 'USP_RECALCULATETOTALS', 'dbo.usp_RecalculateTotals', '[dbo].[usp_RecalculateTotals]'])('runs with ProcedureName %s and no warning', async (name) => {
-    const reply = await run([{ Name: 'ProcedureName', Value: name }, { Name: 'Parameters', Value: [{ key: 'Ids', value: '7' }] }])
-    expect(reply.status).toBe(200)
-    expect(reply.headers.get('x-mock-warnings')).toBeNull()
-    expect(await status(7)).toBe('Recalculated')
-  })
+  it.each(['usp_RecalculateTotals', 'USP_RECALCULATETOTALS', 'dbo.usp_RecalculateTotals', '[dbo].[usp_RecalculateTotals]'])(
+    'runs with ProcedureName %s and no warning',
+    async (name) => {
+      const reply = await run([
+        { Name: 'ProcedureName', Value: name },
+        { Name: 'Parameters', Value: [{ key: 'Ids', value: '7' }] },
+      ])
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get('x-mock-warnings')).toBeNull()
+      expect(await status(7)).toBe('Recalculated')
+    },
+  )
 
   it('runs with another ProcedureName, with a warning', async () => {
-    const reply = await run([{ Name: 'ProcedureName', Value: 'usp_SomethingElse' }, { Name: 'Parameters', Value: [{ key: 'Ids', value: '8' }] }])
+    const reply = await run([
+      { Name: 'ProcedureName', Value: 'usp_SomethingElse' },
+      { Name: 'Parameters', Value: [{ key: 'Ids', value: '8' }] },
+    ])
     expect(reply.status).toBe(200)
     expect(reply.body.IsSuccessful).toBe(true)
     expect(reply.headers.get('x-mock-warnings')).toBe('PROCEDURE_NAME_MISMATCH')
@@ -190,7 +227,13 @@ describe('4 and 5. Run Action: the action is the one actionId names', () => {
     const reply = await run([
       { Name: 'Timeout', Value: 30 },
       { Name: 'Culture', Value: 'de-DE' },
-      { Name: 'Parameters', Value: [{ key: 'Ids', value: '9' }, { key: 'Note', value: null }] },
+      {
+        Name: 'Parameters',
+        Value: [
+          { key: 'Ids', value: '9' },
+          { key: 'Note', value: null },
+        ],
+      },
     ])
     expect(reply.status).toBe(200)
     expect(reply.headers.get('x-mock-warnings')).toBe('UNKNOWN_ACTION_PARAMETER, NULL_PARAMETER_VALUE')
@@ -227,7 +270,9 @@ describe('6 and 7. Delete: both bodies on every release, a group without Relatio
   })
 
   it('refuses TIMESTAMP null as a business failure (200, flag false), deleting nothing of the request', async () => {
-    const reply = await ctx.mock.post(DELETE, ctx.token, [{ RelationKey: null, Rows: [{ Row: { Id: 6, TIMESTAMP: await versionOf(6) } }, { Row: { Id: 7, TIMESTAMP: null } }] }])
+    const reply = await ctx.mock.post(DELETE, ctx.token, [
+      { RelationKey: null, Rows: [{ Row: { Id: 6, TIMESTAMP: await versionOf(6) } }, { Row: { Id: 7, TIMESTAMP: null } }] },
+    ])
     expect(reply.status).toBe(200)
     expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, DeletedItems: 0 })
     expect(reply.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'CONCURRENCY', Id: 7, Field: 'TIMESTAMP' })])
@@ -238,15 +283,18 @@ describe('6 and 7. Delete: both bodies on every release, a group without Relatio
 describe('8. Get Items options the description does not list', () => {
   const ctx = mockPerSuite()
 
-  it.each(['$select=Id,Customer', '$expand=OrderLines', '$count=true', 'constructor=x'])('ignores %s with a warning and answers the same rows', async (option) => {
-    const plain = await ctx.mock.items(ctx.token, '$top=3&$orderby=Id desc')
-    const reply = await ctx.mock.items(ctx.token, `$top=3&${option}&$orderby=Id desc`)
-    expect(reply.status).toBe(200)
-    expect(reply.body).toEqual(plain.body)
-    expect(reply.headers.get('x-mock-warnings')).toBe('UNSUPPORTED_QUERY_OPTION')
-  })
+  it.each(['$select=Id,Customer', '$expand=OrderLines', '$count=true', 'constructor=x'])(
+    'ignores %s with a warning and answers the same rows',
+    async (option) => {
+      const plain = await ctx.mock.items(ctx.token, '$top=3&$orderby=Id desc')
+      const reply = await ctx.mock.items(ctx.token, `$top=3&${option}&$orderby=Id desc`)
+      expect(reply.status).toBe(200)
+      expect(reply.body).toEqual(plain.body)
+      expect(reply.headers.get('x-mock-warnings')).toBe('UNSUPPORTED_QUERY_OPTION')
+    },
+  )
 
-  it('refuses them in the older GET form, in both modes: its URL parameters are the mock\'s own reading, exactly the five its document lists', async () => {
+  it("refuses them in the older GET form, in both modes: its URL parameters are the mock's own reading, exactly the five its document lists", async () => {
     for (const strict of [false, true]) {
       const mock = await startTestMock({ productVersion: '2.9', strict })
       try {
@@ -290,7 +338,9 @@ describe('members and parameters the document does not name', () => {
   })
 
   it('ignores an undeclared URL parameter, with a warning', async () => {
-    const reply = await ctx.mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent('ParentId eq 1')}&culture=de-DE`, { headers: ctx.mock.dataHeaders(ctx.token) })
+    const reply = await ctx.mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent('ParentId eq 1')}&culture=de-DE`, {
+      headers: ctx.mock.dataHeaders(ctx.token),
+    })
     expect(reply.status).toBe(200)
     expect(reply.headers.get('x-mock-warnings')).toBe('UNKNOWN_PARAMETER')
   })
@@ -325,9 +375,13 @@ describe('9. sign-in as an OAuth 2.0 password grant', () => {
 describe('10. the attachments list reads its $filter like Get Items', () => {
   const ctx = mockPerSuite()
   const list = (filter: string, relationKey?: string) =>
-    ctx.mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent(filter)}${relationKey === undefined ? '' : `&relationKey=${relationKey}`}`, {
-      headers: ctx.mock.dataHeaders(ctx.token),
-    })
+    ctx.mock.request(
+      'GET',
+      `/ExplorerApi/api/attachments?$filter=${encodeURIComponent(filter)}${relationKey === undefined ? '' : `&relationKey=${relationKey}`}`,
+      {
+        headers: ctx.mock.dataHeaders(ctx.token),
+      },
+    )
 
   it.each(["ParentId eq '1'", 'ParentId  eq  1', 'parentid EQ 1', ' ParentId eq 1 ', 'ParentId eq 1 and FolderId eq null', '(ParentId eq 1)'])(
     'lists the top level of master row 1 for %j',
@@ -360,7 +414,10 @@ describe('10. the attachments list reads its $filter like Get Items', () => {
 describe('11. optional members sent as null, and e-mail addresses as RFC 5322 allows them', () => {
   const ctx = mockPerSuite()
   const send = (body: unknown) =>
-    ctx.mock.request('POST', '/webaggregator/api/v1/email/queue', { json: body, headers: { Authorization: `Bearer ${ctx.token}`, WorkspaceId: IDS.workspaceId } })
+    ctx.mock.request('POST', '/webaggregator/api/v1/email/queue', {
+      json: body,
+      headers: { Authorization: `Bearer ${ctx.token}`, WorkspaceId: IDS.workspaceId },
+    })
 
   it('downloads with rk null as with rk left out, with a warning', async () => {
     const reply = await ctx.mock.post('/ExplorerApi/api/attachments/download', ctx.token, { ids: [1], rk: null })
@@ -400,7 +457,9 @@ describe('12 and 13. Save: an empty detail group, and a member named __proto__',
   const ctx = freshMockPerTest()
 
   it('saves a master with an empty detail group, with a warning', async () => {
-    const reply = await ctx.mock.post(SAVE, ctx.token, { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Empty' }, Details: [{ RelationKey: IDS.relationKey, Rows: [] }] }] })
+    const reply = await ctx.mock.post(SAVE, ctx.token, {
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Empty' }, Details: [{ RelationKey: IDS.relationKey, Rows: [] }] }],
+    })
     expect(reply.body).toMatchObject({ IsSaveSuccessfully: true, CreatedItems: 1 })
     expect(reply.headers.get('x-mock-warnings')).toBe('EMPTY_DETAIL_GROUP')
   })
@@ -424,12 +483,23 @@ describe('12 and 13. Save: an empty detail group, and a member named __proto__',
   it('names new rows of two groups of one relation key by their positions across both groups', async () => {
     const line = (product: string) => ({ Id: -1, IdRow: null, TIMESTAMP: null, Product: product })
     const reply = await ctx.mock.post(SAVE, ctx.token, {
-      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Two groups' }, Details: [{ RelationKey: IDS.relationKey, Rows: [line('A')] }, { RelationKey: IDS.relationKey, Rows: [line('B')] }] }],
+      Rows: [
+        {
+          Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Two groups' },
+          Details: [
+            { RelationKey: IDS.relationKey, Rows: [line('A')] },
+            { RelationKey: IDS.relationKey, Rows: [line('B')] },
+          ],
+        },
+      ],
     })
     const keys = reply.body.ReturnData.PrimaryKeyData['-1'].newKeys
     expect(Object.keys(keys).sort()).toEqual(['Id', 'IdRow', 'OrderLines[0]', 'OrderLines[1]'])
     const lines = (await ctx.mock.items(ctx.token, `$filter=MasterId eq ${keys.Id}&$orderby=Id&relationKey=${IDS.relationKey}`)).body
-    expect(lines.map((l: { Id: number; Product: string }) => [String(l.Id), l.Product])).toEqual([[keys['OrderLines[0]'], 'A'], [keys['OrderLines[1]'], 'B']])
+    expect(lines.map((l: { Id: number; Product: string }) => [String(l.Id), l.Product])).toEqual([
+      [keys['OrderLines[0]'], 'A'],
+      [keys['OrderLines[1]'], 'B'],
+    ])
   })
 
   it('refuses a __proto__ member as any unknown field, with nothing written and no prototype changed', async () => {
@@ -521,7 +591,9 @@ describe('17. secrets in the URL are shown nowhere', () => {
     const mock = await startTestMock({ logLevel: 'debug', logStream })
     try {
       const token = await mock.signIn()
-      await mock.request('GET', `/ExplorerApi/api/attachments?$filter=ParentId%20eq%201&SessionToken=${token}&password=hunter2`, { headers: mock.dataHeaders(token) })
+      await mock.request('GET', `/ExplorerApi/api/attachments?$filter=ParentId%20eq%201&SessionToken=${token}&password=hunter2`, {
+        headers: mock.dataHeaders(token),
+      })
       const [entry] = mock.mock.requests({ operationId: 'listAttachments' })
       expect(entry?.url).toBe('/ExplorerApi/api/attachments?$filter=ParentId%20eq%201&SessionToken=[redacted]&password=[redacted]')
       expect(log).toContain('SessionToken=[redacted]&password=[redacted]')
@@ -530,7 +602,10 @@ describe('17. secrets in the URL are shown nowhere', () => {
       // A request that raised a warning is logged at warn, its line naming the warning's code.
       await mock.post('/ExplorerApi/api/items', token, { query: '$top=1&$select=Id' })
       const line = log.split('\n').find((text) => text.includes('UNSUPPORTED_QUERY_OPTION'))
-      expect(JSON.parse(line ?? '{}')).toMatchObject({ level: 40, msg: expect.stringMatching(/^POST \/ExplorerApi\/api\/items(\?\S*)? queryItems 200 [\d.]+ ms warnings UNSUPPORTED_QUERY_OPTION$/) })
+      expect(JSON.parse(line ?? '{}')).toMatchObject({
+        level: 40,
+        msg: expect.stringMatching(/^POST \/ExplorerApi\/api\/items(\?\S*)? queryItems 200 [\d.]+ ms warnings UNSUPPORTED_QUERY_OPTION$/),
+      })
     } finally {
       await mock.close()
     }
@@ -575,14 +650,29 @@ describe('an application that exists but is not in the workspace named', () => {
   const ctx = mockPerSuite()
 
   it('is refused with 404 for its own workspace mismatch, and 403 for a user outside the workspace', async () => {
-    const wrongWorkspace = await ctx.mock.post('/ExplorerApi/api/items', ctx.token, { query: '$top=1' }, { headers: { ApplicationId: SUPPLIERS.applicationId } })
+    const wrongWorkspace = await ctx.mock.post(
+      '/ExplorerApi/api/items',
+      ctx.token,
+      { query: '$top=1' },
+      { headers: { ApplicationId: SUPPLIERS.applicationId } },
+    )
     expect(wrongWorkspace.status).toBe(404)
     expect(wrongWorkspace.body.code).toBe('UNKNOWN_APPLICATION')
-    const right = await ctx.mock.post('/ExplorerApi/api/items', ctx.token, { query: '$top=5' }, { headers: { ApplicationId: SUPPLIERS.applicationId, WorkspaceId: SUPPLIERS.workspaceId } })
+    const right = await ctx.mock.post(
+      '/ExplorerApi/api/items',
+      ctx.token,
+      { query: '$top=5' },
+      { headers: { ApplicationId: SUPPLIERS.applicationId, WorkspaceId: SUPPLIERS.workspaceId } },
+    )
     expect(right.status).toBe(200)
     expect(right.body.map((r: { Name: string }) => r.Name)).toHaveLength(3)
     const viewer = await ctx.mock.signIn(IDS.viewer)
-    const foreign = await ctx.mock.post('/ExplorerApi/api/items', viewer, { query: '$top=1' }, { headers: { ApplicationId: SUPPLIERS.applicationId, WorkspaceId: SUPPLIERS.workspaceId } })
+    const foreign = await ctx.mock.post(
+      '/ExplorerApi/api/items',
+      viewer,
+      { query: '$top=1' },
+      { headers: { ApplicationId: SUPPLIERS.applicationId, WorkspaceId: SUPPLIERS.workspaceId } },
+    )
     expect(foreign.status).toBe(403)
     expect(foreign.body.code).toBe('FOREIGN_WORKSPACE')
   })

@@ -35,7 +35,8 @@ describe('fields named __proto__ and constructor', () => {
     return reply.body[0]
   }
   /** A save body as text, so the members are sent exactly as written. */
-  const save = (text: string) => mock.request('POST', '/ExplorerApi/api/items/save', { body: text, headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' } })
+  const save = (text: string) =>
+    mock.request('POST', '/ExplorerApi/api/items/save', { body: text, headers: { ...mock.dataHeaders(token), 'content-type': 'application/json' } })
 
   it('reads, updates, creates and filters on them', async () => {
     const row = await read('Id eq 1')
@@ -62,7 +63,9 @@ describe('fields named __proto__ and constructor', () => {
     expect([own(first, '__proto__'), own(first, 'constructor')]).toEqual(['p2', 'c2'])
 
     first.Customer = 'Reloaded'
-    expect((await mock.request('POST', '/__mock/fixture', { body: JSON.stringify(exported.body), headers: { 'content-type': 'application/json' } })).status).toBe(200)
+    expect(
+      (await mock.request('POST', '/__mock/fixture', { body: JSON.stringify(exported.body), headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(200)
     const reloaded = await read('Id eq 1')
     expect([reloaded.Customer, own(reloaded, '__proto__'), own(reloaded, 'constructor')]).toEqual(['Reloaded', 'p2', 'c2'])
   })

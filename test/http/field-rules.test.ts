@@ -19,7 +19,10 @@ export function withRules(saveMode?: string): Record<string, any> {
   field('Customer').rules = { required: true, maxLength: 40 }
   field('Amount').rules = { minimum: 0, maximum: 100000 }
   field('Status').rules = { allowed: ['New', 'Open', 'Shipped', 'Invoiced', 'Closed', 'Cancelled'] }
-  orders.master.fields.push({ name: 'Reference', type: 'String', rules: { unique: true, maxLength: 12 } }, { name: 'ApprovedBy', type: 'String', rules: { readOnly: true } })
+  orders.master.fields.push(
+    { name: 'Reference', type: 'String', rules: { unique: true, maxLength: 12 } },
+    { name: 'ApprovedBy', type: 'String', rules: { readOnly: true } },
+  )
   const quantity = orders.details[0].storage.fields.find((f: { name: string }) => f.name === 'Quantity')
   quantity.rules = { required: true, minimum: 1 }
   return json
@@ -27,7 +30,10 @@ export function withRules(saveMode?: string): Record<string, any> {
 
 const SAVE = '/ExplorerApi/api/items/save'
 
-const newOrder = (id: number, fields: Record<string, unknown>) => ({ Row: { Id: id, IdRow: null, TIMESTAMP: null, Customer: 'Good', Amount: 1, Status: 'Open', ...fields }, Details: [] })
+const newOrder = (id: number, fields: Record<string, unknown>) => ({
+  Row: { Id: id, IdRow: null, TIMESTAMP: null, Customer: 'Good', Amount: 1, Status: 'Open', ...fields },
+  Details: [],
+})
 
 async function started(saveMode?: string, productVersion?: string): Promise<{ mock: TestClient; token: string }> {
   const mock = await startTestMock({ fixtureData: withRules(saveMode), ...(productVersion === undefined ? {} : { productVersion }) })
@@ -48,7 +54,9 @@ describe.each([
     const { mock, token } = await started(saveMode)
     try {
       const before = await count(mock, token)
-      const reply = await mock.post(SAVE, token, { Rows: [newOrder(-1, { Customer: 'Fine' }), newOrder(-2, { Customer: '' }), newOrder(-3, { Customer: null })] })
+      const reply = await mock.post(SAVE, token, {
+        Rows: [newOrder(-1, { Customer: 'Fine' }), newOrder(-2, { Customer: '' }), newOrder(-3, { Customer: null })],
+      })
       expect(reply.status).toBe(200)
       expect(reply.body.IsSaveSuccessfully).toBe(false)
       expect(states(reply.body)).toEqual([
@@ -107,14 +115,23 @@ describe.each([
       const first = await mock.post(SAVE, token, { Rows: [newOrder(-1, { Reference: 'R-1' })] })
       expect(first.body.IsSaveSuccessfully).toBe(true)
       const before = await count(mock, token)
-      const reply = await mock.post(SAVE, token, { Rows: [newOrder(-1, { Reference: 'R-1' }), newOrder(-2, { Reference: 'R-2' }), newOrder(-3, { Reference: 'R-2' })] })
+      const reply = await mock.post(SAVE, token, {
+        Rows: [newOrder(-1, { Reference: 'R-1' }), newOrder(-2, { Reference: 'R-2' }), newOrder(-3, { Reference: 'R-2' })],
+      })
       expect(reply.body.IsSaveSuccessfully).toBe(false)
       const codes = states(reply.body).map((s) => [s.Code, s.Id, s.Field, s.Table])
       // Per row, -2 is saved alone first, so only -3 meets its value; in one operation both new rows hold it.
       expect(codes).toEqual(
         perRow
-          ? [['NOT_UNIQUE', -1, 'Reference', 'Orders'], ['NOT_UNIQUE', -3, 'Reference', 'Orders']]
-          : [['NOT_UNIQUE', -1, 'Reference', 'Orders'], ['NOT_UNIQUE', -2, 'Reference', 'Orders'], ['NOT_UNIQUE', -3, 'Reference', 'Orders']],
+          ? [
+              ['NOT_UNIQUE', -1, 'Reference', 'Orders'],
+              ['NOT_UNIQUE', -3, 'Reference', 'Orders'],
+            ]
+          : [
+              ['NOT_UNIQUE', -1, 'Reference', 'Orders'],
+              ['NOT_UNIQUE', -2, 'Reference', 'Orders'],
+              ['NOT_UNIQUE', -3, 'Reference', 'Orders'],
+            ],
       )
       expect(await count(mock, token)).toBe(before + (perRow ? 1 : 0))
     } finally {
@@ -138,9 +155,16 @@ describe.each([
     const { mock, token } = await started(saveMode)
     try {
       const reply = await mock.post(SAVE, token, {
-        Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'With lines', Amount: 1 }, Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Box', Quantity: 0 }] }] }],
+        Rows: [
+          {
+            Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'With lines', Amount: 1 },
+            Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Box', Quantity: 0 }] }],
+          },
+        ],
       })
-      expect(states(reply.body)).toEqual([expect.objectContaining({ Code: 'BELOW_MINIMUM', Table: 'OrderLines', RelationKey: IDS.relationKey, Id: -1, Row: -1, Field: 'Quantity' })])
+      expect(states(reply.body)).toEqual([
+        expect.objectContaining({ Code: 'BELOW_MINIMUM', Table: 'OrderLines', RelationKey: IDS.relationKey, Id: -1, Row: -1, Field: 'Quantity' }),
+      ])
       expect((await mock.items(token, "$filter=Customer eq 'With lines'")).body).toHaveLength(0)
     } finally {
       await mock.close()
@@ -174,7 +198,13 @@ describe('a fixture whose rules do not fit', () => {
       expect(reply.status).toBe(400)
       expect(reply.contentType).toMatch(/^application\/problem\+json/)
       const pointers = (reply.body.violations as Array<{ pointer: string; message: string }>).map((v) => v.pointer)
-      expect(pointers).toEqual(expect.arrayContaining(['/applications/0/master/fields/1/rules/minimum', '/applications/0/master/fields/1/rules/maxLength', '/applications/0/master/fields/2/rules/allowed']))
+      expect(pointers).toEqual(
+        expect.arrayContaining([
+          '/applications/0/master/fields/1/rules/minimum',
+          '/applications/0/master/fields/1/rules/maxLength',
+          '/applications/0/master/fields/2/rules/allowed',
+        ]),
+      )
       // Row 1's Amount 245.8 is above the (impossible) maximum too: a row older than its rules is no
       // problem of the fixture (it would load with a warning), so only the rules themselves are named.
       expect(pointers).not.toContain('/data/a1b2c3d4-0000-4000-8000-000000000001/masters/0/Amount')
@@ -196,17 +226,24 @@ describe('a fixture whose rules do not fit', () => {
       const strict = await mock.request('POST', '/__mock/fixture', { json, headers: { 'X-Mock-Strict': '1' } })
       expect(strict.status).toBe(400)
       const violations = strict.body.violations as Array<{ pointer: string; message: string }>
-      expect(violations).toEqual(expect.arrayContaining([
-        expect.objectContaining({ pointer: `/data/${IDS.applicationId}/masters/5/Status`, message: expect.stringMatching(/unique.*row 6 has "Shipped" as row 2 does.*--strict/) }),
-        expect.objectContaining({ pointer: `/data/${IDS.applicationId}/masters/3/Customer`, message: expect.stringMatching(/required/) }),
-      ]))
+      expect(violations).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            pointer: `/data/${IDS.applicationId}/masters/5/Status`,
+            message: expect.stringMatching(/unique.*row 6 has "Shipped" as row 2 does.*--strict/),
+          }),
+          expect.objectContaining({ pointer: `/data/${IDS.applicationId}/masters/3/Customer`, message: expect.stringMatching(/required/) }),
+        ]),
+      )
       const loaded = await mock.request('POST', '/__mock/fixture', { json })
       expect(loaded.status).toBe(200)
       const warnings = loaded.body.warnings as string[]
-      expect(warnings).toEqual(expect.arrayContaining([
-        expect.stringMatching(new RegExp(`^POST /__mock/fixture: /data/${IDS.applicationId}/masters/5/Status .*unique.*loaded as it is`)),
-        expect.stringMatching(new RegExp(`^POST /__mock/fixture: /data/${IDS.applicationId}/masters/3/Customer .*required`)),
-      ]))
+      expect(warnings).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(new RegExp(`^POST /__mock/fixture: /data/${IDS.applicationId}/masters/5/Status .*unique.*loaded as it is`)),
+          expect.stringMatching(new RegExp(`^POST /__mock/fixture: /data/${IDS.applicationId}/masters/3/Customer .*required`)),
+        ]),
+      )
       // The rules hold for every save: row 6 keeps a value row 2 holds, so even a change of another field is refused.
       const token = await mock.signIn()
       const six = (await mock.items(token, '$filter=Id eq 6')).body[0]

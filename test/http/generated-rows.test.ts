@@ -17,7 +17,7 @@ async function generated(rows: number, seed: number): Promise<{ mock: TestClient
 const comparable = (rows: Array<Record<string, unknown>>) => rows.map(({ DT_CREATION: _c, DT_LAST_UPDATE: _u, TIMESTAMP: _t, ...rest }) => rest)
 
 describe('--rows and --seed', () => {
-  it('adds the generated masters, two detail rows each, with values of the fields\' types', async () => {
+  it("adds the generated masters, two detail rows each, with values of the fields' types", async () => {
     const { mock, token } = await generated(2000, 7)
     expect((await mock.items(token, '$inlinecount=allpages')).body.Items[0]._FieldCount_).toBe(25 + 2000)
     expect((await mock.items(token, `$inlinecount=allpages&relationKey=${IDS.relationKey}`)).body.Items[0]._FieldCount_).toBe(50 + 4000)
@@ -48,8 +48,18 @@ describe('--rows and --seed', () => {
   // orders and 50 lines), then the 500 newest (DT_CREATION desc); 3000 orders span three days, so
   // dates at and across midnight are in. To be changed only with a change meant to give other rows.
   it.each([
-    { rows: 3000, seed: 1, orders: '2d2177538f4d96dfb61197af8278142d717393c1b9e3a60ab783fa9b1ebce0a2', lines: 'fb8d4ac5253c51f85f9f45cdc8f15e6041beeafd0160ce627e0c3ed7dae5bbc9' },
-    { rows: 20000, seed: 42, orders: '9cc5323c60d1f34347b5e422bbbe65819a79d563fe698c707f16a6e32b341e93', lines: '5252aadce3b7cea6939eb866f98b03c2adfdb2fb4f29d9679ac4a214ec05b5b8' },
+    {
+      rows: 3000,
+      seed: 1,
+      orders: '2d2177538f4d96dfb61197af8278142d717393c1b9e3a60ab783fa9b1ebce0a2',
+      lines: 'fb8d4ac5253c51f85f9f45cdc8f15e6041beeafd0160ce627e0c3ed7dae5bbc9',
+    },
+    {
+      rows: 20000,
+      seed: 42,
+      orders: '9cc5323c60d1f34347b5e422bbbe65819a79d563fe698c707f16a6e32b341e93',
+      lines: '5252aadce3b7cea6939eb866f98b03c2adfdb2fb4f29d9679ac4a214ec05b5b8',
+    },
   ])('gives byte for byte the rows it always gave for --rows $rows --seed $seed', async ({ rows, seed, orders, lines }) => {
     const { mock, token } = await generated(rows, seed)
     const digest = async (fixtureRows: number, relation: string) => {

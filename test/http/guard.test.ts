@@ -40,7 +40,14 @@ describe('Host check', () => {
     expect(signIn.raw.toString()).not.toContain('access_token')
 
     // The same calls by the mock's own names work.
-    for (const own of [`127.0.0.1:${mock.mock.port}`, `localhost:${mock.mock.port}`, 'app.localhost', '127.0.0.2:80', `[::1]:${mock.mock.port}`, 'LOCALHOST.']) {
+    for (const own of [
+      `127.0.0.1:${mock.mock.port}`,
+      `localhost:${mock.mock.port}`,
+      'app.localhost',
+      '127.0.0.2:80',
+      `[::1]:${mock.mock.port}`,
+      'LOCALHOST.',
+    ]) {
       expect((await mock.request('GET', '/__mock/health', { headers: { host: own } })).status, own).toBe(200)
     }
     expect((await mock.request('GET', '/__mock/state')).raw.toString()).toContain(IDS.admin.password)
@@ -75,7 +82,9 @@ describe('no cross-site control', () => {
     // --cors lets that origin call the API; it never opens the control plane.
     const mock = await mockWith({ cors: ['http://evil.example'] })
     const token = await mock.signIn()
-    const saved = await mock.client(token).save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Before the attack', Amount: 1, Status: 'Open' }, Details: [] }] })
+    const saved = await mock
+      .client(token)
+      .save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Before the attack', Amount: 1, Status: 'Open' }, Details: [] }] })
     expect(saved.ok).toBe(true)
     const attack = await mock.request('POST', '/__mock/reset', { headers: { origin: 'http://evil.example', 'content-type': 'text/plain' }, body: '{}' })
     expect(attack.status).toBe(403)
@@ -89,7 +98,11 @@ describe('no cross-site control', () => {
     expect(navigated.raw.toString()).not.toContain(IDS.admin.password)
     expect(await masterCount(mock)).toBe(26)
     // The API still answers that origin as --cors says.
-    const api = await fetch(`${mock.url}${SIGN_IN}`, { method: 'POST', headers: { origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(signInForm) })
+    const api = await fetch(`${mock.url}${SIGN_IN}`, {
+      method: 'POST',
+      headers: { origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(signInForm),
+    })
     expect(api.status).toBe(200)
     expect(api.headers.get('access-control-allow-origin')).toBe('http://evil.example')
 

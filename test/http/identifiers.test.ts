@@ -40,20 +40,44 @@ describe.each([false, true])('a Domain Id and a GUID relation key (strict %s)', 
     expect(masters.status).toBe(200)
     expect(masters.body).toHaveLength(2)
     for (const key of [RELATION_GUID, RELATION_GUID.toUpperCase()]) {
-      const lines = await mock.post('/ExplorerApi/api/items', token, { query: `$filter=MasterId eq 1&relationKey=${key}` }, { headers: { WorkspaceId: DOMAIN_ID.toUpperCase() } })
+      const lines = await mock.post(
+        '/ExplorerApi/api/items',
+        token,
+        { query: `$filter=MasterId eq 1&relationKey=${key}` },
+        { headers: { WorkspaceId: DOMAIN_ID.toUpperCase() } },
+      )
       expect(lines.status).toBe(200)
       expect(lines.body.map((row: { MasterId: number }) => row.MasterId)).toEqual([1, 1])
     }
-    const attachments = await mock.request('GET', `/ExplorerApi/api/attachments?$filter=ParentId eq 1&relationKey=${RELATION_GUID}`, { headers: mock.dataHeaders(token, headers) })
+    const attachments = await mock.request('GET', `/ExplorerApi/api/attachments?$filter=ParentId eq 1&relationKey=${RELATION_GUID}`, {
+      headers: mock.dataHeaders(token, headers),
+    })
     expect(attachments.body.map((a: { Name: string }) => a.Name)).toEqual(['spec.txt'])
   })
 
   it('saves and deletes a detail row under the GUID relation key', async () => {
-    const saved = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: 2, TIMESTAMP: null }, Details: [{ RelationKey: RELATION_GUID, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Crate', Quantity: 1, UnitPrice: 2 }] }] }] }, { headers })
+    const saved = await mock.post(
+      '/ExplorerApi/api/items/save',
+      token,
+      {
+        Rows: [
+          {
+            Row: { Id: 2, TIMESTAMP: null },
+            Details: [{ RelationKey: RELATION_GUID, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Crate', Quantity: 1, UnitPrice: 2 }] }],
+          },
+        ],
+      },
+      { headers },
+    )
     expect(saved.body.IsSaveSuccessfully).toBe(true)
     const [line] = (await mock.post('/ExplorerApi/api/items', token, { query: `$filter=Product eq 'Crate'&relationKey=${RELATION_GUID}` }, { headers })).body
     const version = Number(Buffer.from(line.TIMESTAMP, 'base64').readBigUInt64BE())
-    const deleted = await mock.post('/ExplorerApi/api/items/delete', token, [{ RelationKey: RELATION_GUID, Rows: [{ Row: { Id: line.Id, TIMESTAMP: version } }] }], { headers })
+    const deleted = await mock.post(
+      '/ExplorerApi/api/items/delete',
+      token,
+      [{ RelationKey: RELATION_GUID, Rows: [{ Row: { Id: line.Id, TIMESTAMP: version } }] }],
+      { headers },
+    )
     expect(deleted.body).toMatchObject({ IsSaveSuccessfully: true, DeletedItems: 1 })
   })
 
@@ -90,7 +114,8 @@ describe('a capture of a mock with a GUID relation key and typed values', () => 
     // The captured user signs in to the copy with --fixture-password's default.
     const copyRows = await rowsOf(copy, 'sandbox-pass')
     expect(sourceRows).toHaveLength(10)
-    const userFields = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).filter(([name]) => !['TIMESTAMP', 'CT_ATTACHMENTS', 'ROW_ORDER'].includes(name)))
+    const userFields = (row: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(row).filter(([name]) => !['TIMESTAMP', 'CT_ATTACHMENTS', 'ROW_ORDER'].includes(name)))
     expect(copyRows.map(userFields)).toEqual(sourceRows.map(userFields))
     const loaded = JSON.parse(readFileSync(file, 'utf8'))
     expect(loaded.applications[0].details[0].relationKey).toBe(RELATION_GUID)

@@ -18,7 +18,9 @@ const LONGEST_BLOCK_MS = 500
 
 /** A save of `n` master rows that fit no schema: a text Id, a text TIMESTAMP, a text where Details' array goes. */
 function invalidSave(n: number, extra: (i: number) => Record<string, unknown> = () => ({})): string {
-  return JSON.stringify({ Rows: Array.from({ length: n }, (_, i) => ({ Row: { Id: `x${i}`, TIMESTAMP: 'AAAA', Customer: 'C' }, Details: 'none', ...extra(i) })) })
+  return JSON.stringify({
+    Rows: Array.from({ length: n }, (_, i) => ({ Row: { Id: `x${i}`, TIMESTAMP: 'AAAA', Customer: 'C' }, Details: 'none', ...extra(i) })),
+  })
 }
 
 describe('a save of rows that fit no schema', () => {
@@ -35,14 +37,18 @@ describe('a save of rows that fit no schema', () => {
       { pointer: '/body/Rows/*/Details', keyword: 'type', message: 'must be array', count: 8_000, first: '/body/Rows/0/Details' },
     ])
     expect(reply.body).not.toHaveProperty('unlisted')
-    expect(reply.body.detail).toBe('/body/Rows/*/Row/Id must be integer (8000 times, first at /body/Rows/0/Row/Id); /body/Rows/*/Row/TIMESTAMP must be integer,null (8000 times, first at /body/Rows/0/Row/TIMESTAMP); /body/Rows/*/Details must be array (8000 times, first at /body/Rows/0/Details)')
+    expect(reply.body.detail).toBe(
+      '/body/Rows/*/Row/Id must be integer (8000 times, first at /body/Rows/0/Row/Id); /body/Rows/*/Row/TIMESTAMP must be integer,null (8000 times, first at /body/Rows/0/Row/TIMESTAMP); /body/Rows/*/Details must be array (8000 times, first at /body/Rows/0/Details)',
+    )
     // The TIMESTAMP sent back as read: the hint names the first row's number, and the others.
     expect(reply.body.hint).toMatch(/at \/Rows\/0\/Row\/TIMESTAMP \(and the same in 7999 more rows\)\.$/)
   })
 
   it('lists at most 100 violations, the telling ones first, and counts the rest', async () => {
     // Each row misses its Row (a missing member, ranked after wrong values) and has a member of its own name.
-    const body = JSON.stringify({ Rows: Array.from({ length: 3_000 }, (_, i) => ({ Details: [], [`Extra${i}`]: 1, ...(i === 2_999 ? { Row: { Id: 'last' } } : {}) })) })
+    const body = JSON.stringify({
+      Rows: Array.from({ length: 3_000 }, (_, i) => ({ Details: [], [`Extra${i}`]: 1, ...(i === 2_999 ? { Row: { Id: 'last' } } : {}) })),
+    })
     const reply = await send(body)
     expect(reply.status).toBe(400)
     expect(reply.body.violations).toHaveLength(LISTED_VIOLATIONS)
@@ -50,7 +56,11 @@ describe('a save of rows that fit no schema', () => {
     expect(reply.body.violations[0]).toEqual({ pointer: '/body/Rows/2999/Row/Id', keyword: 'type', message: 'must be integer' })
     // Then each row's own unknown member (3,000 distinct), then what is missing: the Row of 2,999 rows (one
     // violation) and the last row's TIMESTAMP.
-    expect(reply.body.violations[1]).toEqual({ pointer: '/body/Rows/0/Extra0', keyword: 'additionalProperties', message: 'must NOT have additional properties' })
+    expect(reply.body.violations[1]).toEqual({
+      pointer: '/body/Rows/0/Extra0',
+      keyword: 'additionalProperties',
+      message: 'must NOT have additional properties',
+    })
     expect(reply.body.violations[99]).toMatchObject({ pointer: '/body/Rows/98/Extra98' })
     expect(reply.body.unlisted).toBe(1 + 3_000 + 2 - LISTED_VIOLATIONS)
     expect(reply.body.detail).toMatch(/\(and 3000 more\)$/)
@@ -85,14 +95,17 @@ describe('a save of rows that fit no schema', () => {
       const reply = await send(body)
       expect(reply.status).toBe(400)
       expect(reply.body.violations[0]).toMatchObject({ pointer: '/body/Rows/*/Row/Id', count: 64_000 })
-      expect(reply.body.violations.find((v: { pointer: string }) => v.pointer === '/body/Rows/*/Odd')).toMatchObject({ count: 32_000, first: '/body/Rows/0/Odd' })
+      expect(reply.body.violations.find((v: { pointer: string }) => v.pointer === '/body/Rows/*/Odd')).toMatchObject({
+        count: 32_000,
+        first: '/body/Rows/0/Odd',
+      })
     } finally {
       loop.disable()
     }
     expect(loop.max / 1e6).toBeLessThan(LONGEST_BLOCK_MS)
   })
 
-  it('is told the same in slices and whole: a row that fits and one that does not, around a slice\'s edge', async () => {
+  it("is told the same in slices and whole: a row that fits and one that does not, around a slice's edge", async () => {
     // 600 rows (checked a slice of 256 at a time) with faults in rows 255, 256 and 599 only.
     const rows = Array.from({ length: 600 }, (_, i) => ({ Row: { Id: -(i + 1), TIMESTAMP: null, IdRow: null, Customer: `C${i}` }, Details: [] as unknown[] }))
     ;(rows[255] as { Row: Record<string, unknown> }).Row.Id = 'a'
@@ -109,7 +122,8 @@ describe('a save of rows that fit no schema', () => {
 
 describe('a delete of many rows, current or older body', () => {
   const ctx = mockPerSuite()
-  const send = (body: string) => ctx.mock.request('POST', '/ExplorerApi/api/items/delete', { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body })
+  const send = (body: string) =>
+    ctx.mock.request('POST', '/ExplorerApi/api/items/delete', { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body })
 
   it('of 100,000 rows that fit no schema answers 400 with each fault once, told against the body it is closest to, and holds the others no longer than the bound', async () => {
     const body = JSON.stringify([{ RelationKey: null, Rows: Array.from({ length: 100_000 }, (_, i) => ({ Row: { Id: `x${i}`, TIMESTAMP: 5 } })) }])
@@ -122,7 +136,9 @@ describe('a delete of many rows, current or older body', () => {
       loop.disable()
     }
     expect(reply.status).toBe(400)
-    expect(reply.body.violations).toEqual([{ pointer: '/body/0/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 100_000, first: '/body/0/Rows/0/Row/Id' }])
+    expect(reply.body.violations).toEqual([
+      { pointer: '/body/0/Rows/*/Row/Id', keyword: 'type', message: 'must be integer', count: 100_000, first: '/body/0/Rows/0/Row/Id' },
+    ])
     expect(loop.max / 1e6).toBeLessThan(LONGEST_BLOCK_MS)
   })
 
@@ -158,7 +174,12 @@ describe('a delete of many rows, current or older body', () => {
   it('of two groups, one of each shape, with a stray member past the first slice: the same answer in slices as whole', async () => {
     const current = Array.from({ length: 1_000 }, (_, i) => ({ Row: { Id: i + 1, TIMESTAMP: 5 } }))
     const older = Array.from({ length: 1_000 }, (_, i) => ({ Row: { Id: i + 1, TIMESTAMP: 5 }, ...(i === 999 ? { Details: [] } : {}) }))
-    const { sliced, whole } = await bothWays(JSON.stringify([{ RelationKey: null, Rows: current }, { RelationKey: 'OrderLines', Rows: older }]))
+    const { sliced, whole } = await bothWays(
+      JSON.stringify([
+        { RelationKey: null, Rows: current },
+        { RelationKey: 'OrderLines', Rows: older },
+      ]),
+    )
     expect(sliced.status).toBe(200)
     expect(sliced.warnings).toContain('UNKNOWN_MEMBER')
     expect(sliced).toEqual(whole)
@@ -181,10 +202,12 @@ describe('one finding per wrong member', () => {
     const rows = Array.from({ length: 3 }, (_, i) => ({ Row: { Id: -(i + 1), TIMESTAMP: null, IdRow: null, Customer: 'C' }, Detials: [] }))
     const reply = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, { Rows: rows })
     expect(reply.status).toBe(400)
-    expect(reply.body.violations).toEqual([{ pointer: '/body/Rows/*/Details', keyword: 'required', message: '`Detials` came where `Details` was expected', count: 3, first: '/body/Rows/0/Details' }])
+    expect(reply.body.violations).toEqual([
+      { pointer: '/body/Rows/*/Details', keyword: 'required', message: '`Detials` came where `Details` was expected', count: 3, first: '/body/Rows/0/Details' },
+    ])
   })
 
-  it('a value of no alternative\'s type is told once with every type it may take', async () => {
+  it("a value of no alternative's type is told once with every type it may take", async () => {
     const reply = await ctx.mock.post('/ExplorerApi/api/metadata/generaterowlink', ctx.token, { relationKey: null, values: 'all', valueType: 1 })
     expect(reply.status).toBe(400)
     expect(reply.body.violations).toEqual([{ pointer: '/body/values', keyword: 'type', message: 'must be integer or array' }])

@@ -9,7 +9,20 @@ describe('Get Items and Get Items Count', () => {
     expect(reply.status).toBe(200)
     expect(reply.body).toHaveLength(25)
     const first = reply.body[0]
-    for (const field of ['Id', 'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'ROW_ORDER', 'TIMESTAMP', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE', 'IdRow', 'Customer', 'Amount', 'Status']) {
+    for (const field of [
+      'Id',
+      'CT_ATTACHMENTS',
+      'DT_CREATION',
+      'DT_LAST_UPDATE',
+      'ROW_ORDER',
+      'TIMESTAMP',
+      'USER_ID_CREATION',
+      'USER_ID_LAST_UPDATE',
+      'IdRow',
+      'Customer',
+      'Amount',
+      'Status',
+    ]) {
       expect(first).toHaveProperty(field)
     }
     expect(Buffer.from(first.TIMESTAMP, 'base64')).toHaveLength(8)

@@ -14,8 +14,11 @@ beforeEach(() => Object.assign(slicing, { sliceChars: 4 }))
 afterEach(() => Object.assign(slicing, DEFAULTS))
 
 describe('parseArraysInSlices', () => {
-  it('gives JSON.parse\'s value for any object or array whose arrays it cuts, or declines', async () => {
-    const containers = fc.oneof(fc.array(fc.jsonValue({ maxDepth: 4 }), { maxLength: 12 }), fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 8 }))
+  it("gives JSON.parse's value for any object or array whose arrays it cuts, or declines", async () => {
+    const containers = fc.oneof(
+      fc.array(fc.jsonValue({ maxDepth: 4 }), { maxLength: 12 }),
+      fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 8 }),
+    )
     await fc.assert(
       fc.asyncProperty(containers, fc.constantFrom(0, 1, 2), async (value, indent) => {
         const text = JSON.stringify(value, null, indent)
@@ -26,9 +29,17 @@ describe('parseArraysInSlices', () => {
   })
 
   it('cuts the rows of a save and of a delete, at their depths, and what an element holds comes with it', async () => {
-    const save = { Rows: Array.from({ length: 40 }, (_, i) => ({ Row: { Id: -(i + 1), Customer: `C,${i}]` }, Details: [{ RelationKey: 'OrderLines', Rows: [{ Id: -100 - i }, { Id: -200 - i }] }] })) }
+    const save = {
+      Rows: Array.from({ length: 40 }, (_, i) => ({
+        Row: { Id: -(i + 1), Customer: `C,${i}]` },
+        Details: [{ RelationKey: 'OrderLines', Rows: [{ Id: -100 - i }, { Id: -200 - i }] }],
+      })),
+    }
     expect(await parseArraysInSlices(JSON.stringify(save))).toEqual(save)
-    const remove = [{ RelationKey: null, Rows: Array.from({ length: 40 }, (_, i) => ({ Row: { Id: i + 1, TIMESTAMP: 5 } })) }, { RelationKey: 'OrderLines', Rows: [{ Row: { Id: 1, TIMESTAMP: 1 } }, { Row: { Id: 2, TIMESTAMP: 2 } }] }]
+    const remove = [
+      { RelationKey: null, Rows: Array.from({ length: 40 }, (_, i) => ({ Row: { Id: i + 1, TIMESTAMP: 5 } })) },
+      { RelationKey: 'OrderLines', Rows: [{ Row: { Id: 1, TIMESTAMP: 1 } }, { Row: { Id: 2, TIMESTAMP: 2 } }] },
+    ]
     expect(await parseArraysInSlices(JSON.stringify(remove))).toEqual(remove)
     // Escaped names and texts holding brackets, commas and quotes.
     const tricky = { 'R\u006fws': [1, 2, 3, 4, 5, 6, 7, 8], 'a"b': ['[,]', '{"x":1}', '\\', '"', ',', ']'] }

@@ -63,7 +63,9 @@ describe('limits of the environment', () => {
     expect(reply.status).toBe(414)
     expect(reply.contentType).toMatch(/^application\/problem\+json/)
     expect(reply.body.detail).toContain('2048')
-    const fine = await ctx.mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent('ParentId eq 1')}`, { headers: ctx.mock.dataHeaders(ctx.token) })
+    const fine = await ctx.mock.request('GET', `/ExplorerApi/api/attachments?$filter=${encodeURIComponent('ParentId eq 1')}`, {
+      headers: ctx.mock.dataHeaders(ctx.token),
+    })
     expect(fine.status).toBe(200)
   })
 
@@ -113,7 +115,10 @@ describe('limits of the environment', () => {
   it('accepts a 59 MB save', async () => {
     const body = saveBodyOfSize(59 * MB)
     expect(body.length).toBe(59 * MB)
-    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
+    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', {
+      body,
+      headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' },
+    })
     expect(reply.status).toBe(200)
     expect(reply.body.IsSaveSuccessfully).toBe(true)
     expect(reply.body.CreatedItems).toBe(1)
@@ -126,9 +131,15 @@ describe('limits are configurable', () => {
   it('uses the configured URL and body limits', async () => {
     const url = await ctx.mock.request('GET', `/ExplorerApi/api/attachments?$filter=${'y'.repeat(200)}`, { headers: ctx.mock.dataHeaders(ctx.token) })
     expect(url.status).toBe(414)
-    const body = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', { body: saveBodyOfSize(5000), headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
+    const body = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', {
+      body: saveBodyOfSize(5000),
+      headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' },
+    })
     expect(body.status).toBe(413)
-    const small = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', { body: saveBodyOfSize(3000), headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
+    const small = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', {
+      body: saveBodyOfSize(3000),
+      headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' },
+    })
     expect(small.status).toBe(200)
   })
 })
@@ -141,7 +152,10 @@ describe('bad bodies', () => {
     ['an empty body', '', 'BAD_JSON'],
     ['a body of the wrong shape', '{"Rows": {"Row": 1}}', 'VALIDATION'],
   ])('answers 400 for %s', async (_name, body, code) => {
-    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
+    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items/save', {
+      body,
+      headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' },
+    })
     expect(reply.status).toBe(400)
     expect(reply.body.code).toBe(code)
     expect((await ctx.mock.items(ctx.token, '$inlinecount=allpages')).body.Items[0]._FieldCount_).toBe(25)

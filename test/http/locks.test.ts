@@ -28,9 +28,13 @@ async function started(fixtureData: Record<string, any>): Promise<{ mock: TestCl
 }
 
 const master = async (mock: TestClient, token: string, id: number) => (await mock.items(token, `$filter=Id eq ${id}`)).body[0] as Record<string, any>
-const line = async (mock: TestClient, token: string, id: number) => (await mock.items(token, `$filter=Id eq ${id}&relationKey=${IDS.relationKey}`)).body[0] as Record<string, any>
+const line = async (mock: TestClient, token: string, id: number) =>
+  (await mock.items(token, `$filter=Id eq ${id}&relationKey=${IDS.relationKey}`)).body[0] as Record<string, any>
 const count = async (mock: TestClient, token: string) => (await mock.items(token, '$inlinecount=allpages')).body.Items[0]._FieldCount_ as number
-const newOrder = (id: number, customer: string) => ({ Row: { Id: id, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'Open' }, Details: [] })
+const newOrder = (id: number, customer: string) => ({
+  Row: { Id: id, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'Open' },
+  Details: [],
+})
 
 describe.each([
   { mode: 'all-or-nothing', saveMode: undefined },
@@ -43,7 +47,9 @@ describe.each([
     try {
       const two = await master(mock, token, 2)
       const before = await count(mock, token)
-      const reply = await mock.post(SAVE, token, { Rows: [newOrder(-1, 'Beside the lock'), { Row: { Id: 2, TIMESTAMP: rowVersion(two.TIMESTAMP), Status: 'Closed' }, Details: [] }] })
+      const reply = await mock.post(SAVE, token, {
+        Rows: [newOrder(-1, 'Beside the lock'), { Row: { Id: 2, TIMESTAMP: rowVersion(two.TIMESTAMP), Status: 'Closed' }, Details: [] }],
+      })
       expect(reply.status).toBe(200)
       expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1, CreatedItems: perRow ? 1 : 0, UpdatedItems: 0 })
       expect(reply.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'LOCKED', Id: 2, Row: 1002, Table: 'Orders', RelationKey: null })])
@@ -67,9 +73,20 @@ describe.each([
           {
             Row: { Id: 2, TIMESTAMP: rowVersion(two.TIMESTAMP) },
             // A new line, and a change of a line that is not locked itself: the master's lock covers both.
-            Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Late', Quantity: 1 }, { Id: 3, TIMESTAMP: rowVersion(lineThree.TIMESTAMP), Quantity: 77 }] }],
+            Details: [
+              {
+                RelationKey: IDS.relationKey,
+                Rows: [
+                  { Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Late', Quantity: 1 },
+                  { Id: 3, TIMESTAMP: rowVersion(lineThree.TIMESTAMP), Quantity: 77 },
+                ],
+              },
+            ],
           },
-          { Row: { Id: 3, TIMESTAMP: rowVersion(three.TIMESTAMP) }, Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: 5, TIMESTAMP: rowVersion(five.TIMESTAMP), Quantity: 99 }] }] },
+          {
+            Row: { Id: 3, TIMESTAMP: rowVersion(three.TIMESTAMP) },
+            Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: 5, TIMESTAMP: rowVersion(five.TIMESTAMP), Quantity: 99 }] }],
+          },
         ],
       })
       expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 2, CreatedItems: 0, UpdatedItems: 0 })
@@ -89,7 +106,9 @@ describe.each([
     const { mock, token } = await started(withLocks(saveMode))
     try {
       const rows = await Promise.all([2, 3, 4].map((id) => master(mock, token, id)))
-      const reply = await mock.post(DELETE, token, [{ RelationKey: null, Rows: rows.map((row) => ({ Row: { Id: row.Id, TIMESTAMP: rowVersion(row.TIMESTAMP) } })) }])
+      const reply = await mock.post(DELETE, token, [
+        { RelationKey: null, Rows: rows.map((row) => ({ Row: { Id: row.Id, TIMESTAMP: rowVersion(row.TIMESTAMP) } })) },
+      ])
       expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 2, DeletedItems: perRow ? 1 : 0 })
       expect(reply.body.ReturnStates).toEqual([
         expect.objectContaining({ Code: 'LOCKED', Id: 2, RelationKey: null, Row: 1002 }),
@@ -101,7 +120,12 @@ describe.each([
       // A detail row of a locked master: refused, naming the master.
       const three = await line(mock, token, 3)
       const detail = await mock.post(DELETE, token, [{ RelationKey: IDS.relationKey, Rows: [{ Row: { Id: 3, TIMESTAMP: rowVersion(three.TIMESTAMP) } }] }])
-      expect(detail.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1, DeletedItems: 0, ReturnStates: [expect.objectContaining({ Code: 'LOCKED', Id: 2, RelationKey: null, Table: 'Orders' })] })
+      expect(detail.body).toMatchObject({
+        IsSaveSuccessfully: false,
+        LockedItems: 1,
+        DeletedItems: 0,
+        ReturnStates: [expect.objectContaining({ Code: 'LOCKED', Id: 2, RelationKey: null, Table: 'Orders' })],
+      })
       expect(await line(mock, token, 3)).toBeDefined()
     } finally {
       await mock.close()
@@ -119,7 +143,12 @@ describe('a custom action whose effect meets a locked row', () => {
       const before = await Promise.all([1, 2].map((id) => master(mock, token, id)))
       const refused = await run(mock, token, '1,2')
       expect(refused.status).toBe(200)
-      expect(refused.body).toEqual({ Message: 'Row 2 (IdRow 1002) of Orders is locked by another user; usp_RecalculateTotals changed nothing.', IsSuccessful: false, Result: '', IsAsync: false })
+      expect(refused.body).toEqual({
+        Message: 'Row 2 (IdRow 1002) of Orders is locked by another user; usp_RecalculateTotals changed nothing.',
+        IsSuccessful: false,
+        Result: '',
+        IsAsync: false,
+      })
       // Neither the locked row nor the one beside it: the action failed as a whole.
       expect(await Promise.all([1, 2].map((id) => master(mock, token, id)))).toEqual(before)
       // A detail row's lock does not hold its master: the effect changes master rows only (master 3 holds locked line 5).
@@ -157,7 +186,14 @@ describe('/__mock/locks', () => {
   it('refuses bad bodies with 400 and unknown applications, relation keys and rows with 404', async () => {
     const mock = await startTestMock()
     try {
-      for (const json of [{ ids: [1] }, { applicationId: IDS.applicationId }, { applicationId: IDS.applicationId, ids: [] }, { applicationId: IDS.applicationId, ids: ['1'] }, { applicationId: IDS.applicationId, ids: [0] }, { applicationId: IDS.applicationId, ids: [1], extra: 1 }]) {
+      for (const json of [
+        { ids: [1] },
+        { applicationId: IDS.applicationId },
+        { applicationId: IDS.applicationId, ids: [] },
+        { applicationId: IDS.applicationId, ids: ['1'] },
+        { applicationId: IDS.applicationId, ids: [0] },
+        { applicationId: IDS.applicationId, ids: [1], extra: 1 },
+      ]) {
         const reply = await mock.request('POST', LOCKS, { json })
         expect(reply.status, JSON.stringify(json)).toBe(400)
         expect(reply.contentType).toMatch(/^application\/problem\+json/)
@@ -232,9 +268,15 @@ describe('locks under a GUID relation key', () => {
     json.locks = { [IDS.applicationId]: { [KEY.toUpperCase()]: [5] } }
     return json
   }
-  const lineOf = async (mock: TestClient, token: string, id: number) => (await mock.items(token, `$filter=Id eq ${id}&relationKey=${KEY}`)).body[0] as Record<string, any>
+  const lineOf = async (mock: TestClient, token: string, id: number) =>
+    (await mock.items(token, `$filter=Id eq ${id}&relationKey=${KEY}`)).body[0] as Record<string, any>
   const changeLine = (master: Record<string, any>, line: Record<string, any>, key: string) => ({
-    Rows: [{ Row: { Id: master.Id, TIMESTAMP: rowVersion(master.TIMESTAMP) }, Details: [{ RelationKey: key, Rows: [{ Id: line.Id, TIMESTAMP: rowVersion(line.TIMESTAMP), Quantity: 42 }] }] }],
+    Rows: [
+      {
+        Row: { Id: master.Id, TIMESTAMP: rowVersion(master.TIMESTAMP) },
+        Details: [{ RelationKey: key, Rows: [{ Id: line.Id, TIMESTAMP: rowVersion(line.TIMESTAMP), Quantity: 42 }] }],
+      },
+    ],
   })
 
   it('holds a lock whatever the case the fixture, the control plane or the save writes the key in', async () => {
@@ -259,8 +301,15 @@ describe('locks under a GUID relation key', () => {
       const deleted = await mock.post(DELETE, token, [{ RelationKey: mixed, Rows: [{ Row: { Id: 1, TIMESTAMP: rowVersion(one.TIMESTAMP) } }] }])
       expect(deleted.body).toMatchObject({ IsSaveSuccessfully: false, LockedItems: 1, DeletedItems: 0 })
       // Unlocked in another case than it was locked in: the save goes through.
-      expect((await mock.request('DELETE', LOCKS, { json: { applicationId: IDS.applicationId, relationKey: mixed, ids: [1, 5] } })).body).toEqual({ changed: 2, locks: [] })
-      expect((await mock.post(SAVE, token, changeLine(master1, one, KEY.toUpperCase()))).body).toMatchObject({ IsSaveSuccessfully: true, LockedItems: 0, UpdatedItems: 1 })
+      expect((await mock.request('DELETE', LOCKS, { json: { applicationId: IDS.applicationId, relationKey: mixed, ids: [1, 5] } })).body).toEqual({
+        changed: 2,
+        locks: [],
+      })
+      expect((await mock.post(SAVE, token, changeLine(master1, one, KEY.toUpperCase()))).body).toMatchObject({
+        IsSaveSuccessfully: true,
+        LockedItems: 0,
+        UpdatedItems: 1,
+      })
       expect((await lineOf(mock, token, 1)).Quantity).toBe(42)
     } finally {
       await mock.close()

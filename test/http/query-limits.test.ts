@@ -9,7 +9,7 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MAX_FILTER_NESTING } from '../../src/store/filter-parser.ts'
-import { MAX_ORDERBY_ITEMS } from '../../src/store/query-string.ts'
+import { MAX_ORDERBY_ITEMS } from '../../src/wire/query-string.ts'
 import { mockPerSuite, type Reply } from '../helpers/http.ts'
 
 describe('huge $filter and $orderby texts', () => {
@@ -18,10 +18,12 @@ describe('huge $filter and $orderby texts', () => {
   /** Sends a Get Items body given as text with a health call beside it; both answers, and which came first. */
   async function withHealth(body: string): Promise<{ big: Reply; health: Reply; order: string[] }> {
     const order: string[] = []
-    const bigPending = ctx.mock.request('POST', '/ExplorerApi/api/items', { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } }).then((reply) => {
-      order.push('big')
-      return reply
-    })
+    const bigPending = ctx.mock
+      .request('POST', '/ExplorerApi/api/items', { body, headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' } })
+      .then((reply) => {
+        order.push('big')
+        return reply
+      })
     const healthPending = ctx.mock.request('GET', '/__mock/health', { unchecked: true }).then((reply) => {
       order.push('health')
       return reply

@@ -25,7 +25,13 @@ describe('the quick body check', () => {
         const accept = quickAcceptAt(view.document, pointer)
         expect(accept).toBeDefined()
         const ajv = validators.schemaAt(pointer)
-        const drawn = fc.sample(fc.oneof(mutated(fc.oneof(fromSchema(body.schema), ...body.examples.map((example) => fc.constant(example)))), ...body.examples.map((example) => fc.constant(example))), { seed: 20261126 + index, numRuns: 60 })
+        const drawn = fc.sample(
+          fc.oneof(
+            mutated(fc.oneof(fromSchema(body.schema), ...body.examples.map((example) => fc.constant(example)))),
+            ...body.examples.map((example) => fc.constant(example)),
+          ),
+          { seed: 20261126 + index, numRuns: 60 },
+        )
         for (const value of drawn) {
           const sure = accept!(value)
           const verdict = ajv(value)
@@ -47,7 +53,12 @@ describe('the quick body check', () => {
     const creates = {
       Rows: Array.from({ length: 100 }, (_, i) => ({
         Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Bench ${i}`, Amount: i, Status: 'New', Tags: ['a', 1] },
-        Details: [{ RelationKey: 'OrderLines', Rows: [1, 2].map((j) => ({ Id: -(j + i * 2), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j, UnitPrice: 1.5, Paid: true })) }],
+        Details: [
+          {
+            RelationKey: 'OrderLines',
+            Rows: [1, 2].map((j) => ({ Id: -(j + i * 2), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j, UnitPrice: 1.5, Paid: true })),
+          },
+        ],
       })),
     }
     expect(accept(creates)).toBe(true)

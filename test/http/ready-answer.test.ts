@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { injectTransport } from '../../src/client/transport.ts'
+import { injectTransport } from '../../src/wire/transport.ts'
 import { startTestMock, type TestClient } from '../helpers/http.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 
@@ -26,22 +26,23 @@ describe('a page written as ready bytes', () => {
   afterAll(() => mock.close())
 
   it('is written past the onSend hooks only when every always-on hook is one it does itself', () => {
-    // Warnings header and journal body are payload taps, which sendReady runs itself; the rules'
-    // payload change (a patch, a fault's cut) makes a request it applies to go through the hook.
-    // Any other onSend hook must be added as a tap or a change (src/http/ready-answer.ts) or turn
-    // readyWrites off before this list changes.
-    const app = mock.mock.app as unknown as { readyWrites: boolean; payloadTaps: Array<{ name: string }>; payloadChanges: unknown[] }
+    // Warnings header and journal body are payload taps, which sendReady runs itself; a change an
+    // answer needs (a rule's patch, a fault's cut: changeAnswer) makes it go through the hook.
+    // Any other onSend hook must be added as a tap or an answer's change (src/http/ready-answer.ts)
+    // or turn readyWrites off before this list changes.
+    const app = mock.mock.app as unknown as { readyWrites: boolean; payloadTaps: Array<{ name: string }> }
     const sources = onSendHooks(mock).map((hook) => hook.toString())
     expect(app.payloadTaps.map((tap) => tap.name)).toEqual(['setWarningsHeader', 'keepJournalPayload'])
-    expect(app.payloadChanges).toHaveLength(1)
     expect(sources).toHaveLength(1)
-    expect(sources[0]).toContain('change.applies(request)')
+    expect(sources[0]).toContain('reply.answerChange')
     expect(sources[0]).toContain('tap(request, reply, sent)')
     expect(app.readyWrites).toBe(true)
   })
 
   it('goes through the hook when an answer rule patches it, and the journal keeps the patched page', async () => {
-    const stub = (await mock.request('POST', '/__mock/stubs', { json: { operationId: 'queryItems', answer: { patch: [{ Id: 99 }] }, times: 1, offDocument: true } })).body
+    const stub = (
+      await mock.request('POST', '/__mock/stubs', { json: { operationId: 'queryItems', answer: { patch: [{ Id: 99 }] }, times: 1, offDocument: true } })
+    ).body
     try {
       const reply = await mock.request('POST', '/ExplorerApi/api/items', { headers: mock.dataHeaders(token), json: { query: '$top=3' }, unchecked: true })
       expect(reply.body).toEqual([{ Id: 99 }])

@@ -115,7 +115,14 @@ const VALID_ITEMS_QUERIES = [
   'relationKey=OrderLines&$orderby=Quantity desc&$top=2',
 ]
 
-const VALID_ATTACHMENT_FILTERS = ['ParentId eq 1', 'ParentId eq 1 and FolderId eq 2', "ParentId eq '1'", 'ParentId eq 5', 'parentid EQ 1', 'ParentId eq 1 and FolderId eq null']
+const VALID_ATTACHMENT_FILTERS = [
+  'ParentId eq 1',
+  'ParentId eq 1 and FolderId eq 2',
+  "ParentId eq '1'",
+  'ParentId eq 5',
+  'parentid EQ 1',
+  'ParentId eq 1 and FolderId eq null',
+]
 
 // ---- the mock under test ----------------------------------------------------------------------
 
@@ -202,7 +209,10 @@ async function runShot(ctx: Ctx, entry: OperationEntry, build: (versions: Snapsh
     const after = await snapshot(ctx)
     const { versions: _b, ...was } = before
     const { versions: _a, ...is } = after
-    expect(is, `a refused ${entry.operationId} changed the rows\n--- request ---\n${describeShot(shot)}\n--- reply ---\n${reply.status} ${reply.raw.toString('utf8').slice(0, 600)}`).toEqual(was)
+    expect(
+      is,
+      `a refused ${entry.operationId} changed the rows\n--- request ---\n${describeShot(shot)}\n--- reply ---\n${reply.status} ${reply.raw.toString('utf8').slice(0, 600)}`,
+    ).toEqual(was)
   }
   const alive = await fire(ctx.client, readShot(ctx, '$top=1'))
   expect(alive.status, `the mock stopped answering reads after\n${describeShot(shot)}`).toBe(200)
@@ -241,7 +251,7 @@ function bodyValue(spec: BodySpec | undefined, value: unknown): Pick<Shot, 'json
   if (spec?.mediaType !== 'application/x-www-form-urlencoded') return { json: value, headers: {} }
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const form: Record<string, string> = {}
-    for (const [key, field] of Object.entries(value)) form[key] = typeof field === 'string' ? field : JSON.stringify(field) ?? ''
+    for (const [key, field] of Object.entries(value)) form[key] = typeof field === 'string' ? field : (JSON.stringify(field) ?? '')
     return { form, headers: {} }
   }
   return { body: JSON.stringify(value) ?? '', headers: { 'content-type': 'application/x-www-form-urlencoded' } }
@@ -302,7 +312,11 @@ const modelSave: fc.Arbitrary<unknown> = (() => {
     .tuple(
       fc.record(
         {
-          Id: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(-1, -2, -3) }, { weight: 3, arbitrary: fc.constantFrom(1, 2, 3) }, fc.constantFrom(0, 26, 999_999, 2 ** 53 - 1, -(2 ** 53))),
+          Id: fc.oneof(
+            { weight: 3, arbitrary: fc.constantFrom(-1, -2, -3) },
+            { weight: 3, arbitrary: fc.constantFrom(1, 2, 3) },
+            fc.constantFrom(0, 26, 999_999, 2 ** 53 - 1, -(2 ** 53)),
+          ),
           TIMESTAMP: versionChoice,
           IdRow: wireValue(fc.constantFrom(null, 1, 2, 100, 5_000, 2 ** 53 - 1)),
           Customer: wireValue(text),
@@ -318,7 +332,11 @@ const modelSave: fc.Arbitrary<unknown> = (() => {
     .tuple(
       fc.record(
         {
-          Id: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(-1, -2) }, { weight: 3, arbitrary: fc.constantFrom(1, 2, 3, 4, 5, 6) }, fc.constantFrom(0, 999_999)),
+          Id: fc.oneof(
+            { weight: 3, arbitrary: fc.constantFrom(-1, -2) },
+            { weight: 3, arbitrary: fc.constantFrom(1, 2, 3, 4, 5, 6) },
+            fc.constantFrom(0, 999_999),
+          ),
           TIMESTAMP: versionChoice,
           Product: wireValue(text),
           Quantity: wireValue(fc.integer({ min: -5, max: 500 })),
@@ -340,16 +358,27 @@ const modelSave: fc.Arbitrary<unknown> = (() => {
 function modelDelete(legacy: boolean): fc.Arbitrary<unknown> {
   const key = fc.record({
     Id: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(1, 2, 3) }, fc.constantFrom(4, 5, 6), fc.constantFrom(0, -1, 999_999)),
-    TIMESTAMP: fc.oneof({ weight: 6, arbitrary: fc.constant<unknown>(CURRENT_VERSION) }, fc.constantFrom<unknown>(0, 1, 2 ** 53 - 1), fc.integer({ min: 0, max: 5_000 })),
+    TIMESTAMP: fc.oneof(
+      { weight: 6, arbitrary: fc.constant<unknown>(CURRENT_VERSION) },
+      fc.constantFrom<unknown>(0, 1, 2 ** 53 - 1),
+      fc.integer({ min: 0, max: 5_000 }),
+    ),
   })
   const current = fc.array(
     fc.record({
-      RelationKey: fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: fc.constant('OrderLines') }, fc.constantFrom('Nope', 'orderlines')),
+      RelationKey: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(null) },
+        { weight: 2, arbitrary: fc.constant('OrderLines') },
+        fc.constantFrom('Nope', 'orderlines'),
+      ),
       Rows: fc.array(fc.record({ Row: key }), { minLength: 1, maxLength: 3 }),
     }),
     { minLength: 1, maxLength: 3 },
   )
-  const older = fc.array(fc.record({ Rows: fc.array(fc.record({ Row: key, Details: fc.constant([]) }), { minLength: 1, maxLength: 3 }) }), { minLength: 1, maxLength: 2 })
+  const older = fc.array(fc.record({ Rows: fc.array(fc.record({ Row: key, Details: fc.constant([]) }), { minLength: 1, maxLength: 3 }) }), {
+    minLength: 1,
+    maxLength: 2,
+  })
   return legacy ? fc.oneof({ weight: 4, arbitrary: older }, current) : fc.oneof({ weight: 4, arbitrary: current }, older)
 }
 
@@ -389,9 +418,13 @@ const itemsQueryText: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: hostileText(60) },
   fc.string({ maxLength: 200 }),
   deepFilter(FILTER_DEPTH).map((filter) => `$filter=${filter}`),
-  fc.tuple(fc.constantFrom('$top=1&', '$filter=', "$filter=Customer eq '", '$orderby='), fc.integer({ min: 1_000, max: 200_000 }), fc.constantFrom('a', 'Id,', "''", '%2')).map(
-    ([head, n, unit]) => `${head}${unit.repeat(Math.ceil(n / unit.length))}`,
-  ),
+  fc
+    .tuple(
+      fc.constantFrom('$top=1&', '$filter=', "$filter=Customer eq '", '$orderby='),
+      fc.integer({ min: 1_000, max: 200_000 }),
+      fc.constantFrom('a', 'Id,', "''", '%2'),
+    )
+    .map(([head, n, unit]) => `${head}${unit.repeat(Math.ceil(n / unit.length))}`),
 )
 
 /** A query text as a URL query: each name and value percent-encoded, or the text as it is. */
@@ -427,14 +460,48 @@ function urlQueries(entry: OperationEntry): fc.Arbitrary<string> {
   }
   // queryItemsLegacy: the query text of Get Items, as URL parameters.
   return fc
-    .record({ text: fc.oneof({ weight: 4, arbitrary: mutatedText(VALID_ITEMS_QUERIES) }, hostileText(60), deepFilter(FILTER_DEPTH > 200 ? 600 : 200).map((f) => `$filter=${f}`)), encoded: fc.boolean() })
+    .record({
+      text: fc.oneof(
+        { weight: 4, arbitrary: mutatedText(VALID_ITEMS_QUERIES) },
+        hostileText(60),
+        deepFilter(FILTER_DEPTH > 200 ? 600 : 200).map((f) => `$filter=${f}`),
+      ),
+      encoded: fc.boolean(),
+    })
     .map(({ text: queryText, encoded }) => asUrlQuery(queryText, encoded))
 }
 
 /** Path parameter values as they go into the URL: valid, encoded hostile text, raw text, numbers in every spelling, long. */
 function pathValue(name: string): fc.Arbitrary<string> {
   const valid = VALID_PATH[name] ?? 'x'
-  const special = ['0', '-1', '10000', '10001', '1e3', '1.5', '%20', '+3', '0x10', '%EF%BC%93', 'Infinity', '-Infinity', '1e400', 'NaN', '9007199254740993', '00003', 'IDROW', 'idrow', 'ACME', IDS.detailStorageId, IDS.masterStorageId.toUpperCase(), IDS.applicationId, '%2e', 'a%2Fb', '%00', '%C3%A9']
+  const special = [
+    '0',
+    '-1',
+    '10000',
+    '10001',
+    '1e3',
+    '1.5',
+    '%20',
+    '+3',
+    '0x10',
+    '%EF%BC%93',
+    'Infinity',
+    '-Infinity',
+    '1e400',
+    'NaN',
+    '9007199254740993',
+    '00003',
+    'IDROW',
+    'idrow',
+    'ACME',
+    IDS.detailStorageId,
+    IDS.masterStorageId.toUpperCase(),
+    IDS.applicationId,
+    '%2e',
+    'a%2Fb',
+    '%00',
+    '%C3%A9',
+  ]
   const long = fc.integer({ min: 100, max: AVOID_KNOWN_BUGS.longPathParameter ? 500 : 700 }).map((n) => 'a'.repeat(n))
   const unsafe = AVOID_KNOWN_BUGS.rawProblemInstance ? /[/?\\[\]|^]/g : /[/?\\]/g
   const raw = hostileText(30)
@@ -530,7 +597,9 @@ for (const pass of PASSES) {
             'malformed bytes, wrong or missing content types, empty bodies',
             async () => {
               const valid = spec.examples.map((example) =>
-                spec.mediaType === 'application/x-www-form-urlencoded' ? new URLSearchParams(example as Record<string, string>).toString() : JSON.stringify(example),
+                spec.mediaType === 'application/x-www-form-urlencoded'
+                  ? new URLSearchParams(example as Record<string, string>).toString()
+                  : JSON.stringify(example),
               )
               const contentType = fc.oneof(
                 { weight: 2, arbitrary: fc.constant<string | undefined>(spec.mediaType) },
@@ -558,7 +627,10 @@ for (const pass of PASSES) {
             await fc.assert(
               fc.asyncProperty(method, body, async (m, value) => {
                 await runShot(ctx, entry, () =>
-                  makeShot(ctx, entry, document, { method: m, body: value === undefined ? { kind: 'none' } : { kind: 'raw', contentType: 'application/json', bytes: Buffer.from(JSON.stringify(value)) } }),
+                  makeShot(ctx, entry, document, {
+                    method: m,
+                    body: value === undefined ? { kind: 'none' } : { kind: 'raw', contentType: 'application/json', bytes: Buffer.from(JSON.stringify(value)) },
+                  }),
                 )
               }),
               { ...params, numRuns: Math.ceil(pass.runs / 3) },
@@ -637,7 +709,13 @@ for (const pass of PASSES) {
 describe('regressions: bugs this test found, fixed', () => {
   const suite = mockPerSuite()
 
-  const signInForm = { client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }
+  const signInForm = {
+    client_id: IDS.clientId,
+    username: IDS.admin.username,
+    password: IDS.admin.password,
+    grant_type: 'password',
+    scope: 'openid apiv1 nosession',
+  }
   const identities = (storage: string, field = 'IdRow', count = '3'): Shot => ({
     method: 'GET',
     path: `/ExplorerApi/api/storage/${storage}/identity/${field}/next/${count}`,
@@ -667,17 +745,32 @@ describe('regressions: bugs this test found, fixed', () => {
   it('deepFilter: 100000 nested parentheses in $filter are a 400, not a 500 (stack overflow in the parser)', async () => {
     // Far past the depth where the parser's stack used to overflow (about 2700 levels, cold).
     const filter = `${'('.repeat(100_000)}Id eq 1${')'.repeat(100_000)}`
-    const reply = await fire(suite.mock, { method: 'POST', path: '/ExplorerApi/api/items', headers: suite.mock.dataHeaders(suite.token), json: { query: `$filter=${filter}` } })
+    const reply = await fire(suite.mock, {
+      method: 'POST',
+      path: '/ExplorerApi/api/items',
+      headers: suite.mock.dataHeaders(suite.token),
+      json: { query: `$filter=${filter}` },
+    })
     expect(reply.status).toBeLessThan(500)
   })
 
   it('deepFilter: 100000 chained `not` are a 400 or an answer, not a 500 (stack overflow compiling the filter)', async () => {
-    const reply = await fire(suite.mock, { method: 'POST', path: '/ExplorerApi/api/items', headers: suite.mock.dataHeaders(suite.token), json: { query: `$filter=${'not '.repeat(100_000)}Id eq 1` } })
+    const reply = await fire(suite.mock, {
+      method: 'POST',
+      path: '/ExplorerApi/api/items',
+      headers: suite.mock.dataHeaders(suite.token),
+      json: { query: `$filter=${'not '.repeat(100_000)}Id eq 1` },
+    })
     expect(reply.status).toBeLessThan(500)
   })
 
   it('deepFilter: 100000 comparisons joined by `and` are a 400 or an answer, not a 500', async () => {
-    const reply = await fire(suite.mock, { method: 'POST', path: '/ExplorerApi/api/items', headers: suite.mock.dataHeaders(suite.token), json: { query: `$filter=${'Id eq 1 and '.repeat(100_000)}Id eq 1` } })
+    const reply = await fire(suite.mock, {
+      method: 'POST',
+      path: '/ExplorerApi/api/items',
+      headers: suite.mock.dataHeaders(suite.token),
+      json: { query: `$filter=${'Id eq 1 and '.repeat(100_000)}Id eq 1` },
+    })
     expect(reply.status).toBeLessThan(500)
   })
 

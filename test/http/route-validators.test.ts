@@ -39,7 +39,9 @@ afterEach(() => {
 describe('request validators', () => {
   it('are compiled when the routes are added: a broken schema stops start-up naming its operation', () => {
     const app = Fastify()
-    expect(() => registerOperationRoutes(app, withBrokenBody('saveItems'), HANDLERS)).toThrow(/operation saveItems \(POST \/ExplorerApi\/api\/items\/save\): its request schema does not compile/)
+    expect(() => registerOperationRoutes(app, withBrokenBody('saveItems'), HANDLERS)).toThrow(
+      /operation saveItems \(POST \/ExplorerApi\/api\/items\/save\): its request schema does not compile/,
+    )
     void app.close()
   })
 
@@ -49,7 +51,10 @@ describe('request validators', () => {
     await app.close()
     const mock = await startTestMock()
     try {
-      const reply = await mock.request('POST', '/ExplorerApi/api/items/save', { headers: mock.dataHeaders(await mock.signIn()), json: { Rows: 'not an array' } })
+      const reply = await mock.request('POST', '/ExplorerApi/api/items/save', {
+        headers: mock.dataHeaders(await mock.signIn()),
+        json: { Rows: 'not an array' },
+      })
       expect(reply.status).toBe(400)
       expect(reply.body.code).toBe('VALIDATION')
     } finally {
@@ -62,7 +67,9 @@ describe('precompiled request validators', () => {
   it(`${REQUEST_VALIDATORS_FILE} is what npm run spec writes now`, () => {
     const root = new URL('../../', import.meta.url).pathname
     // From spec/ itself, not the rendered documents: a change to spec/ without `npm run spec` fails here too.
-    expect(readFileSync(`${root}${REQUEST_VALIDATORS_FILE}`, 'utf8')).toBe(requestValidatorsSource(servedViews({ api: buildDocument(), controlPlane: buildControlPlaneDocument() })))
+    expect(readFileSync(`${root}${REQUEST_VALIDATORS_FILE}`, 'utf8')).toBe(
+      requestValidatorsSource(servedViews({ api: buildDocument(), controlPlane: buildControlPlaneDocument() })),
+    )
   })
 
   for (const view of servedViews()) {
@@ -105,10 +112,18 @@ describe('precompiled request validators', () => {
   function requestsFor(document: OpenAPIObject, entry: OperationEntry, seed: number): Array<() => RequestParts> {
     const parts: Record<string, keyof Omit<RequestParts, 'body'>> = { header: 'headers', query: 'query', path: 'params' }
     const parameters = parametersOf(document, entry).filter((p) => parts[p.in] !== undefined)
-    const value = fc.oneof(fc.constant(undefined), fc.constantFrom('', 'abc', '0', '-1', '12', 'true', 'null', '00000000-0000-4000-8000-000000000001'), fc.string())
+    const value = fc.oneof(
+      fc.constant(undefined),
+      fc.constantFrom('', 'abc', '0', '-1', '12', 'true', 'null', '00000000-0000-4000-8000-000000000001'),
+      fc.string(),
+    )
     const body = bodyOf(document, entry)
-    const bodies = body === undefined ? fc.constant(undefined) : mutated(fc.oneof(fromSchema(body.schema), ...body.examples.map((example) => fc.constant(example))))
-    const drawn = fc.sample(fc.record({ values: fc.array(value, { minLength: parameters.length, maxLength: parameters.length }), extra: fc.boolean(), body: bodies }), { seed, numRuns: 40 })
+    const bodies =
+      body === undefined ? fc.constant(undefined) : mutated(fc.oneof(fromSchema(body.schema), ...body.examples.map((example) => fc.constant(example))))
+    const drawn = fc.sample(
+      fc.record({ values: fc.array(value, { minLength: parameters.length, maxLength: parameters.length }), extra: fc.boolean(), body: bodies }),
+      { seed, numRuns: 40 },
+    )
     // A function per request: coercing validators change the objects they check, so each side gets its own copy.
     return drawn.map(({ values, extra, body: drawnBody }) => () => {
       const request: RequestParts = { headers: {}, query: extra ? { notDeclared: '1' } : {}, params: {}, body: structuredClone(drawnBody) }

@@ -11,10 +11,15 @@ describe('Save and Delete, as the description walks through them', () => {
       Rows: [
         {
           Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120.5, Status: 'Open' },
-          Details: [{ RelationKey: IDS.relationKey, Rows: [
-            { Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Stapler', Quantity: 2, UnitPrice: 60.25 },
-            { Id: -2, IdRow: null, TIMESTAMP: null, Product: 'Paper', Quantity: 1, UnitPrice: 0 },
-          ] }],
+          Details: [
+            {
+              RelationKey: IDS.relationKey,
+              Rows: [
+                { Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Stapler', Quantity: 2, UnitPrice: 60.25 },
+                { Id: -2, IdRow: null, TIMESTAMP: null, Product: 'Paper', Quantity: 1, UnitPrice: 0 },
+              ],
+            },
+          ],
         },
       ],
     })
@@ -32,13 +37,17 @@ describe('Save and Delete, as the description walks through them', () => {
     const lines = (await ctx.mock.items(ctx.token, `$filter=MasterId eq ${id}&relationKey=${IDS.relationKey}`)).body
     expect(lines.map((l: { Product: string }) => l.Product).sort()).toEqual(['Paper', 'Stapler'])
 
-    const updated = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, { Rows: [{ Row: { Id: id, TIMESTAMP: version(row.TIMESTAMP), Status: 'Shipped' }, Details: [] }] })
+    const updated = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, {
+      Rows: [{ Row: { Id: id, TIMESTAMP: version(row.TIMESTAMP), Status: 'Shipped' }, Details: [] }],
+    })
     expect(updated.body).toMatchObject({ IsSaveSuccessfully: true, UpdatedItems: 1, CreatedItems: 0 })
     const [after] = (await ctx.mock.items(ctx.token, `$filter=Id eq ${id}`)).body
     expect(after).toMatchObject({ Status: 'Shipped', Customer: 'Initech', Amount: 120.5 })
     expect(version(after.TIMESTAMP)).toBeGreaterThan(version(row.TIMESTAMP))
 
-    const deleted = await ctx.mock.post('/ExplorerApi/api/items/delete', ctx.token, [{ RelationKey: null, Rows: [{ Row: { Id: id, TIMESTAMP: version(after.TIMESTAMP) } }] }])
+    const deleted = await ctx.mock.post('/ExplorerApi/api/items/delete', ctx.token, [
+      { RelationKey: null, Rows: [{ Row: { Id: id, TIMESTAMP: version(after.TIMESTAMP) } }] },
+    ])
     expect(deleted.body).toMatchObject({ IsSaveSuccessfully: true, ReturnStates: [] })
     expect(deleted.body.DeletedItems).toBeGreaterThanOrEqual(1)
     expect((await ctx.mock.items(ctx.token, `$filter=Id eq ${id}`)).body).toEqual([])
@@ -81,10 +90,17 @@ describe('Save and Delete, as the description walks through them', () => {
 
   it('hands Identity values out in a block: one sent after the sequence gave it to a new row is taken, one sent ahead of it is stepped over', async () => {
     const save = (rows: unknown[]) => ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, { Rows: rows.map((Row) => ({ Row, Details: [] })) })
-    const refused = await save([{ Id: -1, IdRow: null, TIMESTAMP: null }, { Id: -2, IdRow: 1026, TIMESTAMP: null }])
+    const refused = await save([
+      { Id: -1, IdRow: null, TIMESTAMP: null },
+      { Id: -2, IdRow: 1026, TIMESTAMP: null },
+    ])
     expect(refused.body.ReturnStates.map((s: { Code: string; Id: number }) => [s.Code, s.Id])).toEqual([['DUPLICATE_KEY', -2]])
     expect(await count()).toBe(25)
-    const saved = await save([{ Id: -1, IdRow: 1027, TIMESTAMP: null }, { Id: -2, IdRow: null, TIMESTAMP: null }, { Id: -3, IdRow: null, TIMESTAMP: null }])
+    const saved = await save([
+      { Id: -1, IdRow: 1027, TIMESTAMP: null },
+      { Id: -2, IdRow: null, TIMESTAMP: null },
+      { Id: -3, IdRow: null, TIMESTAMP: null },
+    ])
     const keys = saved.body.ReturnData.PrimaryKeyData
     expect([keys['-1'].newKeys.IdRow, keys['-2'].newKeys.IdRow, keys['-3'].newKeys.IdRow]).toEqual(['1027', '1026', '1028'])
   })
@@ -94,7 +110,10 @@ describe('Save and Delete, as the description walks through them', () => {
     const reply = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, {
       Rows: [
         { Row: { Id: -1, IdRow: 90_000, TIMESTAMP: null, Customer: 'Explicit' }, Details: [] },
-        { Row: { Id: 5, TIMESTAMP: version(five.TIMESTAMP) }, Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Extra', Quantity: 1, UnitPrice: 2 }] }] },
+        {
+          Row: { Id: 5, TIMESTAMP: version(five.TIMESTAMP) },
+          Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Extra', Quantity: 1, UnitPrice: 2 }] }],
+        },
       ],
     })
     expect(reply.body.IsSaveSuccessfully).toBe(true)
@@ -121,7 +140,9 @@ describe('Save and Delete, as the description walks through them', () => {
     expect(good.body.IsSaveSuccessfully).toBe(true)
     expect(await count()).toBe(24)
     expect(await count(`$inlinecount=allpages&$filter=MasterId eq 8&relationKey=${IDS.relationKey}`)).toBe(1)
-    const again = await ctx.mock.post('/ExplorerApi/api/items/delete', ctx.token, [{ RelationKey: null, Rows: [{ Row: { Id: 7, TIMESTAMP: version(seven.TIMESTAMP) } }] }])
+    const again = await ctx.mock.post('/ExplorerApi/api/items/delete', ctx.token, [
+      { RelationKey: null, Rows: [{ Row: { Id: 7, TIMESTAMP: version(seven.TIMESTAMP) } }] },
+    ])
     expect(again.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'NOT_FOUND', Id: 7 })])
   })
 })
@@ -130,7 +151,9 @@ describe('Get Identities', () => {
   const ctx = freshMockPerTest()
 
   it('reserves consecutive values that later saves never hand out', async () => {
-    const reply = await ctx.mock.request('GET', `/ExplorerApi/api/storage/${IDS.masterStorageId}/identity/IdRow/next/5`, { headers: ctx.mock.dataHeaders(ctx.token) })
+    const reply = await ctx.mock.request('GET', `/ExplorerApi/api/storage/${IDS.masterStorageId}/identity/IdRow/next/5`, {
+      headers: ctx.mock.dataHeaders(ctx.token),
+    })
     expect(reply.status).toBe(200)
     const reserved = reply.body as number[]
     expect(reserved).toHaveLength(5)
@@ -141,7 +164,9 @@ describe('Get Identities', () => {
     const given = Object.values(saved.body.ReturnData.PrimaryKeyData).map((v) => Number((v as { newKeys: { IdRow: string } }).newKeys.IdRow))
     expect(given).toHaveLength(3)
     for (const value of given) expect(reserved).not.toContain(value)
-    const explicit = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, { Rows: [{ Row: { Id: -1, IdRow: reserved[0], TIMESTAMP: null, Customer: 'Mine' }, Details: [] }] })
+    const explicit = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, {
+      Rows: [{ Row: { Id: -1, IdRow: reserved[0], TIMESTAMP: null, Customer: 'Mine' }, Details: [] }],
+    })
     expect(explicit.body.IsSaveSuccessfully).toBe(true)
   })
 

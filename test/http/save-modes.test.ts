@@ -20,7 +20,10 @@ const count = async (mock: TestClient, token: string) => (await mock.items(token
 /** Two good new masters (the first with a line) around an update with a stale row version. */
 const MIXED = {
   Rows: [
-    { Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Good one', Amount: 1, Status: 'Open' }, Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Box', Quantity: 1, UnitPrice: 2 }] }] },
+    {
+      Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Good one', Amount: 1, Status: 'Open' },
+      Details: [{ RelationKey: IDS.relationKey, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Box', Quantity: 1, UnitPrice: 2 }] }],
+    },
     { Row: { Id: 2, TIMESTAMP: 1, Status: 'Closed' }, Details: [] },
     { Row: { Id: -2, IdRow: null, TIMESTAMP: null, Customer: 'Good two', Amount: 2, Status: 'Open' }, Details: [] },
   ],
@@ -57,7 +60,12 @@ describe('per-row save mode', () => {
     const { mock, token } = await started('per-row')
     try {
       const row = { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Twice', Amount: 1, Status: 'Open' }
-      const reply = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: row, Details: [] }, { Row: row, Details: [] }] })
+      const reply = await mock.post('/ExplorerApi/api/items/save', token, {
+        Rows: [
+          { Row: row, Details: [] },
+          { Row: row, Details: [] },
+        ],
+      })
       expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, CreatedItems: 1 })
       expect(reply.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'DUPLICATE_TEMPORARY_ID', Id: -1 })])
     } finally {
@@ -80,7 +88,9 @@ describe('per-row save mode', () => {
     try {
       const [row3] = (await mock.items(token, '$filter=Id eq 3')).body
       const version = Number(Buffer.from(row3.TIMESTAMP, 'base64').readBigUInt64BE())
-      const reply = await mock.post('/ExplorerApi/api/items/delete', token, [{ RelationKey: null, Rows: [{ Row: { Id: 3, TIMESTAMP: version } }, { Row: { Id: 999, TIMESTAMP: 1 } }] }])
+      const reply = await mock.post('/ExplorerApi/api/items/delete', token, [
+        { RelationKey: null, Rows: [{ Row: { Id: 3, TIMESTAMP: version } }, { Row: { Id: 999, TIMESTAMP: 1 } }] },
+      ])
       expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, DeletedItems: 1 })
       expect(reply.body.ReturnStates).toEqual([expect.objectContaining({ Code: 'NOT_FOUND', Id: 999, RelationKey: null })])
       expect((await mock.items(token, '$filter=Id eq 3')).body).toEqual([])
@@ -99,7 +109,9 @@ describe.each([undefined, 'all-or-nothing'])('all-or-nothing (saveMode %s)', (sa
       expect(reply.body).toMatchObject({ IsSaveSuccessfully: false, CreatedItems: 0, ReturnData: { PrimaryKeyData: {} } })
       const [row3] = (await mock.items(token, '$filter=Id eq 3')).body
       const version = Number(Buffer.from(row3.TIMESTAMP, 'base64').readBigUInt64BE())
-      const deleted = await mock.post('/ExplorerApi/api/items/delete', token, [{ RelationKey: null, Rows: [{ Row: { Id: 3, TIMESTAMP: version } }, { Row: { Id: 999, TIMESTAMP: 1 } }] }])
+      const deleted = await mock.post('/ExplorerApi/api/items/delete', token, [
+        { RelationKey: null, Rows: [{ Row: { Id: 3, TIMESTAMP: version } }, { Row: { Id: 999, TIMESTAMP: 1 } }] },
+      ])
       expect(deleted.body).toMatchObject({ IsSaveSuccessfully: false, DeletedItems: 0 })
       expect(await count(mock, token)).toBe(before)
     } finally {

@@ -18,7 +18,9 @@ function withSequences(sequence: { nextId?: number; nextIdentity?: number }): Re
   return fixture
 }
 
-const newMaster = (customer: string) => ({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'Open' }, Details: [] }] })
+const newMaster = (customer: string) => ({
+  Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: 1, Status: 'Open' }, Details: [] }],
+})
 
 describe('sequences near 2^53', () => {
   let mock: TestClient | undefined
@@ -35,7 +37,10 @@ describe('sequences near 2^53', () => {
     const first = await mock.post('/ExplorerApi/api/items/save', token, newMaster('first'))
     const second = await mock.post('/ExplorerApi/api/items/save', token, newMaster('second'))
     expect([first.body.IsSaveSuccessfully, second.body.IsSaveSuccessfully]).toEqual([true, true])
-    expect([first.body.ReturnData.PrimaryKeyData['-1'].newKeys.IdRow, second.body.ReturnData.PrimaryKeyData['-1'].newKeys.IdRow]).toEqual([String(MAX - 1), String(MAX)])
+    expect([first.body.ReturnData.PrimaryKeyData['-1'].newKeys.IdRow, second.body.ReturnData.PrimaryKeyData['-1'].newKeys.IdRow]).toEqual([
+      String(MAX - 1),
+      String(MAX),
+    ])
     const before = await masterCount(token)
     // The third and fourth: the fourth used to spin at 100 % CPU forever.
     for (const name of ['third', 'fourth']) {
@@ -55,7 +60,8 @@ describe('sequences near 2^53', () => {
   it('reserves Identity values up to 2^53 - 1 and refuses a reservation past it', async () => {
     mock = await startTestMock({ fixtureData: withSequences({ nextIdentity: MAX - 1 }) })
     const token = await mock.signIn()
-    const reserve = (count: number) => mock!.request('GET', `/ExplorerApi/api/storage/${IDS.masterStorageId}/identity/IdRow/next/${count}`, { headers: mock!.dataHeaders(token) })
+    const reserve = (count: number) =>
+      mock!.request('GET', `/ExplorerApi/api/storage/${IDS.masterStorageId}/identity/IdRow/next/${count}`, { headers: mock!.dataHeaders(token) })
     const reserved = await reserve(2)
     expect(reserved.status).toBe(200)
     expect(reserved.body).toEqual([MAX - 1, MAX])

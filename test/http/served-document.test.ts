@@ -40,7 +40,7 @@ interface Case {
 type ParameterValues = Record<'header' | 'query' | 'path', Record<string, unknown>>
 
 function text(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? ''
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '')
 }
 
 /** The arbitrary of one parameter's value: generated from its schema, sometimes a known one, left out when optional. */
@@ -62,7 +62,8 @@ function casesFor(document: OpenAPIObject, validators: DocumentValidators, entry
     else values[key] = parameterValue(document, p.parameter.schema, p.name, p.required || p.in === 'path')
   }
   const body = bodyOf(document, entry)
-  const bodyValue = body === undefined ? fc.constant(undefined) : mutated(fc.oneof(fromSchema(body.schema), ...body.examples.map((example) => fc.constant(example))))
+  const bodyValue =
+    body === undefined ? fc.constant(undefined) : mutated(fc.oneof(fromSchema(body.schema), ...body.examples.map((example) => fc.constant(example))))
   const bearer = JSON.stringify(entry.operation.security ?? []).includes('BearerAuth')
   const drawn = fc.sample(fc.record({ parameters: fc.record(values), body: bodyValue }), { seed, numRuns: CASES })
   return drawn.map(({ parameters: chosen, body: value }) => {
@@ -81,7 +82,8 @@ function casesFor(document: OpenAPIObject, validators: DocumentValidators, entry
     let sentBody: unknown = value
     if (body?.mediaType === 'application/x-www-form-urlencoded') {
       // A form carries text only: what the server sees is each member as text.
-      const form = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, text(v)])) : {}
+      const form =
+        value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, text(v)])) : {}
       shot.form = form
       sentBody = form
     } else if (body !== undefined) shot.json = value
@@ -91,7 +93,10 @@ function casesFor(document: OpenAPIObject, validators: DocumentValidators, entry
       params: Object.fromEntries(Object.entries(parts.path).map(([name, v]) => [name, String(v)])),
       body: body === undefined ? undefined : sentBody,
     })
-    const violations = [...check.violations.map((v) => `${v.pointer} ${v.message}`), ...check.unknownMembers.map((m) => `${m} is not a member the document names`)]
+    const violations = [
+      ...check.violations.map((v) => `${v.pointer} ${v.message}`),
+      ...check.unknownMembers.map((m) => `${m} is not a member the document names`),
+    ]
     return { shot, allowed: violations.length === 0, violations }
   })
 }
@@ -114,7 +119,10 @@ function refusedForMeaning(entry: OperationEntry, code: string | undefined, warn
   // Strict mode runs an action only under its own stored procedure's name, which the action's Id decides.
   if (entry.operationId === 'runAction') return code === 'STRICT_MODE' && warning === 'PROCEDURE_NAME_MISMATCH'
   if (entry.operationId !== 'queryItems' && entry.operationId !== 'queryItemsLegacy') return false
-  return ['BAD_QUERY', 'BAD_FILTER', 'UNKNOWN_FIELD'].includes(code ?? '') || (code === 'STRICT_MODE' && ['UNSUPPORTED_QUERY_OPTION', 'EMPTY_RELATION_KEY'].includes(String(warning)))
+  return (
+    ['BAD_QUERY', 'BAD_FILTER', 'UNKNOWN_FIELD'].includes(code ?? '') ||
+    (code === 'STRICT_MODE' && ['UNSUPPORTED_QUERY_OPTION', 'EMPTY_RELATION_KEY'].includes(String(warning)))
+  )
 }
 
 /** What is wrong with the mock's answer to one case, by the document it served. */
@@ -123,10 +131,16 @@ function disagreements(validators: DocumentValidators, entry: OperationEntry, it
   const code = problemCode(reply)
   if (reply.status >= 500) found.push(`server error ${reply.status}`)
   const warning = (reply.body as { warning?: unknown } | null)?.warning
-  if (item.allowed && reply.status === 400 && !refusedForMeaning(entry, code, warning)) found.push(`positive data acceptance: the document allows the request, the mock refused it (400 ${code})`)
-  if (!item.allowed && reply.status < 400) found.push(`negative data rejection: the document forbids the request (${item.violations.join('; ')}), the mock answered ${reply.status}`)
+  if (item.allowed && reply.status === 400 && !refusedForMeaning(entry, code, warning))
+    found.push(`positive data acceptance: the document allows the request, the mock refused it (400 ${code})`)
+  if (!item.allowed && reply.status < 400)
+    found.push(`negative data rejection: the document forbids the request (${item.violations.join('; ')}), the mock answered ${reply.status}`)
   found.push(...replyProblems(reply).map((problem) => `problem document: ${problem}`))
-  found.push(...validators.responseProblems(entry, { status: reply.status, contentType: reply.contentType, body: reply.body }).map((problem) => `response conformance: ${problem}`))
+  found.push(
+    ...validators
+      .responseProblems(entry, { status: reply.status, contentType: reply.contentType, body: reply.body })
+      .map((problem) => `response conformance: ${problem}`),
+  )
   return found
 }
 
@@ -143,7 +157,12 @@ async function checkServedDocument(mock: TestClient, seed: number): Promise<{ fa
     for (const item of casesFor(document, validators, entry, token, seed + index)) {
       if (item.allowed) allowed++
       else forbidden++
-      const reply = await mock.request(item.shot.method, item.shot.path, { headers: item.shot.headers, json: item.shot.json, form: item.shot.form, unchecked: true })
+      const reply = await mock.request(item.shot.method, item.shot.path, {
+        headers: item.shot.headers,
+        json: item.shot.json,
+        form: item.shot.form,
+        unchecked: true,
+      })
       for (const problem of disagreements(validators, entry, item, reply)) {
         failures.push(`${entry.operationId}: ${problem}\n${describeShot(item.shot)}\n--> ${reply.status} ${reply.raw.toString('utf8').slice(0, 300)}`)
       }

@@ -98,7 +98,7 @@ describe('token lifetime and authorization', () => {
     expect(unknown.body.code).toBe('UNKNOWN_TOKEN')
   })
 
-  it('answers 403 for a workspace that is not the user\'s', async () => {
+  it("answers 403 for a workspace that is not the user's", async () => {
     const token = await mock.signIn()
     const reply = await mock.post('/ExplorerApi/api/items', token, { query: '$top=1' }, { headers: { WorkspaceId: '00000000-0000-4000-8000-000000000000' } })
     expect(reply.status).toBe(403)
@@ -107,7 +107,12 @@ describe('token lifetime and authorization', () => {
 
   it('answers 404 for an unknown application and 400 for a malformed one', async () => {
     const token = await mock.signIn()
-    const unknown = await mock.post('/ExplorerApi/api/items', token, { query: '$top=1' }, { headers: { ApplicationId: '00000000-0000-4000-8000-000000000000' } })
+    const unknown = await mock.post(
+      '/ExplorerApi/api/items',
+      token,
+      { query: '$top=1' },
+      { headers: { ApplicationId: '00000000-0000-4000-8000-000000000000' } },
+    )
     expect(unknown.status).toBe(404)
     expect(unknown.body.code).toBe('UNKNOWN_APPLICATION')
     const malformed = await mock.post('/ExplorerApi/api/items', token, { query: '$top=1' }, { headers: { ApplicationId: 'orders' } })
@@ -124,7 +129,9 @@ describe('token lifetime and authorization', () => {
       expect(row).not.toHaveProperty('Amount')
       expect(row).toHaveProperty('Customer')
     }
-    const save = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'X' }, Details: [] }] })
+    const save = await mock.post('/ExplorerApi/api/items/save', token, {
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'X' }, Details: [] }],
+    })
     expect(save.status).toBe(403)
     expect(save.body.code).toBe('READ_ONLY_USER')
     const del = await mock.post('/ExplorerApi/api/items/delete', token, [{ RelationKey: null, Rows: [{ Row: { Id: 1, TIMESTAMP: 1 } }] }])

@@ -21,8 +21,11 @@ const COMPILERS_AFTER_START = `
 `
 
 describe('startMock()', () => {
-  it('starts without Fastify\'s schema compilers: requests are checked against the document, not by route schemas', () => {
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', COMPILERS_AFTER_START], { cwd: new URL('../../', import.meta.url).pathname, encoding: 'utf8' })
+  it("starts without Fastify's schema compilers: requests are checked against the document, not by route schemas", () => {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', COMPILERS_AFTER_START], {
+      cwd: new URL('../../', import.meta.url).pathname,
+      encoding: 'utf8',
+    })
     expect(run.stderr).toBe('')
     expect(JSON.parse(run.stdout)).toEqual([])
   })
@@ -35,7 +38,8 @@ describe('startMock()', () => {
       expect(mock.tls).toBeUndefined()
       await mock.client.signIn(IDS.admin)
       expect((await mock.client.rows({ orderBy: 'Id asc', top: 2 })).map((row) => row.Id)).toEqual([1, 2])
-      for (const control of ['reset', 'loadFixture', 'emails', 'requests', 'setFaults', 'faults', 'clock', 'advanceClock', 'close'] as const) expect(typeof mock[control]).toBe('function')
+      for (const control of ['reset', 'loadFixture', 'emails', 'requests', 'setFaults', 'faults', 'clock', 'advanceClock', 'close'] as const)
+        expect(typeof mock[control]).toBe('function')
       expect(mock.requests({ operationId: 'queryItems' })).toHaveLength(1)
     } finally {
       await mock.close()

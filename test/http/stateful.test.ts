@@ -92,7 +92,10 @@ function expectFailure(reply: SaveReply, code: string, id: number, what: string)
 
 async function readMaster(real: Real, id: number): Promise<MasterState> {
   const rows = await readRows(real, `$filter=Id eq ${id}`)
-  expect(rows.map((r) => r.Id), `master ${id} read back`).toEqual([id])
+  expect(
+    rows.map((r) => r.Id),
+    `master ${id} read back`,
+  ).toEqual([id])
   return masterOf(rows[0]!)
 }
 
@@ -129,7 +132,10 @@ interface NewMaster extends MasterFields {
 
 class CreateMasters extends Checked {
   /** `allMinusOne`: every new detail row sent with Id -1, as the description shows them; else -1, -2, ... */
-  constructor(readonly masters: NewMaster[], readonly allMinusOne: boolean) {
+  constructor(
+    readonly masters: NewMaster[],
+    readonly allMinusOne: boolean,
+  ) {
     super()
   }
   toString(): string {
@@ -144,8 +150,7 @@ class CreateMasters extends Checked {
     const body = {
       Rows: this.masters.map(({ lines, ...fields }, m) => ({
         Row: { Id: -(m + 1), IdRow: null, TIMESTAMP: null, ...fields },
-        Details:
-          lines.length === 0 ? [] : [{ RelationKey: RK, Rows: lines.map((line, d) => ({ Id: this.tempId(d), IdRow: null, TIMESTAMP: null, ...line })) }],
+        Details: lines.length === 0 ? [] : [{ RelationKey: RK, Rows: lines.map((line, d) => ({ Id: this.tempId(d), IdRow: null, TIMESTAMP: null, ...line })) }],
       })),
     }
     const reply = await send(real, SAVE, body)
@@ -160,7 +165,9 @@ class CreateMasters extends Checked {
       const newKeys = keys[String(-(m + 1))]!.newKeys
       // Each new line by its position; by its temporary Id too when no other line of the master shares it.
       const byTempId = lines.length === 1 || !this.allMinusOne ? lines.map((_, d) => `${RK}:${this.tempId(d)}`) : []
-      expect(Object.keys(newKeys).sort(), `${what}: newKeys of master ${-(m + 1)}`).toEqual(['Id', 'IdRow', ...lines.map((_, d) => `${RK}[${d}]`), ...byTempId].sort())
+      expect(Object.keys(newKeys).sort(), `${what}: newKeys of master ${-(m + 1)}`).toEqual(
+        ['Id', 'IdRow', ...lines.map((_, d) => `${RK}[${d}]`), ...byTempId].sort(),
+      )
       for (const [d] of lines.entries()) {
         if (byTempId.length > 0) expect(newKeys[`${RK}:${this.tempId(d)}`], `${what}: both keys of line ${d}`).toBe(newKeys[`${RK}[${d}]`])
       }
@@ -174,7 +181,10 @@ class CreateMasters extends Checked {
 
       const read = await readRows(real, `$filter=MasterId eq ${id}&relationKey=${RK}&$orderby=Id asc`)
       const expectedIds = lines.map((_, d) => Number(newKeys[`${RK}[${d}]`])).sort((a, b) => a - b)
-      expect(read.map((r) => r.Id), `${what}: detail rows of master ${id}`).toEqual(expectedIds)
+      expect(
+        read.map((r) => r.Id),
+        `${what}: detail rows of master ${id}`,
+      ).toEqual(expectedIds)
       for (const [d, line] of lines.entries()) {
         const detailId = Number(newKeys[`${RK}[${d}]`])
         expect(model.details.has(detailId), `${what}: new detail Id ${detailId} is not taken`).toBe(false)
@@ -305,7 +315,12 @@ class AddDetail extends OnMaster {
     const id = pickMaster(model, this.pick)
     const what = `${this.toString()} under master ${id}`
     const reply = await send(real, SAVE, {
-      Rows: [{ Row: { Id: id, TIMESTAMP: model.masters.get(id)!.version }, Details: [{ RelationKey: RK, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, ...this.line }] }] }],
+      Rows: [
+        {
+          Row: { Id: id, TIMESTAMP: model.masters.get(id)!.version },
+          Details: [{ RelationKey: RK, Rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, ...this.line }] }],
+        },
+      ],
     })
     expect(reply, what).toMatchObject({ IsSaveSuccessfully: true, ReturnStates: [], CreatedItems: 1, UpdatedItems: 0 })
     const newKeys = reply.ReturnData!.PrimaryKeyData[String(id)]?.newKeys
@@ -314,7 +329,10 @@ class AddDetail extends OnMaster {
     expect(newKeys![`${RK}:-1`], `${what}: both keys name the same row`).toBe(String(detailId))
     expect(model.details.has(detailId), `${what}: new detail Id ${detailId} is not taken`).toBe(false)
     const read = await readRows(real, `$filter=Id eq ${detailId}&relationKey=${RK}`)
-    expect(read.map((r) => r.Id), `${what}: detail ${detailId} read back`).toEqual([detailId])
+    expect(
+      read.map((r) => r.Id),
+      `${what}: detail ${detailId} read back`,
+    ).toEqual([detailId])
     const detail = detailOf(read[0]!)
     expect(detail, `${what}: detail ${detailId} read back`).toEqual({ ...this.line, MasterId: id, IdRow: detail.IdRow, version: detail.version })
     acceptNewVersions(model, [detail.version], what)
@@ -331,7 +349,9 @@ class ReadPage extends Checked {
     super()
   }
   get query(): string {
-    return [this.top === null ? null : `$top=${this.top}`, this.skip === 0 ? null : `$skip=${this.skip}`, `$orderby=${this.order}`].filter((p) => p !== null).join('&')
+    return [this.top === null ? null : `$top=${this.top}`, this.skip === 0 ? null : `$skip=${this.skip}`, `$orderby=${this.order}`]
+      .filter((p) => p !== null)
+      .join('&')
   }
   toString(): string {
     return `ReadPage(${this.query})`
@@ -339,7 +359,10 @@ class ReadPage extends Checked {
   protected async act(model: Model, real: Real): Promise<void> {
     const rows = await readRows(real, this.query)
     const ids = expectedPage(model, this.order, this.skip, this.top)
-    expect(rows.map((r) => r.Id), `${this.toString()}: Ids in order`).toEqual(ids)
+    expect(
+      rows.map((r) => r.Id),
+      `${this.toString()}: Ids in order`,
+    ).toEqual(ids)
     expect(rows.map(masterOf), `${this.toString()}: rows`).toEqual(ids.map((id) => model.masters.get(id)))
   }
 }
@@ -355,8 +378,14 @@ class ReadByCustomer extends OnMaster {
     if (customer === null) return
     const filter = encodeURIComponent(`Customer eq '${customer.replaceAll("'", "''")}'`)
     const rows = await readRows(real, `$filter=${filter}&$orderby=Id asc`)
-    const ids = [...model.masters].filter(([, m]) => m.Customer === customer).map(([i]) => i).sort((a, b) => a - b)
-    expect(rows.map((r) => r.Id), `${this.toString()}: masters whose Customer is ${JSON.stringify(customer)}`).toEqual(ids)
+    const ids = [...model.masters]
+      .filter(([, m]) => m.Customer === customer)
+      .map(([i]) => i)
+      .sort((a, b) => a - b)
+    expect(
+      rows.map((r) => r.Id),
+      `${this.toString()}: masters whose Customer is ${JSON.stringify(customer)}`,
+    ).toEqual(ids)
   }
 }
 
@@ -381,11 +410,16 @@ class Count extends Checked {
 
 const commandArbs: Array<fc.Arbitrary<Cmd>> = [
   fc
-    .tuple(fc.array(fc.record({ Customer: text, Amount: money, Status: status, lines: fc.array(detailFields, { maxLength: 3 }) }), { minLength: 1, maxLength: 3 }), fc.boolean())
+    .tuple(
+      fc.array(fc.record({ Customer: text, Amount: money, Status: status, lines: fc.array(detailFields, { maxLength: 3 }) }), { minLength: 1, maxLength: 3 }),
+      fc.boolean(),
+    )
     .map(([masters, allMinusOne]) => new CreateMasters(masters, allMinusOne)),
   fc.tuple(pick, someMasterFields).map(([p, changes]) => new UpdateMaster(p, changes)),
   fc.tuple(pick, someMasterFields, staleness).map(([p, changes, stale]) => new StaleUpdate(p, changes, stale)),
-  fc.tuple(pick, someMasterFields, fc.boolean(), fc.option(masterFields, { nil: null })).map(([p, changes, first, create]) => new HalfInvalidSave(p, changes, first, create)),
+  fc
+    .tuple(pick, someMasterFields, fc.boolean(), fc.option(masterFields, { nil: null }))
+    .map(([p, changes, first, create]) => new HalfInvalidSave(p, changes, first, create)),
   pick.map((p) => new DeleteMaster(p)),
   fc.tuple(pick, staleness).map(([p, stale]) => new StaleDelete(p, stale)),
   fc.tuple(pick, detailFields).map(([p, line]) => new AddDetail(p, line)),

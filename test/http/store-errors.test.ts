@@ -5,13 +5,15 @@
  */
 import { describe, expect, it } from 'vitest'
 import { STORE_PROBLEMS } from '../../src/http/context.ts'
-import type { StoreErrorCode } from '../../src/store/types.ts'
+import type { StoreErrorCode } from '../../src/store/model/types.ts'
 import { IDS, mockPerSuite, type TestClient } from '../helpers/http.ts'
 
 type Provoke = (mock: TestClient, token: string) => Promise<{ status: number; body: { code?: string } }>
 
-const identities = (storage: string, field: string, count: string): Provoke => (mock, token) =>
-  mock.request('GET', `/ExplorerApi/api/storage/${storage}/identity/${field}/next/${count}`, { headers: mock.dataHeaders(token) })
+const identities =
+  (storage: string, field: string, count: string): Provoke =>
+  (mock, token) =>
+    mock.request('GET', `/ExplorerApi/api/storage/${storage}/identity/${field}/next/${count}`, { headers: mock.dataHeaders(token) })
 
 /** For each store code: a request that makes the store return it, and the problem the client gets. */
 const CASES: Record<StoreErrorCode, { provoke: Provoke; problem: string; status: number }> = {
@@ -20,7 +22,8 @@ const CASES: Record<StoreErrorCode, { provoke: Provoke; problem: string; status:
   UNKNOWN_FIELD: { provoke: (mock, token) => mock.items(token, '$orderby=NoSuchField asc'), problem: 'UNKNOWN_FIELD', status: 400 },
   UNKNOWN_RELATION_KEY: { provoke: (mock, token) => mock.items(token, '$top=1&relationKey=NoSuchDetail'), problem: 'UNKNOWN_RELATION_KEY', status: 404 },
   UNKNOWN_APPLICATION: {
-    provoke: (mock, token) => mock.post('/ExplorerApi/api/items', token, { query: '$top=1' }, { headers: { ApplicationId: '00000000-0000-4000-8000-000000000000' } }),
+    provoke: (mock, token) =>
+      mock.post('/ExplorerApi/api/items', token, { query: '$top=1' }, { headers: { ApplicationId: '00000000-0000-4000-8000-000000000000' } }),
     problem: 'UNKNOWN_APPLICATION',
     status: 404,
   },
@@ -45,7 +48,7 @@ const CASES: Record<StoreErrorCode, { provoke: Provoke; problem: string; status:
   INVALID_COUNT: { provoke: identities(IDS.masterStorageId, 'IdRow', '0'), problem: 'VALIDATION', status: 400 },
 }
 
-describe('the store\'s error values over HTTP', () => {
+describe("the store's error values over HTTP", () => {
   const ctx = mockPerSuite()
 
   it('has a case for every code the store returns', () => {

@@ -4,7 +4,7 @@
  * `STRICT_MODE` problem naming the rule by `--strict`, `MOCK_STRICT` or the `X-Mock-Strict` header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { INFORMATIONAL_WARNINGS, STRICT_HEADER, WARNINGS, type WarningCode } from '../../src/http/warnings.ts'
+import { INFORMATIONAL_WARNINGS, STRICT_HEADER, WARNINGS, type WarningCode } from '../../src/policy/warnings.ts'
 import { parseConfig } from '../../src/mock/config.ts'
 import { IDS, startTestMock, type Reply, type TestClient } from '../helpers/http.ts'
 
@@ -14,7 +14,10 @@ const form = { client_id: IDS.clientId, username: IDS.admin.username, password: 
 const signInPath = `/identityprovider/${IDS.org}/connect/token`
 const basic = `Basic ${Buffer.from(`${IDS.clientId}:secret`).toString('base64')}`
 
-const post = (path: string, body: unknown): Send => (client, token, headers) => client.post(path, token, body, { headers })
+const post =
+  (path: string, body: unknown): Send =>
+  (client, token, headers) =>
+    client.post(path, token, body, { headers })
 const action = (parametersMap: unknown[]) => post('/ExplorerApi/api/action/run', { actionId: IDS.actionFails, parametersMap })
 
 /**
@@ -29,7 +32,10 @@ const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send; status?
   { code: 'QUOTED_AMPERSAND', send: post('/ExplorerApi/api/items', { query: "$top=1&$filter=Customer eq 'Smith & Sons'" }) },
   // The description sends sign-in as a form (the description, Sign in (current)); the same fields as JSON.
   { code: 'SIGN_IN_JSON_BODY', send: (client, _token, headers) => client.request('POST', signInPath, { json: form, headers }) },
-  { code: 'SIGN_IN_EXTRA_PARAMETER', send: (client, _token, headers) => client.request('POST', signInPath, { form: { ...form, client_secret: 's' }, headers }) },
+  {
+    code: 'SIGN_IN_EXTRA_PARAMETER',
+    send: (client, _token, headers) => client.request('POST', signInPath, { form: { ...form, client_secret: 's' }, headers }),
+  },
   {
     code: 'CLIENT_ID_BY_BASIC_AUTH',
     send: (client, _token, headers) => {
@@ -38,9 +44,16 @@ const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send; status?
     },
   },
   { code: 'LEGACY_DELETE_BODY', send: post('/ExplorerApi/api/items/delete', [{ Rows: [{ Row: { Id: 1, TIMESTAMP: 0 }, Details: [] }] }]) },
-  { code: 'CURRENT_DELETE_BODY', release: '2.9', send: post('/ExplorerApi/api/items/delete', [{ RelationKey: null, Rows: [{ Row: { Id: 1, TIMESTAMP: 0 } }] }]) },
+  {
+    code: 'CURRENT_DELETE_BODY',
+    release: '2.9',
+    send: post('/ExplorerApi/api/items/delete', [{ RelationKey: null, Rows: [{ Row: { Id: 1, TIMESTAMP: 0 } }] }]),
+  },
   { code: 'DELETE_GROUP_WITHOUT_RELATION_KEY', send: post('/ExplorerApi/api/items/delete', [{ Rows: [{ Row: { Id: 1, TIMESTAMP: 0 } }] }]) },
-  { code: 'EMPTY_DETAIL_GROUP', send: post('/ExplorerApi/api/items/save', { Rows: [{ Row: { Id: 1, TIMESTAMP: 0, Status: 'x' }, Details: [{ RelationKey: IDS.relationKey, Rows: [] }] }] }) },
+  {
+    code: 'EMPTY_DETAIL_GROUP',
+    send: post('/ExplorerApi/api/items/save', { Rows: [{ Row: { Id: 1, TIMESTAMP: 0, Status: 'x' }, Details: [{ RelationKey: IDS.relationKey, Rows: [] }] }] }),
+  },
   { code: 'PROCEDURE_NAME_MISMATCH', send: action([{ Name: 'ProcedureName', Value: 'usp_Other' }]) },
   { code: 'UNKNOWN_ACTION_PARAMETER', send: action([{ Name: 'Timeout', Value: 30 }]) },
   { code: 'NULL_PARAMETER_VALUE', send: action([{ Name: 'Parameters', Value: [{ key: 'Period', value: null }] }]) },
@@ -54,8 +67,18 @@ const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send; status?
     // An answer rule the test marked off the document (a count where rows belong), used once per request.
     code: 'OFF_DOCUMENT_ANSWER',
     send: (client, token, headers) => {
-      client.mock.stub({ operationId: 'queryItems', match: { body: { query: '$top=1&$skip=7' } }, answer: { body: { count: 'many' } }, offDocument: true, times: 1 })
-      return client.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1&$skip=7' }, headers: { ...client.dataHeaders(token), ...headers }, unchecked: true })
+      client.mock.stub({
+        operationId: 'queryItems',
+        match: { body: { query: '$top=1&$skip=7' } },
+        answer: { body: { count: 'many' } },
+        offDocument: true,
+        times: 1,
+      })
+      return client.request('POST', '/ExplorerApi/api/items', {
+        json: { query: '$top=1&$skip=7' },
+        headers: { ...client.dataHeaders(token), ...headers },
+        unchecked: true,
+      })
     },
   },
   {
@@ -64,7 +87,11 @@ const TRIGGERS: Array<{ code: WarningCode; release?: string; send: Send; status?
     status: 503,
     send: (client, token, headers) => {
       client.mock.setFaults([{ operationId: 'queryItems', status: 503, times: 1 }])
-      return client.request('POST', '/ExplorerApi/api/items', { json: { query: '$top=1' }, headers: { ...client.dataHeaders(token), ...headers }, unchecked: true })
+      return client.request('POST', '/ExplorerApi/api/items', {
+        json: { query: '$top=1' },
+        headers: { ...client.dataHeaders(token), ...headers },
+        unchecked: true,
+      })
     },
   },
 ]
@@ -74,7 +101,11 @@ describe('the warning catalog', () => {
     expect(TRIGGERS.map((t) => t.code).sort()).toEqual(Object.keys(WARNINGS).sort())
   })
   it('expects an answer in strict mode exactly for the informational codes', () => {
-    expect(TRIGGERS.filter((t) => t.status !== undefined).map((t) => t.code).sort()).toEqual([...INFORMATIONAL_WARNINGS].sort())
+    expect(
+      TRIGGERS.filter((t) => t.status !== undefined)
+        .map((t) => t.code)
+        .sort(),
+    ).toEqual([...INFORMATIONAL_WARNINGS].sort())
   })
 })
 

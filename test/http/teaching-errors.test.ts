@@ -11,15 +11,21 @@ describe('errors that teach', () => {
 
   it('a TIMESTAMP sent back as read is told the number to send (save)', async () => {
     const row = await firstRow()
-    const reply = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, { Rows: [{ Row: { Id: row.Id, TIMESTAMP: row.TIMESTAMP, Status: 'x' }, Details: [] }] })
+    const reply = await ctx.mock.post('/ExplorerApi/api/items/save', ctx.token, {
+      Rows: [{ Row: { Id: row.Id, TIMESTAMP: row.TIMESTAMP, Status: 'x' }, Details: [] }],
+    })
     expect(reply.status).toBe(400)
     const version = Buffer.from(row.TIMESTAMP, 'base64').readBigUInt64BE(0)
-    expect(reply.body.hint).toBe(`TIMESTAMP is read as base64 text of the row version (an 8-byte big-endian integer) and sent back as that integer: send ${version}, the number "${row.TIMESTAMP}" encodes at /Rows/0/Row/TIMESTAMP.`)
+    expect(reply.body.hint).toBe(
+      `TIMESTAMP is read as base64 text of the row version (an 8-byte big-endian integer) and sent back as that integer: send ${version}, the number "${row.TIMESTAMP}" encodes at /Rows/0/Row/TIMESTAMP.`,
+    )
   })
 
-  it('the same mistake in a delete names only the current body\'s violation, with the same hint', async () => {
+  it("the same mistake in a delete names only the current body's violation, with the same hint", async () => {
     const row = await firstRow()
-    const reply = await ctx.mock.post('/ExplorerApi/api/items/delete', ctx.token, [{ RelationKey: null, Rows: [{ Row: { Id: row.Id, TIMESTAMP: row.TIMESTAMP } }] }])
+    const reply = await ctx.mock.post('/ExplorerApi/api/items/delete', ctx.token, [
+      { RelationKey: null, Rows: [{ Row: { Id: row.Id, TIMESTAMP: row.TIMESTAMP } }] },
+    ])
     expect(reply.status).toBe(400)
     expect(reply.body.violations).toEqual([{ pointer: '/body/0/Rows/0/Row/TIMESTAMP', keyword: 'type', message: 'must be integer,null' }])
     expect(reply.body.detail).toBe('/body/0/Rows/0/Row/TIMESTAMP must be integer,null')
@@ -43,7 +49,10 @@ describe('errors that teach', () => {
     expect(reply.status).toBe(400)
     expect(reply.body.detail).toBe('The request has a body but no Content-Type.')
     expect(reply.body.hint).toBe('Send the body with Content-Type: application/json.')
-    const signIn = await ctx.mock.request('POST', '/identityprovider/acme/connect/token', { headers: { 'content-type': 'application/xml' }, body: '<username>a</username>' })
+    const signIn = await ctx.mock.request('POST', '/identityprovider/acme/connect/token', {
+      headers: { 'content-type': 'application/xml' },
+      body: '<username>a</username>',
+    })
     expect(signIn.body.hint).toBe('Send the body with Content-Type: application/x-www-form-urlencoded.')
   })
 
@@ -54,34 +63,49 @@ describe('errors that teach', () => {
         form: { query: '$top=1' },
       })
       expect(reply.status).toBe(400)
-      expect(reply.body).toMatchObject({ code: 'BAD_BODY', detail: 'A body of type "application/x-www-form-urlencoded" is not read here.', hint: 'Send the body with Content-Type: application/json.' })
+      expect(reply.body).toMatchObject({
+        code: 'BAD_BODY',
+        detail: 'A body of type "application/x-www-form-urlencoded" is not read here.',
+        hint: 'Send the body with Content-Type: application/json.',
+      })
     }
   })
 
   it('a sign-in sent as JSON is told to send a form', async () => {
-    const reply = await ctx.mock.request('POST', '/identityprovider/acme/connect/token', { json: { client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password' } })
+    const reply = await ctx.mock.request('POST', '/identityprovider/acme/connect/token', {
+      json: { client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password' },
+    })
     expect(reply.status).toBe(400)
-    expect(reply.body.hint).toBe('Sign-in takes a form, not JSON: send Content-Type: application/x-www-form-urlencoded with client_id, username, password, grant_type=password and scope.')
+    expect(reply.body.hint).toBe(
+      'Sign-in takes a form, not JSON: send Content-Type: application/x-www-form-urlencoded with client_id, username, password, grant_type=password and scope.',
+    )
   })
 
   it('a row link with a relation key names the constant and says detail rows have no links', async () => {
     const reply = await ctx.mock.post('/ExplorerApi/api/metadata/generaterowlink', ctx.token, { relationKey: IDS.relationKey, values: 1, valueType: 1 })
     expect(reply.status).toBe(400)
     expect(reply.body.detail).toBe('/body/relationKey must be null')
-    expect(reply.body.hint).toBe('Only master rows have row links (detail rows have no direct link): send relationKey null and the master rows\' Ids in values.')
+    expect(reply.body.hint).toBe("Only master rows have row links (detail rows have no direct link): send relationKey null and the master rows' Ids in values.")
   })
 
   it('an old DomainId header is told of the rename', async () => {
-    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items', { headers: { ApplicationId: IDS.applicationId, SessionToken: ctx.token, DomainId: IDS.workspaceId }, json: { query: '$top=1' } })
+    const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items', {
+      headers: { ApplicationId: IDS.applicationId, SessionToken: ctx.token, DomainId: IDS.workspaceId },
+      json: { query: '$top=1' },
+    })
     expect(reply.status).toBe(400)
-    expect(reply.body.hint).toBe('Release 3.0 renamed the Domain Id to Workspace Id: send the Workspace Id in the WorkspaceId header (a Domain Id from before 3.0 is not valid).')
+    expect(reply.body.hint).toBe(
+      'Release 3.0 renamed the Domain Id to Workspace Id: send the Workspace Id in the WorkspaceId header (a Domain Id from before 3.0 is not valid).',
+    )
   })
 
   it('"Bearer " in SessionToken is told to send the token alone', async () => {
     const reply = await ctx.mock.request('POST', '/ExplorerApi/api/items', { headers: ctx.mock.dataHeaders(`Bearer ${ctx.token}`), json: { query: '$top=1' } })
     expect(reply.status).toBe(401)
     expect(reply.body.code).toBe('UNKNOWN_TOKEN')
-    expect(reply.body.hint).toBe('Send the access_token alone in the SessionToken header, without "Bearer " (Authorization: Bearer is for the e-mail operation only).')
+    expect(reply.body.hint).toBe(
+      'Send the access_token alone in the SessionToken header, without "Bearer " (Authorization: Bearer is for the e-mail operation only).',
+    )
   })
 
   it('a 30-digit $top is told the bound and how to read every row', async () => {

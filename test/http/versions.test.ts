@@ -19,7 +19,9 @@ describe('release 3.0.18: sign-in without the organization segment', () => {
     const token = reply.body.access_token
     const detail = await mock.items(token, `$top=1&relationKey=${IDS.relationKey}`)
     expect(detail.status).toBe(200)
-    const save = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'A' }, Details: [] }] })
+    const save = await mock.post('/ExplorerApi/api/items/save', token, {
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'A' }, Details: [] }],
+    })
     expect(save.body.IsSaveSuccessfully).toBe(true)
   })
 })
@@ -59,7 +61,9 @@ describe('release 2.9: the older forms', () => {
   })
 
   it('spells the save result IsSaveSuccesfully and takes both delete bodies, the current one with a warning', async () => {
-    const save = await mock.post('/ExplorerApi/api/items/save', token, { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Legacy' }, Details: [] }] })
+    const save = await mock.post('/ExplorerApi/api/items/save', token, {
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Legacy' }, Details: [] }],
+    })
     expect(save.body.IsSaveSuccesfully).toBe(true)
     expect(save.body).not.toHaveProperty('IsSaveSuccessfully')
     const id = Number(save.body.ReturnData.PrimaryKeyData['-1'].newKeys.Id)
@@ -70,7 +74,9 @@ describe('release 2.9: the older forms', () => {
     expect(older.body).toMatchObject({ IsSaveSuccesfully: true, DeletedItems: 1 })
     expect(older.headers.get('x-mock-warnings')).toBeNull()
     const [other] = (await mock.request('GET', '/ExplorerApi/api/items?$top=1', { headers })).body
-    const current = await mock.post('/ExplorerApi/api/items/delete', token, [{ RelationKey: null, Rows: [{ Row: { Id: other.Id, TIMESTAMP: version(other.TIMESTAMP) } }] }])
+    const current = await mock.post('/ExplorerApi/api/items/delete', token, [
+      { RelationKey: null, Rows: [{ Row: { Id: other.Id, TIMESTAMP: version(other.TIMESTAMP) } }] },
+    ])
     expect(current.status).toBe(200)
     expect(current.body).toMatchObject({ IsSaveSuccesfully: true, DeletedItems: 1 })
     expect(current.headers.get('x-mock-warnings')).toBe('CURRENT_DELETE_BODY')

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { buildDocument } from '../../spec/index.ts'
 import { PROBLEMS } from '../../src/errors.ts'
 import { HANDLERS } from '../../src/operations/index.ts'
-import { WARNINGS } from '../../src/http/warnings.ts'
+import { WARNINGS } from '../../src/policy/warnings.ts'
 import { CONTRACTS } from '../../contracts/index.ts'
 import { listOperations } from '../../src/document/reader.ts'
 
@@ -31,15 +31,19 @@ describe('catalogs kept in step', () => {
     expect(missing.map(([code]) => code)).toEqual([])
   })
 
-  it('lists every warning code of src/http/warnings.ts in docs/behaviour.md\'s warnings table, with its rule, and no other', () => {
-    const rows = section(BEHAVIOUR, '## Warnings', '## Other choices').split('\n').filter((line) => /^\| `[A-Z_]+` \|/.test(line))
+  it("lists every warning code of src/policy/warnings.ts in docs/behaviour.md's warnings table, with its rule, and no other", () => {
+    const rows = section(BEHAVIOUR, '## Warnings', '## Other choices')
+      .split('\n')
+      .filter((line) => /^\| `[A-Z_]+` \|/.test(line))
     const listed = rows.map((line) => /^\| `([A-Z_]+)`/.exec(line)?.[1])
     expect(listed.sort()).toEqual(Object.keys(WARNINGS).sort())
     for (const [code, rule] of Object.entries(WARNINGS)) expect(rows.find((line) => line.startsWith(`| \`${code}\``))).toContain(rule.replaceAll('|', '\\|'))
   })
 
-  it('lists every contract in docs/verify.md\'s table, with what it holds to and whether it writes', () => {
-    const rows = section(VERIFY, '## What is checked', '## In CI, against a staging installation').split("\n").filter((line) => /^\| `[a-z0-9-]+\.[a-z0-9-]+` \|/.test(line))
+  it("lists every contract in docs/verify.md's table, with what it holds to and whether it writes", () => {
+    const rows = section(VERIFY, '## What is checked', '## In CI, against a staging installation')
+      .split('\n')
+      .filter((line) => /^\| `[a-z0-9-]+\.[a-z0-9-]+` \|/.test(line))
     expect(rows.map((line) => /^\| `([^`]+)`/.exec(line)?.[1])).toEqual(CONTRACTS.map((c) => c.id))
     for (const contract of CONTRACTS) {
       const row = rows.find((line) => line.startsWith(`| \`${contract.id}\``)) ?? ''
@@ -49,7 +53,9 @@ describe('catalogs kept in step', () => {
   })
 
   it('has a handler for every operation of the document and no handler without one', () => {
-    const documented = listOperations(buildDocument()).map((op) => op.operationId).sort()
+    const documented = listOperations(buildDocument())
+      .map((op) => op.operationId)
+      .sort()
     expect(Object.keys(HANDLERS).sort()).toEqual(documented)
   })
 })

@@ -8,7 +8,15 @@ describe('parseConfig: the flags and variables of npm start', () => {
     const { print, ...config } = parseConfig([], {})
     expect(print).toBeUndefined()
     expect(config).toEqual({ ...DEFAULTS, productVersion: '3.0.19', logLevel: 'info' })
-    expect(config).toMatchObject({ port: 4080, host: '127.0.0.1', tokenTtl: 3600, bodyLimit: 60 * 1024 * 1024, maxUrlLength: 2048, controlPlane: true, logFormat: 'auto' })
+    expect(config).toMatchObject({
+      port: 4080,
+      host: '127.0.0.1',
+      tokenTtl: 3600,
+      bodyLimit: 60 * 1024 * 1024,
+      maxUrlLength: 2048,
+      controlPlane: true,
+      logFormat: 'auto',
+    })
     expect(config.fixture).toMatch(/fixtures[\\/]default\.json$/)
   })
 
@@ -88,14 +96,24 @@ describe('parseConfig: the flags and variables of npm start', () => {
 
   it('answers --help with every flag, its variable and its default, and --version with the version', () => {
     const help = (parseConfig(['--help'], {}).print ?? '').replace(/\s+/g, ' ')
-    for (const text of ['--port <n>', '(default: 4080, env: PORT or MOCK_PORT)', '--product-version', '--https', '--cors', '--quiet', '--no-control-plane', 'Examples:']) expect(help).toContain(text)
+    for (const text of [
+      '--port <n>',
+      '(default: 4080, env: PORT or MOCK_PORT)',
+      '--product-version',
+      '--https',
+      '--cors',
+      '--quiet',
+      '--no-control-plane',
+      'Examples:',
+    ])
+      expect(help).toContain(text)
     expect(help).not.toContain('--deviate')
     expect(parseConfig(['--version'], {}).print?.trim()).toBe(PACKAGE_VERSION)
   })
 })
 
 describe('parseConfig: --time-zone', () => {
-  it('takes an IANA name from the flag or MOCK_TIME_ZONE, the flag first; none leaves the fixture\'s', () => {
+  it("takes an IANA name from the flag or MOCK_TIME_ZONE, the flag first; none leaves the fixture's", () => {
     expect(parseConfig([], {}).timeZone).toBeUndefined()
     expect(parseConfig(['--time-zone', 'Europe/Rome'], {}).timeZone).toBe('Europe/Rome')
     expect(parseConfig([], { MOCK_TIME_ZONE: 'America/New_York' }).timeZone).toBe('America/New_York')

@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, EXIT, exitCodeOf } from '../../src/cli-base/exit.ts'
-import { positiveInteger } from '../../src/cli/connection.ts'
+import { positiveInteger } from '../../src/commands/cli/connection.ts'
 
 /** What a command's parse throws for these arguments, with commander's output kept off the terminal. */
 function thrownBy(argv: string[]): unknown {

@@ -15,7 +15,7 @@ interface Entry {
 const ROOT = new URL('../../', import.meta.url)
 const { map } = JSON.parse(readFileSync(new URL('scripts/mutate/tests.json', ROOT), 'utf8')) as { map: Entry[] }
 
-describe('npm run mutate\'s map', () => {
+describe("npm run mutate's map", () => {
   it.each(map.map((entry) => [entry.code, entry] as const))('%s: names test files that exist', (_code, entry) => {
     expect(entry.code).toMatch(/^src\//)
     expect(entry.why.length).toBeGreaterThan(0)
@@ -26,7 +26,12 @@ describe('npm run mutate\'s map', () => {
   })
 
   it('tries the narrower code first: no entry is shadowed by an earlier one', () => {
-    const shadowed = map.flatMap((later, j) => map.slice(0, j).filter((earlier) => later.code.startsWith(earlier.code)).map((earlier) => `${later.code} behind ${earlier.code}`))
+    const shadowed = map.flatMap((later, j) =>
+      map
+        .slice(0, j)
+        .filter((earlier) => later.code.startsWith(earlier.code))
+        .map((earlier) => `${later.code} behind ${earlier.code}`),
+    )
     expect(shadowed).toEqual([])
   })
 })

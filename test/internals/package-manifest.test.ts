@@ -23,7 +23,7 @@ const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
 const { LINES } = (await import(join(ROOT, 'scripts/node-lines.mjs') as string)) as { LINES: Array<{ line: number; run: 'suite' | 'package' }> }
 
 describe('the Node lines', () => {
-  it('tests 22, 24 and 26 beside the machine\'s 20, the whole suite on the newest', () => {
+  it("tests 22, 24 and 26 beside the machine's 20, the whole suite on the newest", () => {
     expect(LINES.map(({ line }) => line)).toEqual([22, 24, 26])
     expect(LINES.at(-1)?.run).toBe('suite')
   })
@@ -43,7 +43,7 @@ describe('the Node lines', () => {
     expect(['20.19.0', '22.12.0', '23.0.0'].every((version) => semver.satisfies(version, manifest.engines.node))).toBe(true)
   })
 
-  it('run in CI after the README\'s test command', () => {
+  it("run in CI after the README's test command", () => {
     const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8')
     expect(manifest.scripts['test:node-lines']).toBe('node scripts/node-lines.mjs')
     const test = ci.indexOf('part "npm test" npm test')
@@ -61,7 +61,9 @@ describe('what runs at install', () => {
   })
 
   it('has a decision in allowScripts for every dependency with an install script, and none for another', () => {
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean; dev?: boolean }> }
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { hasInstallScript?: boolean; dev?: boolean }>
+    }
     const withScripts = Object.entries(lock.packages).filter(([, entry]) => entry.hasInstallScript === true)
     const names = [...new Set(withScripts.map(([key]) => key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length)))].sort()
     expect(Object.keys(manifest.allowScripts ?? {}).sort()).toEqual(names)

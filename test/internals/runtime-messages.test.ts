@@ -27,7 +27,12 @@ function runtimeVerdict(text: string): { json: boolean; position?: number } {
 
 /** Texts near JSON: JSON values written out, then a character inserted, removed or replaced somewhere. */
 const nearJson = fc
-  .tuple(fc.jsonValue({ maxDepth: 3 }), fc.nat(), fc.nat(2), fc.constantFrom('', '{', '}', '[', ']', '"', ',', ':', '\\', '0', '-', '.', 'e', 'x', 't', ' ', '\n', '\u0000', '\u001f', '\ufeff'))
+  .tuple(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc.nat(),
+    fc.nat(2),
+    fc.constantFrom('', '{', '}', '[', ']', '"', ',', ':', '\\', '0', '-', '.', 'e', 'x', 't', ' ', '\n', '\u0000', '\u001f', '\ufeff'),
+  )
   .map(([value, at, removed, inserted]) => {
     const text = JSON.stringify(value, null, at % 3)
     const start = at % (text.length + 1)
@@ -36,10 +41,41 @@ const nearJson = fc
 
 /** Short texts over JSON's own characters, where most mistakes are. */
 const jsonCharacters = fc
-  .array(fc.constantFrom('{', '}', '[', ']', '"', ':', ',', ' ', '\n', '\\', 'u', 'a', 'F', '0', '1', '-', '+', '.', 'e', 't', 'r', 'f', 'l', 's', 'n', '\u0001', '/'), { maxLength: 14 })
+  .array(
+    fc.constantFrom(
+      '{',
+      '}',
+      '[',
+      ']',
+      '"',
+      ':',
+      ',',
+      ' ',
+      '\n',
+      '\\',
+      'u',
+      'a',
+      'F',
+      '0',
+      '1',
+      '-',
+      '+',
+      '.',
+      'e',
+      't',
+      'r',
+      'f',
+      'l',
+      's',
+      'n',
+      '\u0001',
+      '/',
+    ),
+    { maxLength: 14 },
+  )
   .map((characters) => characters.join(''))
 
-describe('where a text stops being JSON, in the project\'s words', () => {
+describe("where a text stops being JSON, in the project's words", () => {
   it('agrees with JSON.parse on every text, and on the position wherever the runtime names one', () => {
     fc.assert(
       fc.property(fc.oneof(nearJson, jsonCharacters, fc.string({ maxLength: 20 })), (text) => {
@@ -80,7 +116,7 @@ describe('where a text stops being JSON, in the project\'s words', () => {
   it('finds a mistake after any depth of nesting in one pass (no recursion to run out of)', () => {
     const deep = `${'['.repeat(200_000)}1${']'.repeat(199_999)}}`
     expect(findJsonSyntaxError(deep)).toMatchObject({ position: 400_000, reason: "'}' where ',' or ']' was expected" })
-    expect(findJsonSyntaxError(deep.slice(0, -1) + ']')).toBeUndefined()
+    expect(findJsonSyntaxError(`${deep.slice(0, -1)}]`)).toBeUndefined()
   })
 
   it('gives the value JSON.parse gives', () => {

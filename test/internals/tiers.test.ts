@@ -29,8 +29,12 @@ describe('the test tiers', () => {
   const slow = all.filter((path) => SLOW_TIER.some((glob) => takes(glob, path)))
   const fast = all.filter((path) => !slow.includes(path))
 
-  it('keep every file of the slow tier\'s list in the repository', () => {
-    for (const glob of SLOW_TIER) expect(all.some((path) => takes(glob, path)), glob).toBe(true)
+  it("keep every file of the slow tier's list in the repository", () => {
+    for (const glob of SLOW_TIER)
+      expect(
+        all.some((path) => takes(glob, path)),
+        glob,
+      ).toBe(true)
   })
 
   it("name only test files in the slow tier's include, never a folder's helpers", () => {

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http'
 import { rootCertificates } from 'node:tls'
 import { afterEach, describe, expect, it } from 'vitest'
-import { connectionHost, httpsAgentOptions, httpTransport, TransportError } from '../../src/client/transport.ts'
+import { connectionHost, httpsAgentOptions, httpTransport, TransportError } from '../../src/wire/transport.ts'
 
 let server: Server | undefined
 afterEach(async () => {
@@ -105,7 +105,7 @@ describe('the HTTP transport', () => {
     expect(connectionHost(new URL('https://appdata.example.com/prefix'))).toBe('appdata.example.com')
   })
 
-  it('trusts a CA given besides the system\'s roots, not instead of them', () => {
+  it("trusts a CA given besides the system's roots, not instead of them", () => {
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
     const ca = httpsAgentOptions({ ca: pem }).ca as string[]
     expect(ca).toContain(pem)

@@ -22,6 +22,7 @@ describe('a release as users write it (--product-version, detect)', () => {
     expect(normalizeVersion('latest')).toBe(LATEST_VERSION)
     expect(normalizeVersion('2.9')).toBe('2.9.0')
     expect(normalizeVersion('3')).toBe('3.0.0')
-    for (const text of ['03.0.19', '3.00.1', 'v3.0.19', '3.0.19.1', '3.0.x', '3..0', '3.0.19-beta', '99999999999999999', 'next']) expect(normalizeVersion(text)).toBeNull()
+    for (const text of ['03.0.19', '3.00.1', 'v3.0.19', '3.0.19.1', '3.0.x', '3..0', '3.0.19-beta', '99999999999999999', 'next'])
+      expect(normalizeVersion(text)).toBeNull()
   })
 })

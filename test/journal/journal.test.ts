@@ -1,7 +1,7 @@
 /** The journal's ring buffer and redaction, without HTTP. */
 import { describe, expect, it, vi } from 'vitest'
 import { createJournal, type JournalRecord } from '../../src/journal/journal.ts'
-import { REDACTED, redactHeaders, redactValue } from '../../src/journal/redact.ts'
+import { REDACTED, redactHeaders, redactValue } from '../../src/policy/redact.ts'
 
 function record(url: string, extra: Partial<JournalRecord> = {}): JournalRecord {
   return { seq: 0, time: 0, method: 'GET', url, operationId: 'op', user: null, status: 200, durationMs: 1, fault: null, warnings: [], ...extra }
@@ -60,7 +60,12 @@ describe('createJournal', () => {
   it('matches a pattern over what it kept, before limit; a body it did not keep matches no body pattern', async () => {
     const journal = createJournal({ capacity: 10, bodyLimit: 1024 })
     const save = (customer: string, extra: Partial<JournalRecord> = {}): JournalRecord =>
-      record('/save', { operationId: 'saveItems', requestHeaders: {}, requestBody: { kept: true, value: { Rows: [{ Row: { Customer: customer } }] } }, ...extra })
+      record('/save', {
+        operationId: 'saveItems',
+        requestHeaders: {},
+        requestBody: { kept: true, value: { Rows: [{ Row: { Customer: customer } }] } },
+        ...extra,
+      })
     journal.add(save('Initech'))
     journal.add(save('Initek'))
     journal.add(save('Initech', { requestBody: { kept: false, note: '[chunked]' } }))
@@ -111,7 +116,7 @@ describe('createJournal', () => {
     }
   })
 
-  it('settles when a waited exchange\'s client closes with no answer, and when the journal is cleared', async () => {
+  it("settles when a waited exchange's client closes with no answer, and when the journal is cleared", async () => {
     const closers = new Map<object, () => void>()
     const gone = new Set<object>()
     const recorded: object[] = []
@@ -178,7 +183,10 @@ describe('the exchanges in flight', () => {
 
 describe('redaction', () => {
   it('replaces secret members at any depth and leaves empty ones visible', () => {
-    expect(redactValue({ a: { access_token: 'x', refresh_token: '' }, list: [{ password: null }] })).toEqual({ a: { access_token: REDACTED, refresh_token: '' }, list: [{ password: null }] })
+    expect(redactValue({ a: { access_token: 'x', refresh_token: '' }, list: [{ password: null }] })).toEqual({
+      a: { access_token: REDACTED, refresh_token: '' },
+      list: [{ password: null }],
+    })
   })
 
   it('replaces Authorization, SessionToken and the control token headers', () => {

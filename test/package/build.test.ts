@@ -17,7 +17,8 @@ import { ROOT, runToEnd } from '../cli/processes.ts'
  * never in this checkout: the suite's other files load dist/ while this one runs.
  */
 const COPY = mkdtempSync(join(tmpdir(), 'appdata-kit-build-'))
-for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'spec', 'contracts', 'fixtures', 'console']) cpSync(join(ROOT, name), join(COPY, name), { recursive: true })
+for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'src', 'spec', 'contracts', 'fixtures', 'console'])
+  cpSync(join(ROOT, name), join(COPY, name), { recursive: true })
 symlinkSync(join(ROOT, 'node_modules'), join(COPY, 'node_modules'), 'dir')
 
 /** Files a running suite loads from dist/: the package's entry and the bundled command line. */
@@ -80,7 +81,12 @@ describe('npm start in a checkout', () => {
     expect(await due()).toBeUndefined()
     const stamp = statSync(join(COPY, 'dist/.build-stamp')).mtime
     const later = new Date(stamp.getTime() + 2000)
-    for (const [input, reason] of [['src/errors.ts', 'src'], ['spec/openapi.json', 'spec'], ['tsconfig.build.json', 'tsconfig.build.json'], ['package-lock.json', 'package-lock.json']] as const) {
+    for (const [input, reason] of [
+      ['src/errors.ts', 'src'],
+      ['spec/openapi.json', 'spec'],
+      ['tsconfig.build.json', 'tsconfig.build.json'],
+      ['package-lock.json', 'package-lock.json'],
+    ] as const) {
       const path = join(COPY, input)
       const before = statSync(path).mtime
       utimesSync(path, later, later)

@@ -64,7 +64,11 @@ function closure(lock: Lock, roots: string[]): Set<string> {
 
 /** The tarball `npm pack` makes of this checkout (dist/ as `npm test` just built it; `prepare` is not run again). */
 export function packProject(into: string): string {
-  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
   const [packed] = JSON.parse(out) as Array<{ filename: string }>
   return join(into, (packed as { filename: string }).filename)
 }
@@ -85,7 +89,12 @@ export interface Consumer {
  * never the network. Its lockfile pins every package at the version this checkout installed (so the
  * cache has it); the tarball is the only thing new.
  */
-export function createConsumer(tarball: string, files: Record<string, string>, scripts: Record<string, string> = {}, tools: readonly string[] = CONSUMER_TOOLS): Consumer {
+export function createConsumer(
+  tarball: string,
+  files: Record<string, string>,
+  scripts: Record<string, string> = {},
+  tools: readonly string[] = CONSUMER_TOOLS,
+): Consumer {
   const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-consumer-'))
   const lock = projectLock()
   const manifest = projectManifest()
@@ -110,14 +119,25 @@ export function createConsumer(tarball: string, files: Record<string, string>, s
     entry.resolved ??= `https://registry.npmjs.org/${name}/-/${basename(name)}-${entry.version}.tgz`
     packages[key] = runtime.has(key) ? entry : { ...entry, dev: true }
   }
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', scripts, dependencies: { 'appdata-kit': spec }, devDependencies }, null, 2)}\n`)
-  writeFileSync(join(dir, 'package-lock.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`)
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', scripts, dependencies: { 'appdata-kit': spec }, devDependencies }, null, 2)}\n`,
+  )
+  writeFileSync(
+    join(dir, 'package-lock.json'),
+    `${JSON.stringify({ name: 'consumer', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`,
+  )
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(dir, path, '..'), { recursive: true })
     writeFileSync(join(dir, path), text)
   }
   // Warnings kept: what a team reads while installing (npm 11 names packages that run install scripts).
-  const install = spawnSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=warn'], { cwd: dir, encoding: 'utf8', timeout: 300_000, env: { ...process.env, npm_config_engine_strict: 'false' } })
+  const install = spawnSync('npm', ['ci', '--offline', '--no-audit', '--no-fund', '--loglevel=warn'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 300_000,
+    env: { ...process.env, npm_config_engine_strict: 'false' },
+  })
   if (install.status !== 0) throw new Error(`npm ci in ${dir} exited ${install.status}:\n${install.stdout}${install.stderr}`)
   return { dir, installLog: `${install.stdout}${install.stderr}` }
 }

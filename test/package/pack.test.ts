@@ -32,8 +32,18 @@ function installWithPrepare(into: string): string {
   mkdirSync(project)
   writeFileSync(join(source, 'package.json'), JSON.stringify({ name: 'with-prepare', version: '1.0.0', scripts: { prepare: 'node -e 0' } }))
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'with-prepare-project', version: '1.0.0', private: true }))
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], { cwd: source, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })) as Array<{ filename: string }>
-  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=warn', join(into, (packed as { filename: string }).filename)], { cwd: project, encoding: 'utf8', timeout: 120_000 })
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', into], {
+      cwd: source,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
+  ) as Array<{ filename: string }>
+  const install = spawnSync(
+    'npm',
+    ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=warn', join(into, (packed as { filename: string }).filename)],
+    { cwd: project, encoding: 'utf8', timeout: 120_000 },
+  )
   if (install.status !== 0) throw new Error(`npm install of the tarball with prepare exited ${install.status}: ${install.stderr}`)
   return `${install.stdout}${install.stderr}`
 }
@@ -199,7 +209,15 @@ export const catalogs = [Object.keys(PROBLEMS).length, Object.keys(WARNINGS).len
 `
 
 const WEB_TSCONFIG = JSON.stringify({
-  compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [], strict: true, noEmit: true },
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    types: [],
+    strict: true,
+    noEmit: true,
+  },
   files: ['web.ts'],
 })
 
@@ -220,14 +238,18 @@ describe('the packed package in an empty project', () => {
 
   beforeAll(() => {
     tarball = packProject(mkdtempSync(join(tmpdir(), 'appdata-kit-pack-')))
-    ;({ dir: consumer, installLog } = createConsumer(tarball, {
-      'plain.js': PLAIN_JS,
-      'required.cjs': "const kit = require('appdata-kit')\nconsole.log(typeof kit.startMock, typeof kit.createClient, kit.DEFAULT_FIXTURE.workspaceId)\n",
-      'typed.ts': TYPED,
-      'tsconfig.json': TSCONFIG,
-      ...RUNNABLE_FILES,
-      'integration.js': INTEGRATION_TESTS,
-    }, { 'integration-tests': 'node integration.js' }))
+    ;({ dir: consumer, installLog } = createConsumer(
+      tarball,
+      {
+        'plain.js': PLAIN_JS,
+        'required.cjs': "const kit = require('appdata-kit')\nconsole.log(typeof kit.startMock, typeof kit.createClient, kit.DEFAULT_FIXTURE.workspaceId)\n",
+        'typed.ts': TYPED,
+        'tsconfig.json': TSCONFIG,
+        ...RUNNABLE_FILES,
+        'integration.js': INTEGRATION_TESTS,
+      },
+      { 'integration-tests': 'node integration.js' },
+    ))
     // TypeScript alone: neither @types/node nor anything that would bring it.
     webConsumer = createConsumer(tarball, { 'web.ts': WEB, 'tsconfig.json': WEB_TSCONFIG }, {}, ['typescript']).dir
     // What the same npm prints for a package that does run a script at install, so the check above reads real output.
@@ -238,12 +260,28 @@ describe('the packed package in an empty project', () => {
   // seconds alone, and a minute once on a disk shared with other jobs' installs.
   afterAll(async () => {
     stopStarted()
-    await Promise.all([consumer, webConsumer, tarball === undefined ? undefined : dirname(tarball)].flatMap((dir) => (dir === undefined ? [] : [rm(dir, { recursive: true, force: true })])))
+    await Promise.all(
+      [consumer, webConsumer, tarball === undefined ? undefined : dirname(tarball)].flatMap((dir) =>
+        dir === undefined ? [] : [rm(dir, { recursive: true, force: true })],
+      ),
+    )
   }, 180_000)
 
   it('ships compiled code with declarations and maps, the fixture and the documents, and no TypeScript sources or tests', () => {
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n')
-    for (const file of ['package/dist/src/index.js', 'package/dist/src/index.d.ts', 'package/dist/src/index.js.map', 'package/bin/appdata-kit.js', 'package/fixtures/default.json', 'package/fixtures/files/invoice.pdf', 'package/spec/openapi.json', 'package/fixtures/fixture.schema.json', 'package/spec/usage.schema.json', 'package/console/index.html', 'package/console/console.js']) {
+    for (const file of [
+      'package/dist/src/index.js',
+      'package/dist/src/index.d.ts',
+      'package/dist/src/index.js.map',
+      'package/bin/appdata-kit.js',
+      'package/fixtures/default.json',
+      'package/fixtures/files/invoice.pdf',
+      'package/spec/openapi.json',
+      'package/fixtures/fixture.schema.json',
+      'package/spec/usage.schema.json',
+      'package/console/index.html',
+      'package/console/console.js',
+    ]) {
       expect(listing).toContain(file)
     }
     expect(listing.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([])
@@ -310,9 +348,14 @@ describe('the packed package in an empty project', () => {
 
   it('keeps a sandbox in a --state-file from the installed bin with nothing native installed: pure JavaScript, no build at install', async () => {
     // appdata-kit and every package it installs (not the project's own tools: vitest's bundler is native).
-    const installed = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: consumer, encoding: 'utf8' }).trim().split('\n').filter((path) => path.includes('node_modules'))
+    const installed = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: consumer, encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter((path) => path.includes('node_modules'))
     expect(installed.some((path) => path.endsWith('node_modules/appdata-kit'))).toBe(true)
-    const native = installed.filter((path) => execFileSync('find', [path, '-name', '*.node', '-not', '-path', '*/node_modules/*/node_modules/*'], { encoding: 'utf8' }).trim() !== '')
+    const native = installed.filter(
+      (path) => execFileSync('find', [path, '-name', '*.node', '-not', '-path', '*/node_modules/*/node_modules/*'], { encoding: 'utf8' }).trim() !== '',
+    )
     expect(native).toEqual([])
     const bin = join(consumer, 'node_modules/.bin/appdata-kit')
     const file = join(consumer, 'sandbox.state')
@@ -331,7 +374,15 @@ describe('the packed package in an empty project', () => {
     const run = await runToEnd(process.execPath, ['plain.js'], { cwd: consumer })
     expect(run.code, run.stderr).toBe(0)
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1) as string)
-    expect(result).toMatchObject({ ids: [1, 2, 3], viewerSeesAmount: false, title: expect.stringContaining('Application Data'), emails: 0, asserted: 1, missed: ['RequestAssertionError', '/user'], stub: { id: 1, rows: 0, hits: [1], cleared: 1 } })
+    expect(result).toMatchObject({
+      ids: [1, 2, 3],
+      viewerSeesAmount: false,
+      title: expect.stringContaining('Application Data'),
+      emails: 0,
+      asserted: 1,
+      missed: ['RequestAssertionError', '/user'],
+      stub: { id: 1, rows: 0, hits: [1], cleared: 1 },
+    })
     expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(result.schema).toMatch(/json-schema\.org/)
     expect(result.usageSchema).toBe('urn:appdata-kit:usage')
@@ -343,17 +394,25 @@ describe('the packed package in an empty project', () => {
     expect(run.stdout.trim()).toBe('function function 6f1c2a3e-0b7d-4c1e-9a55-2d3f4e5a6b70')
   })
 
-  it("type-checks a consumer's code under strict NodeNext tsc", async () => {
-    const run = await runToEnd(join(consumer, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: consumer })
-    expect(run.code, run.stdout + run.stderr).toBe(0)
-  }, TSC_TIMEOUT)
+  it(
+    "type-checks a consumer's code under strict NodeNext tsc",
+    async () => {
+      const run = await runToEnd(join(consumer, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: consumer })
+      expect(run.code, run.stdout + run.stderr).toBe(0)
+    },
+    TSC_TIMEOUT,
+  )
 
-  it("type-checks a browser project's code under strict tsc without Node's types (no @types/node, lib DOM)", async () => {
-    expect(existsSync(join(webConsumer, 'node_modules/typescript'))).toBe(true)
-    expect(existsSync(join(webConsumer, 'node_modules/@types/node'))).toBe(false)
-    const run = await runToEnd(join(webConsumer, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: webConsumer })
-    expect(run.code, run.stdout + run.stderr).toBe(0)
-  }, TSC_TIMEOUT)
+  it(
+    "type-checks a browser project's code under strict tsc without Node's types (no @types/node, lib DOM)",
+    async () => {
+      expect(existsSync(join(webConsumer, 'node_modules/typescript'))).toBe(true)
+      expect(existsSync(join(webConsumer, 'node_modules/@types/node'))).toBe(false)
+      const run = await runToEnd(join(webConsumer, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: webConsumer })
+      expect(run.code, run.stdout + run.stderr).toBe(0)
+    },
+    TSC_TIMEOUT,
+  )
 
   it("runs every shell recipe of the README and docs/ as written, each with a free PORT; the README's starts the mock, waits on health, tests, stops it by PID", async () => {
     expect(SHELL_RECIPES.map(({ file }) => file)).toContain('ci-recipe.sh')
@@ -369,13 +428,17 @@ describe('the packed package in an empty project', () => {
     }
   })
 
-  it("runs every vitest example of the README and docs/ as written (orders.test.js, control-plane.test.js, ...)", async () => {
-    expect(VITEST_FILES.map(({ file }) => file)).toEqual(expect.arrayContaining(['orders.test.js', 'control-plane.test.js']))
-    const run = await runToEnd(join(consumer, 'node_modules/.bin/vitest'), ['run', '--reporter=verbose'], { cwd: consumer, limitMs: EXAMPLES_LIMIT })
-    expect(run.code, run.stdout + run.stderr).toBe(0)
-    // Every file ran and passed: one vitest file per block, none failed or left out.
-    const files = /Test Files\s+(\d+) passed \((\d+)\)/.exec(stripVTControlCharacters(run.stdout))
-    expect(files?.slice(1).map(Number), run.stdout).toEqual([VITEST_FILES.length, VITEST_FILES.length])
-    for (const { file } of VITEST_FILES) expect(run.stdout).toContain(`test/${file}`)
-  }, EXAMPLES_LIMIT)
+  it(
+    'runs every vitest example of the README and docs/ as written (orders.test.js, control-plane.test.js, ...)',
+    async () => {
+      expect(VITEST_FILES.map(({ file }) => file)).toEqual(expect.arrayContaining(['orders.test.js', 'control-plane.test.js']))
+      const run = await runToEnd(join(consumer, 'node_modules/.bin/vitest'), ['run', '--reporter=verbose'], { cwd: consumer, limitMs: EXAMPLES_LIMIT })
+      expect(run.code, run.stdout + run.stderr).toBe(0)
+      // Every file ran and passed: one vitest file per block, none failed or left out.
+      const files = /Test Files\s+(\d+) passed \((\d+)\)/.exec(stripVTControlCharacters(run.stdout))
+      expect(files?.slice(1).map(Number), run.stdout).toEqual([VITEST_FILES.length, VITEST_FILES.length])
+      for (const { file } of VITEST_FILES) expect(run.stdout).toContain(`test/${file}`)
+    },
+    EXAMPLES_LIMIT,
+  )
 })

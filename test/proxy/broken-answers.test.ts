@@ -14,7 +14,7 @@ import { launchChromium } from '../helpers/browser.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { stopStarted } from '../cli/processes.ts'
 import { until } from '../helpers/until.ts'
-import type { ProxyReport } from '../../src/proxy/inspector.ts'
+import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
 import { CLIENT_HEADERS, ITEMS, getItems, json, named, plantedTarget, proxy, report, stop, validRow, type Plant } from './support.ts'
 
 const dir = sharedTempDir('appdata-kit-proxy-broken-')
@@ -84,7 +84,18 @@ function interim(base: string, plant: string): Promise<{ informational: number[]
 describe('appdata-kit proxy and the exchanges that break', () => {
   it('reports a cut answer, resets before and after the head, a timeout and an unasked 101 and 102 in the JSON report, JUnit, the HTML page and the summary, and fails --fail-on answer', async () => {
     const files = { report: join(dir, 'broken.json'), junit: join(dir, 'broken.xml'), html: join(dir, 'broken.html') }
-    const run = await proxy(target.url, ['--timeout', '500', '--product-version', '3.0.19', '--report', files.report, '--junit', files.junit, '--html', files.html])
+    const run = await proxy(target.url, [
+      '--timeout',
+      '500',
+      '--product-version',
+      '3.0.19',
+      '--report',
+      files.report,
+      '--junit',
+      files.junit,
+      '--html',
+      files.html,
+    ])
 
     // The cut answers reach the client cut: its fetch fails reading the body, never sees a whole one.
     for (const plant of ['cut', 'cut-reset']) {
@@ -99,7 +110,10 @@ describe('appdata-kit proxy and the exchanges that break', () => {
     expect(silent.status).toBe(504)
     expect(await silent.json()).toMatchObject({ code: 'TARGET_TIMEOUT', detail: expect.stringContaining('500 ms') })
     // An unasked 101 or 102 is no answer the client can read: the proxy's own 502 at once, not --timeout's 504 nor a hang.
-    for (const [plant, words] of [['101', '101 Switching Protocols'], ['102', '102 Processing']] as const) {
+    for (const [plant, words] of [
+      ['101', '101 Switching Protocols'],
+      ['102', '102 Processing'],
+    ] as const) {
       const answer = await getItems(run.url, plant)
       expect(answer.status, plant).toBe(502)
       expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/)
@@ -110,8 +124,14 @@ describe('appdata-kit proxy and the exchanges that break', () => {
     const answers = found.filter((f) => f.side === 'answer')
     expect(answers.every((f) => f.severity === 'violation' && f.operationId === 'queryItems')).toBe(true)
     // A close and a reset mid-body are one finding: the target closed the connection.
-    expect(named(found, 'answer', 'queryItems', '/body')).toMatchObject([{ status: 200, count: 2, message: 'must be whole: it broke off after its head (the target closed the connection)' }])
-    expect(named(found, 'answer', 'queryItems', '/status').map((f) => [f.status, f.message]).sort()).toEqual([
+    expect(named(found, 'answer', 'queryItems', '/body')).toMatchObject([
+      { status: 200, count: 2, message: 'must be whole: it broke off after its head (the target closed the connection)' },
+    ])
+    expect(
+      named(found, 'answer', 'queryItems', '/status')
+        .map((f) => [f.status, f.message])
+        .sort(),
+    ).toEqual([
       [502, "must be the target's answer: the target answered 101 Switching Protocols to a request that asked for no upgrade; the proxy answered 502"],
       [502, "must be the target's answer: the target answered 102 Processing, an interim status no client asked for; the proxy answered 502"],
       [502, "must be the target's answer: the target closed the connection without an answer (ECONNRESET); the proxy answered 502"],
@@ -126,7 +146,13 @@ describe('appdata-kit proxy and the exchanges that break', () => {
     expect(json.notJudged).toEqual({ count: 0, reasons: {}, sides: { request: 0, answer: 0 } })
     const junit = readFileSync(files.junit, 'utf8')
     expect(junit.match(/<failure /g)).toHaveLength(5)
-    for (const words of ['it broke off after its head', '101 Switching Protocols', '102 Processing', 'without an answer (ECONNRESET)', 'sent nothing for 500 ms']) {
+    for (const words of [
+      'it broke off after its head',
+      '101 Switching Protocols',
+      '102 Processing',
+      'without an answer (ECONNRESET)',
+      'sent nothing for 500 ms',
+    ]) {
       expect(junit, words).toContain(words)
       expect(run.stdout, words).toMatch(new RegExp(`VIOLATION answer queryItems (200|502|504) /(body|status): [^\\n]*${words.replace(/[()]/g, '\\$&')}`))
     }
@@ -140,9 +166,18 @@ describe('appdata-kit proxy and the exchanges that break', () => {
     const summaries = await exchanges.locator('summary').allInnerTexts()
     const bodies = await exchanges.locator('pre.answer').allTextContents()
     const shown = Object.fromEntries(summaries.map((summary, i) => [/→ (.+?) queryItems/.exec(summary)?.[1] ?? summary, bodies[i]]))
-    expect(Object.keys(shown).sort()).toEqual(["200, broke off", "502 (the proxy's)", "504 (the proxy's)"])
-    for (const [plant, status] of [['101', 502], ['102', 502], ['silent', 504], ['reset', 502]] as const) {
-      const index = summaries.findIndex((summary, i) => summary.includes(`${status} (the proxy's)`) && bodies[i]?.includes(plant === 'silent' ? 'TARGET_TIMEOUT' : plant === 'reset' ? 'ECONNRESET' : `answered ${plant}`))
+    expect(Object.keys(shown).sort()).toEqual(['200, broke off', "502 (the proxy's)", "504 (the proxy's)"])
+    for (const [plant, status] of [
+      ['101', 502],
+      ['102', 502],
+      ['silent', 504],
+      ['reset', 502],
+    ] as const) {
+      const index = summaries.findIndex(
+        (summary, i) =>
+          summary.includes(`${status} (the proxy's)`) &&
+          bodies[i]?.includes(plant === 'silent' ? 'TARGET_TIMEOUT' : plant === 'reset' ? 'ECONNRESET' : `answered ${plant}`),
+      )
       expect(index, plant).toBeGreaterThanOrEqual(0)
       expect(JSON.parse(bodies[index] as string), plant).toMatchObject({ status, code: expect.stringMatching(/^TARGET_/) })
     }
@@ -174,7 +209,9 @@ describe('appdata-kit proxy and the exchanges that break', () => {
     gone.abort()
     await expect(asked).rejects.toThrow()
     const found = (await report(run)).violations
-    expect(found).toMatchObject([{ side: 'request', severity: 'warning', pointer: '', message: 'ended before the answer was whole: the client went away (the answer is not judged)' }])
+    expect(found).toMatchObject([
+      { side: 'request', severity: 'warning', pointer: '', message: 'ended before the answer was whole: the client went away (the answer is not judged)' },
+    ])
     expect(await stop(run)).toBe(0)
   })
 })

@@ -12,7 +12,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { stopStarted } from '../cli/processes.ts'
-import type { ProxyReport } from '../../src/proxy/inspector.ts'
+import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
 import { CLIENT_HEADERS, ITEMS, named, plantedTarget, proxy, report, stop, validRow, type Plant } from './support.ts'
 
 const dir = sharedTempDir('appdata-kit-proxy-encoded-')
@@ -39,10 +39,17 @@ const ENCODED: Record<string, { encoding: string; bytes: Buffer }> = {
 
 let target: Awaited<ReturnType<typeof plantedTarget>>
 beforeAll(async () => {
-  target = await plantedTarget(Object.fromEntries(Object.entries(ENCODED).map(([name, { encoding, bytes }]): [string, Plant] => [name, (_request, response) => {
-    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-encoding': encoding, 'content-length': String(bytes.length) })
-    response.end(bytes)
-  }])))
+  target = await plantedTarget(
+    Object.fromEntries(
+      Object.entries(ENCODED).map(([name, { encoding, bytes }]): [string, Plant] => [
+        name,
+        (_request, response) => {
+          response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-encoding': encoding, 'content-length': String(bytes.length) })
+          response.end(bytes)
+        },
+      ]),
+    ),
+  )
 })
 afterAll(async () => {
   await target?.close()
@@ -51,11 +58,15 @@ afterAll(async () => {
 /** The answer's bytes as they came over the wire (Node's client decodes nothing). */
 function raw(base: string, plant: string): Promise<{ status: number; encoding: string | undefined; bytes: Buffer }> {
   return new Promise((resolve, reject) => {
-    const sent = httpRequest(`${base}${ITEMS}`, { method: 'POST', headers: { ...CLIENT_HEADERS, 'x-plant': plant, 'accept-encoding': 'gzip, deflate, br' } }, (answer) => {
-      const chunks: Buffer[] = []
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk))
-      answer.on('end', () => resolve({ status: answer.statusCode ?? 0, encoding: answer.headers['content-encoding'], bytes: Buffer.concat(chunks) }))
-    })
+    const sent = httpRequest(
+      `${base}${ITEMS}`,
+      { method: 'POST', headers: { ...CLIENT_HEADERS, 'x-plant': plant, 'accept-encoding': 'gzip, deflate, br' } },
+      (answer) => {
+        const chunks: Buffer[] = []
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, encoding: answer.headers['content-encoding'], bytes: Buffer.concat(chunks) }))
+      },
+    )
     sent.on('error', reject)
     sent.end(JSON.stringify({ query: '$top=1' }))
   })
@@ -73,12 +84,16 @@ describe('appdata-kit proxy and encoded answers', () => {
     }
     const found = await report(run)
     // The same wrong Id, found inside each of the five encodings the proxy decodes.
-    expect(named(found.violations, 'answer', 'queryItems', '/body/*/Id')).toMatchObject([{ severity: 'violation', message: 'must be integer', example: 'one', count: 5 }])
-    expect(named(found.violations, 'answer', 'queryItems', '/body')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ severity: 'violation', message: expect.stringMatching(/^must be gzip data, as its Content-Encoding says \(/), count: 1 }),
-      expect.objectContaining({ severity: 'warning', message: 'passed unchecked: more than --check-limit once decoded (gzip)', count: 1 }),
-      expect.objectContaining({ severity: 'warning', message: 'passed unchecked: encoded as zstd, which the proxy does not decode', count: 1 }),
-    ]))
+    expect(named(found.violations, 'answer', 'queryItems', '/body/*/Id')).toMatchObject([
+      { severity: 'violation', message: 'must be integer', example: 'one', count: 5 },
+    ])
+    expect(named(found.violations, 'answer', 'queryItems', '/body')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ severity: 'violation', message: expect.stringMatching(/^must be gzip data, as its Content-Encoding says \(/), count: 1 }),
+        expect.objectContaining({ severity: 'warning', message: 'passed unchecked: more than --check-limit once decoded (gzip)', count: 1 }),
+        expect.objectContaining({ severity: 'warning', message: 'passed unchecked: encoded as zstd, which the proxy does not decode', count: 1 }),
+      ]),
+    )
     expect(found.violations.filter((f) => /must be JSON/.test(f.message))).toEqual([])
     expect(found.violations.filter((f) => f.side === 'request')).toEqual([])
     // The bomb and the zstd answer: their answers not judged, each for its reason.
@@ -93,7 +108,9 @@ describe('appdata-kit proxy and encoded answers', () => {
     expect(html).toContain(`(gzip-encoded: ${ENCODED.gzip?.bytes.length} bytes as sent, ${PAGE.length} decoded)`)
     expect(html).toContain(`[${ENCODED.zstd?.bytes.length} bytes of application/json; charset=utf-8, zstd-encoded, not decoded]`)
     // The usage holds the shape of what was decoded; the two answers not decoded are not recorded.
-    const usage = JSON.parse(readFileSync(files.usage, 'utf8')) as { interactions: Array<{ count: number; answers: Record<string, { count: number; body?: { type: string } }> }> }
+    const usage = JSON.parse(readFileSync(files.usage, 'utf8')) as {
+      interactions: Array<{ count: number; answers: Record<string, { count: number; body?: { type: string } }> }>
+    }
     expect(usage.interactions).toMatchObject([{ count: 6, answers: { 200: { count: 6, body: { type: 'array' } } } }])
   }, 60_000)
 

@@ -1,5 +1,5 @@
 /**
- * The main thread's side of judging (src/proxy/inspector.ts), with a judging thread of the test's
+ * The main thread's side of judging (src/commands/proxy/inspector.ts), with a judging thread of the test's
  * own that answers only when told: what waits is bounded by exchanges and by bytes, and what passes
  * that bound is counted as not judged (queue full) rather than kept; the release is decided on the
  * main thread in the order exchanges ended; a judge that fails, or a thread that dies, costs the
@@ -7,10 +7,10 @@
  * as a whole, with its real thread, is held in the other files of this folder.
  */
 import { describe, expect, it } from 'vitest'
-import { Inspector, QUEUE_BYTES, QUEUE_EXCHANGES, type ObservedExchange } from '../../src/proxy/inspector.ts'
-import type { JudgeListener, StartJudge } from '../../src/proxy/judge-thread.ts'
-import type { JudgeRequest, JudgeWorkerData } from '../../src/proxy/judge-worker.ts'
-import type { Judgement } from '../../src/proxy/judge.ts'
+import { Inspector, QUEUE_BYTES, QUEUE_EXCHANGES, type ObservedExchange } from '../../src/commands/proxy/inspector.ts'
+import type { JudgeListener, StartJudge } from '../../src/commands/proxy/judge-thread.ts'
+import type { JudgeRequest, JudgeWorkerData } from '../../src/commands/proxy/judge-protocol.ts'
+import type { Judgement } from '../../src/commands/proxy/judge.ts'
 
 /** The sign-in matchers a thread sends when ready: the organization's sign-in, and Get Items. */
 const MATCHERS = [
@@ -45,7 +45,11 @@ class FakeJudges {
   /** Answers the oldest exchange the current thread holds, with a judgement (none found, unless given). */
   answer(judgement: Partial<Judgement> = {}): JudgeRequest {
     const request = this.current.sent.shift() as JudgeRequest
-    this.current.listener.reply({ type: 'judged', id: request.id, judgement: { operationId: 'queryItems', path: '/ExplorerApi/api/items', observations: [], notJudged: {}, secrets: [], ...judgement } })
+    this.current.listener.reply({
+      type: 'judged',
+      id: request.id,
+      judgement: { operationId: 'queryItems', path: '/ExplorerApi/api/items', observations: [], notJudged: {}, secrets: [], ...judgement },
+    })
     return request
   }
 }
@@ -70,14 +74,21 @@ function exchange(overrides: Partial<ObservedExchange> = {}): ObservedExchange {
 }
 
 const secrets = Object.assign((text: string) => text, { add: () => undefined })
-const inspector = (judges: FakeJudges, options: { recordUsage?: boolean } = {}) => new Inspector({ target: 'http://target.test', secrets, startJudge: judges.start, ...options })
+const inspector = (judges: FakeJudges, options: { recordUsage?: boolean } = {}) =>
+  new Inspector({ target: 'http://target.test', secrets, startJudge: judges.start, ...options })
 
-describe('the proxy\'s judging queue', () => {
+describe("the proxy's judging queue", () => {
   it('holds exchanges until the thread is ready, then sends them in order, each with the release its sign-in showed', () => {
     const judges = new FakeJudges()
     const inspected = inspector(judges)
     inspected.observe(exchange())
-    inspected.observe(exchange({ url: '/identityprovider/connect/token', requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' }, requestBody: Buffer.from('password=s3cret-form') }))
+    inspected.observe(
+      exchange({
+        url: '/identityprovider/connect/token',
+        requestHeaders: { 'content-type': 'application/x-www-form-urlencoded' },
+        requestBody: Buffer.from('password=s3cret-form'),
+      }),
+    )
     inspected.observe(exchange())
     expect(judges.current.sent).toEqual([])
     judges.ready()
@@ -95,7 +106,11 @@ describe('the proxy\'s judging queue', () => {
     judges.ready()
     for (let i = 0; i < QUEUE_EXCHANGES + 3; i++) inspected.observe(exchange())
     expect(judges.current.sent).toHaveLength(QUEUE_EXCHANGES)
-    expect(inspected.report()).toMatchObject({ exchanges: QUEUE_EXCHANGES + 3, pending: QUEUE_EXCHANGES, notJudged: { count: 3, reasons: { queueFull: 3 }, sides: { request: 3, answer: 3 } } })
+    expect(inspected.report()).toMatchObject({
+      exchanges: QUEUE_EXCHANGES + 3,
+      pending: QUEUE_EXCHANGES,
+      notJudged: { count: 3, reasons: { queueFull: 3 }, sides: { request: 3, answer: 3 } },
+    })
     // Room again once one is judged.
     judges.answer()
     inspected.observe(exchange())
@@ -152,7 +167,9 @@ describe('the proxy\'s judging queue', () => {
     const first = judges.current.sent.shift() as JudgeRequest
     judges.current.listener.reply({ type: 'failed', id: first.id, message: 'POST /ExplorerApi/api/items: a bug' })
     inspected.observe(exchange())
-    judges.answer({ usage: { key: 'k', interaction: { operation: 'queryItems', release: '3.0.19', request: { auth: 'session-token', headers: [] }, count: 1, answers: {} } } })
+    judges.answer({
+      usage: { key: 'k', interaction: { operation: 'queryItems', release: '3.0.19', request: { auth: 'session-token', headers: [] }, count: 1, answers: {} } },
+    })
     inspected.observe(exchange())
     inspected.observe(exchange())
     judges.current.listener.ended('out of memory')
@@ -163,7 +180,10 @@ describe('the proxy\'s judging queue', () => {
     judges.ready()
     judges.answer()
     await settled
-    expect(inspected.report()).toMatchObject({ exchanges: 5, notJudged: { count: 3, reasons: { judgeFailed: 3 }, failure: 'POST /ExplorerApi/api/items: a bug' } })
+    expect(inspected.report()).toMatchObject({
+      exchanges: 5,
+      notJudged: { count: 3, reasons: { judgeFailed: 3 }, failure: 'POST /ExplorerApi/api/items: a bug' },
+    })
     expect(inspected.report().pending).toBeUndefined()
   })
 
@@ -174,7 +194,12 @@ describe('the proxy\'s judging queue', () => {
     judges.current.listener.ended('Cannot find module judge-worker.mjs')
     inspected.observe(exchange())
     expect(judges.started).toHaveLength(1)
-    expect(inspected.report().notJudged).toEqual({ count: 2, reasons: { judgeFailed: 2 }, sides: { request: 2, answer: 2 }, failure: 'Cannot find module judge-worker.mjs' })
+    expect(inspected.report().notJudged).toEqual({
+      count: 2,
+      reasons: { judgeFailed: 2 },
+      sides: { request: 2, answer: 2 },
+      failure: 'Cannot find module judge-worker.mjs',
+    })
   })
 
   it('at stop, counts what is being judged and what waits as stopped, ends the thread, and keeps what was judged', async () => {
@@ -185,7 +210,11 @@ describe('the proxy\'s judging queue', () => {
     judges.answer({ observations: [{ side: 'answer', severity: 'violation', pointer: '/body/*/Id', message: 'must be integer' }] })
     await inspected.stop()
     expect(judges.current.terminated).toBe(true)
-    expect(inspected.report()).toMatchObject({ exchanges: 3, violations: [{ pointer: '/body/*/Id', count: 1 }], notJudged: { count: 2, reasons: { stopped: 2 } } })
+    expect(inspected.report()).toMatchObject({
+      exchanges: 3,
+      violations: [{ pointer: '/body/*/Id', count: 1 }],
+      notJudged: { count: 2, reasons: { stopped: 2 } },
+    })
     expect(inspected.report().pending).toBeUndefined()
     // A judgement that comes after the stop changes nothing.
     judges.answer({ observations: [{ side: 'answer', severity: 'violation', pointer: '/status', message: 'late' }] })

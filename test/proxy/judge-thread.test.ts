@@ -1,5 +1,5 @@
 /**
- * The judging thread as the system shows it (src/proxy/judge-thread.ts): it names itself, so that
+ * The judging thread as the system shows it (src/commands/proxy/judge-thread.ts): it names itself, so that
  * `top -H` or `ps -L` tell it from the forwarding thread and V8's own threads, and the bench can
  * place it on a core and count its CPU time (test/bench/workloads/w9-proxy.ts). Linux only: a
  * thread names itself through /proc there.
@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { stopStarted } from '../cli/processes.ts'
-import { JUDGE_THREAD_NAME } from '../../src/proxy/judge-thread.ts'
+import { JUDGE_THREAD_NAME } from '../../src/commands/proxy/judge-thread.ts'
 import { getItems, plantedTarget, proxy, report, stop } from './support.ts'
 
 afterEach(stopStarted)

@@ -36,7 +36,10 @@ function table(): Row[] {
   const page = readFileSync(join(ROOT, 'docs/proxy.md'), 'utf8')
   const start = page.indexOf('### What each outcome counts for')
   expect(start).toBeGreaterThan(0)
-  const lines = page.slice(start).split('\n').filter((line) => /^\| (violation|warning|not judged|broken exchange) \|/.test(line))
+  const lines = page
+    .slice(start)
+    .split('\n')
+    .filter((line) => /^\| (violation|warning|not judged|broken exchange) \|/.test(line))
   return lines.map((line) => {
     const [outcome, side, , fails, junit, where] = line.split(' | ').map((cell) => cell.replace(/^\| |\|$/g, '').trim()) as string[]
     return {
@@ -44,7 +47,13 @@ function table(): Row[] {
       side: side as Side,
       failsUnder: fails === 'never' ? [] : [...(fails as string).matchAll(/`(request|answer|any|none)`/g)].map((m) => m[1] as string),
       shed: (fails as string).includes('never with `--shed-load`'),
-      junit: /^a failed case/.test(junit as string) ? 'failed-or-skipped' : /^passed/.test(junit as string) ? 'passed' : (() => { throw new Error(`JUnit cell not understood: ${junit}`) })(),
+      junit: /^a failed case/.test(junit as string)
+        ? 'failed-or-skipped'
+        : /^passed/.test(junit as string)
+          ? 'passed'
+          : (() => {
+              throw new Error(`JUnit cell not understood: ${junit}`)
+            })(),
       json: where as string,
     }
   })
@@ -83,7 +92,10 @@ const SCENARIOS: Record<string, { flags?: string[]; run(base: string): Promise<v
   'warning request': { run: async (base) => void (await getItems(base, 'valid', { body: JSON.stringify({ query: '$top=1', extra: true }) })).arrayBuffer() },
   'warning answer': { run: async (base) => void (await getItems(base, 'gateway')).arrayBuffer() },
   // --check-limit of about 1 KB: the request's body is over it, the valid page's is not.
-  'not judged request': { flags: ['--check-limit', '0.001'], run: async (base) => void (await getItems(base, 'valid', { body: JSON.stringify({ query: '$top=1', note: 'x'.repeat(2000) }) })).arrayBuffer() },
+  'not judged request': {
+    flags: ['--check-limit', '0.001'],
+    run: async (base) => void (await getItems(base, 'valid', { body: JSON.stringify({ query: '$top=1', note: 'x'.repeat(2000) }) })).arrayBuffer(),
+  },
   'not judged answer': { run: async (base) => void (await getItems(base, 'compress')).arrayBuffer() },
   'broken exchange request': {
     run: async (base) => {
@@ -119,10 +131,23 @@ describe("docs/proxy.md's table of outcomes", () => {
       const scenario = SCENARIOS[`${row.outcome} ${row.side}`]
       expect(scenario, `${row.outcome} ${row.side}`).toBeDefined()
       const other: Side = row.side === 'request' ? 'answer' : 'request'
-      const runs: Array<{ failOn: string; shedLoad: boolean }> = [{ failOn: row.side, shedLoad: false }, { failOn: other, shedLoad: false }, ...(row.shed ? [{ failOn: row.side, shedLoad: true }] : [])]
+      const runs: Array<{ failOn: string; shedLoad: boolean }> = [
+        { failOn: row.side, shedLoad: false },
+        { failOn: other, shedLoad: false },
+        ...(row.shed ? [{ failOn: row.side, shedLoad: true }] : []),
+      ]
       for (const { failOn, shedLoad } of runs) {
         const junit = join(dir, `${row.outcome.replace(' ', '-')}-${row.side}-${failOn}${shedLoad ? '-shed' : ''}.xml`)
-        const run = await proxy(target.url, ['--product-version', '3.0.19', '--fail-on', failOn, '--junit', junit, ...(shedLoad ? ['--shed-load'] : []), ...(scenario?.flags ?? [])])
+        const run = await proxy(target.url, [
+          '--product-version',
+          '3.0.19',
+          '--fail-on',
+          failOn,
+          '--junit',
+          junit,
+          ...(shedLoad ? ['--shed-load'] : []),
+          ...(scenario?.flags ?? []),
+        ])
         await scenario?.run(run.url)
         const found = await report(run)
         const label = `${row.outcome} ${row.side}, --fail-on ${failOn}${shedLoad ? ' --shed-load' : ''}`
@@ -132,11 +157,20 @@ describe("docs/proxy.md's table of outcomes", () => {
           expect(found.notJudged.sides, label).toEqual({ request: row.side === 'request' ? 1 : 0, answer: row.side === 'answer' ? 1 : 0 })
         } else {
           const severity = /"severity": "(violation|warning)"/.exec(row.json)?.[1]
-          expect(mine.map((f) => f.severity), label).toContain(severity)
+          expect(
+            mine.map((f) => f.severity),
+            label,
+          ).toContain(severity)
           expect(found.notJudged.count, label).toBe(0)
         }
-        expect(found.violations.filter((f) => f.side === other), label).toEqual([])
-        expect(found.violations.filter((f) => f.severity === 'violation' && row.json.startsWith('`notJudged`')), label).toEqual([])
+        expect(
+          found.violations.filter((f) => f.side === other),
+          label,
+        ).toEqual([])
+        expect(
+          found.violations.filter((f) => f.severity === 'violation' && row.json.startsWith('`notJudged`')),
+          label,
+        ).toEqual([])
 
         const fails = row.failsUnder.includes(failOn) && !(shedLoad && row.shed)
         expect(await stop(run), label).toBe(fails ? 1 : 0)
@@ -148,9 +182,11 @@ describe("docs/proxy.md's table of outcomes", () => {
           expect(own.length, label).toBeGreaterThan(0)
           expect(new Set(own.map((c) => c.state)), label).toEqual(new Set([fails ? 'failed' : 'skipped']))
         }
-        expect(junitCases(readFileSync(junit, 'utf8')).filter((c) => c.side === other && c.state !== 'passed'), label).toEqual([])
+        expect(
+          junitCases(readFileSync(junit, 'utf8')).filter((c) => c.side === other && c.state !== 'passed'),
+          label,
+        ).toEqual([])
       }
     }, 60_000)
   }
 })
-

@@ -1,11 +1,11 @@
 /**
- * The proxy's reports as a team reads them (src/proxy/reports.ts, findings.ts): header pointers
+ * The proxy's reports as a team reads them (src/commands/proxy/reports.ts, findings.ts): header pointers
  * in the document's spelling on both sides, an ignore file written with the older lower-case
  * spelling still accepting them, and an HTML page that fits a 1,280 px window in Chromium however
  * long the pointers, values and messages it holds: every column inside the window, Count included,
  * and no cell's text cut or spilling over.
  */
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
@@ -51,9 +51,13 @@ afterAll(async () => {
 /** A request that leaves out the ApplicationId header, an answer of the wrong media type and a download without its Content-Disposition. */
 async function headerFaults(base: string): Promise<void> {
   const { ApplicationId: _left, ...withoutApplication } = CLIENT_HEADERS
-  expect((await fetch(`${base}/ExplorerApi/api/items`, { method: 'POST', headers: withoutApplication, body: JSON.stringify({ query: '$top=1' }) })).status).toBe(200)
+  expect(
+    (await fetch(`${base}/ExplorerApi/api/items`, { method: 'POST', headers: withoutApplication, body: JSON.stringify({ query: '$top=1' }) })).status,
+  ).toBe(200)
   expect(await (await getItems(base, 'html')).text()).toBe('<html>maintenance</html>')
-  expect((await fetch(`${base}${DOWNLOAD}`, { method: 'POST', headers: { ...CLIENT_HEADERS, 'x-plant': 'pdf' }, body: JSON.stringify({ ids: [1] }) })).status).toBe(200)
+  expect(
+    (await fetch(`${base}${DOWNLOAD}`, { method: 'POST', headers: { ...CLIENT_HEADERS, 'x-plant': 'pdf' }, body: JSON.stringify({ ids: [1] }) })).status,
+  ).toBe(200)
 }
 
 describe("the proxy's reports", () => {
@@ -68,29 +72,76 @@ describe("the proxy's reports", () => {
     expect(await stop(run)).toBe(1)
   })
 
-  it('take an ignore file written with the older lower-case header names as the same findings', async () => {
-    const ignore = join(dir, 'lower-case.json')
-    writeFileSync(ignore, JSON.stringify([
-      { side: 'request', operationId: 'queryItems', pointer: '/headers/applicationid', reason: 'the client sends it from the next release on' },
-      { side: 'answer', pointer: '/headers/content-type', reason: 'the maintenance page of staging' },
-      { side: 'answer', operationId: 'downloadAttachment', pointer: '/headers/content-disposition', reason: 'the gateway drops it' },
-    ]))
-    const run = await proxy(target.url, ['--product-version', '3.0.19', '--fail-on', 'any', '--ignore', ignore])
+  it('take an ignore file (YAML, "*" for any) written with the older lower-case header names as the same findings, each reason in every report', async () => {
+    const ignore = join(dir, 'lower-case.yaml')
+    writeFileSync(
+      ignore,
+      [
+        '# accepted at staging',
+        '- side: request',
+        '  operationId: queryItems',
+        '  pointer: /headers/applicationid',
+        '  reason: the client sends it from the next release on',
+        '- side: answer',
+        '  operationId: "*"',
+        '  pointer: /headers/content-type',
+        '  reason: the maintenance page of <staging> & co',
+        '- side: "*"',
+        '  operationId: downloadAttachment',
+        '  pointer: /headers/content-disposition',
+        '  reason: the gateway drops it',
+        '',
+      ].join('\n'),
+    )
+    const [json, junit, html] = ['ignored.json', 'ignored.xml', 'ignored.html'].map((name) => join(dir, name)) as [string, string, string]
+    const run = await proxy(target.url, [
+      '--product-version',
+      '3.0.19',
+      '--fail-on',
+      'any',
+      '--ignore',
+      ignore,
+      '--report',
+      json,
+      '--junit',
+      junit,
+      '--html',
+      html,
+    ])
     await headerFaults(run.url)
     const found = await report(run)
     expect(found.violations).toEqual([])
-    expect(found.ignored.map((f) => f.pointer).sort()).toEqual(['/headers/ApplicationId', '/headers/Content-Disposition', '/headers/Content-Type'])
+    expect(found.ignored.map((f) => [f.pointer, f.reason]).sort()).toEqual([
+      ['/headers/ApplicationId', 'the client sends it from the next release on'],
+      ['/headers/Content-Disposition', 'the gateway drops it'],
+      ['/headers/Content-Type', 'the maintenance page of <staging> & co'],
+    ])
     expect(await stop(run)).toBe(0)
+    const written = JSON.parse(readFileSync(json, 'utf8')) as typeof found
+    expect(written.ignored.map((f) => f.reason).sort()).toEqual([
+      'the client sends it from the next release on',
+      'the gateway drops it',
+      'the maintenance page of <staging> & co',
+    ])
+    expect(readFileSync(junit, 'utf8')).toContain('accepted by --ignore (the gateway drops it)')
+    const page = readFileSync(html, 'utf8')
+    expect(page).toContain('<td>the maintenance page of &lt;staging&gt; &amp; co</td>')
+    expect(page).toContain('<th>Why accepted</th>')
   })
 
   it(`write an HTML page that fits a ${REPORT_WIDTH} px window however long its pointers, values and messages: every column inside it, no cell's text cut`, async () => {
     const html = join(dir, 'long.html')
-    const run = await proxy(target.url, ['--product-version', '3.0.19', '--html', html])
+    // An accepted finding with a long reason: the accepted findings' table, with its reason column, fits too.
+    const ignore = join(dir, 'long-reason.yaml')
+    writeFileSync(ignore, `- operationId: downloadAttachment\n  pointer: /headers/Content-Disposition\n  reason: ${'r'.repeat(600)}\n`)
+    const run = await proxy(target.url, ['--product-version', '3.0.19', '--html', html, '--ignore', ignore])
     // A member no schema names, with a long name and a long value (a warning on the client's side).
     expect((await getItems(run.url, 'valid', { body: JSON.stringify({ query: '$top=1', [`x${'y'.repeat(300)}`]: LONG }) })).status).toBe(200)
     expect((await getItems(run.url, 'long-id')).status).toBe(200)
     await headerFaults(run.url)
-    expect((await report(run)).violations.length).toBeGreaterThanOrEqual(5)
+    const found = await report(run)
+    expect(found.violations.length).toBeGreaterThanOrEqual(4)
+    expect(found.ignored).toHaveLength(1)
     expect(await stop(run)).toBe(1)
 
     const page = await browser.newPage()
@@ -99,6 +150,7 @@ describe("the proxy's reports", () => {
     expect(await page.locator('#side-request table.findings-table tr.warning td:nth-child(3)').first().innerText()).toMatch(/^\/body\/xy{300}$/)
     expect(await page.locator('#side-answer table.findings-table').innerText()).toContain(`"${'z'.repeat(100)}`)
     expect(await page.locator('table.findings-table th').allInnerTexts()).toContain('Count')
+    expect(await page.locator('#ignored table.findings-table td').first().innerText()).toBe('r'.repeat(600))
     const laid = await misfits(page)
     expect(laid.columnsOutside).toEqual([])
     expect(laid.clippedCells).toEqual([])

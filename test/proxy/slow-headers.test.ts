@@ -5,12 +5,23 @@
  */
 import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { HEADERS_TIMEOUT_MS, startProxy } from '../../src/proxy/server.ts'
+import { HEADERS_TIMEOUT_MS, startProxy } from '../../src/commands/proxy/server.ts'
 
 describe('a client that sends its headers a byte at a time, never whole', () => {
   it('is answered 408 and its connection closed once the headers timeout passed, and others are served meanwhile', async () => {
     expect(HEADERS_TIMEOUT_MS).toBe(60_000)
-    const proxy = await startProxy({ target: new URL('http://127.0.0.1:9'), host: '127.0.0.1', port: 0, timeoutMs: 1_000, checkLimitBytes: 1024, observe: () => undefined, headersTimeoutMs: 200 }, async () => '{}')
+    const proxy = await startProxy(
+      {
+        target: new URL('http://127.0.0.1:9'),
+        host: '127.0.0.1',
+        port: 0,
+        timeoutMs: 1_000,
+        checkLimitBytes: 1024,
+        observe: () => undefined,
+        headersTimeoutMs: 200,
+      },
+      async () => '{}',
+    )
     try {
       const { port } = new URL(proxy.url)
       const socket = connect(Number(port), '127.0.0.1')

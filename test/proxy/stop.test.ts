@@ -14,9 +14,9 @@ import type { Browser } from 'playwright-core'
 import { launchChromium } from '../helpers/browser.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { stopStarted } from '../cli/processes.ts'
-import { runProxy } from '../../src/cli/proxy.ts'
-import type { ProxyReport } from '../../src/proxy/inspector.ts'
-import { getItems, json, plantedTarget, proxy, report, stop, validRow } from './support.ts'
+import { runProxy } from '../../src/commands/cli/proxy.ts'
+import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
+import { getItems, json, plantedTarget, proxy, report, validRow } from './support.ts'
 
 const dir = sharedTempDir('appdata-kit-proxy-stop-')
 afterEach(stopStarted)
@@ -56,13 +56,16 @@ afterAll(async () => {
 async function parses(text: string, type: 'application/xml' | 'text/html'): Promise<{ errors: number; sections: number }> {
   const page = await browser.newPage()
   try {
-    return await page.evaluate(([source, kind]) => {
-      // The browser's own parser (this file is typed without the DOM's names).
-      type Parsed = { getElementsByTagName(name: string): { length: number }; querySelectorAll(selector: string): { length: number } }
-      const { DOMParser: Parser } = globalThis as unknown as { DOMParser: new () => { parseFromString(text: string, type: string): Parsed } }
-      const parsed = new Parser().parseFromString(source as string, kind as string)
-      return { errors: parsed.getElementsByTagName('parsererror').length, sections: parsed.querySelectorAll('section, testsuite').length }
-    }, [text, type])
+    return await page.evaluate(
+      ([source, kind]) => {
+        // The browser's own parser (this file is typed without the DOM's names).
+        type Parsed = { getElementsByTagName(name: string): { length: number }; querySelectorAll(selector: string): { length: number } }
+        const { DOMParser: Parser } = globalThis as unknown as { DOMParser: new () => { parseFromString(text: string, type: string): Parsed } }
+        const parsed = new Parser().parseFromString(source as string, kind as string)
+        return { errors: parsed.getElementsByTagName('parsererror').length, sections: parsed.querySelectorAll('section, testsuite').length }
+      },
+      [text, type],
+    )
   } finally {
     await page.close()
   }
@@ -72,7 +75,19 @@ describe('appdata-kit proxy while it judges a huge answer', () => {
   it('passes other exchanges meanwhile, and on SIGTERM writes every report within 2 s, well formed, counting what was still being judged as stopped', async () => {
     expect(HUGE.length).toBeGreaterThan(38 * 1024 * 1024)
     const files = { report: join(dir, 'stop.json'), junit: join(dir, 'stop.xml'), html: join(dir, 'stop.html'), usage: join(dir, 'stop-usage.json') }
-    const run = await proxy(target.url, ['--product-version', '3.0.19', ...CHECK_LIMIT, '--report', files.report, '--junit', files.junit, '--html', files.html, '--record-usage', files.usage])
+    const run = await proxy(target.url, [
+      '--product-version',
+      '3.0.19',
+      ...CHECK_LIMIT,
+      '--report',
+      files.report,
+      '--junit',
+      files.junit,
+      '--html',
+      files.html,
+      '--record-usage',
+      files.usage,
+    ])
     // One exchange judged before: the reports hold what was judged.
     expect((await getItems(run.url, 'small')).status).toBe(200)
     expect((await report(run)).violations).toEqual([])
@@ -96,7 +111,9 @@ describe('appdata-kit proxy while it judges a huge answer', () => {
     const usage = JSON.parse(readFileSync(files.usage, 'utf8')) as { interactions: Array<{ operation: string; count: number }> }
     expect(usage.interactions).toMatchObject([{ operation: 'queryItems', count: 1 }])
     expect(await parses(readFileSync(files.junit, 'utf8'), 'application/xml')).toEqual({ errors: 0, sections: 2 })
-    expect(readFileSync(files.junit, 'utf8')).toMatch(/<testcase classname="proxy.answer" name="not judged: stopped"[^>]*>\s*<failure message="6 exchange\(s\) passed with their answer not judged; 6 for this reason: the proxy stopped before it was judged"/)
+    expect(readFileSync(files.junit, 'utf8')).toMatch(
+      /<testcase classname="proxy.answer" name="not judged: stopped"[^>]*>\s*<failure message="6 exchange\(s\) passed with their answer not judged; 6 for this reason: the proxy stopped before it was judged"/,
+    )
     const html = readFileSync(files.html, 'utf8')
     expect(await parses(html, 'text/html')).toMatchObject({ errors: 0 })
     expect(html).toContain('<code>stopped</code> 6: the proxy stopped before it was judged')
@@ -117,25 +134,29 @@ describe('appdata-kit proxy while it judges a huge answer', () => {
     expect(run.stdout).toContain('(--shed-load: they do not fail the run)')
   }, 60_000)
 
-  it('started in a program\'s own process, keeps that process\'s loop free while it judges, and stops within 2 s', async () => {
+  it("started in a program's own process, keeps that process's loop free while it judges, and stops within 2 s", async () => {
     let out = ''
     let listening: (url: string) => void = () => undefined
     const url = new Promise<string>((resolve) => (listening = resolve))
     let signal: () => void = () => undefined
     const stopped = new Promise<void>((resolve) => (signal = resolve))
     const reportFile = join(dir, 'in-process.json')
-    const exited = runProxy(['--target', target.url, '--port', '0', '--product-version', '3.0.19', ...CHECK_LIMIT, '--report', reportFile], {
-      stdout: (text) => {
-        out += text
-        const found = /listening on (\S+)/.exec(out)
-        if (found !== null) listening(found[1] as string)
+    const exited = runProxy(
+      ['--target', target.url, '--port', '0', '--product-version', '3.0.19', ...CHECK_LIMIT, '--report', reportFile],
+      {
+        stdout: (text) => {
+          out += text
+          const found = /listening on (\S+)/.exec(out)
+          if (found !== null) listening(found[1] as string)
+        },
+        stderr: () => undefined,
       },
-      stderr: () => undefined,
-    }, stopped)
+      stopped,
+    )
     const base = await url
     // The judging thread loads (from the sources here): the first exchange waits for it, judged before the huge one comes.
     expect((await getItems(base, 'small')).status).toBe(200)
-    const before = await (await fetch(`${base}/__proxy/report`)).json() as ProxyReport
+    const before = (await (await fetch(`${base}/__proxy/report`)).json()) as ProxyReport
     expect(before.notJudged.count).toBe(0)
 
     const loop = monitorEventLoopDelay({ resolution: 10 })

@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { expect } from 'vitest'
 import { IDS } from '../helpers/http.ts'
 import { ROOT, startProcess, type Started } from '../cli/processes.ts'
-import type { ProxyReport } from '../../src/proxy/inspector.ts'
-import type { Finding } from '../../src/proxy/findings.ts'
+import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
+import type { Finding } from '../../src/commands/proxy/findings.ts'
 
 export const BIN = join(ROOT, 'bin/appdata-kit.js')
 export const ITEMS = '/ExplorerApi/api/items'
@@ -36,7 +36,8 @@ export async function report(run: { url: string }): Promise<ProxyReport> {
   return (await answer.json()) as ProxyReport
 }
 
-export const named = (findings: readonly Finding[], side: string, operationId: string | null, pointer: string) => findings.filter((f) => f.side === side && f.operationId === operationId && f.pointer === pointer)
+export const named = (findings: readonly Finding[], side: string, operationId: string | null, pointer: string) =>
+  findings.filter((f) => f.side === side && f.operationId === operationId && f.pointer === pointer)
 
 /** The headers of a Get Items request that keeps to the document (a token of the right form; the target is the test's, which checks none). */
 export const CLIENT_HEADERS: Record<string, string> = {
@@ -48,7 +49,20 @@ export const CLIENT_HEADERS: Record<string, string> = {
 
 /** A page of Get Items that keeps to the document: its rows as the mock answers them. */
 export function validRow(id: number): Record<string, unknown> {
-  return { Id: id, TIMESTAMP: 'AAAAAAAAA+k=', ROW_ORDER: id, DT_CREATION: 20261101090000, DT_LAST_UPDATE: 20261101090000, USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: 1, CT_ATTACHMENTS: 0, IdRow: id, Customer: 'Initech', Amount: 5, Status: 'Open' }
+  return {
+    Id: id,
+    TIMESTAMP: 'AAAAAAAAA+k=',
+    ROW_ORDER: id,
+    DT_CREATION: 20261101090000,
+    DT_LAST_UPDATE: 20261101090000,
+    USER_ID_CREATION: 1,
+    USER_ID_LAST_UPDATE: 1,
+    CT_ATTACHMENTS: 0,
+    IdRow: id,
+    Customer: 'Initech',
+    Amount: 5,
+    Status: 'Open',
+  }
 }
 
 /** How a planted target answers one request (the request's body already read). */
@@ -89,5 +103,10 @@ export function json(response: ServerResponse, status: number, value: unknown, h
 
 /** A Get Items request through the proxy that keeps to the document, planted with `plant`. */
 export function getItems(base: string, plant: string, init: { body?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
-  return fetch(`${base}${ITEMS}`, { method: 'POST', headers: { ...CLIENT_HEADERS, 'x-plant': plant, ...init.headers }, body: init.body ?? JSON.stringify({ query: '$top=1' }), ...(init.signal === undefined ? {} : { signal: init.signal }) })
+  return fetch(`${base}${ITEMS}`, {
+    method: 'POST',
+    headers: { ...CLIENT_HEADERS, 'x-plant': plant, ...init.headers },
+    body: init.body ?? JSON.stringify({ query: '$top=1' }),
+    ...(init.signal === undefined ? {} : { signal: init.signal }),
+  })
 }

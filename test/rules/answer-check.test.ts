@@ -23,7 +23,11 @@ describe('mergePatch (RFC 7386, Appendix A)', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -45,8 +49,13 @@ describe('mergePatch (RFC 7386, Appendix A)', () => {
 describe('answers held to the served document', () => {
   const document = releaseDocument('3.0.19')
   const entry = (id: string) => listOperations(document).find((e) => e.operationId === id)
-  it('sends a problem of an error status as application/problem+json, the document\'s type for it', () => {
-    const checked = checkWholeAnswer(document, entry('saveItems'), { status: 401, body: { type: 'urn:x', title: 'No', status: 401, detail: 'Sign in.' } }, '/body/answer')
+  it("sends a problem of an error status as application/problem+json, the document's type for it", () => {
+    const checked = checkWholeAnswer(
+      document,
+      entry('saveItems'),
+      { status: 401, body: { type: 'urn:x', title: 'No', status: 401, detail: 'Sign in.' } },
+      '/body/answer',
+    )
     expect(checked.violations).toEqual([])
     expect(checked.prepared.headers['content-type']).toBe('application/problem+json; charset=utf-8')
   })
@@ -77,8 +86,14 @@ describe('answers held to the served document: statuses and patches', () => {
     expect(checkWholeAnswer(document, undefined, { status: 204 }, '/body/answer').violations).toEqual([])
   })
   it('names each patch member the success answer does not name, however deep, in arrays too', () => {
-    const unknown = (op: string, patch: unknown) => checkPatch(document, entry(op)!, patch, '/body/answer').filter((v) => v.keyword === 'unknownMember').map((v) => v.pointer)
-    expect(unknown('saveItems', { Colour: 1, LockedItems: 2, ReturnData: { Extra: {} } })).toEqual(['/body/answer/patch/Colour', '/body/answer/patch/ReturnData/Extra'])
+    const unknown = (op: string, patch: unknown) =>
+      checkPatch(document, entry(op)!, patch, '/body/answer')
+        .filter((v) => v.keyword === 'unknownMember')
+        .map((v) => v.pointer)
+    expect(unknown('saveItems', { Colour: 1, LockedItems: 2, ReturnData: { Extra: {} } })).toEqual([
+      '/body/answer/patch/Colour',
+      '/body/answer/patch/ReturnData/Extra',
+    ])
     // A map's keys (PrimaryKeyData's temporary Ids, newKeys' names) are any names; a null removes.
     expect(unknown('saveItems', { ReturnData: { PrimaryKeyData: { '-3': { newKeys: { 'OrderLines[0]': '7' } } } }, Colour: null })).toEqual([])
     // Rows carry the application's own fields: a map of any names (additionalProperties).
@@ -87,7 +102,7 @@ describe('answers held to the served document: statuses and patches', () => {
     expect(unknown('saveItems', { ReturnStates: [{ Code: 'X', Mesage: 'y' }] })).toEqual(['/body/answer/patch/ReturnStates/0/Mesage'])
     expect(unknown('queryItems', { Items: [{ _FieldCount_: 1 }], Timestamp: 1, Total: 3 })).toEqual(['/body/answer/patch/Total'])
   })
-  it('keeps the precise violation of an alternative, not the other alternative\'s type or the oneOf', () => {
+  it("keeps the precise violation of an alternative, not the other alternative's type or the oneOf", () => {
     const found = [
       { pointer: '/body', keyword: 'type', message: 'must be object' },
       { pointer: '/body/0/Id', keyword: 'type', message: 'must be integer' },
@@ -136,10 +151,24 @@ describe('valid HTTP', () => {
       }),
     )
   })
-  it('refuses the connection\'s headers and the CORS layer\'s in any case, and lets others pass', () => {
-    const refused = ['content-length', 'TRANSFER-ENCODING', 'Connection', 'keep-alive', 'Proxy-Connection', 'te', 'Trailer', 'upgrade', 'HOST', 'access-control-allow-origin', 'Access-Control-Expose-Headers']
+  it("refuses the connection's headers and the CORS layer's in any case, and lets others pass", () => {
+    const refused = [
+      'content-length',
+      'TRANSFER-ENCODING',
+      'Connection',
+      'keep-alive',
+      'Proxy-Connection',
+      'te',
+      'Trailer',
+      'upgrade',
+      'HOST',
+      'access-control-allow-origin',
+      'Access-Control-Expose-Headers',
+    ]
     for (const name of refused) expect(headerViolations({ [name]: 'x' }, '/h'), name).toEqual([expect.objectContaining({ pointer: `/h/${name}` })])
-    expect(headerViolations({ 'Retry-After': '3', 'X-Request-Id': 'a\tb', 'Set-Cookie': 'a=1', 'Content-Type': 'text/plain', TEA: 'x', 'Hosting': 'y' }, '/h')).toEqual([])
+    expect(
+      headerViolations({ 'Retry-After': '3', 'X-Request-Id': 'a\tb', 'Set-Cookie': 'a=1', 'Content-Type': 'text/plain', TEA: 'x', Hosting: 'y' }, '/h'),
+    ).toEqual([])
     expect(headerViolations({ 'Content-Type': 'text/plain' }, '/h', { contentType: false })).toEqual([expect.objectContaining({ keyword: 'faultHeader' })])
   })
   it('measures depth without recursion, a value that contains itself included', () => {
@@ -154,6 +183,8 @@ describe('valid HTTP', () => {
     expect(tooDeepAt('text', 0)).toBeUndefined()
     const loop: Record<string, unknown> = {}
     loop.self = loop
-    expect(depthViolations(loop, '/body/answer/body')).toEqual([expect.objectContaining({ pointer: `/body/answer/body${'/self'.repeat(64)}`, keyword: 'maxDepth' })])
+    expect(depthViolations(loop, '/body/answer/body')).toEqual([
+      expect.objectContaining({ pointer: `/body/answer/body${'/self'.repeat(64)}`, keyword: 'maxDepth' }),
+    ])
   })
 })

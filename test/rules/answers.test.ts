@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { copyView, holdAnswerRule, triedBefore, type AnswerRuleInput, type HeldRule } from '../../src/rules/answers.ts'
 import { strictProblem, strictViolation } from '../../src/rules/strict.ts'
 import { listOperations, releaseDocument } from '../../src/document/reader.ts'
-import { ProblemError } from '../../src/errors.ts'
+import type { ProblemError } from '../../src/errors.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
 import { refusal as refusalOf } from '../helpers/refusal.ts'
 import { DEFAULT_ANSWER_PRIORITY } from '../../spec/control-plane/constants.ts'
@@ -36,22 +36,43 @@ function nested(depth: number): unknown {
 describe('an answer rule accepted', () => {
   it('lists what it was given, its id, the default priority, no hits and no limit of uses', () => {
     const held = hold({ operationId: 'queryItems', answer: {} })
-    expect(held.view).toEqual({ id: 7, operationId: 'queryItems', answer: {}, priority: DEFAULT_ANSWER_PRIORITY, hits: 0, remaining: null, offDocument: false, violations: [] })
+    expect(held.view).toEqual({
+      id: 7,
+      operationId: 'queryItems',
+      answer: {},
+      priority: DEFAULT_ANSWER_PRIORITY,
+      hits: 0,
+      remaining: null,
+      offDocument: false,
+      violations: [],
+    })
     expect(held.decision).toEqual({ ruleId: 7, delayMs: 0, offDocument: [], gateway: false, kind: 'own' })
     expect(held.pattern.operationOnly).toBe(true)
   })
 
   it('keeps its delay, uses, priority and scenario steps, and a body pattern is more than the operation', () => {
-    const held = hold({ operationId: 'queryItems', match: { body: { query: 'x' } }, answer: {}, delayMs: 30, times: 2, priority: 1, scenario: 's', whenState: 'a', setState: 'b' })
+    const held = hold({
+      operationId: 'queryItems',
+      match: { body: { query: 'x' } },
+      answer: {},
+      delayMs: 30,
+      times: 2,
+      priority: 1,
+      scenario: 's',
+      whenState: 'a',
+      setState: 'b',
+    })
     expect(held.view).toMatchObject({ priority: 1, remaining: 2, delayMs: 30, times: 2, scenario: 's', whenState: 'a', setState: 'b' })
     expect(held.decision).toMatchObject({ kind: 'own', delayMs: 30 })
     expect(held.pattern.operationOnly).toBe(false)
   })
 
-  it('a whole answer is prepared with its status, and a gateway status is marked as the infrastructure\'s', () => {
+  it("a whole answer is prepared with its status, and a gateway status is marked as the infrastructure's", () => {
     const held = hold({ operationId: 'queryItems', answer: { status: 503 }, delayMs: 5 })
     expect(held.decision).toEqual({ ruleId: 7, delayMs: 5, offDocument: [], gateway: true, kind: 'whole', answer: { status: 503, headers: {}, payload: null } })
-    expect(hold({ operationId: 'queryItems', answer: { status: 401, body: { title: 'Unauthorized', status: 401, detail: 'expired' } } }).decision).toMatchObject({ kind: 'whole', gateway: false, answer: { status: 401 } })
+    expect(
+      hold({ operationId: 'queryItems', answer: { status: 401, body: { title: 'Unauthorized', status: 401, detail: 'expired' } } }).decision,
+    ).toMatchObject({ kind: 'whole', gateway: false, answer: { status: 401 } })
   })
 
   it('a gateway status needs no operation and no offDocument: any operation may get one', () => {
@@ -79,7 +100,7 @@ describe('an answer rule accepted', () => {
     expect(held.view.violations).toEqual(held.decision.offDocument)
   })
 
-  it('the operation\'s own answer (`answer: {}`) for every operation needs neither an operation nor offDocument', () => {
+  it("the operation's own answer (`answer: {}`) for every operation needs neither an operation nor offDocument", () => {
     const held = hold({ answer: {}, delayMs: 40 })
     expect(held.view).toMatchObject({ offDocument: false, violations: [] })
     expect(held.decision).toMatchObject({ kind: 'own', delayMs: 40, gateway: false })
@@ -118,7 +139,9 @@ describe('an answer rule refused', () => {
   it('`*` as the operation is said plainly, not as a regular expression', () => {
     const problem = refusal({ operationId: '*', answer: {} })
     expect(problem.code).toBe('VALIDATION')
-    expect(violationsOf(problem)).toEqual([{ pointer: '/body/operationId', keyword: 'everyOperation', message: expect.stringContaining('a rule for every operation leaves operationId out') }])
+    expect(violationsOf(problem)).toEqual([
+      { pointer: '/body/operationId', keyword: 'everyOperation', message: expect.stringContaining('a rule for every operation leaves operationId out') },
+    ])
   })
 
   it('`*` beside another schema violation lists both', () => {
@@ -126,14 +149,16 @@ describe('an answer rule refused', () => {
     expect(violations.map((v) => v.keyword)).toEqual(['everyOperation', 'additionalProperties'])
   })
 
-  it('another operation name off the schema is the schema\'s violation, not the `*` one', () => {
+  it("another operation name off the schema is the schema's violation, not the `*` one", () => {
     const violations = violationsOf(refusal({ operationId: 'has space', answer: {} }))
     expect(violations.map((v) => v.keyword)).not.toContain('everyOperation')
     expect(violations.map((v) => v.pointer)).toContain('/body/operationId')
   })
 
   it('a member the schema does not know', () => {
-    expect(violationsOf(refusal({ operationId: 'queryItems', answer: {}, bogus: 1 }))).toEqual([expect.objectContaining({ pointer: '/body/bogus', keyword: 'additionalProperties' })])
+    expect(violationsOf(refusal({ operationId: 'queryItems', answer: {}, bogus: 1 }))).toEqual([
+      expect.objectContaining({ pointer: '/body/bogus', keyword: 'additionalProperties' }),
+    ])
   })
 
   it('an answer that is not a gateway status, on every operation, without offDocument: the operation is required', () => {
@@ -150,13 +175,20 @@ describe('an answer rule refused', () => {
     expect(violationsOf(problem)).toEqual([expect.objectContaining({ pointer: '/body/answer/status', keyword: 'offDocument' })])
   })
 
-  it('a patch beside a whole answer\'s members names them', () => {
+  it("a patch beside a whole answer's members names them", () => {
     const [first] = violationsOf(refusal({ operationId: 'queryItems', answer: { patch: {}, status: 200, body: {} } }))
-    expect(first).toEqual({ pointer: '/body/answer/patch', keyword: 'oneAnswer', message: 'cannot go with status, body: an answer is either whole (status, headers, body) or a patch' })
+    expect(first).toEqual({
+      pointer: '/body/answer/patch',
+      keyword: 'oneAnswer',
+      message: 'cannot go with status, body: an answer is either whole (status, headers, body) or a patch',
+    })
   })
 
   it('a patch with headers alone is refused too', () => {
-    expect(violationsOf(refusal({ operationId: 'queryItems', answer: { patch: {}, headers: { 'Retry-After': '1' } }, offDocument: true }))[0]).toMatchObject({ keyword: 'oneAnswer', message: expect.stringContaining('cannot go with headers:') })
+    expect(violationsOf(refusal({ operationId: 'queryItems', answer: { patch: {}, headers: { 'Retry-After': '1' } }, offDocument: true }))[0]).toMatchObject({
+      keyword: 'oneAnswer',
+      message: expect.stringContaining('cannot go with headers:'),
+    })
   })
 
   it('a patch that adds an unknown member, without offDocument', () => {
@@ -176,7 +208,9 @@ describe('an answer rule refused', () => {
   })
 
   it('a pattern that does not compile names its place under /body/match', () => {
-    expect(violationsOf(refusal({ operationId: 'queryItems', match: { body: { $nope: 1 } }, answer: {} }))).toEqual([expect.objectContaining({ pointer: '/body/match/body', keyword: 'operator' })])
+    expect(violationsOf(refusal({ operationId: 'queryItems', match: { body: { $nope: 1 } }, answer: {} }))).toEqual([
+      expect.objectContaining({ pointer: '/body/match/body', keyword: 'operator' }),
+    ])
   })
 
   it('a bad pattern beside a good answer: refused, never held with no pattern', () => {
@@ -184,7 +218,7 @@ describe('an answer rule refused', () => {
   })
 
   it.each([
-    ['the answer\'s body', (deep: unknown) => ({ operationId: 'queryItems', answer: { body: deep }, offDocument: true }), '/body/answer/body/0'],
+    ["the answer's body", (deep: unknown) => ({ operationId: 'queryItems', answer: { body: deep }, offDocument: true }), '/body/answer/body/0'],
     ['the patch', (deep: unknown) => ({ operationId: 'queryItems', answer: { patch: deep }, offDocument: true }), '/body/answer/patch/0'],
     ['the body pattern', (deep: unknown) => ({ operationId: 'queryItems', match: { body: deep }, answer: {} }), '/body/match/body/0'],
   ])('%s nested too deep is refused before anything else looks at it', (_part, rule, pointer) => {
@@ -198,10 +232,12 @@ describe('an answer rule refused', () => {
     expect(hold({ operationId: 'queryItems', match: { body: { a: nested(20) } }, answer: {} }).pattern.operationOnly).toBe(false)
   })
 
-  it('a rule that is not an object gets its schema\'s violation, not a crash', () => {
+  it("a rule that is not an object gets its schema's violation, not a crash", () => {
     for (const input of ['text', null, [1]]) expect(violationsOf(refusal(input)).map((v) => [v.pointer, v.keyword])).toEqual([['/body', 'type']])
     expect(violationsOf(refusal({ operationId: 'queryItems', answer: 'text' })).map((v) => [v.pointer, v.keyword])).toEqual([['/body/answer', 'type']])
-    expect(violationsOf(refusal({ operationId: 'queryItems', answer: {}, match: 'text' })).map((v) => [v.pointer, v.keyword])).toEqual([['/body/match', 'type']])
+    expect(violationsOf(refusal({ operationId: 'queryItems', answer: {}, match: 'text' })).map((v) => [v.pointer, v.keyword])).toEqual([
+      ['/body/match', 'type'],
+    ])
   })
 
   it('a patch with a gateway status beside it, for every operation: the operation is still required', () => {
@@ -217,7 +253,10 @@ describe('strict mode and answer rules', () => {
     expect(problem.code).toBe('STRICT_MODE')
     expect(problem.status).toBe(400)
     expect(problem.extra).toMatchObject({ warning: 'OFF_DOCUMENT_ANSWER' })
-    expect(violationsOf(problem).map((v) => [v.pointer, v.keyword])).toEqual([['/body/offDocument', 'strict'], ['/body/answer/status', 'offDocument']])
+    expect(violationsOf(problem).map((v) => [v.pointer, v.keyword])).toEqual([
+      ['/body/offDocument', 'strict'],
+      ['/body/answer/status', 'offDocument'],
+    ])
     expect(problem.message).toMatch(/^\/body\/offDocument is refused in strict mode \(--strict\).*\/body\/answer\/status 418 is not a status.*\.$/)
   })
 
@@ -234,10 +273,13 @@ describe('strict mode and answer rules', () => {
     expect(strictViolation('/body/0/offDocument')).toEqual({
       pointer: '/body/0/offDocument',
       keyword: 'strict',
-      message: 'is refused in strict mode (--strict): the mock gives only answers the served document can give; start it without --strict to answer off the document',
+      message:
+        'is refused in strict mode (--strict): the mock gives only answers the served document can give; start it without --strict to answer off the document',
     })
     const problem = strictProblem([strictViolation('/x')])
-    expect(problem.message).toBe('/x is refused in strict mode (--strict): the mock gives only answers the served document can give; start it without --strict to answer off the document.')
+    expect(problem.message).toBe(
+      '/x is refused in strict mode (--strict): the mock gives only answers the served document can give; start it without --strict to answer off the document.',
+    )
   })
 })
 

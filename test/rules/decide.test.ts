@@ -1,13 +1,15 @@
 /**
- * Which rule takes a request (src/rules/decide.ts) and scenario states (src/rules/scenarios.ts), as
- * functions over held rules: used-up and removed rules, rates, scenario states, patterns, the order of
- * two lists, and matches that pause (in slices) while the table changes.
+ * Which rule takes a request (src/rules/decide.ts's pure `decide`, after `matchForDecision`) and
+ * scenario states (src/rules/scenarios.ts), as functions over held rules: used-up and removed rules,
+ * rates, scenario states, patterns, the updates a decision carries, the order of two lists, and
+ * matches that pause (in slices) while the table changes.
  */
 import { describe, expect, it } from 'vitest'
-import { decideAnswer, inTrialOrder, pickAnswer, pickFault, type RuleStates } from '../../src/rules/decide.ts'
+import { decide, inTrialOrder, matchForDecision, type Decision, type RuleStates, type RuleTableState } from '../../src/rules/decide.ts'
+import { drawAt } from '../../src/wire/prng.ts'
 import { createScenarios, STARTED } from '../../src/rules/scenarios.ts'
 import { holdAnswerRule, triedBefore, type AnswerRuleInput, type HeldRule } from '../../src/rules/answers.ts'
-import type { ActiveFaultRule } from '../../src/rules/faults.ts'
+import { faultDecision, type ActiveFaultRule } from '../../src/rules/faults.ts'
 import type { MatchResult, RequestSubject } from '../../src/rules/pattern.ts'
 import { runAtOnce, runSliced, type Work } from '../../src/rules/work.ts'
 import { listOperations, releaseDocument } from '../../src/document/reader.ts'
@@ -28,13 +30,38 @@ const subject = (query: string): RequestSubject => ({ operationId: 'queryItems',
 const started = () => STARTED
 /** Every rule held, every scenario in `stateOf`'s state. */
 const states = (stateOf: (scenario: string) => string = started, isHeld: (rule: HeldRule) => boolean = () => true): RuleStates => ({ stateOf, isHeld })
-/** The rule `decideAnswer` takes, run at once; `taken` lists every rule it counted. */
+/** A table's state over `states` for answer rules (no fault rules). */
+const tableOf = (at: RuleStates): RuleTableState => ({
+  ...at,
+  faultsFor: () => [],
+  faultDecisionOf: () => {
+    throw new Error('no fault rules')
+  },
+  drawState: 0,
+})
+/** The answer rule a decision names (the one its updates count); null for a pass. */
+const ruleOf = (decision: Decision): HeldRule | null => decision.updates.answer?.rule ?? null
+/**
+ * What the table does (src/rules/table.ts): match as work that may pause, then, in the same step,
+ * decide and hand the decision's rule to `take` (the table's commit).
+ */
+function* decideAnswer<T>(candidates: readonly HeldRule[], at: RuleStates, query: string, take: (rule: HeldRule) => T): Work<T | null> {
+  const matched = new Map<HeldRule, boolean>()
+  yield* matchForDecision(at, candidates, matched, subject(query))
+  const rule = ruleOf(decide(tableOf(at), { point: 'answer', candidates, matched }))
+  return rule === null ? null : take(rule)
+}
+/** The rule matching and deciding take, run at once; `taken` lists every rule counted. */
 function decided(candidates: HeldRule[], query: string, at: RuleStates = states(), taken: HeldRule[] = []): HeldRule | null {
-  return runAtOnce(decideAnswer(candidates, subject(query), at, (rule) => (taken.push(rule), rule)))
+  return runAtOnce(decideAnswer(candidates, at, query, (rule) => (taken.push(rule), rule)))
 }
 
-describe('pickAnswer', () => {
+describe('decide at the answer point, over the matches known', () => {
   const known = (...pairs: Array<[HeldRule, boolean]>) => new Map(pairs)
+  /** The rule `decide` picks, as `{ rule }`. */
+  const pickAnswer = (candidates: HeldRule[], at: RuleStates, matched: Map<HeldRule, boolean>) => ({
+    rule: ruleOf(decide(tableOf(at), { point: 'answer', candidates, matched })),
+  })
 
   it('the first open rule known to match; one known not to is passed over', () => {
     const other = held({ match: { body: { query: 'other' } }, name: 'other' })
@@ -43,13 +70,43 @@ describe('pickAnswer', () => {
     expect(pickAnswer([other, mine], states(), known([other, false], [mine, false]))).toEqual({ rule: null })
   })
 
-  it('names the first open rule whose match is not known yet, and matches nothing itself', () => {
+  it('matches nothing itself: a rule whose match is not known counts as not matching (matchForDecision comes first)', () => {
     const other = held({ match: { body: { query: 'other' } } })
     const mine = held({ match: { body: { query: 'mine' } } })
-    expect(pickAnswer([other, mine], states(), known())).toEqual({ unknown: 0 })
-    expect(pickAnswer([other, mine], states(), known([other, false]))).toEqual({ unknown: 1 })
+    for (const rule of [other, mine])
+      rule.pattern = {
+        ...rule.pattern,
+        matchWork: () => {
+          throw new Error('decide matched a pattern')
+        },
+      }
+    expect(pickAnswer([other, mine], states(), known())).toEqual({ rule: null })
+    expect(pickAnswer([other, mine], states(), known([other, false]))).toEqual({ rule: null })
     // A rule known to match before it wins, whatever the later rules would say.
     expect(pickAnswer([other, mine], states(), known([other, true]))).toEqual({ rule: other })
+  })
+
+  it('is pure: it changes neither the rules nor the table, and carries the updates it implies', () => {
+    const once = held({ scenario: 'login', setState: 'in', times: 1, name: 'once' })
+    const before = structuredClone(once.view)
+    const table = tableOf(states())
+    const first = decide(table, { point: 'answer', candidates: [once], matched: known() })
+    const second = decide(table, { point: 'answer', candidates: [once], matched: known() })
+    expect(once.view).toEqual(before)
+    expect(second).toEqual(first)
+    expect(first).toMatchObject({ kind: 'delay', ms: 0, fault: null, rule: { ruleId: once.view.id, kind: 'own' } })
+    expect(first.updates).toEqual({ drawState: null, fault: null, answer: { rule: once, hits: 1, remaining: 0, scenario: { name: 'login', state: 'in' } } })
+  })
+
+  it('answers the kind of what the rule does: a whole answer, a patch, its own answer after a delay, or a pass', () => {
+    const kinds = [held({ answer: { status: 503 } }), held({ answer: { patch: { ItemCount: 1 } }, offDocument: true }), held({ delayMs: 20 })]
+    const decisions = kinds.map((rule) => decide(tableOf(states()), { point: 'answer', candidates: [rule], matched: known() }))
+    expect(decisions.map((decision) => decision.kind)).toEqual(['answer', 'patch', 'delay'])
+    expect(decisions[2]).toMatchObject({ ms: 20 })
+    expect(decide(tableOf(states()), { point: 'answer', candidates: [], matched: known() })).toEqual({
+      kind: 'pass',
+      updates: { drawState: null, fault: null, answer: null },
+    })
   })
 
   it('a rule that asks only for the operation takes the request with no match known', () => {
@@ -72,7 +129,13 @@ describe('pickAnswer', () => {
   it('a rule no longer held is passed over, even known to match', () => {
     const gone = held({ match: { body: { query: 'x' } } })
     const live = held({})
-    expect(pickAnswer([gone, live], states(started, (rule) => rule !== gone), known([gone, true]))).toEqual({ rule: live })
+    expect(
+      pickAnswer(
+        [gone, live],
+        states(started, (rule) => rule !== gone),
+        known([gone, true]),
+      ),
+    ).toEqual({ rule: live })
   })
 
   it('a rule waiting for a scenario state answers only in that state, reading its own scenario', () => {
@@ -90,7 +153,13 @@ describe('pickAnswer', () => {
 
   it('a rule that waits for no state answers in any state', () => {
     const plain = held({ scenario: 'login' })
-    expect(pickAnswer([plain], states(() => 'anything'), known())).toEqual({ rule: plain })
+    expect(
+      pickAnswer(
+        [plain],
+        states(() => 'anything'),
+        known(),
+      ),
+    ).toEqual({ rule: plain })
   })
 
   it('a used-up rule waiting for the state it is in still does not answer', () => {
@@ -99,7 +168,7 @@ describe('pickAnswer', () => {
   })
 })
 
-describe('decideAnswer', () => {
+describe('matchForDecision, then decide in the same step', () => {
   it('matches the candidates in turn and takes the first that matches, once', () => {
     const other = held({ match: { body: { query: 'other' } }, name: 'other' })
     const mine = held({ match: { body: { query: 'mine' } }, name: 'mine' })
@@ -116,7 +185,12 @@ describe('decideAnswer', () => {
     const asked: unknown[] = []
     const work = rule.pattern.matchWork
     rule.pattern = { ...rule.pattern, matchWork: (s, options) => (asked.push(options), work(s, options)) }
-    any.pattern = { ...any.pattern, matchWork: () => { throw new Error('an operation-only rule is matched') } }
+    any.pattern = {
+      ...any.pattern,
+      matchWork: () => {
+        throw new Error('an operation-only rule is matched')
+      },
+    }
     expect(decided([rule, any], 'x')).toBe(rule)
     expect(asked).toEqual([{ report: false }])
     expect(decided([any], 'x')).toBe(any)
@@ -125,7 +199,12 @@ describe('decideAnswer', () => {
   it('stops matching at the first rule that matches: the rules after it are not matched', () => {
     const first = held({ match: { body: { query: 'x' } } })
     const later = held({ match: { body: { query: 'x' } } })
-    later.pattern = { ...later.pattern, matchWork: () => { throw new Error('a rule after the one that answers is matched') } }
+    later.pattern = {
+      ...later.pattern,
+      matchWork: () => {
+        throw new Error('a rule after the one that answers is matched')
+      },
+    }
     expect(decided([first, later], 'x')).toBe(first)
   })
 
@@ -138,7 +217,10 @@ describe('decideAnswer', () => {
       if (turns < 100) setImmediate(count)
     }
     setImmediate(count)
-    const pending = runSliced(decideAnswer([...misses, hit], subject('x'), states(), (rule) => rule), 0)
+    const pending = runSliced(
+      decideAnswer([...misses, hit], states(), 'x', (rule) => rule),
+      0,
+    )
     expect(pending).toBeInstanceOf(Promise)
     expect(await pending).toBe(hit)
     expect(turns).toBeGreaterThanOrEqual(5)
@@ -164,19 +246,37 @@ describe('decideAnswer', () => {
     it('a rule used up meanwhile is passed over for the next that matches', async () => {
       const next = held({ name: 'next' })
       const rule: HeldRule = pausing(true, () => (rule.view.remaining = 0), { times: 1 })
-      expect(await sliced(decideAnswer([rule, next], subject('x'), states(), (r) => r))).toBe(next)
+      expect(await sliced(decideAnswer([rule, next], states(), 'x', (r) => r))).toBe(next)
     })
 
     it('a rule removed meanwhile is passed over', async () => {
       let held_ = true
       const rule = pausing(true, () => (held_ = false))
-      expect(await sliced(decideAnswer([rule], subject('x'), states(started, () => held_), (r) => r))).toBeNull()
+      expect(
+        await sliced(
+          decideAnswer(
+            [rule],
+            states(started, () => held_),
+            'x',
+            (r) => r,
+          ),
+        ),
+      ).toBeNull()
     })
 
     it('a rule whose scenario moved meanwhile is passed over', async () => {
       let state = 'ready'
       const rule = pausing(true, () => (state = 'moved'), { scenario: 's', whenState: 'ready' })
-      expect(await sliced(decideAnswer([rule], subject('x'), states(() => state), (r) => r))).toBeNull()
+      expect(
+        await sliced(
+          decideAnswer(
+            [rule],
+            states(() => state),
+            'x',
+            (r) => r,
+          ),
+        ),
+      ).toBeNull()
     })
 
     it('an earlier rule that opened meanwhile (its scenario moved to its state) is matched then, and answers', async () => {
@@ -184,7 +284,16 @@ describe('decideAnswer', () => {
       const waiting = held({ match: { body: { query: 'x' } }, scenario: 's', whenState: 'open', name: 'waiting' })
       const rule = pausing(true, () => (state = 'open'), { name: 'pausing' })
       const taken: HeldRule[] = []
-      expect(await sliced(decideAnswer([waiting, rule], subject('x'), states(() => state), (r) => (taken.push(r), r)))).toBe(waiting)
+      expect(
+        await sliced(
+          decideAnswer(
+            [waiting, rule],
+            states(() => state),
+            'x',
+            (r) => (taken.push(r), r),
+          ),
+        ),
+      ).toBe(waiting)
       expect(taken).toEqual([waiting])
     })
 
@@ -195,36 +304,65 @@ describe('decideAnswer', () => {
         if (rule.view.remaining !== null) rule.view.remaining -= 1
         return rule
       }
-      const both = await Promise.all([sliced(decideAnswer([once, fallback], subject('x'), states(), take)), sliced(decideAnswer([once, fallback], subject('x'), states(), take))])
+      const both = await Promise.all([sliced(decideAnswer([once, fallback], states(), 'x', take)), sliced(decideAnswer([once, fallback], states(), 'x', take))])
       expect(both.map((rule) => rule?.view.name)).toEqual(['once', 'fallback'])
       expect(once.view.remaining).toBe(0)
     })
   })
 })
 
-describe('pickFault', () => {
-  const fault = (over: Partial<ActiveFaultRule>): ActiveFaultRule => ({ operationId: 'queryItems', id: 1, rate: 1, remaining: null, applied: 0, ...over }) as ActiveFaultRule
+describe('decide on arrival (fault rules)', () => {
+  const fault = (over: Partial<ActiveFaultRule>): ActiveFaultRule =>
+    ({ operationId: 'queryItems', id: 1, rate: 1, remaining: null, applied: 0, latencyMs: 0, status: 503, ...over }) as ActiveFaultRule
+  /** A table holding `rules` for queryItems, its draws standing at `drawState`. */
+  const faultTable = (rules: ActiveFaultRule[], drawState = 7): RuleTableState => ({
+    ...states(),
+    faultsFor: (operationId) => (operationId === 'queryItems' ? rules : []),
+    faultDecisionOf: (rule) => faultDecision(rule, 'gateway'),
+    drawState,
+  })
+  const arrive = (table: RuleTableState): Decision => decide(table, { point: 'arrival', operationId: 'queryItems' })
+  const picked = (decision: Decision) => decision.updates.fault?.rule ?? null
 
-  it('the first rule not used up; a rule that always applies draws nothing', () => {
+  it('the first rule not used up, counted in its updates; a rule that always applies draws nothing', () => {
     const used = fault({ remaining: 0 })
-    const live = fault({ remaining: 2 })
-    let draws = 0
-    expect(pickFault([used, live], () => (draws++, 0))).toBe(live)
-    expect(draws).toBe(0)
-    expect(pickFault([used], () => 0)).toBeNull()
+    const live = fault({ remaining: 2, applied: 4, id: 2 })
+    const decision = arrive(faultTable([used, live]))
+    expect(picked(decision)).toBe(live)
+    expect(decision).toMatchObject({ kind: 'fault', fault: { ruleId: 2, action: { kind: 'status', status: 503 } } })
+    expect(decision.updates).toEqual({ drawState: null, fault: { rule: live, applied: 5, remaining: 1 }, answer: null })
+    // Pure: the rule itself is not counted until the table commits the updates.
+    expect(live).toMatchObject({ remaining: 2, applied: 4 })
+    expect(arrive(faultTable([used]))).toEqual({ kind: 'pass', updates: { drawState: null, fault: null, answer: null } })
   })
 
-  it('a rule with a rate applies when the draw is below it, and is passed over at or above it', () => {
-    const half = fault({ rate: 0.5 })
-    const after = fault({})
-    expect(pickFault([half, after], () => 0.49)).toBe(half)
-    expect(pickFault([half, after], () => 0.5)).toBe(after)
-    expect(pickFault([half, after], () => 0.9)).toBe(after)
+  it('a rule that only delays is a delay; any other is a fault', () => {
+    expect(arrive(faultTable([fault({ status: undefined, latencyMs: 30 })]))).toMatchObject({
+      kind: 'delay',
+      ms: 30,
+      rule: null,
+      fault: { latencyMs: 30, action: null },
+    })
+    expect(arrive(faultTable([fault({ status: undefined, drop: true })]))).toMatchObject({ kind: 'fault', fault: { action: { kind: 'drop' } } })
   })
 
-  it('a rate of 1 applies even when the draw would be 1 or more', () => {
-    const always = fault({ rate: 1 })
-    expect(pickFault([always], () => 1)).toBe(always)
+  it('a rule with a rate applies when the seeded draw is below it, and is passed over at or above it; the draw moves the state on', () => {
+    const draw = drawAt(7)
+    const after = fault({ id: 2 })
+    const below = fault({ rate: Math.min(1, draw.value + 1e-9) })
+    expect(picked(arrive(faultTable([below, after])))).toBe(below)
+    const at = fault({ rate: draw.value })
+    const passed = arrive(faultTable([at, after]))
+    expect(picked(passed)).toBe(after)
+    expect(passed.updates.drawState).toBe(draw.state)
+    // A second rate rule draws the next value, from the state the first left.
+    const second = fault({ rate: 1e-12, id: 3 })
+    expect(arrive(faultTable([at, second])).updates.drawState).toBe(drawAt(draw.state).state)
+  })
+
+  it('a pass still carries its draws, so the next request draws the next value', () => {
+    const never = fault({ rate: 1e-12 })
+    expect(arrive(faultTable([never]))).toEqual({ kind: 'pass', updates: { drawState: drawAt(7).state, fault: null, answer: null } })
   })
 })
 

@@ -43,7 +43,11 @@ describe('a pattern refused when compiled', () => {
 
   test('a header pattern that is already refused is not refused twice; its name is escaped in the pointer', () => {
     expect(refused({ match: { headers: { 'X/A': { $nope: 1 } } } })).toEqual([
-      { pointer: '/match/headers/X~1A', keyword: 'operator', message: '$nope is not an operator: use $contains or $regex (a member whose name starts with $ cannot be matched)' },
+      {
+        pointer: '/match/headers/X~1A',
+        keyword: 'operator',
+        message: '$nope is not an operator: use $contains or $regex (a member whose name starts with $ cannot be matched)',
+      },
     ])
   })
 
@@ -52,14 +56,34 @@ describe('a pattern refused when compiled', () => {
   })
 
   test('pointers start where the caller says', () => {
-    expect(refused({ match: { body: { $contains: 1 } } }, '/body/match')).toEqual([{ pointer: '/body/match/body', keyword: 'operator', message: '$contains takes a text' }])
+    expect(refused({ match: { body: { $contains: 1 } } }, '/body/match')).toEqual([
+      { pointer: '/body/match/body', keyword: 'operator', message: '$contains takes a text' },
+    ])
   })
 
   test.each([
-    ['an array wider than 100 elements', Array.from({ length: 101 }, () => 1), [{ pointer: '/match/body', keyword: 'maxItems', message: "has 101 elements, more than the 100 an array of a pattern may have (each is judged against every element of the request's array)" }]],
+    [
+      'an array wider than 100 elements',
+      Array.from({ length: 101 }, () => 1),
+      [
+        {
+          pointer: '/match/body',
+          keyword: 'maxItems',
+          message: "has 101 elements, more than the 100 an array of a pattern may have (each is judged against every element of the request's array)",
+        },
+      ],
+    ],
     ['a text longer than 4,096 characters', 'x'.repeat(4_097), [{ pointer: '/match/body', keyword: 'maxLength', message: 'is longer than 4096 characters' }]],
-    ['a $contains longer than 4,096 characters', { $contains: 'x'.repeat(4_097) }, [{ pointer: '/match/body/$contains', keyword: 'maxLength', message: 'is longer than 4096 characters' }]],
-    ['$contains beside a member', { $contains: 'a', b: 1 }, [{ pointer: '/match/body', keyword: 'operator', message: "$contains must be the object's only member" }]],
+    [
+      'a $contains longer than 4,096 characters',
+      { $contains: 'x'.repeat(4_097) },
+      [{ pointer: '/match/body/$contains', keyword: 'maxLength', message: 'is longer than 4096 characters' }],
+    ],
+    [
+      '$contains beside a member',
+      { $contains: 'a', b: 1 },
+      [{ pointer: '/match/body', keyword: 'operator', message: "$contains must be the object's only member" }],
+    ],
     ['$regex that is not a text', { $regex: 5 }, [{ pointer: '/match/body', keyword: 'operator', message: '$regex takes a text' }]],
     ['a number that is not JSON', Number.NaN, [{ pointer: '/match/body', keyword: 'type', message: 'is not a JSON number' }]],
     ['a value that is not JSON', () => 1, [{ pointer: '/match/body', keyword: 'type', message: 'is not a JSON value' }]],
@@ -91,7 +115,11 @@ describe('a pattern refused when compiled', () => {
   })
 
   test('every violation is listed, body and headers', () => {
-    expect(refused({ match: { body: { $nope: 1 }, headers: { A: 1, B: { $contains: 2 } } } }).map((v) => v.pointer)).toEqual(['/match/body', '/match/headers/A', '/match/headers/B'])
+    expect(refused({ match: { body: { $nope: 1 }, headers: { A: 1, B: { $contains: 2 } } } }).map((v) => v.pointer)).toEqual([
+      '/match/body',
+      '/match/headers/A',
+      '/match/headers/B',
+    ])
   })
 })
 
@@ -148,13 +176,21 @@ describe('a match reported', () => {
   })
 
   test('an exact match is distance 0 with no differences', () => {
-    expect(full().match(subject({ operationId: 'saveItems', body: { a: 1, b: 2 }, headers: { 'x-a': 'a' }, user: 'u@x.test' }))).toEqual({ matched: true, distance: 0, differences: [] })
+    expect(full().match(subject({ operationId: 'saveItems', body: { a: 1, b: 2 }, headers: { 'x-a': 'a' }, user: 'u@x.test' }))).toEqual({
+      matched: true,
+      distance: 0,
+      differences: [],
+    })
     expect(compiled({}).match(subject({}))).toEqual({ matched: true, distance: 0, differences: [] })
   })
 
   test('a header absent, and a header sent twice read as one list', () => {
     const pattern = compiled({ match: { headers: { 'X-A': 'a', 'X-B': { $contains: 'q2' } } } })
-    expect(pattern.match(subject({ headers: { 'x-b': ['q1', 'q2'] } }))).toEqual({ matched: false, distance: 0.5, differences: [{ pointer: '/headers/x-a', expected: '"a"', actual: 'absent' }] })
+    expect(pattern.match(subject({ headers: { 'x-b': ['q1', 'q2'] } }))).toEqual({
+      matched: false,
+      distance: 0.5,
+      differences: [{ pointer: '/headers/x-a', expected: '"a"', actual: 'absent' }],
+    })
     expect(compiled({ match: { headers: { 'X-B': 'q1, q2' } } }).test(subject({ headers: { 'x-b': ['q1', 'q2'] } }))).toBe(true)
   })
 
@@ -166,7 +202,9 @@ describe('a match reported', () => {
       differences: [{ pointer: '/headers/sessiontoken', expected: 'a text matching /^abc/', actual: '"[redacted]"' }],
     })
     expect(pattern.test(subject({ headers: { sessiontoken: 'abcdef' } }))).toBe(true)
-    expect(compiled({ match: { headers: { SessionToken: '[redacted]' } } }).test(subject({ headers: { sessiontoken: 'abcdef' }, redacted: secrets }))).toBe(true)
+    expect(compiled({ match: { headers: { SessionToken: '[redacted]' } } }).test(subject({ headers: { sessiontoken: 'abcdef' }, redacted: secrets }))).toBe(
+      true,
+    )
   })
 
   test('a secret body member: redacted unless empty, every difference reported', () => {
@@ -203,8 +241,18 @@ describe('a match reported', () => {
     ['an object where an array is', { a: {} }, { a: [1] }, { pointer: '/body/a', expected: 'an object', actual: '[1]' }],
     ['a long text, cut at 80 characters', { a: 'x' }, { a: 'y'.repeat(100) }, { pointer: '/body/a', expected: '"x"', actual: `"${'y'.repeat(77)}"...` }],
     ['a long array, counted', { a: 1 }, { a: Array.from({ length: 21 }, () => 1) }, { pointer: '/body/a', expected: '1', actual: '[21 elements]' }],
-    ['a short array, written out', { a: 1 }, { a: Array.from({ length: 20 }, () => 1) }, { pointer: '/body/a', expected: '1', actual: `[${Array.from({ length: 20 }, () => 1).join(',')}]` }],
-    ['a large object, counted', { a: 1 }, { a: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 1])) }, { pointer: '/body/a', expected: '1', actual: '{21 members}' }],
+    [
+      'a short array, written out',
+      { a: 1 },
+      { a: Array.from({ length: 20 }, () => 1) },
+      { pointer: '/body/a', expected: '1', actual: `[${Array.from({ length: 20 }, () => 1).join(',')}]` },
+    ],
+    [
+      'a large object, counted',
+      { a: 1 },
+      { a: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 1])) },
+      { pointer: '/body/a', expected: '1', actual: '{21 members}' },
+    ],
     ['a long object, cut', { a: 1 }, { a: { b: 'c'.repeat(90) } }, { pointer: '/body/a', expected: '1', actual: `{"b":"${'c'.repeat(71)}...` }],
     ['a $regex missed', { a: { $regex: '^x+$' } }, { a: 'y' }, { pointer: '/body/a', expected: 'a text matching /^x+$/', actual: '"y"' }],
     ['a $contains absent', { a: { $contains: 'x' } }, {}, { pointer: '/body/a', expected: 'a text containing "x"', actual: 'absent' }],
@@ -219,7 +267,7 @@ describe('a match reported', () => {
     expect(compiled({ match: { body: { a: {}, b: [] } } }).test(subject({ body: { a: { x: 1 }, b: [1, 2] } }))).toBe(true)
   })
 
-  test('a member inherited is not the body\'s: only own members match', () => {
+  test("a member inherited is not the body's: only own members match", () => {
     expect(compiled({ match: { body: { constructor: { $contains: 'Object' } } } }).test(subject({ body: {} }))).toBe(false)
   })
 })
@@ -228,8 +276,16 @@ describe('a match asked only for a yes or no', () => {
   const pattern = () => compiled({ operationId: 'saveItems', match: { body: { a: 1, b: 2 }, user: 'u@x.test' } })
 
   test('another operation or user settles it at once, with no differences', () => {
-    expect(pattern().matchSliced(subject({ operationId: 'queryItems', body: { a: 1, b: 2 }, user: 'u@x.test' }), { report: false })).toEqual({ matched: false, distance: 1, differences: [] })
-    expect(pattern().matchSliced(subject({ operationId: 'saveItems', body: { a: 1, b: 2 }, user: 'v@x.test' }), { report: false })).toEqual({ matched: false, distance: 1, differences: [] })
+    expect(pattern().matchSliced(subject({ operationId: 'queryItems', body: { a: 1, b: 2 }, user: 'u@x.test' }), { report: false })).toEqual({
+      matched: false,
+      distance: 1,
+      differences: [],
+    })
+    expect(pattern().matchSliced(subject({ operationId: 'saveItems', body: { a: 1, b: 2 }, user: 'v@x.test' }), { report: false })).toEqual({
+      matched: false,
+      distance: 1,
+      differences: [],
+    })
     expect(pattern().test(subject({ operationId: 'saveItems', body: { a: 1, b: 2 }, user: 'u@x.test' }))).toBe(true)
   })
 
@@ -279,7 +335,9 @@ describe('the edges of a report', () => {
 
   test('an object of 20 members is written out (and cut), one of 21 is counted', () => {
     const twenty = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 1]))
-    expect(compiled({ match: { body: { a: 1 } } }).match(subject({ body: { a: twenty } })).differences[0]?.actual).toBe(`${JSON.stringify(twenty).slice(0, 77)}...`)
+    expect(compiled({ match: { body: { a: 1 } } }).match(subject({ body: { a: twenty } })).differences[0]?.actual).toBe(
+      `${JSON.stringify(twenty).slice(0, 77)}...`,
+    )
   })
 
   test('a short object is written out whole', () => {
@@ -287,17 +345,39 @@ describe('the edges of a report', () => {
   })
 
   test('member names with / and ~ are escaped in pointers', () => {
-    expect(compiled({ match: { body: { 'a/b': { 'c~d': 1 } } } }).match(subject({ body: { 'a/b': { 'c~d': 2 } } })).differences).toEqual([{ pointer: '/body/a~1b/c~0d', expected: '1', actual: '2' }])
+    expect(compiled({ match: { body: { 'a/b': { 'c~d': 1 } } } }).match(subject({ body: { 'a/b': { 'c~d': 2 } } })).differences).toEqual([
+      { pointer: '/body/a~1b/c~0d', expected: '1', actual: '2' },
+    ])
   })
 
   test('an array element that fits nowhere is reported against the element closest to it, the first of equals', () => {
     const pattern = compiled({ match: { body: [{ a: 1, b: 2 }] } })
-    expect(pattern.match(subject({ body: [{ a: 9, b: 9 }, { a: 1, b: 9 }] })).differences).toEqual([{ pointer: '/body/1/b', expected: '2', actual: '9' }])
-    expect(pattern.match(subject({ body: [{ a: 1, b: 9 }, { a: 1, b: 8 }] })).differences).toEqual([{ pointer: '/body/0/b', expected: '2', actual: '9' }])
+    expect(
+      pattern.match(
+        subject({
+          body: [
+            { a: 9, b: 9 },
+            { a: 1, b: 9 },
+          ],
+        }),
+      ).differences,
+    ).toEqual([{ pointer: '/body/1/b', expected: '2', actual: '9' }])
+    expect(
+      pattern.match(
+        subject({
+          body: [
+            { a: 1, b: 9 },
+            { a: 1, b: 8 },
+          ],
+        }),
+      ).differences,
+    ).toEqual([{ pointer: '/body/0/b', expected: '2', actual: '9' }])
   })
 
   test('an array element that shares nothing with any element is still reported against one', () => {
-    expect(compiled({ match: { body: [{ a: 1 }] } }).match(subject({ body: [{ b: 2 }] })).differences).toEqual([{ pointer: '/body/0/a', expected: '1', actual: 'absent' }])
+    expect(compiled({ match: { body: [{ a: 1 }] } }).match(subject({ body: [{ b: 2 }] })).differences).toEqual([
+      { pointer: '/body/0/a', expected: '1', actual: 'absent' },
+    ])
   })
 
   test('what the journal did not keep never matches, even when the operation does', () => {
@@ -312,7 +392,9 @@ describe('the edges of a report', () => {
       return value
     }
     expect(compileRequestPattern({ match: { body: deep(MAX_DEPTH) } }).ok).toBe(true)
-    expect(refused({ match: { body: deep(MAX_DEPTH + 1) } })).toEqual([{ pointer: `/match/body${'/a'.repeat(MAX_DEPTH + 1)}`, keyword: 'maxDepth', message: `nests deeper than ${MAX_DEPTH} levels` }])
+    expect(refused({ match: { body: deep(MAX_DEPTH + 1) } })).toEqual([
+      { pointer: `/match/body${'/a'.repeat(MAX_DEPTH + 1)}`, keyword: 'maxDepth', message: `nests deeper than ${MAX_DEPTH} levels` },
+    ])
   })
 
   test(`texts of ${MAX_TEXT} characters are taken, as a value and in $contains`, () => {
@@ -365,4 +447,3 @@ describe('where a match gives other clients a turn (a slice of 0 ms ends at the 
     expect(pattern.matchSliced(subject({ body: Array.from({ length: PAUSE - 1 }, () => 0) }), { sliceMs: 0, report: false })).not.toBeInstanceOf(Promise)
   })
 })
-

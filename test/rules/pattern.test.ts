@@ -50,7 +50,9 @@ describe('the pattern limits, refused when compiled', () => {
   })
 
   test('expressions whose tables are larger in all than the limit', () => {
-    const compiled = compileRequestPattern({ match: { body: { a: Array.from({ length: Math.ceil(MAX_PATTERN_CELLS / wideCells()) }, () => ({ $regex: WIDE })) } } })
+    const compiled = compileRequestPattern({
+      match: { body: { a: Array.from({ length: Math.ceil(MAX_PATTERN_CELLS / wideCells()) }, () => ({ $regex: WIDE })) } },
+    })
     expect(compiled.ok).toBe(false)
     if (!compiled.ok) expect(compiled.violations.map((v) => v.keyword)).toContain('maxCells')
   })
@@ -58,9 +60,13 @@ describe('the pattern limits, refused when compiled', () => {
   test('takes patterns at the limits', () => {
     expect(compileRequestPattern({ match: { body: nested(MAX_DEPTH) } }).ok).toBe(true)
     expect(compileRequestPattern({ match: { body: { Rows: Array.from({ length: MAX_ARRAY_ELEMENTS }, (_, i) => i) } } }).ok).toBe(true)
-    expect(compileRequestPattern({ match: { body: { a: Array.from({ length: 10 }, () => Array.from({ length: MAX_NODES / 10 - 3 }, (_, i) => i)) } } }).ok).toBe(true)
+    expect(
+      compileRequestPattern({ match: { body: { a: Array.from({ length: 10 }, () => Array.from({ length: MAX_NODES / 10 - 3 }, (_, i) => i)) } } }).ok,
+    ).toBe(true)
     expect(compileRequestPattern({ match: { body: { Customer: 'x'.repeat(MAX_TEXT) } } }).ok).toBe(true)
-    expect(compileRequestPattern({ match: { body: { a: Array.from({ length: Math.floor(MAX_PATTERN_CELLS / wideCells()) }, () => ({ $regex: WIDE })) } } }).ok).toBe(true)
+    expect(
+      compileRequestPattern({ match: { body: { a: Array.from({ length: Math.floor(MAX_PATTERN_CELLS / wideCells()) }, () => ({ $regex: WIDE })) } } }).ok,
+    ).toBe(true)
     expect(compileRequestPattern({ match: { body: { a: { $regex: '[a-z]{490}' } } } }).ok).toBe(true)
   })
 

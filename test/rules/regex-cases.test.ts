@@ -85,7 +85,7 @@ describe('the bounds, at and past their limits', () => {
     })
   })
 
-  test('building spends from the budget given, so a pattern\'s expressions share one', () => {
+  test("building spends from the budget given, so a pattern's expressions share one", () => {
     const budget = { steps: MAX_BUILD_STEPS }
     compileLinearRegex('abc', budget)
     const afterOne = budget.steps
@@ -106,7 +106,7 @@ describe('the bounds, at and past their limits', () => {
     expect(pauses).toBeGreaterThanOrEqual(Math.floor(spent / 8_192) - 1)
     const whole = compileLinearRegex('a[ab]{8}x$')
     expect(step.value.ok && whole.ok && step.value.regex.cells === whole.regex.cells).toBe(true)
-    const text = 'ba'.repeat(20) + 'abbbabbbx'
+    const text = `${'ba'.repeat(20)}abbbabbbx`
     expect(step.value.ok && step.value.regex.test(text)).toBe(whole.ok && whole.regex.test(text))
   })
 
@@ -123,7 +123,7 @@ describe('the bounds, at and past their limits', () => {
     if (!result.ok) expect(result.message).toMatch(/^needs an automaton of more than (1024 states|32768 cells), more than a rule's expression may/)
   })
 
-  test('the table\'s size is its cost: a larger expression weighs more', () => {
+  test("the table's size is its cost: a larger expression weighs more", () => {
     expect(compiled('[a-z]{40}').cells).toBeGreaterThan(compiled('[a-z]{4}').cells)
     expect(compiled('a').cells).toBeGreaterThan(0)
   })

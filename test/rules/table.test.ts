@@ -4,6 +4,7 @@
  * size are bounded when a rule is added.
  */
 import { describe, expect, test } from 'vitest'
+import { ruleIdOf } from '../helpers/decisions.ts'
 import { createRuleTable } from '../../src/rules/table.ts'
 import { releaseDocument } from '../../src/document/reader.ts'
 import { LATEST_VERSION } from '../../spec/versions.ts'
@@ -14,14 +15,18 @@ const DOCUMENT = releaseDocument(LATEST_VERSION)
 const answers = () => createRuleTable({ document: DOCUMENT, randomSeed: () => 1 }).answers
 const subject = (operationId: string) => ({ operationId, body: { query: '$top=1' }, headers: {}, user: 'admin@acme.test' })
 /** A rule whose JSON is about `size` bytes: an off-document text answer. */
-const sized = (size: number, times?: number) => ({ operationId: 'queryItems', answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(size) }, offDocument: true, ...(times === undefined ? {} : { times, priority: 1 }) })
-
+const sized = (size: number, times?: number) => ({
+  operationId: 'queryItems',
+  answer: { status: 200, headers: { 'Content-Type': 'text/plain' }, body: 'x'.repeat(size) },
+  offDocument: true,
+  ...(times === undefined ? {} : { times, priority: 1 }),
+})
 
 describe('the answer rules held', () => {
-  test('the cap counts rules that can still answer; used-up ones stay listed, the oldest dropped past the cap', () => {
+  test('the cap counts rules that can still answer; used-up ones stay listed, the oldest dropped past the cap', async () => {
     const table = answers()
     table.add({ operationId: 'queryItems', answer: {}, times: 1, name: 'used' })
-    expect(table.decide(subject('queryItems'))).not.toBeNull()
+    expect(await ruleIdOf(table.decide(subject('queryItems')))).not.toBeNull()
     for (let i = 1; i < MAX_ANSWER_RULES; i++) table.add({ operationId: 'saveItems', answer: {} })
     // 499 live and one used up: one more live rule fits, and the used-up one makes room.
     table.add({ operationId: 'saveItems', answer: {}, name: 'last' })
@@ -34,16 +39,19 @@ describe('the answer rules held', () => {
     expect(full.message).toMatch(new RegExp(`at most ${MAX_ANSWER_RULES} rules that can still answer`))
   })
 
-  test('keeps a used-up rule listed beside live ones while there is room', () => {
+  test('keeps a used-up rule listed beside live ones while there is room', async () => {
     const table = answers()
     table.add({ operationId: 'queryItems', answer: {}, times: 1, name: 'once' })
     table.add({ operationId: 'saveItems', answer: {}, name: 'always' })
-    table.decide(subject('queryItems'))
-    expect(table.list().rules.map((rule) => [rule.name, rule.remaining])).toEqual([['always', null], ['once', 0]])
+    await table.decide(subject('queryItems'))
+    expect(table.list().rules.map((rule) => [rule.name, rule.remaining])).toEqual([
+      ['always', null],
+      ['once', 0],
+    ])
     expect(table.hasRules()).toBe(true)
   })
 
-  test('refuses a rule larger than a rule may be, and rules larger together than a mock holds', () => {
+  test('refuses a rule larger than a rule may be, and rules larger together than a mock holds', async () => {
     const table = answers()
     const large = refusal(() => table.add(sized(MAX_ANSWER_RULE_BYTES)))
     expect(large.extra.violations).toEqual([expect.objectContaining({ pointer: '/body', keyword: 'maxRuleSize' })])
@@ -51,7 +59,7 @@ describe('the answer rules held', () => {
     const fit = Math.floor(MAX_ANSWER_RULES_BYTES / (each + 400))
     for (let i = 0; i < fit; i++) table.add(sized(each, i === 0 ? 1 : undefined))
     // The first rule (tried first: priority 1) is used up: it makes room for one more.
-    expect(table.decide(subject('queryItems'))).not.toBeNull()
+    expect(await ruleIdOf(table.decide(subject('queryItems')))).not.toBeNull()
     table.add(sized(each))
     const total = refusal(() => table.add(sized(each)))
     expect(total.extra.violations).toEqual([expect.objectContaining({ pointer: '/body', keyword: 'maxRulesSize' })])
@@ -64,12 +72,17 @@ describe('the list as text (GET /__mock/stubs)', () => {
   test('is the JSON of the list, with the counts of each rule as they were when it was asked', async () => {
     const table = answers()
     table.add({ operationId: 'queryItems', answer: {}, times: 2, name: 'twice', scenario: 'login', setState: 'in' })
-    table.add({ operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, name: 'patch', match: { body: { Rows: [{ Row: { Customer: { $regex: '^A' } } }] } } })
-    table.decide(subject('queryItems'))
+    table.add({
+      operationId: 'saveItems',
+      answer: { patch: { LockedItems: 1 } },
+      name: 'patch',
+      match: { body: { Rows: [{ Row: { Customer: { $regex: '^A' } } }] } },
+    })
+    await table.decide(subject('queryItems'))
     const asked = table.list()
     const text = table.listText()
     // Counted after it was asked: the text still shows the counts of then.
-    table.decide(subject('queryItems'))
+    await table.decide(subject('queryItems'))
     expect(JSON.parse(new TextDecoder().decode(await text))).toEqual(asked)
     expect(new TextDecoder().decode(await text)).toBe(JSON.stringify(asked))
     expect(new TextDecoder().decode(await table.listText())).toBe(JSON.stringify(table.list()))
@@ -97,7 +110,12 @@ describe('the list as text (GET /__mock/stubs)', () => {
 })
 
 describe('a rule added in slices (POST /__mock/stubs)', () => {
-  const wide = (n: number) => ({ operationId: 'queryItems', name: `wide ${n}`, answer: {}, match: { body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, { $regex: `a${'(?:)'.repeat(100)}${n}` }])) } })
+  const wide = (n: number) => ({
+    operationId: 'queryItems',
+    name: `wide ${n}`,
+    answer: {},
+    match: { body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, { $regex: `a${'(?:)'.repeat(100)}${n}` }])) },
+  })
 
   test('compiles over several turns of the event loop, and holds the same rule add() holds', async () => {
     const table = answers()
@@ -121,8 +139,13 @@ describe('a rule added in slices (POST /__mock/stubs)', () => {
     const [a, b] = await Promise.all([table.addSliced(wide(1)), table.addSliced({ ...wide(2), priority: 1 })])
     expect([a.id, b.id].sort()).toEqual([1, 2])
     expect(new Set(table.list().rules.map((rule) => rule.id))).toEqual(new Set([1, 2]))
-    const decided = await table.decide({ operationId: 'queryItems', body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, 'a2'])), headers: {}, user: null })
-    expect(decided?.ruleId).toBe(b.id)
+    const decided = table.decide({
+      operationId: 'queryItems',
+      body: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`m${i}`, 'a2'])),
+      headers: {},
+      user: null,
+    })
+    expect(await ruleIdOf(decided)).toBe(b.id)
   })
 
   test('the cap is counted again when the rule is held: one of two compiled side by side for the last place is refused', async () => {
@@ -141,4 +164,3 @@ describe('a rule added in slices (POST /__mock/stubs)', () => {
     await expect(answers().addSliced(bad)).rejects.toMatchObject({ status: expected.status, extra: expected.extra })
   })
 })
-

@@ -174,15 +174,22 @@ describe('operations', () => {
     expect(operations.map(({ method, path }) => `${method} ${path}`).filter((key) => !described.has(key))).toEqual([])
   })
 
-  it('path parameters carry the description\'s names and match the path template', () => {
+  it("path parameters carry the description's names and match the path template", () => {
     const problems: string[] = []
     for (const { method, path, operation } of operations) {
       const inTemplate = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort()
-      const declared = parametersOf(operation).filter((p) => p.in === 'path').map((p) => String(p.name)).sort()
+      const declared = parametersOf(operation)
+        .filter((p) => p.in === 'path')
+        .map((p) => String(p.name))
+        .sort()
       if (JSON.stringify(inTemplate) !== JSON.stringify(declared)) problems.push(`${method} ${path}: template ${inTemplate} vs declared ${declared}`)
     }
     expect(problems).toEqual([])
-    const names = operations.flatMap(({ operation }) => parametersOf(operation).filter((p) => p.in === 'path').map((p) => p.name))
+    const names = operations.flatMap(({ operation }) =>
+      parametersOf(operation)
+        .filter((p) => p.in === 'path')
+        .map((p) => p.name),
+    )
     expect(new Set(names)).toEqual(new Set(['organizationphysicalname', 'storage_id', 'field_name', 'count']))
   })
 })
@@ -248,7 +255,7 @@ describe('errors', () => {
   })
 })
 
-describe('the mock\'s own choices are marked', () => {
+describe("the mock's own choices are marked", () => {
   /** Places where the document says more than the published description, which a check of an installation must set aside. */
   const CHOICES: Array<[string, string]> = [
     ['/components/schemas/ReadRow/properties/DT_CREATION', 'true'],
@@ -320,7 +327,11 @@ describe('examples', () => {
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, validateSchema: false })
   addFormats(ajv)
   const extensions = new Set<string>()
-  walk(doc, '', (node) => Object.keys(node).filter((key) => key.startsWith('x-')).forEach((key) => extensions.add(key)))
+  walk(doc, '', (node) =>
+    Object.keys(node)
+      .filter((key) => key.startsWith('x-'))
+      .forEach((key) => extensions.add(key)),
+  )
   // Ajv compiles the registered root too, so the document's top-level members must be known keywords.
   ajv.addVocabulary([...extensions, ...Object.keys(doc).filter((key) => !key.startsWith('x-'))])
   ajv.addSchema(doc, DOCUMENT_ID)
@@ -329,7 +340,10 @@ describe('examples', () => {
   function validatorAt(pointer: string) {
     let validate = cache.get(pointer)
     if (validate === undefined) {
-      const fragment = pointer.split('/').map((segment) => encodeURIComponent(segment)).join('/')
+      const fragment = pointer
+        .split('/')
+        .map((segment) => encodeURIComponent(segment))
+        .join('/')
       validate = ajv.compile({ $ref: `${DOCUMENT_ID}#${fragment}` })
       cache.set(pointer, validate)
     }
@@ -372,7 +386,9 @@ describe('examples', () => {
         if (!isObject(resolved) || !isObject(resolved.content)) continue
         for (const [mediaType, media] of Object.entries(resolved.content)) {
           // A binary payload cannot be an example's value: its media type names the fixture file instead (x-example-file).
-          const hasExample = isObject(media) && (media.example !== undefined || (isObject(media.examples) && Object.keys(media.examples).length > 0) || typeof media[EXAMPLE_FILE] === 'string')
+          const hasExample =
+            isObject(media) &&
+            (media.example !== undefined || (isObject(media.examples) && Object.keys(media.examples).length > 0) || typeof media[EXAMPLE_FILE] === 'string')
           if (!hasExample) missing.push(`${method} ${path} ${where} ${mediaType}`)
         }
       }

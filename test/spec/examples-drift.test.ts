@@ -71,13 +71,21 @@ function parameterValue(parameter: Parameter, name: string): Json | undefined {
 }
 
 /** The 200 response examples that answer the named request example on this release. */
-function pairedResponses(doc: JsonObject, entry: OperationEntry, name: string, version: string): Array<{ key: string; mediaType: string; example: JsonObject }> {
+function pairedResponses(
+  doc: JsonObject,
+  entry: OperationEntry,
+  name: string,
+  version: string,
+): Array<{ key: string; mediaType: string; example: JsonObject }> {
   const response = resolve(doc, (entry.operation.responses as JsonObject)['200']) as JsonObject
   const content = (response.content ?? {}) as JsonObject
   const found: Array<{ key: string; mediaType: string; example: JsonObject }> = []
   for (const [mediaType, media] of Object.entries(content)) {
     // A binary payload has no example object: its media type names the request example and the file itself.
-    const holders: Array<[string, JsonObject]> = [[mediaType, media as JsonObject], ...(Object.entries(((media as JsonObject).examples ?? {}) as JsonObject) as Array<[string, JsonObject]>)]
+    const holders: Array<[string, JsonObject]> = [
+      [mediaType, media as JsonObject],
+      ...(Object.entries(((media as JsonObject).examples ?? {}) as JsonObject) as Array<[string, JsonObject]>),
+    ]
     for (const [key, holder] of holders) {
       if (holder[REQUEST_EXAMPLE] === name && inRange(version, holder[PRODUCT_VERSIONS] as string | undefined)) found.push({ key, mediaType, example: holder })
     }
@@ -97,7 +105,7 @@ function setAside(value: unknown, key = ''): unknown {
 const SIGN_IN = new Set(['signIn', 'signInWithoutOrganization', 'signInLegacy'])
 
 /** Sends one request example to a fresh mock of the release; returns the answer. */
-async function send(version: string, doc: JsonObject, entry: OperationEntry, example: RequestExample): Promise<Reply> {
+async function send(version: string, _doc: JsonObject, entry: OperationEntry, example: RequestExample): Promise<Reply> {
   const mock = await startTestMock({ productVersion: version, strict: true })
   try {
     const token = SIGN_IN.has(entry.operationId) ? '' : await mock.signIn()

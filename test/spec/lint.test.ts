@@ -16,27 +16,31 @@ interface LintReport {
 }
 
 describe('redocly lint', () => {
-  it.each(['spec/openapi.yaml', 'spec/control-plane.yaml'])('reports no problem in %s and makes no network connection', async (file) => {
-    const result = await run(process.execPath, [`${root}node_modules/.bin/redocly`, 'lint', file, '--format=json'], {
-      cwd: root,
-      timeoutMs: 120_000,
-      env: {
-        ...process.env,
-        REDOCLY_TELEMETRY: 'off',
-        REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
-        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${guard}`.trim(),
-      },
-    })
-    const start = result.stdout.indexOf('{')
-    expect(start, `no JSON report; stderr:\n${result.stderr}`).toBeGreaterThanOrEqual(0)
-    const report = JSON.parse(result.stdout.slice(start)) as LintReport
-    // Warnings count too: redocly.yaml turns nothing off, so a warning is a real finding.
-    const problems = report.problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location?.[0]?.pointer ?? '?'}`)
-    expect(problems).toEqual([])
-    expect(report.totals.errors).toBe(0)
-    expect(result.code).toBe(0)
-    expect(result.stderr).not.toContain('[deny-network]')
-  }, 180_000)
+  it.each(['spec/openapi.yaml', 'spec/control-plane.yaml'])(
+    'reports no problem in %s and makes no network connection',
+    async (file) => {
+      const result = await run(process.execPath, [`${root}node_modules/.bin/redocly`, 'lint', file, '--format=json'], {
+        cwd: root,
+        timeoutMs: 120_000,
+        env: {
+          ...process.env,
+          REDOCLY_TELEMETRY: 'off',
+          REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${guard}`.trim(),
+        },
+      })
+      const start = result.stdout.indexOf('{')
+      expect(start, `no JSON report; stderr:\n${result.stderr}`).toBeGreaterThanOrEqual(0)
+      const report = JSON.parse(result.stdout.slice(start)) as LintReport
+      // Warnings count too: redocly.yaml turns nothing off, so a warning is a real finding.
+      const problems = report.problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location?.[0]?.pointer ?? '?'}`)
+      expect(problems).toEqual([])
+      expect(report.totals.errors).toBe(0)
+      expect(result.code).toBe(0)
+      expect(result.stderr).not.toContain('[deny-network]')
+    },
+    180_000,
+  )
 })
 
 interface SpectralFinding {
@@ -48,19 +52,27 @@ interface SpectralFinding {
 }
 
 describe('spectral lint (spectral:oas, .spectral.yaml)', () => {
-  it.each(['spec/openapi.yaml', 'spec/control-plane.yaml'])('reports no error in %s and makes no network connection', async (file) => {
-    const result = await run(process.execPath, [`${root}node_modules/.bin/spectral`, 'lint', file, '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet'], {
-      cwd: root,
-      timeoutMs: 120_000,
-      env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${guard}`.trim() },
-    })
-    const start = result.stdout.indexOf('[')
-    expect(start, `no JSON report; stderr:\n${result.stderr}`).toBeGreaterThanOrEqual(0)
-    const findings = JSON.parse(result.stdout.slice(start)) as SpectralFinding[]
-    // Severity 0 is an error. The one warning left, info-contact, asks for a contact the project does not publish.
-    const errors = findings.filter((finding) => finding.severity === 0).map((finding) => `${finding.code}: ${finding.message} at ${finding.path.join('.')}`)
-    expect(errors).toEqual([])
-    expect(findings.filter((finding) => finding.code !== 'info-contact').map((finding) => finding.code)).toEqual([])
-    expect(result.stderr).not.toContain('[deny-network]')
-  }, 180_000)
+  it.each(['spec/openapi.yaml', 'spec/control-plane.yaml'])(
+    'reports no error in %s and makes no network connection',
+    async (file) => {
+      const result = await run(
+        process.execPath,
+        [`${root}node_modules/.bin/spectral`, 'lint', file, '--ruleset', '.spectral.yaml', '--format', 'json', '--quiet'],
+        {
+          cwd: root,
+          timeoutMs: 120_000,
+          env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${guard}`.trim() },
+        },
+      )
+      const start = result.stdout.indexOf('[')
+      expect(start, `no JSON report; stderr:\n${result.stderr}`).toBeGreaterThanOrEqual(0)
+      const findings = JSON.parse(result.stdout.slice(start)) as SpectralFinding[]
+      // Severity 0 is an error. The one warning left, info-contact, asks for a contact the project does not publish.
+      const errors = findings.filter((finding) => finding.severity === 0).map((finding) => `${finding.code}: ${finding.message} at ${finding.path.join('.')}`)
+      expect(errors).toEqual([])
+      expect(findings.filter((finding) => finding.code !== 'info-contact').map((finding) => finding.code)).toEqual([])
+      expect(result.stderr).not.toContain('[deny-network]')
+    },
+    180_000,
+  )
 })

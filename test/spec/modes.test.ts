@@ -18,7 +18,12 @@ describe('documents per mode', () => {
     const published = apiDocument()
     expect(documentForMode(published, 'lenient')).toBe(published)
     const closed: string[] = []
-    for (const entry of listOperations(published)) walk(entry.operation.requestBody, entry.pointer, (node, pointer) => node.additionalProperties === false && !pointer.includes('x-mock-strict') && closed.push(pointer))
+    for (const entry of listOperations(published))
+      walk(
+        entry.operation.requestBody,
+        entry.pointer,
+        (node, pointer) => node.additionalProperties === false && !pointer.includes('x-mock-strict') && closed.push(pointer),
+      )
     for (const name of ['SaveRequest', 'SaveMaster', 'SaveDetailGroup', 'RowKey', 'EmailRequest', 'RowLinkRequest', 'ActionRequest']) {
       expect(schemasOf(published)[name]?.additionalProperties, name).toBeUndefined()
       expect(schemasOf(published)[name]?.['x-mock-strict']?.additionalProperties, name).toBe(false)

@@ -22,17 +22,21 @@ const GENERATOR = join(ROOT, 'node_modules/openapi-typescript/bin/cli.js')
 const emptyFolder = () => tempDir('appdata-kit-codegen-')
 
 describe('code generation from the document, away from the repository', () => {
-  it.each(['openapi.yaml', 'openapi.json'])('openapi-typescript generates types from `spec --out %s` in an empty folder', async (name) => {
-    const dir = emptyFolder()
-    const written = await runToEnd(process.execPath, [BIN, 'spec', '--out', name], { cwd: dir })
-    expect(written.code, written.stderr).toBe(0)
-    expect(readdirSync(dir)).toEqual([name])
-    const generated = await runToEnd(process.execPath, [GENERATOR, name, '--output', 'schema.ts'], { cwd: dir })
-    expect(generated.code, generated.stdout + generated.stderr).toBe(0)
-    const schema = readFileSync(join(dir, 'schema.ts'), 'utf8')
-    expect(schema).toContain('downloadAttachment: {')
-    expect(schema).toContain('"application/pdf": string')
-  }, 120_000)
+  it.each(['openapi.yaml', 'openapi.json'])(
+    'openapi-typescript generates types from `spec --out %s` in an empty folder',
+    async (name) => {
+      const dir = emptyFolder()
+      const written = await runToEnd(process.execPath, [BIN, 'spec', '--out', name], { cwd: dir })
+      expect(written.code, written.stderr).toBe(0)
+      expect(readdirSync(dir)).toEqual([name])
+      const generated = await runToEnd(process.execPath, [GENERATOR, name, '--output', 'schema.ts'], { cwd: dir })
+      expect(generated.code, generated.stdout + generated.stderr).toBe(0)
+      const schema = readFileSync(join(dir, 'schema.ts'), 'utf8')
+      expect(schema).toContain('downloadAttachment: {')
+      expect(schema).toContain('"application/pdf": string')
+    },
+    120_000,
+  )
 
   it("openapi-typescript generates types from a started mock's /openapi.json", async () => {
     const mock = await startTestMock()
@@ -58,7 +62,9 @@ describe('the payloads the document shows', () => {
   }
 
   it('references nothing outside itself', () => {
-    const outside = [...objects(document)].filter(([, object]) => 'externalValue' in object || (typeof object.$ref === 'string' && !object.$ref.startsWith('#')))
+    const outside = [...objects(document)].filter(
+      ([, object]) => 'externalValue' in object || (typeof object.$ref === 'string' && !object.$ref.startsWith('#')),
+    )
     expect(outside.map(([at]) => at)).toEqual([])
   })
 

@@ -254,12 +254,30 @@ describe('typed client generated from spec/openapi.yaml (openapi-typescript 7, o
   }, 120_000)
 
   it('and each call is answered 200 by a mock of its release', async () => {
-    const result = await run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'run.ts', ...mocks.map((mock) => mock.url)], { cwd: dir, timeoutMs: 120_000 })
+    const result = await run(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), 'run.ts', ...mocks.map((mock) => mock.url)], {
+      cwd: dir,
+      timeoutMs: 120_000,
+    })
     expect(result.stderr).toBe('')
     const statuses = JSON.parse(result.stdout) as Record<string, Record<string, number>>
     const all = Object.entries(statuses).flatMap(([release, calls]) => Object.entries(calls).map(([call, status]) => `${release} ${call} ${status}`))
     // Every operation of the description was called (the current form, the form without organization, the legacy forms).
-    expect(Object.keys(statuses.current ?? {})).toEqual(expect.arrayContaining(['signIn', 'queryItems', 'countItems', 'saveCreate', 'deleteItems', 'deleteItemsOlderBody', 'listAttachments', 'downloadAttachment', 'runAction', 'sendEmail', 'generateRowLink', 'getIdentities']))
+    expect(Object.keys(statuses.current ?? {})).toEqual(
+      expect.arrayContaining([
+        'signIn',
+        'queryItems',
+        'countItems',
+        'saveCreate',
+        'deleteItems',
+        'deleteItemsOlderBody',
+        'listAttachments',
+        'downloadAttachment',
+        'runAction',
+        'sendEmail',
+        'generateRowLink',
+        'getIdentities',
+      ]),
+    )
     expect(Object.keys(statuses.withoutOrganization ?? {})).toEqual(['signInWithoutOrganization'])
     expect(Object.keys(statuses.legacy ?? {})).toEqual(expect.arrayContaining(['signInLegacy', 'queryItemsLegacy', 'deleteItemsOlderBody']))
     expect(all.filter((line) => !line.endsWith(' 200'))).toEqual([])

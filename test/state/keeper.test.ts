@@ -12,7 +12,7 @@ import { keepState, type StateKeeper } from '../../src/state/keeper.ts'
 import { readState } from '../../src/state/restore.ts'
 import { CHUNK_ROWS, SnapshotFile } from '../../src/state/snapshot-format.ts'
 import { createStore, type Store } from '../../src/store/store.ts'
-import type { Fixture } from '../../src/store/types.ts'
+import type { Fixture } from '../../src/store/model/types.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
 import { APP, defaultFixture, fixedDeps, LINES, MASTER_STORAGE, q, row } from '../store/support.ts'
 
@@ -37,18 +37,32 @@ function restart(path: string, said: Said = []): Store {
   const restored = readState(path)
   if (restored === undefined) throw new Error(`no state file at ${path}`)
   const store = createStore(restored.fixture, fixedDeps(), rowGenerator)
-  const keeper = keepState(store, path, { intervalSeconds: 3600, sync: 'never', restored, log: { info: (m) => said.push(['info', m]), warn: (m) => said.push(['warn', m]), error: (m) => said.push(['error', m]) }, pause: () => Promise.resolve() })
+  const keeper = keepState(store, path, {
+    intervalSeconds: 3600,
+    sync: 'never',
+    restored,
+    log: { info: (m) => said.push(['info', m]), warn: (m) => said.push(['warn', m]), error: (m) => said.push(['error', m]) },
+    pause: () => Promise.resolve(),
+  })
   // The keeper closes the snapshot it was started from when it stops.
   onTestFinished(() => void keeper.stop())
   return store
 }
 
 const create = (store: Store, customer: string) => {
-  const saved = store.save({ applicationId: APP, userId: 1, masters: [{ row: { Id: -1, Customer: customer }, details: [{ relationKey: LINES, rows: [{ Id: -2, Product: customer }] }] }] })
+  const saved = store.save({
+    applicationId: APP,
+    userId: 1,
+    masters: [{ row: { Id: -1, Customer: customer }, details: [{ relationKey: LINES, rows: [{ Id: -2, Product: customer }] }] }],
+  })
   if (!saved.ok) throw new Error('create refused')
 }
 const update = (store: Store, id: number, customer: string) => {
-  const saved = store.save({ applicationId: APP, userId: 1, masters: [{ row: { Id: id, TIMESTAMP: row(store, id).TIMESTAMP, Customer: customer }, details: [] }] })
+  const saved = store.save({
+    applicationId: APP,
+    userId: 1,
+    masters: [{ row: { Id: id, TIMESTAMP: row(store, id).TIMESTAMP, Customer: customer }, details: [] }],
+  })
   if (!saved.ok) throw new Error('update refused')
 }
 
@@ -164,7 +178,19 @@ describe('the state file keeper', () => {
     const path = join(tempDir('appdata-kit-keeper-'), 'sandbox.state')
     const store = createStore(defaultFixture, fixedDeps(), rowGenerator)
     keep(store, path)
-    store.addAttachments((add) => add({ applicationId: APP, relationKey: null, parentId: 3, folderId: null, isFolder: false, name: 'kept.txt', mediaType: 'text/plain', content: new TextEncoder().encode('bytes kept'), userId: 1 }))
+    store.addAttachments((add) =>
+      add({
+        applicationId: APP,
+        relationKey: null,
+        parentId: 3,
+        folderId: null,
+        isFolder: false,
+        name: 'kept.txt',
+        mediaType: 'text/plain',
+        content: new TextEncoder().encode('bytes kept'),
+        userId: 1,
+      }),
+    )
     store.lock(APP, null, [4, 6])
     store.unlock(APP, null, [6])
     const reserved = store.reserveIdentities(APP, MASTER_STORAGE, 'IdRow', 3)

@@ -64,14 +64,20 @@ describe('--state-file at W5 size, beside other clients', () => {
       // One save, and the next interval writes a snapshot of the whole data.
       const written = replaced(stateFile)
       const snapshot = await longestBlock(async () => {
-        expect((await mock.client.save({ Rows: [{ Row: { Id: row?.Id as number, TIMESTAMP: rowVersion(String(row?.TIMESTAMP)), Amount: 2 }, Details: [] }] })).ok).toBe(true)
+        expect(
+          (await mock.client.save({ Rows: [{ Row: { Id: row?.Id as number, TIMESTAMP: rowVersion(String(row?.TIMESTAMP)), Amount: 2 }, Details: [] }] })).ok,
+        ).toBe(true)
         await written
       })
       expect(snapshot).toBeLessThan(LONGEST_BLOCK_MS)
 
       const fixture = readFileSync(join(ROOT, 'fixtures/default.json'), 'utf8')
       const load = await longestBlock(async () => {
-        const answer = await fetch(`${mock.url}/__mock/fixture?rows=${ORDERS - 25}&seed=2`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: fixture })
+        const answer = await fetch(`${mock.url}/__mock/fixture?rows=${ORDERS - 25}&seed=2`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: fixture,
+        })
         expect(answer.status).toBe(200)
       })
       expect(load).toBeLessThan(LONGEST_BLOCK_MS)

@@ -13,7 +13,7 @@ import { fixtureOfSnapshot } from '../../src/state/restore.ts'
 import { CHUNK_ROWS, SnapshotFile } from '../../src/state/snapshot-format.ts'
 import { writeSnapshotSync } from '../../src/state/snapshot-write.ts'
 import { createStore, type Store } from '../../src/store/store.ts'
-import type { Fixture, Row } from '../../src/store/types.ts'
+import type { Fixture, Row } from '../../src/store/model/types.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
 import { runs } from '../helpers/property-runs.ts'
 import { APP, defaultFixture, fixedDeps, newStore, q, row } from '../store/support.ts'
@@ -51,7 +51,9 @@ describe('the snapshot by column', () => {
     const store = newStore(withGeneratedRows(defaultFixture, { rows: 2 * CHUNK_ROWS + 17, seed: 3 }))
     // Rows deleted from the middle leave dead slots the image passes over.
     const deleted = [40, 41, 5000, 9000]
-    expect(store.delete({ applicationId: APP, groups: [{ relationKey: null, rows: deleted.map((id) => ({ Id: id, TIMESTAMP: row(store, id).TIMESTAMP })) }] }).ok).toBe(true)
+    expect(
+      store.delete({ applicationId: APP, groups: [{ relationKey: null, rows: deleted.map((id) => ({ Id: id, TIMESTAMP: row(store, id).TIMESTAMP })) }] }).ok,
+    ).toBe(true)
     const { restored } = roundTrip(store)
     expect(restored.snapshot()).toEqual(store.snapshot())
     expect(restored.countRows(APP, null, q(''))).toEqual({ count: 25 + 2 * CHUNK_ROWS + 17 - deleted.length })
@@ -80,7 +82,19 @@ describe('the snapshot by column', () => {
   it('holds the locks and the attachments uploaded since the fixture, bytes and all', () => {
     const store = newStore()
     expect(store.lock(APP, null, [3, 4])).toEqual({ locked: 2 })
-    store.addAttachments((add) => add({ applicationId: APP, relationKey: null, parentId: 3, folderId: null, isFolder: false, name: 'a.bin', mediaType: 'application/octet-stream', content: new Uint8Array([0, 1, 2, 255]), userId: 1 }))
+    store.addAttachments((add) =>
+      add({
+        applicationId: APP,
+        relationKey: null,
+        parentId: 3,
+        folderId: null,
+        isFolder: false,
+        name: 'a.bin',
+        mediaType: 'application/octet-stream',
+        content: new Uint8Array([0, 1, 2, 255]),
+        userId: 1,
+      }),
+    )
     const { restored } = roundTrip(store)
     expect(restored.snapshot()).toEqual(store.snapshot())
     expect(restored.locks()).toEqual(store.locks())

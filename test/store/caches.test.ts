@@ -63,7 +63,14 @@ describe('reset', () => {
     const store = newStore()
     const version = store.currentRowVersion()
     const firstRow = row(store, 1).TIMESTAMP
-    store.save({ applicationId: APP, userId: 1, masters: [{ row: { Id: -1 }, details: [] }, { row: { Id: 1, TIMESTAMP: firstRow, Customer: 'Changed' }, details: [] }] })
+    store.save({
+      applicationId: APP,
+      userId: 1,
+      masters: [
+        { row: { Id: -1 }, details: [] },
+        { row: { Id: 1, TIMESTAMP: firstRow, Customer: 'Changed' }, details: [] },
+      ],
+    })
     store.reset()
     expect(store.countRows(APP, null, q(''))).toEqual({ count: 25 })
     expect(row(store, 1).Customer).toBe('Bergmann Logistik GmbH')
@@ -93,7 +100,7 @@ describe('a page is written from the bytes the store keeps, not from a copy', ()
     const first = pieces(store.queryRows(APP, null, q('$top=5'), []))
     const second = pieces(store.queryRows(APP, null, q('$top=5'), []))
     // '[', one run of five rows (stored one after the other by the first read), ']'.
-    expect(first.chunks.map((c) => c.length === 1 ? textOf(c) : 'rows')).toEqual(['[', 'rows', ']'])
+    expect(first.chunks.map((c) => (c.length === 1 ? textOf(c) : 'rows'))).toEqual(['[', 'rows', ']'])
     expect(second.chunks[1]?.buffer).toBe(first.chunks[1]?.buffer)
     expect(second.chunks[1]?.byteOffset).toBe(first.chunks[1]?.byteOffset)
     expect(first.length).toBe(first.chunks.reduce((n, c) => n + c.length, 0))
@@ -115,7 +122,9 @@ describe('a page is written from the bytes the store keeps, not from a copy', ()
   it('a page of many short runs is joined into one buffer', () => {
     const store = newStore({ ...defaultFixture, generated: { rows: 75, seed: 7 } })
     // Read in ascending order first, no two rows of a descending page follow one another in the store.
-    const ids = rows(store, '$orderby=Id asc').map((r) => r.Id as number).reverse()
+    const ids = rows(store, '$orderby=Id asc')
+      .map((r) => r.Id as number)
+      .reverse()
     const page = pieces(store.queryRows(APP, null, q('$orderby=Id desc'), []))
     expect(ids).toHaveLength(100)
     expect(page.chunks).toHaveLength(1)

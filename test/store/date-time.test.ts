@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { dateTimeIn, isTimeZone, utcMsToWall, wallToUtcMs } from '../../src/store/data-types.ts'
+import { dateTimeIn, isTimeZone, utcMsToWall, wallToUtcMs } from '../../src/store/model/data-types.ts'
 
 /** The DateTime number of an instant as its ISO text spells it: what utcMsToWall must always give. */
 const fromIsoText = (ms: number) => Number(new Date(ms).toISOString().slice(0, 19).replace(/[-T:]/g, ''))
@@ -28,14 +28,22 @@ describe('utcMsToWall', () => {
   })
 
   it('is exact at the edges of a day and of the four-digit years, and for fractions', () => {
-    const edges = [0, -1, 1, 86_399_999, 86_400_000, -86_400_000, -86_400_001, -62_167_219_200_000, -62_167_219_200_001, 253_402_300_799_999, 253_402_300_800_000, 1.5, -1.5, 8.64e15, -8.64e15]
+    const edges = [
+      0, -1, 1, 86_399_999, 86_400_000, -86_400_000, -86_400_001, -62_167_219_200_000, -62_167_219_200_001, 253_402_300_799_999, 253_402_300_800_000, 1.5, -1.5,
+      8.64e15, -8.64e15,
+    ]
     for (const ms of edges) expect([ms, utcMsToWall(ms)]).toEqual([ms, fromIsoText(ms)])
     expect(utcMsToWall(Date.parse('2024-02-29T23:59:59.999Z'))).toBe(20240229235959)
     expect(utcMsToWall(Date.parse('2024-03-01T00:00:00.000Z'))).toBe(20240301000000)
   })
 
   it('inverts wallToUtcMs', () => {
-    fc.assert(fc.property(fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59) }), (ms) => wallToUtcMs(utcMsToWall(ms)) === Math.floor(ms / 1000) * 1000))
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(1000, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59) }),
+        (ms) => wallToUtcMs(utcMsToWall(ms)) === Math.floor(ms / 1000) * 1000,
+      ),
+    )
   })
 })
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { withGeneratedRows } from '../../src/fixtures/generate.ts'
 import { DataReplaced } from '../../src/store/epoch.ts'
 import type { Store } from '../../src/store/store.ts'
-import type { DeleteCommand, SaveCommand, WireRow } from '../../src/store/types.ts'
+import type { DeleteCommand, SaveCommand, WireRow } from '../../src/store/model/types.ts'
 import { APP, LINES, defaultFixture, newStore, q, row, rows, snapshot } from './support.ts'
 
 type Groups = DeleteCommand['groups']
@@ -29,10 +29,14 @@ const count = (store: Store, relationKey: string | null = null) => store.countRo
 /** Deletes in slices, running `between` at pause `at` (the first unless said); the outcome and how many pauses. */
 async function inSlices(store: Store, cmd: DeleteCommand, between?: () => void, at = 0) {
   let pauses = 0
-  const outcome = await store.deleteInSlices(cmd, async () => {
-    if (pauses++ === at) between?.()
-    await new Promise((resolve) => setImmediate(resolve))
-  }, 0)
+  const outcome = await store.deleteInSlices(
+    cmd,
+    async () => {
+      if (pauses++ === at) between?.()
+      await new Promise((resolve) => setImmediate(resolve))
+    },
+    0,
+  )
   return { outcome, pauses }
 }
 
@@ -62,7 +66,14 @@ describe('Store.deleteInSlices', () => {
       expect(pauses).toBeGreaterThan(20)
       expect(outcome).toEqual(whole.delete(command(groups)))
       expect(outcome.ok).toBe(!broken)
-      if (broken) expect(outcome.ok ? [] : outcome.returnStates.map((state) => state.code)).toEqual(['NOT_FOUND', 'CONCURRENCY', 'DUPLICATE_ROW', 'LOCKED', 'UNKNOWN_RELATION_KEY'])
+      if (broken)
+        expect(outcome.ok ? [] : outcome.returnStates.map((state) => state.code)).toEqual([
+          'NOT_FOUND',
+          'CONCURRENCY',
+          'DUPLICATE_ROW',
+          'LOCKED',
+          'UNKNOWN_RELATION_KEY',
+        ])
       else expect(outcome).toMatchObject({ result: { deleted: 23, cascaded: 40 } })
       expect(snapshot(sliced)).toEqual(snapshot(whole))
       expect(attachments(sliced)).toEqual(attachments(whole))
@@ -72,23 +83,34 @@ describe('Store.deleteInSlices', () => {
   })
 
   it.each([
-    ['a save of a row it deletes, planned before it: refused (CONCURRENCY)', (store: Store) => void save(store, [{ row: { Id: 3, TIMESTAMP: row(store, 3).TIMESTAMP, Amount: 1 } as WireRow, details: [] }]), 'CONCURRENCY'],
+    [
+      'a save of a row it deletes, planned before it: refused (CONCURRENCY)',
+      (store: Store) => void save(store, [{ row: { Id: 3, TIMESTAMP: row(store, 3).TIMESTAMP, Amount: 1 } as WireRow, details: [] }]),
+      'CONCURRENCY',
+    ],
     ['a lock of a row it deletes: refused (LOCKED)', (store: Store) => void store.lock(APP, null, [4]), 'LOCKED'],
-    ['a delete of a row it deletes: refused (NOT_FOUND)', (store: Store) => void store.delete(command([{ relationKey: null, rows: [ref(store, 2)] }])), 'NOT_FOUND'],
+    [
+      'a delete of a row it deletes: refused (NOT_FOUND)',
+      (store: Store) => void store.delete(command([{ relationKey: null, rows: [ref(store, 2)] }])),
+      'NOT_FOUND',
+    ],
     ['a save of new rows: deleted after them', (store: Store) => void save(store, [newOrder(0)]), null],
-  ])('after a write between its slices (%s), ends as if it had come after it, whether the write lands while it is planned or while its rows are found', async (_name, write, refused) => {
-    for (const at of [0, planPauses(10, 10), planPauses(10, 10) + 12]) {
-      const [sliced, after] = [newStore(), newStore()]
-      const cmd = command([{ relationKey: null, rows: masters(sliced, 1, 10) }])
-      const { outcome, pauses } = await inSlices(sliced, cmd, () => write(sliced), at)
-      expect(pauses).toBeGreaterThan(at)
-      write(after)
-      expect(outcome).toEqual(after.delete(cmd))
-      expect(outcome.ok ? null : outcome.returnStates.map((state) => state.code)).toEqual(refused === null ? null : [refused])
-      expect(snapshot(sliced)).toEqual(snapshot(after))
-      expect(attachments(sliced)).toEqual(attachments(after))
-    }
-  })
+  ])(
+    'after a write between its slices (%s), ends as if it had come after it, whether the write lands while it is planned or while its rows are found',
+    async (_name, write, refused) => {
+      for (const at of [0, planPauses(10, 10), planPauses(10, 10) + 12]) {
+        const [sliced, after] = [newStore(), newStore()]
+        const cmd = command([{ relationKey: null, rows: masters(sliced, 1, 10) }])
+        const { outcome, pauses } = await inSlices(sliced, cmd, () => write(sliced), at)
+        expect(pauses).toBeGreaterThan(at)
+        write(after)
+        expect(outcome).toEqual(after.delete(cmd))
+        expect(outcome.ok ? null : outcome.returnStates.map((state) => state.code)).toEqual(refused === null ? null : [refused])
+        expect(snapshot(sliced)).toEqual(snapshot(after))
+        expect(attachments(sliced)).toEqual(attachments(after))
+      }
+    },
+  )
 
   it('after a reset or fixture load between its slices, while it is planned or while its rows are found, deletes nothing and throws DataReplaced', async () => {
     for (const at of [0, planPauses(10, 10) + 3]) {
@@ -109,11 +131,19 @@ describe('Store.deleteInSlices', () => {
     const store = newStore()
     const seen: Array<[number, number, number]> = []
     // A filtered read too: its result is kept across writes, and must not keep the rows the delete removed.
-    const read = (): [number, number, number] => [rows(store, '$top=100').length, rows(store, '$top=100', LINES).length, rows(store, '$filter=Id le 20&$orderby=Customer').length]
-    const outcome = await store.deleteInSlices(command([{ relationKey: null, rows: masters(store, 1, 20) }]), async () => {
-      seen.push(read())
-      await new Promise((resolve) => setImmediate(resolve))
-    }, 0)
+    const read = (): [number, number, number] => [
+      rows(store, '$top=100').length,
+      rows(store, '$top=100', LINES).length,
+      rows(store, '$filter=Id le 20&$orderby=Customer').length,
+    ]
+    const outcome = await store.deleteInSlices(
+      command([{ relationKey: null, rows: masters(store, 1, 20) }]),
+      async () => {
+        seen.push(read())
+        await new Promise((resolve) => setImmediate(resolve))
+      },
+      0,
+    )
     expect(outcome).toMatchObject({ ok: true, result: { deleted: 20, cascaded: 40 } })
     // Planned (41 pauses), its 60 rows found (a pause after each but the last of each table: 58), then taken out of the
     // indexes (58): only whole states are seen.
@@ -127,22 +157,32 @@ describe('Store.deleteInSlices', () => {
     const [sliced, serial] = [newStore(), newStore()]
     // Orders 11 to 15 with their lines, and every line of orders 1 to 10 named on its own.
     const lines = Array.from({ length: 20 }, (_, i) => ref(sliced, i + 1, LINES))
-    const cmd = command([{ relationKey: null, rows: masters(sliced, 11, 15) }, { relationKey: LINES, rows: lines }])
+    const cmd = command([
+      { relationKey: null, rows: masters(sliced, 11, 15) },
+      { relationKey: LINES, rows: lines },
+    ])
     const identity = row(sliced, 15).IdRow
     const writes = (store: Store) => [save(store, [newOrder(0, { IdRow: identity })]), store.delete(command([{ relationKey: null, rows: [ref(store, 3)] }]))]
     let during: unknown
     let pauses = 0
-    const outcome = await sliced.deleteInSlices(cmd, async () => {
-      pauses++
-      // At the first pause after its rows are gone for reads: one row is out of the indexes, order 15 and every line still in them.
-      if (during === undefined && rows(sliced, '$top=100').length === 20) during = writes(sliced)
-      await new Promise((resolve) => setImmediate(resolve))
-    }, 0)
+    const outcome = await sliced.deleteInSlices(
+      cmd,
+      async () => {
+        pauses++
+        // At the first pause after its rows are gone for reads: one row is out of the indexes, order 15 and every line still in them.
+        if (during === undefined && rows(sliced, '$top=100').length === 20) during = writes(sliced)
+        await new Promise((resolve) => setImmediate(resolve))
+      },
+      0,
+    )
     // Planned (1 + 5 + 1 + 20 rows, 5 masters' lines), 35 rows of two tables found (33 pauses) and taken out of the indexes (33).
     expect(pauses).toBe(32 + 33 + 33)
     // (Its changes name the tables, which the writes since have changed: the results are compared.)
     const serialOutcome = serial.delete(cmd)
-    expect(outcome.ok && serialOutcome.ok && [outcome.result, serialOutcome.result]).toEqual([{ deleted: 25, cascaded: 10 }, { deleted: 25, cascaded: 10 }])
+    expect(outcome.ok && serialOutcome.ok && [outcome.result, serialOutcome.result]).toEqual([
+      { deleted: 25, cascaded: 10 },
+      { deleted: 25, cascaded: 10 },
+    ])
     const after = writes(serial)
     expect(during).toEqual(after)
     expect(after[0]).toMatchObject({ ok: true, result: { created: 2 } })
@@ -159,7 +199,13 @@ describe('Store.deleteInSlices', () => {
     const cmd = command([{ relationKey: null, rows: masters(sliced, 26, 2525) }])
     const pause = () => new Promise<void>((resolve) => setImmediate(resolve))
     expect(await sliced.deleteInSlices(cmd, pause, 0)).toEqual(serial.delete(cmd))
-    for (const store of [sliced, serial]) expect(save(store, Array.from({ length: 600 }, (_, i) => newOrder(i))).ok).toBe(true)
+    for (const store of [sliced, serial])
+      expect(
+        save(
+          store,
+          Array.from({ length: 600 }, (_, i) => newOrder(i)),
+        ).ok,
+      ).toBe(true)
     expect(count(sliced)).toEqual({ count: 25 + 500 + 600 })
     expect(snapshot(sliced)).toEqual(snapshot(serial))
     expect(rows(sliced, '$orderby=Id desc&$top=3')).toEqual(rows(serial, '$orderby=Id desc&$top=3'))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { DeleteCommand } from '../../src/store/types.ts'
+import type { DeleteCommand } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, q, recordingKeeper, row, rows, snapshot } from './support.ts'
 
 type Store = ReturnType<typeof newStore>
@@ -48,12 +48,20 @@ describe('delete', () => {
 
   it('counts in `deleted` exactly the rows named, not the detail rows deleted with their master', () => {
     const store = newStore()
-    const outcome = del(store, [{ relationKey: null, rows: [ref(store, 3), ref(store, 4)] }, { relationKey: LINES, rows: [ref(store, 1, LINES)] }])
+    const outcome = del(store, [
+      { relationKey: null, rows: [ref(store, 3), ref(store, 4)] },
+      { relationKey: LINES, rows: [ref(store, 1, LINES)] },
+    ])
     expect(outcome).toMatchObject({ ok: true, result: { deleted: 3, cascaded: 4 } })
   })
 
   it.each<[string, (s: Store) => DeleteCommand['groups'], string, string]>([
-    ['a stale TIMESTAMP', (s) => [{ relationKey: null, rows: [{ Id: 2, TIMESTAMP: row(s, 2).TIMESTAMP - 1 }] }], 'CONCURRENCY', 'master row 2 was changed by someone else'],
+    [
+      'a stale TIMESTAMP',
+      (s) => [{ relationKey: null, rows: [{ Id: 2, TIMESTAMP: row(s, 2).TIMESTAMP - 1 }] }],
+      'CONCURRENCY',
+      'master row 2 was changed by someone else',
+    ],
     ['an unknown Id', () => [{ relationKey: null, rows: [{ Id: 404, TIMESTAMP: 1 }] }], 'NOT_FOUND', 'master row 404 does not exist in storage Orders'],
     ['an unknown detail Id', () => [{ relationKey: LINES, rows: [{ Id: 404, TIMESTAMP: 1 }] }], 'NOT_FOUND', 'OrderLines row 404 does not exist'],
     ['a null TIMESTAMP', () => [{ relationKey: null, rows: [{ Id: 2, TIMESTAMP: null }] }], 'CONCURRENCY', 'TIMESTAMP null matches no row version'],
@@ -70,8 +78,22 @@ describe('delete', () => {
 
   it('reports every problem', () => {
     const store = newStore()
-    const outcome = del(store, [{ relationKey: null, rows: [{ Id: 404, TIMESTAMP: 1 }, { Id: 2, TIMESTAMP: 1 }] }])
-    expect(outcome).toMatchObject({ ok: false, returnStates: [{ code: 'NOT_FOUND', id: 404 }, { code: 'CONCURRENCY', id: 2 }] })
+    const outcome = del(store, [
+      {
+        relationKey: null,
+        rows: [
+          { Id: 404, TIMESTAMP: 1 },
+          { Id: 2, TIMESTAMP: 1 },
+        ],
+      },
+    ])
+    expect(outcome).toMatchObject({
+      ok: false,
+      returnStates: [
+        { code: 'NOT_FOUND', id: 404 },
+        { code: 'CONCURRENCY', id: 2 },
+      ],
+    })
   })
 
   it('keeps deleted Ids and Identity values from being handed out again', () => {
@@ -85,10 +107,12 @@ describe('delete', () => {
     const store = newStore()
     const cmd = { applicationId: APP, groups: [{ relationKey: null, rows: [ref(store, 3)] }] }
     // The commit listener hears of the planned delete before it is applied; one that throws stops it.
-    store.keep(recordingKeeper(() => {
-      expect(store.getRow(APP, null, 3)).not.toBeNull()
-      throw new Error('refused')
-    }))
+    store.keep(
+      recordingKeeper(() => {
+        expect(store.getRow(APP, null, 3)).not.toBeNull()
+        throw new Error('refused')
+      }),
+    )
     expect(() => store.delete(cmd)).toThrow('refused')
     expect(store.getRow(APP, null, 3)).not.toBeNull()
     store.keep(undefined)

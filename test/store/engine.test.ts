@@ -4,7 +4,7 @@
  * code units, both in a fresh sort and in a kept result that a later write updates in place.
  */
 import { describe, expect, it } from 'vitest'
-import type { SaveCommand, WireRow } from '../../src/store/types.ts'
+import type { SaveCommand, WireRow } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, row, rows } from './support.ts'
 
 function saveOk(store: ReturnType<typeof newStore>, masters: SaveCommand['masters']): void {
@@ -12,10 +12,17 @@ function saveOk(store: ReturnType<typeof newStore>, masters: SaveCommand['master
   if (!outcome.ok) throw new Error(`save failed: ${JSON.stringify(outcome.returnStates)}`)
 }
 
-const order = (customer: string | null, amount: number, tempId = -1): WireRow => ({ Id: tempId, IdRow: null, TIMESTAMP: null, Customer: customer, Amount: amount, Status: 'Open' })
+const order = (customer: string | null, amount: number, tempId = -1): WireRow => ({
+  Id: tempId,
+  IdRow: null,
+  TIMESTAMP: null,
+  Customer: customer,
+  Amount: amount,
+  Status: 'Open',
+})
 
 describe('a table that grows', () => {
-  it('keeps every row\'s values, the last row before each growth included', () => {
+  it("keeps every row's values, the last row before each growth included", () => {
     const store = newStore()
     const first = rows(store, '$orderby=Id desc&$top=1')[0] as { Id: number }
     // One row a save: the table grows each time its slots are full, with the row just written last.
@@ -24,7 +31,12 @@ describe('a table that grows', () => {
     for (let i = 1; i <= 200; i++) {
       const amount = i + 0.25
       const customer = `Grown ${i}`
-      saveOk(store, [{ row: order(customer, amount), details: [{ relationKey: LINES, rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: customer, Quantity: i, UnitPrice: amount }] }] }])
+      saveOk(store, [
+        {
+          row: order(customer, amount),
+          details: [{ relationKey: LINES, rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: customer, Quantity: i, UnitPrice: amount }] }],
+        },
+      ])
       written.push({ id: first.Id + i, amount, customer })
     }
     for (const { id, amount, customer } of written) {
@@ -44,7 +56,10 @@ describe('$orderby', () => {
 
   it('sorts nulls first ascending and last descending, text by code units (every capital before every small letter)', () => {
     const store = newStore()
-    saveOk(store, ['beta', 'Alpha', null, 'alpha', 'Beta'].map((customer, i) => ({ row: order(customer, 777, -(i + 1)), details: [] })))
+    saveOk(
+      store,
+      ['beta', 'Alpha', null, 'alpha', 'Beta'].map((customer, i) => ({ row: order(customer, 777, -(i + 1)), details: [] })),
+    )
     expect(customers(store, 'Customer')).toEqual([null, 'Alpha', 'Beta', 'alpha', 'beta'])
     expect(customers(store, 'Customer desc')).toEqual(['beta', 'alpha', 'Beta', 'Alpha', null])
   })

@@ -1,7 +1,7 @@
 /** The field rules as pure functions (src/store/field-rules.ts): what each rule lets through and what it refuses. */
 import { describe, expect, it } from 'vitest'
 import { duplicateValues, ruleDefinitionProblems, valueBreaches } from '../../src/store/field-rules.ts'
-import type { FieldDef } from '../../src/store/types.ts'
+import type { FieldDef } from '../../src/store/model/types.ts'
 
 const codes = (field: FieldDef, value: Parameters<typeof valueBreaches>[1], creating: boolean) => valueBreaches(field, value, creating).map((b) => b.code)
 
@@ -41,12 +41,30 @@ describe('valueBreaches', () => {
 
 describe('duplicateValues', () => {
   it('names each written row whose value another row holds, and never a row the save did not touch', () => {
-    const rows: Array<[number, string | null]> = [[1, 'A'], [2, 'B'], [3, null], [4, 'A'], [5, 'B'], [6, '']]
+    const rows: Array<[number, string | null]> = [
+      [1, 'A'],
+      [2, 'B'],
+      [3, null],
+      [4, 'A'],
+      [5, 'B'],
+      [6, ''],
+    ]
     expect(duplicateValues(rows, new Set([4]))).toEqual([{ id: 4, value: 'A', holder: 1 }])
     expect(duplicateValues(rows, new Set([3, 6]))).toEqual([])
-    expect(duplicateValues(rows, new Set([2, 5]))).toEqual([{ id: 2, value: 'B', holder: 5 }, { id: 5, value: 'B', holder: 2 }])
+    expect(duplicateValues(rows, new Set([2, 5]))).toEqual([
+      { id: 2, value: 'B', holder: 5 },
+      { id: 5, value: 'B', holder: 2 },
+    ])
     // 1 and '1' are different values, as their types are.
-    expect(duplicateValues([[1, 1], [2, '1']], new Set([2]))).toEqual([])
+    expect(
+      duplicateValues(
+        [
+          [1, 1],
+          [2, '1'],
+        ],
+        new Set([2]),
+      ),
+    ).toEqual([])
   })
 })
 

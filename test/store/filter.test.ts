@@ -3,8 +3,8 @@ import fc from 'fast-check'
 import { compileFilter, FilterCache, type Predicate } from '../../src/store/filter.ts'
 import { printFilter, type CompareOp, type FilterNode, type TextFunction } from '../../src/store/filter-ast.ts'
 import { MAX_FILTER_CONDITIONS, MAX_FILTER_NESTING, parseFilter, parseFilterInSlices } from '../../src/store/filter-parser.ts'
-import { queryReading } from '../../src/store/query-string.ts'
-import type { FieldType, Row } from '../../src/store/types.ts'
+import { queryReading } from '../../src/wire/query-string.ts'
+import type { FieldType, Row } from '../../src/store/model/types.ts'
 import { runs } from '../helpers/property-runs.ts'
 
 const FIELDS = new Map<string, FieldType>([
@@ -97,7 +97,7 @@ describe('compileFilter: text functions (case-sensitive)', () => {
 describe('compileFilter: logic and precedence (not > and > or)', () => {
   it.each<[string, number[]]>([
     ["Customer eq 'Acme' or Amount gt 200", [1, 3, 5]],
-    ["Amount gt 50 and Amount lt 500", [2, 3]],
+    ['Amount gt 50 and Amount lt 500', [2, 3]],
     // and binds tighter than or: Id eq 1 or (Id eq 2 and Amount gt 1000)
     ['Id eq 1 or Id eq 2 and Amount gt 1000', [1]],
     ['(Id eq 1 or Id eq 2) and Amount gt 50', [2]],
@@ -107,7 +107,7 @@ describe('compileFilter: logic and precedence (not > and > or)', () => {
     ['not not Id eq 3', [3]],
     ['Id eq 1 or Id eq 2 or Id eq 3', [1, 2, 3]],
     ['((Id eq 5))', [5]],
-    ["ID EQ 1 OR id eq 2".replace('ID', 'Id').replace('id', 'Id'), [1, 2]],
+    ['ID EQ 1 OR id eq 2'.replace('ID', 'Id').replace('id', 'Id'), [1, 2]],
     ['Id Eq 1 AND Amount GT 5', [1]],
   ])('%s -> %j', (text, expected) => expect(ids(text)).toEqual(expected))
 
@@ -190,7 +190,9 @@ describe('FilterCache', () => {
 describe('printFilter / parseFilter', () => {
   const fieldName = fc.constantFrom('Id', 'Customer', 'Amount', 'Status_2', '_x')
   const text = fc.string({ maxLength: 8 })
-  const number = fc.oneof(fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.double({ noNaN: true, noDefaultInfinity: true })).map((n) => Object.is(n, -0) ? 0 : n)
+  const number = fc
+    .oneof(fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.double({ noNaN: true, noDefaultInfinity: true }))
+    .map((n) => (Object.is(n, -0) ? 0 : n))
   const literal = fc.oneof(
     text.map((value) => ({ type: 'string' as const, value })),
     number.map((value) => ({ type: 'number' as const, value, raw: String(value) })),
@@ -198,8 +200,22 @@ describe('printFilter / parseFilter', () => {
     fc.constant({ type: 'null' as const }),
   )
   const leaf: fc.Arbitrary<FilterNode> = fc.oneof(
-    fc.record({ kind: fc.constant('compare' as const), op: fc.constantFrom<CompareOp>('eq', 'ne', 'gt', 'ge', 'lt', 'le'), field: fieldName, fieldPos: fc.constant(0), value: literal, valuePos: fc.constant(0) }),
-    fc.record({ kind: fc.constant('call' as const), fn: fc.constantFrom<TextFunction>('contains', 'startswith', 'endswith'), field: fieldName, fieldPos: fc.constant(0), value: text, valuePos: fc.constant(0) }),
+    fc.record({
+      kind: fc.constant('compare' as const),
+      op: fc.constantFrom<CompareOp>('eq', 'ne', 'gt', 'ge', 'lt', 'le'),
+      field: fieldName,
+      fieldPos: fc.constant(0),
+      value: literal,
+      valuePos: fc.constant(0),
+    }),
+    fc.record({
+      kind: fc.constant('call' as const),
+      fn: fc.constantFrom<TextFunction>('contains', 'startswith', 'endswith'),
+      field: fieldName,
+      fieldPos: fc.constant(0),
+      value: text,
+      valuePos: fc.constant(0),
+    }),
   )
   const tree = fc.letrec<{ node: FilterNode }>((tie) => ({
     node: fc.oneof(
@@ -211,7 +227,8 @@ describe('printFilter / parseFilter', () => {
   })).node
 
   /** Positions depend on the text, so compare trees without them. */
-  const withoutPositions = (node: unknown): unknown => JSON.parse(JSON.stringify(node, (key, value: unknown) => (key === 'fieldPos' || key === 'valuePos' ? undefined : value)))
+  const withoutPositions = (node: unknown): unknown =>
+    JSON.parse(JSON.stringify(node, (key, value: unknown) => (key === 'fieldPos' || key === 'valuePos' ? undefined : value)))
 
   it('parse(print(tree)) gives the same tree back, shape and precedence included', () => {
     fc.assert(
@@ -226,7 +243,8 @@ describe('printFilter / parseFilter', () => {
   it('read in slices (its tokens first, a window of a long quoted text at a time), a text parses as it does whole, errors and positions included', async () => {
     const pieces = { ...queryReading }
     // Printed trees, texts with quotes doubled, and texts broken in many ways (a piece of one, quotes left open, stray characters).
-    const broken = fc.tuple(tree.map(printFilter), fc.nat(), fc.constantFrom('', "'", "''", '(', ')', '$', ' and', "'x''"))
+    const broken = fc
+      .tuple(tree.map(printFilter), fc.nat(), fc.constantFrom('', "'", "''", '(', ')', '$', ' and', "'x''"))
       .map(([printed, at, insert]) => printed.slice(0, at % (printed.length + 1)) + insert + printed.slice(at % (printed.length + 1)))
     try {
       await fc.assert(
@@ -254,7 +272,7 @@ describe('printFilter / parseFilter', () => {
   })
 
   it('prints only the parentheses the shape needs', () => {
-    const parsed = parseFilter("(Id eq 1 or (Id eq 2 and not (Id eq 3))) and (Id eq 4 and Id eq 5)")
+    const parsed = parseFilter('(Id eq 1 or (Id eq 2 and not (Id eq 3))) and (Id eq 4 and Id eq 5)')
     expect(printFilter(parsed as FilterNode)).toBe('(Id eq 1 or Id eq 2 and not Id eq 3) and (Id eq 4 and Id eq 5)')
   })
 })

@@ -43,13 +43,29 @@ function apply(store: Store, change: Change, ids: number[]): void {
       return
     }
     case 'create': {
-      const saved = store.save({ applicationId: APP, userId: 1, masters: [{ row: { Id: -1, Customer: 'New' }, details: [{ relationKey: LINES, rows: [{ Id: -2, Product: 'New line' }] }] }] })
+      const saved = store.save({
+        applicationId: APP,
+        userId: 1,
+        masters: [{ row: { Id: -1, Customer: 'New' }, details: [{ relationKey: LINES, rows: [{ Id: -2, Product: 'New line' }] }] }],
+      })
       if (saved.ok) ids.push(Number(saved.result.primaryKeys.toObject()['-1']?.newKeys.Id))
       return
     }
     case 'upload': {
       const id = pick(change.at)
-      store.addAttachments((add) => add({ applicationId: APP, relationKey: null, parentId: id, folderId: null, isFolder: false, name: 'scan.pdf', mediaType: 'application/pdf', content: new Uint8Array([1, 2, 3]), userId: 1 }))
+      store.addAttachments((add) =>
+        add({
+          applicationId: APP,
+          relationKey: null,
+          parentId: id,
+          folderId: null,
+          isFolder: false,
+          name: 'scan.pdf',
+          mediaType: 'application/pdf',
+          content: new Uint8Array([1, 2, 3]),
+          userId: 1,
+        }),
+      )
       return
     }
     case 'lock':
@@ -58,7 +74,10 @@ function apply(store: Store, change: Change, ids: number[]): void {
 }
 
 const changeArbitrary: fc.Arbitrary<Change> = fc.oneof(
-  fc.record({ kind: fc.constantFrom('update' as const, 'delete' as const, 'upload' as const, 'lock' as const), at: fc.double({ min: 0, max: 0.999, noNaN: true }) }),
+  fc.record({
+    kind: fc.constantFrom('update' as const, 'delete' as const, 'upload' as const, 'lock' as const),
+    at: fc.double({ min: 0, max: 0.999, noNaN: true }),
+  }),
   fc.constant({ kind: 'create' as const }),
   fc.constant({ kind: 'delete-many' as const }),
 )

@@ -6,10 +6,7 @@ import { Lru } from '../../src/store/engine/lru.ts'
 describe('IntMap', () => {
   it('behaves like a Map, dense or sparse, and iterates dense keys ascending', () => {
     const key = fc.oneof(fc.integer({ min: 0, max: 200 }), fc.constantFrom(1e9, -5, 2.5))
-    const op = fc.oneof(
-      fc.tuple(fc.constant('set' as const), key, fc.string()),
-      fc.tuple(fc.constant('delete' as const), key, fc.constant('')),
-    )
+    const op = fc.oneof(fc.tuple(fc.constant('set' as const), key, fc.string()), fc.tuple(fc.constant('delete' as const), key, fc.constant('')))
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
         const map = new IntMap<string>()

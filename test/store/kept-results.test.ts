@@ -10,18 +10,21 @@ import { RowBytes } from '../../src/store/engine/row-bytes.ts'
 import { APP, defaultFixture, newStore, q, row, rows } from './support.ts'
 import { runs } from '../helpers/property-runs.ts'
 
-const QUERIES = [
-  "$filter=Status eq 'Open'&$orderby=Amount desc",
-  '$orderby=Customer asc,Amount asc',
-  '$filter=Amount gt 5000',
-  '$orderby=Id desc',
-  '',
-]
+const QUERIES = ["$filter=Status eq 'Open'&$orderby=Amount desc", '$orderby=Customer asc,Amount asc', '$filter=Amount gt 5000', '$orderby=Id desc', '']
 
-type Step = { kind: 'update'; id: number; amount: number; status: string } | { kind: 'create'; amount: number } | { kind: 'delete'; id: number } | { kind: 'read'; query: number }
+type Step =
+  | { kind: 'update'; id: number; amount: number; status: string }
+  | { kind: 'create'; amount: number }
+  | { kind: 'delete'; id: number }
+  | { kind: 'read'; query: number }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('update' as const), id: fc.integer({ min: 1, max: 60 }), amount: fc.integer({ min: 0, max: 20000 }), status: fc.constantFrom('Open', 'Closed', 'New') }),
+  fc.record({
+    kind: fc.constant('update' as const),
+    id: fc.integer({ min: 1, max: 60 }),
+    amount: fc.integer({ min: 0, max: 20000 }),
+    status: fc.constantFrom('Open', 'Closed', 'New'),
+  }),
   fc.record({ kind: fc.constant('create' as const), amount: fc.integer({ min: 0, max: 20000 }) }),
   fc.record({ kind: fc.constant('delete' as const), id: fc.integer({ min: 1, max: 60 }) }),
   fc.record({ kind: fc.constant('read' as const), query: fc.integer({ min: 0, max: QUERIES.length - 1 }) }),
@@ -38,7 +41,12 @@ describe('kept results, row bytes and compaction', () => {
           if (s.kind === 'update' || s.kind === 'delete') {
             const found = kept.getRow(APP, null, s.id)
             if (found === null) continue
-            if (s.kind === 'update') kept.save({ applicationId: APP, userId: 1, masters: [{ row: { Id: s.id, TIMESTAMP: found.row.TIMESTAMP, Amount: s.amount, Status: s.status }, details: [] }] })
+            if (s.kind === 'update')
+              kept.save({
+                applicationId: APP,
+                userId: 1,
+                masters: [{ row: { Id: s.id, TIMESTAMP: found.row.TIMESTAMP, Amount: s.amount, Status: s.status }, details: [] }],
+              })
             else kept.delete({ applicationId: APP, groups: [{ relationKey: null, rows: [{ Id: s.id, TIMESTAMP: found.row.TIMESTAMP }] }] })
           } else if (s.kind === 'create') {
             kept.save({ applicationId: APP, userId: 1, masters: [{ row: { Id: -1, Customer: 'Made', Amount: s.amount, Status: 'Open' }, details: [] }] })

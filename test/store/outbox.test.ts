@@ -3,7 +3,15 @@ import { createOutbox, MAX_MAILS, MAX_OUTBOX_CHARS } from '../../src/store/outbo
 
 /** The outbox keeps what a client queued, bounded in mails and in characters: the oldest leave first. */
 describe('the outbox', () => {
-  const mail = (subject: string, body = '') => ({ queuedAt: '2026-11-01T09:00:00.000Z', workspaceId: 'w', providerId: 'p', from: 'f@x', to: ['a@x'], subject, body })
+  const mail = (subject: string, body = '') => ({
+    queuedAt: '2026-11-01T09:00:00.000Z',
+    workspaceId: 'w',
+    providerId: 'p',
+    from: 'f@x',
+    to: ['a@x'],
+    subject,
+    body,
+  })
 
   it(`keeps the last ${MAX_MAILS} mails`, () => {
     const outbox = createOutbox()

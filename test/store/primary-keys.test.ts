@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { PrimaryKeys } from '../../src/store/primary-keys.ts'
+import { PrimaryKeys } from '../../src/store/model/primary-keys.ts'
 
 /** A master's new keys as the save writes them: JSON members, names of any characters. */
 const newKeys = fc.dictionary(fc.string(), fc.nat().map(String), { minKeys: 1, maxKeys: 4 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { quote } from '../../src/store/filter-ast.ts'
-import type { SaveCommand, WireRow } from '../../src/store/types.ts'
+import type { SaveCommand, WireRow } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, q, row, rows, snapshot } from './support.ts'
 import { runs } from '../helpers/property-runs.ts'
 
@@ -10,17 +10,19 @@ const rarely = <T, U>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<U>): fc.Arbitrar
   fc.oneof({ arbitrary: usual as fc.Arbitrary<T | U>, weight: 12 }, { arbitrary: odd as fc.Arbitrary<T | U>, weight: 1 })
 
 /** A master row as a test intends it; TIMESTAMP is resolved against the store when sent. */
-const wireRow = fc.record(
-  {
-    Id: rarely(fc.oneof(fc.constantFrom(-1, -2, -3), fc.integer({ min: 1, max: 25 })), fc.constantFrom(26, 999)),
-    stamp: rarely(fc.constant('current'), fc.constantFrom('stale', 'none')),
-    Customer: rarely(fc.oneof(fc.string({ maxLength: 6 }), fc.constant(null)), fc.integer()),
-    Amount: rarely(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constant('12')),
-    IdRow: rarely(fc.constant(null), fc.integer({ min: 1000, max: 1030 })),
-    Colour: fc.constant('red'),
-  },
-  { requiredKeys: ['Id', 'stamp'] },
-).map(({ Colour, ...rest }) => (Colour !== undefined && rest.Id === 999 ? { ...rest, Colour } : rest))
+const wireRow = fc
+  .record(
+    {
+      Id: rarely(fc.oneof(fc.constantFrom(-1, -2, -3), fc.integer({ min: 1, max: 25 })), fc.constantFrom(26, 999)),
+      stamp: rarely(fc.constant('current'), fc.constantFrom('stale', 'none')),
+      Customer: rarely(fc.oneof(fc.string({ maxLength: 6 }), fc.constant(null)), fc.integer()),
+      Amount: rarely(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constant('12')),
+      IdRow: rarely(fc.constant(null), fc.integer({ min: 1000, max: 1030 })),
+      Colour: fc.constant('red'),
+    },
+    { requiredKeys: ['Id', 'stamp'] },
+  )
+  .map(({ Colour, ...rest }) => (Colour !== undefined && rest.Id === 999 ? { ...rest, Colour } : rest))
 
 const saveCase = fc.array(
   fc.record({
@@ -76,13 +78,24 @@ describe('properties of the store', () => {
   })
 
   const value = fc.oneof(
-    fc.constantFrom('Status', 'Customer').chain((field) => fc.constantFrom('Open', 'New', 'Shipped', 'Bergmann Logistik GmbH', 'Fourth Coffee', 'M').map((v) => `${field} ${'eq'} ${quote(v)}`)),
-    fc.tuple(fc.constantFrom('Amount', 'Id', 'IdRow', 'ROW_ORDER'), fc.constantFrom('eq', 'ne', 'gt', 'ge', 'lt', 'le'), fc.integer({ min: 0, max: 20000 })).map(([f, op, n]) => `${f} ${op} ${n}`),
-    fc.tuple(fc.constantFrom('contains', 'startswith', 'endswith'), fc.constantFrom('Customer', 'Status'), fc.constantFrom('a', 'e', 'GmbH', 'O', 'Co')).map(([fn, f, v]) => `${fn}(${f},${quote(v)})`),
+    fc
+      .constantFrom('Status', 'Customer')
+      .chain((field) => fc.constantFrom('Open', 'New', 'Shipped', 'Bergmann Logistik GmbH', 'Fourth Coffee', 'M').map((v) => `${field} ${'eq'} ${quote(v)}`)),
+    fc
+      .tuple(fc.constantFrom('Amount', 'Id', 'IdRow', 'ROW_ORDER'), fc.constantFrom('eq', 'ne', 'gt', 'ge', 'lt', 'le'), fc.integer({ min: 0, max: 20000 }))
+      .map(([f, op, n]) => `${f} ${op} ${n}`),
+    fc
+      .tuple(fc.constantFrom('contains', 'startswith', 'endswith'), fc.constantFrom('Customer', 'Status'), fc.constantFrom('a', 'e', 'GmbH', 'O', 'Co'))
+      .map(([fn, f, v]) => `${fn}(${f},${quote(v)})`),
     fc.constantFrom('CT_ATTACHMENTS eq null', 'CT_ATTACHMENTS ne null', "Customer ne 'Tailspin Toys'"),
   )
   const filter = fc.letrec<{ f: string }>((tie) => ({
-    f: fc.oneof({ depthSize: 'small' }, value, fc.tuple(tie('f'), fc.constantFrom('and', 'or'), tie('f')).map(([a, op, b]) => `(${a}) ${op} (${b})`), tie('f').map((a) => `not (${a})`)),
+    f: fc.oneof(
+      { depthSize: 'small' },
+      value,
+      fc.tuple(tie('f'), fc.constantFrom('and', 'or'), tie('f')).map(([a, op, b]) => `(${a}) ${op} (${b})`),
+      tie('f').map((a) => `not (${a})`),
+    ),
   })).f
   const order = fc.subarray(['Status', 'Customer', 'Amount desc', 'DT_CREATION desc', 'IdRow'], { minLength: 0, maxLength: 3 })
 

@@ -3,7 +3,7 @@
  * read long texts in pieces (a character at a time, each option decoded whole, every unknown option
  * listed). Kept as it was, so the parse in pieces can be held to it over generated texts.
  */
-import type { OrderItem, ParsedQuery, QueryError } from '../../src/store/types.ts'
+import type { OrderItem, ParsedQuery, QueryError } from '../../src/store/model/types.ts'
 
 /**
  * The `query` text of Get Items / Get Items Count (and the older GET form's URL query):
@@ -23,7 +23,17 @@ import type { OrderItem, ParsedQuery, QueryError } from '../../src/store/types.t
  *   spells the relation key parameter several ways.
  */
 export function parseQueryStringAsBefore(text: string): ParsedQuery | QueryError {
-  const query: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false, quotedAmpersand: false }
+  const query: ParsedQuery = {
+    top: null,
+    skip: 0,
+    orderBy: [],
+    filter: null,
+    relationKey: null,
+    inlineCount: false,
+    ignoredOptions: [],
+    emptyRelationKey: false,
+    quotedAmpersand: false,
+  }
   const seen = new Set<string>()
   const parts = splitParameters(text)
   query.quotedAmpersand = parts.quotedAmpersand

@@ -1,11 +1,21 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { decodePercent, MAX_IGNORED_OPTIONS, parseQueryString, parseQueryStringInSlices, queryReading } from '../../src/store/query-string.ts'
+import { decodePercent, MAX_IGNORED_OPTIONS, parseQueryString, parseQueryStringInSlices, queryReading } from '../../src/wire/query-string.ts'
 import { parseQueryStringAsBefore } from './query-string-reference.ts'
 import { runs } from '../helpers/property-runs.ts'
-import type { ParsedQuery } from '../../src/store/types.ts'
+import type { ParsedQuery } from '../../src/store/model/types.ts'
 
-const NONE: ParsedQuery = { top: null, skip: 0, orderBy: [], filter: null, relationKey: null, inlineCount: false, ignoredOptions: [], emptyRelationKey: false, quotedAmpersand: false }
+const NONE: ParsedQuery = {
+  top: null,
+  skip: 0,
+  orderBy: [],
+  filter: null,
+  relationKey: null,
+  inlineCount: false,
+  ignoredOptions: [],
+  emptyRelationKey: false,
+  quotedAmpersand: false,
+}
 
 describe('parseQueryString: what it understands', () => {
   it.each<[string, Partial<ParsedQuery>]>([
@@ -14,13 +24,16 @@ describe('parseQueryString: what it understands', () => {
     ['$top=0&$skip=40', { top: 0, skip: 40 }],
     ['$orderby=Customer', { orderBy: [{ field: 'Customer', direction: 'asc' }] }],
     ['$orderby=Amount desc', { orderBy: [{ field: 'Amount', direction: 'desc' }] }],
-    ['$orderby=Status ASC, Amount DESC,Id', {
-      orderBy: [
-        { field: 'Status', direction: 'asc' },
-        { field: 'Amount', direction: 'desc' },
-        { field: 'Id', direction: 'asc' },
-      ],
-    }],
+    [
+      '$orderby=Status ASC, Amount DESC,Id',
+      {
+        orderBy: [
+          { field: 'Status', direction: 'asc' },
+          { field: 'Amount', direction: 'desc' },
+          { field: 'Id', direction: 'asc' },
+        ],
+      },
+    ],
     ["$filter=Customer eq 'Acme'", { filter: "Customer eq 'Acme'" }],
     ['relationKey=OrderLines', { relationKey: 'OrderLines' }],
     ['RelationKey=OrderLines', { relationKey: 'OrderLines' }],
@@ -39,7 +52,12 @@ describe('parseQueryString: what it understands', () => {
   })
 
   it('keeps an ampersand inside a quoted filter value, and says so (the caller warns: the text is &-separated)', () => {
-    expect(parseQueryString("$filter=Customer eq 'Hoffmann & Söhne KG'&$top=1")).toEqual({ ...NONE, filter: "Customer eq 'Hoffmann & Söhne KG'", top: 1, quotedAmpersand: true })
+    expect(parseQueryString("$filter=Customer eq 'Hoffmann & Söhne KG'&$top=1")).toEqual({
+      ...NONE,
+      filter: "Customer eq 'Hoffmann & Söhne KG'",
+      top: 1,
+      quotedAmpersand: true,
+    })
     // Outside quotes, or encoded, an ampersand is no such case.
     expect(parseQueryString("$filter=Customer eq 'O''Brien'&$top=1")).toEqual({ ...NONE, filter: "Customer eq 'O''Brien'", top: 1 })
     expect(parseQueryString("$filter=Customer eq 'A%26B'")).toEqual({ ...NONE, filter: "Customer eq 'A&B'" })
@@ -51,7 +69,11 @@ describe('parseQueryString: what it understands', () => {
   })
 
   it('reads + as a space, as %20 is read, and %2B as a plus (form-encoded text)', () => {
-    expect(parseQueryString("$filter=Customer+eq+'North+Wind'&$orderby=Id+desc")).toEqual({ ...NONE, filter: "Customer eq 'North Wind'", orderBy: [{ field: 'Id', direction: 'desc' }] })
+    expect(parseQueryString("$filter=Customer+eq+'North+Wind'&$orderby=Id+desc")).toEqual({
+      ...NONE,
+      filter: "Customer eq 'North Wind'",
+      orderBy: [{ field: 'Id', direction: 'desc' }],
+    })
     expect(parseQueryString("$filter=Customer%20eq%20'North%20Wind'")).toEqual({ ...NONE, filter: "Customer eq 'North Wind'" })
     expect(parseQueryString("$filter=Phone eq '%2B49 30'")).toEqual({ ...NONE, filter: "Phone eq '+49 30'" })
   })
@@ -65,7 +87,7 @@ describe('parseQueryString: what it understands', () => {
 
 describe('parseQueryString: errors say what was not understood', () => {
   it.each([
-    ['$top=-1', '$top must be a non-negative integer, got \'-1\''],
+    ['$top=-1', "$top must be a non-negative integer, got '-1'"],
     ['$top=ten', "$top must be a non-negative integer, got 'ten'"],
     ['$skip=1.5', "$skip must be a non-negative integer, got '1.5'"],
     ['$top=99999999999999999999', '$top must be a whole number up to 9007199254740991, got a number of 20 digits; leave $top out to read every row'],
@@ -86,7 +108,33 @@ describe('parseQueryString: errors say what was not understood', () => {
 describe('parseQueryString: a long text read in pieces answers as the text read whole', () => {
   const pieces = { ...queryReading }
   afterEach(() => Object.assign(queryReading, pieces))
-  const unit = fc.constantFrom('%41', '%E2%82%AC', '%C3', '%A9', '%ED%A0%80', '%80', '%', '%4', '+', '&', "'", '=', 'a', 'A', '4', ' ', '$top', '$filter', '$orderby', '$skip', 'relationKey', '$inlinecount', 'Id', 'é', '😀')
+  const unit = fc.constantFrom(
+    '%41',
+    '%E2%82%AC',
+    '%C3',
+    '%A9',
+    '%ED%A0%80',
+    '%80',
+    '%',
+    '%4',
+    '+',
+    '&',
+    "'",
+    '=',
+    'a',
+    'A',
+    '4',
+    ' ',
+    '$top',
+    '$filter',
+    '$orderby',
+    '$skip',
+    'relationKey',
+    '$inlinecount',
+    'Id',
+    'é',
+    '😀',
+  )
   const text = fc.array(unit, { maxLength: 60 }).map((units) => units.join(''))
 
   it('whatever the size of a piece (fixed seed)', () => {

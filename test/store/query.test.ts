@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeRowVersion } from '../../src/store/row-version.ts'
+import { decodeRowVersion } from '../../src/wire/row-version.ts'
 import { APP, LINES, newStore, q, row, rows } from './support.ts'
 
 const store = newStore()
@@ -11,10 +11,28 @@ describe('queryRows: master rows', () => {
     expect(idsOf(all)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1))
     const first = all[0] as Record<string, unknown>
     expect(Object.keys(first)).toEqual([
-      'Id', 'IdRow', 'Customer', 'Amount', 'Status',
-      'CT_ATTACHMENTS', 'DT_CREATION', 'DT_LAST_UPDATE', 'ROW_ORDER', 'TIMESTAMP', 'USER_ID_CREATION', 'USER_ID_LAST_UPDATE',
+      'Id',
+      'IdRow',
+      'Customer',
+      'Amount',
+      'Status',
+      'CT_ATTACHMENTS',
+      'DT_CREATION',
+      'DT_LAST_UPDATE',
+      'ROW_ORDER',
+      'TIMESTAMP',
+      'USER_ID_CREATION',
+      'USER_ID_LAST_UPDATE',
     ])
-    expect(first).toMatchObject({ Id: 1, IdRow: 1001, Customer: 'Bergmann Logistik GmbH', Status: 'Invoiced', CT_ATTACHMENTS: 3, ROW_ORDER: 1, USER_ID_CREATION: 1 })
+    expect(first).toMatchObject({
+      Id: 1,
+      IdRow: 1001,
+      Customer: 'Bergmann Logistik GmbH',
+      Status: 'Invoiced',
+      CT_ATTACHMENTS: 3,
+      ROW_ORDER: 1,
+      USER_ID_CREATION: 1,
+    })
     expect(decodeRowVersion(first.TIMESTAMP as string)).toBe(row(store, 1).TIMESTAMP)
     expect((all[1] as Record<string, unknown>).CT_ATTACHMENTS).toBeNull()
   })
@@ -38,7 +56,13 @@ describe('queryRows: master rows', () => {
     const ordered = rows(store, '$orderby=Status asc,Amount desc')
     const expected = rows(store, '')
       .slice()
-      .sort((a, b) => (a.Status === b.Status ? (b.Amount as number) - (a.Amount as number) || (a.Id as number) - (b.Id as number) : (a.Status as string) < (b.Status as string) ? -1 : 1))
+      .sort((a, b) =>
+        a.Status === b.Status
+          ? (b.Amount as number) - (a.Amount as number) || (a.Id as number) - (b.Id as number)
+          : (a.Status as string) < (b.Status as string)
+            ? -1
+            : 1,
+      )
     expect(idsOf(ordered)).toEqual(idsOf(expected))
     expect(ordered[0]?.Status).toBe('Cancelled')
   })
@@ -52,16 +76,16 @@ describe('queryRows: master rows', () => {
   })
 
   it('filters and orders by system fields too', () => {
-    expect(idsOf(rows(store, "$filter=IdRow ge 1024"))).toEqual([24, 25])
+    expect(idsOf(rows(store, '$filter=IdRow ge 1024'))).toEqual([24, 25])
     expect(idsOf(rows(store, '$filter=CT_ATTACHMENTS ne null'))).toEqual([1])
-    expect(idsOf(rows(store, "$filter=DT_CREATION lt 20240311000000"))).toEqual([1, 2, 3])
+    expect(idsOf(rows(store, '$filter=DT_CREATION lt 20240311000000'))).toEqual([1, 2, 3])
     expect(idsOf(rows(store, '$orderby=ROW_ORDER desc&$top=2'))).toEqual([25, 24])
   })
 
   it.each<[string, string, string]>([
     ['$orderby=Colour', 'UNKNOWN_FIELD', '$orderby: unknown field Colour in storage Orders'],
     ["$filter=Colour eq 'red'", 'UNKNOWN_FIELD', 'unknown field Colour'],
-    ["$filter=Customer eq", 'BAD_FILTER', "$filter, character 12: expected a value after 'eq'"],
+    ['$filter=Customer eq', 'BAD_FILTER', "$filter, character 12: expected a value after 'eq'"],
   ])('refuses %s with %s', (text, error, message) => {
     const result = store.queryRows(APP, null, q(text), [])
     expect(result).toMatchObject({ error })
@@ -115,7 +139,10 @@ describe('queryRows: hidden fields', () => {
   })
 
   it('treats a hidden field as unknown in $filter and $orderby (filtering would reveal it)', () => {
-    expect(store.queryRows(APP, null, q('$filter=Amount gt 100'), ['Amount'])).toMatchObject({ error: 'UNKNOWN_FIELD', message: '$filter: unknown field Amount in storage Orders' })
+    expect(store.queryRows(APP, null, q('$filter=Amount gt 100'), ['Amount'])).toMatchObject({
+      error: 'UNKNOWN_FIELD',
+      message: '$filter: unknown field Amount in storage Orders',
+    })
     expect(store.queryRows(APP, null, q('$orderby=Amount'), ['Amount'])).toMatchObject({ error: 'UNKNOWN_FIELD' })
     expect(store.countRows(APP, null, q('$filter=Amount gt 100'), ['Amount'])).toMatchObject({ error: 'UNKNOWN_FIELD' })
   })

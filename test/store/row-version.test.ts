@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { decodeRowVersion, encodeRowVersion } from '../../src/store/row-version.ts'
+import { decodeRowVersion, encodeRowVersion } from '../../src/wire/row-version.ts'
 
 describe('encodeRowVersion', () => {
   it.each([

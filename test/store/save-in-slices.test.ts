@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Store } from '../../src/store/store.ts'
 import { DataReplaced } from '../../src/store/epoch.ts'
-import type { SaveCommand, WireRow } from '../../src/store/types.ts'
+import type { SaveCommand, WireRow } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, row, rows, snapshot } from './support.ts'
 
 const newOrder = (i: number): SaveCommand['masters'][number] => ({
@@ -14,15 +14,22 @@ const newOrder = (i: number): SaveCommand['masters'][number] => ({
   details: [{ relationKey: LINES, rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'P', Quantity: 1, UnitPrice: 2 } as WireRow] }],
 })
 const command = (masters: SaveCommand['masters']): SaveCommand => ({ applicationId: APP, userId: 1, masters })
-const update = (store: Store, id: number, values: Record<string, unknown>): SaveCommand['masters'][number] => ({ row: { Id: id, TIMESTAMP: row(store, id).TIMESTAMP, ...values } as WireRow, details: [] })
+const update = (store: Store, id: number, values: Record<string, unknown>): SaveCommand['masters'][number] => ({
+  row: { Id: id, TIMESTAMP: row(store, id).TIMESTAMP, ...values } as WireRow,
+  details: [],
+})
 
 /** Saves in slices, running `between` at the first pause (or at pause `at`); answers the outcome and how many pauses. */
 async function inSlices(store: Store, cmd: SaveCommand, between?: () => void, at = 0) {
   let pauses = 0
-  const outcome = await store.saveInSlices(cmd, async () => {
-    if (pauses++ === at) between?.()
-    await new Promise((resolve) => setImmediate(resolve))
-  }, 0)
+  const outcome = await store.saveInSlices(
+    cmd,
+    async () => {
+      if (pauses++ === at) between?.()
+      await new Promise((resolve) => setImmediate(resolve))
+    },
+    0,
+  )
   return { outcome, pauses }
 }
 
@@ -47,7 +54,11 @@ describe('Store.saveInSlices', () => {
   })
 
   it.each([
-    ['a save of a row it updates too, planned before it: refused (CONCURRENCY)', (store: Store) => void store.save(command([update(store, 1, { Customer: 'meanwhile' })])), 'CONCURRENCY'],
+    [
+      'a save of a row it updates too, planned before it: refused (CONCURRENCY)',
+      (store: Store) => void store.save(command([update(store, 1, { Customer: 'meanwhile' })])),
+      'CONCURRENCY',
+    ],
     ['a lock of a row it updates: refused (LOCKED)', (store: Store) => void store.lock(APP, null, [1]), 'LOCKED'],
     ['a save of new rows: the Ids after theirs', (store: Store) => void store.save(command([newOrder(0)])), null],
   ])('after a write between its slices (%s), ends as if it had come after it', async (_name, write, refused) => {
@@ -82,8 +93,12 @@ describe('Store.saveInSlices', () => {
     store.reset()
     const stale = { epoch: stamp }
     expect(() => store.save({ ...command([newOrder(0)]), ...stale })).toThrow(DataReplaced)
-    expect(() => store.delete({ applicationId: APP, groups: [{ relationKey: null, rows: [{ Id: 1, TIMESTAMP: row(store, 1).TIMESTAMP }] }], ...stale })).toThrow(DataReplaced)
-    expect(() => store.runAction({ applicationId: APP, actionId: 'c0ffee00-0000-4000-8000-000000000001', userId: 1, parameters: [{ key: 'Ids', value: '1' }], ...stale })).toThrow(DataReplaced)
+    expect(() =>
+      store.delete({ applicationId: APP, groups: [{ relationKey: null, rows: [{ Id: 1, TIMESTAMP: row(store, 1).TIMESTAMP }] }], ...stale }),
+    ).toThrow(DataReplaced)
+    expect(() =>
+      store.runAction({ applicationId: APP, actionId: 'c0ffee00-0000-4000-8000-000000000001', userId: 1, parameters: [{ key: 'Ids', value: '1' }], ...stale }),
+    ).toThrow(DataReplaced)
     expect(() => store.reserveIdentities(APP, '5e7d0c1a-1111-4111-8111-000000000001', 'IdRow', 1, stamp)).toThrow(DataReplaced)
     const fresh = newStore()
     fresh.reset()
@@ -97,11 +112,15 @@ describe('Store.saveInSlices', () => {
     const before = rows(store, '$orderby=Id desc&$top=100').length
     const seen: number[] = []
     let pauses = 0
-    const outcome = await store.saveInSlices(command(masters), async () => {
-      pauses++
-      seen.push(rows(store, '$orderby=Id desc&$top=100').length, rows(store, '$top=200', LINES).length)
-      await new Promise((resolve) => setImmediate(resolve))
-    }, 0)
+    const outcome = await store.saveInSlices(
+      command(masters),
+      async () => {
+        pauses++
+        seen.push(rows(store, '$orderby=Id desc&$top=100').length, rows(store, '$top=200', LINES).length)
+        await new Promise((resolve) => setImmediate(resolve))
+      },
+      0,
+    )
     expect(outcome.ok).toBe(true)
     // 29 pauses planning, 59 staging the 60 new rows: every read among them saw the store as it was.
     expect(pauses).toBe(29 + 59)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { encodeRowVersion } from '../../src/store/row-version.ts'
-import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/types.ts'
+import { encodeRowVersion } from '../../src/wire/row-version.ts'
+import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/model/types.ts'
 import { APP, fixedDeps, LINES, newStore, recordingKeeper, row, rows, snapshot } from './support.ts'
 
 /** NOW as the DateTime number the store stamps (the default fixture's zone is UTC). */
@@ -29,22 +29,40 @@ describe('save: create', () => {
     const store = newStore()
     const before = store.currentRowVersion()
     const result = okResult(
-      save(store, [
-        master({ Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Zeta Foods', Amount: 12.5, Status: 'New' }, [
-          { relationKey: LINES, rows: [
-            { Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Crate', Quantity: 2, UnitPrice: 5 },
-            { Id: -2, IdRow: null, TIMESTAMP: null, Product: 'Lid', Quantity: 5, UnitPrice: 0.5 },
-          ] },
-        ]),
-      ], 1),
+      save(
+        store,
+        [
+          master({ Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Zeta Foods', Amount: 12.5, Status: 'New' }, [
+            {
+              relationKey: LINES,
+              rows: [
+                { Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Crate', Quantity: 2, UnitPrice: 5 },
+                { Id: -2, IdRow: null, TIMESTAMP: null, Product: 'Lid', Quantity: 5, UnitPrice: 0.5 },
+              ],
+            },
+          ]),
+        ],
+        1,
+      ),
     )
     const { primaryKeys, ...counted } = result
     expect(counted).toEqual({ created: 3, updated: 0, identityField: 'IdRow', storageName: 'Orders', firstMasterId: 26 })
-    expect(primaryKeys.toObject()).toEqual({ '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines:-1': '51', 'OrderLines[1]': '52', 'OrderLines:-2': '52' } } })
+    expect(primaryKeys.toObject()).toEqual({
+      '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines:-1': '51', 'OrderLines[1]': '52', 'OrderLines:-2': '52' } },
+    })
     expect(row(store, 26)).toEqual({
-      Id: 26, IdRow: 1026, Customer: 'Zeta Foods', Amount: 12.5, Status: 'New',
-      CT_ATTACHMENTS: null, DT_CREATION: NOW_STAMP, DT_LAST_UPDATE: NOW_STAMP, ROW_ORDER: 26,
-      TIMESTAMP: before + 1, USER_ID_CREATION: 1, USER_ID_LAST_UPDATE: 1,
+      Id: 26,
+      IdRow: 1026,
+      Customer: 'Zeta Foods',
+      Amount: 12.5,
+      Status: 'New',
+      CT_ATTACHMENTS: null,
+      DT_CREATION: NOW_STAMP,
+      DT_LAST_UPDATE: NOW_STAMP,
+      ROW_ORDER: 26,
+      TIMESTAMP: before + 1,
+      USER_ID_CREATION: 1,
+      USER_ID_LAST_UPDATE: 1,
     })
     expect(row(store, 51, LINES)).toMatchObject({ MasterId: 26, Product: 'Crate', IdRow: 5051, ROW_ORDER: 51, TIMESTAMP: before + 2 })
     expect(row(store, 52, LINES)).toMatchObject({ MasterId: 26, Product: 'Lid', IdRow: 5052, TIMESTAMP: before + 3 })
@@ -74,7 +92,9 @@ describe('save: create', () => {
     const outcome = save(store, [master({ Id: -1, Customer: 'Fine' }), master({ Id: -2, IdRow: 1005, Customer: 'Clash' })])
     expect(outcome).toEqual({
       ok: false,
-      returnStates: [{ code: 'DUPLICATE_KEY', message: 'new master row -2: IdRow 1005 is already taken in storage Orders', relationKey: null, id: -2, field: 'IdRow' }],
+      returnStates: [
+        { code: 'DUPLICATE_KEY', message: 'new master row -2: IdRow 1005 is already taken in storage Orders', relationKey: null, id: -2, field: 'IdRow' },
+      ],
     })
     expect(snapshot(store)).toBe(before)
     // The failed plan did not consume Ids or Identity values either.
@@ -100,16 +120,16 @@ describe('save: create', () => {
   it('refuses a temporary Id used twice among the masters (DUPLICATE_TEMPORARY_ID)', () => {
     const store = newStore()
     const outcome = save(store, [master({ Id: -1 }), master({ Id: -1 })])
-    expect(outcome).toMatchObject({ ok: false, returnStates: [{ code: 'DUPLICATE_TEMPORARY_ID', id: -1, relationKey: null, message: 'temporary Id -1 is used twice among the masters of this request' }] })
+    expect(outcome).toMatchObject({
+      ok: false,
+      returnStates: [{ code: 'DUPLICATE_TEMPORARY_ID', id: -1, relationKey: null, message: 'temporary Id -1 is used twice among the masters of this request' }],
+    })
   })
 
   it('allows detail temporary Id -1 under two masters (keys are per master)', () => {
     const store = newStore()
     const line = { Id: -1, Product: 'P', Quantity: 1, UnitPrice: 1 }
-    const ok = okResult(save(store, [
-      master({ Id: -1 }, [{ relationKey: LINES, rows: [line] }]),
-      master({ Id: -2 }, [{ relationKey: LINES, rows: [line] }]),
-    ]))
+    const ok = okResult(save(store, [master({ Id: -1 }, [{ relationKey: LINES, rows: [line] }]), master({ Id: -2 }, [{ relationKey: LINES, rows: [line] }])]))
     expect(ok.primaryKeys.toObject()).toEqual({
       '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines:-1': '51' } },
       '-2': { newKeys: { Id: '27', IdRow: '1027', 'OrderLines[0]': '52', 'OrderLines:-1': '52' } },
@@ -122,18 +142,28 @@ describe('save: create', () => {
     const ok = okResult(save(store, [master({ Id: -1 }, [{ relationKey: LINES, rows: [line('A'), line('B'), line('C')] }])]))
     expect(ok.created).toBe(4)
     // `OrderLines:-1` would be ambiguous, so only the positions name the new rows.
-    expect(ok.primaryKeys.toObject()).toEqual({ '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines[1]': '52', 'OrderLines[2]': '53' } } })
+    expect(ok.primaryKeys.toObject()).toEqual({
+      '-1': { newKeys: { Id: '26', IdRow: '1026', 'OrderLines[0]': '51', 'OrderLines[1]': '52', 'OrderLines[2]': '53' } },
+    })
     expect([51, 52, 53].map((id) => row(store, id, LINES).Product)).toEqual(['A', 'B', 'C'])
   })
 
-  it('counts positions among all the master\'s rows of a relation key, updated rows included', () => {
+  it("counts positions among all the master's rows of a relation key, updated rows included", () => {
     const store = newStore()
     const existing = row(store, 1, LINES)
-    const ok = okResult(save(store, [
-      master({ Id: 1, TIMESTAMP: row(store, 1).TIMESTAMP }, [
-        { relationKey: LINES, rows: [{ Id: 1, TIMESTAMP: existing.TIMESTAMP, Quantity: 3 }, { Id: -1, Product: 'New' }] },
+    const ok = okResult(
+      save(store, [
+        master({ Id: 1, TIMESTAMP: row(store, 1).TIMESTAMP }, [
+          {
+            relationKey: LINES,
+            rows: [
+              { Id: 1, TIMESTAMP: existing.TIMESTAMP, Quantity: 3 },
+              { Id: -1, Product: 'New' },
+            ],
+          },
+        ]),
       ]),
-    ]))
+    )
     expect(ok.primaryKeys.toObject()).toEqual({ '1': { newKeys: { 'OrderLines[1]': '51', 'OrderLines:-1': '51' } } })
   })
 
@@ -145,7 +175,7 @@ describe('save: create', () => {
     expect(save(newStore(), [master({ Id: -1, TIMESTAMP: 5 })])).toMatchObject({ ok: false, returnStates: [{ code: 'INVALID_VALUE', field: 'TIMESTAMP' }] })
   })
 
-  it('sets a new detail row\'s master field to the master\'s real Id, whatever was sent', () => {
+  it("sets a new detail row's master field to the master's real Id, whatever was sent", () => {
     const store = newStore()
     okResult(save(store, [master({ Id: -1 }, [{ relationKey: LINES, rows: [{ Id: -1, MasterId: -1, Product: 'X' }] }])]))
     expect(row(store, 51, LINES).MasterId).toBe(26)
@@ -211,7 +241,11 @@ describe('save: update', () => {
   it('ignores system fields other than Id, TIMESTAMP and the Identity field', () => {
     const store = newStore()
     const old = { ...row(store, 2) }
-    okResult(save(store, [master({ Id: 2, TIMESTAMP: old.TIMESTAMP, DT_CREATION: 19990101000000, ROW_ORDER: 99, CT_ATTACHMENTS: 7, USER_ID_CREATION: 9, Status: 'Closed' })]))
+    okResult(
+      save(store, [
+        master({ Id: 2, TIMESTAMP: old.TIMESTAMP, DT_CREATION: 19990101000000, ROW_ORDER: 99, CT_ATTACHMENTS: 7, USER_ID_CREATION: 9, Status: 'Closed' }),
+      ]),
+    )
     expect(row(store, 2)).toMatchObject({ DT_CREATION: old.DT_CREATION, ROW_ORDER: old.ROW_ORDER, CT_ATTACHMENTS: null, USER_ID_CREATION: 1, Status: 'Closed' })
   })
 
@@ -234,7 +268,11 @@ describe('save: field checks', () => {
     expect(outcome).toMatchObject({ ok: false, returnStates: [{ code: 'INVALID_VALUE', field, id: -1 }] })
   })
 
-  it.each<[string, unknown]>([['Quantity', 1.5], ['Quantity', '3'], ['UnitPrice', 'cheap']])('detail %s = %j is INVALID_VALUE', (field, value) => {
+  it.each<[string, unknown]>([
+    ['Quantity', 1.5],
+    ['Quantity', '3'],
+    ['UnitPrice', 'cheap'],
+  ])('detail %s = %j is INVALID_VALUE', (field, value) => {
     const outcome = save(newStore(), [master({ Id: -1 }, [{ relationKey: LINES, rows: [{ Id: -1, [field]: value }] }])])
     expect(outcome).toMatchObject({ ok: false, returnStates: [{ code: 'INVALID_VALUE', field, relationKey: LINES }] })
   })
@@ -250,7 +288,13 @@ describe('save: details', () => {
   it('adds detail rows to an existing master without touching the master', () => {
     const store = newStore()
     const old = { ...row(store, 3) }
-    const result = okResult(save(store, [master({ Id: 3, TIMESTAMP: old.TIMESTAMP }, [{ relationKey: LINES, rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Extra', Quantity: 1, UnitPrice: 2 }] }])]))
+    const result = okResult(
+      save(store, [
+        master({ Id: 3, TIMESTAMP: old.TIMESTAMP }, [
+          { relationKey: LINES, rows: [{ Id: -1, IdRow: null, TIMESTAMP: null, Product: 'Extra', Quantity: 1, UnitPrice: 2 }] },
+        ]),
+      ]),
+    )
     expect(result).toMatchObject({ created: 1, updated: 0, firstMasterId: 3 })
     expect(result.primaryKeys.toObject()).toEqual({ '3': { newKeys: { 'OrderLines[0]': '51', 'OrderLines:-1': '51' } } })
     expect(row(store, 3)).toEqual(old)
@@ -275,14 +319,19 @@ describe('save: details', () => {
     expect(row(store, 5, LINES).Quantity).toBe(99)
     const other = row(store, 7, LINES)
     const outcome = save(store, [master({ Id: 3 }, [{ relationKey: LINES, rows: [{ Id: 7, TIMESTAMP: other.TIMESTAMP, Quantity: 1 }] }])])
-    expect(outcome).toMatchObject({ ok: false, returnStates: [{ code: 'NOT_FOUND', id: 7, relationKey: LINES, message: 'OrderLines row 7 does not belong to master 3' }] })
+    expect(outcome).toMatchObject({
+      ok: false,
+      returnStates: [{ code: 'NOT_FOUND', id: 7, relationKey: LINES, message: 'OrderLines row 7 does not belong to master 3' }],
+    })
   })
 
   it('refuses moving a detail row to another master', () => {
     const store = newStore()
     const line = row(store, 5, LINES)
-    expect(save(store, [master({ Id: 3 }, [{ relationKey: LINES, rows: [{ Id: 5, TIMESTAMP: line.TIMESTAMP, MasterId: 4 }] }])]))
-      .toMatchObject({ ok: false, returnStates: [{ code: 'INVALID_VALUE', field: 'MasterId' }] })
+    expect(save(store, [master({ Id: 3 }, [{ relationKey: LINES, rows: [{ Id: 5, TIMESTAMP: line.TIMESTAMP, MasterId: 4 }] }])])).toMatchObject({
+      ok: false,
+      returnStates: [{ code: 'INVALID_VALUE', field: 'MasterId' }],
+    })
   })
 
   it('refuses an unknown relation key', () => {
@@ -302,11 +351,27 @@ describe('save: every problem, nothing written', () => {
       master({ Id: -1 }),
       master({ Id: 998, TIMESTAMP: 1 }),
       master({ Id: 2, TIMESTAMP: 1, Status: 'x' }),
-      master({ Id: -3, IdRow: 1001 }, [{ relationKey: 'Nope', rows: [] }, { relationKey: LINES, rows: [{ Id: -1, Size: 3 }] }]),
+      master({ Id: -3, IdRow: 1001 }, [
+        { relationKey: 'Nope', rows: [] },
+        { relationKey: LINES, rows: [{ Id: -1, Size: 3 }] },
+      ]),
     ])
-    expect(codes(outcome)).toEqual(['UNKNOWN_FIELD', 'INVALID_VALUE', 'DUPLICATE_TEMPORARY_ID', 'NOT_FOUND', 'CONCURRENCY', 'DUPLICATE_KEY', 'UNKNOWN_RELATION_KEY', 'UNKNOWN_FIELD'])
+    expect(codes(outcome)).toEqual([
+      'UNKNOWN_FIELD',
+      'INVALID_VALUE',
+      'DUPLICATE_TEMPORARY_ID',
+      'NOT_FOUND',
+      'CONCURRENCY',
+      'DUPLICATE_KEY',
+      'UNKNOWN_RELATION_KEY',
+      'UNKNOWN_FIELD',
+    ])
     expect((outcome as { returnStates: ReturnState[] }).returnStates[0]).toEqual({
-      code: 'UNKNOWN_FIELD', message: 'master row -1: Colour is not a field of storage Orders', relationKey: null, id: -1, field: 'Colour',
+      code: 'UNKNOWN_FIELD',
+      message: 'master row -1: Colour is not a field of storage Orders',
+      relationKey: null,
+      id: -1,
+      field: 'Colour',
     })
     expect(snapshot(store)).toBe(before)
   })
@@ -322,10 +387,12 @@ describe('a save planned, then applied', () => {
     const before = snapshot(store)
     const cmd = { applicationId: APP, userId: 1, masters: [master({ Id: -1, Customer: 'Planned' })] }
     // The commit listener hears of the planned save before it is applied; one that throws stops it.
-    store.keep(recordingKeeper(() => {
-      expect(snapshot(store)).toBe(before)
-      throw new Error('refused')
-    }))
+    store.keep(
+      recordingKeeper(() => {
+        expect(snapshot(store)).toBe(before)
+        throw new Error('refused')
+      }),
+    )
     expect(() => store.save(cmd)).toThrow('refused')
     expect(snapshot(store)).toBe(before)
     store.keep(undefined)
@@ -337,11 +404,13 @@ describe('a save planned, then applied', () => {
     const store = newStore()
     // A listener that saves while it is told of a save: the outer save's plan is then out of date.
     let inner = false
-    store.keep(recordingKeeper(() => {
-      if (inner) return
-      inner = true
-      store.save({ applicationId: APP, userId: 1, masters: [master({ Id: -1 })] })
-    }))
+    store.keep(
+      recordingKeeper(() => {
+        if (inner) return
+        inner = true
+        store.save({ applicationId: APP, userId: 1, masters: [master({ Id: -1 })] })
+      }),
+    )
     expect(() => store.save({ applicationId: APP, userId: 1, masters: [master({ Id: -1 })] })).toThrow(/planned at store generation/)
   })
 

@@ -1,9 +1,9 @@
 import { textOf } from '../../src/bytes.ts'
 import { rowGenerator } from '../../src/fixtures/generate.ts'
 import { loadFixture } from '../../src/fixtures/load.ts'
-import { parseQueryString } from '../../src/store/query-string.ts'
+import { parseQueryString } from '../../src/wire/query-string.ts'
 import { createStore, type DataKeeper, type Store } from '../../src/store/store.ts'
-import type { ChangeRecord, Deps, Fixture, ParsedQuery, Row } from '../../src/store/types.ts'
+import type { ChangeRecord, Deps, Fixture, ParsedQuery, Row } from '../../src/store/model/types.ts'
 
 export const APP = 'a1b2c3d4-0000-4000-8000-000000000001'
 export const MASTER_STORAGE = '5e7d0c1a-1111-4111-8111-000000000001'

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parseFixture } from '../../src/fixtures/load.ts'
-import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/types.ts'
+import type { ReturnState, SaveCommand, SaveResult, WireRow, WriteOutcome } from '../../src/store/model/types.ts'
 import { APP, LINES, newStore, row } from './support.ts'
 
 const FIXTURE_PATH = new URL('../../fixtures/default.json', import.meta.url).pathname
@@ -40,9 +40,24 @@ function refusals(outcome: WriteOutcome<SaveResult>): Array<[ReturnState['code']
 /** A row's fields besides its Id. */
 type Fields = Omit<WireRow, 'Id'>
 
-const newOrder = (tempId: number, fields: Fields = {}): SaveCommand['masters'][number] => ({ row: { IdRow: null, TIMESTAMP: null, Customer: 'Unique Ltd', Amount: 1, Status: 'Open', ...fields, Id: tempId }, details: [] })
-const newLine = (tempId: number, serial: string): WireRow => ({ Id: tempId, IdRow: null, TIMESTAMP: null, Product: 'Widget', Quantity: 1, UnitPrice: 1, Serial: serial })
-const update = (store: Store, id: number, fields: Fields, relationKey: string | null = null): WireRow => ({ TIMESTAMP: row(store, id, relationKey).TIMESTAMP, ...fields, Id: id })
+const newOrder = (tempId: number, fields: Fields = {}): SaveCommand['masters'][number] => ({
+  row: { IdRow: null, TIMESTAMP: null, Customer: 'Unique Ltd', Amount: 1, Status: 'Open', ...fields, Id: tempId },
+  details: [],
+})
+const newLine = (tempId: number, serial: string): WireRow => ({
+  Id: tempId,
+  IdRow: null,
+  TIMESTAMP: null,
+  Product: 'Widget',
+  Quantity: 1,
+  UnitPrice: 1,
+  Serial: serial,
+})
+const update = (store: Store, id: number, fields: Fields, relationKey: string | null = null): WireRow => ({
+  TIMESTAMP: row(store, id, relationKey).TIMESTAMP,
+  ...fields,
+  Id: id,
+})
 
 describe('unique fields', () => {
   it('let a row that holds a unique value be updated, whether the save leaves the value out or sends it again', () => {
@@ -62,7 +77,7 @@ describe('unique fields', () => {
     expect(row(store, third).Reference).toBe('')
   })
 
-  it('hold on a detail table too: two new lines with one value, and a line with a stored line\'s value', () => {
+  it("hold on a detail table too: two new lines with one value, and a line with a stored line's value", () => {
     const store = newStore(withUniqueFields())
     const twice = save(store, [{ row: update(store, 1, {}), details: [{ relationKey: LINES, rows: [newLine(-1, 'S-1'), newLine(-2, 'S-1')] }] }])
     expect(refusals(twice)).toEqual([

@@ -1,6 +1,6 @@
 /**
  * The release mocks of a replay answer through Fastify's own request handler with light request
- * and answer objects (src/upgrade/direct-transport.ts) rather than `inject`: every answer must be
+ * and answer objects (src/commands/upgrade/direct-transport.ts) rather than `inject`: every answer must be
  * the mock's, byte for byte, with the mock's headers, whatever path through the mock it takes (a
  * page written as ready bytes, a refusal, a warning, a HEAD, a streamed archive, a save that
  * changes what later reads see), and the target the mock reads must be the one `inject` gives it.
@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
-import { injectTransport, type Transport, type WireRequest, type WireResponse } from '../../src/client/transport.ts'
+import { injectTransport, type Transport, type WireRequest, type WireResponse } from '../../src/wire/transport.ts'
 import { DEFAULTS } from '../../src/mock/config.ts'
-import { directTransport, targetOf } from '../../src/upgrade/direct-transport.ts'
-import { buildReleaseApp } from '../../src/upgrade/release-mock.ts'
+import { directTransport, targetOf } from '../../src/commands/upgrade/direct-transport.ts'
+import { buildReleaseApp } from '../../src/commands/upgrade/release-mock.ts'
 import { IDS } from '../helpers/http.ts'
 
 /** Headers of Node's HTTP framing, which `inject` reads back from the text Node writes: no part of the mock's answer. */
@@ -62,14 +62,20 @@ describe('the direct transport answers as inject does', () => {
           method: 'POST',
           path: `/identityprovider/${IDS.org}/connect/token`,
           headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' }).toString(),
+          body: new URLSearchParams({
+            client_id: IDS.clientId,
+            username: IDS.admin.username,
+            password: IDS.admin.password,
+            grant_type: 'password',
+            scope: 'openid apiv1 nosession',
+          }).toString(),
         },
       ])
       expect(signedIn!.status).toBe(200)
       headers = { ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: token(signedIn!), 'Content-Type': 'application/json' }
     })
 
-    it('pages as ready bytes, with the mock\'s warnings, and refusals', async () => {
+    it("pages as ready bytes, with the mock's warnings, and refusals", async () => {
       const answers = await sameAnswers(mocks, [
         { method: 'POST', path: '/ExplorerApi/api/items', headers, body: JSON.stringify({ query: '$top=7&$orderby=Customer desc' }) },
         { method: 'POST', path: '/ExplorerApi/api/items', headers, body: JSON.stringify({ query: '$top=3&$format=json' }) },
@@ -88,14 +94,28 @@ describe('the direct transport answers as inject does', () => {
 
     it('writes, and reads what was written, through the same state changes', async () => {
       const [saved] = await sameAnswers(mocks, [
-        { method: 'POST', path: '/ExplorerApi/api/items/save', headers, body: JSON.stringify({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120, Status: 'Open' }, Details: [] }] }) },
+        {
+          method: 'POST',
+          path: '/ExplorerApi/api/items/save',
+          headers,
+          body: JSON.stringify({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120, Status: 'Open' }, Details: [] }] }),
+        },
       ])
       const id = Number(JSON.parse(Buffer.from(saved!.body).toString('utf8')).ReturnData.PrimaryKeyData['-1'].newKeys.Id)
-      const [read] = await sameAnswers(mocks, [{ method: 'POST', path: '/ExplorerApi/api/items', headers, body: JSON.stringify({ query: `$filter=Id eq ${id}` }) }])
+      const [read] = await sameAnswers(mocks, [
+        { method: 'POST', path: '/ExplorerApi/api/items', headers, body: JSON.stringify({ query: `$filter=Id eq ${id}` }) },
+      ])
       const [row] = JSON.parse(Buffer.from(read!.body).toString('utf8')) as Array<{ TIMESTAMP: string }>
       const version = Number(Buffer.from(row!.TIMESTAMP, 'base64').readBigUInt64BE())
       // The older delete body: taken with the mock's warning.
-      const [deleted] = await sameAnswers(mocks, [{ method: 'POST', path: '/ExplorerApi/api/items/delete', headers, body: JSON.stringify([{ Rows: [{ Row: { Id: id, TIMESTAMP: version }, Details: [] }] }]) }])
+      const [deleted] = await sameAnswers(mocks, [
+        {
+          method: 'POST',
+          path: '/ExplorerApi/api/items/delete',
+          headers,
+          body: JSON.stringify([{ Rows: [{ Row: { Id: id, TIMESTAMP: version }, Details: [] }] }]),
+        },
+      ])
       expect(deleted!.status).toBe(200)
       expect(deleted!.headers['x-mock-warnings']).toBe('LEGACY_DELETE_BODY')
     })
@@ -116,7 +136,12 @@ describe('the direct transport answers as inject does', () => {
     const mocks = await pair('2.9.0')
     opened.push(...mocks.apps)
     const [signedIn] = await sameAnswers(mocks, [
-      { method: 'POST', path: '/IntelligenceUserManagementService/UserManagementService.svc/Token', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ userName: IDS.admin.username, password: IDS.admin.password, clientId: IDS.legacyClientId }) },
+      {
+        method: 'POST',
+        path: '/IntelligenceUserManagementService/UserManagementService.svc/Token',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ userName: IDS.admin.username, password: IDS.admin.password, clientId: IDS.legacyClientId }),
+      },
     ])
     expect(signedIn!.status, Buffer.from(signedIn!.body).toString()).toBe(200)
     const headers = { ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: token(signedIn!) }

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { checkUpgrade } from '../../src/upgrade/upgrade.ts'
+import { checkUpgrade } from '../../src/commands/upgrade/upgrade.ts'
 import type { UsageFile } from '../../src/usage-file/file.ts'
 import { IDS, startTestMock } from '../helpers/http.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
@@ -44,13 +44,28 @@ describe('time in proportion to the usage file', () => {
     const mock = await startTestMock()
     try {
       const run = async (usage: string, interactions: number) => {
-        const result = await verify(['--base-url', mock.url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--usage', usage])
+        const result = await verify([
+          '--base-url',
+          mock.url,
+          '--org',
+          IDS.org,
+          '--username',
+          IDS.admin.username,
+          '--password',
+          IDS.admin.password,
+          '--workspace-id',
+          IDS.workspaceId,
+          '--application-id',
+          IDS.applicationId,
+          '--usage',
+          usage,
+        ])
         expect(result.code, result.out + result.err).toBe(0)
         expect(result.out).toContain(`${interactions} interaction(s) recorded`)
       }
       const small = await medianOfThree(() => run(files.small, N))
       const large = await medianOfThree(() => run(files.large, 8 * N))
-    expect(large / small, `${N}: ${small.toFixed(0)} ms, ${8 * N}: ${large.toFixed(0)} ms`).toBeLessThanOrEqual(10)
+      expect(large / small, `${N}: ${small.toFixed(0)} ms, ${8 * N}: ${large.toFixed(0)} ms`).toBeLessThanOrEqual(10)
     } finally {
       await mock.close()
     }

@@ -1,10 +1,10 @@
 /**
- * A replay's read cache (src/upgrade/read-cache.ts): the same read of the same state is answered
+ * A replay's read cache (src/commands/upgrade/read-cache.ts): the same read of the same state is answered
  * from memory, anything else sent forgets what was kept, and what is kept stays within its bytes.
  */
 import { describe, expect, it } from 'vitest'
-import type { Transport, WireRequest, WireResponse } from '../../src/client/transport.ts'
-import { READ_CACHE_BYTES, readCache } from '../../src/upgrade/read-cache.ts'
+import type { Transport, WireRequest, WireResponse } from '../../src/wire/transport.ts'
+import { READ_CACHE_BYTES, readCache } from '../../src/commands/upgrade/read-cache.ts'
 
 /** A transport that answers every request with `size` bytes and counts what reaches it. */
 function counting(size: number): Transport & { sent: string[] } {

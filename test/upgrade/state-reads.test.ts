@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULTS } from '../../src/mock/config.ts'
 import { prepareFixture } from '../../src/mock/mock.ts'
-import { startReleaseMock, type ReleaseMock } from '../../src/upgrade/release-mock.ts'
-import { openSide, ParsedBodies, replayInteraction, type ReplaySide } from '../../src/upgrade/replay.ts'
-import { replayIds } from '../../src/upgrade/replay-ids.ts'
+import { startReleaseMock, type ReleaseMock } from '../../src/commands/upgrade/release-mock.ts'
+import { openSide, ParsedBodies, replayInteraction, type ReplaySide } from '../../src/commands/upgrade/replay.ts'
+import { replayIds } from '../../src/commands/upgrade/replay-ids.ts'
 import type { Interaction, UsageFile } from '../../src/usage-file/file.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { recordSessionWithoutDeletes } from './support.ts'
@@ -28,7 +28,9 @@ describe("a side's reads of its own state", () => {
 
   beforeAll(async () => {
     usage = await recordSessionWithoutDeletes(join(dir, 'usage.json'), '3.0.19')
-    filtered = usage.interactions.find((i) => i.operation === 'queryItems' && i.request.query?.count !== true && i.request.query?.filter?.startsWith('Status') === true) as Interaction
+    filtered = usage.interactions.find(
+      (i) => i.operation === 'queryItems' && i.request.query?.count !== true && i.request.query?.filter?.startsWith('Status') === true,
+    ) as Interaction
     update = usage.interactions.find((i) => i.operation === 'saveItems' && (i.request.rows ?? []).some((kind) => kind.action === 'update')) as Interaction
     expect(filtered).toBeDefined()
     expect(update).toBeDefined()

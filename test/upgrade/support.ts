@@ -40,7 +40,13 @@ export const DEFAULT_CONNECTION: Connection = {
 
 /** A mock of `release` recording usage into `file`, for one run of `client`; the file is written when it stops. */
 async function recording(file: string, release: string, connection: Connection, client: (url: string) => Promise<void>): Promise<void> {
-  const mock = await startMock({ port: 0, logLevel: 'silent', productVersion: release, recordUsage: file, ...(connection.fixture === undefined ? {} : { fixture: connection.fixture }) })
+  const mock = await startMock({
+    port: 0,
+    logLevel: 'silent',
+    productVersion: release,
+    recordUsage: file,
+    ...(connection.fixture === undefined ? {} : { fixture: connection.fixture }),
+  })
   try {
     await client(mock.url)
   } finally {
@@ -50,14 +56,22 @@ async function recording(file: string, release: string, connection: Connection, 
 
 /** A typed client of the connection's workspace and application, on `release`, signed in. */
 async function signedIn(url: string, release: string, connection: Connection) {
-  const client = createClient({ transport: url, productVersion: release, organization: connection.org, workspaceId: connection.workspaceId, applicationId: connection.applicationId })
+  const client = createClient({
+    transport: url,
+    productVersion: release,
+    organization: connection.org,
+    workspaceId: connection.workspaceId,
+    applicationId: connection.applicationId,
+  })
   await client.signIn({ username: connection.username, password: connection.password })
   return client
 }
 
 /** Lists and downloads the fixture's file attached to a detail row (its relation key named), and a master row's. */
 async function readAttachments(url: string, release: string, connection: Connection): Promise<void> {
-  const fixture = JSON.parse(readFileSync(connection.fixture ?? DEFAULT_FIXTURE_FILE, 'utf8')) as { attachments: Array<{ id: number; parentId: number; relationKey: string | null; isFolder?: boolean }> }
+  const fixture = JSON.parse(readFileSync(connection.fixture ?? DEFAULT_FIXTURE_FILE, 'utf8')) as {
+    attachments: Array<{ id: number; parentId: number; relationKey: string | null; isFolder?: boolean }>
+  }
   const client = await signedIn(url, release, connection)
   for (const relationKey of [null, 'OrderLines']) {
     const file = fixture.attachments.find((a) => a.relationKey === relationKey && a.isFolder !== true)
@@ -75,10 +89,31 @@ async function readAttachments(url: string, release: string, connection: Connect
 export async function recordFullUsage(file: string, release: string, connection: Connection = DEFAULT_CONNECTION): Promise<UsageFile> {
   await recording(file, release, connection, async (url) => {
     const flags = [
-      '--base-url', url, '--org', connection.org, '--username', connection.username, '--password', connection.password,
-      '--workspace-id', connection.workspaceId, '--application-id', connection.applicationId, '--relation-key', IDS.relationKey,
-      '--allow-writes', '--email-to', 'ops@example.test', '--action-id', connection.actionId, '--storage-id', connection.storageId,
-      '--seed', '11', '--fuzz-runs', '5',
+      '--base-url',
+      url,
+      '--org',
+      connection.org,
+      '--username',
+      connection.username,
+      '--password',
+      connection.password,
+      '--workspace-id',
+      connection.workspaceId,
+      '--application-id',
+      connection.applicationId,
+      '--relation-key',
+      IDS.relationKey,
+      '--allow-writes',
+      '--email-to',
+      'ops@example.test',
+      '--action-id',
+      connection.actionId,
+      '--storage-id',
+      connection.storageId,
+      '--seed',
+      '11',
+      '--fuzz-runs',
+      '5',
     ]
     const run = await verify(flags)
     if (run.code !== 0) throw new Error(`verify --allow-writes against the recording mock of ${release} ended ${run.code}:\n${run.out}\n${run.err}`)
@@ -99,13 +134,36 @@ async function client29(url: string): Promise<void> {
     const text = await response.text()
     return text === '' ? undefined : JSON.parse(text)
   }
-  const refused = await fetch(`${url}/IntelligenceUserManagementService/UserManagementService.svc/Token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ userName: IDS.admin.username, password: 'wrong-pass', clientId: IDS.legacyClientId }) })
+  const refused = await fetch(`${url}/IntelligenceUserManagementService/UserManagementService.svc/Token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ userName: IDS.admin.username, password: 'wrong-pass', clientId: IDS.legacyClientId }),
+  })
   if (refused.status !== 400) throw new Error(`a wrong password answered ${refused.status}`)
-  const signIn = await json(await fetch(`${url}/IntelligenceUserManagementService/UserManagementService.svc/Token`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ userName: IDS.admin.username, password: IDS.admin.password, clientId: IDS.legacyClientId }) }), 'sign-in')
-  const headers = { 'Content-Type': 'application/json', ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: signIn.SessionToken as string }
+  const signIn = await json(
+    await fetch(`${url}/IntelligenceUserManagementService/UserManagementService.svc/Token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ userName: IDS.admin.username, password: IDS.admin.password, clientId: IDS.legacyClientId }),
+    }),
+    'sign-in',
+  )
+  const headers = {
+    'Content-Type': 'application/json',
+    ApplicationId: IDS.applicationId,
+    WorkspaceId: IDS.workspaceId,
+    SessionToken: signIn.SessionToken as string,
+  }
   // Get Items by GET, its options in the URL and no body (the description, Get Items, older variant).
-  const get = async (query: string) => json(await fetch(`${url}/ExplorerApi/api/items?${query}`, { headers: { ApplicationId: headers.ApplicationId, WorkspaceId: headers.WorkspaceId, SessionToken: headers.SessionToken } }), query)
-  const post = async (path: string, body: unknown, extra: Record<string, string> = {}) => json(await fetch(`${url}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) }), path)
+  const get = async (query: string) =>
+    json(
+      await fetch(`${url}/ExplorerApi/api/items?${query}`, {
+        headers: { ApplicationId: headers.ApplicationId, WorkspaceId: headers.WorkspaceId, SessionToken: headers.SessionToken },
+      }),
+      query,
+    )
+  const post = async (path: string, body: unknown, extra: Record<string, string> = {}) =>
+    json(await fetch(`${url}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) }), path)
   // The client's screens: lists of several sizes and orders, pages after the first, lists by status or amount, and counts.
   for (const top of [5, 10, 25]) for (const order of ['Customer asc', 'Amount desc', 'Id asc']) await get(`$top=${top}&$orderby=${encodeURIComponent(order)}`)
   for (const order of ['Customer asc', 'Id asc']) await get(`$top=10&$skip=10&$orderby=${encodeURIComponent(order)}`)
@@ -114,12 +172,17 @@ async function client29(url: string): Promise<void> {
     await get(`$inlinecount=allpages&$filter=${encodeURIComponent(filter)}`)
   }
   await get('$inlinecount=allpages')
-  const created = await post('/ExplorerApi/api/items/save', { Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120, Status: 'Open' }, Details: [] }] })
+  const created = await post('/ExplorerApi/api/items/save', {
+    Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120, Status: 'Open' }, Details: [] }],
+  })
   // The flag is read, as the client reads it; the new row's Id is what the session goes on with.
-  if (created.IsSaveSuccesfully === false || created.ReturnData?.PrimaryKeyData?.['-1'] === undefined) throw new Error(`the save was refused: ${JSON.stringify(created)}`)
+  if (created.IsSaveSuccesfully === false || created.ReturnData?.PrimaryKeyData?.['-1'] === undefined)
+    throw new Error(`the save was refused: ${JSON.stringify(created)}`)
   const id = Number(created.ReturnData.PrimaryKeyData['-1'].newKeys.Id)
   const [reserved] = await json(await fetch(`${url}/ExplorerApi/api/storage/${IDS.masterStorageId}/identity/IdRow/next/1`, { headers }), 'identities')
-  const second = await post('/ExplorerApi/api/items/save', { Rows: [{ Row: { Id: -1, IdRow: reserved, TIMESTAMP: null, Customer: 'Globex', Amount: 80, Status: 'New' }, Details: [] }] })
+  const second = await post('/ExplorerApi/api/items/save', {
+    Rows: [{ Row: { Id: -1, IdRow: reserved, TIMESTAMP: null, Customer: 'Globex', Amount: 80, Status: 'New' }, Details: [] }],
+  })
   const [row] = await get(`$filter=${encodeURIComponent(`Id eq ${id}`)}`)
   const version = rowVersion(String(row.TIMESTAMP))
   await post('/ExplorerApi/api/items/save', { Rows: [{ Row: { Id: id, TIMESTAMP: version, Status: 'Closed' }, Details: [] }] })
@@ -128,21 +191,43 @@ async function client29(url: string): Promise<void> {
   if (deleted.IsSaveSuccesfully === false) throw new Error(`the delete was refused: ${JSON.stringify(deleted)}`)
   const [secondRow] = await get(`$filter=${encodeURIComponent(`Id eq ${second.ReturnData.PrimaryKeyData['-1'].newKeys.Id}`)}`)
   await post('/ExplorerApi/api/items/delete', [{ Rows: [{ Row: { Id: secondRow.Id, TIMESTAMP: rowVersion(String(secondRow.TIMESTAMP)) }, Details: [] }] }])
-  const fixture = JSON.parse(readFileSync(DEFAULT_FIXTURE_FILE, 'utf8')) as { attachments: Array<{ id: number; parentId: number; folderId: number | null; relationKey: string | null; isFolder?: boolean }> }
+  const fixture = JSON.parse(readFileSync(DEFAULT_FIXTURE_FILE, 'utf8')) as {
+    attachments: Array<{ id: number; parentId: number; folderId: number | null; relationKey: string | null; isFolder?: boolean }>
+  }
   for (const relationKey of [null, 'OrderLines']) {
     const file = fixture.attachments.find((a) => a.relationKey === relationKey && a.isFolder !== true && a.folderId === null)
     if (file === undefined) throw new Error(`the default fixture has no file of a ${relationKey ?? 'master'} row`)
-    await json(await fetch(`${url}/ExplorerApi/api/attachments?$filter=${encodeURIComponent(`ParentId eq ${file.parentId}`)}${relationKey === null ? '' : `&relationKey=${relationKey}`}`, { headers }), 'attachments')
-    const download = await fetch(`${url}/ExplorerApi/api/attachments/download`, { method: 'POST', headers, body: JSON.stringify({ ids: [file.id], rk: relationKey ?? '' }) })
+    await json(
+      await fetch(
+        `${url}/ExplorerApi/api/attachments?$filter=${encodeURIComponent(`ParentId eq ${file.parentId}`)}${relationKey === null ? '' : `&relationKey=${relationKey}`}`,
+        { headers },
+      ),
+      'attachments',
+    )
+    const download = await fetch(`${url}/ExplorerApi/api/attachments/download`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ids: [file.id], rk: relationKey ?? '' }),
+    })
     if (!download.ok) throw new Error(`download: ${download.status}`)
     await download.arrayBuffer()
   }
   const inFolder = fixture.attachments.find((a) => a.folderId !== null)
-  if (inFolder !== undefined) await json(await fetch(`${url}/ExplorerApi/api/attachments?$filter=${encodeURIComponent(`ParentId eq ${inFolder.parentId} and FolderId eq ${inFolder.folderId}`)}`, { headers }), 'folder')
+  if (inFolder !== undefined)
+    await json(
+      await fetch(`${url}/ExplorerApi/api/attachments?$filter=${encodeURIComponent(`ParentId eq ${inFolder.parentId} and FolderId eq ${inFolder.folderId}`)}`, {
+        headers,
+      }),
+      'folder',
+    )
   await post('/ExplorerApi/api/action/run', { actionId: IDS.actionOk, parametersMap: [{ Name: 'ProcedureName', Value: 'usp_RecalculateTotals' }] })
   await post('/ExplorerApi/api/metadata/generaterowlink', { relationKey: null, values: 1, valueType: 1 })
   await post('/ExplorerApi/api/metadata/generaterowlink', { relationKey: null, values: [1, 2], valueType: 1 })
-  const email = await fetch(`${url}/webaggregator/api/v1/email/queue`, { method: 'POST', headers: { 'Content-Type': 'application/json', WorkspaceId: IDS.workspaceId, Authorization: `Bearer ${headers.SessionToken}` }, body: JSON.stringify({ to: ['buyer@example.test'], subject: 'Order shipped', body: 'It left today.' }) })
+  const email = await fetch(`${url}/webaggregator/api/v1/email/queue`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', WorkspaceId: IDS.workspaceId, Authorization: `Bearer ${headers.SessionToken}` },
+    body: JSON.stringify({ to: ['buyer@example.test'], subject: 'Order shipped', body: 'It left today.' }),
+  })
   if (!email.ok) throw new Error(`e-mail: ${email.status}`)
 }
 
@@ -159,7 +244,9 @@ export async function recordSessionWithoutDeletes(file: string, release: string)
     await client.rows({ top: 5, orderBy: 'Id asc' })
     await client.rows({ filter: "Status eq 'Open'", orderBy: 'Customer desc', top: 10 })
     await client.count({ filter: "Status eq 'Open'" })
-    const saved = await client.save({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120, Status: 'Open' }, Details: [] }] })
+    const saved = await client.save({
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Initech', Amount: 120, Status: 'Open' }, Details: [] }],
+    })
     const id = Number(saved.result.ReturnData.PrimaryKeyData['-1']?.newKeys.Id)
     const [row] = await client.rows({ filter: `Id eq ${id}` })
     await client.save({ Rows: [{ Row: { Id: id, TIMESTAMP: rowVersion(String(row?.TIMESTAMP)), Status: 'Closed' }, Details: [] }] })
@@ -215,8 +302,16 @@ export async function upgrade(args: string[]): Promise<{ code: number | null; st
 export interface JsonReport {
   from: string
   to: string
-  findings: Array<{ kind: string; operationId: string; breaks: boolean; shapes: number; message: string; now: Record<string, unknown>; then: Record<string, unknown> }>
-  ignored?: Array<{ kind: string; operationId: string; reason?: string }>
+  findings: Array<{
+    kind: string
+    operationId: string | string[]
+    breaks: boolean
+    shapes: number
+    message: string
+    now: Record<string, unknown>
+    then: Record<string, unknown>
+  }>
+  ignored?: Array<{ kind: string; operationId: string | string[]; reason?: string }>
 }
 
 /** Runs upgrade with `--format json` and reads its report. */
@@ -232,7 +327,9 @@ export async function upgradeJson(args: string[]): Promise<{ code: number | null
  * the recorder keeps them), its other interactions once.
  */
 export function grownUsage(recorded: UsageFile, n: number): UsageFile {
-  const reads = recorded.interactions.filter((i) => i.operation === 'queryItems' && i.request.query?.count !== true && Object.keys(i.answers).some((status) => status.startsWith('2')))
+  const reads = recorded.interactions.filter(
+    (i) => i.operation === 'queryItems' && i.request.query?.count !== true && Object.keys(i.answers).some((status) => status.startsWith('2')),
+  )
   if (reads.length === 0) throw new Error('the recorded usage has no Get Items that was answered')
   const interactions = recorded.interactions.filter((i) => !reads.includes(i)).slice(0, n)
   for (let copy = 0; interactions.length < n; copy++) {

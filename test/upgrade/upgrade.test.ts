@@ -11,8 +11,9 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { coverageOf } from '../../src/usage/coverage.ts'
-import { runUpgrade } from '../../src/cli/upgrade.ts'
+import { apiDocument } from '../../src/document/reader.ts'
+import { coverageOf } from '../../src/commands/usage/coverage.ts'
+import { runUpgrade } from '../../src/commands/cli/upgrade.ts'
 import { IDS } from '../helpers/http.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { stopStarted } from '../cli/processes.ts'
@@ -25,7 +26,8 @@ const usage318 = join(dir, 'usage-3.0.18.json')
 const usage319 = join(dir, 'usage-3.0.19.json')
 afterEach(stopStarted)
 
-const of = (report: JsonReport, kind: string, operation?: string) => report.findings.filter((f) => f.kind === kind && (operation === undefined || f.operationId.split(', ').includes(operation)))
+const of = (report: JsonReport, kind: string, operation?: string) =>
+  report.findings.filter((f) => f.kind === kind && (operation === undefined || [f.operationId].flat().includes(operation)))
 
 describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
   let run: { code: number | null; report: JsonReport; stderr: string }
@@ -41,16 +43,53 @@ describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
     expect(coverage.byKind.variant.covered).toBe(coverage.byKind.variant.total)
   })
 
-  it('names the sign-in move once, with the path, method and form body to use from 3.0.19\'s document', () => {
+  it("names the sign-in move once, with the path, method and form body to use from 3.0.19's document", () => {
     const moves = of(run.report, 'path-moved')
     expect(moves).toHaveLength(1)
     const [move] = moves
     expect(move).toMatchObject({ operationId: 'signInLegacy', breaks: true })
-    expect(move?.now).toMatchObject({ method: 'POST', path: '/IntelligenceUserManagementService/UserManagementService.svc/Token', contentType: 'application/json' })
-    expect(move?.then).toMatchObject({ method: 'POST', path: '/identityprovider/{organizationphysicalname}/connect/token', contentType: 'application/x-www-form-urlencoded' })
+    expect(move?.now).toMatchObject({
+      method: 'POST',
+      path: '/IntelligenceUserManagementService/UserManagementService.svc/Token',
+      contentType: 'application/json',
+    })
+    expect(move?.then).toMatchObject({
+      method: 'POST',
+      path: '/identityprovider/{organizationphysicalname}/connect/token',
+      contentType: 'application/x-www-form-urlencoded',
+    })
     expect(move?.then.body).toContain('grant_type: "password"')
     // What the client reads of the old answer that the new one lacks.
     expect(move?.then.answer).toContain('SessionToken')
+  })
+
+  it('says what to send to sign in on 3.0.19, from its document: the client id, the grant, the scope values, and the SessionToken header the token now comes for', async () => {
+    const [move] = of(run.report, 'path-moved', 'signInLegacy')
+    // The values the target's document gives the password grant (the description, Sign in: client_id, grant_type, scope).
+    const grant = (apiDocument().components?.schemas?.PasswordGrant as { properties: Record<string, { examples?: unknown[]; const?: unknown }> }).properties
+    expect(grant.scope?.examples?.[0]).toBe('openid apiv1 nosession')
+    const send = move?.then.send as Record<string, string> | undefined
+    expect(send).toEqual({
+      client_id: JSON.stringify(grant.client_id?.examples?.[0]),
+      grant_type: JSON.stringify(grant.grant_type?.const),
+      scope: '"openid apiv1 nosession"',
+    })
+    // The user's own name and password keep the client's values: no example of the document's in their place.
+    expect(Object.keys(send ?? {})).not.toContain('username')
+    expect(Object.keys(send ?? {})).not.toContain('password')
+    // The token is the answer's access_token now (the legacy answer's SessionToken before), and goes in the SessionToken header of the data operations, as a bearer token for the e-mail.
+    expect(move?.now.token).toMatchObject({ member: 'SessionToken' })
+    const token = move?.then.token as { member: string; headers: Array<{ header: string; operationIds: string[] }> }
+    expect(token.member).toBe('access_token')
+    expect(token.headers.map((h) => h.header)).toEqual(['SessionToken', 'Authorization: Bearer'])
+    expect(token.headers[0]?.operationIds).toEqual(expect.arrayContaining(['queryItems', 'saveItems', 'deleteItems']))
+    expect(token.headers[0]?.operationIds).not.toContain('queryItemsLegacy')
+    expect(token.headers[1]?.operationIds).toEqual(['sendEmail'])
+    expect(move?.message).toContain('Send client_id "appdataapiv1", grant_type "password" and scope "openid apiv1 nosession".')
+    expect(move?.message).toContain("The token is the answer's access_token (not SessionToken): send it in the SessionToken header (")
+    const text = await upgrade(['--usage', usage29, '--to', '3.0.19'])
+    expect(text.stdout).toContain('  send: client_id: "appdataapiv1", grant_type: "password", scope: "openid apiv1 nosession"\n')
+    expect(text.stdout).toMatch(/ {2}token: the answer's access_token, in SessionToken \([^)]*queryItems[^)]*\) and Authorization: Bearer \(sendEmail\)\n/)
   })
 
   it('names Get Items by GET once for all the query shapes that use it, with POST and its query body', () => {
@@ -63,13 +102,22 @@ describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
     expect(variant?.then).toMatchObject({ method: 'POST', path: '/ExplorerApi/api/items', contentType: 'application/json', body: '{ query: string }' })
     expect(variant?.then.example).toMatch(/^POST \/ExplorerApi\/api\/items \{ query: "\$/)
     expect(variant?.message).toContain('405')
+    // The query the client sends moves into the body's query (its example says it): nothing else to send.
+    expect(variant?.then.send).toBeUndefined()
   })
 
-  it('names the success flag\'s renaming once, for the answers of save and delete', () => {
+  it("names the success flag's renaming once, for the answers of save and delete", () => {
     const renamed = of(run.report, 'answer-renamed')
     expect(renamed).toHaveLength(1)
-    expect(renamed[0]).toMatchObject({ breaks: true, now: { member: 'IsSaveSuccesfully', type: 'boolean' }, then: { member: 'IsSaveSuccessfully', type: 'boolean' } })
-    expect(renamed[0]?.operationId.split(', ').sort()).toEqual(['deleteItems', 'saveItems'])
+    expect(renamed[0]).toMatchObject({
+      breaks: true,
+      now: { member: 'IsSaveSuccesfully', type: 'boolean' },
+      then: { member: 'IsSaveSuccessfully', type: 'boolean' },
+    })
+    // Several operations: a list in the JSON, joined in the text.
+    expect(Array.isArray(renamed[0]?.operationId)).toBe(true)
+    expect([...(renamed[0]?.operationId ?? [])].sort()).toEqual(['deleteItems', 'saveItems'])
+    expect(of(run.report, 'variant-gone', 'queryItemsLegacy')[0]?.operationId).toBe('queryItemsLegacy')
   })
 
   it('names the older delete body once, as taken with a warning (not breaking), with the current body to send', () => {
@@ -113,24 +161,73 @@ describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
   describe('--ignore', () => {
     it('reports accepted findings as ignored (YAML), leaves them out of the exit code, and refuses a file it cannot read (exit 2)', async () => {
       const some = join(dir, 'ignore.yaml')
-      writeFileSync(some, '# accepted\n- kind: request-tolerated\n  operationId: deleteItems\n  reason: the older body stays until our next release\n- kind: answer-renamed\n  operationId: saveItems\n')
+      writeFileSync(
+        some,
+        '# accepted\n- kind: "*"\n  operationId: deleteItems\n  reason: the older body stays until our next release\n- kind: answer-renamed\n  operationId: saveItems\n',
+      )
       const partly = await upgradeJson(['--usage', usage29, '--to', '3.0.19', '--ignore', some])
       expect(partly.code).toBe(1)
-      expect(partly.report.ignored?.map((f) => `${f.kind} ${f.operationId}`).sort()).toEqual(['answer-renamed deleteItems, saveItems', 'request-tolerated deleteItems'])
-      expect(partly.report.ignored?.find((f) => f.kind === 'request-tolerated')?.reason).toBe('the older body stays until our next release')
+      // `kind: "*"` on deleteItems takes every finding of it, the renaming it shares with saveItems first.
+      expect(partly.report.ignored?.map((f) => `${f.kind} ${[f.operationId].flat().sort().join(', ')}`).sort()).toEqual([
+        'answer-renamed deleteItems, saveItems',
+        'request-tolerated deleteItems',
+      ])
+      expect(partly.report.ignored?.map((f) => f.reason)).toEqual([
+        'the older body stays until our next release',
+        'the older body stays until our next release',
+      ])
       expect(of(partly.report, 'request-tolerated')).toEqual([])
+      // The reason in the text, the Markdown and the JUnit reports too.
+      const junit = join(dir, 'ignored.xml')
+      const text = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', some, '--junit', junit])
+      expect(text.stdout).toContain('request-tolerated deleteItems (1 shape): the older body stays until our next release')
+      expect((await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', some, '--format', 'markdown'])).stdout).toContain(
+        'request-tolerated deleteItems (the older body stays until our next release)',
+      )
+      expect(readFileSync(junit, 'utf8')).toContain('accepted by --ignore: the older body stays until our next release')
       const all = join(dir, 'ignore-all.json')
-      writeFileSync(all, JSON.stringify({ ignore: [{ kind: 'path-moved', operationId: '*' }, { kind: 'variant-gone', operationId: 'queryItemsLegacy' }, { kind: 'answer-renamed', operationId: 'deleteItems' }] }))
+      writeFileSync(
+        all,
+        JSON.stringify({
+          ignore: [
+            { kind: 'path-moved', operationId: '*' },
+            { kind: 'variant-gone', operationId: 'queryItemsLegacy' },
+            { kind: 'answer-renamed', operationId: 'deleteItems' },
+          ],
+        }),
+      )
       const accepted = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', all])
       expect(accepted.code, accepted.stdout).toBe(0)
       expect(accepted.stdout).toContain('ignored (--ignore): 3')
       const bad = join(dir, 'ignore-bad.yaml')
-      writeFileSync(bad, '- kind: moved\n  operationId: signIn\n')
+      writeFileSync(bad, '- kind: path-moved\n  operationId: signIn\n- kind: moved\n  operationId: signIn\n')
       const refused = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', bad])
       expect(refused.code).toBe(2)
-      expect(refused.stderr).toContain('entry 1: kind must be one of path-moved')
+      expect(refused.stderr).toContain(`error: ${bad}: entry 2, member kind: must be one of path-moved`)
+      // A member of the proxy's entries is no member of upgrade's: refused, not ignored.
+      writeFileSync(bad, '- kind: path-moved\n  pointer: /body\n')
+      const foreign = await upgrade(['--usage', usage29, '--to', '3.0.19', '--ignore', bad])
+      expect(foreign.code).toBe(2)
+      expect(foreign.stderr).toContain('entry 1, member pointer: not a member of an entry of upgrade --ignore')
     })
   })
+
+  it.each(['9.9.9', '3.9007199254740992'])(
+    'refuses a usage file whose interaction names the release %s (exit 2), naming the file, the interaction from 1 and the releases known',
+    async (release) => {
+      const file = join(dir, `usage-release-${release}.json`)
+      const changed = JSON.parse(readFileSync(usage29, 'utf8')) as UsageFile
+      const index = changed.interactions.length - 1
+      ;(changed.interactions[index] as { release: string }).release = release
+      writeFileSync(file, JSON.stringify(changed))
+      const refused = await upgrade(['--usage', file, '--to', '3.0.19'])
+      expect(refused.code, refused.stderr).toBe(2)
+      expect(refused.stderr).toBe(
+        `error: --usage ${file}: interaction ${index + 1} (/interactions/${index}/release) names the release "${release}", which appdata-kit does not know: it knows the releases 2.0 to 3.x, such as 2.9, 3.0.18 or 3.0.19 (latest)\n`,
+      )
+      expect(refused.stderr).not.toContain('--product-version')
+    },
+  )
 
   describe('flags', () => {
     it('lists every flag in --help', async () => {
@@ -149,7 +246,10 @@ describe('appdata-kit upgrade, from 2.9 to 3.0.19', () => {
       [['--usage', 'package.json', '--to', '3.0.19'], 'not a usage file'],
     ])('exits 2 for %j (in this process)', async (args, message) => {
       let err = ''
-      const code = await runUpgrade(args.map((arg) => (arg === 'USAGE' ? usage29 : arg)), { stdout: () => undefined, stderr: (text) => (err += text) })
+      const code = await runUpgrade(
+        args.map((arg) => (arg === 'USAGE' ? usage29 : arg)),
+        { stdout: () => undefined, stderr: (text) => (err += text) },
+      )
       expect(code, err).toBe(2)
       expect(err).toContain(message)
     })
@@ -161,16 +261,25 @@ describe('appdata-kit upgrade, from 3.0.18', () => {
     await recordFullUsage(usage318, '3.0.18')
   }, 120_000)
 
-  it('from 3.0.18 to 3.0.19 names the sign-in path\'s new organization segment, and nothing else', async () => {
+  it("from 3.0.18 to 3.0.19 names the sign-in path's new organization segment, and nothing else", async () => {
     const { code, report } = await upgradeJson(['--usage', usage318, '--to', '3.0.19'])
     expect(code).toBe(1)
     expect(report.findings).toHaveLength(1)
     const [move] = report.findings
-    expect(move).toMatchObject({ kind: 'path-moved', operationId: 'signInWithoutOrganization', breaks: true, now: { path: '/identityprovider/connect/token' }, then: { path: '/identityprovider/{organizationphysicalname}/connect/token' } })
+    expect(move).toMatchObject({
+      kind: 'path-moved',
+      operationId: 'signInWithoutOrganization',
+      breaks: true,
+      now: { path: '/identityprovider/connect/token' },
+      then: { path: '/identityprovider/{organizationphysicalname}/connect/token' },
+    })
     expect(move?.message).toContain('the path gains {organizationphysicalname} (physical name of the organization')
+    // The client already sends the password grant, and its token goes where it went: nothing more to send.
+    expect(move?.then.send).toBeUndefined()
+    expect(move?.then.token).toBeUndefined()
   })
 
-  it('--from replays the usage as recorded on another release: the 3.0.18 usage read as 3.0.19\'s cannot be replayed, and says so', async () => {
+  it("--from replays the usage as recorded on another release: the 3.0.18 usage read as 3.0.19's cannot be replayed, and says so", async () => {
     const { code, report } = await upgradeJson(['--usage', usage318, '--from', '3.0.19', '--to', '3.0.19'])
     expect(code).toBe(2)
     expect(report.findings.map((f) => f.kind)).toEqual(['unreplayable'])

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { runUpgrade } from '../../src/cli/upgrade.ts'
+import { runUpgrade } from '../../src/commands/cli/upgrade.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
 import { ownFixture, recordFullUsage, recordSessionWithoutDeletes, type JsonReport } from './support.ts'
 
@@ -27,7 +27,7 @@ async function upgradeHere(args: string[]): Promise<{ code: number; report: Json
 const summary = (report: JsonReport) => report.findings.map((f) => `${f.kind} ${f.operationId} ${f.breaks ? 'breaks' : 'warns'}`).sort()
 
 describe('a usage without deletes', () => {
-  it('gets no finding on deletes, and the flag\'s renaming on saves alone', async () => {
+  it("gets no finding on deletes, and the flag's renaming on saves alone", async () => {
     const usage = join(dir, 'no-deletes.json')
     const recorded = await recordSessionWithoutDeletes(usage, '2.9')
     expect(recorded.interactions.some((i) => i.operation === 'deleteItems')).toBe(false)

@@ -20,7 +20,7 @@ describe('UsageAccumulator', () => {
     expect(accumulator.unrecorded).toBe(3)
   })
 
-  it('keeps every interaction without a limit (a merge says itself when it passes the bound), and the readers\' bound is at least 100,000', () => {
+  it("keeps every interaction without a limit (a merge says itself when it passes the bound), and the readers' bound is at least 100,000", () => {
     const accumulator = new UsageAccumulator()
     for (let top = 0; top < 50; top++) accumulator.entry('queryItems', '3.0.19', shape(top))
     expect(accumulator.file().interactions).toHaveLength(50)

@@ -30,7 +30,26 @@ function commandLine(command: Command, file: string): { args: string[]; named: s
     case 'upgrade':
       return { args: ['upgrade', '--usage', file, '--to', '3.0.19'], named: `--usage ${file}` }
     case 'verify':
-      return { args: ['verify', '--base-url', NOWHERE, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--usage', file], named: `--usage ${file}` }
+      return {
+        args: [
+          'verify',
+          '--base-url',
+          NOWHERE,
+          '--org',
+          IDS.org,
+          '--username',
+          IDS.admin.username,
+          '--password',
+          IDS.admin.password,
+          '--workspace-id',
+          IDS.workspaceId,
+          '--application-id',
+          IDS.applicationId,
+          '--usage',
+          file,
+        ],
+        named: `--usage ${file}`,
+      }
     case 'coverage':
       return { args: ['coverage', file], named: file }
     case 'merge':
@@ -53,8 +72,30 @@ function usage(): Usage {
   return {
     appdataKitUsage: 1,
     interactions: [
-      { answers: { '200': { body: { items: { fields: { Customer: 'string', Id: 'integer' }, type: 'object' }, type: 'array' }, count: 2 } }, count: 2, operation: 'queryItems', release: '3.0.19', request: { auth: 'session-token', contentType: 'application/json', headers: ['ApplicationId', 'SessionToken', 'WorkspaceId'], query: { filter: 'Status eq <string>', top: 5 } } },
-      { answers: { '200': { count: 1 } }, count: 1, operation: 'saveItems', release: '3.0.19', request: { auth: 'session-token', contentType: 'application/json', headers: ['ApplicationId', 'SessionToken', 'WorkspaceId'], rows: [{ action: 'create', fields: { Customer: 'string', Id: 'temporary' }, table: null }] } },
+      {
+        answers: { '200': { body: { items: { fields: { Customer: 'string', Id: 'integer' }, type: 'object' }, type: 'array' }, count: 2 } },
+        count: 2,
+        operation: 'queryItems',
+        release: '3.0.19',
+        request: {
+          auth: 'session-token',
+          contentType: 'application/json',
+          headers: ['ApplicationId', 'SessionToken', 'WorkspaceId'],
+          query: { filter: 'Status eq <string>', top: 5 },
+        },
+      },
+      {
+        answers: { '200': { count: 1 } },
+        count: 1,
+        operation: 'saveItems',
+        release: '3.0.19',
+        request: {
+          auth: 'session-token',
+          contentType: 'application/json',
+          headers: ['ApplicationId', 'SessionToken', 'WorkspaceId'],
+          rows: [{ action: 'create', fields: { Customer: 'string', Id: 'temporary' }, table: null }],
+        },
+      },
     ],
   }
 }
@@ -82,26 +123,69 @@ describe('every command that reads a usage file', () => {
   })
 
   it.each([
-    ['upgrade', 'answers as a list', (f: Usage): unknown => (f.interactions[1].answers = [1, 2]), 'interaction 2 (/interactions/1/answers) is a list of 2 items; it must be an object'],
+    [
+      'upgrade',
+      'answers as a list',
+      (f: Usage): unknown => (f.interactions[1].answers = [1, 2]),
+      'interaction 2 (/interactions/1/answers) is a list of 2 items; it must be an object',
+    ],
     ['verify', 'a negative count', (f: Usage): unknown => (f.interactions[0].count = -5), 'interaction 1 (/interactions/0/count) is -5; it must be at least 1'],
-    ['coverage', 'a count past the integers held exactly', (f: Usage): unknown => (f.interactions[0].answers['200'].count = 1e308), 'interaction 1 (/interactions/0/answers/200/count) is 1e+308; it must be at most 9,007,199,254,740,991'],
-    ['merge', 'a status that is no HTTP status', (f: Usage): unknown => (f.interactions[1].answers.abc = { count: 1 }), 'interaction 2 (/interactions/1/answers) has the status "abc", which is no HTTP status (three digits, 100 to 599)'],
-    ['upgrade', 'a type no recorder writes', (f: Usage): unknown => (f.interactions[0].answers['200'].body.items.fields.Id = 'int'), 'interaction 1 (/interactions/0/answers/200/body/items/fields/Id) is "int", which is no type a recorder writes'],
-    ['verify', 'an operation of no release', (f: Usage): unknown => (f.interactions[0].operation = 'queryAll'), 'interaction 1 (/interactions/0/operation) is "queryAll"; it must be one of'],
-    ['coverage', 'a member no usage file has', (f: Usage): unknown => (f.interactions[0].request.querry = {}), 'interaction 1 (/interactions/0/request) has a member "querry", which a usage file does not have there'],
-    ['merge', 'rows that are no list', (f: Usage): unknown => (f.interactions[1].request.rows = 'all'), 'interaction 2 (/interactions/1/request/rows) is "all"; it must be a list'],
+    [
+      'coverage',
+      'a count past the integers held exactly',
+      (f: Usage): unknown => (f.interactions[0].answers['200'].count = 1e308),
+      'interaction 1 (/interactions/0/answers/200/count) is 1e+308; it must be at most 9,007,199,254,740,991',
+    ],
+    [
+      'merge',
+      'a status that is no HTTP status',
+      (f: Usage): unknown => (f.interactions[1].answers.abc = { count: 1 }),
+      'interaction 2 (/interactions/1/answers) has the status "abc", which is no HTTP status (three digits, 100 to 599)',
+    ],
+    [
+      'upgrade',
+      'a type no recorder writes',
+      (f: Usage): unknown => (f.interactions[0].answers['200'].body.items.fields.Id = 'int'),
+      'interaction 1 (/interactions/0/answers/200/body/items/fields/Id) is "int", which is no type a recorder writes',
+    ],
+    [
+      'verify',
+      'an operation of no release',
+      (f: Usage): unknown => (f.interactions[0].operation = 'queryAll'),
+      'interaction 1 (/interactions/0/operation) is "queryAll"; it must be one of',
+    ],
+    [
+      'coverage',
+      'a member no usage file has',
+      (f: Usage): unknown => (f.interactions[0].request.querry = {}),
+      'interaction 1 (/interactions/0/request) has a member "querry", which a usage file does not have there',
+    ],
+    [
+      'merge',
+      'rows that are no list',
+      (f: Usage): unknown => (f.interactions[1].request.rows = 'all'),
+      'interaction 2 (/interactions/1/request/rows) is "all"; it must be a list',
+    ],
   ] as const)('%s refuses %s (exit 2), naming the file, the interaction and the pointer', async (command, name, change, message) => {
     const { code, stderr, named } = await run(command, fileOf(`${name.replace(/\W+/g, '-')}.json`, change))
     expect(code, stderr).toBe(2)
     expect(stderr).toContain(`error: ${named}: ${message}`)
   })
 
-  it.each(['upgrade', 'coverage'] as const)('%s refuses an unknown release (exit 2), naming the file, the interaction and the releases known', async (command) => {
-    const { code, stderr, named } = await run(command, fileOf(`release-${command}.json`, (f) => (f.interactions[1].release = '9.9.9')))
-    expect(code, stderr).toBe(2)
-    expect(stderr).toContain(`error: ${named}: interaction 2 (/interactions/1/release) names the release "9.9.9", which appdata-kit does not know: it knows the releases 2.0 to 3.x, such as 2.9, 3.0.18 or 3.0.19 (latest)`)
-    expect(stderr).not.toContain('--product-version')
-  })
+  it.each(commands.flatMap((command) => ['9.9.9', '3.9999999999999999'].map((release) => [command, release] as const)))(
+    '%s refuses the unknown release %s (exit 2), naming the file, the interaction and the releases known',
+    async (command, release) => {
+      const { code, stderr, named } = await run(
+        command,
+        fileOf(`release-${command}-${release}.json`, (f) => (f.interactions[1].release = release)),
+      )
+      expect(code, stderr).toBe(2)
+      expect(stderr).toContain(
+        `error: ${named}: interaction 2 (/interactions/1/release) names the release "${release}", which appdata-kit does not know: it knows the releases 2.0 to 3.x, such as 2.9, 3.0.18 or 3.0.19 (latest)`,
+      )
+      expect(stderr).not.toContain('--product-version')
+    },
+  )
 })
 
 describe('a usage file given as a pipe', () => {
@@ -115,10 +199,33 @@ describe('a usage file given as a pipe', () => {
 
 describe('the bounds, each through a command', () => {
   it.each([
-    ['upgrade', 'a member name over the limit', (f: Usage): unknown => (f.interactions[1].request.rows[0].fields['F'.repeat(USAGE_LIMITS.nameLength + 1)] = 'string'), 'interaction 2 (/interactions/1/request/rows/0/fields) has a member name of 1,025 characters ("FFFF'],
-    ['verify', 'a list over the limit', (f: Usage): unknown => (f.interactions[0].request.query.other = Array.from({ length: USAGE_LIMITS.listItems + 1 }, (_, i) => `o${i}`)), 'interaction 1 (/interactions/0/request/query/other) lists 1,001 items, over the limit of 1,000 items in a list'],
-    ['coverage', 'an object over the limit of members', (f: Usage): unknown => (f.interactions[0].answers['200'].body.items.fields = Object.fromEntries(Array.from({ length: USAGE_LIMITS.members + 1 }, (_, i) => [`F${i}`, 'string']))), 'interaction 1 (/interactions/0/answers/200/body/items/fields) has 2,049 members, over the limit of 2,048 members in an object'],
-    ['merge', 'a text over the limit', (f: Usage): unknown => (f.interactions[0].request.query.filter = 'x'.repeat(USAGE_LIMITS.textLength + 1)), 'interaction 1 (/interactions/0/request/query/filter) is a text of 65,537 characters, over the limit of 65,536 characters on a text'],
+    [
+      'upgrade',
+      'a member name over the limit',
+      (f: Usage): unknown => (f.interactions[1].request.rows[0].fields['F'.repeat(USAGE_LIMITS.nameLength + 1)] = 'string'),
+      'interaction 2 (/interactions/1/request/rows/0/fields) has a member name of 1,025 characters ("FFFF',
+    ],
+    [
+      'verify',
+      'a list over the limit',
+      (f: Usage): unknown => (f.interactions[0].request.query.other = Array.from({ length: USAGE_LIMITS.listItems + 1 }, (_, i) => `o${i}`)),
+      'interaction 1 (/interactions/0/request/query/other) lists 1,001 items, over the limit of 1,000 items in a list',
+    ],
+    [
+      'coverage',
+      'an object over the limit of members',
+      (f: Usage): unknown =>
+        (f.interactions[0].answers['200'].body.items.fields = Object.fromEntries(
+          Array.from({ length: USAGE_LIMITS.members + 1 }, (_, i) => [`F${i}`, 'string']),
+        )),
+      'interaction 1 (/interactions/0/answers/200/body/items/fields) has 2,049 members, over the limit of 2,048 members in an object',
+    ],
+    [
+      'merge',
+      'a text over the limit',
+      (f: Usage): unknown => (f.interactions[0].request.query.filter = 'x'.repeat(USAGE_LIMITS.textLength + 1)),
+      'interaction 1 (/interactions/0/request/query/filter) is a text of 65,537 characters, over the limit of 65,536 characters on a text',
+    ],
   ] as const)('%s refuses %s (exit 2), naming the limit', async (command, name, change, message) => {
     const { code, stderr, named } = await run(command, fileOf(`${name.replace(/\W+/g, '-')}.json`, change))
     expect(code, stderr).toBe(2)
@@ -130,7 +237,9 @@ describe('the bounds, each through a command', () => {
     writeFileSync(path, readFileSync(path, 'utf8').replace('"DEEP"', `${'{"type":"array","items":'.repeat(100_000)}"string"${'}'.repeat(100_000)}`))
     const { code, stderr } = await run('upgrade', path)
     expect(code, stderr).toBe(2)
-    expect(stderr).toContain(`interaction 1 (/interactions/0/answers/200/body${'/items'.repeat(16)}) holds a shape whose members nest deeper than 16 levels, the limit on a shape's nesting`)
+    expect(stderr).toContain(
+      `interaction 1 (/interactions/0/answers/200/body${'/items'.repeat(16)}) holds a shape whose members nest deeper than 16 levels, the limit on a shape's nesting`,
+    )
   })
 
   it('coverage refuses more interactions than the limit (exit 2), naming the count and the limit', async () => {
@@ -147,7 +256,9 @@ describe('the bounds, each through a command', () => {
     const out = join(dir, 'over.json')
     const result = await runToEnd(process.execPath, [BIN, 'usage', 'merge', half, half, '--out', out])
     expect(result.code, result.stderr).toBe(2)
-    expect(result.stderr).toContain(`error: --out ${out} (not written): interaction 2 (/interactions/1/count) is 18014398509481980; it must be at most 9,007,199,254,740,991`)
+    expect(result.stderr).toContain(
+      `error: --out ${out} (not written): interaction 2 (/interactions/1/count) is 18014398509481980; it must be at most 9,007,199,254,740,991`,
+    )
     expect(existsSync(out)).toBe(false)
   })
 })
@@ -158,7 +269,10 @@ describe('a 150 MB file holding one long string', () => {
     // Written in pieces: the test holds no 150 MB string of its own.
     const fd = openSync(path, 'w')
     const chunk = 'x'.repeat(1024 * 1024)
-    writeSync(fd, '{"appdataKitUsage":1,"interactions":[{"answers":{"200":{"count":1}},"count":1,"operation":"queryItems","release":"3.0.19","request":{"auth":"session-token","headers":[],"query":{"filter":"')
+    writeSync(
+      fd,
+      '{"appdataKitUsage":1,"interactions":[{"answers":{"200":{"count":1}},"count":1,"operation":"queryItems","release":"3.0.19","request":{"auth":"session-token","headers":[],"query":{"filter":"',
+    )
     for (let i = 0; i < 150; i++) writeSync(fd, chunk)
     writeSync(fd, '"}}}]}')
     closeSync(fd)
@@ -167,7 +281,9 @@ describe('a 150 MB file holding one long string', () => {
   it.each(['upgrade', 'verify'] as const)('%s refuses it at the limit on a text (exit 2, never 1)', async (command) => {
     const { code, stderr, named } = await run(command, path)
     expect(code, stderr).toBe(2)
-    expect(stderr).toContain(`error: ${named}: interaction 1 (/interactions/0/request/query/filter) is a text of 157,286,400 characters, over the limit of 65,536 characters on a text`)
+    expect(stderr).toContain(
+      `error: ${named}: interaction 1 (/interactions/0/request/query/filter) is a text of 157,286,400 characters, over the limit of 65,536 characters on a text`,
+    )
   })
 })
 
@@ -178,7 +294,17 @@ describe('100,000 interactions', () => {
     const orders = ['Customer asc', 'Amount desc', 'Id asc', 'Status asc, Id desc']
     const filters = [undefined, 'Status eq <string>', 'Amount gt <number> and Status ne <string>', 'MasterId eq <integer>']
     const base = usage().interactions[0]
-    const interactions = Array.from({ length: 100_000 }, (_, i) => ({ ...base, request: { ...base.request, query: { orderBy: orders[i % 4], top: 1 + Math.floor(i / 16), ...(filters[Math.floor(i / 4) % 4] === undefined ? {} : { filter: filters[Math.floor(i / 4) % 4] }) } } }))
+    const interactions = Array.from({ length: 100_000 }, (_, i) => ({
+      ...base,
+      request: {
+        ...base.request,
+        query: {
+          orderBy: orders[i % 4],
+          top: 1 + Math.floor(i / 16),
+          ...(filters[Math.floor(i / 4) % 4] === undefined ? {} : { filter: filters[Math.floor(i / 4) % 4] }),
+        },
+      },
+    }))
     writeFileSync(path, `${JSON.stringify({ appdataKitUsage: 1, interactions }, null, 2)}\n`)
   })
 

@@ -32,9 +32,15 @@ describe('appdata-kit coverage', () => {
     expect(result.code, result.stderr).toBe(0)
     const report = JSON.parse(result.stdout)
     expect(report.used).toEqual(expect.arrayContaining(['signIn', 'queryItems', 'listAttachments']))
-    expect(report.unused).toEqual(expect.arrayContaining(['saveItems', 'deleteItems', 'downloadAttachment', 'getIdentities', 'runAction', 'sendEmail', 'generateRowLink']))
+    expect(report.unused).toEqual(
+      expect.arrayContaining(['saveItems', 'deleteItems', 'downloadAttachment', 'getIdentities', 'runAction', 'sendEmail', 'generateRowLink']),
+    )
     expect(report.unused).not.toContain('queryItems')
-    const items = report.operations.find((o: { operation: string }) => o.operation === 'queryItems').items as Array<{ kind: string; name: string; count: number }>
+    const items = report.operations.find((o: { operation: string }) => o.operation === 'queryItems').items as Array<{
+      kind: string
+      name: string
+      count: number
+    }>
     const count = (kind: string, name: string) => items.find((i) => i.kind === kind && i.name === name)?.count
     expect(count('query option', '$orderby desc')).toBe(1)
     expect(count('query option', '$orderby asc')).toBe(0)

@@ -22,9 +22,21 @@ afterEach(stopStarted)
 async function record(file: string, invoice: boolean): Promise<void> {
   const mock = await startMock({ port: 0, logLevel: 'silent', recordUsage: file })
   try {
-    const session = await signIn({ baseUrl: mock.url, organization: IDS.org, clientId: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, workspaceId: IDS.workspaceId, applicationId: IDS.applicationId, linesKey: IDS.relationKey })
+    const session = await signIn({
+      baseUrl: mock.url,
+      organization: IDS.org,
+      clientId: IDS.clientId,
+      username: IDS.admin.username,
+      password: IDS.admin.password,
+      workspaceId: IDS.workspaceId,
+      applicationId: IDS.applicationId,
+      linesKey: IDS.relationKey,
+    })
     await syncOpenOrders(session, 4)
-    const id = await createOrder(session, { Customer: 'Loop Test', Amount: 10 }, [{ Product: 'A', Quantity: 1, UnitPrice: 4 }, { Product: 'B', Quantity: 2, UnitPrice: 3 }])
+    const id = await createOrder(session, { Customer: 'Loop Test', Amount: 10 }, [
+      { Product: 'A', Quantity: 1, UnitPrice: 4 },
+      { Product: 'B', Quantity: 2, UnitPrice: 3 },
+    ])
     await setStatus(session, id, 'Closed')
     if (invoice) await downloadInvoice(session, 1)
   } finally {
@@ -37,7 +49,22 @@ beforeAll(async () => {
   await record(withoutDownload, false)
 })
 
-const flags = (url: string, file: string) => ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--usage', file]
+const flags = (url: string, file: string) => [
+  '--base-url',
+  url,
+  '--org',
+  IDS.org,
+  '--username',
+  IDS.admin.username,
+  '--password',
+  IDS.admin.password,
+  '--workspace-id',
+  IDS.workspaceId,
+  '--application-id',
+  IDS.applicationId,
+  '--usage',
+  file,
+]
 
 async function verifyAgainst(file: string, deviate: string[] = []) {
   const mock = await startTestMock({ deviate })
@@ -59,7 +86,9 @@ describe('verify --usage with the usage of examples/order-sync', () => {
     const server = await startProcess(process.execPath, [join(ROOT, 'dist/src/mock/server.js'), '--port', '0', '--quiet', '--deviate', 'ignore-orderby'])
     const result = await runToEnd(process.execPath, [join(ROOT, 'bin/appdata-kit.js'), 'verify', ...flags(server.url as string, withDownload)])
     expect(result.code, result.stdout + result.stderr).toBe(1)
-    expect(result.stdout).toContain("FAIL Get Items on master rows, filter Status eq <string>, order by Customer asc, top 4, skip: the installation ignores the order")
+    expect(result.stdout).toContain(
+      'FAIL Get Items on master rows, filter Status eq <string>, order by Customer asc, top 4, skip: the installation ignores the order',
+    )
     expect(result.stdout).toContain('the installation would break the client')
     expect(result.stdout).not.toContain(IDS.admin.password)
   })
@@ -77,7 +106,8 @@ describe('verify --usage with the usage of examples/order-sync', () => {
     const mock = await startTestMock()
     try {
       const client = mock.client(await mock.signIn())
-      const everyRow = async () => JSON.stringify([await client.rows({ orderBy: 'Id asc' }), await client.rows({ orderBy: 'Id asc', relationKey: IDS.relationKey })])
+      const everyRow = async () =>
+        JSON.stringify([await client.rows({ orderBy: 'Id asc' }), await client.rows({ orderBy: 'Id asc', relationKey: IDS.relationKey })])
       const before = await everyRow()
       const readOnly = await verify(flags(mock.url, withoutDownload))
       expect(readOnly.out).toMatch(/skipped 2: needs --allow-writes/)

@@ -20,15 +20,39 @@ afterEach(stopStarted)
 const SECRETS = [IDS.admin.password, IDS.admin.username, 'acme.test']
 
 async function session(url: string): Promise<{ token: string; customer: string }> {
-  const form = new URLSearchParams({ client_id: IDS.clientId, username: IDS.admin.username, password: IDS.admin.password, grant_type: 'password', scope: 'openid apiv1 nosession' })
-  const signIn = await fetch(`${url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form })
+  const form = new URLSearchParams({
+    client_id: IDS.clientId,
+    username: IDS.admin.username,
+    password: IDS.admin.password,
+    grant_type: 'password',
+    scope: 'openid apiv1 nosession',
+  })
+  const signIn = await fetch(`${url}/identityprovider/${IDS.org}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  })
   const token = ((await signIn.json()) as { access_token: string }).access_token
   const headers = { 'content-type': 'application/json', ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: token }
-  const page = await fetch(`${url}/ExplorerApi/api/items`, { method: 'POST', headers, body: JSON.stringify({ query: "$top=5&$orderby=Customer desc&$filter=Status eq 'Open' and Amount gt 10" }) })
+  const page = await fetch(`${url}/ExplorerApi/api/items`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: "$top=5&$orderby=Customer desc&$filter=Status eq 'Open' and Amount gt 10" }),
+  })
   const rows = (await page.json()) as Array<{ Customer: string }>
   await fetch(`${url}/ExplorerApi/api/items`, { method: 'POST', headers, body: JSON.stringify({ query: '$filter=MasterId eq 1&relationKey=OrderLines' }) })
-  await fetch(`${url}/ExplorerApi/api/items`, { method: 'POST', headers: { ...headers, SessionToken: 'not-a-token' }, body: JSON.stringify({ query: '$top=1' }) })
-  await fetch(`${url}/ExplorerApi/api/items/save`, { method: 'POST', headers, body: JSON.stringify({ Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Secret Customer GmbH', Amount: 5, Status: 'Open' }, Details: [] }] }) })
+  await fetch(`${url}/ExplorerApi/api/items`, {
+    method: 'POST',
+    headers: { ...headers, SessionToken: 'not-a-token' },
+    body: JSON.stringify({ query: '$top=1' }),
+  })
+  await fetch(`${url}/ExplorerApi/api/items/save`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      Rows: [{ Row: { Id: -1, IdRow: null, TIMESTAMP: null, Customer: 'Secret Customer GmbH', Amount: 5, Status: 'Open' }, Details: [] }],
+    }),
+  })
   return { token, customer: rows[0]?.Customer ?? '' }
 }
 
@@ -51,13 +75,18 @@ describe('recording usage with startMock({ recordUsage })', () => {
     expect(page?.request.query).toEqual({ filter: 'Status eq <string> and Amount gt <integer>', orderBy: 'Customer desc', top: 5 })
     expect(page?.request.headers).toEqual(['ApplicationId', 'SessionToken', 'WorkspaceId'])
     expect(page?.request.auth).toBe('session-token')
-    expect(page?.answers['200']?.body).toMatchObject({ type: 'array', items: { type: 'object', fields: { Customer: 'string', Id: 'integer', TIMESTAMP: 'string' } } })
+    expect(page?.answers['200']?.body).toMatchObject({
+      type: 'array',
+      items: { type: 'object', fields: { Customer: 'string', Id: 'integer', TIMESTAMP: 'string' } },
+    })
     const detail = usage.interactions.find((i) => i.request.query?.relationKey === 'OrderLines')
     expect(detail?.request.query?.filter).toBe('MasterId eq <integer>')
     const refused = usage.interactions.find((i) => i.answers['401'] !== undefined)
     expect(refused?.answers['401']?.problems).toEqual(['UNKNOWN_TOKEN'])
     const save = usage.interactions.find((i) => i.operation === 'saveItems')
-    expect(save?.request.rows).toEqual([{ table: null, action: 'create', fields: { Amount: 'number', Customer: 'string', Id: 'temporary', IdRow: 'null', Status: 'string', TIMESTAMP: 'null' } }])
+    expect(save?.request.rows).toEqual([
+      { table: null, action: 'create', fields: { Amount: 'number', Customer: 'string', Id: 'temporary', IdRow: 'null', Status: 'string', TIMESTAMP: 'null' } },
+    ])
     const signIn = usage.interactions.find((i) => i.operation === 'signIn')
     expect(signIn?.request.body).toMatchObject({ fields: { username: 'email', password: 'string' } })
     await mock.close()
@@ -65,7 +94,16 @@ describe('recording usage with startMock({ recordUsage })', () => {
     expect(JSON.parse(written)).toEqual(usage)
     expectNoValues(written, [token, customer, 'Secret Customer GmbH', 'Open'])
     // Sorted members at every level, interactions sorted: the text is the stable form of itself.
-    const sorted = (value: unknown): unknown => (Array.isArray(value) ? value.map(sorted) : value !== null && typeof value === 'object' ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])])) : value)
+    const sorted = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(sorted)
+        : value !== null && typeof value === 'object'
+          ? Object.fromEntries(
+              Object.keys(value)
+                .sort()
+                .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+            )
+          : value
     expect(written).toBe(`${JSON.stringify(sorted(JSON.parse(written)), null, 2)}\n`)
   })
 
@@ -131,7 +169,12 @@ describe('appdata-kit usage merge', () => {
     for (const file of files) {
       const mock = await startTestMock({ recordUsage: file })
       await session(mock.url)
-      if (file === files[1]) await fetch(`${mock.url}/ExplorerApi/api/items`, { method: 'POST', headers: { 'content-type': 'application/json', ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: await mock.signIn() }, body: JSON.stringify({ query: '$inlinecount=allpages' }) })
+      if (file === files[1])
+        await fetch(`${mock.url}/ExplorerApi/api/items`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: await mock.signIn() },
+          body: JSON.stringify({ query: '$inlinecount=allpages' }),
+        })
       await mock.close()
     }
     const out = join(dir, 'merged.json')

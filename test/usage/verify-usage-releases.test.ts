@@ -21,7 +21,25 @@ beforeAll(async () => {
 async function verifyOn(release: string) {
   const mock = await startTestMock({ productVersion: release })
   try {
-    return await verify(['--base-url', mock.url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--relation-key', IDS.relationKey, '--allow-writes', '--usage', usage])
+    return await verify([
+      '--base-url',
+      mock.url,
+      '--org',
+      IDS.org,
+      '--username',
+      IDS.admin.username,
+      '--password',
+      IDS.admin.password,
+      '--workspace-id',
+      IDS.workspaceId,
+      '--application-id',
+      IDS.applicationId,
+      '--relation-key',
+      IDS.relationKey,
+      '--allow-writes',
+      '--usage',
+      usage,
+    ])
   } finally {
     await mock.close()
   }

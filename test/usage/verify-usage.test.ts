@@ -25,7 +25,23 @@ beforeAll(async () => {
 })
 
 function flags(url: string, ...extra: string[]): string[] {
-  return ['--base-url', url, '--org', IDS.org, '--username', IDS.admin.username, '--password', IDS.admin.password, '--workspace-id', IDS.workspaceId, '--application-id', IDS.applicationId, '--usage', file, ...extra]
+  return [
+    '--base-url',
+    url,
+    '--org',
+    IDS.org,
+    '--username',
+    IDS.admin.username,
+    '--password',
+    IDS.admin.password,
+    '--workspace-id',
+    IDS.workspaceId,
+    '--application-id',
+    IDS.applicationId,
+    '--usage',
+    file,
+    ...extra,
+  ]
 }
 
 async function verifyAgainst(deviate: string[], ...extra: string[]) {
@@ -65,7 +81,9 @@ describe('verify --usage', () => {
     const result = await verifyAgainst(['ignore-orderby'])
     expect(result.code).toBe(1)
     expect(result.out.match(/^FAIL /gm)).toHaveLength(1)
-    expect(result.out).toContain('the same cause in 1 more interaction(s): Get Items on master rows, filter Status eq <string>, order by Customer desc, top 4\n')
+    expect(result.out).toContain(
+      'the same cause in 1 more interaction(s): Get Items on master rows, filter Status eq <string>, order by Customer desc, top 4\n',
+    )
     expect(result.out).toContain('2 interaction(s) answered otherwise than the client relies on')
   })
 

@@ -79,7 +79,11 @@ function headers(session: Session): Record<string, string> {
 }
 
 async function items<T>(session: Session, query: string): Promise<T> {
-  const response = await fetch(`${session.connection.baseUrl}/ExplorerApi/api/items`, { method: 'POST', headers: headers(session), body: JSON.stringify({ query }) })
+  const response = await fetch(`${session.connection.baseUrl}/ExplorerApi/api/items`, {
+    method: 'POST',
+    headers: headers(session),
+    body: JSON.stringify({ query }),
+  })
   return (await (await expectOk(response, `Get Items ${query}`)).json()) as T
 }
 
@@ -99,7 +103,11 @@ export function linesOf(session: Session, orderId: number): Promise<OrderLine[]>
 }
 
 /** Saves a new order with its lines; the new order's Id. */
-export async function createOrder(session: Session, order: { Customer: string; Amount: number }, lines: Array<Omit<OrderLine, 'Id' | 'MasterId'>>): Promise<number> {
+export async function createOrder(
+  session: Session,
+  order: { Customer: string; Amount: number },
+  lines: Array<Omit<OrderLine, 'Id' | 'MasterId'>>,
+): Promise<number> {
   const body = {
     Rows: [
       {
@@ -108,8 +116,16 @@ export async function createOrder(session: Session, order: { Customer: string; A
       },
     ],
   }
-  const response = await fetch(`${session.connection.baseUrl}/ExplorerApi/api/items/save`, { method: 'POST', headers: headers(session), body: JSON.stringify(body) })
-  const result = (await (await expectOk(response, 'save')).json()) as { IsSaveSuccessfully: boolean; ReturnStates: unknown[]; ReturnData: { PrimaryKeyData: Record<string, { newKeys: Record<string, string> }> } }
+  const response = await fetch(`${session.connection.baseUrl}/ExplorerApi/api/items/save`, {
+    method: 'POST',
+    headers: headers(session),
+    body: JSON.stringify(body),
+  })
+  const result = (await (await expectOk(response, 'save')).json()) as {
+    IsSaveSuccessfully: boolean
+    ReturnStates: unknown[]
+    ReturnData: { PrimaryKeyData: Record<string, { newKeys: Record<string, string> }> }
+  }
   if (!result.IsSaveSuccessfully) throw new OrderSyncError(`the order was not saved: ${JSON.stringify(result.ReturnStates)}`)
   const keys = result.ReturnData.PrimaryKeyData['-1']?.newKeys ?? {}
   const id = Number(Object.values(keys)[0])
@@ -129,7 +145,11 @@ export async function setStatus(session: Session, orderId: number, status: strin
   const [order] = await items<Order[]>(session, `$filter=Id eq ${orderId}`)
   if (order === undefined) throw new OrderSyncError(`order ${orderId} not found`)
   const body = { Rows: [{ Row: { Id: orderId, TIMESTAMP: rowVersion(order.TIMESTAMP), Status: status }, Details: [] }] }
-  const response = await fetch(`${session.connection.baseUrl}/ExplorerApi/api/items/save`, { method: 'POST', headers: headers(session), body: JSON.stringify(body) })
+  const response = await fetch(`${session.connection.baseUrl}/ExplorerApi/api/items/save`, {
+    method: 'POST',
+    headers: headers(session),
+    body: JSON.stringify(body),
+  })
   const result = (await (await expectOk(response, 'status update')).json()) as { IsSaveSuccessfully: boolean; ReturnStates: unknown[] }
   if (!result.IsSaveSuccessfully) throw new OrderSyncError(`the status was not saved: ${JSON.stringify(result.ReturnStates)}`)
 }
@@ -137,10 +157,19 @@ export async function setStatus(session: Session, orderId: number, status: strin
 /** The invoice (the first PDF attached to the order) as bytes; refuses a file not labelled application/pdf. */
 export async function downloadInvoice(session: Session, orderId: number): Promise<{ name: string; bytes: Buffer }> {
   const url = `${session.connection.baseUrl}/ExplorerApi/api/attachments?$filter=${encodeURIComponent(`ParentId eq ${orderId}`)}`
-  const list = (await (await expectOk(await fetch(url, { headers: headers(session) }), 'attachments')).json()) as Array<{ Id: number; IsFolder: boolean; Name: string; TypeImage: string }>
+  const list = (await (await expectOk(await fetch(url, { headers: headers(session) }), 'attachments')).json()) as Array<{
+    Id: number
+    IsFolder: boolean
+    Name: string
+    TypeImage: string
+  }>
   const invoice = list.find((record) => !record.IsFolder && record.TypeImage === 'application/pdf')
   if (invoice === undefined) throw new OrderSyncError(`order ${orderId} has no PDF invoice`)
-  const response = await fetch(`${session.connection.baseUrl}/ExplorerApi/api/attachments/download`, { method: 'POST', headers: headers(session), body: JSON.stringify({ ids: [invoice.Id], rk: '' }) })
+  const response = await fetch(`${session.connection.baseUrl}/ExplorerApi/api/attachments/download`, {
+    method: 'POST',
+    headers: headers(session),
+    body: JSON.stringify({ ids: [invoice.Id], rk: '' }),
+  })
   await expectOk(response, 'download')
   // Our archive stores what the label says; a PDF labelled otherwise would be filed wrong.
   const type = response.headers.get('content-type') ?? ''

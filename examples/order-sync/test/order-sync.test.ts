@@ -9,7 +9,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startMock, type RunningMock } from 'appdata-kit'
-import { createOrder, downloadInvoice, linesOf, openOrdersByCustomer, setStatus, signIn, syncOpenOrders, type Connection, type Session } from '../src/order-sync.ts'
+import {
+  createOrder,
+  downloadInvoice,
+  linesOf,
+  openOrdersByCustomer,
+  setStatus,
+  signIn,
+  syncOpenOrders,
+  type Connection,
+  type Session,
+} from '../src/order-sync.ts'
 
 /** Where the usage goes: ORDER_SYNC_USAGE in CI (kept as an artifact), a temporary file otherwise. */
 const usageFile = process.env.ORDER_SYNC_USAGE ?? join(tmpdir(), `order-sync-usage-${process.pid}.json`)
@@ -76,7 +86,9 @@ describe('order-sync', () => {
 
   it('leaves a usage record of what it used, without its password', () => {
     const usage = mock.usage()
-    expect(new Set(usage.interactions.map((interaction) => interaction.operation))).toEqual(new Set(['signIn', 'queryItems', 'saveItems', 'listAttachments', 'downloadAttachment']))
+    expect(new Set(usage.interactions.map((interaction) => interaction.operation))).toEqual(
+      new Set(['signIn', 'queryItems', 'saveItems', 'listAttachments', 'downloadAttachment']),
+    )
     expect(JSON.stringify(usage)).not.toContain('admin-pass')
   })
 })

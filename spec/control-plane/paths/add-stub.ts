@@ -22,7 +22,7 @@ export const operation: OperationObject = {
   summary: 'Add an answer rule',
   description:
     'Adds a rule that answers matching requests of an API operation: a whole answer (the operation is not performed) or a ' +
-    'merge patch of the mock\'s own answer (the operation is performed). The answer is checked against the served document ' +
+    "merge patch of the mock's own answer (the operation is performed). The answer is checked against the served document " +
     'when the rule is added; one the installation could never give is refused with the violations unless `offDocument` is true. ' +
     'docs/control-plane.md, "Answer rules", has the matching, priority, `times` and scenario rules.',
   tags: ['Answer rules'],
@@ -31,9 +31,17 @@ export const operation: OperationObject = {
     patched: { summary: 'Every save answers one locked row', value: { operationId: 'saveItems', answer: { patch: { LockedItems: 1 } } } },
     secondSignInFails: {
       summary: 'The second sign-in fails',
-      value: { operationId: 'signIn', scenario: 'session', whenState: 'signed in', answer: { status: 401, body: { type: 'urn:appdata-kit:problem:invalid-client', title: 'Unknown client', status: 401, detail: 'Sign-in refused.' } } },
+      value: {
+        operationId: 'signIn',
+        scenario: 'session',
+        whenState: 'signed in',
+        answer: { status: 401, body: { type: 'urn:appdata-kit:problem:invalid-client', title: 'Unknown client', status: 401, detail: 'Sign-in refused.' } },
+      },
     },
-    slowQuery: { summary: 'One slow query', value: { operationId: 'queryItems', match: { body: { query: { $contains: "Status eq 'Open'" } } }, answer: {}, delayMs: 2000 } },
+    slowQuery: {
+      summary: 'One slow query',
+      value: { operationId: 'queryItems', match: { body: { query: { $contains: "Status eq 'Open'" } } }, answer: {}, delayMs: 2000 },
+    },
   }),
   responses: {
     '201': jsonResponse('The rule as added.', schemaRef('ActiveAnswerRule'), {

@@ -11,7 +11,7 @@ export const method = 'post'
 export const operation: OperationObject = {
   operationId: 'advanceClock',
   summary: 'Move the clock forward',
-  description: 'Moves the mock\'s time forward without waiting, for example past a token\'s `expires_in`. The clock never goes back.',
+  description: "Moves the mock's time forward without waiting, for example past a token's `expires_in`. The clock never goes back.",
   tags: ['Clock'],
   requestBody: jsonBody('How far.', schemaRef('ClockAdvance'), {
     hour: { summary: 'One hour, in seconds', value: { advanceSeconds: 3600 } },

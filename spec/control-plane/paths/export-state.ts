@@ -26,7 +26,18 @@ export const operation: OperationObject = {
         value: {
           ...MINIMAL_FIXTURE,
           data: Object.fromEntries(
-            Object.entries(MINIMAL_FIXTURE.data).map(([id, data]) => [id, { masters: data.masters.map((row, i) => ({ ...row, DT_CREATION: '2026-11-01T09:00:00.000Z', DT_LAST_UPDATE: '2026-11-01T09:00:00.000Z', TIMESTAMP: i + 1 })), details: {} }]),
+            Object.entries(MINIMAL_FIXTURE.data).map(([id, data]) => [
+              id,
+              {
+                masters: data.masters.map((row, i) => ({
+                  ...row,
+                  DT_CREATION: '2026-11-01T09:00:00.000Z',
+                  DT_LAST_UPDATE: '2026-11-01T09:00:00.000Z',
+                  TIMESTAMP: i + 1,
+                })),
+                details: {},
+              },
+            ]),
           ),
           attachments: [],
           actions: [],

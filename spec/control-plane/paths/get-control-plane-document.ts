@@ -11,7 +11,7 @@ export const method = 'get'
 export const operation: OperationObject = {
   operationId: 'getControlPlaneDocument',
   summary: 'This document',
-  description: 'The control plane\'s own OpenAPI document. Served without a control token, since it holds nothing secret.',
+  description: "The control plane's own OpenAPI document. Served without a control token, since it holds nothing secret.",
   tags: ['Documentation'],
   security: [{}],
   responses: {

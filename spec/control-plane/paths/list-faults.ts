@@ -15,7 +15,10 @@ export const operation: OperationObject = {
   tags: ['Faults'],
   responses: {
     '200': jsonResponse('The rules.', schemaRef('FaultList'), {
-      one: { summary: 'A failing save', value: { seed: 7, rules: [{ id: 1, operationId: 'saveItems', status: 503, rate: 1, times: 2, remaining: 1, applied: 1 }] } },
+      one: {
+        summary: 'A failing save',
+        value: { seed: 7, rules: [{ id: 1, operationId: 'saveItems', status: 503, rate: 1, times: 2, remaining: 1, applied: 1 }] },
+      },
     }),
     ...errorResponses(401),
   },

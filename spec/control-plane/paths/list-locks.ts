@@ -12,10 +12,10 @@ export const method = 'get'
 export const LOCKS_DESCRIPTION =
   'A save or delete that touches a locked row does not write it: the row is counted in `LockedItems` and named in a ' +
   '`ReturnStates` entry with Code `LOCKED`. In the default save mode (all-or-nothing) nothing of the request is written and ' +
-  'the success flag is false; in an application\'s per-row mode the other master rows are written. A master row\'s lock covers ' +
+  "the success flag is false; in an application's per-row mode the other master rows are written. A master row's lock covers " +
   'its detail rows (none can be created, updated or deleted under it, and it cannot be deleted while one of its detail rows is ' +
   'locked). A custom action whose effect would change a locked master row changes no row and answers `IsSuccessful` false ' +
-  'with a `Message` naming the locked rows. A reset or fixture load puts back the fixture\'s `locks`; the state file ' +
+  "with a `Message` naming the locked rows. A reset or fixture load puts back the fixture's `locks`; the state file " +
   '(`--state-file`) keeps the locks as they are.'
 
 export const LOCK_EXAMPLE = { changed: 1, locks: [{ applicationId: 'a1b2c3d4-0000-4000-8000-000000000001', relationKey: null, ids: [2] }] }

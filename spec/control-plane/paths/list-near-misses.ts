@@ -14,7 +14,7 @@ export const operation: OperationObject = {
   description:
     'What `mock.assertRequested()` says when it fails, for tests that are not in JavaScript: how many journaled requests match ' +
     '`operationId` and `match` (the parameters of `GET /__mock/requests`), and the closest of those that do not, each with ' +
-    'its distance (0 exact, 1 nothing in common) and the members that differ (WireMock\'s near misses). Secrets are shown as `[redacted]`.',
+    "its distance (0 exact, 1 nothing in common) and the members that differ (WireMock's near misses). Secrets are shown as `[redacted]`.",
   tags: ['Observation'],
   parameters: [parameterRef('JournalOperationId'), parameterRef('NearMissMatch'), parameterRef('NearMissLimit')],
   responses: {

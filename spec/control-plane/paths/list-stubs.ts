@@ -11,13 +11,28 @@ export const method = 'get'
 export const operation: OperationObject = {
   operationId: 'listStubs',
   summary: 'Read the answer rules',
-  description: 'The answer rules in the order they are tried, each with how many requests it answered and how many answers it has left, and the state of every scenario.',
+  description:
+    'The answer rules in the order they are tried, each with how many requests it answered and how many answers it has left, and the state of every scenario.',
   tags: ['Answer rules'],
   responses: {
     '200': jsonResponse('The rules.', schemaRef('AnswerRuleList'), {
       one: {
         summary: 'A patch used twice',
-        value: { rules: [{ id: 1, operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, priority: 5, hits: 2, remaining: null, offDocument: false, violations: [] }], scenarios: {} },
+        value: {
+          rules: [
+            {
+              id: 1,
+              operationId: 'saveItems',
+              answer: { patch: { LockedItems: 1 } },
+              priority: 5,
+              hits: 2,
+              remaining: null,
+              offDocument: false,
+              violations: [],
+            },
+          ],
+          scenarios: {},
+        },
       },
     }),
     ...errorResponses(401),

@@ -18,8 +18,8 @@ export const operation: OperationObject = {
     'fixture changes nothing and the answer names the JSON path of every problem in `violations`. Outbox, fault rules, ' +
     'journal and sessions are left alone, except the sessions of users the new fixture lacks, which end. A later reset goes ' +
     'back to the fixture the mock started with. ' +
-    'The load is a clean cut (the mock\'s choice): nothing received before it writes into the data it puts in place. A request ' +
-    'still held by a fault\'s latency or an answer rule\'s `delayMs` is answered at once with 503 `DATA_REPLACED` (a gateway ' +
+    "The load is a clean cut (the mock's choice): nothing received before it writes into the data it puts in place. A request " +
+    "still held by a fault's latency or an answer rule's `delayMs` is answered at once with 503 `DATA_REPLACED` (a gateway " +
     'status any operation may get), and a write received before it that reaches the store after it (a big save planned in ' +
     'slices, a body still arriving) is refused the same way; nothing of either is written.',
   tags: ['State'],
@@ -29,10 +29,15 @@ export const operation: OperationObject = {
     '200': jsonResponse('Loaded.', schemaRef('FixtureLoadResult'), {
       loaded: {
         summary: 'Loaded',
-        value: { loaded: true, generatedRows: 0, fixture: { organization: ORGANIZATION, applications: 1, users: 1, masterRows: 2, detailRows: 0, attachments: 0 }, warnings: [] },
+        value: {
+          loaded: true,
+          generatedRows: 0,
+          fixture: { organization: ORGANIZATION, applications: 1, users: 1, masterRows: 2, detailRows: 0, attachments: 0 },
+          warnings: [],
+        },
       },
       olderRows: {
-        summary: 'Loaded, with a row older than its field\'s rules',
+        summary: "Loaded, with a row older than its field's rules",
         value: {
           loaded: true,
           generatedRows: 0,
@@ -53,7 +58,13 @@ export const operation: OperationObject = {
           status: 400,
           detail: 'POST /__mock/fixture: /applications/0/master/fields/1/type must be one of "string", "number", "integer", "boolean", "date-time"',
           code: 'BAD_FIXTURE',
-          violations: [{ pointer: '/applications/0/master/fields/1/type', keyword: 'fixture', message: 'must be one of "string", "number", "integer", "boolean", "date-time"' }],
+          violations: [
+            {
+              pointer: '/applications/0/master/fields/1/type',
+              keyword: 'fixture',
+              message: 'must be one of "string", "number", "integer", "boolean", "date-time"',
+            },
+          ],
         },
       },
     }),

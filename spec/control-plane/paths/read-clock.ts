@@ -12,7 +12,7 @@ export const method = 'get'
 export const operation: OperationObject = {
   operationId: 'readClock',
   summary: 'Read the clock',
-  description: 'The mock\'s time, by which tokens expire and rows, attachments and e-mails are dated.',
+  description: "The mock's time, by which tokens expire and rows, attachments and e-mails are dated.",
   tags: ['Clock'],
   responses: {
     '200': jsonResponse('The clock.', schemaRef('ClockState'), { now: { summary: 'Not moved', value: { now: ISO_NOW, offsetMs: 0 } } }),

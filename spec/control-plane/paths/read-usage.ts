@@ -14,9 +14,19 @@ const example = {
     {
       operation: 'queryItems',
       release: '3.0.19',
-      request: { auth: 'session-token', contentType: 'application/json', headers: ['ApplicationId', 'SessionToken', 'WorkspaceId'], query: { filter: 'Status eq <string>', orderBy: 'Customer asc', top: 10 } },
+      request: {
+        auth: 'session-token',
+        contentType: 'application/json',
+        headers: ['ApplicationId', 'SessionToken', 'WorkspaceId'],
+        query: { filter: 'Status eq <string>', orderBy: 'Customer asc', top: 10 },
+      },
       count: 3,
-      answers: { '200': { count: 3, body: { type: 'array', items: { type: 'object', fields: { Customer: 'string', Id: 'integer', Status: 'string', TIMESTAMP: 'string' } } } } },
+      answers: {
+        '200': {
+          count: 3,
+          body: { type: 'array', items: { type: 'object', fields: { Customer: 'string', Id: 'integer', Status: 'string', TIMESTAMP: 'string' } } },
+        },
+      },
     },
   ],
 }

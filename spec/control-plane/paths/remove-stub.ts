@@ -13,10 +13,22 @@ export const operation: OperationObject = {
   summary: 'Remove one answer rule',
   description: 'Removes the rule with this id; its scenario keeps its state.',
   tags: ['Answer rules'],
-  parameters: [{ name: 'id', in: 'path', required: true, description: 'The rule\'s `id`.', schema: { type: 'integer', minimum: 1 } }],
+  parameters: [{ name: 'id', in: 'path', required: true, description: "The rule's `id`.", schema: { type: 'integer', minimum: 1 } }],
   responses: {
     '200': jsonResponse('The rule removed, with its use.', schemaRef('ActiveAnswerRule'), {
-      removed: { summary: 'A rule used once', value: { id: 3, operationId: 'saveItems', answer: { patch: { LockedItems: 1 } }, priority: 5, hits: 1, remaining: null, offDocument: false, violations: [] } },
+      removed: {
+        summary: 'A rule used once',
+        value: {
+          id: 3,
+          operationId: 'saveItems',
+          answer: { patch: { LockedItems: 1 } },
+          priority: 5,
+          hits: 1,
+          remaining: null,
+          offDocument: false,
+          violations: [],
+        },
+      },
     }),
     ...errorResponses(401, 404),
   },

@@ -20,13 +20,22 @@ export const operation: OperationObject = {
     failTwice: { summary: 'Two failing saves', value: { rules: [{ operationId: 'saveItems', status: 503, times: 2 }] } },
     slowAndFlaky: {
       summary: 'Every call slow, a third of reads cut',
-      value: { seed: 7, rules: [{ operationId: 'queryItems', drop: true, rate: 0.33 }, { operationId: '*', latencyMs: 250 }] },
+      value: {
+        seed: 7,
+        rules: [
+          { operationId: 'queryItems', drop: true, rate: 0.33 },
+          { operationId: '*', latencyMs: 250 },
+        ],
+      },
     },
     lostAnswer: { summary: 'Save applied, answer lost', value: { rules: [{ operationId: 'saveItems', commitThenDrop: true, times: 1 }] } },
   }),
   responses: {
     '200': jsonResponse('The rules now active.', schemaRef('FaultList'), {
-      set: { summary: 'Two failing saves', value: { seed: 7, rules: [{ id: 1, operationId: 'saveItems', status: 503, rate: 1, times: 2, remaining: 2, applied: 0 }] } },
+      set: {
+        summary: 'Two failing saves',
+        value: { seed: 7, rules: [{ id: 1, operationId: 'saveItems', status: 503, rate: 1, times: 2, remaining: 2, applied: 0 }] },
+      },
     }),
     ...errorResponses(400, 401),
   },

@@ -21,7 +21,7 @@ export const ClockState: SchemaObject = {
   title: 'Clock',
   required: ['now', 'offsetMs'],
   properties: {
-    now: { type: 'string', format: 'date-time', description: 'The mock\'s time: tokens expire, and rows and e-mails are dated, by it.' },
+    now: { type: 'string', format: 'date-time', description: "The mock's time: tokens expire, and rows and e-mails are dated, by it." },
     offsetMs: { type: 'integer', minimum: 0, description: 'How far the clock has been moved ahead of the time it started from.' },
   },
   additionalProperties: false,

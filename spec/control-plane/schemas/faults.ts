@@ -18,8 +18,8 @@ const faultRuleProperties: Record<string, SchemaObject> = {
     maximum: 599,
     description:
       'Answer with this status and an `INJECTED_FAULT` problem instead of handling the request. A gateway status (500, 502, 503, ' +
-      '504) is the infrastructure\'s: any operation may get it, and the answer carries `INFRASTRUCTURE_ANSWER` in `X-Mock-Warnings`. ' +
-      'Any other status must be one the operation\'s document lists, or the rule says `offDocument: true`.',
+      "504) is the infrastructure's: any operation may get it, and the answer carries `INFRASTRUCTURE_ANSWER` in `X-Mock-Warnings`. " +
+      "Any other status must be one the operation's document lists, or the rule says `offDocument: true`.",
   },
   headers: {
     type: 'object',
@@ -34,13 +34,24 @@ const faultRuleProperties: Record<string, SchemaObject> = {
     type: 'boolean',
     default: false,
     description:
-      'Accept a `status` the operation\'s document does not list (other than a gateway status); each answer then carries ' +
+      "Accept a `status` the operation's document does not list (other than a gateway status); each answer then carries " +
       '`OFF_DOCUMENT_ANSWER` in `X-Mock-Warnings`. Refused when the mock runs with `--strict`.',
   },
   drop: { type: 'boolean', description: 'Close the connection without answering; the request is not handled.' },
   commitThenDrop: { type: 'boolean', description: 'Handle the request (a write is applied) and close the connection before the answer is sent.' },
-  rate: { type: 'number', minimum: 0, maximum: 1, default: 1, description: 'Probability that the rule applies to a matching request, drawn from the seeded generator.' },
-  times: { type: 'integer', minimum: 1, maximum: MAX_RULE_TIMES, description: 'Apply the rule this many times, then remove it. Without it the rule stays until cleared.' },
+  rate: {
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    default: 1,
+    description: 'Probability that the rule applies to a matching request, drawn from the seeded generator.',
+  },
+  times: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_RULE_TIMES,
+    description: 'Apply the rule this many times, then remove it. Without it the rule stays until cleared.',
+  },
 }
 
 export const FaultRule: SchemaObject = {
@@ -63,7 +74,12 @@ export const FaultRuleSet: SchemaObject = {
   required: ['rules'],
   properties: {
     rules: { type: 'array', maxItems: MAX_FAULT_RULES, items: schemaRef('FaultRule') },
-    seed: { type: 'integer', minimum: 0, maximum: 4294967295, description: 'Seed of the generator behind `rate`; the same seed gives the same sequence of draws. Default: a random one.' },
+    seed: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 4294967295,
+      description: 'Seed of the generator behind `rate`; the same seed gives the same sequence of draws. Default: a random one.',
+    },
   },
   additionalProperties: false,
 }
@@ -75,7 +91,12 @@ export const ActiveFaultRule: SchemaObject = {
   properties: {
     id: { type: 'integer', minimum: 1, description: 'Number of the rule, in the order set.' },
     ...faultRuleProperties,
-    remaining: { type: ['integer', 'null'], minimum: 1, maximum: MAX_RULE_TIMES, description: 'Applications left before the rule is removed; null for no limit.' },
+    remaining: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: MAX_RULE_TIMES,
+      description: 'Applications left before the rule is removed; null for no limit.',
+    },
     applied: count('Requests the rule has applied to so far.'),
   },
   additionalProperties: false,

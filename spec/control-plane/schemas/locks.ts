@@ -30,7 +30,11 @@ export const LockEntry: SchemaObject = {
   type: 'object',
   title: 'Locked rows of one table',
   required: ['applicationId', 'relationKey', 'ids'],
-  properties: { applicationId, relationKey: { type: ['string', 'null'], description: 'Detail Relation Key; null for master rows.' }, ids: { ...ids, minItems: 1, description: 'Ids of the locked rows, ascending.' } },
+  properties: {
+    applicationId,
+    relationKey: { type: ['string', 'null'], description: 'Detail Relation Key; null for master rows.' },
+    ids: { ...ids, minItems: 1, description: 'Ids of the locked rows, ascending.' },
+  },
   additionalProperties: false,
 }
 
@@ -39,7 +43,7 @@ const locks: SchemaObject = { type: 'array', items: schemaRef('LockEntry'), desc
 export const HeldLocks: SchemaObject = {
   type: 'object',
   title: 'Locked rows',
-  description: 'The locks the mock holds now, table by table (`startMock()`\'s `locks()` answers the same object).',
+  description: "The locks the mock holds now, table by table (`startMock()`'s `locks()` answers the same object).",
   required: ['locks'],
   properties: { locks },
   additionalProperties: false,

@@ -10,7 +10,7 @@ export const QueuedEmail: SchemaObject = {
   required: ['id', 'queuedAt', 'workspaceId', 'providerId', 'from', 'to', 'subject', 'body'],
   properties: {
     id: { type: 'integer', minimum: 1, description: 'Position in the outbox since the mock started.' },
-    queuedAt: { type: 'string', format: 'date-time', description: 'Time on the mock\'s clock.' },
+    queuedAt: { type: 'string', format: 'date-time', description: "Time on the mock's clock." },
     workspaceId: { type: 'string' },
     providerId: { type: 'string', description: 'The provider named in the request, or the default one.' },
     from: { type: 'string', description: 'E-mail address of the signed-in user who queued it.' },
@@ -36,19 +36,30 @@ export const JournalEntry: SchemaObject = {
   required: ['seq', 'time', 'method', 'url', 'path', 'operationId', 'user', 'status', 'durationMs', 'fault', 'stub', 'abandoned', 'warnings'],
   properties: {
     seq: { type: 'integer', minimum: 1, description: 'Sequence number since the mock started; gaps show evicted or cleared entries.' },
-    time: { type: 'string', format: 'date-time', description: 'When the answer went out (or the connection was cut), on the mock\'s clock.' },
+    time: { type: 'string', format: 'date-time', description: "When the answer went out (or the connection was cut), on the mock's clock." },
     method: { type: 'string' },
-    url: { type: 'string', description: 'Path and query string as sent, with the values of secret parameters (`SessionToken`, `password`, ...) replaced by `[redacted]`.' },
+    url: {
+      type: 'string',
+      description: 'Path and query string as sent, with the values of secret parameters (`SessionToken`, `password`, ...) replaced by `[redacted]`.',
+    },
     path: { type: 'string', description: 'Path without the query string.' },
     operationId: { type: ['string', 'null'], description: 'Operation of the API document that answered; null for paths that are none.' },
     user: {
       type: ['string', 'null'],
-      description: 'E-mail of the signed-in user whose session token the request carried; null without a valid session (a sign-in, a missing or refused token).',
+      description:
+        'E-mail of the signed-in user whose session token the request carried; null without a valid session (a sign-in, a missing or refused token).',
     },
-    status: { type: ['integer', 'null'], description: 'Status sent; null when a fault cut the connection before an answer, or the client closed it first (`abandoned`).' },
+    status: {
+      type: ['integer', 'null'],
+      description: 'Status sent; null when a fault cut the connection before an answer, or the client closed it first (`abandoned`).',
+    },
     durationMs: { type: 'number', minimum: 0, description: 'Time from arrival to the last byte of the answer, injected latency included.' },
     fault: { enum: ['latency', 'status', 'drop', 'commitThenDrop', null], description: 'The fault rule effect applied to this request, if any.' },
-    stub: { type: ['integer', 'null'], minimum: 1, description: 'The `id` of the answer rule that answered (or patched the answer of) this request; null for none.' },
+    stub: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      description: 'The `id` of the answer rule that answered (or patched the answer of) this request; null for none.',
+    },
     abandoned: {
       type: 'boolean',
       description:
@@ -59,7 +70,7 @@ export const JournalEntry: SchemaObject = {
     warnings: {
       type: 'array',
       description:
-        'What the request relied on that the API\'s description does not promise, in the order found (docs/behaviour.md lists every code). ' +
+        "What the request relied on that the API's description does not promise, in the order found (docs/behaviour.md lists every code). " +
         'The answer carried the codes in `X-Mock-Warnings`; in strict mode the request was refused instead.',
       items: {
         type: 'object',
@@ -107,7 +118,10 @@ const difference: SchemaObject = {
   type: 'object',
   required: ['pointer', 'expected', 'actual'],
   properties: {
-    pointer: { type: 'string', description: 'JSON pointer into the request\'s parts: `/body/Rows/0/Row/Customer`, `/headers/workspaceid`, `/user`, `/operationId`.' },
+    pointer: {
+      type: 'string',
+      description: "JSON pointer into the request's parts: `/body/Rows/0/Row/Customer`, `/headers/workspaceid`, `/user`, `/operationId`.",
+    },
     expected: { type: 'string', description: 'What the pattern asks, in words or as JSON.' },
     actual: { type: 'string', description: 'What the request had (`absent`, a note when the journal did not keep the body, `[redacted]` for secrets).' },
   },
@@ -120,7 +134,7 @@ export const NearMiss: SchemaObject = {
   description: 'A journaled request that does not match the pattern, with how far it is and the members that differ.',
   required: ['seq', 'method', 'path', 'operationId', 'status', 'user', 'distance', 'differences'],
   properties: {
-    seq: { type: 'integer', minimum: 1, description: 'The journal entry\'s `seq`.' },
+    seq: { type: 'integer', minimum: 1, description: "The journal entry's `seq`." },
     method: { type: 'string' },
     path: { type: 'string' },
     operationId: { type: ['string', 'null'] },
@@ -144,7 +158,11 @@ export const NearMissList: SchemaObject = {
   properties: {
     matched: count('Requests in the journal that match the pattern.'),
     total: count('Requests in the journal.'),
-    nearMisses: { type: 'array', items: schemaRef('NearMiss'), description: 'The closest requests that do not match, nearest first (the newer first between equals).' },
+    nearMisses: {
+      type: 'array',
+      items: schemaRef('NearMiss'),
+      description: 'The closest requests that do not match, nearest first (the newer first between equals).',
+    },
   },
   additionalProperties: false,
 }

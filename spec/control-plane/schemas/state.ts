@@ -55,7 +55,7 @@ export const Fixture: SchemaObject = {
   title: 'Fixture',
   description:
     'A whole installation in the format of `fixtures/default.json`, checked against `fixtures/fixture.schema.json` and the ' +
-    'loader\'s rules (unique ids, references that resolve); only the loader checks it, so every refusal names its path in ' +
+    "loader's rules (unique ids, references that resolve); only the loader checks it, so every refusal names its path in " +
     'the fixture. Payload `file` paths are relative to the directory of the fixture the mock started with and must stay inside it.',
   required: ['organization', 'applications', 'data'],
   properties: {
@@ -82,7 +82,7 @@ export const FixtureLoadResult: SchemaObject = {
       items: { type: 'string' },
       description:
         'What the fixture should change, as the start-up warnings say it (the mock logs them too): a row value that breaks its ' +
-        'field\'s rules, named by its JSON path (loaded as it is, since an installation holds rows older than its rules; every ' +
+        "field's rules, named by its JSON path (loaded as it is, since an installation holds rows older than its rules; every " +
         'save is held to the rules; at most 20 named, the rest counted), an older type name or value form. Strict mode ' +
         '(`--strict`, or `X-Mock-Strict: 1` on this call) refuses a fixture whose rows break a rule instead.',
     },
@@ -98,11 +98,17 @@ export const AttachmentUpload: SchemaObject = {
     'folder of that name (created when missing) at the top level of the row, or inside `folderId` when both are given.',
   required: ['parentId', 'file'],
   properties: {
-    applicationId: { type: 'string', format: 'uuid', description: 'Application of the row; default: the fixture\'s first application.' },
+    applicationId: { type: 'string', format: 'uuid', description: "Application of the row; default: the fixture's first application." },
     relationKey: { type: 'string', minLength: 1, description: 'Detail Relation Key when the row is a detail row; leave it out for a master row.' },
     parentId: { type: 'integer', minimum: 1, description: 'Id of the row the files are attached to.' },
     folderId: { type: 'integer', minimum: 1, description: 'Id of an existing folder of the row to put the files in.' },
-    folder: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^/\\\\]+$', description: 'Name of a folder to put the files in; created when the row has none of that name.' },
+    folder: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[^/\\\\]+$',
+      description: 'Name of a folder to put the files in; created when the row has none of that name.',
+    },
     description: { type: 'string', maxLength: 2000, description: 'Description given to every uploaded file.' },
     file: {
       type: 'array',

@@ -21,7 +21,7 @@ const answerRuleProperties: Record<string, SchemaObject> = {
     description:
       'Operation of the served release the rule applies to (for example `saveItems`). Required for a whole answer or a patch, ' +
       'which the document is checked against; a rule without one (with `offDocument: true`, a gateway status, or keeping the ' +
-      'operation\'s own answer with `answer: {}`) applies to every API operation. `*` is refused: leave the member out instead.',
+      "operation's own answer with `answer: {}`) applies to every API operation. `*` is refused: leave the member out instead.",
   },
   match: {
     type: 'object',
@@ -36,7 +36,12 @@ const answerRuleProperties: Record<string, SchemaObject> = {
           'Request headers by name (any case), each a pattern on its text: a text (equal), `{ "$contains": TEXT }` or ' +
           '`{ "$regex": TEXT }`; any other pattern could never match a header and is refused.',
       },
-      user: { type: 'string', minLength: 1, maxLength: 320, description: 'E-mail of the signed-in user (any case); a request without a valid session never matches.' },
+      user: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 320,
+        description: 'E-mail of the signed-in user (any case); a request without a valid session never matches.',
+      },
     },
     additionalProperties: false,
   },
@@ -45,7 +50,7 @@ const answerRuleProperties: Record<string, SchemaObject> = {
     description:
       'A whole answer (`status`, `headers`, `body`): the operation is not performed. Or `patch`, an RFC 7386 JSON merge patch ' +
       'applied to the JSON the operation answers (2xx answers only): the operation is performed. Not both kinds. `{}` leaves ' +
-      'the operation\'s own answer as it is (a rule for `delayMs` or a scenario step alone).',
+      "the operation's own answer as it is (a rule for `delayMs` or a scenario step alone).",
     properties: {
       status: {
         type: 'integer',
@@ -53,7 +58,7 @@ const answerRuleProperties: Record<string, SchemaObject> = {
         maximum: 599,
         default: 200,
         description:
-          'Status of a whole answer: one the operation\'s document lists, or a gateway status (500, 502, 503, 504), which any ' +
+          "Status of a whole answer: one the operation's document lists, or a gateway status (500, 502, 503, 504), which any " +
           'operation may get (the answer then carries `INFRASTRUCTURE_ANSWER` in `X-Mock-Warnings`, and its body is held to no ' +
           'schema unless the document lists that status), or any status with `offDocument: true`. 204, 205 and 304 take no body.',
       },
@@ -65,21 +70,37 @@ const answerRuleProperties: Record<string, SchemaObject> = {
           'Headers of a whole answer; `Content-Type` defaults to the media type the document declares for the status. Names are ' +
           'RFC 9110 tokens, given once in any case, and values hold visible ASCII, spaces and tabs only; `Content-Length`, ' +
           '`Transfer-Encoding`, `Connection` and the other hop-by-hop headers (`Keep-Alive`, `Proxy-Connection`, `TE`, `Trailer`, ' +
-          '`Upgrade`), `Host` and `Access-Control-*` (the CORS layer\'s) are refused, `offDocument` or not.',
+          "`Upgrade`), `Host` and `Access-Control-*` (the CORS layer's) are refused, `offDocument` or not.",
       },
       body: { description: `Body of a whole answer: JSON, or a text sent as is for a media type that is not JSON. At most ${MAX_ANSWER_DEPTH} levels deep.` },
       patch: {
         description:
-          'RFC 7386 JSON merge patch of the operation\'s own JSON answer: members set to null are removed, objects merged, anything ' +
-          'else replaced (an object patch turns an array answer into an object, as the RFC says). A member the success answer\'s ' +
+          "RFC 7386 JSON merge patch of the operation's own JSON answer: members set to null are removed, objects merged, anything " +
+          "else replaced (an object patch turns an array answer into an object, as the RFC says). A member the success answer's " +
           `schema does not name is off the document. At most ${MAX_ANSWER_DEPTH} levels deep.`,
       },
     },
     additionalProperties: false,
   },
-  delayMs: { type: 'integer', minimum: 0, maximum: MAX_ANSWER_DELAY_MS, description: 'Wait this long before answering (or, for a patch, before performing the operation).' },
-  times: { type: 'integer', minimum: 1, maximum: MAX_RULE_TIMES, description: 'Answer this many requests, then stop matching (the rule stays listed, `remaining` 0). Without it the rule stays until removed.' },
-  priority: { type: 'integer', minimum: 1, maximum: 1000, default: DEFAULT_ANSWER_PRIORITY, description: 'Lower numbers are tried first (as in WireMock); among rules of one priority, the newest first.' },
+  delayMs: {
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_ANSWER_DELAY_MS,
+    description: 'Wait this long before answering (or, for a patch, before performing the operation).',
+  },
+  times: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_RULE_TIMES,
+    description: 'Answer this many requests, then stop matching (the rule stays listed, `remaining` 0). Without it the rule stays until removed.',
+  },
+  priority: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 1000,
+    default: DEFAULT_ANSWER_PRIORITY,
+    description: 'Lower numbers are tried first (as in WireMock); among rules of one priority, the newest first.',
+  },
   scenario: { ...stateName, description: 'A scenario this rule reads or moves. Every scenario starts in state `Started`.' },
   whenState: { ...stateName, description: 'Match only while the scenario is in this state.' },
   setState: { ...stateName, description: 'Move the scenario to this state when the rule is chosen for a request.' },
@@ -117,7 +138,12 @@ export const ActiveAnswerRule: SchemaObject = {
     id: { type: 'integer', minimum: 1, description: 'Number of the rule, in the order added (never reused while the mock runs).' },
     ...answerRuleProperties,
     hits: count('Requests the rule has answered so far.'),
-    remaining: { type: ['integer', 'null'], minimum: 0, maximum: MAX_RULE_TIMES, description: 'Answers left; 0 once `times` is used up (the rule no longer matches); null for no limit.' },
+    remaining: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: MAX_RULE_TIMES,
+      description: 'Answers left; 0 once `times` is used up (the rule no longer matches); null for no limit.',
+    },
     violations: {
       type: 'array',
       description: 'Why the served document cannot give this answer (only for rules added with `offDocument: true`).',

@@ -2,7 +2,8 @@
 import type { SchemaObject } from 'openapi3-ts/oas31'
 
 const shape: SchemaObject = {
-  description: 'A shape: a union of types such as `integer|null` (texts as `string` or a format: `guid`, `email`, `date`, `date-time`, `uri`; `absent` when some answers lacked the member), or an object with `type` and its `fields` or `items`.',
+  description:
+    'A shape: a union of types such as `integer|null` (texts as `string` or a format: `guid`, `email`, `date`, `date-time`, `uri`; `absent` when some answers lacked the member), or an object with `type` and its `fields` or `items`.',
   oneOf: [{ type: 'string' }, { type: 'object', required: ['type'], properties: { type: { type: 'string' }, fields: { type: 'object' }, items: {} } }],
 }
 
@@ -15,7 +16,7 @@ export const Usage: SchemaObject = {
     'The same JSON, members sorted, is written to the --record-usage file at stop; `appdata-kit coverage` and `appdata-kit verify --usage` read it.',
   required: ['appdataKitUsage', 'interactions'],
   properties: {
-    appdataKitUsage: { const: 1, description: 'The format\'s version.' },
+    appdataKitUsage: { const: 1, description: "The format's version." },
     interactions: {
       type: 'array',
       description: 'Sorted by operation, release and request shape.',
@@ -25,7 +26,10 @@ export const Usage: SchemaObject = {
         properties: {
           operation: { type: 'string', description: 'The operationId.' },
           release: { type: 'string', description: 'The release the mock emulated.' },
-          request: { type: 'object', description: 'The request\'s shape: `auth`, `headers`, `contentType`, and `query`, `rows`, `delete`, `body` or `path` by operation.' },
+          request: {
+            type: 'object',
+            description: "The request's shape: `auth`, `headers`, `contentType`, and `query`, `rows`, `delete`, `body` or `path` by operation.",
+          },
           count: { type: 'integer', minimum: 1 },
           answers: {
             type: 'object',

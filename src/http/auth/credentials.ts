@@ -1,5 +1,5 @@
 import { ProblemError } from '../../errors.ts'
-import type { OrganizationDef, UserDef } from '../../store/types.ts'
+import type { OrganizationDef, UserDef } from '../../store/model/types.ts'
 
 /**
  * The user with this e-mail and password. E-mail compares case-insensitively, as mail

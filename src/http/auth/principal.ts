@@ -1,5 +1,5 @@
 import type { Session } from './tokens.ts'
-import type { UserDef } from '../../store/types.ts'
+import type { UserDef } from '../../store/model/types.ts'
 
 /** Who is calling, set by the authentication step of a route that needs a token. */
 export interface Principal {

@@ -1,5 +1,5 @@
 import { ProblemError } from '../../errors.ts'
-import type { Deps, UserDef } from '../../store/types.ts'
+import type { Deps, UserDef } from '../../store/model/types.ts'
 
 /** A signed-in session as the mock remembers it. */
 export interface Session {

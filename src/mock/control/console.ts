@@ -24,7 +24,8 @@ const ASSETS = new Map<string, string>([
  * this mock only, and no other site may frame it (a frame could click its reset button).
  */
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',
@@ -46,10 +47,16 @@ export function registerConsole(scope: FastifyInstance): void {
     return bytes
   }
   const config = { controlOperationId: CONSOLE_OPERATION }
-  scope.get(`${CONTROL_PREFIX}/ui`, { config }, (_request, reply) => reply.headers(SECURITY_HEADERS).type(ASSETS.get('index.html') as string).send(serve('index.html')))
+  scope.get(`${CONTROL_PREFIX}/ui`, { config }, (_request, reply) =>
+    reply
+      .headers(SECURITY_HEADERS)
+      .type(ASSETS.get('index.html') as string)
+      .send(serve('index.html')),
+  )
   scope.get<{ Params: { file: string } }>(`${CONTROL_PREFIX}/ui/:file`, { config }, (request, reply) => {
     const type = ASSETS.get(request.params.file)
-    if (type === undefined) throw new ProblemError('NOT_FOUND', `The console has no file ${JSON.stringify(request.params.file.slice(0, 80))}; open ${CONTROL_PREFIX}/ui.`)
+    if (type === undefined)
+      throw new ProblemError('NOT_FOUND', `The console has no file ${JSON.stringify(request.params.file.slice(0, 80))}; open ${CONTROL_PREFIX}/ui.`)
     return reply.headers(SECURITY_HEADERS).type(type).send(serve(request.params.file))
   })
 }

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import multipart from '@fastify/multipart'
 import { CONTROL_PREFIX } from '../../../spec/control-plane/constants.ts'
 import { ProblemError } from '../../errors.ts'
-import type { Fixture } from '../../store/types.ts'
-import { controlPlaneAccess, controlRequestRefusal, controlTokenMatches, presentedControlToken } from './access.ts'
-import { createControls, createSlicedControls, type MockControls, type SlicedControls, type StartData } from './controls.ts'
+import type { Fixture } from '../../store/model/types.ts'
+import { controlPlaneAccess, controlRequestRefusal, controlTokenMatches, presentedControlToken } from '../../policy/control-access.ts'
+import { createControls, createSlicedControls, type MockControls, type SlicedControls, type StartData } from '../service/controls.ts'
 import { yieldTurn } from '../../http/json-slices.ts'
 import { health, registerControlRoutes } from './routes.ts'
 import { CONSOLE_OPERATION, registerConsole } from './console.ts'
@@ -12,7 +12,7 @@ import { CONSOLE_OPERATION, registerConsole } from './console.ts'
 /** Control operations served without the control token. */
 const OPEN_OPERATIONS = new Set(['getControlPlaneDocument', 'getHealth', CONSOLE_OPERATION])
 
-export type { MockControls } from './controls.ts'
+export type { MockControls } from '../service/controls.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,35 +54,33 @@ export async function registerControlPlane(app: FastifyInstance, startFixture: F
     app.all(`${CONTROL_PREFIX}/*`, off)
     return
   }
-  await app.register(
-    async (scope) => {
-      // First of the scope's hooks: no page of another site reaches a handler, and no body but JSON (or an upload's) is read.
-      const publicOrigin = app.mockConfig.publicUrl === undefined ? undefined : new URL(app.mockConfig.publicUrl).origin
-      scope.addHook('onRequest', (request, _reply, done) => done(controlRequestRefusal(request, publicOrigin)))
-      scope.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain'])
-      await scope.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: app.mockConfig.uploadLimit } })
-      // Scripts often send `Content-Type: application/json` with no body to reset or clear; that is no error here.
-      scope.removeContentTypeParser('application/json')
-      scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-        if ((body as string).trim() === '') return done(null, undefined)
-        try {
-          done(null, JSON.parse(body as string))
-        } catch (error) {
-          done(new ProblemError('BAD_JSON', `The body is not JSON: ${(error as Error).message}`))
+  await app.register(async (scope) => {
+    // First of the scope's hooks: no page of another site reaches a handler, and no body but JSON (or an upload's) is read.
+    const publicOrigin = app.mockConfig.publicUrl === undefined ? undefined : new URL(app.mockConfig.publicUrl).origin
+    scope.addHook('onRequest', (request, _reply, done) => done(controlRequestRefusal(request, publicOrigin)))
+    scope.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain'])
+    await scope.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: app.mockConfig.uploadLimit } })
+    // Scripts often send `Content-Type: application/json` with no body to reset or clear; that is no error here.
+    scope.removeContentTypeParser('application/json')
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      if ((body as string).trim() === '') return done(null, undefined)
+      try {
+        done(null, JSON.parse(body as string))
+      } catch (error) {
+        done(new ProblemError('BAD_JSON', `The body is not JSON: ${(error as Error).message}`))
+      }
+    })
+    const token = access.token
+    if (token !== undefined) {
+      scope.addHook('onRequest', async (request) => {
+        // The document, the health and the console's files hold nothing secret; the docs page, the console and waiting scripts fetch them without credentials.
+        if (OPEN_OPERATIONS.has(request.routeOptions.config?.controlOperationId ?? '')) return
+        if (!controlTokenMatches(presentedControlToken(request.headers), token)) {
+          throw new ProblemError('CONTROL_TOKEN', 'Send the control token (--control-token) in Authorization: Bearer <token> or X-Mock-Control-Token.')
         }
       })
-      const token = access.token
-      if (token !== undefined) {
-        scope.addHook('onRequest', async (request) => {
-          // The document, the health and the console's files hold nothing secret; the docs page, the console and waiting scripts fetch them without credentials.
-          if (OPEN_OPERATIONS.has(request.routeOptions.config?.controlOperationId ?? '')) return
-          if (!controlTokenMatches(presentedControlToken(request.headers), token)) {
-            throw new ProblemError('CONTROL_TOKEN', 'Send the control token (--control-token) in Authorization: Bearer <token> or X-Mock-Control-Token.')
-          }
-        })
-      }
-      registerControlRoutes(scope)
-      registerConsole(scope)
-    },
-  )
+    }
+    registerControlRoutes(scope)
+    registerConsole(scope)
+  })
 }

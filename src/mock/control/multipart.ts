@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { ProblemError } from '../../errors.ts'
 import { controlViolations, validationProblem } from '../../document/control-body.ts'
-import { MAX_UPLOAD_FILES, type UploadFile, type UploadInput } from './uploads.ts'
+import { MAX_UPLOAD_FILES, type UploadFile, type UploadInput } from '../service/uploads.ts'
 
 /** @fastify/multipart's limit errors, by code, as 413 details. */
 const LIMIT_ERRORS: Record<string, (limit: number) => string> = {

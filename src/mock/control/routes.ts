@@ -41,7 +41,12 @@ const HANDLERS: Handlers<ControlOperations> = {
   resetMock: (request) => request.server.slicedControls.reset({ sessions: request.query.sessions === true }),
   loadFixture: async (request) => {
     try {
-      return await request.server.slicedControls.loadFixture(request.body, { ...request.query, source: 'POST /__mock/fixture', confineFiles: true, strict: isStrict(request) })
+      return await request.server.slicedControls.loadFixture(request.body, {
+        ...request.query,
+        source: 'POST /__mock/fixture',
+        confineFiles: true,
+        strict: isStrict(request),
+      })
     } catch (error) {
       throw error instanceof FixtureError ? fixtureProblem(error) : error
     }

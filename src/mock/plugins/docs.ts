@@ -62,7 +62,11 @@ export async function registerDocs(app: FastifyInstance, document: () => OpenAPI
   let page: Promise<FastifyInstance> | undefined
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
     page ??= documentationPage(document(), definitions(document().info.title))
-    const answer = await (await page).inject({ method: request.method as 'GET', url: request.url, headers: { ...request.headers, [ORIGIN_HEADER]: publicBase(request) } })
+    const answer = await (await page).inject({
+      method: request.method as 'GET',
+      url: request.url,
+      headers: { ...request.headers, [ORIGIN_HEADER]: publicBase(request) },
+    })
     for (const [name, value] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) reply.header(name, value)
     return reply.code(answer.statusCode).send(answer.rawPayload)
   }
@@ -77,7 +81,11 @@ const HOP_BY_HOP = new Set(['content-length', 'transfer-encoding', 'connection',
 
 /** Swagger UI over the document, in an app that is never listened on (the mock forwards to it). */
 async function documentationPage(document: OpenAPIObject, definitions: Record<string, unknown>): Promise<FastifyInstance> {
-  const [{ default: Fastify }, { default: swagger }, { default: swaggerUi }] = await Promise.all([import('fastify'), import('@fastify/swagger'), import('@fastify/swagger-ui')])
+  const [{ default: Fastify }, { default: swagger }, { default: swaggerUi }] = await Promise.all([
+    import('fastify'),
+    import('@fastify/swagger'),
+    import('@fastify/swagger-ui'),
+  ])
   const docs = Fastify({ logger: false })
   await docs.register(swagger, { mode: 'static', specification: { document: forPage(document) as never } })
   await docs.register(swaggerUi, {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../../errors.ts'
-import { recordExchange } from './journal.ts'
+import { endUnanswered } from './journal.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -66,7 +66,7 @@ export function registerHolds(app: FastifyInstance): Holds {
           if (how instanceof ProblemError) return ends.refuse(how)
           // Hijacked: Fastify writes nothing more and runs no later hook for it.
           reply.hijack()
-          if (how === 'gone') recordExchange(request, reply, null, true)
+          if (how === 'gone') endUnanswered(request, reply, 'abandoned')
           else request.raw.socket?.destroy()
           ends.stop()
         },
@@ -79,7 +79,8 @@ export function registerHolds(app: FastifyInstance): Holds {
     },
     refuseAll(reason) {
       const ending = [...held]
-      for (const entry of ending) entry.end(new ProblemError('DATA_REPLACED', `${reason} while this request was held by a rule's wait; nothing of it was performed. Send it again.`))
+      for (const entry of ending)
+        entry.end(new ProblemError('DATA_REPLACED', `${reason} while this request was held by a rule's wait; nothing of it was performed. Send it again.`))
       return ending.length
     },
     cutAll() {

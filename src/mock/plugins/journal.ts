@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createJournal, type Journal, type JournalRecord, type RecordedBody } from '../../journal/journal.ts'
-import { isControlUrl } from '../control/access.ts'
-import { ReadyBytes } from '../../store/engine/ready-bytes.ts'
+import { isControlUrl } from '../../policy/control-access.ts'
+import { ReadyBytes } from '../../wire/ready-bytes.ts'
 import { addPayloadTap } from '../../http/ready-answer.ts'
 
 declare module 'fastify' {
@@ -11,8 +11,6 @@ declare module 'fastify' {
   interface FastifyReply {
     /** The payload onSend saw, for the journal; set only when bodies are kept. */
     journalPayload: RecordedBody | null
-    /** Whether the exchange is in the journal already (decorated false). */
-    journaled: boolean
   }
 }
 
@@ -60,17 +58,14 @@ function keepJournalPayload(request: FastifyRequest, reply: FastifyReply, payloa
 }
 
 /**
- * Records one exchange. `status` null means the connection was closed without an answer: cut by
- * a fault rule (its drop or cut; the rules plugin calls this itself then), or `abandoned` by the
- * client before the mock answered (a request a rule held, src/mock/plugins/holds.ts, or one the
- * journal found closed).
+ * Records one exchange, at its one ending: answered (onResponse, `status`), or ended with no
+ * answer (`status` null, `endUnanswered`): cut by a rule, or `abandoned` by its client before the
+ * mock answered. `journal.finish` answers true once per exchange begun, so an exchange is recorded
+ * once whichever ending comes; one begun before a reset or clearRequests() belongs to the journal
+ * that was emptied and is not recorded.
  */
-export function recordExchange(request: FastifyRequest, reply: FastifyReply, status: number | null, abandoned = false): void {
-  // Once per exchange: a cut connection is recorded when it is cut, and may still see an onResponse.
-  if (reply.journaled) return
-  reply.journaled = true
+function recordExchange(request: FastifyRequest, reply: FastifyReply, status: number | null, abandoned = false): void {
   const { journal, clock } = request.server
-  // Begun before a reset or clearRequests(): it belongs to the journal that was emptied.
   if (!journal.finish(reply)) return
   const record: JournalRecord = {
     seq: 0,
@@ -83,8 +78,9 @@ export function recordExchange(request: FastifyRequest, reply: FastifyReply, sta
     user: request.principal?.user.email ?? null,
     status,
     durationMs: reply.elapsedTime,
-    fault: request.rule?.fault ?? null,
-    stub: request.rule?.answerRule ?? null,
+    // What the rules did, from the one record their adapter writes (src/mock/plugins/rules.ts).
+    fault: request.ruleOutcome?.fault ?? null,
+    stub: request.ruleOutcome?.answerRule ?? null,
     warnings: request.mockWarnings ?? [],
   }
   if (abandoned) record.abandoned = true
@@ -92,9 +88,23 @@ export function recordExchange(request: FastifyRequest, reply: FastifyReply, sta
     record.requestHeaders = requestHeaders(request, journal.bodyLimit)
     record.requestBody = requestBody(request, journal.bodyLimit)
     record.responseType = status === null ? null : ((reply.getHeader('content-type') as string | undefined) ?? null)
-    record.responseBody = status === null ? { kept: false, note: abandoned ? '[no answer: the client closed the connection first]' : '[no answer: the connection was cut]' } : (reply.journalPayload ?? { kept: true, value: '' })
+    record.responseBody =
+      status === null
+        ? { kept: false, note: abandoned ? '[no answer: the client closed the connection first]' : '[no answer: the connection was cut]' }
+        : (reply.journalPayload ?? { kept: true, value: '' })
   }
   journal.add(record)
+}
+
+/**
+ * Ends an exchange with no answer: its connection closed by a rule (`cut`: a fault's drop or
+ * commitThenDrop, src/mock/plugins/rules.ts), or by its client while a rule held it (`abandoned`,
+ * src/mock/plugins/holds.ts). Fastify runs no onResponse for an answer it never finished writing
+ * (the reply hijacked, or its connection destroyed before a byte of it went out), so this is the
+ * exchange's one journal entry, at once rather than when the journal next looks for abandoned ones.
+ */
+export function endUnanswered(request: FastifyRequest, reply: FastifyReply, how: 'cut' | 'abandoned'): void {
+  recordExchange(request, reply, null, how === 'abandoned')
 }
 
 /**
@@ -136,7 +146,6 @@ export function registerJournal(app: FastifyInstance, options: { capacity: numbe
   const journal = createJournal({ ...options, abandoned, recordAbandoned, whenClosed })
   app.decorate('journal', journal)
   app.decorateReply('journalPayload', null)
-  app.decorateReply('journaled', false)
   if (journal.bodyLimit > 0) addPayloadTap(app, keepJournalPayload)
   app.addHook('onResponse', (request, reply, done) => {
     if (!isControlUrl(request.url)) recordExchange(request, reply, reply.statusCode)

@@ -3,14 +3,14 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31'
 import { ProblemError } from '../../errors.ts'
 import { describeViolations } from '../../document/violations.ts'
 import { noteWarning, warnOrRefuse } from '../../http/warn.ts'
-import { addPayloadChange } from '../../http/ready-answer.ts'
+import { changeAnswer } from '../../http/ready-answer.ts'
 import type { RouteStep } from '../../http/steps.ts'
 import { createRuleTable, type RuleTable } from '../../rules/table.ts'
 import { effectOf, type FaultDecision, type FaultEffect } from '../../rules/faults.ts'
 import type { AnswerDecision } from '../../rules/answers.ts'
+import type { Decision } from '../../rules/decide.ts'
 import { mergePatch } from '../../rules/answer-check.ts'
-import { recordExchange } from './journal.ts'
-import type { Holds } from './holds.ts'
+import { endUnanswered } from './journal.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,19 +18,22 @@ declare module 'fastify' {
     rules: RuleTable
   }
   interface FastifyRequest {
-    /** What the rules did to this request; null for nothing (decorated null, set by this plugin alone). */
-    rule: RuleMark | null
+    /**
+     * What the rules did to this request, for its journal entry (decorated null: no rule took it).
+     * Written by `applyDecision` alone, each member once, at the point that decided it; read by the
+     * journal alone (plugins/journal.ts), when it records the exchange. Nothing else reads it: what
+     * a decision still asks of the answer is handed to the answer itself (`changeAnswer`).
+     */
+    ruleOutcome: RuleOutcome | null
   }
 }
 
-/** What the rules did to one request: what the journal records, and what its answer still needs. */
-export interface RuleMark {
+/** What the rules did to one request, as the journal records it. */
+export interface RuleOutcome {
   /** The fault rule's effect on arrival; null for none. */
   fault: FaultEffect | null
-  /** The answer rule that answered this request or patches its answer; null for none. */
+  /** The answer rule that took this request (a whole answer, a patch, its own answer after a delay); null for none. */
   answerRule: number | null
-  /** The merge patch an answer rule applies to the operation's own answer; null for none. */
-  patch: { value: unknown } | null
 }
 
 /**
@@ -46,31 +49,28 @@ export class InjectedFault extends ProblemError {
   }
 }
 
-/** Cuts the connection with no answer; the journal records the request with status null. */
+/**
+ * Closes the connection with no answer, and hands the journal that ending: Fastify runs no
+ * onResponse for an answer it never finished writing, so this is the exchange's one entry.
+ */
 function cut(request: FastifyRequest, reply: FastifyReply): void {
-  recordExchange(request, reply, null)
   request.raw.socket?.destroy()
+  endUnanswered(request, reply, 'cut')
 }
 
 /**
- * The one adapter between the rules (src/rules/, no Fastify) and the mock. It decorates
- * `app.rules` and wires the table into the request path at its three points, each at most once
- * per request (a wait, a fault's latency or a rule's delay, is a hold of `app.holds`, which a
- * client that leaves, a reset or a close ends early: holds.ts):
- * - on arrival (onRequest), the fault rules, by operation only: a fault must be able to fail,
- *   drop or slow a request before it is authenticated or its body read, as an infrastructure does;
- * - the answer-rule step it returns, which the routes run after authentication, the request check
- *   and authorization (so a rule never answers a request the mock refuses anyway): a whole answer
- *   is sent there and nothing is performed; a patch is kept on the request's mark;
- * - a payload change (http/ready-answer.ts), which the answer's one onSend hook runs before the
- *   hooks that read answers: the cut of a `commitThenDrop` fault, the merge patch of an answer rule.
- * What it did to a request is the request's `rule` mark alone. Register before the routes.
+ * The one adapter between the rules (src/rules/, no Fastify) and the mock: it decorates
+ * `app.rules` and asks the table at the request's two points, then applies what the table decided
+ * in one place, `applyDecision`. docs/request-path.md, "Answer rules in the request path", tells
+ * the whole decision; in short:
+ * - on arrival (onRequest), the fault rules, by operation only;
+ * - in `applyAnswerRules` (`answerRuleStep`), the route step the routes run last before the handler, the answer rules.
+ * Register before the routes.
  */
-export function registerRules(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject; strict: boolean; holds: Holds }): RouteStep {
-  const { holds } = options
+export function registerRules(app: FastifyInstance, options: { randomSeed: () => number; document: OpenAPIObject; strict: boolean }): void {
   const table = createRuleTable(options)
   app.decorate('rules', table)
-  app.decorateRequest('rule', null)
+  app.decorateRequest('ruleOutcome', null)
 
   // Callback style, not async: with no rules this hook costs one call.
   app.addHook('onRequest', (request, reply, done) => {
@@ -79,74 +79,117 @@ export function registerRules(app: FastifyInstance, options: { randomSeed: () =>
     const operationId = request.routeOptions.config?.operationId
     if (operationId === undefined) return done()
     const decision = table.faults.decide(operationId)
-    if (decision === null) return done()
-    request.rule = { fault: effectOf(decision), answerRule: null, patch: null }
-    const act = (): void => {
-      const action = decision.action
-      if (action?.kind === 'status') return done(faultAnswer(request, reply, action, decision.ruleId, operationId))
-      if (action?.kind === 'drop') {
+    if (decision.kind === 'pass') return done()
+    // Answered, cut or released, the request goes on as far as its reply lets it (a hijacked one no further).
+    applyDecision(request, reply, decision).then(() => done(), done)
+  })
+}
+
+/**
+ * The answer-rule step of `table` (a `RouteStep`, `applyAnswerRules`), which the routes run after
+ * authentication, the request check and authorization, last before the handler: so a rule never
+ * answers a request the mock refuses anyway, sees the signed-in user and a body that fits the
+ * document, and a whole answer performs nothing. A call and a boolean while no answer rule is set
+ * (the table is held, not read from the request).
+ */
+export function answerRuleStep(table: RuleTable): RouteStep {
+  return function applyAnswerRules(request, reply) {
+    if (!table.answers.hasRules()) return
+    // A fault that cuts the answer (commitThenDrop) has taken the request: the infrastructure lost
+    // the answer, whatever the installation would have said. (One that failed or dropped it never
+    // comes this far; one that only delayed it leaves the answer rules their turn.)
+    if (reply.answerChange !== null) return
+    const operationId = request.routeOptions.config?.operationId ?? null
+    const subject = { operationId, body: request.sentBody ?? request.body, headers: request.headers, user: request.principal?.user.email ?? null }
+    // Matched in slices: the step waits for the decision, and other clients are answered meanwhile.
+    return table.answers.decide(subject).then((decision) => applyDecision(request, reply, decision))
+  }
+}
+
+/**
+ * Applies a decision of the rules to its request, at either point, and hands its outcome to the
+ * journal (`request.ruleOutcome`): the one place that does what a decision says. Resolves when the
+ * request may go on, or with 'answered' when nothing more is to be done (a whole answer sent, the
+ * connection cut, a hold's client gone, the mock closing); rejects with the problem to answer (an
+ * INJECTED_FAULT, 503 DATA_REPLACED when a reset ended a hold, STRICT_MODE for an off-document
+ * answer in strict mode).
+ */
+async function applyDecision(request: FastifyRequest, reply: FastifyReply, decision: Decision): Promise<undefined | 'answered'> {
+  switch (decision.kind) {
+    case 'pass':
+      return
+    case 'delay':
+      if (decision.fault !== null) noteFault(request, decision.fault)
+      if (decision.rule !== null) noteAnswerRule(request, decision.rule)
+      return decision.ms > 0 && !(await waitOut(request, reply, decision.ms)) ? 'answered' : undefined
+    case 'fault': {
+      const { fault } = decision
+      noteFault(request, fault)
+      if (fault.latencyMs > 0 && !(await waitOut(request, reply, fault.latencyMs))) return 'answered'
+      const operationId = request.routeOptions.config?.operationId as string
+      if (fault.action.kind === 'status') throw faultAnswer(request, reply, fault.action, fault.ruleId, operationId)
+      if (fault.action.kind === 'drop') {
         // Hijacked, Fastify sends nothing more; the request is never handled.
         reply.hijack()
         cut(request, reply)
-        return done()
+        return 'answered'
       }
-      done()
+      // The handler runs and its write is applied; only the answer is lost, as when a network
+      // fails between server and client. Clients must then re-read, not blindly retry.
+      changeAnswer(reply, (changed, changedReply, payload) => {
+        cut(changed, changedReply)
+        return payload
+      })
+      return
     }
-    if (decision.latencyMs > 0) holds.hold(request, reply, decision.latencyMs, { release: act, refuse: (error) => done(error), stop: () => done() })
-    else act()
-  })
-
-  addPayloadChange(app, {
-    applies: (request) => request.rule !== null && (request.rule.fault === 'commitThenDrop' || request.rule.patch !== null),
-    change(request, reply, payload) {
-      const mark = request.rule as RuleMark
-      // The handler has run and its write is applied; only the answer is lost, as when a
-      // network fails between server and client. Clients must then re-read, not blindly retry.
-      if (mark.fault === 'commitThenDrop') cut(request, reply)
-      return mark.patch === null ? payload : patched(reply, payload, mark.patch.value)
-    },
-  })
-
-  return function answerRules(request, reply) {
-    if (!table.answers.hasRules()) return
-    // A fault that answers, cuts or drops the request has taken it; a delay alone has not.
-    const mark = request.rule
-    if (mark !== null && mark.fault !== 'latency') return
-    const operationId = request.routeOptions.config?.operationId ?? null
-    const decided = table.answers.decide({ operationId, body: request.sentBody ?? request.body, headers: request.headers, user: request.principal?.user.email ?? null })
-    // A large request is matched in slices: the step waits for the match, and other clients are answered meanwhile.
-    if (decided instanceof Promise) return decided.then((decision) => (decision === null ? undefined : apply(request, reply, decision, held)))
-    return decided === null ? undefined : apply(request, reply, decided, held)
-  } satisfies RouteStep
-
-  /** The route step's wait: `then` when it is over; 'answered' (nothing more to do) when the client left or the mock closes. */
-  function held(request: FastifyRequest, reply: FastifyReply, ms: number, then: () => void | 'answered'): Promise<void | 'answered'> {
-    return new Promise((resolve, reject) => holds.hold(request, reply, ms, { release: () => resolve(then()), refuse: reject, stop: () => resolve('answered') }))
+    case 'answer': {
+      const { rule } = decision
+      noteAnswerRule(request, rule)
+      if (rule.delayMs > 0 && !(await waitOut(request, reply, rule.delayMs))) return 'answered'
+      sendWhole(reply, rule)
+      return 'answered'
+    }
+    case 'patch': {
+      const { rule } = decision
+      noteAnswerRule(request, rule)
+      changeAnswer(reply, (_request, patchedReply, payload) => patched(patchedReply, payload, rule.patch))
+      return rule.delayMs > 0 && !(await waitOut(request, reply, rule.delayMs)) ? 'answered' : undefined
+    }
   }
 }
 
-/** What an answer rule does to the request it answers: a warning, a mark, a wait, a whole answer sent. */
-function apply(request: FastifyRequest, reply: FastifyReply, decision: AnswerDecision, held: Held): void | Promise<void | 'answered'> {
-  if (decision.offDocument.length > 0) {
-    warnOrRefuse(request, 'OFF_DOCUMENT_ANSWER', `Answer rule ${decision.ruleId} gave an answer the served document cannot: ${describeViolations(decision.offDocument)}.`)
-  }
-  if (decision.gateway && decision.kind === 'whole') {
-    noteWarning(request, 'INFRASTRUCTURE_ANSWER', `Answer rule ${decision.ruleId} answered ${decision.answer.status}, a gateway status.`)
-  }
-  request.rule = { fault: request.rule?.fault ?? null, answerRule: decision.ruleId, patch: decision.kind === 'patch' ? { value: decision.patch } : null }
-  if (decision.kind !== 'whole') return decision.delayMs > 0 ? held(request, reply, decision.delayMs, () => undefined) : undefined
-  if (decision.delayMs === 0) {
-    sendWhole(reply, decision)
-    return Promise.resolve('answered' as const)
-  }
-  return held(request, reply, decision.delayMs, () => {
-    sendWhole(reply, decision)
-    return 'answered'
-  })
+/** The arrival point's part of the outcome: it comes first, so it makes the record. */
+function noteFault(request: FastifyRequest, fault: FaultDecision): void {
+  request.ruleOutcome = { fault: effectOf(fault), answerRule: null }
 }
 
-/** A wait of an answer rule's `delayMs`, as a hold (holds.ts): `then` runs when it ends in time. */
-type Held = (request: FastifyRequest, reply: FastifyReply, ms: number, then: () => void | 'answered') => Promise<void | 'answered'>
+/** The answer rule's part of the outcome, and the warnings its answer carries. */
+function noteAnswerRule(request: FastifyRequest, rule: AnswerDecision): void {
+  if (rule.offDocument.length > 0) {
+    warnOrRefuse(
+      request,
+      'OFF_DOCUMENT_ANSWER',
+      `Answer rule ${rule.ruleId} gave an answer the served document cannot: ${describeViolations(rule.offDocument)}.`,
+    )
+  }
+  if (rule.gateway && rule.kind === 'whole') {
+    noteWarning(request, 'INFRASTRUCTURE_ANSWER', `Answer rule ${rule.ruleId} answered ${rule.answer.status}, a gateway status.`)
+  }
+  // The answer point's part: the record a fault's delay made on arrival, or a new one.
+  if (request.ruleOutcome === null) request.ruleOutcome = { fault: null, answerRule: rule.ruleId }
+  else request.ruleOutcome.answerRule = rule.ruleId
+}
+
+/**
+ * A rule's wait (a fault's latency, an answer rule's delay) as a hold (holds.ts): true when it is
+ * over and the request goes on; false when the client left or the mock closes (the reply is
+ * hijacked then); a rejection with 503 DATA_REPLACED when a reset or fixture load ended it.
+ */
+function waitOut(request: FastifyRequest, reply: FastifyReply, ms: number): Promise<boolean> {
+  return new Promise((resolve, reject) =>
+    request.server.holds.hold(request, reply, ms, { release: () => resolve(true), refuse: reject, stop: () => resolve(false) }),
+  )
+}
 
 /**
  * The answer of a `status` fault: its headers on the reply, its warning recorded (a gateway
@@ -154,7 +197,13 @@ type Held = (request: FastifyRequest, reply: FastifyReply, ms: number, then: () 
  * OFF_DOCUMENT_ANSWER, which a request in strict mode gets as STRICT_MODE instead), and the
  * INJECTED_FAULT problem for the error handler to send.
  */
-function faultAnswer(request: FastifyRequest, reply: FastifyReply, action: FaultDecision['action'] & { kind: 'status' }, ruleId: number, operationId: string): ProblemError {
+function faultAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  action: FaultDecision['action'] & { kind: 'status' },
+  ruleId: number,
+  operationId: string,
+): ProblemError {
   const said = `Fault rule ${ruleId} answers ${request.method} ${operationId} with ${action.status}`
   try {
     if (action.standing === 'gateway') noteWarning(request, 'INFRASTRUCTURE_ANSWER', `${said}, a gateway status.`)

@@ -70,7 +70,9 @@ export function registerUsage(app: FastifyInstance, file: string): UsageRecorder
       try {
         writeUsageFile(file, usage())
         if (accumulator.unrecorded > 0) {
-          app.log.warn(`usage file ${file}: ${accumulator.unrecorded} request(s) of shapes past the ${USAGE_LIMITS.interactions} interactions a usage file holds were not recorded`)
+          app.log.warn(
+            `usage file ${file}: ${accumulator.unrecorded} request(s) of shapes past the ${USAGE_LIMITS.interactions} interactions a usage file holds were not recorded`,
+          )
         }
         return undefined
       } catch (error) {

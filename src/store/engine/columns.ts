@@ -1,5 +1,5 @@
-import { isNumericType } from '../data-types.ts'
-import type { ChunkValues, ColumnKind, FieldType, FieldValue } from '../types.ts'
+import { isNumericType } from '../model/data-types.ts'
+import type { ChunkValues, ColumnKind, FieldType, FieldValue } from '../model/types.ts'
 
 /**
  * One field of every row of a table, by slot. Numbers live in a Float64Array (NaN for null: no

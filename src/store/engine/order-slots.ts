@@ -1,5 +1,5 @@
 import type { Column } from './columns.ts'
-import type { FieldValue, OrderItem } from '../types.ts'
+import type { FieldValue, OrderItem } from '../model/types.ts'
 
 /** An order item with the column it reads. */
 export interface SlotOrder {

@@ -1,13 +1,13 @@
 import { columnFor, columnKindOf, numbersOf, valuesOf, type Column } from './columns.ts'
 import { IntMap } from './int-map.ts'
 import { slotOrder, sortSlots, type SlotOrder } from './order-slots.ts'
-import { ReadyBytes } from './ready-bytes.ts'
+import { ReadyBytes } from '../../wire/ready-bytes.ts'
 import { RowBytes } from './row-bytes.ts'
-import { projectionKey, projectionOf, serializeRow, type Projection } from '../row-json.ts'
+import { projectionKey, projectionOf, serializeRow, type Projection } from '../model/row-json.ts'
 import { Selections } from './selections.ts'
-import { columnsOf, fieldLookupOf } from '../system-fields.ts'
-import { ownValue, setOwn } from '../field-values.ts'
-import type { ChunkValues, ColumnChunk, ColumnKind, FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../types.ts'
+import { columnsOf, fieldLookupOf } from '../model/system-fields.ts'
+import { ownValue, setOwn } from '../model/field-values.ts'
+import type { ChunkValues, ColumnChunk, ColumnKind, FieldDef, FieldLookup, FieldValue, OrderItem, Row, StorageDef } from '../model/types.ts'
 
 const OPEN_BRACKET = Buffer.from('[')
 const CLOSE_BRACKET = Buffer.from(']')
@@ -248,7 +248,8 @@ export class Table {
     if (rows.length === 0) return
     if (base !== this.#count) throw new Error(`rows of ${this.storage.name} were staged from slot ${base}, but the table has ${this.#count} now`)
     const last = this.#count === 0 ? Number.NEGATIVE_INFINITY : (this.#ids.get(this.#count - 1) as number)
-    if ((this.#ids.get(base) as number) <= last) throw new Error(`row ${this.#ids.get(base)} of ${this.storage.name} comes after row ${last}: rows are appended in Id order`)
+    if ((this.#ids.get(base) as number) <= last)
+      throw new Error(`row ${this.#ids.get(base)} of ${this.storage.name} comes after row ${last}: rows are appended in Id order`)
     for (let i = 0; i < rows.length; i++) {
       const slot = base + i
       this.#alive[slot] = 1
@@ -323,7 +324,8 @@ export class Table {
    * forgets them with the slots it frees.
    */
   hide(removal: Removal): void {
-    if (removal.prepared < removal.ids.length) throw new Error(`the removal from ${this.storage.name} is not prepared yet: ${removal.prepared} of ${removal.ids.length} rows found`)
+    if (removal.prepared < removal.ids.length)
+      throw new Error(`the removal from ${this.storage.name} is not prepared yet: ${removal.prepared} of ${removal.ids.length} rows found`)
     const { ids, slots, masters } = removal
     // Out of their masters' lists first, while every slot of a list can still be followed: the lists
     // run through the slots, which compaction may free once the rows are gone. Ids come in order,
@@ -381,7 +383,8 @@ export class Table {
    * a row's fields by computed names cost more than the rest of loading a million rows.
    */
   loader(assignedNames: readonly string[]): (source: Readonly<Record<string, FieldValue | undefined>>, assigned: Float64Array) => void {
-    for (const name of assignedNames) if (numbersOf(this.#byName.get(name) as Column) === undefined) throw new Error(`${name} of ${this.storage.name} is not a number column`)
+    for (const name of assignedNames)
+      if (numbersOf(this.#byName.get(name) as Column) === undefined) throw new Error(`${name} of ${this.storage.name} is not a number column`)
     const write = rowWriter(this.columns, assignedNames)
     return (source, assigned) => {
       const slot = this.#append(source.Id as number)
@@ -397,7 +400,8 @@ export class Table {
   appendChunk(chunk: ColumnChunk): void {
     const count = chunk.count
     if (count === 0) return
-    if (chunk.columns.length !== this.#data.length) throw new Error(`a chunk of ${chunk.columns.length} columns for ${this.storage.name}, which has ${this.#data.length}`)
+    if (chunk.columns.length !== this.#data.length)
+      throw new Error(`a chunk of ${chunk.columns.length} columns for ${this.storage.name}, which has ${this.#data.length}`)
     const ids = chunk.columns[0] as ChunkValues
     if (!(ids instanceof Float64Array)) throw new Error(`the Ids of a chunk of ${this.storage.name} are not numbers`)
     let last = this.#count === 0 ? Number.NEGATIVE_INFINITY : (this.#ids.get(this.#count - 1) as number)
@@ -418,7 +422,11 @@ export class Table {
   /** The rows as they are now, to be read a chunk at a time whatever happens to the table meanwhile (see TableImage). */
   openImage(): TableImage {
     const ids = numbersOf(this.#ids) as Float64Array
-    const state: ImageState = { cursor: Number.NEGATIVE_INFINITY, cutoff: this.#count === 0 ? Number.NEGATIVE_INFINITY : (ids[this.#count - 1] as number) + 1, saved: new Map() }
+    const state: ImageState = {
+      cursor: Number.NEGATIVE_INFINITY,
+      cutoff: this.#count === 0 ? Number.NEGATIVE_INFINITY : (ids[this.#count - 1] as number) + 1,
+      saved: new Map(),
+    }
     this.#images.add(state)
     const close = (): void => {
       this.#images.delete(state)
@@ -442,7 +450,11 @@ export class Table {
   #preserve(slot: number): void {
     const id = this.#ids.get(slot) as number
     for (const image of this.#images) {
-      if (id >= image.cursor && id < image.cutoff && !image.saved.has(id)) image.saved.set(id, this.#data.map((column) => column.get(slot)))
+      if (id >= image.cursor && id < image.cutoff && !image.saved.has(id))
+        image.saved.set(
+          id,
+          this.#data.map((column) => column.get(slot)),
+        )
     }
   }
 
@@ -560,7 +572,10 @@ export class Table {
     const requested = projectionKey(hidden)
     let projection = this.#projections.get(requested)
     if (projection === undefined) {
-      projection = projectionOf(this.columns, hidden.filter((name) => this.columns.includes(name)))
+      projection = projectionOf(
+        this.columns,
+        hidden.filter((name) => this.columns.includes(name)),
+      )
       this.#projections.set(requested, projection)
     }
     return projection
@@ -579,11 +594,17 @@ export class Table {
     if (predicate === null && order.length === 0) {
       // A table without deleted rows is its own list: slot i is the i-th row.
       if (this.#size === this.#count) return { slots: null, count: this.#size, reversed }
-      return { slots: this.#selections.get('', this.#isAlive, this.#count, () => ({ slots: this.#aliveSlots(), test: () => true, order: [] })), count: this.#size, reversed }
+      return {
+        slots: this.#selections.get('', this.#isAlive, this.#count, () => ({ slots: this.#aliveSlots(), test: () => true, order: [] })),
+        count: this.#size,
+        reversed,
+      }
     }
     if (masterId !== null && this.masterField !== null) {
       const test = this.#tester(predicate)
-      let slots = this.detailIdsOf(masterId).map((id) => this.#slotOf(id)).filter((slot) => slot >= 0 && test(slot))
+      let slots = this.detailIdsOf(masterId)
+        .map((id) => this.#slotOf(id))
+        .filter((slot) => slot >= 0 && test(slot))
       if (order.length > 0) slots = sortSlots(slots, this.#order(order))
       return { slots, count: slots.length, reversed }
     }
@@ -841,7 +862,6 @@ export class Removal {
   }
 }
 
-
 /**
  * A function returning a row object with the columns in order, read from a slot. Rows built
  * property by property go through many hidden-class transitions; a literal gives every row of
@@ -869,7 +889,8 @@ type RowWriter = (data: readonly Column[], slot: number, source: Readonly<Record
 
 function rowWriter(columns: readonly string[], assigned: readonly string[]): RowWriter {
   // A name Object.prototype has (`constructor`, `__proto__`) is read only as the source's own member (see setOwn).
-  const read = (c: string) => (c in Object.prototype ? `(Object.hasOwn(r, ${JSON.stringify(c)}) ? r[${JSON.stringify(c)}] : undefined)` : `r[${JSON.stringify(c)}]`)
+  const read = (c: string) =>
+    c in Object.prototype ? `(Object.hasOwn(r, ${JSON.stringify(c)}) ? r[${JSON.stringify(c)}] : undefined)` : `r[${JSON.stringify(c)}]`
   const body = columns.map((c, i) => `d[${i}].set(s, ${assigned.includes(c) ? `a[${assigned.indexOf(c)}]` : read(c)});`).join('\n')
   return new Function('d', 's', 'r', 'a', body) as RowWriter
 }

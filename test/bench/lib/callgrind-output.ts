@@ -18,7 +18,10 @@ export function parseCallgrindTotal(text: string): number {
   // summary is written at the end of a dump; totals, when present, is its check sum.
   const totalLine = lines.find((line) => line.startsWith('summary:')) ?? lines.find((line) => line.startsWith('totals:'))
   if (totalLine === undefined) throw new Error('the dump has no "summary:" or "totals:" line (was it cut short?)')
-  const figures = totalLine.slice(totalLine.indexOf(':') + 1).trim().split(/\s+/)
+  const figures = totalLine
+    .slice(totalLine.indexOf(':') + 1)
+    .trim()
+    .split(/\s+/)
   const value = Number(figures[at])
   if (!Number.isFinite(value) || figures[at] === undefined) throw new Error(`unreadable total: ${totalLine}`)
   return value

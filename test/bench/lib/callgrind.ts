@@ -26,7 +26,13 @@ export function missingCallgrind(): string | undefined {
 }
 
 /** Sends the requests one after the other on one kept-alive connection; throws on an answer that is not 2xx or that `check` refuses. */
-export async function sendInTurn(url: string, headers: Record<string, string>, requests: (i: number) => LoadRequest, count: number, check?: (body: Buffer) => string | undefined): Promise<void> {
+export async function sendInTurn(
+  url: string,
+  headers: Record<string, string>,
+  requests: (i: number) => LoadRequest,
+  count: number,
+  check?: (body: Buffer) => string | undefined,
+): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   const { hostname, port } = new URL(url)
   try {
@@ -54,7 +60,8 @@ export async function sendInTurn(url: string, headers: Record<string, string>, r
         outgoing.end(body)
       })
       const refused = answer.status < 200 || answer.status > 299 ? `status ${answer.status}` : check?.(answer.body)
-      if (refused !== undefined) throw new Error(`request ${i} (${item.method} ${item.path}) was refused: ${refused}: ${answer.body.toString('utf8').slice(0, 300)}`)
+      if (refused !== undefined)
+        throw new Error(`request ${i} (${item.method} ${item.path}) was refused: ${refused}: ${answer.body.toString('utf8').slice(0, 300)}`)
     }
   } finally {
     agent.destroy()
@@ -124,7 +131,11 @@ export async function countInstructions(options: {
   const settling = options.settling ?? SETTLING
   const base = join(options.dir, `callgrind.${options.name.replace(/[^\w.-]+/g, '-')}`)
   // Not pinned: under valgrind the server's threads run one at a time, and a count does not depend on the core.
-  const server: Server = await startServer(`${options.name} under callgrind`, ['valgrind', '--tool=callgrind', `--callgrind-out-file=${base}.%p`, ...options.command], { cwd: options.cwd, pin: false, timeoutMs: 1_800_000 })
+  const server: Server = await startServer(
+    `${options.name} under callgrind`,
+    ['valgrind', '--tool=callgrind', `--callgrind-out-file=${base}.%p`, ...options.command],
+    { cwd: options.cwd, pin: false, timeoutMs: 1_800_000 },
+  )
   const pid = server.child.pid as number
   const part = (n: number) => `${base}.${pid}.${n}`
   let headers: Record<string, string> = {}
@@ -146,7 +157,10 @@ export async function countInstructions(options: {
     headers = await options.prepare(server.url)
     if (options.warmup > 0) await send(options.warmup)
     for (;;) {
-      if (sent >= options.warmup + settling.max) throw new Error(`${options.name}: the optimizing compiler was still busy after ${sent} requests (over ${settling.share * 100} % of a window of ${settling.window}): no steady figure`)
+      if (sent >= options.warmup + settling.max)
+        throw new Error(
+          `${options.name}: the optimizing compiler was still busy after ${sent} requests (over ${settling.share * 100} % of a window of ${settling.window}): no steady figure`,
+        )
       const window = byKind(functionsOf(part(await send(settling.window))), settling.window)
       const total = window['garbage collection'] + window['optimizing compiler'] + window['the rest']
       if (window['optimizing compiler'] < settling.share * total) break

@@ -69,14 +69,17 @@ export function parseCompareArgs(argv: readonly string[]): CompareOptions {
     if (value === undefined || value === '') throw new UsageError(`${flag} needs a value`)
     given.set(flag, value)
   }
-  if (positional.length === 0 || positional.length > 2) throw new UsageError(positional.length === 0 ? 'name the commit to compare with (REF)' : `REF and at most one OTHER, got ${positional.join(' ')}`)
+  if (positional.length === 0 || positional.length > 2)
+    throw new UsageError(positional.length === 0 ? 'name the commit to compare with (REF)' : `REF and at most one OTHER, got ${positional.join(' ')}`)
   const workload = (given.get('--workload') ?? 'w1') as string
-  if (!(COMPARE_WORKLOADS as readonly string[]).includes(workload)) throw new UsageError(`--workload must be one of ${COMPARE_WORKLOADS.join(', ')}, got ${workload}`)
+  if (!(COMPARE_WORKLOADS as readonly string[]).includes(workload))
+    throw new UsageError(`--workload must be one of ${COMPARE_WORKLOADS.join(', ')}, got ${workload}`)
   const whole = (flag: string, fallback: number, min: number): number => {
     const value = given.get(flag)
     if (value === undefined) return fallback
     const n = Number(value)
-    if (!Number.isInteger(n) || n < min || String(value).trim() !== String(n)) throw new UsageError(`${flag} must be a whole number of at least ${min}, got ${String(value)}`)
+    if (!Number.isInteger(n) || n < min || String(value).trim() !== String(n))
+      throw new UsageError(`${flag} must be a whole number of at least ${min}, got ${String(value)}`)
     return n
   }
   const only = given.get('--only')
@@ -180,7 +183,13 @@ function perRequest(costs: readonly FunctionCost[], requests: number): Map<strin
  * The functions whose instructions per request differ most between two callgrind dumps (the
  * checkout's and the other commit's, read by parseCallgrindFunctions), the largest differences first.
  */
-export function differences(current: readonly FunctionCost[], currentRequests: number, ref: readonly FunctionCost[], refRequests: number, count: number): FunctionDifference[] {
+export function differences(
+  current: readonly FunctionCost[],
+  currentRequests: number,
+  ref: readonly FunctionCost[],
+  refRequests: number,
+  count: number,
+): FunctionDifference[] {
   const a = perRequest(current, currentRequests)
   const b = perRequest(ref, refRequests)
   const names = new Set([...a.keys(), ...b.keys()])
@@ -193,8 +202,46 @@ export function differences(current: readonly FunctionCost[], currentRequests: n
 /** The kinds an instruction count is split into, to tell the request's own work from what a run may or may not catch. */
 export type InstructionKind = 'garbage collection' | 'optimizing compiler' | 'the rest'
 
-const GC_MARKS = ['Scaveng', 'Marking', 'MarkCompact', 'Sweep', 'Evacuat', 'RememberedSet', 'SlotSet', 'PretenuringHandler', 'heap::base::', 'cppgc::', 'LiveObjectRange', 'MemoryChunk', 'GCTracer', 'v8::internal::Heap::', 'RecordMigratedSlot', 'MemoryAllocator', 'FreeList', 'PagedSpace', 'MarkBit', 'IterateAndScavenge', 'IterateObjectCache', 'RootVisitor', 'IterateRoots', 'GlobalHandles', 'TracedHandles', 'BodyDescriptor', 'SizeFromMap', 'LinearAllocationArea', 'ArrayBufferSweeper', 'HeapVisitor']
-const COMPILER_MARKS = ['v8::internal::compiler::', 'v8::internal::maglev::', 'v8::internal::Zone', 'OptimizedCompilationJob', 'OptimizingCompileDispatcher', 'PipelineCompilationJob']
+const GC_MARKS = [
+  'Scaveng',
+  'Marking',
+  'MarkCompact',
+  'Sweep',
+  'Evacuat',
+  'RememberedSet',
+  'SlotSet',
+  'PretenuringHandler',
+  'heap::base::',
+  'cppgc::',
+  'LiveObjectRange',
+  'MemoryChunk',
+  'GCTracer',
+  'v8::internal::Heap::',
+  'RecordMigratedSlot',
+  'MemoryAllocator',
+  'FreeList',
+  'PagedSpace',
+  'MarkBit',
+  'IterateAndScavenge',
+  'IterateObjectCache',
+  'RootVisitor',
+  'IterateRoots',
+  'GlobalHandles',
+  'TracedHandles',
+  'BodyDescriptor',
+  'SizeFromMap',
+  'LinearAllocationArea',
+  'ArrayBufferSweeper',
+  'HeapVisitor',
+]
+const COMPILER_MARKS = [
+  'v8::internal::compiler::',
+  'v8::internal::maglev::',
+  'v8::internal::Zone',
+  'OptimizedCompilationJob',
+  'OptimizingCompileDispatcher',
+  'PipelineCompilationJob',
+]
 
 /**
  * The kind of a function of a callgrind dump, by its C++ name: V8's garbage collector (scavenges,

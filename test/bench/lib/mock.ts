@@ -23,12 +23,26 @@ export function startMockServer(masters: number, extra: string[] = [], options: 
 /** The command `startMockServer` runs, from the folder of a built checkout. */
 export function mockCommand(masters: number, extra: string[] = [], options: { logging?: boolean } = {}): string[] {
   const quiet = options.logging === true ? [] : ['--quiet']
-  return [process.execPath, '--max-semi-space-size=64', 'dist/src/mock/server.js', '--port', '0', '--rows', String(Math.max(0, masters - 25)), ...quiet, ...extra]
+  return [
+    process.execPath,
+    '--max-semi-space-size=64',
+    'dist/src/mock/server.js',
+    '--port',
+    '0',
+    '--rows',
+    String(Math.max(0, masters - 25)),
+    ...quiet,
+    ...extra,
+  ]
 }
 
 /** Signs in; the data headers for the Orders application. */
 export async function dataHeaders(url: string): Promise<Record<string, string>> {
-  const answer = await fetch(`${url}/identityprovider/${IDS.org}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: SIGN_IN })
+  const answer = await fetch(`${url}/identityprovider/${IDS.org}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: SIGN_IN,
+  })
   const token = ((await answer.json()) as { access_token: string }).access_token
   return { ApplicationId: IDS.applicationId, WorkspaceId: IDS.workspaceId, SessionToken: token }
 }
@@ -65,14 +79,26 @@ export function writeWorkspace(name: string): { dir: string; servers: Server[]; 
   const stop = async () => {
     for (const server of servers.splice(0)) await stopServer(server)
   }
-  return { dir, servers, stop, close: async () => { await stop(); rmSync(dir, { recursive: true, force: true }) } }
+  return {
+    dir,
+    servers,
+    stop,
+    close: async () => {
+      await stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }
 
 /** A mock of `masters` orders started into `servers`, signed in, and `answer`: a POST's answer as bytes (the ceilings send them back). */
-export async function probeMock(masters: number, servers: Server[]): Promise<{ probe: Server; headers: Record<string, string>; answer: (path: string, body: string) => Promise<Buffer> }> {
+export async function probeMock(
+  masters: number,
+  servers: Server[],
+): Promise<{ probe: Server; headers: Record<string, string>; answer: (path: string, body: string) => Promise<Buffer> }> {
   const probe = await startMockServer(masters)
   servers.push(probe)
   const headers = await dataHeaders(probe.url)
-  const answer = async (path: string, body: string) => Buffer.from(await (await fetch(`${probe.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).arrayBuffer())
+  const answer = async (path: string, body: string) =>
+    Buffer.from(await (await fetch(`${probe.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body })).arrayBuffer())
   return { probe, headers, answer }
 }

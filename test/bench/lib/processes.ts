@@ -39,7 +39,11 @@ const started = new Set<ChildProcess>()
  * Starts a server process (pinned to the server core unless `pin` is false) and resolves on its
  * `listening on URL` line; 300 s at most (`timeoutMs`).
  */
-export function startServer(name: string, command: string[], options: { cwd?: string; env?: Record<string, string>; pin?: boolean; timeoutMs?: number } = {}): Promise<Server> {
+export function startServer(
+  name: string,
+  command: string[],
+  options: { cwd?: string; env?: Record<string, string>; pin?: boolean; timeoutMs?: number } = {},
+): Promise<Server> {
   const [file, ...args] = (options.pin === false ? command : onServerCore(command)) as [string, ...string[]]
   const timeoutMs = options.timeoutMs ?? 300_000
   const begun = performance.now()

@@ -13,7 +13,8 @@ export function componentOf(functionName: string, url: string): string {
   if (functionName === 'writev' || functionName === 'writeUtf8String' || functionName === 'writeBuffer') return 'the kernel: writing answers'
   if (functionName === '(garbage collector)') return 'garbage collection'
   if (functionName === '(program)' || functionName === '(idle)') return functionName === '(idle)' ? 'idle' : 'V8 and native code, unattributed'
-  if (url.includes('/node_modules/fastify/') || url.includes('/node_modules/find-my-way/') || url.includes('/node_modules/light-my-request/')) return 'Fastify (routing, hooks, reply)'
+  if (url.includes('/node_modules/fastify/') || url.includes('/node_modules/find-my-way/') || url.includes('/node_modules/light-my-request/'))
+    return 'Fastify (routing, hooks, reply)'
   if (url.includes('/node_modules/')) return `other packages (${url.replace(/^.*\/node_modules\//, '').split('/')[0]})`
   if (url.startsWith('node:')) return "Node's HTTP, streams and events"
   // Code with no script is what `new Function` made: the quick body check's (src/document/quick-accept.ts) is named so.
@@ -29,7 +30,11 @@ export function componentOf(functionName: string, url: string): string {
 }
 
 /** Self time per component and per function over the samples between `from` and `to` (µs, the profile's clock). */
-export function summarise(profile: CpuProfile, from: number, to: number): { byComponent: Map<string, number>; byFunction: Map<string, number>; sampled: number } {
+export function summarise(
+  profile: CpuProfile,
+  from: number,
+  to: number,
+): { byComponent: Map<string, number>; byFunction: Map<string, number>; sampled: number } {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]))
   const byComponent = new Map<string, number>()
   const byFunction = new Map<string, number>()

@@ -74,7 +74,12 @@ export function targetsTable(checks: readonly Check[]): Table {
   return {
     title: 'Targets',
     columns: ['workload', 'target', 'measured', 'verdict'],
-    rows: checks.map((check) => [check.workload, check.target, check.figure, check.verdict === 'met' || check.verdict === 'missed' ? `**${check.verdict}**` : check.verdict]),
+    rows: checks.map((check) => [
+      check.workload,
+      check.target,
+      check.figure,
+      check.verdict === 'met' || check.verdict === 'missed' ? `**${check.verdict}**` : check.verdict,
+    ]),
   }
 }
 

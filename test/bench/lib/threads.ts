@@ -37,7 +37,12 @@ export function threadsOf(pid: number): ThreadInfo[] {
   for (const entry of readdirSync(`/proc/${pid}/task`)) {
     const tid = Number(entry)
     try {
-      out.push({ tid, name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), cpuMs: cpuMsOfStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')), cores: coresOf(pid, tid) })
+      out.push({
+        tid,
+        name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(),
+        cpuMs: cpuMsOfStat(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')),
+        cores: coresOf(pid, tid),
+      })
     } catch {
       // The thread ended in between.
     }

@@ -56,9 +56,10 @@ export function requestFile(url: string, headers: Record<string, string>, reques
  * Run with one thread (`-t1`): the load core is one core.
  */
 export function luaScript(requestsPath: string, amount?: number): string {
-  const counting = amount === undefined
-    ? ''
-    : `
+  const counting =
+    amount === undefined
+      ? ''
+      : `
 local ffi = require("ffi")
 ffi.cdef[[ typedef struct { long tv_sec; long tv_nsec; } bench_timespec; int clock_gettime(int, bench_timespec *); ]]
 local clock = ffi.new("bench_timespec")

@@ -14,7 +14,8 @@ import { AMOUNT_MARK, luaScript, parseWrkOutput, requestFile, type LoadRequest, 
 const WRK = process.env.BENCH_WRK ?? 'wrk'
 const present = () => spawnSync(WRK, ['-v'], { encoding: 'utf8' }).error === undefined
 
-const HOW_TO_INSTALL = 'install the Debian/Ubuntu package `wrk` (`sudo apt-get install wrk`; elsewhere build https://github.com/wg/wrk) and run `npm run bench` again, or point BENCH_WRK at its binary'
+const HOW_TO_INSTALL =
+  'install the Debian/Ubuntu package `wrk` (`sudo apt-get install wrk`; elsewhere build https://github.com/wg/wrk) and run `npm run bench` again, or point BENCH_WRK at its binary'
 
 /**
  * Makes sure wrk is there: installs the Debian package when running as root with apt-get (after
@@ -24,7 +25,8 @@ export function ensureWrk(log: (line: string) => void): string | undefined {
   if (present()) return undefined
   if (process.env.BENCH_WRK !== undefined) return `BENCH_WRK=${WRK} cannot be run: ${HOW_TO_INSTALL}`
   const apt = spawnSync('apt-get', ['--version'], { encoding: 'utf8' }).error === undefined
-  if (process.getuid?.() !== 0 || !apt) return `wrk is not installed and the bench cannot install it (${apt ? 'not running as root' : 'no apt-get'}): ${HOW_TO_INSTALL}`
+  if (process.getuid?.() !== 0 || !apt)
+    return `wrk is not installed and the bench cannot install it (${apt ? 'not running as root' : 'no apt-get'}): ${HOW_TO_INSTALL}`
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
   const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'wrk'], { encoding: 'utf8', env, timeout: 300_000 })
   log('wrk is not installed: apt-get install -y wrk')
@@ -67,7 +69,17 @@ export async function runWrk(spec: LoadSpec): Promise<LoadResult> {
     writeFileSync(join(dir, 'requests.bin'), requestFile(spec.url, spec.headers, spec.requests))
     writeFileSync(join(dir, 'script.lua'), luaScript(join(dir, 'requests.bin'), spec.amount))
     const seconds = spec.amount === undefined ? Math.max(1, Math.round(spec.seconds)) : 120
-    const [command, ...args] = onLoadCore([WRK, '-t1', `-c${spec.connections}`, `-d${seconds}s`, '--timeout', '30s', '-s', join(dir, 'script.lua'), spec.url]) as [string, ...string[]]
+    const [command, ...args] = onLoadCore([
+      WRK,
+      '-t1',
+      `-c${spec.connections}`,
+      `-d${seconds}s`,
+      '--timeout',
+      '30s',
+      '-s',
+      join(dir, 'script.lua'),
+      spec.url,
+    ]) as [string, ...string[]]
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
       let out = ''

@@ -46,7 +46,13 @@ export async function queries(settings: Settings): Promise<Outcome> {
       servers.push(pageCeiling)
       const countCeiling = await startCeiling('W3 count', await bytesOf(items(mock.url, headers, count)))
       servers.push(countCeiling)
-      const spec = (url: string, query: string, requestHeaders: Record<string, string>) => (): LoadSpec => ({ url, connections: 10, seconds: settings.seconds, headers: requestHeaders, requests: [{ method: 'POST', path: '/ExplorerApi/api/items', body: JSON.stringify({ query }) }] })
+      const spec = (url: string, query: string, requestHeaders: Record<string, string>) => (): LoadSpec => ({
+        url,
+        connections: 10,
+        seconds: settings.seconds,
+        headers: requestHeaders,
+        requests: [{ method: 'POST', path: '/ExplorerApi/api/items', body: JSON.stringify({ query }) }],
+      })
       const steady = await alternate(
         [
           { name: 'page', spec: spec(mock.url, page, headers) },
@@ -67,7 +73,10 @@ export async function queries(settings: Settings): Promise<Outcome> {
       const afterWrite: number[] = []
       const countAfterWrite: number[] = []
       for (let i = 0; i < TRIES; i++) {
-        const [row] = (await ok(items(mock.url, headers, `$filter=Status eq 'Open'&$orderby=Amount desc&$top=1&$skip=${1000 + i}`))) as Array<{ Id: number; TIMESTAMP: string }>
+        const [row] = (await ok(items(mock.url, headers, `$filter=Status eq 'Open'&$orderby=Amount desc&$top=1&$skip=${1000 + i}`))) as Array<{
+          Id: number
+          TIMESTAMP: string
+        }>
         const saved = await fetch(`${mock.url}/ExplorerApi/api/items/save`, {
           method: 'POST',
           headers: { ...headers, 'content-type': 'application/json' },
@@ -80,26 +89,60 @@ export async function queries(settings: Settings): Promise<Outcome> {
       const get = (name: string) => steady.get(name) as { p50: number; p99: number; rps: number }
       const [p, pc, c, cc] = [get('page'), get('page ceiling'), get('count'), get('count ceiling')]
       const label = size >= 1_000_000 ? `${size / 1_000_000} M` : `${size / 1000} k`
-      rows.push([label, rpsCell(p.rps, pc.rps), fixed(pc.rps), ratio(p.rps, pc.rps), fixed(p.p50, 2), fixed(p.p99, 2), fixed(median(firstPage), 1), fixed(median(afterWrite), 1)])
-      counts.push([label, rpsCell(c.rps, cc.rps), fixed(cc.rps), ratio(c.rps, cc.rps), fixed(c.p50, 2), fixed(c.p99, 2), fixed(median(firstCount), 1), fixed(median(countAfterWrite), 1)])
+      rows.push([
+        label,
+        rpsCell(p.rps, pc.rps),
+        fixed(pc.rps),
+        ratio(p.rps, pc.rps),
+        fixed(p.p50, 2),
+        fixed(p.p99, 2),
+        fixed(median(firstPage), 1),
+        fixed(median(afterWrite), 1),
+      ])
+      counts.push([
+        label,
+        rpsCell(c.rps, cc.rps),
+        fixed(cc.rps),
+        ratio(c.rps, cc.rps),
+        fixed(c.p50, 2),
+        fixed(c.p99, 2),
+        fixed(median(firstCount), 1),
+        fixed(median(countAfterWrite), 1),
+      ])
       if (size === Math.max(...settings.sizes)) {
         checks.push(
           { workload: 'W2', target: `steady p50 ≤ 1 ms (${label} orders)`, figure: `${fixed(p.p50, 2)} ms`, verdict: holds(p.p50 <= 1) },
-          { workload: 'W2', target: `first read after a write ≤ 5 ms (${label} orders)`, figure: `${fixed(median(afterWrite), 1)} ms`, verdict: holds(median(afterWrite) <= 5) },
+          {
+            workload: 'W2',
+            target: `first read after a write ≤ 5 ms (${label} orders)`,
+            figure: `${fixed(median(afterWrite), 1)} ms`,
+            verdict: holds(median(afterWrite) <= 5),
+          },
         )
       }
     } finally {
       for (const server of servers) await stopServer(server)
     }
   }
-  const columns = ['orders', 'req/s steady', 'ceiling req/s (node:http, same bytes)', 'vs ceiling', 'p50 ms steady', 'p99 ms steady', 'first read ms (median)', 'first read after a write ms (median)']
+  const columns = [
+    'orders',
+    'req/s steady',
+    'ceiling req/s (node:http, same bytes)',
+    'vs ceiling',
+    'p50 ms steady',
+    'p99 ms steady',
+    'first read ms (median)',
+    'first read after a write ms (median)',
+  ]
   return {
     tables: [
       {
         title: "W2: `$filter=Status eq 'Open'&$orderby=Amount desc`, 200 rows at $skip 1000, 10 connections",
         columns,
         rows,
-        notes: [`Steady: under load (wrk's latency). First read and after a write: one request at a time from the bench, median of ${TRIES}. Targets: steady p50 ≤ 1 ms and first read after a write ≤ 5 ms at 1 M.`],
+        notes: [
+          `Steady: under load (wrk's latency). First read and after a write: one request at a time from the bench, median of ${TRIES}. Targets: steady p50 ≤ 1 ms and first read after a write ≤ 5 ms at 1 M.`,
+        ],
       },
       { title: "W3: `$inlinecount=allpages&$filter=Status eq 'Open' and Amount gt 100`, 10 connections", columns, rows: counts },
     ],

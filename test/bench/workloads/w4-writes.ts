@@ -17,7 +17,8 @@ const ITEMS = '/ExplorerApi/api/items'
 type Requests = LoadSpec['requests']
 type Row = { Id: number; TIMESTAMP: string }
 
-const updateBody = (row: Row, i: number) => JSON.stringify({ Rows: [{ Row: { Id: row.Id, TIMESTAMP: rowVersion(row.TIMESTAMP), Amount: 10 + (i % 1000) }, Details: [] }] })
+const updateBody = (row: Row, i: number) =>
+  JSON.stringify({ Rows: [{ Row: { Id: row.Id, TIMESTAMP: rowVersion(row.TIMESTAMP), Amount: 10 + (i % 1000) }, Details: [] }] })
 
 /** One-row updates, each of a row no earlier update touched, with the version it has now. */
 function updates(rows: readonly Row[], from: number, count: number): Requests {
@@ -26,7 +27,10 @@ function updates(rows: readonly Row[], from: number, count: number): Requests {
 
 /** Reads of 200 rows in `order`, one before each one-row update. */
 function readsWithUpdates(rows: readonly Row[], order: string, count: number): Requests {
-  return updates(rows, 0, Math.ceil(count / 2)).flatMap((update, i) => [{ method: 'POST' as const, path: ITEMS, body: JSON.stringify({ query: `$orderby=${order}&$top=200&$skip=${(i % 400) * 200}` }) }, update])
+  return updates(rows, 0, Math.ceil(count / 2)).flatMap((update, i) => [
+    { method: 'POST' as const, path: ITEMS, body: JSON.stringify({ query: `$orderby=${order}&$top=200&$skip=${(i % 400) * 200}` }) },
+    update,
+  ])
 }
 
 /** One server of a comparison: how to start it fresh (with the headers its requests carry). */
@@ -80,12 +84,30 @@ export async function writes(settings: Settings): Promise<Outcome> {
       return { args: ['--state-file', join(folder, 'state.json')], cleanup: () => rmSync(folder, { recursive: true, force: true }) }
     }
     const baseline: Side = { name: 'baseline', start: async () => ({ server: await startBaseline('fastify-append', join(dir, 'rows.json')), headers: {} }) }
-    const ceiling = (bytes: Buffer, routes: Record<string, Buffer> = {}): Side => ({ name: 'ceiling', start: async () => ({ server: await startCeiling('W4', bytes, routes), headers: {} }) })
+    const ceiling = (bytes: Buffer, routes: Record<string, Buffer> = {}): Side => ({
+      name: 'ceiling',
+      start: async () => ({ server: await startCeiling('W4', bytes, routes), headers: {} }),
+    })
 
     const cases: Array<{ name: string; sides: Side[]; requests: Requests; amount: number }> = [
-      { name: 'one-row updates', sides: [mockSide('mock'), mockSide('mock --state-file', stateFile), baseline, ceiling(answers.update)], requests: updates(rows, 0, amount + SPARE), amount },
-      { name: 'reads by Id asc, 1:1 with updates', sides: [mockSide('mock'), baseline, ceiling(answers.update, { [ITEMS]: answers.byId })], requests: readsWithUpdates(rows, 'Id asc', amount + SPARE), amount },
-      { name: 'reads by Amount desc, 1:1 with updates', sides: [mockSide('mock'), baseline, ceiling(answers.update, { [ITEMS]: answers.byAmount })], requests: readsWithUpdates(rows, 'Amount desc', amount + SPARE), amount },
+      {
+        name: 'one-row updates',
+        sides: [mockSide('mock'), mockSide('mock --state-file', stateFile), baseline, ceiling(answers.update)],
+        requests: updates(rows, 0, amount + SPARE),
+        amount,
+      },
+      {
+        name: 'reads by Id asc, 1:1 with updates',
+        sides: [mockSide('mock'), baseline, ceiling(answers.update, { [ITEMS]: answers.byId })],
+        requests: readsWithUpdates(rows, 'Id asc', amount + SPARE),
+        amount,
+      },
+      {
+        name: 'reads by Amount desc, 1:1 with updates',
+        sides: [mockSide('mock'), baseline, ceiling(answers.update, { [ITEMS]: answers.byAmount })],
+        requests: readsWithUpdates(rows, 'Amount desc', amount + SPARE),
+        amount,
+      },
     ]
     const tableRows: Array<Array<string | number>> = []
     const checks: Check[] = []
@@ -97,7 +119,14 @@ export async function writes(settings: Settings): Promise<Outcome> {
           servers.push(server)
           try {
             // Unmeasured first, on rows the measured run never touches: JIT warm-up lands in no figure.
-            await load({ url: server.url, connections: 50, seconds: settings.seconds, amount: WARMUP - SPARE, headers, requests: updates(rows, ROWS - WARMUP, WARMUP) })
+            await load({
+              url: server.url,
+              connections: 50,
+              seconds: settings.seconds,
+              amount: WARMUP - SPARE,
+              headers,
+              requests: updates(rows, ROWS - WARMUP, WARMUP),
+            })
             const result = await load({ url: server.url, connections: 50, seconds: settings.seconds, amount: item.amount, headers, requests: item.requests })
             runs.set(side.name, [...(runs.get(side.name) ?? []), result])
           } finally {
@@ -112,23 +141,59 @@ export async function writes(settings: Settings): Promise<Outcome> {
       for (const side of item.sides.filter((s) => s.name.startsWith('mock'))) {
         const r = result(side.name)
         const name = side.name === 'mock' ? item.name : `${item.name}, ${side.name}`
-        tableRows.push([name, rpsCell(r.rps, top), fixed(r.p50, 2), fixed(r.p99, 2), r.errors + r.non2xx, fixed(base), ratio(r.rps, base), fixed(top), ratio(r.rps, top)])
+        tableRows.push([
+          name,
+          rpsCell(r.rps, top),
+          fixed(r.p50, 2),
+          fixed(r.p99, 2),
+          r.errors + r.non2xx,
+          fixed(base),
+          ratio(r.rps, base),
+          fixed(top),
+          ratio(r.rps, top),
+        ])
       }
       const mockRps = result('mock').rps
       if (item.name === 'one-row updates') {
         const durable = result('mock --state-file').rps
         checks.push(
-          { workload: 'W4', target: 'one-row updates ≥ 0.6× the append baseline', figure: `${fixed(mockRps)} req/s, ${ratio(mockRps, base)} of ${fixed(base)}`, verdict: atLeast({ value: mockRps, base, min: 0.6, ceiling: top }) },
-          { workload: 'W4', target: 'one-row updates with `--state-file` (no target: the cost of durable state)', figure: `${fixed(durable)} req/s, ${ratio(durable, mockRps)} of the mock without it`, verdict: 'measured' },
+          {
+            workload: 'W4',
+            target: 'one-row updates ≥ 0.6× the append baseline',
+            figure: `${fixed(mockRps)} req/s, ${ratio(mockRps, base)} of ${fixed(base)}`,
+            verdict: atLeast({ value: mockRps, base, min: 0.6, ceiling: top }),
+          },
+          {
+            workload: 'W4',
+            target: 'one-row updates with `--state-file` (no target: the cost of durable state)',
+            figure: `${fixed(durable)} req/s, ${ratio(durable, mockRps)} of the mock without it`,
+            verdict: 'measured',
+          },
         )
       }
-      if (item.name.startsWith('reads')) checks.push({ workload: 'W4b', target: `${item.name} ≥ 0.5× the baseline`, figure: `${fixed(mockRps)} req/s, ${ratio(mockRps, base)} of ${fixed(base)}`, verdict: atLeast({ value: mockRps, base, min: 0.5, ceiling: top }) })
+      if (item.name.startsWith('reads'))
+        checks.push({
+          workload: 'W4b',
+          target: `${item.name} ≥ 0.5× the baseline`,
+          figure: `${fixed(mockRps)} req/s, ${ratio(mockRps, base)} of ${fixed(base)}`,
+          verdict: atLeast({ value: mockRps, base, min: 0.5, ceiling: top }),
+        })
     }
     return {
       tables: [
         {
           title: `W4 and W4b: writes over ${ROWS / 1000} k orders, 50 connections`,
-          columns: ['workload', 'mock req/s', 'mock p50 ms', 'mock p99 ms', 'mock errors', 'baseline req/s', 'mock vs baseline', 'ceiling req/s (node:http, same bytes)', 'mock vs ceiling'],
+          columns: [
+            'workload',
+            'mock req/s',
+            'mock p50 ms',
+            'mock p99 ms',
+            'mock errors',
+            'baseline req/s',
+            'mock vs baseline',
+            'ceiling req/s (node:http, same bytes)',
+            'mock vs ceiling',
+          ],
           rows: tableRows,
           notes: [
             `Each run counts ${amount} answers, after ${WARMUP - SPARE} unmeasured updates of other rows. Baseline: Fastify parsing each body and appending its rows to an array, and answering reads by slicing and \`JSON.stringify\`ing 200 rows (no order kept). Ceiling: bare node:http answering the mock's own answers (a one-row update's, the first page in that order). \`--state-file\`: the mock keeping its data in a file of a fresh temporary folder. Errors: socket errors, answers of 400 or more and saves answered with the flag false.`,

@@ -8,14 +8,19 @@ import { atLeast, fixed, ratio, rpsCell, withTail, type Check, type Outcome } fr
 import type { Settings } from '../run.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
-const ITEMS = '/ExplorerApi/api/items'
+const _ITEMS = '/ExplorerApi/api/items'
 const CONNECTIONS = 16
 
 /** A create of 100 orders with 2 lines each (temporary Ids: the same body creates new rows every time). */
 export const CREATE = JSON.stringify({
   Rows: Array.from({ length: 100 }, (_, i) => ({
     Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Bench ${i}`, Amount: i, Status: 'New' },
-    Details: [{ RelationKey: 'OrderLines', Rows: [1, 2].map((j) => ({ Id: -(j + i * 2), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j, UnitPrice: 1.5 })) }],
+    Details: [
+      {
+        RelationKey: 'OrderLines',
+        Rows: [1, 2].map((j) => ({ Id: -(j + i * 2), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j, UnitPrice: 1.5 })),
+      },
+    ],
   })),
 })
 
@@ -65,11 +70,18 @@ export async function creates(settings: Settings): Promise<Outcome> {
     const { probe, headers: probeHeaders, answer: post } = await probeMock(ROWS, servers)
     const boundCommand = W4C_BOUND.command(Buffer.from(await (await items(probe.url, probeHeaders, `$top=${ROWS}`)).arrayBuffer()), dir)
     const answer = await post(SAVE, CREATE)
-    if (!answer.toString('utf8').includes('"IsSaveSuccessfully":true')) throw new Error(`W4c: the mock refused the create: ${answer.toString('utf8').slice(0, 500)}`)
+    if (!answer.toString('utf8').includes('"IsSaveSuccessfully":true'))
+      throw new Error(`W4c: the mock refused the create: ${answer.toString('utf8').slice(0, 500)}`)
     await stop()
 
     const sides: Array<{ name: string; start: () => Promise<{ server: Server; headers: Record<string, string> }> }> = [
-      { name: 'mock', start: async () => { const server = await startMockServer(ROWS); return { server, headers: await dataHeaders(server.url) } } },
+      {
+        name: 'mock',
+        start: async () => {
+          const server = await startMockServer(ROWS)
+          return { server, headers: await dataHeaders(server.url) }
+        },
+      },
       { name: 'baseline', start: async () => ({ server: await startServer(W4C_BOUND.name, boundCommand), headers: {} }) },
       { name: 'ceiling', start: async () => ({ server: await startCeiling('W4c', answer), headers: {} }) },
     ]
@@ -79,7 +91,14 @@ export async function creates(settings: Settings): Promise<Outcome> {
         const { server, headers } = await side.start()
         servers.push(server)
         try {
-          const spec = (count: number): LoadSpec => ({ url: server.url, connections: CONNECTIONS, seconds: settings.seconds, amount: count, headers, requests: [{ method: 'POST', path: SAVE, body: CREATE }] })
+          const spec = (count: number): LoadSpec => ({
+            url: server.url,
+            connections: CONNECTIONS,
+            seconds: settings.seconds,
+            amount: count,
+            headers,
+            requests: [{ method: 'POST', path: SAVE, body: CREATE }],
+          })
           await load(spec(warmup))
           const result = await load(spec(amount))
           runs.set(side.name, [...(runs.get(side.name) ?? []), { result, rssMb: rssMb(server.child.pid as number) }])
@@ -93,7 +112,17 @@ export async function creates(settings: Settings): Promise<Outcome> {
     const top = result('ceiling').rps
     const base = result('baseline').rps
     const mock = result('mock')
-    const row = (name: string, r: LoadResult, memory: number) => [name, name === 'ceiling' ? fixed(r.rps) : rpsCell(r.rps, top), name === 'ceiling' ? '-' : fixed(r.rps * ROWS_PER_REQUEST), ratio(r.rps, base), fixed(r.p50, 2), fixed(r.p99, 2), r.p50 > 0 ? `${fixed(r.p99 / r.p50, 1)}×` : '-', r.errors + r.non2xx, fixed(memory)]
+    const row = (name: string, r: LoadResult, memory: number) => [
+      name,
+      name === 'ceiling' ? fixed(r.rps) : rpsCell(r.rps, top),
+      name === 'ceiling' ? '-' : fixed(r.rps * ROWS_PER_REQUEST),
+      ratio(r.rps, base),
+      fixed(r.p50, 2),
+      fixed(r.p99, 2),
+      r.p50 > 0 ? `${fixed(r.p99 / r.p50, 1)}×` : '-',
+      r.errors + r.non2xx,
+      fixed(memory),
+    ]
     const check: Check = {
       workload: 'W4c',
       target: `creates of 300 rows ≥ ${MIN_RATIO}× Fastify parse + append; p99 ≤ ${P99_OVER_P50}× p50`,
@@ -105,7 +134,11 @@ export async function creates(settings: Settings): Promise<Outcome> {
         {
           title: `W4c: creates of 100 orders + 200 lines (300 rows a request) over ${ROWS / 1000} k orders, ${CONNECTIONS} connections`,
           columns: ['server', 'req/s', 'rows/s', 'vs baseline', 'p50 ms', 'p99 ms', 'p99 / p50', 'errors', 'RSS MB after the run'],
-          rows: [row('appdata-kit mock', mock, rss('mock')), row('baseline: Fastify parse + append', result('baseline'), rss('baseline')), row('ceiling', result('ceiling'), rss('ceiling'))],
+          rows: [
+            row('appdata-kit mock', mock, rss('mock')),
+            row('baseline: Fastify parse + append', result('baseline'), rss('baseline')),
+            row('ceiling', result('ceiling'), rss('ceiling')),
+          ],
           notes: [
             `Each run counts ${amount} answers (${amount * ROWS_PER_REQUEST} new rows) after ${warmup} unmeasured creates, on a server started fresh for the round. One body, built once, sent on every request: its Ids are temporary, so each request creates 300 new rows. Baseline: Fastify parsing the body and appending its rows to an array. Ceiling: bare node:http answering the mock's create answer. Errors: socket errors, answers of 400 or more and saves answered with the flag false.`,
             `Target: the mock ≥ ${MIN_RATIO}× the baseline's req/s, with its p99 at most ${P99_OVER_P50}× its p50.`,

@@ -11,7 +11,12 @@ const ORDER_BYTES = 1100
 export function bigSave(megabytes: number): string {
   const order = (i: number, text: string) => ({
     Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: text, Amount: i, Status: 'New' },
-    Details: [{ RelationKey: 'OrderLines', Rows: [1, 2].map((j) => ({ Id: -(2 * i + j), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j, UnitPrice: 1.5 })) }],
+    Details: [
+      {
+        RelationKey: 'OrderLines',
+        Rows: [1, 2].map((j) => ({ Id: -(2 * i + j), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j, UnitPrice: 1.5 })),
+      },
+    ],
   })
   // The text that makes an order (with the widest Ids) ORDER_BYTES long, comma included.
   const count = Math.floor((megabytes * 1024 * 1024) / ORDER_BYTES)
@@ -34,7 +39,13 @@ export async function bigSaves(settings: Settings): Promise<Outcome> {
   const mock = await startMockServer(settings.orders)
   try {
     const headers = await dataHeaders(mock.url)
-    const small = (seconds: number) => ({ url: mock.url, connections: 5, seconds, headers, requests: [{ method: 'POST' as const, path: '/ExplorerApi/api/items', body: JSON.stringify({ query: '$top=10' }) }] })
+    const small = (seconds: number) => ({
+      url: mock.url,
+      connections: 5,
+      seconds,
+      headers,
+      requests: [{ method: 'POST' as const, path: '/ExplorerApi/api/items', body: JSON.stringify({ query: '$top=10' }) }],
+    })
     const quiet = await load(small(settings.seconds))
     const body = bigSave(settings.bigSaveMb)
     // The reads run from half a second before the save to half a second after its answer (five minutes at most).

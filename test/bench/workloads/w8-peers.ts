@@ -16,8 +16,13 @@ const PEERS = ['@stoplight/prism-cli@5.14.2', 'json-server@0.17.4']
 function installPeers(): string | undefined {
   if (existsSync(join(CACHE, 'node_modules/@stoplight/prism-cli')) && existsSync(join(CACHE, 'node_modules/json-server'))) return undefined
   mkdirSync(CACHE, { recursive: true })
-  const result = spawnSync('npm', ['install', '--prefix', CACHE, '--no-audit', '--no-fund', '--loglevel=error', ...PEERS], { encoding: 'utf8', timeout: 300_000 })
-  return result.status === 0 ? undefined : `installing ${PEERS.join(', ')} into ${CACHE} failed: ${(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' ')}`
+  const result = spawnSync('npm', ['install', '--prefix', CACHE, '--no-audit', '--no-fund', '--loglevel=error', ...PEERS], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  })
+  return result.status === 0
+    ? undefined
+    : `installing ${PEERS.join(', ')} into ${CACHE} failed: ${(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' ')}`
 }
 
 /**
@@ -30,11 +35,16 @@ export async function peers(settings: Settings): Promise<Outcome> {
     title: `W8: peers on W1 (a 200-row page of ${settings.orders / 1000} k orders), 50 connections`,
     columns: ['server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'mock vs it'],
     rows: [],
-    notes: ['Targets: the mock ≥ 10× Prism and ≥ 50× json-server. Every server is driven by the same generator (wrk); its ceiling is node:http answering the mock\'s page as bytes.'],
+    notes: [
+      "Targets: the mock ≥ 10× Prism and ≥ 50× json-server. Every server is driven by the same generator (wrk); its ceiling is node:http answering the mock's page as bytes.",
+    ],
   }
   if (failed !== undefined) {
     table.notes?.push(`Not measured: ${failed}`)
-    return { tables: [table], checks: [{ workload: 'W8', target: '≥ 10× Prism, ≥ 50× json-server', figure: '-', verdict: 'not measured: the peers could not be installed' }] }
+    return {
+      tables: [table],
+      checks: [{ workload: 'W8', target: '≥ 10× Prism, ≥ 50× json-server', figure: '-', verdict: 'not measured: the peers could not be installed' }],
+    }
   }
   const dir = mkdtempSync(join(tmpdir(), 'appdata-kit-bench-w8-'))
   const servers: Server[] = []
@@ -50,14 +60,27 @@ export async function peers(settings: Settings): Promise<Outcome> {
         '/ExplorerApi/api/items': {
           post: {
             requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
-            responses: { '200': { description: 'A page', content: { 'application/json': { schema: { type: 'array' }, examples: { page: { value: page } } } } } },
+            responses: {
+              '200': { description: 'A page', content: { 'application/json': { schema: { type: 'array' }, examples: { page: { value: page } } } } },
+            },
           },
         },
       },
     }
     writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document))
     writeFileSync(join(dir, 'db.json'), JSON.stringify({ orders: all }))
-    const prism = await startServer('prism', [process.execPath, join(CACHE, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', join(dir, 'openapi.json'), '--port', '0', '--host', '127.0.0.1', '--errors', 'false'])
+    const prism = await startServer('prism', [
+      process.execPath,
+      join(CACHE, 'node_modules/@stoplight/prism-cli/dist/index.js'),
+      'mock',
+      join(dir, 'openapi.json'),
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--errors',
+      'false',
+    ])
     servers.push(prism)
     const jsonServer = await startServer('json-server', [process.execPath, 'test/bench/servers/json-server.cjs', CACHE, join(dir, 'db.json')])
     servers.push(jsonServer)
@@ -67,16 +90,60 @@ export async function peers(settings: Settings): Promise<Outcome> {
     const CEILING = 'node:http, the page as bytes (the ceiling)'
     const results = await alternate(
       [
-        { name: CEILING, spec: () => ({ url: ceilingServer.url, connections: 50, seconds: settings.seconds, headers: {}, requests: [{ method: 'POST', path: '/ExplorerApi/api/items', body }] }) },
-        { name: 'appdata-kit mock', spec: () => ({ url: mock.url, connections: 50, seconds: settings.seconds, headers, requests: [{ method: 'POST', path: '/ExplorerApi/api/items', body }] }) },
-        { name: 'Prism 5.14 (static example)', spec: () => ({ url: prism.url, connections: 50, seconds: settings.seconds, headers: {}, requests: [{ method: 'POST', path: '/ExplorerApi/api/items', body }] }) },
-        { name: `json-server 0.17 (_page=${settings.orders / 400 + 1}&_limit=200)`, spec: () => ({ url: jsonServer.url, connections: 50, seconds: settings.seconds, headers: {}, requests: [{ method: 'GET', path: `/orders?_page=${settings.orders / 400 + 1}&_limit=200` }] }) },
+        {
+          name: CEILING,
+          spec: () => ({
+            url: ceilingServer.url,
+            connections: 50,
+            seconds: settings.seconds,
+            headers: {},
+            requests: [{ method: 'POST', path: '/ExplorerApi/api/items', body }],
+          }),
+        },
+        {
+          name: 'appdata-kit mock',
+          spec: () => ({
+            url: mock.url,
+            connections: 50,
+            seconds: settings.seconds,
+            headers,
+            requests: [{ method: 'POST', path: '/ExplorerApi/api/items', body }],
+          }),
+        },
+        {
+          name: 'Prism 5.14 (static example)',
+          spec: () => ({
+            url: prism.url,
+            connections: 50,
+            seconds: settings.seconds,
+            headers: {},
+            requests: [{ method: 'POST', path: '/ExplorerApi/api/items', body }],
+          }),
+        },
+        {
+          name: `json-server 0.17 (_page=${settings.orders / 400 + 1}&_limit=200)`,
+          spec: () => ({
+            url: jsonServer.url,
+            connections: 50,
+            seconds: settings.seconds,
+            headers: {},
+            requests: [{ method: 'GET', path: `/orders?_page=${settings.orders / 400 + 1}&_limit=200` }],
+          }),
+        },
       ],
       settings.rounds,
     )
     const mockRps = results.get('appdata-kit mock')?.rps ?? 0
     const top = results.get(CEILING)?.rps ?? 0
-    for (const [name, r] of results) table.rows.push([name, name === CEILING ? fixed(r.rps) : rpsCell(r.rps, top), fixed(r.p50, 2), fixed(r.p99, 2), r.errors + r.non2xx, name === 'appdata-kit mock' ? '-' : ratio(mockRps, r.rps)])
+    for (const [name, r] of results)
+      table.rows.push([
+        name,
+        name === CEILING ? fixed(r.rps) : rpsCell(r.rps, top),
+        fixed(r.p50, 2),
+        fixed(r.p99, 2),
+        r.errors + r.non2xx,
+        name === 'appdata-kit mock' ? '-' : ratio(mockRps, r.rps),
+      ])
     const peer = (label: string, min: number): Check => {
       const rps = [...results].find(([name]) => name.startsWith(label))?.[1].rps ?? 0
       const verdict = !(rps > 0) ? 'not measured' : isBounded(mockRps, top) ? BOUNDED : mockRps >= min * rps ? 'met' : 'missed'

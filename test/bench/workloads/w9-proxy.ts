@@ -7,8 +7,8 @@ import { mockWithPages } from '../lib/mock.ts'
 import { PINNING, peakRssMb, rssMb, startServer, stopServer, type Server } from '../lib/processes.ts'
 import { atLeast, fixed, holds, ratio, rpsCell, type Outcome } from '../lib/report.ts'
 import { cpuSplit, namedThread, pinThread, processCpuMs, threadsOf } from '../lib/threads.ts'
-import { JUDGE_THREAD_NAME } from '../../../src/proxy/judge-thread.ts'
-import type { ProxyReport } from '../../../src/proxy/inspector.ts'
+import { JUDGE_THREAD_NAME } from '../../../src/commands/proxy/judge-thread.ts'
+import type { ProxyReport } from '../../../src/commands/proxy/inspector.ts'
 import { bigSave } from './w7-big-save.ts'
 import type { Settings } from '../run.ts'
 
@@ -88,7 +88,9 @@ export async function proxies(settings: Settings): Promise<Outcome> {
     const shared = await startServer('appdata-kit proxy (one core)', proxyCommand)
     servers.push(ceiling, bare, proxy, shared)
     const body = JSON.stringify({ query })
-    const spec = (url: string, connections: number, withHeaders = true): (() => LoadSpec) => () => ({ url, connections, seconds: settings.seconds, headers: withHeaders ? headers : {}, requests: [{ method: 'POST', path: ITEMS, body }] })
+    const spec =
+      (url: string, connections: number, withHeaders = true): (() => LoadSpec) =>
+      () => ({ url, connections, seconds: settings.seconds, headers: withHeaders ? headers : {}, requests: [{ method: 'POST', path: ITEMS, body }] })
     // A warm-up through each proxy: sockets to the mock opened, the proxy's validators compiled.
     for (const url of [bare.url, proxy.url, shared.url]) await load({ ...spec(url, 50)(), seconds: 1 })
     const judge = await judgeThread(proxy)
@@ -125,7 +127,14 @@ export async function proxies(settings: Settings): Promise<Outcome> {
     // CPU time per request: each proxy (and the mock behind it) over the same number of requests, 50 connections, alternated;
     // the proxy's CPU read after its report says every exchange of the run was judged, so the judging of the last ones counts.
     const amount = settings.quick ? 2000 : 5000
-    const amountSpec = (url: string) => ({ url, connections: 50, seconds: settings.seconds, amount, headers, requests: Array.from({ length: amount + 50 }, () => ({ method: 'POST' as const, path: ITEMS, body })) })
+    const amountSpec = (url: string) => ({
+      url,
+      connections: 50,
+      seconds: settings.seconds,
+      amount,
+      headers,
+      requests: Array.from({ length: amount + 50 }, () => ({ method: 'POST' as const, path: ITEMS, body })),
+    })
     const cpuRuns: Array<{ name: string; server: Server; before?: () => void }> = [
       { name: BARE, server: bare },
       { name: OURS, server: proxy, before: ownCore },
@@ -141,7 +150,16 @@ export async function proxies(settings: Settings): Promise<Outcome> {
         if (server !== bare) await proxyReport(server.url)
         const [now, mockNow] = [cpuSplit(pid, JUDGE_THREAD_NAME), processCpuMs(mock.child.pid as number)]
         const us = (ms: number) => (ms * 1000) / result.requests
-        perRequest.set(name, [...(perRequest.get(name) ?? []), { main: us(now.main - was.main), judge: us(now.named - was.named), others: us(now.others - was.others), total: us(now.total - was.total), mock: us(mockNow - mockWas) }])
+        perRequest.set(name, [
+          ...(perRequest.get(name) ?? []),
+          {
+            main: us(now.main - was.main),
+            judge: us(now.named - was.named),
+            others: us(now.others - was.others),
+            total: us(now.total - was.total),
+            mock: us(mockNow - mockWas),
+          },
+        ])
       }
     }
     const cpu = (name: string, key: 'main' | 'judge' | 'others' | 'total' | 'mock') => median((perRequest.get(name) ?? []).map((entry) => entry[key]))
@@ -153,7 +171,9 @@ export async function proxies(settings: Settings): Promise<Outcome> {
       const threads = threadsOf(server.child.pid as number)
       const main = threads.find((thread) => thread.tid === server.child.pid)?.cores ?? '?'
       const judgeCores = threads.find((thread) => thread.tid === judging)?.cores
-      const others = [...new Set(threads.filter((thread) => thread.tid !== server.child.pid && thread.tid !== judging).map((thread) => thread.cores))].join(', ')
+      const others = [...new Set(threads.filter((thread) => thread.tid !== server.child.pid && thread.tid !== judging).map((thread) => thread.cores))].join(
+        ', ',
+      )
       return { main, judge: judgeCores ?? '-', others }
     }
     const placement = [
@@ -179,7 +199,15 @@ export async function proxies(settings: Settings): Promise<Outcome> {
     const peak = peakRssMb(proxy.child.pid as number)
     const after = rssMb(proxy.child.pid as number)
     const megabytes = Buffer.byteLength(save) / 1024 / 1024
-    const row = (name: string, r: LoadResult | undefined) => [name, r === undefined ? '-' : name === CEILING ? fixed(r.rps) : rpsCell(r.rps, top), fixed(r?.p50 ?? 0, 2), fixed(r?.p99 ?? 0, 2), (r?.errors ?? 0) + (r?.non2xx ?? 0), ratio(r?.rps ?? 0, top), ratio(r?.rps ?? 0, rps(BARE))]
+    const row = (name: string, r: LoadResult | undefined) => [
+      name,
+      r === undefined ? '-' : name === CEILING ? fixed(r.rps) : rpsCell(r.rps, top),
+      fixed(r?.p50 ?? 0, 2),
+      fixed(r?.p99 ?? 0, 2),
+      (r?.errors ?? 0) + (r?.non2xx ?? 0),
+      ratio(r?.rps ?? 0, top),
+      ratio(r?.rps ?? 0, rps(BARE)),
+    ]
     const judgedCell = (name: string) => (name === OURS || name === SHARED ? String(notJudged(name)) : '-')
     return {
       tables: [
@@ -194,40 +222,89 @@ export async function proxies(settings: Settings): Promise<Outcome> {
         {
           title: 'W9: where each runs',
           columns: ['process', 'main thread: cores', 'judging thread: cores', 'other threads (V8, libuv): cores'],
-          rows: [...placement.map((p) => [p.name, p.main, p.judge, p.others]), ['wrk (the load generator) and the bench', String(PINNING ? LOAD_CORE : 'any'), '-', '-']],
-          notes: [PINNING ? 'Read back from /proc (Cpus_allowed_list) after the runs; the bench moves the judging thread (named appdata-judge) with taskset before each of the proxy\'s runs.' : 'Nothing pinned: this machine has one core, or no taskset.'],
+          rows: [
+            ...placement.map((p) => [p.name, p.main, p.judge, p.others]),
+            ['wrk (the load generator) and the bench', String(PINNING ? LOAD_CORE : 'any'), '-', '-'],
+          ],
+          notes: [
+            PINNING
+              ? "Read back from /proc (Cpus_allowed_list) after the runs; the bench moves the judging thread (named appdata-judge) with taskset before each of the proxy's runs."
+              : 'Nothing pinned: this machine has one core, or no taskset.',
+          ],
         },
         {
           title: `W9: CPU time per request (µs, over ${amount} requests, 50 connections; medians of ${settings.rounds})`,
           columns: ['proxy', 'main thread', 'judging thread', 'other threads (V8 collector and compiler, libuv)', 'all', 'vs bare proxy', 'the mock behind it'],
-          rows: cpuRuns.map(({ name }) => [name, fixed(cpu(name, 'main')), name === BARE ? '-' : fixed(cpu(name, 'judge')), fixed(cpu(name, 'others')), fixed(cpu(name, 'total')), ratio(cpu(name, 'total'), cpu(BARE, 'total')), fixed(cpu(name, 'mock'))]),
-          notes: ['utime + stime of each thread from /proc/PID/task/*/stat, before and after a run of a fixed number of requests (the proxy\'s read once its report says they were all judged), divided by the requests. Unlike a rate, a CPU time is not inflated by other work on a shared machine, so this is the figure to compare a change by.'],
+          rows: cpuRuns.map(({ name }) => [
+            name,
+            fixed(cpu(name, 'main')),
+            name === BARE ? '-' : fixed(cpu(name, 'judge')),
+            fixed(cpu(name, 'others')),
+            fixed(cpu(name, 'total')),
+            ratio(cpu(name, 'total'), cpu(BARE, 'total')),
+            fixed(cpu(name, 'mock')),
+          ]),
+          notes: [
+            "utime + stime of each thread from /proc/PID/task/*/stat, before and after a run of a fixed number of requests (the proxy's read once its report says they were all judged), divided by the requests. Unlike a rate, a CPU time is not inflated by other work on a shared machine, so this is the figure to compare a change by.",
+          ],
         },
         {
           title: "W9: the page's latency on one connection (what a proxy adds to a call)",
           columns: ['path', 'req/s', 'p50 ms', 'p99 ms', 'p50 added to the direct call, ms'],
           rows: [...single].map(([name, r]) => [name, fixed(r.rps), fixed(r.p50, 2), fixed(r.p99, 2), name === DIRECT ? '-' : fixed(r.p50 - p50(DIRECT), 2)]),
-          notes: [`Target: appdata-kit proxy adds ≤ ${ADDED_P50_MS} ms to the direct call's p50 (its judging thread on core 1; on core 0 with the rest, it judges the last answer while the next request is forwarded on the same core).`],
+          notes: [
+            `Target: appdata-kit proxy adds ≤ ${ADDED_P50_MS} ms to the direct call's p50 (its judging thread on core 1; on core 0 with the rest, it judges the last answer while the next request is forwarded on the same core).`,
+          ],
         },
         {
           title: `W9: a ${fixed(megabytes, 1)} MB save through appdata-kit proxy`,
           columns: ['measure', 'value'],
           rows: [
             ['save answered in (ms)', fixed(saveMs)],
-            ['save succeeded', `${saved.IsSaveSuccessfully === true} (status ${answer.status}${saved.code === undefined ? '' : ` ${saved.code}`}, ${saved.CreatedItems ?? 0} rows)`],
+            [
+              'save succeeded',
+              `${saved.IsSaveSuccessfully === true} (status ${answer.status}${saved.code === undefined ? '' : ` ${saved.code}`}, ${saved.CreatedItems ?? 0} rows)`,
+            ],
             ['proxy RSS before the save (MB)', fixed(before)],
             ['proxy peak RSS since its start (VmHWM, MB)', fixed(peak)],
             ['proxy RSS after the save (MB)', fixed(after)],
           ],
-          notes: ['The body streams through with backpressure; past --check-limit (16 MB) its bytes are counted, not kept, so the peak stays far below the body. The peak is since the proxy started, the load runs above included.'],
+          notes: [
+            'The body streams through with backpressure; past --check-limit (16 MB) its bytes are counted, not kept, so the peak stays far below the body. The peak is since the proxy started, the load runs above included.',
+          ],
         },
       ],
       checks: [
-        { workload: 'W9', target: 'appdata-kit proxy ≥ 0.5× a bare node:http pass-through proxy (W1 page; judging on a core of its own)', figure: `${fixed(rps(OURS))} req/s, ${ratio(rps(OURS), rps(BARE))} of ${fixed(rps(BARE))} (one core for the whole proxy: ${ratio(rps(SHARED), rps(BARE))})`, verdict: atLeast({ value: rps(OURS), base: rps(BARE), min: 0.5, ceiling: top }) },
-        { workload: 'W9', target: 'every exchange through appdata-kit proxy judged (notJudged 0)', figure: `${notJudged(OURS)} of ${reports[OURS]?.exchanges ?? '?'} not judged (one core: ${notJudged(SHARED)} of ${reports[SHARED]?.exchanges ?? '?'})`, verdict: Number.isNaN(notJudged(OURS)) ? 'not measured' : holds(notJudged(OURS) === 0) },
-        { workload: 'W9', target: `appdata-kit proxy adds ≤ ${ADDED_P50_MS} ms to the direct call's p50 (one connection)`, figure: `${fixed(added, 2)} ms (${fixed(p50(DIRECT), 2)} → ${fixed(p50(OURS), 2)} ms; one core: ${fixed(addedShared, 2)} ms; the bare proxy adds ${fixed(addedBare, 2)} ms)`, verdict: p50(OURS) > 0 ? holds(added <= ADDED_P50_MS) : 'not measured' },
-        { workload: 'W9', target: "appdata-kit proxy's CPU time per request (W1 page)", figure: `${fixed(cpu(OURS, 'total'))} µs (main thread ${fixed(cpu(OURS, 'main'))}, judging ${fixed(cpu(OURS, 'judge'))}, others ${fixed(cpu(OURS, 'others'))}) against ${fixed(cpu(BARE, 'total'))} µs for the bare proxy: ${ratio(cpu(OURS, 'total'), cpu(BARE, 'total'))}`, verdict: 'measured' },
-        { workload: 'W9', target: `a ${fixed(megabytes, 0)} MB save through the proxy: its peak RSS (no target)`, figure: `${fixed(peak)} MB peak, ${saved.IsSaveSuccessfully === true ? 'saved' : 'NOT saved'} in ${fixed(saveMs)} ms`, verdict: 'measured' },
+        {
+          workload: 'W9',
+          target: 'appdata-kit proxy ≥ 0.5× a bare node:http pass-through proxy (W1 page; judging on a core of its own)',
+          figure: `${fixed(rps(OURS))} req/s, ${ratio(rps(OURS), rps(BARE))} of ${fixed(rps(BARE))} (one core for the whole proxy: ${ratio(rps(SHARED), rps(BARE))})`,
+          verdict: atLeast({ value: rps(OURS), base: rps(BARE), min: 0.5, ceiling: top }),
+        },
+        {
+          workload: 'W9',
+          target: 'every exchange through appdata-kit proxy judged (notJudged 0)',
+          figure: `${notJudged(OURS)} of ${reports[OURS]?.exchanges ?? '?'} not judged (one core: ${notJudged(SHARED)} of ${reports[SHARED]?.exchanges ?? '?'})`,
+          verdict: Number.isNaN(notJudged(OURS)) ? 'not measured' : holds(notJudged(OURS) === 0),
+        },
+        {
+          workload: 'W9',
+          target: `appdata-kit proxy adds ≤ ${ADDED_P50_MS} ms to the direct call's p50 (one connection)`,
+          figure: `${fixed(added, 2)} ms (${fixed(p50(DIRECT), 2)} → ${fixed(p50(OURS), 2)} ms; one core: ${fixed(addedShared, 2)} ms; the bare proxy adds ${fixed(addedBare, 2)} ms)`,
+          verdict: p50(OURS) > 0 ? holds(added <= ADDED_P50_MS) : 'not measured',
+        },
+        {
+          workload: 'W9',
+          target: "appdata-kit proxy's CPU time per request (W1 page)",
+          figure: `${fixed(cpu(OURS, 'total'))} µs (main thread ${fixed(cpu(OURS, 'main'))}, judging ${fixed(cpu(OURS, 'judge'))}, others ${fixed(cpu(OURS, 'others'))}) against ${fixed(cpu(BARE, 'total'))} µs for the bare proxy: ${ratio(cpu(OURS, 'total'), cpu(BARE, 'total'))}`,
+          verdict: 'measured',
+        },
+        {
+          workload: 'W9',
+          target: `a ${fixed(megabytes, 0)} MB save through the proxy: its peak RSS (no target)`,
+          figure: `${fixed(peak)} MB peak, ${saved.IsSaveSuccessfully === true ? 'saved' : 'NOT saved'} in ${fixed(saveMs)} ms`,
+          verdict: 'measured',
+        },
       ],
     }
   } finally {
@@ -235,5 +312,3 @@ export async function proxies(settings: Settings): Promise<Outcome> {
     rmSync(dir, { recursive: true, force: true })
   }
 }
-
-

@@ -79,7 +79,9 @@ export async function fire(client: TestClient, shot: Shot): Promise<Reply> {
   }
   const problems = replyProblems(reply)
   if (problems.length > 0) {
-    throw new Error(`${problems.join('; ')}\n--- request ---\n${describeShot(shot)}\n--- reply ---\n${reply.status} ${reply.contentType}\n${clip(reply.raw.toString('utf8'))}`)
+    throw new Error(
+      `${problems.join('; ')}\n--- request ---\n${describeShot(shot)}\n--- reply ---\n${reply.status} ${reply.contentType}\n${clip(reply.raw.toString('utf8'))}`,
+    )
   }
   return reply
 }
@@ -93,7 +95,8 @@ export function replyProblems(reply: Reply): string[] {
   if (reply.status >= 500) problems.push(`answered ${reply.status}`)
   if (reply.status === 405 && !/^[A-Z]+(, [A-Z]+)*$/.test(reply.headers.get('allow') ?? '')) problems.push('a 405 answer has no Allow header')
   if (reply.status >= 400) {
-    if (!reply.contentType.startsWith('application/problem+json')) problems.push(`a ${reply.status} answer is ${reply.contentType || 'untyped'}, not application/problem+json`)
+    if (!reply.contentType.startsWith('application/problem+json'))
+      problems.push(`a ${reply.status} answer is ${reply.contentType || 'untyped'}, not application/problem+json`)
     const body = reply.body as { status?: unknown; detail?: unknown } | string
     if (typeof body !== 'object' || body === null) problems.push(`a ${reply.status} answer has no problem document`)
     else {

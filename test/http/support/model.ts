@@ -128,7 +128,10 @@ export function pickMaster(model: Readonly<Model>, pick: number): number {
 }
 
 export function detailIdsOf(model: Readonly<Model>, masterId: number): number[] {
-  return [...model.details].filter(([, d]) => d.MasterId === masterId).map(([id]) => id).sort((a, b) => a - b)
+  return [...model.details]
+    .filter(([, d]) => d.MasterId === masterId)
+    .map(([id]) => id)
+    .sort((a, b) => a - b)
 }
 
 /** Text compared by UTF-16 code units, nulls first, as the mock documents for `$orderby`. */

@@ -19,7 +19,9 @@ export interface RawAnswer {
 /** How a raw request reads in a failure message: short enough to read, exact enough to replay. */
 export function describeRaw(request: RawRequest): string {
   const target = request.target.length > 300 ? `${request.target.slice(0, 300)}… (${request.target.length} chars)` : request.target
-  const headers = request.headers.map(([name, value]) => `${name.slice(0, 60)}: ${value.length > 80 ? `${value.slice(0, 80)}… (${value.length} chars)` : value}`)
+  const headers = request.headers.map(
+    ([name, value]) => `${name.slice(0, 60)}: ${value.length > 80 ? `${value.slice(0, 80)}… (${value.length} chars)` : value}`,
+  )
   const body = request.body === undefined ? '' : `\n${request.body.length} body bytes: ${JSON.stringify(request.body.subarray(0, 200).toString('latin1'))}`
   return `${request.method} ${target}\n${headers.slice(0, 12).join('\n')}${headers.length > 12 ? `\n… ${headers.length} headers` : ''}${body}`
 }
