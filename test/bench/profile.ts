@@ -20,6 +20,7 @@ import { load, type LoadSpec } from './lib/load.ts'
 import { dataHeaders, items } from './lib/mock.ts'
 import { pinSelfToLoadCore, startServer, stopAll, stopServer } from './lib/processes.ts'
 import { ensureWrk } from './lib/wrk.ts'
+import { CREATE } from './workloads/w4c-creates.ts'
 import { summarise, type CpuProfile } from './lib/profile-summary.ts'
 
 const SAVE = '/ExplorerApi/api/items/save'
@@ -56,17 +57,8 @@ async function workload(name: string, url: string, headers: Record<string, strin
     }
   }
   if (name === 'w4c') {
-    const body = JSON.stringify({
-      Rows: Array.from({ length: 100 }, (_, i) => ({
-        Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Bench ${i}`, Amount: i, Status: 'New' },
-        Details: [
-          {
-            RelationKey: 'OrderLines',
-            Rows: [1, 2].map((j) => ({ Id: -(j + i * 2), IdRow: null, TIMESTAMP: null, Product: `Line ${j}`, Quantity: j, UnitPrice: 1.5 })),
-          },
-        ],
-      })),
-    })
+    // W4c's own body (w4c-creates.ts), not a copy of it: the profile explains that workload's figures.
+    const body = CREATE
     const measured: Load = { connections: 16, amount: 2000, requests: [{ method: 'POST', path: SAVE, body }] }
     return { measured, warm: { ...measured, amount: 200 } }
   }

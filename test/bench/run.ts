@@ -9,10 +9,21 @@
  * BENCH_SECONDS (per timed load run, default 5), BENCH_ROUNDS (default 3), BENCH_ONLY (w1,w2,...;
  * writes nothing) and BENCH_WRK (the wrk binary) change the run.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
-import { BLOCK_PAGE, markdown, BLOCK_END, BLOCK_START, replaceBenchBlock, targetsTable, type Check, type Outcome, type Table } from './lib/report.ts'
+import {
+  BLOCK_PAGE,
+  markdown,
+  BLOCK_END,
+  BLOCK_START,
+  keepCompareSection,
+  replaceBenchBlock,
+  targetsTable,
+  type Check,
+  type Outcome,
+  type Table,
+} from './lib/report.ts'
 import { PINNING, pinSelfToLoadCore, ROOT, stopAll } from './lib/processes.ts'
 import { ensureWrk, wrkVersion } from './lib/wrk.ts'
 import { pages } from './workloads/w1-pages.ts'
@@ -117,7 +128,9 @@ const method =
 const text = ['# Benchmark results', '', ...label, ...noGenerator, method, '', markdown(targetsTable(checks)), ...tables.map(markdown)].join('\n')
 process.stdout.write(text)
 if (only === undefined) {
-  writeFileSync(join(ROOT, 'test/bench/RESULTS.md'), text)
+  // The section `npm run bench:compare -- REF --write` wrote stays: it comes from another command.
+  const results = join(ROOT, 'test/bench/RESULTS.md')
+  writeFileSync(results, keepCompareSection(existsSync(results) ? readFileSync(results, 'utf8') : '', text))
   const pagePath = join(ROOT, BLOCK_PAGE)
   const block = [
     ...label,

@@ -3,9 +3,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer, type Server } from './processes.ts'
 
+/** The command that starts a reference server of test/bench/servers/baseline.ts, from the project folder. */
+export function baselineCommand(mode: string, file: string, routes: string[] = []): string[] {
+  return [process.execPath, '--import', 'tsx', 'test/bench/servers/baseline.ts', mode, file, ...routes]
+}
+
 /** A reference server of test/bench/servers/baseline.ts (MODE over FILE, and PATH=FILE routes for node-bytes). */
 export function startBaseline(mode: string, file: string, routes: string[] = []): Promise<Server> {
-  return startServer(mode, [process.execPath, '--import', 'tsx', 'test/bench/servers/baseline.ts', mode, file, ...routes])
+  return startServer(mode, baselineCommand(mode, file, routes))
 }
 
 /**

@@ -13,11 +13,17 @@ const SIGN_IN = 'client_id=appdataapiv1&username=admin%40acme.test&password=admi
 
 /**
  * The compiled mock as `npm start` runs it, with `masters` orders in all (the fixture's 25 included),
- * `--quiet` unless `logging` (then its default log, a JSON line per request to the bench's pipe, which the bench reads and drops).
+ * `--quiet` unless `logging` (then its default log, a JSON line per request to the bench's pipe, which the bench reads and drops),
+ * from the project folder or `cwd` (another commit's built checkout, `npm run bench:compare`).
  */
-export function startMockServer(masters: number, extra: string[] = [], options: { logging?: boolean } = {}): Promise<Server> {
+export function startMockServer(masters: number, extra: string[] = [], options: { logging?: boolean; cwd?: string } = {}): Promise<Server> {
+  return startServer(`mock ${masters}`, mockCommand(masters, extra, options), options.cwd === undefined ? {} : { cwd: options.cwd })
+}
+
+/** The command `startMockServer` runs, from the folder of a built checkout. */
+export function mockCommand(masters: number, extra: string[] = [], options: { logging?: boolean } = {}): string[] {
   const quiet = options.logging === true ? [] : ['--quiet']
-  return startServer(`mock ${masters}`, [
+  return [
     process.execPath,
     '--max-semi-space-size=64',
     'dist/src/mock/server.js',
@@ -27,7 +33,7 @@ export function startMockServer(masters: number, extra: string[] = [], options: 
     String(Math.max(0, masters - 25)),
     ...quiet,
     ...extra,
-  ])
+  ]
 }
 
 /** Signs in; the data headers for the Orders application. */

@@ -35,15 +35,23 @@ export interface Server {
 
 const started = new Set<ChildProcess>()
 
-/** Starts a server process (pinned to the server core) and resolves on its `listening on URL` line; 300 s at most. */
-export function startServer(name: string, command: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Server> {
-  const [file, ...args] = onServerCore(command) as [string, ...string[]]
+/**
+ * Starts a server process (pinned to the server core unless `pin` is false) and resolves on its
+ * `listening on URL` line; 300 s at most (`timeoutMs`).
+ */
+export function startServer(
+  name: string,
+  command: string[],
+  options: { cwd?: string; env?: Record<string, string>; pin?: boolean; timeoutMs?: number } = {},
+): Promise<Server> {
+  const [file, ...args] = (options.pin === false ? command : onServerCore(command)) as [string, ...string[]]
+  const timeoutMs = options.timeoutMs ?? 300_000
   const begun = performance.now()
   const child = spawn(file, args, { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   started.add(child)
   let out = ''
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in 300 s: ${out.slice(-2000)}`)), 300_000)
+    const timer = setTimeout(() => reject(new Error(`${name} did not start in ${timeoutMs / 1000} s: ${out.slice(-2000)}`)), timeoutMs)
     const onData = (chunk: Buffer) => {
       out += chunk.toString()
       const match = /listening on (https?:\/\/[^\s"]+)/.exec(out)

@@ -95,3 +95,28 @@ export function replaceBenchBlock(text: string, block: string): string {
   if (start === -1 || end === -1 || end < start) throw new Error(`the page has no ${BLOCK_START} … ${BLOCK_END} block`)
   return `${text.slice(0, start + BLOCK_START.length)}\n${block.trim()}\n${text.slice(end)}`
 }
+
+/** The section of test/bench/RESULTS.md that `npm run bench:compare -- REF --write` writes, and `npm run bench` keeps. */
+export const COMPARE_START = '<!-- compare:start (written by npm run bench:compare --write; npm run bench keeps it) -->'
+export const COMPARE_END = '<!-- compare:end -->'
+
+/** The compare section of `text`, markers included; undefined when it has none. */
+export function compareSection(text: string): string | undefined {
+  const start = text.indexOf(COMPARE_START)
+  const end = text.indexOf(COMPARE_END, start)
+  return start === -1 || end === -1 ? undefined : text.slice(start, end + COMPARE_END.length)
+}
+
+/** `text` with its compare section replaced by `section` (between the markers), or with the section added at its end. */
+export function replaceCompareSection(text: string, section: string): string {
+  const block = `${COMPARE_START}\n${section.trim()}\n${COMPARE_END}`
+  const old = compareSection(text)
+  if (old !== undefined) return text.replace(old, () => block)
+  return `${text.trimEnd()}${text.trim() === '' ? '' : '\n\n'}${block}\n`
+}
+
+/** A full run's RESULTS.md text with the compare section of the file it replaces kept at its end. */
+export function keepCompareSection(previous: string, fresh: string): string {
+  const old = compareSection(previous)
+  return old === undefined ? fresh : replaceCompareSection(fresh, old.slice(COMPARE_START.length, -COMPARE_END.length))
+}

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startBaseline, startCeiling } from '../lib/baselines.ts'
+import { baselineCommand, startCeiling } from '../lib/baselines.ts'
 import { load, median, medianOf, type LoadResult, type LoadSpec } from '../lib/load.ts'
 import { dataHeaders, items, probeMock, startMockServer, writeWorkspace } from '../lib/mock.ts'
-import { rssMb, type Server } from '../lib/processes.ts'
+import { rssMb, startServer, type Server } from '../lib/processes.ts'
 import { atLeast, fixed, ratio, rpsCell, withTail, type Check, type Outcome } from '../lib/report.ts'
 import type { Settings } from '../run.ts'
 
@@ -12,7 +12,7 @@ const _ITEMS = '/ExplorerApi/api/items'
 const CONNECTIONS = 16
 
 /** A create of 100 orders with 2 lines each (temporary Ids: the same body creates new rows every time). */
-const CREATE = JSON.stringify({
+export const CREATE = JSON.stringify({
   Rows: Array.from({ length: 100 }, (_, i) => ({
     Row: { Id: -(i + 1), IdRow: null, TIMESTAMP: null, Customer: `Bench ${i}`, Amount: i, Status: 'New' },
     Details: [
@@ -23,6 +23,20 @@ const CREATE = JSON.stringify({
     ],
   })),
 })
+
+/**
+ * W4c's bound, the one every bench that reports W4c measures against (\`npm run bench\`, \`npm run
+ * bench:compare -- REF --workload w4c\`): Fastify parsing the create body and appending its rows,
+ * over the rows the mock starts with (\`rows\`, the mock's own answer to \`$top\` of every row,
+ * written into \`dir\`). The command starts it from the project folder.
+ */
+export const W4C_BOUND = {
+  name: 'Fastify parse + append',
+  command(rows: Buffer, dir: string): string[] {
+    writeFileSync(join(dir, 'rows.json'), rows)
+    return baselineCommand('fastify-append', join(dir, 'rows.json'))
+  },
+}
 
 /** Rows one create request adds: 100 orders and 200 lines. */
 const ROWS_PER_REQUEST = 300
@@ -54,7 +68,7 @@ export async function creates(settings: Settings): Promise<Outcome> {
   try {
     // A probe: the rows the baseline starts with, and the mock's create answer the ceiling sends back.
     const { probe, headers: probeHeaders, answer: post } = await probeMock(ROWS, servers)
-    writeFileSync(join(dir, 'rows.json'), Buffer.from(await (await items(probe.url, probeHeaders, `$top=${ROWS}`)).arrayBuffer()))
+    const boundCommand = W4C_BOUND.command(Buffer.from(await (await items(probe.url, probeHeaders, `$top=${ROWS}`)).arrayBuffer()), dir)
     const answer = await post(SAVE, CREATE)
     if (!answer.toString('utf8').includes('"IsSaveSuccessfully":true'))
       throw new Error(`W4c: the mock refused the create: ${answer.toString('utf8').slice(0, 500)}`)
@@ -68,7 +82,7 @@ export async function creates(settings: Settings): Promise<Outcome> {
           return { server, headers: await dataHeaders(server.url) }
         },
       },
-      { name: 'baseline', start: async () => ({ server: await startBaseline('fastify-append', join(dir, 'rows.json')), headers: {} }) },
+      { name: 'baseline', start: async () => ({ server: await startServer(W4C_BOUND.name, boundCommand), headers: {} }) },
       { name: 'ceiling', start: async () => ({ server: await startCeiling('W4c', answer), headers: {} }) },
     ]
     const runs = new Map<string, Run[]>()
