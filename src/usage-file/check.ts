@@ -63,7 +63,8 @@ export function readUsageText(path: string, label: string): string {
     throw new UsageFileError(
       `${label}: ${figure(read.over)} bytes or more, over the limit of ${figure(L.fileBytes)} bytes (256 MiB) on a usage file's size (see docs/usage.md, Limits)`,
     )
-  return new TextDecoder().decode(read)
+  // ignoreBOM keeps a byte order mark as text, so the JSON check names it (TextDecoder drops it otherwise).
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(read)
 }
 
 /** The value at a JSON pointer of a parsed file. */

@@ -108,7 +108,7 @@ export function readIgnoreFile(path: string, command: IgnoreCommand): IgnoreEntr
     )
   let value: unknown
   try {
-    value = YAML.parse(new TextDecoder().decode(read))
+    value = YAML.parse(new TextDecoder('utf-8', { ignoreBOM: true }).decode(read))
   } catch (error) {
     throw new IgnoreFileError(`${path}: neither YAML nor JSON (${(error as Error).message.split('\n')[0]})`)
   }
