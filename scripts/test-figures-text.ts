@@ -73,7 +73,7 @@ export function figuresSection(figures: Figures, before: number | undefined): st
     '| run | files | tests | wall time |',
     '|---|---|---|---|',
     `| \`npm run test:fast\` (the fast tier) | ${fast.files} | ${fast.tests} | ${minutes(figures.fastSeconds)} |`,
-    `| \`npm test\` (build, type check, both tiers; the slow tier alone: ${slow.files} files, ${slow.tests} tests) | ${fast.files + slow.files} | ${figures.tests} | ${minutes(figures.wholeSeconds)} |`,
+    `| \`npm test\` (build, type check, every tier; beyond the fast tier: ${slow.files} files, ${slow.tests} tests) | ${fast.files + slow.files} | ${figures.tests} | ${minutes(figures.wholeSeconds)} |`,
     '',
     `${figures.tests} tests in all${change}.${figures.fewer === undefined ? '' : ` Fewer than before: ${figures.fewer}.`}`,
     '',

@@ -18,7 +18,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { SLOW_TIER } from '../vitest.config.ts'
+import { MEASURED, SLOW_TIER } from '../vitest.config.ts'
 import { figuresSection, previousCount, refusal, replaceSection, type FileTime, type Figures } from './test-figures-text.ts'
 
 const root = fileURLToPath(new URL('..', import.meta.url))

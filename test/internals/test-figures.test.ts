@@ -33,7 +33,7 @@ describe('the test figures of docs/tests.md', () => {
     const section = figuresSection(figures, 10)
     expect(previousCount(section)).toBe(12)
     expect(section).toContain('| `npm run test:fast` (the fast tier) | 1 | 5 | 1.6 min (95 s) |')
-    expect(section).toContain('the slow tier alone: 1 files, 7 tests) | 2 | 12 | 4.8 min (290 s) |')
+    expect(section).toContain('beyond the fast tier: 1 files, 7 tests) | 2 | 12 | 4.8 min (290 s) |')
     expect(section).toContain('12 tests in all (+2 since the run before, which counted 10).')
     expect(section.indexOf('test/cli/b.test.ts')).toBeLessThan(section.indexOf('test/a.test.ts'))
     expect(figuresSection({ ...figures, fewer: 'merged' }, 13)).toContain('(-1 since the run before, which counted 13). Fewer than before: merged.')
