@@ -51,7 +51,9 @@ const report = JSON.parse(readFileSync(reportFile, 'utf8')) as JsonReport
 
 // What `npm run test:fast` does not run: the slow tier, the files that measure (run apart), the examples.
 const slow = (path: string): boolean =>
-  SLOW_TIER.some((glob) => (glob.endsWith('/**') ? path.startsWith(glob.slice(0, -2)) : path === glob)) || MEASURED.includes(path) || path.startsWith('examples/')
+  SLOW_TIER.some((glob) => (glob.endsWith('/**') ? path.startsWith(glob.slice(0, -2)) : path === glob)) ||
+  MEASURED.includes(path) ||
+  path.startsWith('examples/')
 const files: FileTime[] = report.testResults.map((result) => {
   const path = relative(root, result.name)
   return { path, tests: result.assertionResults.length, seconds: (result.endTime - result.startTime) / 1000, tier: slow(path) ? 'slow' : 'fast' }
