@@ -58,6 +58,7 @@ export const MEASURED = [
   'test/http/query-limits.test.ts',
   'test/proxy/stop.test.ts',
   'test/state/scale.test.ts',
+  'test/upgrade/growth.test.ts',
 ]
 
 const ALL = ['test/**/*.test.ts', 'examples/*/test/**/*.test.ts']

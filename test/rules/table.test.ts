@@ -103,8 +103,9 @@ describe('the list as text (GET /__mock/stubs)', () => {
     const text = await table.listText()
     writing = false
     expect(text.length).toBeGreaterThan(MAX_ANSWER_RULES_BYTES * 0.9)
-    // A turn at least every 64 KB written, at most 2 ms apart: far more than a handful.
-    expect(turns).toBeGreaterThan(10)
+    // Turns of the event loop while it was written: it yields (every 64 KB, at most 2 ms apart). How
+    // many depends on the machine's speed; written in one piece there would be none.
+    expect(turns).toBeGreaterThan(2)
     expect(new TextDecoder().decode(text)).toBe(JSON.stringify(table.list()))
   })
 })
