@@ -5,6 +5,7 @@
  * 300,000 rows, found or not; and atomic: every read sees none of a delete or all of it, two big
  * deletes and a reset end as one of their serial orders, and a big delete beside a big save too.
  */
+import { watchPauses } from '../helpers/paused-writes.ts'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { slicing } from '../../src/http/json-slices.ts'
@@ -281,36 +282,18 @@ describe('big deletes beside each other, a reset and a big save', () => {
     Object.assign(slicing, { ...DEFAULTS, planMs: 0 })
     const bodies = { A: deleteOf('A'), B: deleteOf('B') }
     const store = storeOf(mock)
-    const original = store.deleteInSlices
-    let pauses = 0
-    let reset: Promise<unknown> = Promise.resolve()
-    // The read waits for the deletes to pause 64 more times before each look.
-    let paused: () => void = () => {}
-    let nextPauses = new Promise<void>((resolve) => (paused = resolve))
-    store.deleteInSlices = (cmd, pause, sliceMs) =>
-      original(
-        cmd,
-        async () => {
-          if (++pauses === resetAt) reset = mock.request('POST', '/__mock/reset')
-          if (pauses % 64 === 0) {
-            paused()
-            nextPauses = new Promise<void>((resolve) => (paused = resolve))
-          }
-          await pause()
-        },
-        sliceMs,
-      )
+    const pauses = watchPauses(store as unknown as Record<'deleteInSlices', unknown>, 'deleteInSlices', () => mock.request('POST', '/__mock/reset'), resetAt)
     try {
       let settled = 0
       const deleting = (['A', 'B'] as const).map((name) => send(mock, token, DELETE, bodies[name]).finally(() => settled++))
       const bothSettled = Promise.allSettled(deleting)
       const reads: Array<[number, number]> = []
       while (settled < 2) {
-        await Promise.race([nextPauses, bothSettled])
+        await Promise.race([pauses.next(), bothSettled])
         reads.push([await left('A'), await left('B')])
       }
       const answers = await Promise.all(deleting)
-      await reset
+      await pauses.reset()
       reads.push([await left('A'), await left('B')])
       for (const read of reads) for (const seen of read) expect([0, SIZE]).toContain(seen)
       for (const [i, answer] of answers.entries()) {
@@ -325,7 +308,7 @@ describe('big deletes beside each other, a reset and a big save', () => {
       }
       return { statuses: answers.map((answer) => answer.status), reads }
     } finally {
-      store.deleteInSlices = original
+      pauses.restore()
       await mock.request('POST', '/__mock/reset')
     }
   }

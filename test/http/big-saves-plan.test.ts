@@ -4,6 +4,7 @@
  * half of it, it answers exactly as a save planned in one go, and a write that lands between its
  * slices makes it plan again, so it ends as if it had come after that write.
  */
+import { watchPauses } from '../helpers/paused-writes.ts'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { slicing } from '../../src/http/json-slices.ts'
@@ -313,36 +314,18 @@ describe('big saves beside other clients and each other', () => {
     // Just past the size a save is sliced at (slicing.checkRows).
     const size = 2100
     const store = (mock.mock.app as unknown as { store: Store }).store
-    const original = store.saveInSlices
-    let pauses = 0
-    let reset: Promise<unknown> = Promise.resolve()
-    // The read waits for the saves to pause 64 more times before each look (a read between every two slices made the race last seconds).
-    let paused: () => void = () => {}
-    let nextPauses = new Promise<void>((resolve) => (paused = resolve))
-    store.saveInSlices = (cmd, pause, sliceMs) =>
-      original(
-        cmd,
-        async () => {
-          if (++pauses === resetAt) reset = mock.request('POST', '/__mock/reset')
-          if (pauses % 64 === 0) {
-            paused()
-            nextPauses = new Promise<void>((resolve) => (paused = resolve))
-          }
-          await pause()
-        },
-        sliceMs,
-      )
+    const pauses = watchPauses(store as unknown as Record<'saveInSlices', unknown>, 'saveInSlices', () => mock.request('POST', '/__mock/reset'), resetAt)
     try {
       let settled = 0
       const saving = ['A', 'B'].map((prefix) => send(mock, token, { Rows: named(prefix, size) }).finally(() => settled++))
       const bothSettled = Promise.allSettled(saving)
       const reads: Array<[number, number]> = []
       while (settled < 2) {
-        await Promise.race([nextPauses, bothSettled])
+        await Promise.race([pauses.next(), bothSettled])
         reads.push([await seen('A'), await seen('B')])
       }
       const answers = await Promise.all(saving)
-      await reset
+      await pauses.reset()
       reads.push([await seen('A'), await seen('B')])
       for (const [a, b] of reads) {
         expect([0, size]).toContain(a)
@@ -364,7 +347,7 @@ describe('big saves beside other clients and each other', () => {
       if (committed.length === 2) expect(Math.abs(committed[0]![0]! - committed[1]![0]!)).toBeGreaterThanOrEqual(size)
       return { answers, reads }
     } finally {
-      store.saveInSlices = original
+      pauses.restore()
       await mock.request('POST', '/__mock/reset')
     }
   }
