@@ -2,10 +2,13 @@
  * A large JSON body read without stopping the mock: a body of `slicing.bodyChars` or more is
  * scanned for its big arrays (a save's or a delete's rows, a list of Ids, at whatever depth) and
  * their element boundaries, and each is parsed a slice of elements at a time, yielding to the event
- * loop between slices, so the small requests beside it keep being answered.
+ * loop between slices, so the small requests beside it keep being answered. A big text (a long
+ * query text, a `Rows` that is no array) is read a slice at a time too: without escapes it is the
+ * body's own characters, taken without a copy (a 59 MB copy alone holds the loop 30 to 50 ms on
+ * two cores); with escapes, each slice is decoded by `JSON.parse` and the slices joined.
  *
  * The value is exactly `JSON.parse(text)`'s: each slice is parsed by `JSON.parse` itself and the
- * elements are put back in order into the value parsed with those arrays empty. Whenever the text is
+ * elements are put back in order into the value parsed with those arrays and texts empty. Whenever the text is
  * not what the scanner fully understands (not an object or array, a member named with an escape, two
  * big arrays at one place, a slice that does not parse, an empty element, anything after the value),
  * it answers `undefined` and the caller parses the whole text as before: a malformed body gets the
@@ -22,7 +25,7 @@ import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, COMMA, OPEN_ARRAY, OPEN_OBJECT, Q
  * (operations/save-items.ts, `Store.saveInSlices`). The tests change them to compare the sliced
  * path's answers with the whole path's on the same bodies.
  */
-export const slicing = { bodyChars: 1 << 18, sliceChars: 1 << 20, checkRows: 512, sliceRows: 256, planMs: 8 }
+export const slicing = { bodyChars: 1 << 18, sliceChars: 1 << 18, checkRows: 512, sliceRows: 256, planMs: 8 }
 
 /** One turn of the event loop for everything else waiting (answers, timers, other requests). */
 export const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
@@ -72,6 +75,19 @@ interface CutArray {
   path: Array<string | number>
 }
 
+/** A big text of the value (a string longer than a slice, not a member's name): its quotes and where it is in the value. */
+interface BigText {
+  open: number
+  close: number
+  path: Array<string | number>
+}
+
+/** What the scan found to read in slices: the big arrays and the big texts outside them, each in the order of the text. */
+interface BigParts {
+  arrays: CutArray[]
+  texts: BigText[]
+}
+
 /** A container open while scanning: an object (the name of its member being read) or an array (its element's index and cuts). */
 interface Frame {
   array: boolean
@@ -80,6 +96,8 @@ interface Frame {
   /** Objects: whether the next string names a member; the name read last. */
   expectName: boolean
   name: string | undefined
+  /** Objects: the names of the members that hold a big part, so a member named again after it is seen (JSON.parse keeps the last). */
+  bigNames: Set<string> | undefined
   /** Arrays: the index of the element being read, the commas cut so far, where the next cut may fall. */
   index: number
   cuts: number[]
@@ -89,16 +107,18 @@ interface Frame {
 /**
  * Scans `text` (yielding now and then) for its big arrays: every array longer than a slice, with
  * the commas between its elements cut about `sliceChars` apart, none inside another (the outermost
- * is cut; what an element holds is parsed with it). Undefined when the text is not one JSON object
- * or array the scanner fully reads (a big array under a member named `__proto__`, two big arrays at
- * one place, anything after the value) or has no big array: then it is parsed whole.
+ * is cut; what an element holds is parsed with it), and its big texts outside them. Undefined when
+ * the text is not one JSON object or array the scanner fully reads (a big part under a member named
+ * `__proto__`, two big parts at one place, anything after the value) or has no big part: then it
+ * is parsed whole.
  */
-async function scanArrays(text: string): Promise<CutArray[] | undefined> {
+async function scanBigParts(text: string): Promise<BigParts | undefined> {
   const length = text.length
   const sliceChars = slicing.sliceChars
   let nextYield = sliceChars
   const stack: Frame[] = []
   const found: CutArray[] = []
+  const texts: BigText[] = []
   let i = 0
   while (i < length && isJsonSpace(text.charCodeAt(i))) i++
   const first = text.charCodeAt(i)
@@ -123,13 +143,28 @@ async function scanArrays(text: string): Promise<CutArray[] | undefined> {
             return undefined
           }
         }
+        // A member named again after its first holds a big part: the skeleton would keep the first's place.
+        if (top.bigNames?.has(name) === true) return undefined
         top.name = name
         top.expectName = false
+      } else if (top !== undefined && end - i > sliceChars) {
+        texts.push({ open: i, close: end, path: [...top.path, top.array ? top.index : (top.name as string)] })
+        if (!top.array) (top.bigNames ??= new Set()).add(top.name as string)
       }
       i = end
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       const path = top === undefined ? [] : [...top.path, top.array ? top.index : (top.name as string)]
-      stack.push({ array: c === OPEN_ARRAY, open: i, path, expectName: c === OPEN_OBJECT, name: undefined, index: 0, cuts: [], nextCut: i + sliceChars })
+      stack.push({
+        array: c === OPEN_ARRAY,
+        open: i,
+        path,
+        expectName: c === OPEN_OBJECT,
+        name: undefined,
+        bigNames: undefined,
+        index: 0,
+        cuts: [],
+        nextCut: i + sliceChars,
+      })
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       const frame = stack.pop()
       if (frame === undefined || frame.array !== (c === CLOSE_ARRAY)) return undefined
@@ -138,12 +173,17 @@ async function scanArrays(text: string): Promise<CutArray[] | undefined> {
         // `__proto__` names an own member in JSON.parse's value, but an assignment would reach the prototype.
         if (frame.path.includes('__proto__')) return undefined
         while (found.length > 0 && (found[found.length - 1] as CutArray).open > frame.open) found.pop()
+        // A text inside a cut array comes with its element's slice.
+        while (texts.length > 0 && (texts[texts.length - 1] as BigText).open > frame.open) texts.pop()
         found.push({ open: frame.open, close: i, cuts: frame.cuts, path: frame.path })
+        const parent = stack[stack.length - 1]
+        if (parent !== undefined && !parent.array) (parent.bigNames ??= new Set()).add(parent.name as string)
       }
       if (stack.length === 0) {
         // The value's end: nothing but white space may follow.
         for (let j = i + 1; j < length; j++) if (!isJsonSpace(text.charCodeAt(j))) return undefined
-        return found.length === 0 || hasTwinPaths(found) ? undefined : found
+        if (found.length + texts.length === 0 || texts.some(({ path }) => path.includes('__proto__'))) return undefined
+        return hasTwinPaths([...found, ...texts]) ? undefined : { arrays: found, texts }
       }
     } else if (c === COMMA && top !== undefined) {
       if (!top.array) top.expectName = true
@@ -160,7 +200,7 @@ async function scanArrays(text: string): Promise<CutArray[] | undefined> {
 }
 
 /** Whether two big arrays sit at one place (a member named twice): `JSON.parse` keeps the last, the slices would join both. */
-function hasTwinPaths(found: readonly CutArray[]): boolean {
+function hasTwinPaths(found: ReadonlyArray<{ path: ReadonlyArray<string | number> }>): boolean {
   const seen = new Set<string>()
   for (const { path } of found) {
     const key = JSON.stringify(path)
@@ -180,19 +220,76 @@ function valueAtPath(root: unknown, path: ReadonlyArray<string | number>): unkno
   return node
 }
 
+/** Characters a JSON text's content may not hold as they are (control characters), or that start an escape. */
+const NOT_PLAIN = /[\u0000-\u001f\\]/
+
 /**
- * `JSON.parse(text)` for a large body with big arrays (the rows of a save or a delete, the Ids of a
- * row link, at whatever depth): the text with every big array emptied is parsed first, then each
- * big array a slice of elements at a time with a turn of the event loop between slices, its elements
- * put back in order. `undefined` when the text is not that (then parse it whole: the same value or
- * the same error, with its position).
+ * Where a slice of a text's content that starts at `from` (never inside an escape) may end, near
+ * `at`: there, or before an escape that `at` would cut (`\n` is two characters, `\u00e9` six), or
+ * after it when it starts the slice. A cut between the two escapes of a surrogate pair is fine:
+ * each slice decodes to its half, and the halves join into the same character.
+ */
+function escapeSafeCut(text: string, from: number, at: number): number {
+  for (let start = at - 1; start >= Math.max(from, at - 5); start--) {
+    if (text.charCodeAt(start) !== BACKSLASH) continue
+    let before = 0
+    for (let j = start - 1; j >= from && text.charCodeAt(j) === BACKSLASH; j--) before++
+    // An escaped backslash is no escape's start: look further back.
+    if (before % 2 === 1) continue
+    const length = text.charCodeAt(start + 1) === 0x75 ? 6 : 2
+    if (start + length <= at) return at
+    return start > from ? start : start + length
+  }
+  return at
+}
+
+/**
+ * A big text's value, read a slice at a time with turns of the event loop between: the body's own
+ * characters when no slice holds an escape (no copy), else each slice decoded by `JSON.parse` and
+ * the slices joined. Undefined when a slice holds a control character or does not decode (the text
+ * is then parsed whole, to say where).
+ */
+async function readBigText(text: string, { open, close }: BigText): Promise<string | undefined> {
+  const sliceChars = slicing.sliceChars
+  let escaped = false
+  for (let at = open + 1; at < close; at += sliceChars) {
+    await yieldTurn()
+    const slice = text.slice(at, Math.min(close, at + sliceChars))
+    const found = NOT_PLAIN.exec(slice)
+    if (found === null) continue
+    if (found[0] !== '\\' || /[\u0000-\u001f]/.test(slice)) return undefined
+    escaped = true
+  }
+  if (!escaped) return text.slice(open + 1, close)
+  const pieces: string[] = []
+  for (let at = open + 1; at < close; ) {
+    await yieldTurn()
+    const end = Math.min(close, escapeSafeCut(text, at, Math.min(close, at + sliceChars)))
+    try {
+      pieces.push(JSON.parse(`"${text.slice(at, end)}"`) as string)
+    } catch {
+      return undefined
+    }
+    at = end
+  }
+  return pieces.join('')
+}
+
+/**
+ * `JSON.parse(text)` for a large body with big arrays or big texts (the rows of a save or a delete,
+ * the Ids of a row link, a long query text, at whatever depth): the text with every big part
+ * emptied is parsed first, then each big array a slice of elements at a time and each big text a
+ * slice of characters at a time, with turns of the event loop between slices, and each put back in
+ * its place. `undefined` when the text is not that (then parse it whole: the same value or the same
+ * error, with its position).
  */
 export async function parseArraysInSlices(text: string): Promise<unknown> {
-  const arrays = await scanArrays(text)
-  if (arrays === undefined) return undefined
+  const parts = await scanBigParts(text)
+  if (parts === undefined) return undefined
+  const emptied = [...parts.arrays, ...parts.texts].sort((a, b) => a.open - b.open)
   const skeleton: string[] = []
   let from = 0
-  for (const { open, close } of arrays) {
+  for (const { open, close } of emptied) {
     skeleton.push(text.slice(from, open + 1))
     from = close
   }
@@ -203,7 +300,15 @@ export async function parseArraysInSlices(text: string): Promise<unknown> {
   } catch {
     return undefined
   }
-  for (const { open, close, cuts, path } of arrays) {
+  for (const big of parts.texts) {
+    const parent = valueAtPath(root, big.path.slice(0, -1)) as Record<string | number, unknown> | undefined
+    const key = big.path[big.path.length - 1] as string | number
+    if (parent === null || typeof parent !== 'object' || !Object.hasOwn(parent, key) || parent[key] !== '') return undefined
+    const value = await readBigText(text, big)
+    if (value === undefined) return undefined
+    parent[key] = value
+  }
+  for (const { open, close, cuts, path } of parts.arrays) {
     const target = valueAtPath(root, path)
     if (!Array.isArray(target) || target.length !== 0) return undefined
     const bounds = [open, ...cuts, close]

@@ -111,6 +111,11 @@ function* answerPieces(
   if (primaryKeyData !== null) {
     text += ',"ReturnData":{"PrimaryKeyData":'
     for (const piece of primaryKeyData) {
+      // An empty piece is where the keys' writer may pause (primary-keys.ts).
+      if (piece === '') {
+        yield
+        continue
+      }
       text += piece
       if (text.length >= ANSWER_PIECE) {
         flush()
@@ -121,5 +126,13 @@ function* answerPieces(
   }
   text += '}'
   flush()
-  return Buffer.concat(pieces)
+  // Copied into one buffer a piece at a time: Buffer.concat of a 20 MB answer is one call, and the
+  // first write to fresh memory costs about 0.6 ms a megabyte on two cores.
+  const bytes = Buffer.allocUnsafe(pieces.reduce((sum, piece) => sum + piece.length, 0))
+  let at = 0
+  for (const piece of pieces) {
+    at += piece.copy(bytes, at)
+    yield
+  }
+  return bytes
 }

@@ -2,6 +2,7 @@ import type { StoreState } from './state.ts'
 import { Removal, type Table } from './engine/table.ts'
 import type { Row, StoreChanges } from './model/types.ts'
 import { withinSequence } from './sequence.ts'
+import { SegmentedMap, SegmentedSet } from './model/segmented-map.ts'
 
 /**
  * A table as a plan sees it: the real rows overlaid with the plan's own writes, and the table's
@@ -12,13 +13,13 @@ export class TablePlan {
   nextId: number
   nextIdentity: number
   nextRowOrder: number
-  /** New and updated rows by Id, in the order the plan wrote them. */
-  readonly puts = new Map<number, Row>()
-  readonly deletes = new Set<number>()
+  /** New and updated rows by Id, in the order the plan wrote them. Segmented, as the other maps a big save fills row by row (model/segmented-map.ts). */
+  readonly puts = new SegmentedMap<number, Row>()
+  readonly deletes = new SegmentedSet<number>()
   /** The Id each new row was sent with (its temporary Id), by the Id the plan gave it: what a problem names. */
-  readonly sentIds = new Map<number, number>()
+  readonly sentIds = new SegmentedMap<number, number>()
   /** Identity values rows of this plan were sent with, value to row Id. */
-  readonly #claimed = new Map<number, number>()
+  readonly #claimed = new SegmentedMap<number, number>()
   /**
    * The sequence's values this plan handed out are those from here to `nextIdentity` that no row
    * of the table held: a block, kept as its two ends rather than a value per new row.

@@ -9,6 +9,7 @@ import { isSystemField } from './model/system-fields.ts'
 import { duplicateValues, hasRules, valueBreaches } from './field-rules.ts'
 import { LockedRows, nameRows } from './refusals.ts'
 import { PrimaryKeys } from './model/primary-keys.ts'
+import { SegmentedSet } from './model/segmented-map.ts'
 import type { Deps, FieldDef, FieldRules, FieldType, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './model/types.ts'
 import type { Table } from './engine/table.ts'
 
@@ -98,8 +99,9 @@ export function beginSave(state: StoreState, cmd: SaveCommand, deps: Deps): Save
     storageName: app.def.master.name,
     firstMasterId: null,
   }
-  const masterTempIds = new Set<number>()
-  const seen = new Set<string>()
+  // Segmented: a big save fills them row by row, beside the plan's maps (model/segmented-map.ts).
+  const masterTempIds = new SegmentedSet<number>()
+  const seen = new SegmentedSet<string>()
   let next = 0
   const step = (stop?: () => boolean): boolean => {
     while (next < cmd.masters.length) {
@@ -123,8 +125,8 @@ function planMaster(
   masters: TablePlan,
   master: SaveCommand['masters'][number],
   result: SaveResult,
-  masterTempIds: Set<number>,
-  seen: Set<string>,
+  masterTempIds: SegmentedSet<number>,
+  seen: SegmentedSet<string>,
 ): void {
   const saved = planRow(ctx, masters, master.row, { relationKey: null, masterId: null, tempIds: masterTempIds, seen })
   count(result, saved)
@@ -275,9 +277,9 @@ interface RowScope {
   /** For detail rows: the master's real Id (null when the master itself could not be planned). */
   masterId: number | null
   /** Temporary Ids already used among the request's masters; null for detail rows, which may repeat them. */
-  tempIds: Set<number> | null
+  tempIds: SegmentedSet<number> | null
   /** Existing rows already seen in this request, as `relationKey:Id`. */
-  seen: Set<string>
+  seen: SegmentedSet<string>
 }
 
 type Planned = { kind: 'created'; id: number; identity: number } | { kind: 'updated' | 'unchanged'; id: number } | { kind: 'failed'; id: number | null }

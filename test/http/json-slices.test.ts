@@ -63,5 +63,34 @@ describe('parseArraysInSlices', () => {
     // A member named twice with one big array: JSON.parse keeps the last, and so does the skeleton.
     expect(await parseArraysInSlices('{"Rows":1,"Rows":[1,2,3,4,5,6,7,8,9]}')).toEqual({ Rows: [1, 2, 3, 4, 5, 6, 7, 8, 9] })
     expect(await parseArraysInSlices('{"Rows":[1,2,3,4,5,6,7,8,9],"Rows":1}')).toBeUndefined()
+    // Named again after its big part: the skeleton would fill the first's place, so it is parsed whole.
+    expect(await parseArraysInSlices('{"Rows":[1,2,3,4,5,6,7,8,9],"Rows":[]}')).toBeUndefined()
+    expect(await parseArraysInSlices('{"query":"a long query text","query":""}')).toBeUndefined()
+    expect(await parseArraysInSlices('{"query":"","query":"a long query text"}')).toEqual({ query: 'a long query text' })
+  })
+
+  it('reads a big text a slice at a time, cutting no escape, or declines a text JSON.parse refuses', async () => {
+    // Every text, escaped as JSON.stringify escapes it (controls, quotes, lone and paired surrogates), at every slice length an escape may straddle.
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), fc.integer({ min: 1, max: 7 }), async (text, sliceChars) => {
+        slicing.sliceChars = sliceChars
+        for (const json of [JSON.stringify({ query: text }), JSON.stringify([1, text, { Rows: text }])]) {
+          const parsed = await parseArraysInSlices(json)
+          if (text.length > sliceChars) expect(parsed).toEqual(JSON.parse(json))
+          else if (parsed !== undefined) expect(parsed).toEqual(JSON.parse(json))
+        }
+      }),
+    )
+    // A \u escape or a surrogate pair straddling each cut, written by hand.
+    slicing.sliceChars = 3
+    const escaped = String.raw`{"query":"a\u00e9\\\ud83d\ude00b\nc\"d"}`
+    expect(await parseArraysInSlices(escaped)).toEqual(JSON.parse(escaped))
+    // A control character as it is, or an escape JSON does not know: parsed whole, to say where.
+    for (const refused of ['{"query":"abc\tdefgh"}', String.raw`{"query":"abcdefgh\x41"}`, String.raw`{"query":"abcdefgh\u00g1"}`]) {
+      expect(() => JSON.parse(refused)).toThrow()
+      expect(await parseArraysInSlices(refused), refused).toBeUndefined()
+    }
+    // Not under __proto__, where an assignment would reach the prototype.
+    expect(await parseArraysInSlices('{"__proto__":{"query":"a long query text"}}')).toBeUndefined()
   })
 })

@@ -1,3 +1,5 @@
+import { SegmentedMap } from './segmented-map.ts'
+
 /**
  * PrimaryKeyData as a save plans it: each master's new keys kept as JSON text (`"Id":"26",
  * "IdRow":"1026","OrderLines[0]":"51"`) from the moment they are known. Built as objects, every
@@ -11,12 +13,16 @@
  * property assigned twice does.
  */
 export class PrimaryKeys {
-  /** Master key (an Id as text) to the JSON text of its new keys, without braces. */
-  readonly #masters = new Map<string, string>()
+  /** Master key (an Id as text) to the JSON text of its new keys, without braces; segmented, as a big save fills it row by row. */
+  readonly #masters = new SegmentedMap<string, string>()
+  /** Whether some master key is an array index (an existing master): a save of new rows only has none to sort first. */
+  #indexed = false
 
   /** Records a master's new keys, `keys` being the members' JSON text (not empty). */
   add(master: number, keys: string): void {
-    this.#masters.set(String(master), keys)
+    const key = String(master)
+    if (!this.#indexed && isArrayIndex(master, key)) this.#indexed = true
+    this.#masters.set(key, keys)
   }
 
   /** This save's keys, then `later`'s (a later one replaces the keys of a master both name). */
@@ -24,6 +30,7 @@ export class PrimaryKeys {
     const merged = new PrimaryKeys()
     for (const [master, keys] of this.#masters) merged.#masters.set(master, keys)
     for (const [master, keys] of later.#masters) merged.#masters.set(master, keys)
+    merged.#indexed = this.#indexed || later.#indexed
     return merged
   }
 
@@ -49,20 +56,28 @@ export class PrimaryKeys {
    * `text()` exactly. (Existing masters' keys still come sorted first, sorted in one go.)
    */
   *pieces(): Generator<string, void, void> {
-    const indexes: Array<[number, string]> = []
-    for (const [master, keys] of this.#masters) {
-      const id = Number(master)
-      if (isArrayIndex(id, master)) indexes.push([id, keys])
-    }
-    indexes.sort((a, b) => a[0] - b[0])
-    let first = true
     yield '{'
-    for (const [id, keys] of indexes) {
-      yield `${first ? '' : ','}"${id}":{"newKeys":{${keys}}}`
-      first = false
+    let first = true
+    if (this.#indexed) {
+      const indexes: Array<[number, string]> = []
+      let sorted = true
+      for (const [master, keys] of this.#masters) {
+        const id = Number(master)
+        if (!isArrayIndex(id, master)) continue
+        if (indexes.length > 0 && (indexes[indexes.length - 1] as [number, string])[0] > id) sorted = false
+        indexes.push([id, keys])
+        // An empty piece now and then: the writer may end a slice there (results.ts).
+        if (indexes.length % PIECES_BETWEEN_PAUSES === 0) yield ''
+      }
+      // Masters updated in Id order (as clients mostly send them) need no sort.
+      if (!sorted) indexes.sort((a, b) => a[0] - b[0])
+      for (const [id, keys] of indexes) {
+        yield `${first ? '' : ','}"${id}":{"newKeys":{${keys}}}`
+        first = false
+      }
     }
     for (const [master, keys] of this.#masters) {
-      if (isArrayIndex(Number(master), master)) continue
+      if (this.#indexed && isArrayIndex(Number(master), master)) continue
       yield `${first ? '' : ','}"${master}":{"newKeys":{${keys}}}`
       first = false
     }
@@ -74,6 +89,9 @@ export class PrimaryKeys {
     return JSON.parse(this.text()) as Record<string, { newKeys: Record<string, string> }>
   }
 }
+
+/** Masters read between two empty pieces of `pieces()`. */
+const PIECES_BETWEEN_PAUSES = 4096
 
 /** Whether a property key is an array index, which objects order before every other key. */
 function isArrayIndex(value: number, text: string): boolean {
