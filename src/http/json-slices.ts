@@ -109,8 +109,8 @@ interface Frame {
  * the commas between its elements cut about `sliceChars` apart, none inside another (the outermost
  * is cut; what an element holds is parsed with it), and its big texts outside them. Undefined when
  * the text is not one JSON object or array the scanner fully reads (a big part under a member named
- * `__proto__`, two big parts at one place, anything after the value) or has no big part: then it
- * is parsed whole.
+ * `__proto__`, a member named again after it held a big part, anything after the value) or has no
+ * big part: then it is parsed whole.
  */
 async function scanBigParts(text: string): Promise<BigParts | undefined> {
   const length = text.length
@@ -183,7 +183,7 @@ async function scanBigParts(text: string): Promise<BigParts | undefined> {
         // The value's end: nothing but white space may follow.
         for (let j = i + 1; j < length; j++) if (!isJsonSpace(text.charCodeAt(j))) return undefined
         if (found.length + texts.length === 0 || texts.some(({ path }) => path.includes('__proto__'))) return undefined
-        return hasTwinPaths([...found, ...texts]) ? undefined : { arrays: found, texts }
+        return { arrays: found, texts }
       }
     } else if (c === COMMA && top !== undefined) {
       if (!top.array) top.expectName = true
@@ -197,17 +197,6 @@ async function scanBigParts(text: string): Promise<BigParts | undefined> {
     }
   }
   return undefined
-}
-
-/** Whether two big arrays sit at one place (a member named twice): `JSON.parse` keeps the last, the slices would join both. */
-function hasTwinPaths(found: ReadonlyArray<{ path: ReadonlyArray<string | number> }>): boolean {
-  const seen = new Set<string>()
-  for (const { path } of found) {
-    const key = JSON.stringify(path)
-    if (seen.has(key)) return true
-    seen.add(key)
-  }
-  return false
 }
 
 /** The value at `path` in `root`, or undefined. */

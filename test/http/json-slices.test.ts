@@ -6,7 +6,7 @@
  * make the scanner decline, each written out.
  */
 import fc from 'fast-check'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { parseArraysInSlices, slicing } from '../../src/http/json-slices.ts'
 
 const DEFAULTS = { ...slicing }
@@ -69,10 +69,65 @@ describe('parseArraysInSlices', () => {
     expect(await parseArraysInSlices('{"query":"","query":"a long query text"}')).toEqual({ query: 'a long query text' })
   })
 
-  it('reads a big text a slice at a time, cutting no escape, or declines a text JSON.parse refuses', async () => {
-    // Every text, escaped as JSON.stringify escapes it (controls, quotes, lone and paired surrogates), at every slice length an escape may straddle.
+  it('reads every object it can in slices: declines none that has a big part, wherever white space stands', async () => {
+    // Unique member names (a dictionary's), none `__proto__`, and one big text at least: nothing to decline.
+    const names = fc.string({ maxLength: 6 }).filter((name) => name !== '__proto__')
+    const objects = fc.dictionary(names, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), fc.integer({ min: 1, max: 7 }), async (text, sliceChars) => {
+      fc.asyncProperty(
+        objects,
+        fc.constantFrom(0, 2),
+        fc.constantFrom('', ' ', '\n\t '),
+        fc.constantFrom('', ' \r\n'),
+        async (value, indent, after, before) => {
+          const body = { ...value, 'a big text': 'longer than a slice' }
+          const text = `${before}${JSON.stringify(body, null, indent)}${after}`
+          expect(await parseArraysInSlices(text)).toEqual(JSON.parse(text))
+        },
+      ),
+    )
+    // A big part nested at any depth, and an array of texts.
+    for (const value of [{ a: { b: [1, { c: 'a long enough text' }] } }, ['a long text', 'another one'], [[1, 2, 3, 4, 5], { d: [6, 7, 8, 9, 10] }]])
+      expect(await parseArraysInSlices(JSON.stringify(value))).toEqual(value)
+  })
+
+  it('gives the event loop turns while it reads: other callbacks run between its slices, each about a slice long', async () => {
+    Object.assign(slicing, { sliceChars: 64 })
+    for (const value of [{ Rows: Array.from({ length: 2000 }, (_, i) => ({ Id: i })) }, { query: 'a'.repeat(64 * 64) }]) {
+      let turns = 0
+      let counting = true
+      const count = () => {
+        turns++
+        if (counting) setImmediate(count)
+      }
+      setImmediate(count)
+      expect(await parseArraysInSlices(JSON.stringify(value))).toEqual(value)
+      counting = false
+      // A slice of 64 characters at a time: dozens of slices, each followed by a turn.
+      expect(turns).toBeGreaterThan(20)
+    }
+    // The rows are parsed in slices of about 64 characters: as many JSON.parse calls as slices, give or take a row.
+    const rows = JSON.stringify({ Rows: Array.from({ length: 2000 }, (_, i) => ({ Id: i })) })
+    const parse = vi.spyOn(JSON, 'parse')
+    try {
+      await parseArraysInSlices(rows)
+      const slices = parse.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('[{"Id":')).length
+      expect(slices).toBeGreaterThan(rows.length / 64 / 1.5)
+      expect(slices).toBeLessThan(rows.length / 64 + 2)
+    } finally {
+      parse.mockRestore()
+    }
+  })
+
+  it('reads a big text a slice at a time, cutting no escape, or declines a text JSON.parse refuses', async () => {
+    // Every text, escaped as JSON.stringify escapes it (controls, quotes, lone and paired surrogates, backslashes before a u),
+    // at every slice length an escape may straddle.
+    const texts = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: fc.constantFrom('\\', 'u', '0', 'A', '"', '\n', '\u0001', 'é', '😀', '\ud800'), maxLength: 40 }),
+    )
+    await fc.assert(
+      fc.asyncProperty(texts, fc.integer({ min: 1, max: 7 }), async (text, sliceChars) => {
         slicing.sliceChars = sliceChars
         for (const json of [JSON.stringify({ query: text }), JSON.stringify([1, text, { Rows: text }])]) {
           const parsed = await parseArraysInSlices(json)
