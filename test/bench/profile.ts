@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       dir,
       '--cpu-prof-interval',
       '200',
-      '--max-semi-space-size=64',
+      '--max-semi-space-size=32',
       'dist/src/mock/server.js',
       '--port',
       '0',

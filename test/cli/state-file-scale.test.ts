@@ -19,7 +19,7 @@ const FIXTURE = readFileSync(join(ROOT, 'fixtures/default.json'), 'utf8')
 async function start(file: string, extra: string[] = []): Promise<{ run: Started; client: ReturnType<typeof clientOf> }> {
   const run = await startProcess(
     process.execPath,
-    ['--max-semi-space-size=64', SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'warn', ...extra],
+    ['--max-semi-space-size=32', SERVER, '--port', '0', '--state-file', file, '--state-interval', '3600', '--log-level', 'warn', ...extra],
     { limitMs: 120_000 },
   )
   expect(run.url, run.stderr).toBeDefined()

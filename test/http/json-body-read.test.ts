@@ -17,7 +17,7 @@ afterEach(() => Object.assign(slicing, DEFAULTS))
 type Read = { error: (Error & { code?: string; statusCode?: number }) | null; body: { bytes: Buffer } | { pieces: string[] } }
 
 /** Hands `chunks` to readBody as a request's payload; what it hands on. */
-function read(chunks: readonly Buffer[], options: { limit?: number; length?: number | 'none'; fail?: Error } = {}): Promise<Read> {
+function read(chunks: readonly Buffer[], options: { limit?: number; length?: number | 'none'; fail?: Error; encodedLength?: number } = {}): Promise<Read> {
   const total = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
   const length = options.length ?? total
   const request = {
@@ -25,6 +25,8 @@ function read(chunks: readonly Buffer[], options: { limit?: number; length?: num
     headers: length === 'none' ? {} : { 'content-length': String(length) },
   } as unknown as FastifyRequest
   const payload = new PassThrough()
+  // What a preParsing stream that decodes says it read (Fastify's zip-bomb guard counts it too).
+  if (options.encodedLength !== undefined) Object.assign(payload, { receivedEncodedLength: options.encodedLength })
   const answer = new Promise<Read>((resolve) => readBody(request, payload, (error, body) => resolve({ error: error as Read['error'], body })))
   for (const chunk of chunks) payload.write(chunk)
   if (options.fail !== undefined) payload.destroy(options.fail)
@@ -86,5 +88,11 @@ describe('readBody', () => {
     expect((await read([bytes], { length: 'none' })).error).toBeNull()
     const broken = await read([bytes], { fail: new Error('aborted') })
     expect([broken.error?.message, broken.error?.statusCode]).toEqual(['aborted', 400])
+    // A stream's own status of 400 or more stays (a preParsing stream's refusal).
+    const refused = await read([bytes], { fail: Object.assign(new Error('too big once decoded'), { statusCode: 413 }) })
+    expect(refused.error?.statusCode).toBe(413)
+    // The bytes read before decoding count against the limit as well, and stand for the declared length.
+    expect((await read([bytes], { limit: 100, encodedLength: 101, length: 'none' })).error?.code).toBe('FST_ERR_CTP_BODY_TOO_LARGE')
+    expect((await read([bytes], { limit: 100, encodedLength: 100, length: 100 })).error).toBeNull()
   })
 })

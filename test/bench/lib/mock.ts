@@ -25,7 +25,7 @@ export function mockCommand(masters: number, extra: string[] = [], options: { lo
   const quiet = options.logging === true ? [] : ['--quiet']
   return [
     process.execPath,
-    '--max-semi-space-size=64',
+    '--max-semi-space-size=32',
     'dist/src/mock/server.js',
     '--port',
     '0',
