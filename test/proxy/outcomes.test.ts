@@ -16,11 +16,11 @@ import { getItems, json, plantedTarget, proxy, report, stop, validRow } from './
 const dir = sharedTempDir('appdata-kit-proxy-outcomes-')
 afterEach(stopStarted)
 
-type Side = 'request' | 'answer'
+type ExchangeSide = 'request' | 'answer'
 
 interface Row {
   outcome: string
-  side: Side
+  side: ExchangeSide
   /** The --fail-on values under which it fails the run. */
   failsUnder: string[]
   /** Whether --shed-load keeps it from failing the run. */
@@ -44,7 +44,7 @@ function table(): Row[] {
     const [outcome, side, , fails, junit, where] = line.split(' | ').map((cell) => cell.replace(/^\| |\|$/g, '').trim()) as string[]
     return {
       outcome: outcome as string,
-      side: side as Side,
+      side: side as ExchangeSide,
       failsUnder: fails === 'never' ? [] : [...(fails as string).matchAll(/`(request|answer|any|none)`/g)].map((m) => m[1] as string),
       shed: (fails as string).includes('never with `--shed-load`'),
       junit: /^a failed case/.test(junit as string)
@@ -130,7 +130,7 @@ describe("docs/proxy.md's table of outcomes", () => {
     it(`${row.outcome} on the ${row.side} side: fails under ${row.failsUnder.length === 0 ? 'no --fail-on' : row.failsUnder.join(', ')}${row.shed ? ' unless --shed-load' : ''}; JUnit ${row.junit}; in ${row.json}`, async () => {
       const scenario = SCENARIOS[`${row.outcome} ${row.side}`]
       expect(scenario, `${row.outcome} ${row.side}`).toBeDefined()
-      const other: Side = row.side === 'request' ? 'answer' : 'request'
+      const other: ExchangeSide = row.side === 'request' ? 'answer' : 'request'
       const runs: Array<{ failOn: string; shedLoad: boolean }> = [
         { failOn: row.side, shedLoad: false },
         { failOn: other, shedLoad: false },

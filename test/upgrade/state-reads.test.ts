@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULTS } from '../../src/mock/config.ts'
 import { prepareFixture } from '../../src/mock/mock.ts'
 import { startReleaseMock, type ReleaseMock } from '../../src/commands/upgrade/release-mock.ts'
-import { openSide, ParsedBodies, replayInteraction, type ReplaySide } from '../../src/commands/upgrade/replay.ts'
+import { openRelease, ParsedBodies, replayInteraction, type OpenedRelease } from '../../src/commands/upgrade/replay.ts'
 import { replayIds } from '../../src/commands/upgrade/replay-ids.ts'
 import type { Interaction, UsageFile } from '../../src/usage-file/file.ts'
 import { sharedTempDir } from '../helpers/temp-dir.ts'
@@ -20,7 +20,7 @@ const dir = sharedTempDir('appdata-kit-upgrade-state-reads-')
 describe("a side's reads of its own state", () => {
   let usage: UsageFile
   let mock: ReleaseMock
-  let side: ReplaySide
+  let side: OpenedRelease
   /** The replay's own reads through its client (the interactions' requests go to the transport directly). */
   let reads: string[]
   let filtered: Interaction
@@ -37,7 +37,7 @@ describe("a side's reads of its own state", () => {
     const ids = replayIds(prepareFixture({ ...DEFAULTS }), usage)
     if (ids === undefined) throw new Error('the default fixture has no application to replay with')
     mock = await startReleaseMock('3.0.19', DEFAULTS.fixture)
-    side = await openSide(mock, ids, new ParsedBodies())
+    side = await openRelease(mock, ids, new ParsedBodies())
     reads = []
     const call = side.client.call.bind(side.client)
     side.client.call = ((id: Parameters<typeof call>[0], input?: Parameters<typeof call>[1]) => {

@@ -14,7 +14,7 @@ import { readIgnoreFile } from '../../src/commands/kit/ignore-file.ts'
 import { applyIgnore } from '../../src/commands/upgrade/findings.ts'
 import type { Finding } from '../../src/commands/upgrade/types.ts'
 import { changesOf } from '../../src/commands/upgrade/compare.ts'
-import { releaseView } from '../../src/commands/upgrade/documents.ts'
+import { strictReleaseDocument } from '../../src/commands/upgrade/documents.ts'
 import { ParsedBodies, type Replayed } from '../../src/commands/upgrade/replay.ts'
 import type { Interaction } from '../../src/usage-file/file.ts'
 import { tempDir } from '../helpers/temp-dir.ts'
@@ -101,8 +101,8 @@ describe('answers worked out once', () => {
     })
     const changes = changesOf({
       interactions,
-      from: releaseView('3.0.19'),
-      to: releaseView('3.0.19'),
+      from: strictReleaseDocument('3.0.19'),
+      to: strictReleaseDocument('3.0.19'),
       recorded: interactions.map(() => replayed(withCustomer)),
       target: interactions.map(() => replayed(without)),
     })

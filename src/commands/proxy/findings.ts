@@ -10,7 +10,7 @@ import { acceptingEntry, type IgnoreEntry } from '../kit/ignore-match.ts'
  * journal redacts. Identical findings are one, counted.
  */
 
-export type Side = 'request' | 'answer'
+export type ExchangeSide = 'request' | 'answer'
 
 /**
  * Where a finding about the media type points: the header as the description spells it ("Content-Type
@@ -22,7 +22,7 @@ export type Severity = 'violation' | 'warning'
 
 /** One finding of one exchange, before it is counted. */
 export interface Observation {
-  side: Side
+  side: ExchangeSide
   severity: Severity
   /** `/body/Rows/*\/Row/Amount`, `/headers/Content-Type`, `/status`; array positions written `*`, header names as the document spells them. */
   pointer: string
@@ -34,7 +34,7 @@ export interface Observation {
 
 /** A finding as the report lists it (the interface's shape), with the release it was judged by. */
 export interface Finding {
-  side: Side
+  side: ExchangeSide
   severity: Severity
   /** The operation the request reached, or null for a request no operation of the release takes. */
   operationId: string | null

@@ -2,7 +2,7 @@ import { LATEST_VERSION } from '../../../spec/versions.ts'
 import { CONTROL_PREFIX } from '../../../spec/control-plane/constants.ts'
 import { isSecretName, redactUrl } from '../../policy/redact.ts'
 import { USAGE_VERSION, type Interaction, type UsageFile } from '../../usage-file/file.ts'
-import { FindingTally, type IgnoredFinding, type Observation, type Side, type Finding } from './findings.ts'
+import { FindingTally, type IgnoredFinding, type Observation, type ExchangeSide, type Finding } from './findings.ts'
 import type { IgnoreEntry } from '../kit/ignore-match.ts'
 import { NOT_JUDGED_REASONS, PREVIEW_BYTES, type ExchangeToJudge, type Judgement, type NotJudgedReason, type Outcome } from './judge.ts'
 import { startJudgeThread, type JudgeThread, type StartJudge } from './judge-thread.ts'
@@ -110,7 +110,7 @@ export interface InspectorOptions {
 export interface NotJudged {
   count: number
   reasons: Partial<Record<NotJudgedReason, number>>
-  sides: Record<Side, number>
+  sides: Record<ExchangeSide, number>
   /** The first failure of the judge, when one failed (please report it). */
   failure?: string
 }
@@ -152,7 +152,7 @@ function movable(body: Buffer | 'too-large', transfer: ArrayBuffer[]): Uint8Arra
 }
 
 /** An exchange not judged at all, on both sides, for one reason. */
-const BOTH = (reason: NotJudgedReason): Record<Side, NotJudgedReason> => ({ request: reason, answer: reason })
+const BOTH = (reason: NotJudgedReason): Record<ExchangeSide, NotJudgedReason> => ({ request: reason, answer: reason })
 
 /** An exchange waiting for the judging thread to start: whole, or (past the queue's bound) without its bodies. */
 interface Waiting {
@@ -389,11 +389,11 @@ export class Inspector {
   }
 
   /** Counts one exchange as not judged on the sides given, each for its reason. */
-  #unjudged(sides: Partial<Record<Side, NotJudgedReason>>, message?: string): void {
+  #unjudged(sides: Partial<Record<ExchangeSide, NotJudgedReason>>, message?: string): void {
     const counted = this.#notJudged
     counted.count++
     for (const reason of new Set(Object.values(sides))) counted.reasons[reason] = (counted.reasons[reason] ?? 0) + 1
-    for (const side of Object.keys(sides) as Side[]) counted.sides[side]++
+    for (const side of Object.keys(sides) as ExchangeSide[]) counted.sides[side]++
     if (message !== undefined) counted.failure ??= message
   }
 
@@ -545,7 +545,7 @@ export class Inspector {
    */
   failed(failOn: FailOn, shedLoad = false): boolean {
     if (failOn === 'none') return false
-    const onSide = (side: Side) => failOn === 'any' || side === failOn
+    const onSide = (side: ExchangeSide) => failOn === 'any' || side === failOn
     if (!shedLoad && (['request', 'answer'] as const).some((side) => onSide(side) && this.#notJudged.sides[side] > 0)) return true
     return this.tally.lists().reported.some((finding) => finding.severity === 'violation' && onSide(finding.side))
   }

@@ -4,7 +4,7 @@ import { isSecretName } from '../../policy/redact.ts'
 import { interactionKey, interactionOf, type Interaction, type UsageAccumulator } from '../../usage-file/file.ts'
 import { recordExchange } from '../../usage-file/record.ts'
 import { judgeAnswer } from './answer-side.ts'
-import type { Observation, Side } from './findings.ts'
+import type { Observation, ExchangeSide } from './findings.ts'
 import { dedupe, judgeRequest } from './request-side.ts'
 import { anyReleaseRoute, releaseView, routeOf } from './views.ts'
 
@@ -75,7 +75,7 @@ export interface Judgement {
   path: string
   observations: Observation[]
   /** The sides not judged, and why. */
-  notJudged: Partial<Record<Side, NotJudgedReason>>
+  notJudged: Partial<Record<ExchangeSide, NotJudgedReason>>
   /** Secret values met in a sign-in's bodies (a password, a token), for the report's filter. */
   secrets: string[]
   /** The answer's body as the client's HTTP library reads it, when it came encoded and was decoded: its first bytes, for the HTML report. */

@@ -1,7 +1,7 @@
 import builderModule, { type Builder } from 'junit-report-builder'
 import { redactHeaders, redactValue } from '../../policy/redact.ts'
 import { escapeHtml, htmlPage } from '../kit/html-page.ts'
-import type { Finding, IgnoredFinding, Side } from './findings.ts'
+import type { Finding, IgnoredFinding, ExchangeSide } from './findings.ts'
 import type { FailOn, KeptExchange, NotJudgedReason, ProxyReport } from './inspector.ts'
 
 // junit-report-builder ships CommonJS; under NodeNext its default export types as the module object.
@@ -15,7 +15,7 @@ const builder = builderModule as unknown as Builder
  * values the proxy met); headers and members that carry secrets are masked by name besides.
  */
 
-const SIDES: ReadonlyArray<{ side: Side; title: string }> = [
+const SIDES: ReadonlyArray<{ side: ExchangeSide; title: string }> = [
   { side: 'request', title: "The client's side: requests" },
   { side: 'answer', title: "The installation's side: answers" },
 ]
@@ -35,7 +35,7 @@ export interface FailRule {
   shedLoad: boolean
 }
 
-const fails = (rule: FailRule, side: Side): boolean => rule.failOn === 'any' || rule.failOn === side
+const fails = (rule: FailRule, side: ExchangeSide): boolean => rule.failOn === 'any' || rule.failOn === side
 
 /** Why an exchange was not judged, in words. */
 export const NOT_JUDGED_WORDS: Record<NotJudgedReason, string> = {
@@ -133,7 +133,7 @@ function headerLines(headers: KeptExchange['requestHeaders']): string {
   return lines.length === 0 ? '(no headers)' : lines.join('\n')
 }
 
-function exchangeBlock(exchange: KeptExchange, side: Side | undefined, text: (value: string) => string): string {
+function exchangeBlock(exchange: KeptExchange, side: ExchangeSide | undefined, text: (value: string) => string): string {
   const shown = side === undefined ? exchange.observations : exchange.observations.filter((o) => o.side === side)
   const violations = shown.filter((o) => o.severity === 'violation').length
   const warnings = shown.length - violations
@@ -184,7 +184,7 @@ export function htmlText(input: HtmlInput, redact: (value: string) => string): s
   const text = (value: string) => escapeHtml(redact(value))
   const { report, exchanges } = input
   const title = redact(`appdata-kit proxy: ${report.target}`)
-  const count = (side: Side, severity: Finding['severity']) => report.violations.filter((f) => f.side === side && f.severity === severity).length
+  const count = (side: ExchangeSide, severity: Finding['severity']) => report.violations.filter((f) => f.side === side && f.severity === severity).length
   const summary = `<section class="summary"><h2>Summary</h2>
 <p>${report.exchanges} exchange(s) passed on to ${text(report.target)}, judged by the document of release ${text(report.release)} (${text(RELEASE_FROM[report.releaseFrom])}).</p>
 <table><thead><tr><th>Side</th><th>Violations</th><th>Warnings</th><th>Accepted (--ignore)</th><th>Not judged</th></tr></thead><tbody>

@@ -30,7 +30,7 @@ export interface ReleaseDocument {
 }
 
 /** The document of one release (a normalized version), in the strict mode's view. */
-export function releaseView(release: string): ReleaseDocument {
+export function strictReleaseDocument(release: string): ReleaseDocument {
   const document = servedDocument(release, 'strict')
   return { release, profile: resolveProfile(release), document, operations: new Map(listOperations(document).map((entry) => [entry.operationId, entry])) }
 }

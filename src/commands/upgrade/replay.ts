@@ -3,9 +3,9 @@ import { ConfigError } from '../../cli-base/exit.ts'
 import type { WireResponse } from '../../wire/transport.ts'
 import { bufferOf, textOf } from '../../bytes.ts'
 import type { Interaction } from '../../usage-file/file.ts'
-import { anyOperation, releaseView } from './documents.ts'
+import { anyOperation, strictReleaseDocument } from './documents.ts'
 import { readCache } from './read-cache.ts'
-import { clientRequest, type Side } from './requests.ts'
+import { clientRequest, type ReplayedRelease } from './requests.ts'
 import type { ReleaseMock } from './release-mock.ts'
 import type { ReplayIds } from './replay-ids.ts'
 
@@ -38,8 +38,8 @@ export interface Outcome {
   states?: string[]
 }
 
-/** A side of the replay as it is opened here, with the bodies parsed (shared by both sides). */
-export interface ReplaySide extends Side {
+/** A replayed release as it is opened here, with the bodies parsed (shared by both releases). */
+export interface OpenedRelease extends ReplayedRelease {
   bodies: ParsedBodies
 }
 
@@ -139,7 +139,7 @@ function outcomeOf(sent: string, interaction: Interaction, response: WireRespons
  * document, as the mock's routes are, so the replay signs in whatever the profiles say).
  */
 async function signInTo(client: Client, release: string, ids: ReplayIds): Promise<string> {
-  const { operations } = releaseView(release)
+  const { operations } = strictReleaseDocument(release)
   const form = {
     client_id: ids.clientId,
     username: ids.user.email,
@@ -163,7 +163,7 @@ async function signInTo(client: Client, release: string, ids: ReplayIds): Promis
 const READS = ['queryItems', 'queryItemsLegacy', 'listAttachments', 'downloadAttachment']
 
 /** A release's mock opened for a replay: a client of its own forms, signed in as the fixture's user. */
-export async function openSide(mock: ReleaseMock, ids: ReplayIds, bodies: ParsedBodies): Promise<ReplaySide> {
+export async function openRelease(mock: ReleaseMock, ids: ReplayIds, bodies: ParsedBodies): Promise<OpenedRelease> {
   const reads = new Set(
     READS.map(anyOperation)
       .filter((entry) => entry !== undefined)
@@ -180,7 +180,7 @@ export async function openSide(mock: ReleaseMock, ids: ReplayIds, bodies: Parsed
     applicationId: ids.application.id,
   })
   client.token = await signInTo(client, mock.release, ids)
-  const { operations } = releaseView(mock.release)
+  const { operations } = strictReleaseDocument(mock.release)
   return { release: mock.release, transport, client, token: client.token, ids, serves: (id) => operations.has(id), writes: () => transport.writes, bodies }
 }
 
@@ -188,7 +188,7 @@ export async function openSide(mock: ReleaseMock, ids: ReplayIds, bodies: Parsed
  * Replays one interaction on one release (a side replays the usage's interactions one at a time,
  * in the file's order): what the release answered, or why it was not replayed.
  */
-export async function replayInteraction(side: ReplaySide, interaction: Interaction): Promise<Replayed> {
+export async function replayInteraction(side: OpenedRelease, interaction: Interaction): Promise<Replayed> {
   if (okAnswer(interaction) === undefined) return { skip: 'the client met only refusals here', refusalsOnly: true }
   try {
     const prepared = await clientRequest(side, interaction)

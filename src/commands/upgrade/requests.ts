@@ -18,7 +18,7 @@ import type { ReplayIds } from './replay-ids.ts'
  */
 
 /** One release being replayed: its mock and a client of it, signed in. */
-export interface Side {
+export interface ReplayedRelease {
   release: string
   transport: Transport
   /** Reads the replayed state and prepares rows, in the forms the release serves; never sends the client's requests. */
@@ -91,10 +91,10 @@ interface StateReads {
 /** Entries of either map kept at most (a usage of many distinct filters between two writes): past it, the map starts again empty. */
 const STATE_READS = 4096
 
-const stateReads = new WeakMap<Side, StateReads>()
+const stateReads = new WeakMap<ReplayedRelease, StateReads>()
 
 /** What the side has read of its state as it is now (emptied as soon as a write was sent). */
-function readsOf(side: Side): StateReads {
+function readsOf(side: ReplayedRelease): StateReads {
   const writes = side.writes()
   let reads = stateReads.get(side)
   if (reads === undefined || reads.writes !== writes) stateReads.set(side, (reads = { writes, rows: new Map(), filters: new Map() }))
@@ -114,7 +114,7 @@ function keep<V>(map: Map<string, V>, key: string, value: V): V {
  * changes, so only read.
  */
 async function rowsOf(
-  side: Side,
+  side: ReplayedRelease,
   relationKey: string | undefined,
   extra: { top?: number; orderBy?: string; filter?: string } = {},
 ): Promise<readonly ReadRow[]> {
@@ -130,11 +130,11 @@ async function rowsOf(
   return keep(reads.rows, text, rows)
 }
 
-const tableOf = (side: Side, relationKey: string | null) =>
+const tableOf = (side: ReplayedRelease, relationKey: string | null) =>
   relationKey === null ? side.ids.application.master : side.ids.application.details.find((d) => d.relationKey === relationKey)?.storage
 
 /** A value of a table's Identity field no row holds: one above the largest the release reads now. */
-async function freeIdentity(side: Side, field: string, relationKey: string | null): Promise<number> {
+async function freeIdentity(side: ReplayedRelease, field: string, relationKey: string | null): Promise<number> {
   const [top] = await rowsOf(side, relationKey ?? undefined, { top: 1, orderBy: `${field} desc` })
   const value = top?.[field]
   // A table the release cannot read (detail rows below 3.0): a value far above any a fixture holds.
@@ -146,7 +146,7 @@ async function freeIdentity(side: Side, field: string, relationKey: string | nul
  * reads it), of the recorded type where it has none; null where the client sent null; the
  * Identity field a value no row holds when the client sent one, left out when it sometimes did.
  */
-async function rowValues(side: Side, kind: RowKind, template: ReadRow | undefined, leaveOut: readonly string[]): Promise<Record<string, unknown>> {
+async function rowValues(side: ReplayedRelease, kind: RowKind, template: ReadRow | undefined, leaveOut: readonly string[]): Promise<Record<string, unknown>> {
   const identity = tableOf(side, kind.table)?.identityField
   const values: Record<string, unknown> = {}
   for (const [name, type] of Object.entries(kind.fields)) {
@@ -162,13 +162,13 @@ async function rowValues(side: Side, kind: RowKind, template: ReadRow | undefine
 }
 
 /** A row of a table read again by its Id, for its current row version. */
-async function reread(side: Side, relationKey: string | undefined, id: number): Promise<ReadRow | undefined> {
+async function reread(side: ReplayedRelease, relationKey: string | undefined, id: number): Promise<ReadRow | undefined> {
   const [row] = await rowsOf(side, relationKey, { filter: `Id eq ${id}` })
   return row
 }
 
 /** A save body of the recorded kinds: a new master row with its new detail rows, an existing one updated, detail rows updated under their master. */
-async function saveBody(side: Side, kinds: readonly RowKind[]): Promise<unknown> {
+async function saveBody(side: ReplayedRelease, kinds: readonly RowKind[]): Promise<unknown> {
   const masters = await rowsOf(side, undefined, { orderBy: 'Id asc' })
   const linkOf = (table: string | null) => side.ids.application.details.find((d) => d.relationKey === table)?.masterField
   const create = kinds.find((kind) => kind.table === null && kind.action === 'create')
@@ -217,7 +217,10 @@ async function saveBody(side: Side, kinds: readonly RowKind[]): Promise<unknown>
 }
 
 /** Rows of the recorded tables created for a delete to remove (in the release's own forms), with their Ids and row versions. */
-async function rowsToDelete(side: Side, tables: ReadonlyArray<string | null>): Promise<Map<string | null, { Id: number; TIMESTAMP: number }> | Skip> {
+async function rowsToDelete(
+  side: ReplayedRelease,
+  tables: ReadonlyArray<string | null>,
+): Promise<Map<string | null, { Id: number; TIMESTAMP: number }> | Skip> {
   const [template] = await rowsOf(side, undefined, { top: 1 })
   const { master, details } = side.ids.application
   const userFields = (fields: readonly { name: string }[], row: ReadRow | undefined) => Object.fromEntries(fields.map((f) => [f.name, row?.[f.name] ?? null]))
@@ -249,7 +252,7 @@ async function rowsToDelete(side: Side, tables: ReadonlyArray<string | null>): P
 }
 
 /** A filter template filled for the attachments list: ParentId and FolderId of one of the fixture's attachments of that table. */
-function attachmentFilter(side: Side, template: string, relationKey: string | undefined): string | undefined {
+function attachmentFilter(side: ReplayedRelease, template: string, relationKey: string | undefined): string | undefined {
   const tree = parseTemplate(template)
   if (tree === undefined) return undefined
   const wantsFolder = /\bFolderId eq </.test(template)
@@ -269,7 +272,7 @@ function attachmentFilter(side: Side, template: string, relationKey: string | un
 }
 
 /** The query text of a recorded Get Items (or Count), its filter filled from rows the release reads now. */
-async function itemsQuery(side: Side, interaction: Interaction): Promise<string | { skip: string }> {
+async function itemsQuery(side: ReplayedRelease, interaction: Interaction): Promise<string | { skip: string }> {
   const q = interaction.request.query ?? {}
   let filter: string | undefined
   if (q.filter !== undefined) {
@@ -285,7 +288,7 @@ async function itemsQuery(side: Side, interaction: Interaction): Promise<string 
 }
 
 /** The body of a recorded interaction, with this release's values; a Skip when it cannot be made. */
-async function bodyOf(side: Side, interaction: Interaction): Promise<unknown> {
+async function bodyOf(side: ReplayedRelease, interaction: Interaction): Promise<unknown> {
   const { request } = interaction
   const ids = side.ids
   switch (interaction.operation) {
@@ -359,7 +362,7 @@ async function bodyOf(side: Side, interaction: Interaction): Promise<unknown> {
  * release the client was recorded on, whatever this one serves), the headers the client sent and
  * no other, its media type, its query and body with this release's values.
  */
-export async function clientRequest(side: Side, interaction: Interaction): Promise<Prepared> {
+export async function clientRequest(side: ReplayedRelease, interaction: Interaction): Promise<Prepared> {
   const entry = anyOperation(interaction.operation)
   if (entry === undefined) return { skip: `${interaction.operation} is no operation of any release` }
   const { request } = interaction

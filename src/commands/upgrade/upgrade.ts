@@ -4,11 +4,11 @@ import { ConfigError } from '../../cli-base/exit.ts'
 import { readUsageFile } from '../../usage-file/file.ts'
 import { normalizeVersion } from '../../../spec/versions.ts'
 import { ChangeCollector } from './compare.ts'
-import { releaseView } from './documents.ts'
+import { strictReleaseDocument } from './documents.ts'
 import { applyIgnore, findingsOf } from './findings.ts'
 import { readIgnoreFile } from '../kit/ignore-file.ts'
 import { startReleaseMock, type ReleaseMock } from './release-mock.ts'
-import { openSide, ParsedBodies, replayInteraction, type ReplaySide } from './replay.ts'
+import { openRelease, ParsedBodies, replayInteraction, type OpenedRelease } from './replay.ts'
 import { replayIds } from './replay-ids.ts'
 import type { UpgradeRun } from './report.ts'
 
@@ -71,12 +71,12 @@ export async function checkUpgrade(options: UpgradeOptions): Promise<UpgradeResu
   const mocks: ReleaseMock[] = []
   try {
     mocks.push(await startReleaseMock(from, fixturePath), await startReleaseMock(to, fixturePath))
-    const sides: ReplaySide[] = []
+    const sides: OpenedRelease[] = []
     const bodies = new ParsedBodies()
-    for (const mock of mocks) sides.push(await openSide(mock, ids, bodies))
+    for (const mock of mocks) sides.push(await openRelease(mock, ids, bodies))
     secrets.push(...sides.map((side) => side.token))
-    const [recordedSide, targetSide] = sides as [ReplaySide, ReplaySide]
-    const [fromView, toView] = [releaseView(from), releaseView(to)]
+    const [recordedSide, targetSide] = sides as [OpenedRelease, OpenedRelease]
+    const [fromView, toView] = [strictReleaseDocument(from), strictReleaseDocument(to)]
     // Each interaction on both releases, compared as soon as both answered: what is kept is its changes, not the answers.
     const collector = new ChangeCollector(usage.interactions, fromView, toView)
     let refusalsOnly = 0
