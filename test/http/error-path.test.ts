@@ -122,7 +122,8 @@ describe('the error path, n against 8n', () => {
     const small: number[] = []
     for (let k = 0; k < 4; k++) {
       const start = performance.now()
-      expect(await list()).toBeGreaterThan(1_900_000)
+      // Measured as the 16 MB runs are, the loop's monitor included.
+      await longestBlock(async () => expect(await list()).toBeGreaterThan(1_900_000))
       small.push(performance.now() - start)
     }
     await fill(16)
@@ -137,8 +138,9 @@ describe('the error path, n against 8n', () => {
     } finally {
       await ctx.mock.request('DELETE', '/__mock/stubs', { unchecked: true })
     }
-    const median = (values: number[]) => values.slice(1).sort((a, b) => a - b)[1] as number
-    expect(median(large) / median(small)).toBeLessThanOrEqual(GROWTH)
+    // The fastest of the three runs after the first, as growth() takes them: a busy machine only ever slows a run down.
+    const fastest = (values: number[]) => Math.min(...values.slice(1))
+    expect(fastest(large) / fastest(small)).toBeLessThanOrEqual(GROWTH)
     // The listing itself is written in slices; what the test's own client does with 16 MB is in the same loop.
     expect(middle(blocks.slice(1))).toBeLessThan(LONGEST_BLOCK_MS)
   }, 120_000)
