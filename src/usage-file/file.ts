@@ -32,6 +32,20 @@ export interface AnswerRecord {
   problems?: string[]
 }
 
+/** The interaction asked about last and its answer: a replay asks several times about the interaction it replays. */
+let lastAsked: { interaction: Interaction; found: AnswerRecord | undefined } | undefined
+
+/**
+ * What the client received with a 2xx, the answer it relied on (`verify --usage` and `upgrade` check
+ * what a release answers against it); undefined when it met only refusals.
+ */
+export function successfulAnswer(interaction: Interaction): AnswerRecord | undefined {
+  if (lastAsked?.interaction === interaction) return lastAsked.found
+  const found = Object.entries(interaction.answers).find(([status]) => /^2/.test(status))?.[1]
+  lastAsked = { interaction, found }
+  return found
+}
+
 export const USAGE_VERSION = 1
 
 /** The key an interaction is found by: operation, release and request shape. */

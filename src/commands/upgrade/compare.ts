@@ -1,10 +1,10 @@
 import { WARNINGS, type WarningCode } from '../../policy/warnings.ts'
-import type { Interaction } from '../../usage-file/file.ts'
+import { successfulAnswer, type Interaction } from '../../usage-file/file.ts'
 import type { Shape } from '../../usage-file/shape.ts'
 import { describeInteraction } from '../usage/replay.ts'
 import { answerMembers, anyOperation, documentsStatus, requestSide, requiredHeaders, sendOf, successorOf, tokenOf, type ReleaseDocument } from './documents.ts'
 import { memberDiffs, pathText, renamedTo, type MemberDiff } from './members.ts'
-import { okAnswer, type Outcome, type Replayed } from './replay.ts'
+import type { Outcome, Replayed } from './replay.ts'
 import { bodyText, queryShapeText, requestText } from './shown.ts'
 import type { FindingKind, FindingSide, TokenSide } from './types.ts'
 
@@ -106,7 +106,7 @@ function convertedExample(interaction: Interaction, then: FindingSide): string |
 
 /** The top-level members of the answer the client received (a JSON object's), if any. */
 function answerNames(interaction: Interaction): string[] {
-  const body = okAnswer(interaction)?.[1].body
+  const body = successfulAnswer(interaction)?.body
   return body === undefined || typeof body === 'string' || body.fields === undefined ? [] : Object.keys(body.fields).filter((name) => name !== '*')
 }
 
@@ -219,7 +219,7 @@ function diffsOf(shape: Shape, body: unknown): readonly MemberDiff[] {
 
 /** What the recorded release's answer lacks or carries otherwise of what the client received (computed once: the check of a replay and the comparison both need it). */
 function recordedDiffs(interaction: Interaction, outcome: Outcome): readonly MemberDiff[] {
-  const recorded = okAnswer(interaction)?.[1].body
+  const recorded = successfulAnswer(interaction)?.body
   return recorded === undefined || outcome.status >= 300 ? [] : diffsOf(recorded, outcome.body)
 }
 
@@ -313,7 +313,7 @@ function replayedChanges(views: Views, interaction: Interaction, index: number, 
       why: `the ${operationId === 'deleteItems' ? 'delete' : 'save'} is refused (${(b.states ?? []).join(', ')})`,
       then: side,
     })
-  const answer = okAnswer(interaction)?.[1].body
+  const answer = successfulAnswer(interaction)?.body
   if (answer === undefined) return changes
   // What the recorded release already answers otherwise than the client saw is the replay's, not the release's: only the target's own differences count.
   const before = new Set(diffsBefore.map((d) => `${pathText(d.path)}|${d.change}`))

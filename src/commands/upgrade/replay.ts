@@ -2,7 +2,7 @@ import { createClient, successOf, type Client } from '../../client/client.ts'
 import { ConfigError } from '../../cli-base/exit.ts'
 import type { WireResponse } from '../../wire/transport.ts'
 import { bufferOf, textOf } from '../../bytes.ts'
-import type { Interaction } from '../../usage-file/file.ts'
+import { successfulAnswer, type Interaction } from '../../usage-file/file.ts'
 import { anyOperation, strictReleaseDocument } from './documents.ts'
 import { readCache } from './read-cache.ts'
 import { clientRequest, type ReplayedRelease } from './requests.ts'
@@ -45,17 +45,6 @@ export interface OpenedRelease extends ReplayedRelease {
 
 /** One interaction on one release: its outcome, or why it was not replayed. */
 export type Replayed = { outcome: Outcome } | { skip: string; refusalsOnly?: true }
-
-/** The interaction asked about last and its answer: the replay and the comparison ask several times about the interaction being replayed. */
-let lastAsked: { interaction: Interaction; found: [string, Interaction['answers'][string]] | undefined } | undefined
-
-/** The answer the client received with a 2xx, if any. */
-export function okAnswer(interaction: Interaction): [string, Interaction['answers'][string]] | undefined {
-  if (lastAsked?.interaction === interaction) return lastAsked.found
-  const found = Object.entries(interaction.answers).find(([status]) => /^2/.test(status))
-  lastAsked = { interaction, found }
-  return found
-}
 
 /** Bytes of answers whose parsed bodies are kept at most (past it, the memory starts again empty). */
 export const PARSED_BODIES_BYTES = 16 * 1024 * 1024
@@ -107,7 +96,7 @@ function parsed(response: WireResponse, bodies: ParsedBodies): { contentType: st
 
 function outcomeOf(sent: string, interaction: Interaction, response: WireResponse, bodies: ParsedBodies): Outcome {
   const operation = interaction.operation
-  const read = response.status >= 300 || operation === 'saveItems' || operation === 'deleteItems' || okAnswer(interaction)?.[1].body !== undefined
+  const read = response.status >= 300 || operation === 'saveItems' || operation === 'deleteItems' || successfulAnswer(interaction)?.body !== undefined
   const contentType = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
   const body = read ? parsed(response, bodies).body : undefined
   const warnings = (response.headers['x-mock-warnings'] ?? '')
@@ -189,7 +178,7 @@ export async function openRelease(mock: ReleaseMock, ids: ReplayIds, bodies: Par
  * in the file's order): what the release answered, or why it was not replayed.
  */
 export async function replayInteraction(side: OpenedRelease, interaction: Interaction): Promise<Replayed> {
-  if (okAnswer(interaction) === undefined) return { skip: 'the client met only refusals here', refusalsOnly: true }
+  if (successfulAnswer(interaction) === undefined) return { skip: 'the client met only refusals here', refusalsOnly: true }
   try {
     const prepared = await clientRequest(side, interaction)
     if ('skip' in prepared) return prepared

@@ -4,7 +4,7 @@ import { readById } from '../../../contracts/reads.ts'
 import { SYSTEM_FIELDS } from '../../../contracts/facts.ts'
 import type { ContractContext } from '../../../contracts/types.ts'
 import { rowVersion, type ReadRow, type SaveRequest } from '../../client/client.ts'
-import type { Interaction } from '../../usage-file/file.ts'
+import { successfulAnswer, type Interaction } from '../../usage-file/file.ts'
 import type { RowKind } from '../../usage-file/request-shape.ts'
 import { typesOf, type Shape } from '../../usage-file/shape.ts'
 
@@ -78,12 +78,10 @@ async function identityOf(ctx: ContractContext, kind: RowKind, rows: readonly Re
   return { field, value: await freeIdentity(ctx, field, relationKey) }
 }
 
-const okAnswer = (interaction: Interaction) => Object.entries(interaction.answers).find(([status]) => /^2/.test(status))?.[1]
-
 function checkResult(replay: WriteReplay, ok: boolean, result: unknown, what: string): boolean {
   const { ctx, fail } = replay
   if (!fail(ok, `the installation does not ${what} (${ctx.show((result as { ReturnStates?: unknown } | null)?.ReturnStates ?? result)})`)) return false
-  const recorded = okAnswer(replay.interaction)
+  const recorded = successfulAnswer(replay.interaction)
   if (recorded?.body !== undefined) for (const line of replay.shapeProblems(recorded.body, result)) fail(false, line)
   return true
 }

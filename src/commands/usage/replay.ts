@@ -3,7 +3,7 @@ import type { Contract, ContractContext } from '../../../contracts/types.ts'
 import { printFilter, type FilterLiteral, type FilterNode } from '../../store/filter-ast.ts'
 import { queryText, type Answer, type Client, type ReadRow } from '../../client/client.ts'
 import type { OperationId } from '../../wire/operations.ts'
-import type { Interaction } from '../../usage-file/file.ts'
+import { successfulAnswer, type Interaction } from '../../usage-file/file.ts'
 import type { QueryShape } from '../../usage-file/request-shape.ts'
 import { jsonType, MEMBER_NAME, typesOf, type Shape } from '../../usage-file/shape.ts'
 import { parseTemplate, placeholderType } from './template.ts'
@@ -234,10 +234,7 @@ function plainClient(ctx: ContractContext): Client {
   return targetClient(ctx.target, ctx.client.token, undefined, ctx.client.transport)
 }
 
-/** The recorded answer with a JSON body the client received (the 2xx one), if any. */
-const okAnswer = (interaction: Interaction) => Object.entries(interaction.answers).find(([status]) => /^2/.test(status))?.[1]
-
-const refusedOnly = (interaction: Interaction) => okAnswer(interaction) === undefined
+const refusedOnly = (interaction: Interaction) => successfulAnswer(interaction) === undefined
 
 interface ReplayOptions {
   /** Relation keys of the file as the installation knows them. */
@@ -291,7 +288,7 @@ async function replayQuery(
     operation === 'queryItemsLegacy'
       ? client.call('queryItemsLegacy', { query: Object.fromEntries(new URLSearchParams(text)) })
       : client.call('queryItems', { body: { query: text } })
-  const recorded = okAnswer(interaction)
+  const recorded = successfulAnswer(interaction)
   if (q.count === true) {
     const answer = await send(queryText({ ...base, count: true }))
     if (!accepted(answer, fail)) return
@@ -342,7 +339,7 @@ async function replayAttachments(ctx: ContractContext, interaction: Interaction,
   const holder = await ctx.facts.attachmentHolder(client)
   if ('none' in holder) ctx.skip(holder.none)
   const relationKey = holder.relationKey ?? undefined
-  const recorded = okAnswer(interaction)
+  const recorded = successfulAnswer(interaction)
   const list = await client.call('listAttachments', {
     query: { $filter: `ParentId eq ${holder.row.Id}`, ...(relationKey === undefined ? {} : { relationKey }) },
   })
@@ -386,7 +383,7 @@ async function replaySignIn(ctx: ContractContext, interaction: Interaction, fail
         ? await anonymous.call('signIn', { body: form, path: { organizationphysicalname: target.organization }, token: null })
         : await anonymous.call('signInWithoutOrganization', { body: form, token: null })
   if (!accepted(answer, fail)) return
-  const recorded = okAnswer(interaction)
+  const recorded = successfulAnswer(interaction)
   if (recorded?.body !== undefined) for (const line of shapeProblems(recorded.body, answer.body)) fail(false, line)
 }
 
@@ -396,7 +393,7 @@ async function replayRowLink(ctx: ContractContext, interaction: Interaction, sam
   if (row === undefined) ctx.skip('the installation has no master row to link to')
   const answer = await client.call('generateRowLink', { body: { relationKey: null, values: row.Id, valueType: 1 } })
   if (!accepted(answer, fail)) return
-  const recorded = okAnswer(interaction)
+  const recorded = successfulAnswer(interaction)
   if (recorded?.body !== undefined) for (const line of shapeProblems(recorded.body, answer.body)) fail(false, line)
 }
 
