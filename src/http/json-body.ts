@@ -61,6 +61,9 @@ export function registerJsonBody(app: FastifyInstance): void {
  */
 type Body = { bytes: Buffer } | { pieces: string[] }
 
+/** What `readBody` hands on with an error: nothing to read. */
+const NO_BODY: Body = { bytes: Buffer.alloc(0) }
+
 /**
  * Reads a JSON body with Fastify's own rules (its `parseAs: 'buffer'` reading, content-type-parser.js:
  * the route's body limit by Content-Length before reading and by the bytes received, a body shorter
@@ -73,8 +76,7 @@ type Body = { bytes: Buffer } | { pieces: string[] }
 export function readBody(request: FastifyRequest, payload: Readable, done: (error: Error | null, body: Body) => void): void {
   const limit = request.routeOptions.bodyLimit
   const declared = Number(request.headers['content-length'])
-  const none: Body = { bytes: Buffer.alloc(0) }
-  if (declared > limit) return void done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), none)
+  if (declared > limit) return void done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), NO_BODY)
   const chunks: Buffer[] = []
   let received = 0
   // A large body's text so far, its bytes not decoded yet (whole chunks, and the bytes of a character
@@ -114,7 +116,7 @@ export function readBody(request: FastifyRequest, payload: Readable, done: (erro
     const { receivedEncodedLength = 0 } = payload as Readable & { receivedEncodedLength?: number }
     if (received > limit || receivedEncodedLength > limit) {
       stop()
-      return void done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), none)
+      return void done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), NO_BODY)
     }
     chunks.push(chunk)
     if (pieces !== undefined) {
@@ -128,10 +130,11 @@ export function readBody(request: FastifyRequest, payload: Readable, done: (erro
     stop()
     if (error !== undefined && error !== null) {
       if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400
-      return void done(error, none)
+      return void done(error, NO_BODY)
     }
     const { receivedEncodedLength } = payload as Readable & { receivedEncodedLength?: number }
-    if (!Number.isNaN(declared) && (receivedEncodedLength || received) !== declared) return void done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), none)
+    if (!Number.isNaN(declared) && (receivedEncodedLength || received) !== declared)
+      return void done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH(), NO_BODY)
     if (pieces !== undefined && utf8 && pendingBytes > 0) decode(true)
     // Always a copy: the parser never keeps a view over the socket's read buffer.
     if (pieces === undefined || !utf8) return void done(null, { bytes: Buffer.concat(chunks, received) })

@@ -92,7 +92,14 @@ interface BigParts {
 interface Frame {
   array: boolean
   open: number
-  path: Array<string | number>
+  /**
+   * The container it is in and its place there: its path is made only for a big part, by walking up
+   * (a path copied at every container cost a body nested 150,000 deep, 300 KB, time and memory in
+   * the square of its depth: the mock ran out of memory).
+   */
+  parent: Frame | undefined
+  key: string | number
+  depth: number
   /** Objects: whether the next string names a member; the name read last. */
   expectName: boolean
   name: string | undefined
@@ -112,6 +119,19 @@ interface Frame {
  * `__proto__`, a member named again after it held a big part, anything after the value) or has no
  * big part: then it is parsed whole.
  */
+/**
+ * How deep a big part may lie to be read in slices: a save's rows lie at depth 1, a delete group's at
+ * 2. A deeper one is parsed whole, so no path longer than this is ever made.
+ */
+const MAX_SLICED_DEPTH = 32
+
+/** Where a container is in the value, as keys from the top. */
+function pathOf(frame: Frame | undefined): Array<string | number> {
+  const path: Array<string | number> = []
+  for (let at = frame; at?.parent !== undefined; at = at.parent) path.push(at.key)
+  return path.reverse()
+}
+
 async function scanBigParts(text: string): Promise<BigParts | undefined> {
   const length = text.length
   const sliceChars = slicing.sliceChars
@@ -148,16 +168,21 @@ async function scanBigParts(text: string): Promise<BigParts | undefined> {
         top.name = name
         top.expectName = false
       } else if (top !== undefined && end - i > sliceChars) {
-        texts.push({ open: i, close: end, path: [...top.path, top.array ? top.index : (top.name as string)] })
+        if (top.depth >= MAX_SLICED_DEPTH) return undefined
+        const path = [...pathOf(top), top.array ? top.index : (top.name as string)]
+        // `__proto__` names an own member in JSON.parse's value, but an assignment would reach the prototype.
+        if (path.includes('__proto__')) return undefined
+        texts.push({ open: i, close: end, path })
         if (!top.array) (top.bigNames ??= new Set()).add(top.name as string)
       }
       i = end
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      const path = top === undefined ? [] : [...top.path, top.array ? top.index : (top.name as string)]
       stack.push({
         array: c === OPEN_ARRAY,
         open: i,
-        path,
+        parent: top,
+        key: top === undefined ? '' : top.array ? top.index : (top.name as string),
+        depth: top === undefined ? 0 : top.depth + 1,
         expectName: c === OPEN_OBJECT,
         name: undefined,
         bigNames: undefined,
@@ -170,19 +195,21 @@ async function scanBigParts(text: string): Promise<BigParts | undefined> {
       if (frame === undefined || frame.array !== (c === CLOSE_ARRAY)) return undefined
       // Inner arrays close first: an outer big array takes the place of those inside it.
       if (frame.array && frame.cuts.length > 0) {
+        if (frame.depth > MAX_SLICED_DEPTH) return undefined
+        const path = pathOf(frame)
         // `__proto__` names an own member in JSON.parse's value, but an assignment would reach the prototype.
-        if (frame.path.includes('__proto__')) return undefined
+        if (path.includes('__proto__')) return undefined
         while (found.length > 0 && (found[found.length - 1] as CutArray).open > frame.open) found.pop()
         // A text inside a cut array comes with its element's slice.
         while (texts.length > 0 && (texts[texts.length - 1] as BigText).open > frame.open) texts.pop()
-        found.push({ open: frame.open, close: i, cuts: frame.cuts, path: frame.path })
+        found.push({ open: frame.open, close: i, cuts: frame.cuts, path })
         const parent = stack[stack.length - 1]
         if (parent !== undefined && !parent.array) (parent.bigNames ??= new Set()).add(parent.name as string)
       }
       if (stack.length === 0) {
         // The value's end: nothing but white space may follow.
         for (let j = i + 1; j < length; j++) if (!isJsonSpace(text.charCodeAt(j))) return undefined
-        if (found.length + texts.length === 0 || texts.some(({ path }) => path.includes('__proto__'))) return undefined
+        if (found.length + texts.length === 0) return undefined
         return { arrays: found, texts }
       }
     } else if (c === COMMA && top !== undefined) {

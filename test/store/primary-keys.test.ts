@@ -56,4 +56,15 @@ describe('PrimaryKeys', () => {
       }),
     )
   })
+
+  it('pauses with an empty piece every 4,096 existing masters read, before and after sorting them, and writes the same text', () => {
+    // 10,000 existing masters out of order and 10 new ones: two passes over the masters, each pausing twice.
+    const save: Array<[number, Record<string, string>]> = Array.from({ length: 10_000 }, (_, i) => [(i * 7919) % 10_000, { Id: String(i) }])
+    for (let i = 1; i <= 10; i++) save.push([-i, { Id: String(20_000 + i) }])
+    const pieces = [...kept(save).pieces()]
+    expect(pieces.join('')).toBe(JSON.stringify(asObject(save)))
+    expect(pieces.filter((piece) => piece === '')).toHaveLength(4)
+    // New rows only: no pass over existing masters, no pause.
+    expect([...kept(save.slice(10_000)).pieces()].filter((piece) => piece === '')).toHaveLength(0)
+  })
 })

@@ -76,8 +76,13 @@ export class PrimaryKeys {
         first = false
       }
     }
+    let read = 0
     for (const [master, keys] of this.#masters) {
-      if (this.#indexed && isArrayIndex(Number(master), master)) continue
+      if (this.#indexed && isArrayIndex(Number(master), master)) {
+        // The existing masters, written above, are passed over: a pause now and then here too.
+        if (++read % PIECES_BETWEEN_PAUSES === 0) yield ''
+        continue
+      }
       yield `${first ? '' : ','}"${master}":{"newKeys":{${keys}}}`
       first = false
     }
