@@ -41,6 +41,8 @@ interface Unidentified {
 export class Cleanup {
   readonly #rows: CreatedRow[] = []
   readonly #unknown: Unidentified[] = []
+  /** Saves that create rows, sent and not yet settled: a run that quits now may leave what they create. */
+  readonly #underway = new Set<{ relationKey: string | null; count: number }>()
 
   add(row: CreatedRow): void {
     if (!this.has(row)) this.#rows.push(row)
@@ -58,6 +60,17 @@ export class Cleanup {
     if (count > 0) this.#unknown.push({ relationKey, count, why, ...(find === undefined ? {} : { find }) })
   }
 
+  /**
+   * Notes a save that creates `count` rows as under way, until the returned function is called
+   * (once its rows are claimed or recorded as unknown): a run that quits meanwhile lists them as
+   * perhaps created, since the save may reach the server after the run is gone.
+   */
+  underway(relationKey: string | null, count: number): () => void {
+    const save = { relationKey, count }
+    this.#underway.add(save)
+    return () => this.#underway.delete(save)
+  }
+
   /** Forgets a row a contract removed itself. */
   done(row: CreatedRow): void {
     const index = this.#rows.findIndex((r) => r.relationKey === row.relationKey && r.id === row.id)
@@ -73,6 +86,9 @@ export class Cleanup {
     return [
       ...this.#rows.map((row) => `${tableOf(row.relationKey)} ${row.id}`),
       ...this.#unknown.flatMap((group) => this.#unknownRows(group).map((row) => `${tableOf(row.relationKey)}: ${row.reason}`)),
+      ...[...this.#underway].flatMap((save) =>
+        Array.from({ length: save.count }, () => `${tableOf(save.relationKey)}: perhaps created, Id unknown: its save was under way when the run quit`),
+      ),
     ]
   }
 

@@ -66,25 +66,31 @@ export function linksTo(masterId: number): (row: ReadRow) => boolean {
 export async function saveAndClaim<R>(ctx: ContractContext, creation: Creation<R>): Promise<Claimed<R>> {
   const above = await highestId(ctx.client, creation.relationKey)
   const claimed = { reported: [] as ReadRow[], found: [] as ReadRow[] }
-  let outcome: WriteOutcome<R>
+  // Listed as perhaps created if the run quits before the rows are claimed (a second Ctrl-C).
+  const settled = ctx.cleanup.underway(creation.relationKey, creation.count)
   try {
-    outcome = await creation.save()
-  } catch (error) {
-    // A refusal (4xx) created nothing, nor did a save an interrupt kept from being sent; without an answer, or with a server error, rows may have been created all the same.
-    if (!(error instanceof ApiError && error.status < 500) && !(error instanceof Interrupted))
-      await settle(ctx, creation, above, claimed, undefined, `the save got no answer (${(error as Error).message})`)
-    throw error
+    let outcome: WriteOutcome<R>
+    try {
+      outcome = await creation.save()
+    } catch (error) {
+      // A refusal (4xx) created nothing, nor did a save an interrupt kept from being sent; without an answer, or with a server error, rows may have been created all the same.
+      if (!(error instanceof ApiError && error.status < 500) && !(error instanceof Interrupted))
+        await settle(ctx, creation, above, claimed, undefined, `the save got no answer (${(error as Error).message})`)
+      throw error
+    }
+    if (outcome.ok)
+      await settle(
+        ctx,
+        creation,
+        above,
+        claimed,
+        outcome.result,
+        'the save named no Id of it, and no row above the highest Id before the save holds the values sent',
+      )
+    return { outcome, ...claimed }
+  } finally {
+    settled()
   }
-  if (outcome.ok)
-    await settle(
-      ctx,
-      creation,
-      above,
-      claimed,
-      outcome.result,
-      'the save named no Id of it, and no row above the highest Id before the save holds the values sent',
-    )
-  return { outcome, ...claimed }
 }
 
 /** Claims the rows a save named, then rows found above `above`; leaves what stays unfound to the cleanup's last search. */

@@ -7,6 +7,9 @@
 export const LIMITS = {
   urlLength: 2048,
   bodyBytes: 60 * 1024 * 1024,
+  /** A JSON body's nesting and the members of one of its objects: the mock's choice (no body the API describes comes near either). */
+  bodyDepth: 64,
+  bodyMembers: 1000,
   tokenSeconds: 3600,
 } as const
 
@@ -18,6 +21,8 @@ export const LIMITS_TABLE = [
   '|---|---|---|',
   `| URL length (path and query string) | ${LIMITS.urlLength} characters | 414 URI Too Long |`,
   `| Request body | 60 MB (62,914,560 bytes) | 413 Content Too Large |`,
+  `| JSON request body: nesting (the mock's choice) | ${LIMITS.bodyDepth} levels of objects and arrays | 400 Bad Request (\`BAD_JSON\`), before the body is parsed |`,
+  `| JSON request body: members of one object (the mock's choice) | ${LIMITS.bodyMembers.toLocaleString('en-US')} | 400 Bad Request (\`BAD_JSON\`), before the body is parsed |`,
   `| Session token lifetime | \`expires_in\` seconds from sign-in, ${LIMITS.tokenSeconds} by default (mock flag \`--token-ttl\`) | 401 Unauthorized |`,
 ].join('\n')
 

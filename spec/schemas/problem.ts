@@ -26,14 +26,23 @@ export const Problem: SchemaObject = {
       enum: ['invalid_grant', 'invalid_client', 'unsupported_grant_type', 'invalid_scope'],
       description: 'On a refused sign-in: the OAuth 2.0 error code (RFC 6749, section 5.2).',
     },
-    limit: { type: 'integer', description: 'On 413 and 414: the limit that was exceeded (bytes, or characters of the URL).' },
+    limit: {
+      type: 'integer',
+      description:
+        'On 413 and 414: the limit that was exceeded (bytes, or characters of the URL); on a JSON body past the nesting or members limit (`BAD_JSON`): that limit.',
+    },
     warning: {
       type: 'string',
       pattern: '^[A-Z][A-Z_]*$',
       description: 'On a request refused in strict mode (`STRICT_MODE`): the code of the warning the lenient mock would have raised.',
     },
     allow: { type: 'string', description: 'On 405: the methods the path takes, as in the `Allow` header.' },
-    position: { type: 'integer', minimum: 0, description: 'On a body that is not valid JSON (`BAD_JSON`): the character position where it stops being JSON.' },
+    position: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'On a body that is not valid JSON (`BAD_JSON`): the character position where it stops being JSON; on a body past the nesting or members limit: where it goes past.',
+    },
     offset: {
       type: 'integer',
       minimum: 0,

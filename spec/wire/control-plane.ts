@@ -949,13 +949,13 @@ export interface components {
              * @enum {string}
              */
             error?: "invalid_grant" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
-            /** @description On 413 and 414: the limit that was exceeded (bytes, or characters of the URL). */
+            /** @description On 413 and 414: the limit that was exceeded (bytes, or characters of the URL); on a JSON body past the nesting or members limit (`BAD_JSON`): that limit. */
             limit?: number;
             /** @description On a request refused in strict mode (`STRICT_MODE`): the code of the warning the lenient mock would have raised. */
             warning?: string;
             /** @description On 405: the methods the path takes, as in the `Allow` header. */
             allow?: string;
-            /** @description On a body that is not valid JSON (`BAD_JSON`): the character position where it stops being JSON. */
+            /** @description On a body that is not valid JSON (`BAD_JSON`): the character position where it stops being JSON; on a body past the nesting or members limit: where it goes past. */
             position?: number;
             /** @description On a body that is not UTF-8 (`BAD_BODY`): the offset of the first byte that begins no UTF-8 character. */
             offset?: number;

@@ -4,7 +4,9 @@ import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.ts'
 import { describeJsonSyntaxError, parseJsonText } from '../wire/json-syntax.ts'
 import { charsetHint, utf8Text } from './body-checks.ts'
-import { parseArraysInSlices, slicing, yieldTurn } from './json-slices.ts'
+import { isControlUrl } from '../policy/control-access.ts'
+import { API_JSON_LIMITS, CONTROL_JSON_LIMITS, jsonBeyondLimits, type JsonLimits } from './json-limits.ts'
+import { parseArraysInSlices, runAtOnce, runInSlices, slicing, yieldTurn } from './json-slices.ts'
 
 /**
  * The body parsed whole, or the BAD_JSON problem that says where it stops being JSON, in the
@@ -31,18 +33,21 @@ function parseWhole(text: string, contentType: string | undefined): { value: unk
  * refused saying where (body-checks.ts), not read as U+FFFD. A large body (`slicing.bodyChars`
  * bytes or more) is decoded as its chunks arrive (readBody) and, when it has big arrays or big
  * texts, parsed a slice at a time, so the mock keeps answering beside it (json-slices.ts); the
- * value and every refusal are the same.
+ * value and every refusal are the same. Before it is parsed, a body is held to the nesting and
+ * members limits (json-limits.ts: the API's own for its operations, looser ones for the control
+ * plane), scanned in slices when large.
  */
 export function registerJsonBody(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', (request, payload, done) => {
     readBody(request, payload, (error, body) => {
       if (error !== null) return done(error, undefined)
+      const limits = isControlUrl(request.url) ? CONTROL_JSON_LIMITS : API_JSON_LIMITS
       const finish = (parsed: { value: unknown } | { problem: ProblemError }) =>
         'problem' in parsed ? done(parsed.problem, undefined) : done(null, parsed.value)
       const contentType = request.headers['content-type']
       if ('pieces' in body) {
-        parseInSlices(body.pieces, contentType).then(finish, (failure: unknown) => done(failure as Error, undefined))
+        parseInSlices(body.pieces, contentType, limits).then(finish, (failure: unknown) => done(failure as Error, undefined))
         return
       }
       if (body.bytes.length === 0) {
@@ -50,7 +55,10 @@ export function registerJsonBody(app: FastifyInstance): void {
         return
       }
       const decoded = utf8Text(body.bytes, contentType)
-      finish('problem' in decoded ? decoded : parseWhole(decoded.text, contentType))
+      if ('problem' in decoded) return finish(decoded)
+      // A small body: scanned at once (at most `slicing.bodyChars` characters, well under a millisecond).
+      const beyond = runAtOnce(jsonBeyondLimits(decoded.text, limits))
+      finish(beyond === undefined ? parseWhole(decoded.text, contentType) : { problem: beyond })
     })
   })
 }
@@ -148,16 +156,19 @@ export function readBody(request: FastifyRequest, payload: Readable, done: (erro
 
 /**
  * A large body's text, read as `parseWhole` reads it, with turns of the event loop between its
- * steps: joined into one text (the one copy of the whole body), then parsed a slice at a time where
+ * steps: joined into one text (the one copy of the whole body), held to the nesting and members
+ * limits (scanned in slices), then parsed a slice at a time where
  * it has big arrays or big texts (json-slices.ts), and handed on after one more turn, so the request
  * check and the handler that follow do not add to the parse's last slice. What cannot be sliced is
  * not: any other JSON text is parsed whole (`JSON.parse`, one call for a 60 MB text).
  */
-async function parseInSlices(pieces: string[], contentType: string | undefined): Promise<{ value: unknown } | { problem: ProblemError }> {
+async function parseInSlices(pieces: string[], contentType: string | undefined, limits: JsonLimits): Promise<{ value: unknown } | { problem: ProblemError }> {
   await yieldTurn()
   const text = pieces.join('')
   pieces.length = 0
   await yieldTurn()
+  const beyond = await runInSlices(jsonBeyondLimits(text, limits))
+  if (beyond !== undefined) return { problem: beyond }
   let parsed: { value: unknown } | { problem: ProblemError }
   try {
     const value = await parseArraysInSlices(text)

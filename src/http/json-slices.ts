@@ -56,7 +56,7 @@ export function runAtOnce<T>(work: Generator<void, T, void>): T {
 }
 
 /** The index of the quote that closes the string opened at `open`, or -1. */
-function stringEnd(text: string, open: number): number {
+export function stringEnd(text: string, open: number): number {
   let at = text.indexOf('"', open + 1)
   while (at !== -1) {
     let slashes = 0
@@ -121,9 +121,10 @@ interface Frame {
  */
 /**
  * How deep a big part may lie to be read in slices: a save's rows lie at depth 1, a delete group's at
- * 2. A deeper one is parsed whole, so no path longer than this is ever made.
+ * 2; an API body nests 64 levels at most (json-limits.ts), so any of its big parts is. A deeper one
+ * (a control-plane body) is parsed whole, so no path longer than this is ever made.
  */
-const MAX_SLICED_DEPTH = 32
+const MAX_SLICED_DEPTH = 64
 
 /** Where a container is in the value, as keys from the top. */
 function pathOf(frame: Frame | undefined): Array<string | number> {

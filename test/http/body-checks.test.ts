@@ -140,18 +140,60 @@ describe('a compressed body', () => {
   })
 })
 
-describe('a body nested deep', () => {
+describe('the nesting and members limits of a JSON body', () => {
   const ctx = mockPerSuite()
+  const send = (body: string, headers: Record<string, string> = {}) =>
+    ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json', ...headers }, body })
+  /** A Get Items body `levels` deep: its object, then arrays around nothing. */
+  const nested = (levels: number) => `{"query":"$top=1","nested":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`
+  /** A Get Items body of one object with `count` members, `query` the first. */
+  const wide = (count: number) => `{"query":"$top=1",${Array.from({ length: count - 1 }, (_, i) => `"m${i}":1`).join(',')}}`
 
-  it('300 KB of arrays nested 150,000 deep, past the size read in slices, is read whole and answered, and so is the next request', async () => {
-    // Once, the scanner of big bodies copied the path at every container: the mock ran out of memory.
-    const depth = 150_000
-    const body = `{"query":"$top=1","nested":${'['.repeat(depth)}${']'.repeat(depth)}}`
-    const deep = await ctx.mock.request('POST', ITEMS, { headers: { ...ctx.mock.dataHeaders(ctx.token), 'content-type': 'application/json' }, body })
-    expect(deep.status).toBe(200)
-    expect(deep.body).toHaveLength(1)
+  it('reads a body 64 levels deep; refuses one 65 deep with 400 BAD_JSON naming the limit and the bracket past it, in both modes', async () => {
+    const at = await send(nested(64))
+    expect([at.status, at.body.length]).toEqual([200, 1])
+    const body = nested(65)
+    for (const headers of [{}, { 'x-mock-strict': '1' }] as Array<Record<string, string>>) {
+      const past = await send(body, headers)
+      expect([past.status, past.body.code, past.body.limit, past.body.position]).toEqual([400, 'BAD_JSON', 64, body.lastIndexOf('[')])
+      expect(past.body.detail).toMatch(/^The body nests deeper than 64 levels of objects and arrays \(at character \d+\): the mock reads at most 64\.$/)
+    }
+  })
+
+  it('reads an object of 1,000 members; refuses one of 1,001 with 400 BAD_JSON naming the limit and the member past it', async () => {
+    const at = await send(wide(1000))
+    expect([at.status, at.body.length]).toEqual([200, 1])
+    const body = wide(1001)
+    const past = await send(body)
+    expect([past.status, past.body.code, past.body.limit, past.body.position]).toEqual([400, 'BAD_JSON', 1000, body.lastIndexOf(':')])
+  })
+
+  it('past the size read in slices: 300 KB nested 150,000 deep and an object of 30,000 members are refused, and the next request answered', async () => {
+    // Once, the scanner of big bodies copied the path at every container: the mock ran out of memory on the first.
+    for (const body of [nested(150_000), wide(30_000)]) {
+      expect(body.length).toBeGreaterThan(256 * 1024)
+      const past = await send(body)
+      expect([past.status, past.body.code]).toEqual([400, 'BAD_JSON'])
+    }
     const next = await ctx.mock.request('POST', ITEMS, { json: { query: '$top=2' }, headers: ctx.mock.dataHeaders(ctx.token) })
     expect([next.status, next.body.length]).toEqual([200, 2])
+  })
+
+  it('the control plane reads deeper and wider bodies, left to its own checks; 100,001 levels are refused before them', async () => {
+    const rule = (answer: string) => `{"operationId":"queryItems","answer":{"status":200,"body":${answer}}}`
+    // A rule's answer 5,000 deep: past the parser's limit of the API, refused by the rule check, which names where.
+    const own = await ctx.mock.request('POST', '/__mock/stubs', {
+      headers: { 'content-type': 'application/json' },
+      body: rule(`${'['.repeat(5000)}${']'.repeat(5000)}`),
+      unchecked: true,
+    })
+    expect([own.status, own.body.code, own.body.violations?.[0]?.keyword]).toEqual([400, 'VALIDATION', 'maxDepth'])
+    const past = await ctx.mock.request('POST', '/__mock/stubs', {
+      headers: { 'content-type': 'application/json' },
+      body: rule(`${'['.repeat(100_000)}${']'.repeat(100_000)}`),
+      unchecked: true,
+    })
+    expect([past.status, past.body.code, past.body.limit]).toEqual([400, 'BAD_JSON', 100_000])
   })
 })
 

@@ -99,6 +99,30 @@ describe('the error path, n against 8n', () => {
     }
   }, 120_000)
 
+  it('a body nested past the limit (5 MB and 40 MB of brackets): refused while the others are answered', async () => {
+    // Once parsed whole: 40 MB of `[` held the mock 10 s in JSON.parse alone.
+    const body = (megabytes: number) => `{"query":"$top=1","nested":${'['.repeat(megabytes * 512 * 1024)}${']'.repeat(megabytes * 512 * 1024)}}`
+    const bodies = { 1: body(5), 8: body(40) }
+    const { ratio, longestMs } = await growth(async (scale) => {
+      const reply = await send('/ExplorerApi/api/items', bodies[scale])
+      expect([reply.status, reply.body.code]).toEqual([400, 'BAD_JSON'])
+    })
+    expect(ratio).toBeLessThanOrEqual(GROWTH)
+    expect(longestMs).toBeLessThan(LONGEST_BLOCK_MS)
+  })
+
+  it('one object with members past the limit (0.5 MB and 4 MB): refused while the others are answered', async () => {
+    // Once checked whole, one violation a member: 4 MB held the mock 3.5 s.
+    const body = (count: number) => `{"query":"$top=1",${Array.from({ length: count }, (_, i) => `"m${i}":1`).join(',')}}`
+    const bodies = { 1: body(45_000), 8: body(360_000) }
+    const { ratio, longestMs } = await growth(async (scale) => {
+      const reply = await send('/ExplorerApi/api/items', bodies[scale])
+      expect([reply.status, reply.body.code]).toEqual([400, 'BAD_JSON'])
+    })
+    expect(ratio).toBeLessThanOrEqual(GROWTH)
+    expect(longestMs).toBeLessThan(LONGEST_BLOCK_MS)
+  })
+
   it('GET /__mock/stubs over a table of 2 MB and of 16 MB', async () => {
     // One table a mock: the 16 MB table lives in a second mock, so the two sizes are listed in turns,
     // as growth() takes every family (listing all of one size first measured a warmer program for it).

@@ -8,6 +8,8 @@ import { createControls, createSlicedControls, type MockControls, type SlicedCon
 import { yieldTurn } from '../../http/json-slices.ts'
 import { health, registerControlRoutes } from './routes.ts'
 import { CONSOLE_OPERATION, registerConsole } from './console.ts'
+import { CONTROL_JSON_LIMITS, jsonBeyondLimits } from '../../http/json-limits.ts'
+import { runInSlices } from '../../http/json-slices.ts'
 
 /** Control operations served without the control token. */
 const OPEN_OPERATIONS = new Set(['getControlPlaneDocument', 'getHealth', CONSOLE_OPERATION])
@@ -62,13 +64,18 @@ export async function registerControlPlane(app: FastifyInstance, startFixture: F
     await scope.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: app.mockConfig.uploadLimit } })
     // Scripts often send `Content-Type: application/json` with no body to reset or clear; that is no error here.
     scope.removeContentTypeParser('application/json')
+    // Held first to the control plane's nesting and members limits, scanned in slices (src/http/json-limits.ts): 40 MB of `[` once held the mock 10 s here.
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-      if ((body as string).trim() === '') return done(null, undefined)
-      try {
-        done(null, JSON.parse(body as string))
-      } catch (error) {
-        done(new ProblemError('BAD_JSON', `The body is not JSON: ${(error as Error).message}`))
-      }
+      const text = body as string
+      if (text.trim() === '') return done(null, undefined)
+      runInSlices(jsonBeyondLimits(text, CONTROL_JSON_LIMITS)).then((beyond) => {
+        if (beyond !== undefined) return done(beyond)
+        try {
+          done(null, JSON.parse(text))
+        } catch (error) {
+          done(new ProblemError('BAD_JSON', `The body is not JSON: ${(error as Error).message}`))
+        }
+      }, done)
     })
     const token = access.token
     if (token !== undefined) {
