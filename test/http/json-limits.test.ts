@@ -55,11 +55,25 @@ describe('the nesting and members limits of a JSON text', () => {
     expect(beyond('{"a":{"b":1,"c":2},"d":{"e":3,"f":4}}', { depth: 2, members: 2 })).toBeUndefined()
   })
 
+  it('leaves a text that is no JSON to the parser (which says where), and lets no stray character change the count', () => {
+    // A string never closed, colons outside any object: nothing to count, nothing past a limit.
+    expect(beyond('{"a":"[[[[', { depth: 1, members: 1 })).toBeUndefined()
+    expect(beyond('"a":1,"b":2,"c":3', { depth: 1, members: 1 })).toBeUndefined()
+    expect(beyond('[1:2,3:4]', { depth: 1, members: 1 })).toBeUndefined()
+    // Closing brackets with nothing open buy no depth for the brackets after them.
+    expect(beyond(']]][[[', { depth: 2, members: 1 })?.extra).toEqual({ position: 5, limit: 2 })
+  })
+
   it('pauses every 65,536 characters, so a large text is scanned in slices', () => {
-    const work = jsonBeyondLimits(`[${'0,'.repeat(100_000)}0]`, { depth: 1, members: 1 })
-    let pauses = 0
-    for (let step = work.next(); step.done !== true; step = work.next()) pauses++
+    const pausesOf = (text: string) => {
+      const work = jsonBeyondLimits(text, { depth: 1, members: 1 })
+      let count = 0
+      for (let step = work.next(); step.done !== true; step = work.next()) count++
+      return count
+    }
+    // The first pause comes before the character at 65,536 is read: 65,536 characters take none, one more takes one.
+    expect([pausesOf(' '.repeat(65_536)), pausesOf(' '.repeat(65_537))]).toEqual([0, 1])
     // At characters 65,536, 131,072 and 196,608 of 200,003.
-    expect(pauses).toBe(3)
+    expect(pausesOf(`[${'0,'.repeat(100_000)}0]`)).toBe(3)
   })
 })
