@@ -10,7 +10,20 @@ import { duplicateValues, hasRules, valueBreaches } from './field-rules.ts'
 import { LockedRows, nameRows } from './refusals.ts'
 import { PrimaryKeys } from './model/primary-keys.ts'
 import { SegmentedSet } from './model/segmented-map.ts'
-import type { Deps, FieldDef, FieldRules, FieldType, FieldValue, ReturnState, Row, SaveCommand, SaveOutcome, SaveResult, WireRow } from './model/types.ts'
+import type {
+  Deps,
+  FieldDef,
+  FieldRules,
+  FieldType,
+  FieldValue,
+  ReturnState,
+  Row,
+  SaveCommand,
+  SaveOutcome,
+  SaveResult,
+  StoreChanges,
+  WireRow,
+} from './model/types.ts'
 import type { Table } from './engine/table.ts'
 
 /**
@@ -103,17 +116,34 @@ export function beginSave(state: StoreState, cmd: SaveCommand, deps: Deps): Save
   const masterTempIds = new SegmentedSet<number>()
   const seen = new SegmentedSet<string>()
   let next = 0
+  let checked = false
+  // The plan's writes copied out in the steps too, once every master is planned and checked (a big save's rows are many).
+  let copying: Generator<void, StoreChanges, void> | undefined
+  let changes: StoreChanges | undefined
   const step = (stop?: () => boolean): boolean => {
     while (next < cmd.masters.length) {
       planMaster(ctx, app, masters, cmd.masters[next++] as SaveCommand['masters'][number], result, masterTempIds, seen)
-      if (stop?.() === true) break
+      if (next < cmd.masters.length && stop?.() === true) return false
     }
-    return next >= cmd.masters.length
+    if (!checked) {
+      checkUnique(ctx)
+      checked = true
+    }
+    if (ctx.problems.length > 0) return true
+    copying ??= ctx.plan.changesInSteps()
+    for (;;) {
+      const copied = copying.next()
+      if (copied.done === true) {
+        changes = copied.value
+        return true
+      }
+      if (stop?.() === true) return false
+    }
   }
   const finish = (): SaveOutcome => {
-    checkUnique(ctx)
+    if (changes === undefined) step()
     if (ctx.problems.length > 0) return { ok: false, returnStates: nameRows(app, ctx.problems) }
-    return { ok: true, changes: ctx.plan.changes(), result }
+    return { ok: true, changes: changes as StoreChanges, result }
   }
   return { step, finish }
 }

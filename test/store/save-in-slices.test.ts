@@ -106,6 +106,20 @@ describe('Store.saveInSlices', () => {
     expect(store.save({ ...command([newOrder(0)]), epoch: store.epoch() }).ok).toBe(true)
   })
 
+  it('a big save is copied out of its plan and its table grown in steps as well, a column at a time, with pauses between', async () => {
+    // 66,000 orders without lines: past the rows a table is grown at once (65,536), past 8 copies of 8,192 rows.
+    const n = 66_000
+    const masters = Array.from({ length: n }, (_, i) => ({ ...newOrder(i), details: [] }))
+    const [sliced, whole] = [newStore(), newStore()]
+    const { outcome, pauses } = await inSlices(sliced, command(masters))
+    expect(outcome).toEqual(whole.save(command(masters)))
+    expect(snapshot(sliced)).toEqual(snapshot(whole))
+    // Beyond a pause after each master planned and each new row staged but the last: one each 8,192 rows
+    // copied, and two a column grown (the new slots filled in one step, then the next column), a column a field of the row.
+    const columns = Object.keys(row(sliced, 1)).length
+    expect(pauses - 2 * (n - 1)).toBe(Math.floor(n / 8192) + 2 * columns)
+  })
+
   it('writes its new rows where no read looks, then all at once: a read between slices sees none of it, a read after sees all', async () => {
     const store = newStore()
     const masters = Array.from({ length: 30 }, (_, i) => newOrder(i))
