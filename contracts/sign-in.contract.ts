@@ -5,16 +5,8 @@ import { isRefusal, shown } from './support.ts'
 import type { Contract, ContractContext } from './types.ts'
 
 /** A sign-in answer for the target's user, with the password given (the right one by default). */
-async function signInAnswer(ctx: ContractContext, password = ctx.target.credentials.password): Promise<Answer> {
-  const client = ctx.anonymous()
-  const { username } = ctx.target.credentials
-  if (ctx.profile.signIn === 'signInLegacy') {
-    return client.call('signInLegacy', { body: { userName: username, password, clientId: ctx.target.legacyClientId }, token: null })
-  }
-  const form = { client_id: ctx.target.clientId, username, password, grant_type: 'password' as const, scope: 'openid apiv1 nosession' }
-  return ctx.profile.signIn === 'signIn'
-    ? client.call('signIn', { body: form, path: { organizationphysicalname: ctx.target.organization }, token: null })
-    : client.call('signInWithoutOrganization', { body: form, token: null })
+function signInAnswer(ctx: ContractContext, password = ctx.target.credentials.password): Promise<Answer> {
+  return ctx.anonymous().signInAnswer({ username: ctx.target.credentials.username, password }, ctx.profile.signIn)
 }
 
 /** The token a data call accepts: a read with it answers rows. */

@@ -149,7 +149,8 @@ export function queryText(options: QueryOptions & { count?: boolean }): string {
   return parts.join('&')
 }
 
-const SIGN_IN_SCOPE = 'openid apiv1 nosession'
+/** The scopes a sign-in asks for, as the description sends them. */
+export const SIGN_IN_SCOPE = 'openid apiv1 nosession'
 /** The default fixture's client constants, which the mock takes unless its fixture says otherwise. */
 const DEFAULT_CLIENT_ID = 'appdataapiv1'
 const DEFAULT_LEGACY_CLIENT_ID = 'appdata-legacy'
@@ -278,6 +279,30 @@ export function createClient(options: ClientOptions) {
     return answer
   }
 
+  /**
+   * The answer to a sign-in of `form` (the release's own unless said), whatever it is, keeping
+   * nothing: the password grant with the client constant, the scope the description sends and the
+   * organization in the path from 3.0.19, or the legacy body below 3.0. The one place the
+   * project writes a sign-in request (verify's contracts and replay, upgrade's replay).
+   */
+  function signInAnswer(credentials: { username: string; password: string }, form: Profile['signIn'] = profile.signIn): Promise<Answer> {
+    if (form === 'signInLegacy')
+      return call('signInLegacy', {
+        body: { userName: credentials.username, password: credentials.password, clientId: options.legacyClientId ?? DEFAULT_LEGACY_CLIENT_ID },
+        token: null,
+      })
+    const grant = {
+      client_id: options.clientId ?? DEFAULT_CLIENT_ID,
+      username: credentials.username,
+      password: credentials.password,
+      grant_type: 'password' as const,
+      scope: SIGN_IN_SCOPE,
+    }
+    return form === 'signIn'
+      ? call('signIn', { body: grant, path: { organizationphysicalname: options.organization ?? '' }, token: null })
+      : call('signInWithoutOrganization', { body: grant, token: null })
+  }
+
   return {
     profile,
     transport,
@@ -296,32 +321,19 @@ export function createClient(options: ClientOptions) {
 
     /** Signs in with the release's form (current with or without organization, or legacy); keeps and returns the token. */
     async signIn(credentials: { username: string; password: string }): Promise<{ token: string; expiresIn: number | undefined }> {
-      const organization = options.organization ?? ''
-      let answer: Answer
+      const answer = await signInAnswer(credentials)
+      if (answer.status < 200 || answer.status > 299) throw new ApiError(answer)
       if (profile.signIn === 'signInLegacy') {
-        answer = await ok('signInLegacy', {
-          body: { userName: credentials.username, password: credentials.password, clientId: options.legacyClientId ?? DEFAULT_LEGACY_CLIENT_ID },
-          token: null,
-        })
         const body = answer.body as Schemas['LegacyTokenResult']
         state.token = body.SessionToken
         return { token: body.SessionToken, expiresIn: undefined }
       }
-      const form = {
-        client_id: options.clientId ?? DEFAULT_CLIENT_ID,
-        username: credentials.username,
-        password: credentials.password,
-        grant_type: 'password' as const,
-        scope: SIGN_IN_SCOPE,
-      }
-      answer =
-        profile.signIn === 'signIn'
-          ? await ok('signIn', { body: form, path: { organizationphysicalname: organization }, token: null })
-          : await ok('signInWithoutOrganization', { body: form, token: null })
       const body = answer.body as Schemas['TokenResult']
       state.token = body.access_token
       return { token: body.access_token, expiresIn: body.expires_in }
     },
+
+    signInAnswer,
 
     /** Get Items: rows of the master table, or of a detail table with `relationKey`. */
     async rows(query: QueryOptions | string = {}): Promise<ReadRow[]> {

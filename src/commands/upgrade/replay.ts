@@ -129,18 +129,8 @@ function outcomeOf(sent: string, interaction: Interaction, response: WireRespons
  */
 async function signInTo(client: Client, release: string, ids: ReplayIds): Promise<string> {
   const { operations } = strictReleaseDocument(release)
-  const form = {
-    client_id: ids.clientId,
-    username: ids.user.email,
-    password: ids.user.password,
-    grant_type: 'password' as const,
-    scope: 'openid apiv1 nosession',
-  }
-  const answer = operations.has('signIn')
-    ? await client.call('signIn', { body: form, path: { organizationphysicalname: ids.organization }, token: null })
-    : operations.has('signInWithoutOrganization')
-      ? await client.call('signInWithoutOrganization', { body: form, token: null })
-      : await client.call('signInLegacy', { body: { userName: ids.user.email, password: ids.user.password, clientId: ids.legacyClientId }, token: null })
+  const form = operations.has('signIn') ? 'signIn' : operations.has('signInWithoutOrganization') ? 'signInWithoutOrganization' : 'signInLegacy'
+  const answer = await client.signInAnswer({ username: ids.user.email, password: ids.user.password }, form)
   const body = answer.body as { access_token?: unknown; SessionToken?: unknown }
   const token = body.access_token ?? body.SessionToken
   if (answer.status !== 200 || typeof token !== 'string')

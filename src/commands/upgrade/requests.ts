@@ -1,5 +1,5 @@
 import { printFilter, type FilterNode } from '../../store/filter-ast.ts'
-import { queryText, rowVersion, type Client, type ReadRow } from '../../client/client.ts'
+import { queryText, rowVersion, SIGN_IN_SCOPE, type Client, type ReadRow } from '../../client/client.ts'
 import type { Transport, WireRequest } from '../../wire/transport.ts'
 import type { Interaction } from '../../usage-file/file.ts'
 import type { RowKind } from '../../usage-file/request-shape.ts'
@@ -38,8 +38,6 @@ export type Prepared = { request: WireRequest } | { skip: string }
 class Skip {
   constructor(readonly reason: string) {}
 }
-
-const SIGN_IN_SCOPE = 'openid apiv1 nosession'
 
 /** A value of a recorded type, for a member whose value the replay has nowhere to read from. */
 export function valueOfType(type: string): unknown {

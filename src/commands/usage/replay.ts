@@ -366,22 +366,8 @@ async function replayAttachments(ctx: ContractContext, interaction: Interaction,
 async function replaySignIn(ctx: ContractContext, interaction: Interaction, fail: Say): Promise<void> {
   const { target } = ctx
   const anonymous = targetClient(target, undefined, undefined, ctx.client.transport)
-  const form = {
-    client_id: target.clientId,
-    username: target.credentials.username,
-    password: target.credentials.password,
-    grant_type: 'password' as const,
-    scope: 'openid apiv1 nosession',
-  }
-  const answer =
-    interaction.operation === 'signInLegacy'
-      ? await anonymous.call('signInLegacy', {
-          body: { userName: target.credentials.username, password: target.credentials.password, clientId: target.legacyClientId },
-          token: null,
-        })
-      : interaction.operation === 'signIn'
-        ? await anonymous.call('signIn', { body: form, path: { organizationphysicalname: target.organization }, token: null })
-        : await anonymous.call('signInWithoutOrganization', { body: form, token: null })
+  // The form the client used, whatever the installation's release would take.
+  const answer = await anonymous.signInAnswer(target.credentials, interaction.operation as 'signIn' | 'signInWithoutOrganization' | 'signInLegacy')
   if (!accepted(answer, fail)) return
   const recorded = successfulAnswer(interaction)
   if (recorded?.body !== undefined) for (const line of shapeProblems(recorded.body, answer.body)) fail(false, line)
