@@ -75,6 +75,16 @@ describe('the answer-rule table', () => {
     expect(answers.list().rules).toHaveLength(1)
   })
 
+  it('says whether a request of an operation has a rule to look up: one of its own operation or of every one', () => {
+    const { answers } = table()
+    answers.add({ operationId: 'saveItems', answer: {} })
+    expect([answers.hasRules(), answers.hasRules('saveItems'), answers.hasRules('queryItems'), answers.hasRules(null)]).toEqual([true, true, false, false])
+    answers.add({ answer: { status: 503 } })
+    expect([answers.hasRules('queryItems'), answers.hasRules(null)]).toEqual([true, true])
+    answers.clear()
+    expect(answers.hasRules('saveItems')).toBe(false)
+  })
+
   it('a rule without times counts hits and stays live', async () => {
     const { answers } = table()
     answers.add({ operationId: 'queryItems', answer: {} })

@@ -90,16 +90,17 @@ export function registerRules(app: FastifyInstance, options: { randomSeed: () =>
  * authentication, the request check and authorization, last before the handler: so a rule never
  * answers a request the mock refuses anyway, sees the signed-in user and a body that fits the
  * document, and a whole answer performs nothing. A call and a boolean while no answer rule is set
- * (the table is held, not read from the request).
+ * for the request's operation or for every operation (the table is held, not read from the request):
+ * no decision, no promise, no turn of the event loop.
  */
 export function answerRuleStep(table: RuleTable): RouteStep {
   return function applyAnswerRules(request, reply) {
-    if (!table.answers.hasRules()) return
+    const operationId = request.routeOptions.config?.operationId ?? null
+    if (!table.answers.hasRules(operationId)) return
     // A fault that cuts the answer (commitThenDrop) has taken the request: the infrastructure lost
     // the answer, whatever the installation would have said. (One that failed or dropped it never
     // comes this far; one that only delayed it leaves the answer rules their turn.)
     if (reply.answerChange !== null) return
-    const operationId = request.routeOptions.config?.operationId ?? null
     const subject = { operationId, body: request.sentBody ?? request.body, headers: request.headers, user: request.principal?.user.email ?? null }
     // Matched in slices: the step waits for the decision, and other clients are answered meanwhile.
     return table.answers.decide(subject).then((decision) => applyDecision(request, reply, decision))
