@@ -1,5 +1,6 @@
 import { LIMITS } from '../../spec/descriptions.ts'
 import { ProblemError } from '../errors.ts'
+import { CLOSE_ARRAY, CLOSE_OBJECT, COLON, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../wire/json-codes.ts'
 import { stringEnd } from './json-slices.ts'
 
 /**
@@ -38,13 +39,6 @@ export const CONTROL_JSON_LIMITS: JsonLimits = { depth: 100_000, members: 10_000
 /** Characters scanned between two chances to pause. */
 const SCAN_CHARS = 1 << 16
 
-const QUOTE = 0x22
-const OPEN_OBJECT = 0x7b
-const CLOSE_OBJECT = 0x7d
-const OPEN_ARRAY = 0x5b
-const CLOSE_ARRAY = 0x5d
-const COLON = 0x3a
-
 /**
  * The first place `text` goes past `limits`, as the BAD_JSON problem that says so, or undefined.
  * Work that may pause: it yields every `SCAN_CHARS` characters. Only the structure is read (a text
@@ -52,6 +46,8 @@ const COLON = 0x3a
  * object is one member.
  */
 export function* jsonBeyondLimits(text: string, limits: JsonLimits): Generator<void, ProblemError | undefined, void> {
+  // Past a limit takes a bracket a level or a colon a member: a shorter text (most API bodies) needs no scan.
+  if (text.length <= Math.min(limits.depth, limits.members)) return undefined
   // One entry a level, grown as the text goes deeper (no bigger than the depth limit).
   const members: number[] = [0]
   const objects: boolean[] = [false]

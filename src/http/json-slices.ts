@@ -112,14 +112,6 @@ interface Frame {
 }
 
 /**
- * Scans `text` (yielding now and then) for its big arrays: every array longer than a slice, with
- * the commas between its elements cut about `sliceChars` apart, none inside another (the outermost
- * is cut; what an element holds is parsed with it), and its big texts outside them. Undefined when
- * the text is not one JSON object or array the scanner fully reads (a big part under a member named
- * `__proto__`, a member named again after it held a big part, anything after the value) or has no
- * big part: then it is parsed whole.
- */
-/**
  * How deep a big part may lie to be read in slices: a save's rows lie at depth 1, a delete group's at
  * 2; an API body nests 64 levels at most (json-limits.ts), so any of its big parts is. A deeper one
  * (a control-plane body) is parsed whole, so no path longer than this is ever made.
@@ -133,6 +125,14 @@ function pathOf(frame: Frame | undefined): Array<string | number> {
   return path.reverse()
 }
 
+/**
+ * Scans `text` (yielding now and then) for its big arrays: every array longer than a slice, with
+ * the commas between its elements cut about `sliceChars` apart, none inside another (the outermost
+ * is cut; what an element holds is parsed with it), and its big texts outside them. Undefined when
+ * the text is not one JSON object or array the scanner fully reads (a big part under a member named
+ * `__proto__`, a member named again after it held a big part, anything after the value) or has no
+ * big part: then it is parsed whole.
+ */
 async function scanBigParts(text: string): Promise<BigParts | undefined> {
   const length = text.length
   const sliceChars = slicing.sliceChars

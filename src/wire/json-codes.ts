@@ -1,7 +1,8 @@
 /**
- * The character codes of JSON's structure, the same as UTF-8 bytes and UTF-16 units, for the two
- * scanners that find a big JSON text's pieces without parsing it whole: a big save's rows
- * (src/http/json-slices.ts, over text) and an earlier version's JSON state file (src/wire/json-pieces.ts, over bytes).
+ * The character codes of JSON's structure, the same as UTF-8 bytes and UTF-16 units, for the
+ * scanners that read a JSON text without parsing it whole: a big save's rows (src/http/json-slices.ts,
+ * over text), a body's nesting and members (src/http/json-limits.ts, over text) and an earlier
+ * version's JSON state file (src/wire/json-pieces.ts, over bytes).
  */
 export const QUOTE = 0x22
 export const BACKSLASH = 0x5c

@@ -5,11 +5,10 @@ import { ProblemError } from '../../errors.ts'
 import type { Fixture } from '../../store/model/types.ts'
 import { controlPlaneAccess, controlRequestRefusal, controlTokenMatches, presentedControlToken } from '../../policy/control-access.ts'
 import { createControls, createSlicedControls, type MockControls, type SlicedControls, type StartData } from '../service/controls.ts'
-import { yieldTurn } from '../../http/json-slices.ts'
+import { runInSlices, yieldTurn } from '../../http/json-slices.ts'
 import { health, registerControlRoutes } from './routes.ts'
 import { CONSOLE_OPERATION, registerConsole } from './console.ts'
 import { CONTROL_JSON_LIMITS, jsonBeyondLimits } from '../../http/json-limits.ts'
-import { runInSlices } from '../../http/json-slices.ts'
 
 /** Control operations served without the control token. */
 const OPEN_OPERATIONS = new Set(['getControlPlaneDocument', 'getHealth', CONSOLE_OPERATION])
@@ -64,7 +63,8 @@ export async function registerControlPlane(app: FastifyInstance, startFixture: F
     await scope.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: app.mockConfig.uploadLimit } })
     // Scripts often send `Content-Type: application/json` with no body to reset or clear; that is no error here.
     scope.removeContentTypeParser('application/json')
-    // Held first to the control plane's nesting and members limits, scanned in slices (src/http/json-limits.ts): 40 MB of `[` once held the mock 10 s here.
+    // Held first to the control plane's nesting and members limits, scanned in slices (src/http/json-limits.ts): this
+    // parser hands the whole text to JSON.parse, which spent 10 s on 40 MB of `[` in the API's parser.
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
       const text = body as string
       if (text.trim() === '') return done(null, undefined)
