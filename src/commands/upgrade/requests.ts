@@ -1,11 +1,10 @@
-import { printFilter, type FilterNode } from '../../store/filter-ast.ts'
 import { queryText, rowVersion, SIGN_IN_SCOPE, type Client, type ReadRow } from '../../client/client.ts'
 import type { Transport, WireRequest } from '../../wire/transport.ts'
 import type { Interaction } from '../../usage-file/file.ts'
 import type { RowKind } from '../../usage-file/request-shape.ts'
-import { typesOf, type Shape } from '../../usage-file/shape.ts'
+import type { Shape } from '../../usage-file/shape.ts'
 import { instantiate } from '../usage/replay.ts'
-import { parseTemplate, placeholderType } from '../usage/template.ts'
+import { saveBody, Skip, valueOfType, type RowSource, type SaveBody } from '../usage/replay-rows.ts'
 import { anyOperation } from './documents.ts'
 import type { ReplayIds } from './replay-ids.ts'
 
@@ -33,41 +32,6 @@ export interface ReplayedRelease {
 
 /** A request to send, or why the interaction is not replayed on this side. */
 export type Prepared = { request: WireRequest } | { skip: string }
-
-/** Why a body cannot be made on this side: a value of its own, so no body (whatever its members) is taken for one. */
-class Skip {
-  constructor(readonly reason: string) {}
-}
-
-/** A value of a recorded type, for a member whose value the replay has nowhere to read from. */
-export function valueOfType(type: string): unknown {
-  const [first = 'string'] = typesOf(type).filter((t) => t !== 'absent' && t !== 'null')
-  switch (first) {
-    case 'integer':
-    case 'temporary':
-      return 1
-    case 'number':
-      return 1.5
-    case 'boolean':
-      return true
-    case 'guid':
-      return '00000000-0000-4000-8000-000000000000'
-    case 'email':
-      return 'upgrade-check@example.test'
-    case 'date':
-      return '2026-01-05'
-    case 'date-time':
-      return '2026-01-05T09:00:00Z'
-    case 'uri':
-      return 'https://example.test/'
-    case 'array':
-      return []
-    case 'object':
-      return {}
-    default:
-      return 'x'
-  }
-}
 
 /** A value for each member of a recorded body shape, by its name where it says what it is, else by its type. */
 function bodyFor(shape: Shape | undefined, named: (name: string, type: Shape) => unknown): Record<string, unknown> {
@@ -128,35 +92,22 @@ async function rowsOf(
   return keep(reads.rows, text, rows)
 }
 
-const tableOf = (side: ReplayedRelease, relationKey: string | null) =>
-  relationKey === null ? side.ids.application.master : side.ids.application.details.find((d) => d.relationKey === relationKey)?.storage
-
-/** A value of a table's Identity field no row holds: one above the largest the release reads now. */
-async function freeIdentity(side: ReplayedRelease, field: string, relationKey: string | null): Promise<number> {
-  const [top] = await rowsOf(side, relationKey ?? undefined, { top: 1, orderBy: `${field} desc` })
-  const value = top?.[field]
-  // A table the release cannot read (detail rows below 3.0): a value far above any a fixture holds.
-  return typeof value === 'number' && Number.isSafeInteger(value) ? value + 1 : 900_000_001
-}
-
 /**
- * The fields of a kind of row with values: from `template` (a row of the table as the release
- * reads it), of the recorded type where it has none; null where the client sent null; the
- * Identity field a value no row holds when the client sent one, left out when it sometimes did.
+ * A side as the rows of a replayed save see it: rows as the release reads them now, each table's
+ * Identity field and master link from the fixture, and where the release reads no row (detail
+ * rows below 3.0) the fixture's own row, else a value of the recorded type.
  */
-async function rowValues(side: ReplayedRelease, kind: RowKind, template: ReadRow | undefined, leaveOut: readonly string[]): Promise<Record<string, unknown>> {
-  const identity = tableOf(side, kind.table)?.identityField
-  const values: Record<string, unknown> = {}
-  for (const [name, type] of Object.entries(kind.fields)) {
-    if (name === 'Id' || name === 'TIMESTAMP' || leaveOut.includes(name)) continue
-    const types = typesOf(type)
-    if (types.includes('absent')) continue
-    // Null where the client sent null: the Identity field of a new row as the description shows it, or a field it empties.
-    if (type === 'null' || (name === identity && kind.action === 'create' && types.includes('null'))) values[name] = null
-    else if (name === identity && kind.action === 'create') values[name] = await freeIdentity(side, name, kind.table)
-    else values[name] = template?.[name] ?? (side.ids.templates[kind.table ?? ''] as Record<string, unknown> | undefined)?.[name] ?? valueOfType(type)
+function rowSource(side: ReplayedRelease): RowSource {
+  const detailOf = (relationKey: string | null) => side.ids.application.details.find((d) => d.relationKey === relationKey)
+  return {
+    rows: (relationKey, options) => rowsOf(side, relationKey ?? undefined, options),
+    identityField: (relationKey) => (relationKey === null ? side.ids.application.master : detailOf(relationKey)?.storage)?.identityField,
+    linkFields: (relationKey) => {
+      const link = detailOf(relationKey)?.masterField
+      return link === undefined ? [] : [link]
+    },
+    missing: (relationKey, name, type) => (side.ids.templates[relationKey ?? ''] as Record<string, unknown> | undefined)?.[name] ?? valueOfType(type),
   }
-  return values
 }
 
 /** A row of a table read again by its Id, for its current row version. */
@@ -165,53 +116,10 @@ async function reread(side: ReplayedRelease, relationKey: string | undefined, id
   return row
 }
 
-/** A save body of the recorded kinds: a new master row with its new detail rows, an existing one updated, detail rows updated under their master. */
-async function saveBody(side: ReplayedRelease, kinds: readonly RowKind[]): Promise<unknown> {
-  const masters = await rowsOf(side, undefined, { orderBy: 'Id asc' })
-  const linkOf = (table: string | null) => side.ids.application.details.find((d) => d.relationKey === table)?.masterField
-  const create = kinds.find((kind) => kind.table === null && kind.action === 'create')
-  const update = kinds.find((kind) => kind.table === null && kind.action === 'update')
-  const detailCreates = kinds.filter((kind) => kind.table !== null && kind.action === 'create')
-  const detailUpdates = kinds.filter((kind) => kind.table !== null && kind.action === 'update')
-  // Detail rows updated hang off their own master: that one is the existing master of the save.
-  const updated: Array<{ relationKey: string; row: Record<string, unknown> }> = []
-  let existingId = masters[0]?.Id
-  for (const kind of detailUpdates) {
-    const [row] = await rowsOf(side, kind.table as string, { top: 1, orderBy: 'Id asc' })
-    if (row === undefined) return new Skip(`release ${side.release} has no ${kind.table} row it reads, to update`)
-    const link = linkOf(kind.table)
-    if (link !== undefined && typeof row[link] === 'number') existingId = row[link] as number
-    updated.push({
-      relationKey: kind.table as string,
-      row: { Id: row.Id, TIMESTAMP: rowVersion(String(row.TIMESTAMP)), ...(await rowValues(side, kind, row, [])) },
-    })
-  }
-  const details = async (forNew: boolean) => {
-    const groups: Array<{ RelationKey: string; Rows: Array<Record<string, unknown>> }> = []
-    for (const kind of detailCreates) {
-      const [template] = await rowsOf(side, kind.table as string, { top: 1 })
-      const link = linkOf(kind.table)
-      // A new master's rows are linked by the service; an existing master's by its Id, when the client sent the link.
-      const values = await rowValues(side, kind, template, link === undefined ? [] : [link])
-      if (link !== undefined && kind.fields[link] !== undefined && !forNew) values[link] = existingId
-      groups.push({ RelationKey: kind.table as string, Rows: [{ Id: -1, TIMESTAMP: null, ...values }] })
-    }
-    return groups
-  }
-  const entries: unknown[] = []
-  if (create !== undefined) entries.push({ Row: { Id: -1, TIMESTAMP: null, ...(await rowValues(side, create, masters[0], [])) }, Details: await details(true) })
-  if (update !== undefined || updated.length > 0 || create === undefined) {
-    if (existingId === undefined) return new Skip(`release ${side.release} has no master row it reads, to update`)
-    const current = await reread(side, undefined, existingId)
-    if (current === undefined) return new Skip(`release ${side.release} cannot read master row ${existingId} back`)
-    const fields = update === undefined ? {} : await rowValues(side, update, current, [])
-    const groups = [
-      ...(create === undefined ? await details(false) : []),
-      ...updated.map(({ relationKey, row }) => ({ RelationKey: relationKey, Rows: [row] })),
-    ]
-    entries.push({ Row: { Id: existingId, TIMESTAMP: rowVersion(String(current.TIMESTAMP)), ...fields }, Details: groups })
-  }
-  return { Rows: entries }
+/** A save body of the recorded kinds (replay-rows.ts), in this release's values. */
+async function saveBodyOf(side: ReplayedRelease, kinds: readonly RowKind[]): Promise<SaveBody | Skip> {
+  const body = await saveBody(rowSource(side), kinds)
+  return body instanceof Skip ? new Skip(`release ${side.release}: ${body.reason}`) : body
 }
 
 /** Rows of the recorded tables created for a delete to remove (in the release's own forms), with their Ids and row versions. */
@@ -251,22 +159,10 @@ async function rowsToDelete(
 
 /** A filter template filled for the attachments list: ParentId and FolderId of one of the fixture's attachments of that table. */
 function attachmentFilter(side: ReplayedRelease, template: string, relationKey: string | undefined): string | undefined {
-  const tree = parseTemplate(template)
-  if (tree === undefined) return undefined
   const wantsFolder = /\bFolderId eq </.test(template)
   const own = side.ids.attachments.filter((a) => a.relationKey === (relationKey ?? null))
   const chosen = wantsFolder ? own.find((a) => a.folderId !== null) : own.find((a) => a.folderId === null)
-  const values: Record<string, number> = { ParentId: chosen?.parentId ?? 1, FolderId: chosen?.folderId ?? 1 }
-  const fill = (node: FilterNode): FilterNode => {
-    if (node.kind === 'and' || node.kind === 'or') return { ...node, left: fill(node.left), right: fill(node.right) }
-    if (node.kind === 'not') return { ...node, operand: fill(node.operand) }
-    if (node.kind === 'compare' && node.value.type === 'string' && placeholderType(node.value.value) !== undefined) {
-      const value = values[node.field] ?? 1
-      return { ...node, value: { type: 'number', value, raw: String(value) } }
-    }
-    return node
-  }
-  return printFilter(fill(tree))
+  return instantiate(template, [{ ParentId: chosen?.parentId ?? 1, FolderId: chosen?.folderId ?? 1 }])?.text
 }
 
 /** The query text of a recorded Get Items (or Count), its filter filled from rows the release reads now. */
@@ -303,7 +199,7 @@ async function bodyOf(side: ReplayedRelease, interaction: Interaction): Promise<
         return valueOfType(typeof type === 'string' ? type : type.type)
       })
     case 'saveItems':
-      return saveBody(side, request.rows ?? [])
+      return saveBodyOf(side, request.rows ?? [])
     case 'deleteItems': {
       const shape = request.delete ?? { form: 'current' as const, tables: [null] }
       const rows = await rowsToDelete(side, shape.tables)

@@ -1,17 +1,17 @@
 import { createOwnMaster, identityFieldFor, linkFieldsOf } from '../../../contracts/support.ts'
 import { newKeyIds, saveAndClaim, type SentFields } from '../../../contracts/ownership.ts'
-import { readById } from '../../../contracts/reads.ts'
 import { SYSTEM_FIELDS } from '../../../contracts/facts.ts'
 import type { ContractContext } from '../../../contracts/types.ts'
-import { rowVersion, type ReadRow, type SaveRequest } from '../../client/client.ts'
+import type { SaveRequest } from '../../client/client.ts'
 import { successfulAnswer, type Interaction } from '../../usage-file/file.ts'
-import type { RowKind } from '../../usage-file/request-shape.ts'
-import { typesOf, type Shape } from '../../usage-file/shape.ts'
+import type { Shape } from '../../usage-file/shape.ts'
+import { saveBody, Skip, type RowSource } from './replay-rows.ts'
 
 /**
  * Saves and deletes of a usage file, replayed with `--allow-writes` only, on rows verify creates
  * itself and removes again at the end of the run (the contracts' cleanup): the rows carry the
- * fields the client sent, with values copied from the installation's own rows.
+ * fields the client sent, with values copied from the installation's own rows (replay-rows.ts, the
+ * save bodies `upgrade` replays too).
  */
 export type Fail = (ok: boolean, what: string) => boolean
 
@@ -24,58 +24,24 @@ export interface WriteReplay {
   shapeProblems(recorded: Shape, value: unknown): string[]
 }
 
-/** The Identity field of a table and the value a replayed create sends in it when the client sent one. */
-interface Identity {
-  field: string
-  /** A value no row of the table holds (see freeIdentity). */
-  value: number
-}
-
 /**
- * A value of a table's Identity field that no row holds: one above the largest, read from the
- * target as the table is now. A replayed create that copied the value the client sent, or a row's,
- * would meet a duplicate key (the description, Errors, 3): a replay artefact, not a fault of the
- * installation. Nothing is reserved: Get Identities reserves values no cleanup can give back.
+ * The installation as the rows of a replayed save see it (replay-rows.ts): rows read by the run's
+ * client, the Identity field as the contracts know it (--identity-field), links to the master as
+ * the contracts tell them; a field the client saves that the installation's rows lack is a finding.
  */
-async function freeIdentity(ctx: ContractContext, field: string, relationKey: string | null): Promise<number> {
-  const [top] = await ctx.client.rows({ top: 1, orderBy: `${field} desc`, ...(relationKey === null ? {} : { relationKey }) })
-  const value = top?.[field]
-  return typeof value === 'number' && Number.isSafeInteger(value) ? value + 1 : 1
-}
-
-/**
- * The recorded fields of a kind of row, with values from a row of the installation; fields the
- * client sent as null stay null. The Identity field, when the client sent a value in it, gets one
- * no row holds; when some of its requests left it out, it is left out.
- */
-function valuesFor(kind: RowKind, template: ReadRow, skip: readonly string[], fail: Fail, table: string, identity?: Identity): SentFields {
-  const values: SentFields = {}
-  for (const [name, type] of Object.entries(kind.fields)) {
-    if (name === 'Id' || name === 'TIMESTAMP' || skip.includes(name)) continue
-    if (identity !== undefined && name === identity.field && type !== 'null') {
-      const types = typesOf(type)
-      if (types.includes('absent')) continue
-      values[name] = types.includes('null') ? null : identity.value
-      continue
-    }
-    if (type === 'null') {
-      // The Identity field on creation, or a field the client empties: null, as it sent it.
-      if (name in template) values[name] = null
-      continue
-    }
-    if (!fail(name in template, `the installation's ${table} rows have no field ${name}, which the client saves`)) continue
-    const value = template[name]
-    values[name] = value === undefined || typeof value === 'object' ? null : (value as string | number | boolean)
+function rowSource(replay: WriteReplay): RowSource {
+  const { ctx, fail } = replay
+  return {
+    rows: (relationKey, options) => ctx.client.rows({ ...options, ...(relationKey === null ? {} : { relationKey }) }),
+    identityField: (relationKey, rows) => identityFieldFor(ctx, rows, relationKey ?? 'master'),
+    linkFields: (_relationKey, rows, masters) => linkFieldsOf(rows, masters),
+    missing: (relationKey, name, _type, template) => {
+      const table = relationKey ?? 'master'
+      if (template === undefined) return ctx.skip(`the installation has no ${table} row to copy values from`)
+      // A field the row holds as null (or as more than a value) is sent as null.
+      return fail(name in template, `the installation's ${table} rows have no field ${name}, which the client saves`) ? null : undefined
+    },
   }
-  return values
-}
-
-/** The Identity field of a table and a free value for it, when a kind of row the client creates sends one (not null). */
-async function identityOf(ctx: ContractContext, kind: RowKind, rows: readonly ReadRow[], relationKey: string | null): Promise<Identity | undefined> {
-  const field = identityFieldFor(ctx, rows, relationKey ?? 'master')
-  const type = field === undefined ? undefined : kind.fields[field]
-  if (field === undefined || type === undefined || type === 'null') return undefined
-  return { field, value: await freeIdentity(ctx, field, relationKey) }
 }
 
 function checkResult(replay: WriteReplay, ok: boolean, result: unknown, what: string): boolean {
@@ -86,67 +52,53 @@ function checkResult(replay: WriteReplay, ok: boolean, result: unknown, what: st
   return true
 }
 
-/** A Save interaction: new master rows with their new detail rows, and updates of master rows. */
+/**
+ * A Save interaction: new master rows with their new detail rows, then an update of a master row
+ * this run created (replay-rows.ts builds both bodies). Detail rows the client updated are not
+ * replayed: only rows this run creates are written.
+ */
 export async function replaySave(replay: WriteReplay): Promise<void> {
   const { ctx, interaction, fail } = replay
-  const kinds = interaction.request.rows ?? []
-  const masters = await ctx.facts.masters(ctx.client)
-  const [template] = masters
-  if (template === undefined) return ctx.skip('the application has no master row to copy values from')
+  const source = rowSource(replay)
+  // The tables as the installation names them.
+  const kinds = (interaction.request.rows ?? []).map((kind) => (kind.table === null ? kind : { ...kind, table: replay.relationKey(kind.table) }))
   if (kinds.some((kind) => kind.table !== null && kind.action === 'update')) ctx.note('updates of detail rows are not replayed')
-  const create = kinds.find((kind) => kind.table === null && kind.action === 'create')
-  let own: { id: number; version: number } | undefined
-  if (create !== undefined) {
-    const fields = valuesFor(create, template, [], fail, 'master', await identityOf(ctx, create, masters, null))
-    const details: SaveRequest['Rows'][number]['Details'] = []
-    for (const kind of kinds.filter((k) => k.table !== null && k.action === 'create')) {
-      const relationKey = replay.relationKey(kind.table as string)
-      const sample = await ctx.client.rows({ top: 20, relationKey })
-      const [detail] = sample
-      if (detail === undefined) return ctx.skip(`the installation has no ${relationKey} row to copy values from`)
-      // Fields that point at the master are the service's to fill for a new master's rows.
-      const links = linkFieldsOf(sample, masters)
-      details.push({
-        RelationKey: relationKey,
-        Rows: [{ Id: -1, TIMESTAMP: null, ...valuesFor(kind, detail, links, fail, relationKey, await identityOf(ctx, kind, sample, relationKey)) }],
-      })
-    }
-    const body: SaveRequest = { Rows: [{ Row: { Id: -1, TIMESTAMP: null, ...fields }, Details: details }] }
+  let own: number | undefined
+  if (kinds.some((kind) => kind.table === null && kind.action === 'create')) {
+    const body = await saveBody(
+      source,
+      kinds.filter((kind) => kind.action === 'create'),
+    )
+    if (body instanceof Skip) return ctx.skip(body.reason)
+    const [entry] = body.Rows
+    const { Id: _id, TIMESTAMP: _version, ...fields } = entry?.Row ?? {}
     const { outcome, reported } = await saveAndClaim(ctx, {
       relationKey: null,
       count: 1,
-      fields,
-      save: () => ctx.client.save(body),
+      fields: fields as SentFields,
+      save: () => ctx.client.save(body as SaveRequest),
       reported: (result) => newKeyIds(result, '-1'),
     })
     if (!checkResult(replay, outcome.ok, outcome.result, 'save the new rows')) return
     const [row] = reported
     if (row === undefined) return void fail(false, 'the save names no Id for the new master row (ReturnData.PrimaryKeyData)')
-    own = { id: Number(row.Id), version: rowVersion(String(row.TIMESTAMP)) }
+    own = Number(row.Id)
     // The new detail rows go at the end too, before their master.
-    for (const { RelationKey } of details) {
+    for (const { RelationKey } of entry?.Details ?? []) {
       const rows = await ctx.client.rows({ top: 50, relationKey: RelationKey, orderBy: 'Id desc' })
       for (const detail of rows.filter((r) =>
-        Object.entries(r).some(([name, value]) => !SYSTEM_FIELDS.has(name) && value === own?.id && /master|parent/i.test(name)),
+        Object.entries(r).some(([name, value]) => !SYSTEM_FIELDS.has(name) && value === own && /master|parent/i.test(name)),
       ))
         ctx.cleanup.add({ relationKey: RelationKey, id: Number(detail.Id) })
     }
   }
   const update = kinds.find((kind) => kind.table === null && kind.action === 'update')
   if (update === undefined) return
-  if (own === undefined) {
-    const created = await createOwnMaster(ctx)
-    own = { id: created.id, version: created.version }
-  } else {
-    const read = await readById(ctx.client, own.id)
-    if (read === undefined) return void fail(false, `the new master row ${own.id} cannot be read back`)
-    own.version = rowVersion(String(read.TIMESTAMP))
-  }
-  const current = await readById(ctx.client, own.id)
-  if (current === undefined) return void fail(false, `row ${own.id} cannot be read back to update it`)
-  // The fields the client updates, written back with the row's own values: the shape is what counts.
-  const values = valuesFor(update, current, [], fail, 'master')
-  const saved = await ctx.client.save({ Rows: [{ Row: { Id: own.id, TIMESTAMP: own.version, ...values }, Details: [] }] })
+  own ??= (await createOwnMaster(ctx)).id
+  // The fields the client updates, written back with the row's own values and the version read last: the shape is what counts.
+  const body = await saveBody(source, [update], own)
+  if (body instanceof Skip) return void fail(false, body.reason)
+  const saved = await ctx.client.save(body as SaveRequest)
   checkResult(replay, saved.ok, saved.result, 'save an update with the row version read last')
 }
 

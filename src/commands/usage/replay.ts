@@ -8,6 +8,7 @@ import type { QueryShape } from '../../usage-file/request-shape.ts'
 import { jsonType, MEMBER_NAME, typesOf, type Shape } from '../../usage-file/shape.ts'
 import { parseTemplate, placeholderType } from './template.ts'
 import { replayDelete, replaySave } from './replay-writes.ts'
+import { valueOfType } from './replay-rows.ts'
 
 /**
  * `verify --usage`: each interaction of a usage file becomes a contract that sends a request of
@@ -118,14 +119,11 @@ export function shapeProblems(recorded: Shape, value: unknown, path = 'the answe
 
 /** A literal for a filter from a value of the installation's rows. */
 function literalFrom(value: unknown, type: string): FilterLiteral {
-  if (typeof value === 'number') return { type: 'number', value, raw: String(value) }
-  if (typeof value === 'boolean') return { type: 'boolean', value }
-  if (typeof value === 'string') return { type: 'string', value }
   // No row holds a value: one of the recorded type, so that the request keeps its shape.
-  if (type === 'integer' || type === 'number') return { type: 'number', value: 1, raw: '1' }
-  if (type === 'boolean') return { type: 'boolean', value: true }
-  if (type === 'guid') return { type: 'string', value: '00000000-0000-4000-8000-000000000000' }
-  return { type: 'string', value: 'x' }
+  const known = typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string' ? value : valueOfType(type)
+  if (typeof known === 'number') return { type: 'number', value: known, raw: String(known) }
+  if (typeof known === 'boolean') return { type: 'boolean', value: known }
+  return { type: 'string', value: typeof known === 'string' ? known : 'x' }
 }
 
 /** Fields a template's placeholders compare, each with the recorded type. */
@@ -142,11 +140,11 @@ function placeholders(node: FilterNode, out: Map<string, string> = new Map()): M
 }
 
 /** The template with every placeholder filled from one of the rows (the first holding all its fields, else field by field). */
-export function instantiate(template: string, rows: readonly ReadRow[]): { text: string; tree: FilterNode } | undefined {
+export function instantiate(template: string, rows: ReadonlyArray<Readonly<Record<string, unknown>>>): { text: string; tree: FilterNode } | undefined {
   const tree = parseTemplate(template)
   if (tree === undefined) return undefined
   const wanted = placeholders(tree)
-  const present = (row: ReadRow, field: string) => row[field] !== null && row[field] !== undefined
+  const present = (row: Readonly<Record<string, unknown>>, field: string) => row[field] !== null && row[field] !== undefined
   const whole = rows.find((row) => [...wanted.keys()].every((field) => present(row, field)))
   const valueOf = (field: string) => (whole ?? rows.find((row) => present(row, field)))?.[field]
   const fill = (node: FilterNode): FilterNode => {
