@@ -125,11 +125,16 @@ export type DeleteGroups = Array<{ relationKey: string | null; rows: Array<{ Id:
 
 /** The delete body a release takes: the older one below 3.0, which has master rows only (it throws for detail rows). */
 export function deleteBody(profile: Profile, groups: DeleteGroups): ApiBody<'deleteItems'> {
+  return deleteBodyIn(profile.legacyDeleteBody ? 'older' : 'current', groups, `release ${profile.version}`)
+}
+
+/** A delete body in the form named, whatever the release (a replay sends the form its client used). */
+export function deleteBodyIn(form: 'current' | 'older', groups: DeleteGroups, who = 'the older delete body'): ApiBody<'deleteItems'> {
   // The older body cannot name a detail table: sending detail Ids in it would delete masters.
-  if (profile.legacyDeleteBody && groups.some((group) => group.relationKey !== null)) {
-    throw new Error(`release ${profile.version} deletes master rows only; detail rows go with their master`)
+  if (form === 'older' && groups.some((group) => group.relationKey !== null)) {
+    throw new Error(`${who} deletes master rows only; detail rows go with their master`)
   }
-  return profile.legacyDeleteBody
+  return form === 'older'
     ? groups.map((group) => ({ Rows: group.rows.map((row) => ({ Row: row, Details: [] })) }))
     : groups.map((group) => ({ RelationKey: group.relationKey, Rows: group.rows.map((row) => ({ Row: row })) }))
 }

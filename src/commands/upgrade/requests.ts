@@ -1,4 +1,4 @@
-import { queryText, rowVersion, SIGN_IN_SCOPE, type Client, type ReadRow } from '../../client/client.ts'
+import { deleteBodyIn, queryText, rowVersion, SIGN_IN_SCOPE, type Client, type ReadRow } from '../../client/client.ts'
 import type { Transport, WireRequest } from '../../wire/transport.ts'
 import type { Interaction } from '../../usage-file/file.ts'
 import type { RowKind } from '../../usage-file/request-shape.ts'
@@ -204,8 +204,10 @@ async function bodyOf(side: ReplayedRelease, interaction: Interaction): Promise<
       const shape = request.delete ?? { form: 'current' as const, tables: [null] }
       const rows = await rowsToDelete(side, shape.tables)
       if (rows instanceof Skip) return rows
-      if (shape.form === 'older') return [{ Rows: [...rows.values()].map((row) => ({ Row: row, Details: [] })) }]
-      return shape.tables.map((table) => ({ RelationKey: table, Rows: [{ Row: rows.get(table) }] }))
+      return deleteBodyIn(
+        shape.form,
+        [...rows].map(([relationKey, row]) => ({ relationKey, rows: [row] })),
+      )
     }
     case 'generateRowLink': {
       const [row] = await rowsOf(side, undefined, { top: 1, orderBy: 'Id asc' })
