@@ -1,8 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { EventEmitter } from 'node:events'
 import { until } from '../helpers/until.ts'
 
 /** The project's own folder, where `npm start` runs. */
 export const ROOT = new URL('../../', import.meta.url).pathname
+
+/**
+ * The variable `npm run mutate` sets (scripts/mutate/vitest.config.mjs) for helpers that start the
+ * built command line as a process: they run the command in the test's own process instead, from
+ * the sources, where Stryker's mutants are (a process of the built bin would run none of them).
+ */
+export const IN_PROCESS_UNDER_MUTATION = 'APPDATA_KIT_IN_PROCESS_UNDER_MUTATION'
 
 /** A process a test started, with what it printed so far and how it ended. */
 export interface Started {
@@ -59,6 +67,67 @@ export function startProcess(command: string, args: string[], options: ProcessOp
   })
 }
 
+/** What a command run in this process writes, and its exit code (as the bin's `io` and return value). */
+export type InProcessCommand = (io: { stdout: (text: string) => void; stderr: (text: string) => void }, stop: Promise<unknown>) => Promise<number>
+
+/**
+ * A command run in this process (under `npm run mutate`, see IN_PROCESS_UNDER_MUTATION) as a
+ * started process is seen: its output as it comes (with the `data` events `printed` listens to), its
+ * listening line, its end, and a `kill` that resolves `stop`, as SIGTERM or SIGINT ends the bin.
+ * `env` is set in this process while it runs.
+ */
+export function startInProcess(command: InProcessCommand, env: Record<string, string> = {}): Promise<Started> {
+  const saved = Object.entries(env).map(([name]) => [name, process.env[name]] as const)
+  Object.assign(process.env, env)
+  let signal: () => void = () => undefined
+  const stop = new Promise<void>((resolve) => (signal = resolve))
+  const child = Object.assign(new EventEmitter(), {
+    stdout: new EventEmitter(),
+    stderr: new EventEmitter(),
+    exitCode: null as number | null,
+    signalCode: null,
+    pid: undefined,
+    kill: () => {
+      signal()
+      return true
+    },
+  }) as unknown as ChildProcess
+  started.push(child)
+  const run: Started = { child, stdout: '', stderr: '', exited: Promise.resolve({ code: null, at: 0 }) }
+  return new Promise((resolve) => {
+    const io = {
+      stdout: (text: string) => {
+        run.stdout += text
+        const match = /listening on (https?:\/\/[^\s"]+)/.exec(run.stdout)
+        if (match !== null && run.url === undefined) {
+          run.url = match[1]
+          resolve(run)
+        }
+        child.stdout?.emit('data', Buffer.from(text))
+      },
+      stderr: (text: string) => {
+        run.stderr += text
+        child.stderr?.emit('data', Buffer.from(text))
+      },
+    }
+    run.exited = command(io, stop)
+      .catch((error: unknown) => {
+        io.stderr(`${(error as Error).stack ?? String(error)}\n`)
+        return 70
+      })
+      .then((code) => {
+        for (const [name, value] of saved) {
+          if (value === undefined) delete process.env[name]
+          else process.env[name] = value
+        }
+        ;(child as { exitCode: number | null }).exitCode = code
+        run.code = code
+        resolve(run)
+        return { code, at: performance.now() }
+      })
+  })
+}
+
 /** Runs a command to its end (`limitMs`, 60 s, at most) and returns its exit code and output. */
 export async function runToEnd(
   command: string,
@@ -72,7 +141,12 @@ export async function runToEnd(
 
 /** Stops every process this module started that is still running, by its PID. */
 export function stopStarted(): void {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL')
+  for (const child of started.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue
+    if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL')
+    // One run in this process (startInProcess): stopped as the bin stops on a signal.
+    else child.kill()
+  }
 }
 
 /** Waits for something a test can only ask about (a count a mock reports): the suite's one wait, `until`. */

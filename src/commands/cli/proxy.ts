@@ -8,6 +8,7 @@ import { emulatedRelease } from '../../mock/config.ts'
 import type { IgnoreEntry } from '../kit/ignore-match.ts'
 import { Inspector, type FailOn, type ProxyReport } from '../proxy/inspector.ts'
 import { startProxy, type RunningProxy } from '../proxy/server.ts'
+import type { StartJudge } from '../proxy/judge-thread.ts'
 import { parseFlags, positiveInteger } from './connection.ts'
 import { detectRelease } from './detect.ts'
 import { redactor } from './secrets.ts'
@@ -197,9 +198,10 @@ function summaryLines(report: ProxyReport, failOn: FailOn, shedLoad: boolean, fa
  * `appdata-kit proxy`: starts, prints `listening on http://HOST:PORT`, and runs until `stop`
  * resolves (SIGINT or SIGTERM from the process); then it stops taking exchanges, writes the reports
  * and the usage file with what was judged by then (within 2 s, whatever is being judged), and
- * resolves with the exit code. Resolves early with 2 for a flag refused.
+ * resolves with the exit code. Resolves early with 2 for a flag refused. `options.startJudge` judges
+ * elsewhere than in the judging thread (judge-inline.ts, for the mutation runs).
  */
-export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promise<unknown>): Promise<number> {
+export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promise<unknown>, options: { startJudge?: StartJudge } = {}): Promise<number> {
   const flags = parseFlags<ProxyFlags>(
     command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showSuggestionAfterError(true),
     argv,
@@ -257,6 +259,7 @@ export async function runProxy(argv: readonly string[], io: ProxyIo, stop: Promi
     recordUsage: flags.recordUsage !== undefined,
     secrets,
     checkLimitBytes,
+    ...(options.startJudge === undefined ? {} : { startJudge: options.startJudge }),
     onJudgeFailure: (message) => {
       if (told) return
       told = true

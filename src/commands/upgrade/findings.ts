@@ -53,13 +53,12 @@ function sendText(send: FindingSide['send']): string {
 function tokenText(now: FindingSide['token'], then: FindingSide['token']): string {
   if (then === undefined) return ''
   const member =
-    then.member === undefined
-      ? 'The token'
-      : `The token is the answer's ${then.member}${now?.member !== undefined && now.member !== then.member ? ` (not ${now.member})` : ''}:`
+    then.member === undefined ? undefined : `the answer's ${then.member}${now?.member !== undefined && now.member !== then.member ? ` (not ${now.member})` : ''}`
   const places = then.headers.map(
     ({ header, operationIds }) => `${header.includes(':') ? `as ${header} <token>` : `in the ${header} header`} (${operationIds.join(', ')})`,
   )
-  return ` ${member} send it ${listed(places)}.`
+  if (places.length === 0) return member === undefined ? '' : ` The token is ${member}.`
+  return member === undefined ? ` Send the token ${listed(places)}.` : ` The token is ${member}: send it ${listed(places)}.`
 }
 
 /** The finding's message, in the client's terms, from its changes. */
@@ -77,7 +76,7 @@ function messageOf(kind: FindingKind, changes: readonly Change[], shapes: number
   switch (kind) {
     case 'path-moved': {
       const delta = pathDelta(now.path ?? '', then.path ?? '', to, first.key.split('>')[1] ?? '')
-      return `${first.title.replace(/ \(.*\)$/, '')} (${first.operationId}) moved: ${to.release} does not serve ${request(now)} (${first.why}); it takes ${request(then)}${delta === '' ? '' : `: ${delta}`},${media}.${answer} ${shapesThat(shapes, 'use', 'uses')} it.`
+      return `${first.title.replace(/ \(.*\)$/, '')} (${first.operationId}) moved: ${to.release} does not serve ${request(now)} (${first.why}); it takes ${request(then)}${delta === '' ? '' : `: ${delta}`}${media === '' ? '' : `,${media}`}.${answer} ${shapesThat(shapes, 'use', 'uses')} it.`
     }
     case 'variant-gone':
       return then.method === undefined
