@@ -224,6 +224,41 @@ describe('the message of each kind of finding', () => {
   })
 })
 
+describe('the words of a message', () => {
+  const twice = (kind: Change['kind'], fields: Partial<Change> = {}) =>
+    only(change(kind, { ...fields, index: 1 }), change(kind, { ...fields, index: 2 })).message
+
+  it('counts the shapes in the plural, with the verb to match, for every kind', () => {
+    expect(twice('variant-gone', { now: { method: 'GET', path: '/x' } })).toMatch(/\. 2 recorded shapes use it\.$/)
+    expect(twice('variant-gone', { now: { method: 'GET', path: '/x' }, then: { method: 'POST', path: '/x' } })).toMatch(/\. 2 recorded shapes use it\.$/)
+    expect(twice('request-refused', { then: { body: '{}' } })).toMatch(/\. 2 recorded shapes meet it\.$/)
+    expect(twice('request-tolerated')).toMatch(/\. 2 recorded shapes meet it\.$/)
+    expect(twice('answer-renamed', { now: { member: 'A' }, then: { member: 'B' } })).toMatch(/\. 2 recorded shapes receive it\.$/)
+    expect(twice('answer-removed', { now: { member: 'A' } })).toMatch(/\. 2 recorded shapes receive it\.$/)
+    expect(twice('answer-retyped', { now: { member: 'A' } })).toMatch(/\. 2 recorded shapes receive it\.$/)
+    expect(twice('status-changed')).toMatch(/\. 2 recorded shapes meet it\.$/)
+    expect(twice('status-changed', { breaks: false })).toMatch(/\. 2 recorded shapes meet it\.$/)
+  })
+
+  it('names a media type other than JSON and form as it is, and lists three members as "a, b and c"', () => {
+    const message = only(
+      change('variant-gone', {
+        now: { method: 'GET', path: '/x', contentType: 'application/json' },
+        then: { method: 'POST', path: '/x', contentType: 'text/plain', send: { a: '1', b: 'true', c: '[1]' } },
+      }),
+    ).message
+    expect(message).toContain('send POST /x with a text/plain body (instead of JSON). Send a 1, b true and c [1].')
+  })
+
+  it('names the segments a path gains and loses while it keeps at least half of them (and two)', () => {
+    const moved = (now: string, then: string) => only(change('path-moved', { now: { path: now }, then: { path: then } })).message
+    // ['', a, b, c] keeps '' and a: two of four, as many as it must.
+    expect(moved('/a/x', '/a/b/c')).toContain('it takes /a/b/c: the path gains b and c and loses x.')
+    // ['', a, b, c, d] keeps '' and a: two of five, fewer than half.
+    expect(moved('/a/x', '/a/b/c/d')).toContain('it takes /a/b/c/d. 1 recorded')
+  })
+})
+
 describe('the findings of a usage', () => {
   it('keeps the first change as the example, after its interaction (and the interaction alone when it has none)', () => {
     expect(only(change('status-changed', { now: { example: '{"query":"$top=<integer>"}' } })).now.example).toBe(
