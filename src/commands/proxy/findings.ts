@@ -196,7 +196,11 @@ export class FindingTally {
   /** The findings in a stable order (side, violations first, operation, pointer), split by --ignore, each accepted one with its entry's reason. */
   lists(): { reported: Finding[]; ignored: IgnoredFinding[] } {
     const order = (f: Finding) => `${f.side === 'request' ? 0 : 1}${f.severity === 'violation' ? 0 : 1} ${f.operationId ?? '~'} ${f.pointer} ${f.message}`
-    const all = [...this.#findings.values()].sort((a, b) => order(a).localeCompare(order(b)))
+    // Compared by code units: a collation would put `~` (no operation) before the names, not after them.
+    const all = [...this.#findings.values()]
+      .map((finding) => ({ finding, by: order(finding) }))
+      .sort((a, b) => (a.by < b.by ? -1 : a.by > b.by ? 1 : 0))
+      .map(({ finding }) => finding)
     const reported: Finding[] = []
     const ignored: IgnoredFinding[] = []
     for (const finding of all) {
