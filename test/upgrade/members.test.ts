@@ -54,6 +54,10 @@ describe('memberDiffs', () => {
     expect(said(memberDiffs('string', {}))).toEqual([' retyped string got object'])
   })
 
+  it('says what the client received without the samples that lacked the member', () => {
+    expect(said(memberDiffs({ type: 'object', fields: { Maybe: 'absent|string|null' } }, { Maybe: 5 }))).toEqual(['Maybe retyped string|null got number'])
+  })
+
   it('holds keys that are data to their shape where present, never requiring them', () => {
     const keys = { ...fine, ReturnData: { PrimaryKeyData: { '-1': 'no object', 'OrderLines:-1': { newKeys: 3 } } } }
     expect(said(memberDiffs(result, keys))).toEqual([
@@ -109,6 +113,11 @@ describe('renamedTo', () => {
     const to = { Rows: [{ IsSaveSuccessfully: true, IsSaveSuccessful: true }] }
     expect(renamedTo(missing(['Rows', '[]', 'IsSaveSuccesfully']), from, to)).toBe('IsSaveSuccessfully')
     expect(renamedTo(missing(['Flag']), { Flag: true }, { flag: false })).toBe('flag')
+  })
+
+  it('takes the closest of several candidates, wherever it stands in the answer', () => {
+    expect(renamedTo(missing(['Amount'], 'number'), {}, { Amxxnt: 1, Amoun: 2 })).toBe('Amoun')
+    expect(renamedTo(missing(['Amount'], 'number'), {}, { Amoun: 2, Amxxnt: 1 })).toBe('Amoun')
   })
 
   it('allows a third of the letters changed, at least one: no more', () => {
