@@ -33,7 +33,8 @@ describe('the body as the mock reads it', () => {
   })
 
   it('JSON that does not parse is a violation of the body, and the body is not checked further', () => {
-    expect(said(items('{bad'))).toEqual(["violation /body must be JSON, as its Content-Type says (Expected property name or '}' in JSON at position 1)"])
+    // JSON.parse's own words, which differ between Node's lines.
+    expect(said(items('{bad'))).toEqual([expect.stringMatching(/^violation \/body must be JSON, as its Content-Type says \(.*position 1.*\)$/)])
   })
 
   it('a body of a type the API does not read, or of none given, is a violation of the body and of the Content-Type, with the type as example', () => {
