@@ -103,6 +103,11 @@ describe('the body', () => {
     expect(judged(ITEMS, 200, {}, '[]')[0]?.example).toBeNull()
   })
 
+  it('reads the media type in any letter case, with spaces and parameters around it', () => {
+    expect(judged(ITEMS, 200, { 'content-type': ' Application/JSON ; charset=utf-8' }, page(1))).toEqual([])
+    expect(judged(ITEMS, 200, { 'content-type': ' Application/JSON ; charset=utf-8' }, page('a'))).toHaveLength(1)
+  })
+
   it('JSON that does not parse is a violation; a body past the check limit, or none on a HEAD or 204, is not judged', () => {
     expect(judged(ITEMS, 200, JSON_TYPE, '{bad')).toEqual([
       {
