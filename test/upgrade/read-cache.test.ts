@@ -50,4 +50,57 @@ describe('the read cache', () => {
     await cache.send(read(0))
     expect(inner.sent).toHaveLength(2 * fit + 1)
   })
+
+  it('keeps a read apart by its path and query, its headers and its body; reads its method in any case', async () => {
+    const inner = counting(10)
+    const cache = readCache(inner, new Set(['GET /items', 'POST /query']))
+    await cache.send(read(1))
+    await cache.send(read(2))
+    await cache.send({ ...read(1), headers: { SessionToken: 'other' } })
+    await cache.send({ method: 'POST', path: '/query', body: '{"a":1}' })
+    await cache.send({ method: 'POST', path: '/query', body: '{"a":2}' })
+    await cache.send({ method: 'post', path: '/query', body: '{"a":2}' })
+    await cache.send({ method: 'POST', path: '/query' })
+    await cache.send({ method: 'POST', path: '/query' })
+    expect(inner.sent).toEqual(['GET /items?page=1', 'GET /items?page=2', 'GET /items?page=1', 'POST /query', 'POST /query', 'post /query', 'POST /query'])
+    expect(cache.writes).toBe(0)
+  })
+
+  it('never keeps a read of bytes, of its size only or of bounded length, and sends each; nor forgets on them', async () => {
+    const inner = counting(10)
+    const cache = readCache(inner, READS)
+    await cache.send(read(1))
+    for (const odd of [{ body: new Uint8Array([1]) }, { sizeOnly: true }, { maxBytes: 5 }] as Array<Partial<WireRequest>>) {
+      await cache.send({ ...read(9), ...odd })
+      await cache.send({ ...read(9), ...odd })
+    }
+    await cache.send(read(1))
+    expect(inner.sent).toEqual(['GET /items?page=1', ...Array(6).fill('GET /items?page=9')])
+    expect(cache.writes).toBe(0)
+  })
+
+  it('counts each request other than a read as a write, forgets on each, and passes its target and close through', async () => {
+    const inner = counting(10)
+    let closed = false
+    const cache = readCache({ ...inner, close: async () => void (closed = true) }, READS)
+    expect(cache.target).toBe('test')
+    await cache.send(read(1))
+    await cache.send({ method: 'GET', path: '/other' })
+    await cache.send({ method: 'GET', path: '/other' })
+    await cache.send(read(1))
+    expect(cache.writes).toBe(2)
+    expect(inner.sent).toEqual(['GET /items?page=1', 'GET /other', 'GET /other', 'GET /items?page=1'])
+    await cache.close()
+    expect(closed).toBe(true)
+  })
+
+  it('counts the key in the bytes kept as well as the answer', async () => {
+    const inner = counting(1)
+    const cache = readCache(inner, READS)
+    // Answers of 1 byte under keys of about 64 KB: sixteen of them fill the bytes kept.
+    const big = (page: number): WireRequest => ({ ...read(page), headers: { SessionToken: 't', Pad: 'p'.repeat(64 * 1024) } })
+    for (let page = 0; page < 20; page++) await cache.send(big(page))
+    await cache.send(big(0))
+    expect(inner.sent).toHaveLength(21)
+  })
 })
