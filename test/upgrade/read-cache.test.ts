@@ -59,6 +59,7 @@ describe('the read cache', () => {
     await cache.send({ ...read(1), headers: { SessionToken: 'other' } })
     await cache.send({ method: 'POST', path: '/query', body: '{"a":1}' })
     await cache.send({ method: 'POST', path: '/query', body: '{"a":2}' })
+    await cache.send({ method: 'POST', path: '/query', body: '{"a":2}' })
     await cache.send({ method: 'post', path: '/query', body: '{"a":2}' })
     await cache.send({ method: 'POST', path: '/query' })
     await cache.send({ method: 'POST', path: '/query' })
