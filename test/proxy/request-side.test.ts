@@ -126,6 +126,21 @@ describe('violations and warnings of the document', () => {
   })
 })
 
+describe('the side', () => {
+  it('says of every observation that it is the request’s', () => {
+    const all = [
+      ...items('{bad'),
+      ...items('x', { ...HEADERS, 'content-type': 'text/plain' }),
+      ...items(JSON.stringify({ query: '$top=1&$foo=2', extra: 1 })),
+      ...judged('2.9.0', 'GET', '/ExplorerApi/api/items?$top=1&zzz=1', ''),
+      ...judged('3.0.19', 'GET', '/ExplorerApi/api/attachments?zzz=1', ''),
+      ...judged('3.0.19', 'POST', '/ExplorerApi/api/items/delete', JSON.stringify([{ Rows: [{ Row: { Id: 1, TIMESTAMP: 1 }, Details: [] }] }])),
+    ]
+    expect(all.length).toBeGreaterThan(7)
+    expect(all.filter((o) => o.side !== 'request')).toEqual([])
+  })
+})
+
 describe('queryOf and dedupe', () => {
   it('reads the URL query as Node does: a repeated parameter as a list, none as nothing', () => {
     expect(queryOf('/a?x=1&x=2&y=')).toEqual({ x: ['1', '2'], y: '' })

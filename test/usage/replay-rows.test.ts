@@ -95,6 +95,15 @@ describe('rowValues', () => {
     expect(values).toEqual({ Name: 'Ada', Amount: 5 })
   })
 
+  it('copies a text, a number and a boolean alike', async () => {
+    const flagged = [row({ Id: 1, TIMESTAMP: VERSION, Name: 'Ada', Amount: 0, Paid: false })]
+    expect(await rowValues(source({ master: flagged }).source, kind('update', { Name: 'string', Amount: 'number', Paid: 'boolean' }), flagged)).toEqual({
+      Name: 'Ada',
+      Amount: 0,
+      Paid: false,
+    })
+  })
+
   it('sends null where the client sent null, whatever the row holds', async () => {
     expect(await rowValues(source({ master: rows }).source, kind('update', { Name: 'null' }), rows)).toEqual({ Name: null })
   })
@@ -217,6 +226,16 @@ describe('saveBody', () => {
     const linkless = { master: [master(4, 10), master(9, 30)], lines: [row({ Id: 70, TIMESTAMP: VERSION, Owner: 9, Quantity: 2 })] }
     const noLink = await saveBody(source(linkless).source, [kind('update', { Quantity: 'integer' }, 'Lines')])
     expect((noLink as SaveBody).Rows[0]?.Row.Id).toBe(4)
+  })
+
+  it('sends a new master row beside a detail row updated under an existing one', async () => {
+    const body = await saveBody(source(tables()).source, [kind('create', { Name: 'string' }), kind('update', { Quantity: 'integer' }, 'Lines')])
+    expect(body).toEqual({
+      Rows: [
+        { Row: { Id: -1, TIMESTAMP: null, Name: 'Ada' }, Details: [] },
+        { Row: { Id: 9, TIMESTAMP: 7 }, Details: [{ RelationKey: 'Lines', Rows: [{ Id: 70, TIMESTAMP: 7, Quantity: 2 }] }] },
+      ],
+    })
   })
 
   it('sends a create alone when the client sent no update', async () => {
