@@ -53,7 +53,9 @@ function sendText(send: FindingSide['send']): string {
 function tokenText(now: FindingSide['token'], then: FindingSide['token']): string {
   if (then === undefined) return ''
   const member =
-    then.member === undefined ? undefined : `the answer's ${then.member}${now?.member !== undefined && now.member !== then.member ? ` (not ${now.member})` : ''}`
+    then.member === undefined
+      ? undefined
+      : `the answer's ${then.member}${now?.member !== undefined && now.member !== then.member ? ` (not ${now.member})` : ''}`
   const places = then.headers.map(
     ({ header, operationIds }) => `${header.includes(':') ? `as ${header} <token>` : `in the ${header} header`} (${operationIds.join(', ')})`,
   )
