@@ -123,16 +123,20 @@ export function successOf(result: unknown): boolean | undefined {
 /** Rows to delete, grouped by table (relation key null for master rows). */
 export type DeleteGroups = Array<{ relationKey: string | null; rows: Array<{ Id: number; TIMESTAMP: number }> }>
 
-/** The delete body a release takes: the older one below 3.0, which has master rows only (it throws for detail rows). */
-export function deleteBody(profile: Profile, groups: DeleteGroups): ApiBody<'deleteItems'> {
-  return deleteBodyIn(profile.legacyDeleteBody ? 'older' : 'current', groups, `release ${profile.version}`)
-}
-
-/** A delete body in the form named, whatever the release (a replay sends the form its client used). */
-export function deleteBodyIn(form: 'current' | 'older', groups: DeleteGroups, who = 'the older delete body'): ApiBody<'deleteItems'> {
+/**
+ * The delete body a release takes: the older one below 3.0, which has master rows only (it throws
+ * for detail rows). `form` sends the other one (a replay sends the form its client used).
+ */
+export function deleteBody(
+  profile: Profile,
+  groups: DeleteGroups,
+  form: 'current' | 'older' = profile.legacyDeleteBody ? 'older' : 'current',
+): ApiBody<'deleteItems'> {
   // The older body cannot name a detail table: sending detail Ids in it would delete masters.
   if (form === 'older' && groups.some((group) => group.relationKey !== null)) {
-    throw new Error(`${who} deletes master rows only; detail rows go with their master`)
+    throw new Error(
+      `the older delete body${profile.legacyDeleteBody ? ` (release ${profile.version}'s)` : ''} deletes master rows only; detail rows go with their master`,
+    )
   }
   return form === 'older'
     ? groups.map((group) => ({ Rows: group.rows.map((row) => ({ Row: row, Details: [] })) }))
@@ -368,9 +372,9 @@ export function createClient(options: ClientOptions) {
       return { ok: successOf(answer.body) === true, result: answer.body as Schemas['SaveResult'] }
     },
 
-    /** Delete rows by Id and row version, in the release's body (the older one below 3.0, which has master rows only). */
-    async delete(groups: DeleteGroups): Promise<WriteOutcome<Schemas['DeleteResult'] | Schemas['DeleteResultLegacy']>> {
-      const answer = await ok('deleteItems', { body: deleteBody(profile, groups) })
+    /** Delete rows by Id and row version, in the release's body (the older one below 3.0, which has master rows only), or in `form`. */
+    async delete(groups: DeleteGroups, form?: 'current' | 'older'): Promise<WriteOutcome<Schemas['DeleteResult'] | Schemas['DeleteResultLegacy']>> {
+      const answer = await ok('deleteItems', { body: deleteBody(profile, groups, form) })
       return { ok: successOf(answer.body) === true, result: answer.body as Schemas['DeleteResult'] }
     },
 

@@ -10,7 +10,13 @@ export const ROOT = new URL('../../', import.meta.url).pathname
  * built command line as a process: they run the command in the test's own process instead, from
  * the sources, where Stryker's mutants are (a process of the built bin would run none of them).
  */
-export const IN_PROCESS_UNDER_MUTATION = 'APPDATA_KIT_IN_PROCESS_UNDER_MUTATION'
+const IN_PROCESS_UNDER_MUTATION = 'APPDATA_KIT_IN_PROCESS_UNDER_MUTATION'
+
+/** Whether this run is `npm run mutate`'s: commands then run in this process (startInProcess). */
+export const underMutation = (): boolean => process.env[IN_PROCESS_UNDER_MUTATION] === '1'
+
+/** The line a command prints once it listens, with its URL. */
+const LISTENING = /listening on (https?:\/\/[^\s"]+)/
 
 /** A process a test started, with what it printed so far and how it ended. */
 export interface Started {
@@ -51,7 +57,7 @@ export function startProcess(command: string, args: string[], options: ProcessOp
     )
     child.stdout?.on('data', (chunk: Buffer) => {
       run.stdout += chunk.toString()
-      const match = /listening on (https?:\/\/[^\s"]+)/.exec(run.stdout)
+      const match = LISTENING.exec(run.stdout)
       if (match !== null && run.url === undefined) {
         run.url = match[1]
         clearTimeout(timer)
@@ -98,7 +104,7 @@ export function startInProcess(command: InProcessCommand, env: Record<string, st
     const io = {
       stdout: (text: string) => {
         run.stdout += text
-        const match = /listening on (https?:\/\/[^\s"]+)/.exec(run.stdout)
+        const match = LISTENING.exec(run.stdout)
         if (match !== null && run.url === undefined) {
           run.url = match[1]
           resolve(run)
@@ -126,6 +132,13 @@ export function startInProcess(command: InProcessCommand, env: Record<string, st
         return { code, at: performance.now() }
       })
   })
+}
+
+/** Runs a command in this process to its end (startInProcess) and returns its exit code and output. */
+export async function runInProcessToEnd(command: InProcessCommand): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = await startInProcess(command)
+  const { code } = await run.exited
+  return { code, stdout: run.stdout, stderr: run.stderr }
 }
 
 /** Runs a command to its end (`limitMs`, 60 s, at most) and returns its exit code and output. */

@@ -21,30 +21,31 @@ function judged(path: string, status: number, headers: Record<string, string | s
   if (routed === undefined) throw new Error(`POST ${path} reaches no operation`)
   return judgeAnswer(routed.route, view.description, { status, headers, body: body === 'too-large' ? body : Buffer.from(body), bodiless })
 }
+/** An observation of the answer side as judgeAnswer makes it. */
+const observed = (severity: Observation['severity'], pointer: string, message: unknown, example?: unknown) => ({
+  side: 'answer',
+  severity,
+  pointer,
+  message,
+  ...(example === undefined ? {} : { example }),
+})
 const page = (...ids: unknown[]) => JSON.stringify(ids.map((id, i) => ({ ...validRow(i + 1), Id: id })))
 
 describe('the status', () => {
   it('a gateway status is a warning, and nothing else of the answer is judged', () => {
     expect(judged(ITEMS, 502, { 'content-type': 'text/html' }, '<html>')).toEqual([
-      {
-        side: 'answer',
-        severity: 'warning',
-        pointer: '/status',
-        message: '502 is a gateway status: the infrastructure in front of the installation answered, not the API (its media type and body are not judged)',
-        example: 502,
-      },
+      observed(
+        'warning',
+        '/status',
+        '502 is a gateway status: the infrastructure in front of the installation answered, not the API (its media type and body are not judged)',
+        502,
+      ),
     ])
   })
 
   it('a status the operation does not declare is a violation naming those it does', () => {
     expect(judged(ITEMS, 418, {}, '')).toEqual([
-      {
-        side: 'answer',
-        severity: 'violation',
-        pointer: '/status',
-        message: 'must be a status queryItems answers with (the document lists 200, 400, 401, 403, 404, 413, 414)',
-        example: 418,
-      },
+      observed('violation', '/status', 'must be a status queryItems answers with (the document lists 200, 400, 401, 403, 404, 413, 414)', 418),
     ])
   })
 
@@ -57,21 +58,15 @@ describe('the status', () => {
 describe('the headers', () => {
   it('a required header missing is a violation; one of the wrong form is a violation with its value', () => {
     expect(judged(DOWNLOAD, 200, { 'content-type': 'application/pdf' }, '%PDF')).toEqual([
-      {
-        side: 'answer',
-        severity: 'violation',
-        pointer: '/headers/Content-Disposition',
-        message: 'is required: the document declares Content-Disposition on downloadAttachment 200',
-      },
+      observed('violation', '/headers/Content-Disposition', 'is required: the document declares Content-Disposition on downloadAttachment 200'),
     ])
     expect(judged(DOWNLOAD, 200, { 'content-type': 'application/pdf', 'content-disposition': 'inline' }, '%PDF')).toEqual([
-      {
-        side: 'answer',
-        severity: 'violation',
-        pointer: '/headers/Content-Disposition',
-        message: `must match pattern "^attachment; ?filename" (the document's Content-Disposition on downloadAttachment 200)`,
-        example: 'inline',
-      },
+      observed(
+        'violation',
+        '/headers/Content-Disposition',
+        `must match pattern "^attachment; ?filename" (the document's Content-Disposition on downloadAttachment 200)`,
+        'inline',
+      ),
     ])
   })
 
@@ -83,22 +78,14 @@ describe('the headers', () => {
 
 describe('the body', () => {
   it('a body where the document declares none is a violation; none is fine', () => {
-    expect(judged(EMAIL, 200, {}, 'x')).toEqual([
-      { side: 'answer', severity: 'violation', pointer: '/body', message: 'must be empty: sendEmail 200 is declared without a body' },
-    ])
+    expect(judged(EMAIL, 200, {}, 'x')).toEqual([observed('violation', '/body', 'must be empty: sendEmail 200 is declared without a body')])
     expect(judged(EMAIL, 200, {}, '')).toEqual([])
     expect(judged(EMAIL, 200, {}, 'too-large')).toHaveLength(1)
   })
 
   it('a media type the document does not declare is a violation with the type, or null when none came', () => {
     expect(judged(ITEMS, 200, { 'content-type': 'text/html; charset=utf-8' }, '<html>')).toEqual([
-      {
-        side: 'answer',
-        severity: 'violation',
-        pointer: '/headers/Content-Type',
-        message: "must be application/json (the document's media types of queryItems 200)",
-        example: 'text/html',
-      },
+      observed('violation', '/headers/Content-Type', "must be application/json (the document's media types of queryItems 200)", 'text/html'),
     ])
     expect(judged(ITEMS, 200, {}, '[]')[0]?.example).toBeNull()
   })
@@ -110,13 +97,8 @@ describe('the body', () => {
 
   it('JSON that does not parse is a violation; a body past the check limit, or none on a HEAD or 204, is not judged', () => {
     expect(judged(ITEMS, 200, JSON_TYPE, '{bad')).toEqual([
-      {
-        side: 'answer',
-        severity: 'violation',
-        pointer: '/body',
-        // JSON.parse's own words, which differ between Node's lines.
-        message: expect.stringMatching(/^must be JSON, as its Content-Type says \(.*position 1.*\)$/),
-      },
+      // JSON.parse's own words, which differ between Node's lines.
+      observed('violation', '/body', expect.stringMatching(/^must be JSON, as its Content-Type says \(.*position 1.*\)$/)),
     ])
     expect(judged(ITEMS, 200, JSON_TYPE, 'too-large')).toEqual([])
     expect(judged(ITEMS, 200, JSON_TYPE, '', true)).toEqual([])
@@ -124,19 +106,15 @@ describe('the body', () => {
   })
 
   it('a fault every row shares is one violation at * with the first row’s value', () => {
-    expect(judged(ITEMS, 200, JSON_TYPE, page('a', 'b', 3))).toEqual([
-      { side: 'answer', severity: 'violation', pointer: '/body/*/Id', message: 'must be integer', example: 'a' },
-    ])
+    expect(judged(ITEMS, 200, JSON_TYPE, page('a', 'b', 3))).toEqual([observed('violation', '/body/*/Id', 'must be integer', 'a')])
     expect(judged(ITEMS, 200, JSON_TYPE, page(1, 2))).toEqual([])
   })
 
   it('a body none of the alternatives fits is told against the one of its own JSON type (a count is an object), else the closest', () => {
     expect(judged(ITEMS, 200, JSON_TYPE, JSON.stringify({ Items: [{ _FieldCount_: 'x' }] }))).toEqual([
-      { side: 'answer', severity: 'violation', pointer: '/body/Timestamp', message: "must have required property 'Timestamp'" },
-      { side: 'answer', severity: 'violation', pointer: '/body/Items/*/_FieldCount_', message: 'must be integer', example: 'x' },
+      observed('violation', '/body/Timestamp', "must have required property 'Timestamp'"),
+      observed('violation', '/body/Items/*/_FieldCount_', 'must be integer', 'x'),
     ])
-    expect(judged(ITEMS, 200, JSON_TYPE, JSON.stringify('text'))).toEqual([
-      { side: 'answer', severity: 'violation', pointer: '/body', message: 'must be array', example: 'text' },
-    ])
+    expect(judged(ITEMS, 200, JSON_TYPE, JSON.stringify('text'))).toEqual([observed('violation', '/body', 'must be array', 'text')])
   })
 })

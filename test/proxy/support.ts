@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { expect } from 'vitest'
 import { IDS } from '../helpers/http.ts'
-import { IN_PROCESS_UNDER_MUTATION, ROOT, startInProcess, startProcess, type Started } from '../cli/processes.ts'
+import { ROOT, startInProcess, startProcess, underMutation, type Started } from '../cli/processes.ts'
 import type { ProxyReport } from '../../src/commands/proxy/inspector.ts'
 import type { Finding } from '../../src/commands/proxy/findings.ts'
 
@@ -18,13 +18,12 @@ export const ITEMS = '/ExplorerApi/api/items'
 
 /**
  * The proxy started from the built bin, in front of `target`, on a free port. Under `npm run mutate`
- * (IN_PROCESS_UNDER_MUTATION) it runs in this process instead, from the sources, judging on this
+ * (underMutation) it runs in this process instead, from the sources, judging on this
  * thread (judge-inline.ts): a mutant lives only in the thread that runs the tests.
  */
 export async function proxy(target: string, flags: string[] = [], env: Record<string, string> = {}): Promise<Started & { url: string }> {
   const args = ['--target', target, '--port', '0', ...flags]
-  const run =
-    process.env[IN_PROCESS_UNDER_MUTATION] === '1' ? await inThisProcess(args, env) : await startProcess(process.execPath, [BIN, 'proxy', ...args], { env })
+  const run = underMutation() ? await inThisProcess(args, env) : await startProcess(process.execPath, [BIN, 'proxy', ...args], { env })
   if (run.url === undefined) throw new Error(`the proxy did not start (exit ${run.code}): ${run.stdout}${run.stderr}`)
   return run as Started & { url: string }
 }

@@ -10,7 +10,7 @@ import { startMock } from '../../src/mock/mock.ts'
 import { createClient, rowVersion } from '../../src/client/client.ts'
 import { verify } from '../contracts/support.ts'
 import { IDS } from '../helpers/http.ts'
-import { IN_PROCESS_UNDER_MUTATION, ROOT, runToEnd } from '../cli/processes.ts'
+import { ROOT, runInProcessToEnd, runToEnd, underMutation } from '../cli/processes.ts'
 import type { UsageFile } from '../../src/usage-file/file.ts'
 
 export const BIN = join(ROOT, 'bin/appdata-kit.js')
@@ -295,15 +295,13 @@ export function ownFixture(dir: string): { file: string; connection: Connection 
 
 /**
  * `appdata-kit upgrade` run from the built package, as a user runs it: exit code and output. Under
- * `npm run mutate` (IN_PROCESS_UNDER_MUTATION, set by its vitest configuration) the command runs in
+ * `npm run mutate` (underMutation, set by its vitest configuration) the command runs in
  * this process instead, from the sources: a mutant lives only in the process that runs the tests.
  */
 export async function upgrade(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  if (process.env[IN_PROCESS_UNDER_MUTATION] === '1') {
-    const output = { stdout: '', stderr: '' }
+  if (underMutation()) {
     const { runUpgrade } = await import('../../src/commands/cli/upgrade.ts')
-    const code = await runUpgrade(args, { stdout: (text) => (output.stdout += text), stderr: (text) => (output.stderr += text) })
-    return { code, ...output }
+    return runInProcessToEnd((io) => runUpgrade(args, io))
   }
   return runToEnd(process.execPath, [BIN, 'upgrade', ...args])
 }

@@ -1,4 +1,4 @@
-import { deleteBodyIn, queryText, rowVersion, SIGN_IN_SCOPE, type Client, type ReadRow } from '../../client/client.ts'
+import { deleteBody, queryText, rowVersion, SIGN_IN_SCOPE, type Client, type ReadRow } from '../../client/client.ts'
 import type { Transport, WireRequest } from '../../wire/transport.ts'
 import type { Interaction } from '../../usage-file/file.ts'
 import type { RowKind } from '../../usage-file/request-shape.ts'
@@ -204,9 +204,10 @@ async function bodyOf(side: ReplayedRelease, interaction: Interaction): Promise<
       const shape = request.delete ?? { form: 'current' as const, tables: [null] }
       const rows = await rowsToDelete(side, shape.tables)
       if (rows instanceof Skip) return rows
-      return deleteBodyIn(
-        shape.form,
+      return deleteBody(
+        side.client.profile,
         [...rows].map(([relationKey, row]) => ({ relationKey, rows: [row] })),
+        shape.form,
       )
     }
     case 'generateRowLink': {

@@ -1,3 +1,4 @@
+import type { SentFields } from '../../../contracts/ownership.ts'
 import { rowVersion, type ReadRow } from '../../client/client.ts'
 import type { RowKind } from '../../usage-file/request-shape.ts'
 import { typesOf } from '../../usage-file/shape.ts'
@@ -61,9 +62,6 @@ export class Skip {
   constructor(readonly reason: string) {}
 }
 
-/** What a replay sends in a row: plain values only. */
-export type RowValues = Record<string, string | number | boolean | null>
-
 /** A value of an Identity field when the table reads no row: far above any a fixture or a fresh table holds. */
 export const UNREAD_IDENTITY = 900_000_001
 
@@ -91,10 +89,10 @@ function plain(value: unknown): value is string | number | boolean {
  * requests left it out. Any other field the client sent only sometimes
  * is sent: the release or installation must still take it.
  */
-export async function rowValues(source: RowSource, kind: RowKind, rows: readonly ReadRow[], leaveOut: readonly string[] = []): Promise<RowValues> {
+export async function rowValues(source: RowSource, kind: RowKind, rows: readonly ReadRow[], leaveOut: readonly string[] = []): Promise<SentFields> {
   const [template] = rows
   const identity = kind.action === 'create' ? source.identityField(kind.table, rows) : undefined
-  const values: RowValues = {}
+  const values: SentFields = {}
   for (const [name, type] of Object.entries(kind.fields)) {
     if (name === 'Id' || name === 'TIMESTAMP' || leaveOut.includes(name)) continue
     const types = typesOf(type)

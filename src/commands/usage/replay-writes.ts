@@ -2,7 +2,7 @@ import { createOwnMaster, identityFieldFor, linkFieldsOf } from '../../../contra
 import { newKeyIds, saveAndClaim, type SentFields } from '../../../contracts/ownership.ts'
 import { SYSTEM_FIELDS } from '../../../contracts/facts.ts'
 import type { ContractContext } from '../../../contracts/types.ts'
-import { deleteBodyIn, successOf, type SaveRequest } from '../../client/client.ts'
+import type { SaveRequest } from '../../client/client.ts'
 import { successfulAnswer, type Interaction } from '../../usage-file/file.ts'
 import type { Shape } from '../../usage-file/shape.ts'
 import { saveBody, Skip, type RowSource } from './replay-rows.ts'
@@ -109,9 +109,6 @@ export async function replayDelete(replay: WriteReplay): Promise<void> {
   if (shape === undefined || !shape.tables.includes(null)) return ctx.skip('deletes of detail rows alone are not replayed')
   const own = await createOwnMaster(ctx)
   // In the form the client sent, whichever the installation's release shows: the client relies on it being taken.
-  const answer = await ctx.client.call('deleteItems', {
-    body: deleteBodyIn(shape.form, [{ relationKey: null, rows: [{ Id: own.id, TIMESTAMP: own.version }] }]),
-  })
-  const ok = answer.status >= 200 && answer.status < 300 && successOf(answer.body) === true
-  if (checkResult(replay, ok, answer.body, 'delete the row')) ctx.cleanup.done({ relationKey: null, id: own.id })
+  const outcome = await ctx.client.delete([{ relationKey: null, rows: [{ Id: own.id, TIMESTAMP: own.version }] }], shape.form)
+  if (checkResult(replay, outcome.ok, outcome.result, 'delete the row')) ctx.cleanup.done({ relationKey: null, id: own.id })
 }
